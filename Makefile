@@ -1,0 +1,53 @@
+# Trawl — developer entry points. `make run` and `make test` work on a fresh machine.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+NODE_MODULES_STAMP := node_modules/.install-stamp
+
+.PHONY: help setup services build migrate run test test-unit test-integration test-e2e typecheck bench clean
+
+help:
+	@echo "make run    - set up and run the whole platform locally (Ctrl-C stops it)"
+	@echo "make test   - typecheck and run every test (unit, integration, e2e)"
+	@echo "make bench  - benchmarks (Trawl vs. Crawlee on the generated fixture site)"
+	@echo "make migrate - apply database migrations to DATABASE_URL"
+
+services:
+	@./tools/ensure-services.sh
+
+$(NODE_MODULES_STAMP): package.json package-lock.json
+	npm ci --no-audit --no-fund
+	@touch $@
+
+setup: services $(NODE_MODULES_STAMP)
+
+build: $(NODE_MODULES_STAMP)
+	rm -rf dist
+	npx tsc -p tsconfig.build.json
+
+typecheck: $(NODE_MODULES_STAMP)
+	npx tsc -p tsconfig.json --noEmit
+
+migrate: setup build
+	node -r ./tools/register-aliases.js dist/libs/persistence/src/cli/migrate.js
+
+run: migrate
+	node -r ./tools/register-aliases.js dist/tools/run-local.js
+
+test-unit: $(NODE_MODULES_STAMP)
+	npx jest --selectProjects unit
+
+test-integration: setup
+	npx jest --selectProjects integration
+
+test-e2e: setup build
+	npx jest --selectProjects e2e --runInBand
+
+test: setup typecheck build
+	npx jest --selectProjects unit integration
+	npx jest --selectProjects e2e --runInBand
+
+bench: setup build
+	node -r ./tools/register-aliases.js dist/bench/crawl-bench.js
+
+clean:
+	rm -rf dist test-output

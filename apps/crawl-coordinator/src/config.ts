@@ -1,0 +1,17 @@
+import { z } from 'zod';
+import { baseConfigSchema, envInt } from '@trawl/config';
+
+export const coordinatorConfigSchema = baseConfigSchema.extend({
+  PORT: envInt(8081, 0, 65535),
+  DB_POOL_SIZE: envInt(10, 1, 200),
+  DISPATCH_WINDOW: envInt(1024, 1, 100_000),
+  DISPATCH_PER_CRAWL: envInt(256, 1, 100_000),
+  LEASE_MS: envInt(300_000, 1_000),
+  MAX_ATTEMPTS: envInt(3, 1, 20),
+  STOP_WINDOW_MS: envInt(600_000, 0),
+  RECONCILE_INTERVAL_MS: envInt(5_000, 50),
+  DISPATCH_POLL_MS: envInt(250, 10),
+  RESULT_BATCH: envInt(256, 1, 4096),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.string().url().optional(),
+});
+export type CoordinatorConfig = z.infer<typeof coordinatorConfigSchema>;

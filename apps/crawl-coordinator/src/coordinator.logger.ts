@@ -1,0 +1,1 @@
+export const COORDINATOR_LOGGER = Symbol('COORDINATOR_LOGGER');

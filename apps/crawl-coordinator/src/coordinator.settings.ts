@@ -1,0 +1,22 @@
+import type { MessagingTopology } from '@trawl/contracts';
+
+export const COORDINATOR_SETTINGS = Symbol('COORDINATOR_SETTINGS');
+
+/** Tunables of the crawl coordinator (from config), with units. */
+export interface CoordinatorSettings {
+  topology: MessagingTopology;
+  /** Most pages in flight (dispatched, unanswered) across all crawls. */
+  dispatchWindow: number;
+  /** Most pages one crawl gets per dispatch round, so crawls share the window. */
+  dispatchPerCrawl: number;
+  /** How long a claim stays valid before the reconciler hands the page out again, ms. */
+  leaseMs: number;
+  /** Claims per page before it counts as failed. */
+  maxAttempts: number;
+  /** After a stop, how long pages already in flight still add their links, ms (spec: 10 minutes). */
+  stopWindowMs: number;
+  reconcileIntervalMs: number;
+  /** Idle dispatcher poll interval when nothing woke it, ms. */
+  dispatchPollMs: number;
+  resultBatch: number;
+}

@@ -1,0 +1,84 @@
+import { Injectable } from '@nestjs/common';
+import type { Sql } from '@trawl/persistence';
+import { CRAWL_COLUMNS, CrawlRow } from './crawl.types';
+import type { CrawlVerdict } from './crawl-completion';
+
+export interface FrontierState {
+  hasQueued: boolean;
+  hasInFlight: boolean;
+  hasPendingContent: boolean;
+}
+
+/** SQL for reading and ending crawls; callers hold the transaction. */
+@Injectable()
+export class CrawlLifecycleRepository {
+  /** Locks the crawls (in id order, so two transactions never deadlock) and returns them. */
+  async lockCrawls(sql: Sql, crawlIds: string[]): Promise<CrawlRow[]> {
+    return sql.query<CrawlRow>(
+      `SELECT ${CRAWL_COLUMNS} FROM crawls WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE`,
+      [crawlIds],
+    );
+  }
+
+  async frontierState(sql: Sql, crawlId: string): Promise<FrontierState> {
+    const [row] = await sql.query<FrontierState>(
+      `SELECT
+         EXISTS (SELECT 1 FROM crawl_frontier WHERE crawl_id = $1 AND state = 'queued') AS "hasQueued",
+         EXISTS (SELECT 1 FROM crawl_frontier WHERE crawl_id = $1 AND state = 'dispatched') AS "hasInFlight",
+         EXISTS (SELECT 1 FROM crawl_frontier WHERE crawl_id = $1 AND state IN ('queued', 'dispatched')
+                 AND wants_content AND content_status = 'pending') AS "hasPendingContent"`,
+      [crawlId],
+    );
+    return row;
+  }
+
+  /** Ends a running crawl and writes its `crawl.finished` event to the outbox, in the caller's transaction. */
+  async finish(
+    sql: Sql,
+    crawl: Pick<CrawlRow, 'id' | 'tenantId'>,
+    verdict: Exclude<CrawlVerdict, { kind: 'continue' }>,
+    subject: string,
+  ): Promise<void> {
+    const [ended] = await sql.query<{ finished_at: Date }>(
+      `UPDATE crawls SET status = $2, stop_reason = $3, error_code = $4, error_detail = $5, finished_at = now()
+       WHERE id = $1 AND status = 'running' RETURNING finished_at`,
+      [
+        crawl.id,
+        verdict.kind,
+        verdict.kind === 'completed' ? verdict.stopReason : null,
+        verdict.kind === 'failed' ? verdict.code : null,
+        verdict.kind === 'failed' ? verdict.detail : null,
+      ],
+    );
+    if (!ended) return;
+    await sql.query(`INSERT INTO outbox (subject, payload) VALUES ($1, $2)`, [
+      subject,
+      JSON.stringify({
+        type: 'crawl.finished',
+        crawl_id: crawl.id,
+        tenant_id: crawl.tenantId,
+        status: verdict.kind,
+        stop_reason: verdict.kind === 'completed' ? verdict.stopReason : null,
+        error_code: verdict.kind === 'failed' ? verdict.code : null,
+        finished_at: ended.finished_at,
+      }),
+    ]);
+  }
+
+  /** Running crawls, oldest first, for the reconciler's safety-net completion check. */
+  async runningCrawlIds(sql: Sql, limit: number): Promise<string[]> {
+    const rows = await sql.query<{ id: string }>(
+      `SELECT id FROM crawls WHERE status = 'running' ORDER BY created_at LIMIT $1`,
+      [limit],
+    );
+    return rows.map((r) => r.id);
+  }
+
+  async failWithInternalError(sql: Sql, crawlId: string, detail: string): Promise<void> {
+    await sql.query(
+      `UPDATE crawls SET status = 'failed', error_code = 'internal_error', error_detail = $2, finished_at = now()
+       WHERE id = $1 AND status = 'running'`,
+      [crawlId, detail],
+    );
+  }
+}

@@ -1,0 +1,39 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { Sql } from '@trawl/persistence';
+import { CrawlLifecycleRepository } from './crawl-lifecycle.repository';
+import { CrawlRow } from './crawl.types';
+import { CrawlVerdict, decideCrawl } from './crawl-completion';
+import { COORDINATOR_SETTINGS, CoordinatorSettings } from '../coordinator.settings';
+import { CoordinatorMetrics } from '../coordinator.metrics';
+
+/** Decides, inside the caller's transaction and under the crawl's row lock, whether a crawl is over. */
+@Injectable()
+export class CrawlLifecycleService {
+  constructor(
+    private readonly crawls: CrawlLifecycleRepository,
+    private readonly metrics: CoordinatorMetrics,
+    @Inject(COORDINATOR_SETTINGS) private readonly settings: CoordinatorSettings,
+  ) {}
+
+  async settle(sql: Sql, crawl: CrawlRow, seedFailed = false): Promise<CrawlVerdict> {
+    if (crawl.status !== 'running') return { kind: 'continue' };
+    const frontier = await this.crawls.frontierState(sql, crawl.id);
+    const verdict = decideCrawl({
+      itemsFound: crawl.itemsFound,
+      maxItems: crawl.maxItems,
+      pagesDispatched: crawl.pagesDispatched,
+      maxPages: crawl.maxPages,
+      seedFailed,
+      ...frontier,
+    });
+    if (verdict.kind !== 'continue') {
+      await this.crawls.finish(sql, crawl, verdict, this.settings.topology.subjects.event('crawl.finished'));
+      crawl.status = verdict.kind;
+      this.metrics.crawlsFinished.inc({
+        status: verdict.kind,
+        reason: verdict.kind === 'completed' ? (verdict.stopReason ?? 'exhausted') : verdict.code,
+      });
+    }
+    return verdict;
+  }
+}

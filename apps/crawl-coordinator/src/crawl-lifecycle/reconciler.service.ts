@@ -1,0 +1,84 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { Database } from '@trawl/persistence';
+import { Logger } from '@trawl/observability';
+import { COORDINATOR_SETTINGS, CoordinatorSettings } from '../coordinator.settings';
+import { CoordinatorMetrics } from '../coordinator.metrics';
+import { FrontierRepository } from '../frontier/frontier.repository';
+import { COORDINATOR_LOGGER } from '../coordinator.logger';
+import { CrawlLifecycleRepository } from './crawl-lifecycle.repository';
+import { CrawlLifecycleService } from './crawl-lifecycle.service';
+
+/**
+ * Postgres is the truth, JetStream only transport: this loop hands out again every page whose claim
+ * ran out (its task or result was lost, its worker died, NATS restarted), drops in-flight pages of
+ * ended crawls once they can no longer count, and settles running crawls nothing else will touch.
+ * Every step is row-locked and idempotent, so any number of coordinators may run it.
+ */
+@Injectable()
+export class ReconcilerService {
+  private timer?: NodeJS.Timeout;
+  private pass?: Promise<void>;
+
+  constructor(
+    private readonly db: Database,
+    private readonly frontier: FrontierRepository,
+    private readonly crawls: CrawlLifecycleRepository,
+    private readonly lifecycle: CrawlLifecycleService,
+    private readonly metrics: CoordinatorMetrics,
+    @Inject(COORDINATOR_SETTINGS) private readonly settings: CoordinatorSettings,
+    @Inject(COORDINATOR_LOGGER) private readonly logger: Logger,
+  ) {}
+
+  start(onWork: () => void): void {
+    if (this.timer) return;
+    this.timer = setInterval(() => {
+      if (this.pass) return;
+      this.pass = this.reconcileOnce()
+        .then((requeued) => {
+          if (requeued > 0) onWork();
+        })
+        .catch((error: unknown) => this.logger.error({ err: error }, 'reconcile pass failed'))
+        .finally(() => (this.pass = undefined));
+    }, this.settings.reconcileIntervalMs);
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    this.timer = undefined;
+    await this.pass;
+  }
+
+  /** One pass; returns how many pages went back to the queue. */
+  async reconcileOnce(): Promise<number> {
+    let requeuedTotal = 0;
+    for (const crawlId of await this.frontier.crawlsWithExpiredLeases(this.db, 100)) {
+      requeuedTotal += await this.db.transaction(async (sql) => {
+        const [crawl] = await this.crawls.lockCrawls(sql, [crawlId]);
+        if (!crawl || crawl.status !== 'running') return 0;
+        const { requeued, abandoned, seedAbandoned } = await this.frontier.reclaimExpired(sql, crawlId, this.settings.maxAttempts);
+        this.metrics.leasesReclaimed.inc({ outcome: 'requeued' }, requeued);
+        this.metrics.leasesReclaimed.inc({ outcome: 'abandoned' }, abandoned);
+        if (requeued + abandoned > 0) {
+          this.logger.info({ crawl_id: crawlId, requeued, abandoned }, 'expired page claims reclaimed');
+        }
+        crawl.pagesDispatched -= requeued;
+        await this.lifecycle.settle(sql, crawl, seedAbandoned);
+        return requeued;
+      });
+    }
+    for (const crawlId of await this.frontier.endedCrawlsWithInFlight(this.db, this.settings.stopWindowMs, 100)) {
+      await this.db.transaction(async (sql) => {
+        await this.crawls.lockCrawls(sql, [crawlId]);
+        const dropped = await this.frontier.dropInFlight(sql, crawlId);
+        if (dropped > 0) this.logger.info({ crawl_id: crawlId, dropped }, 'in-flight pages of an ended crawl dropped');
+      });
+    }
+    for (const crawlId of await this.crawls.runningCrawlIds(this.db, 200)) {
+      await this.db.transaction(async (sql) => {
+        const [crawl] = await this.crawls.lockCrawls(sql, [crawlId]);
+        if (crawl) await this.lifecycle.settle(sql, crawl);
+      });
+    }
+    return requeuedTotal;
+  }
+}

@@ -1,0 +1,151 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { context, trace } from '@opentelemetry/api';
+import type { CrawlPageTaskV1 } from '@trawl/contracts';
+import { Database } from '@trawl/persistence';
+import { contextFromTraceParent, Logger, tracer } from '@trawl/observability';
+import { publishManyJson } from '@trawl/messaging';
+import { COORDINATOR_SETTINGS, CoordinatorSettings } from '../coordinator.settings';
+import { CoordinatorMetrics } from '../coordinator.metrics';
+import { CrawlLifecycleRepository } from '../crawl-lifecycle/crawl-lifecycle.repository';
+import { MESSAGING, CoordinatorMessaging } from '../messaging/coordinator-messaging';
+import { COORDINATOR_LOGGER } from '../coordinator.logger';
+import { FrontierRepository } from './frontier.repository';
+
+/**
+ * Moves queued frontier pages to fetch workers: claims them in Postgres (new attempt, lease), commits,
+ * then publishes one task each with `Nats-Msg-Id` = frontier id + attempt. A crash between commit
+ * and publish loses nothing: the lease runs out and the reconciler queues the page again.
+ * Keeps at most `dispatchWindow` pages in flight so leases do not run out while tasks wait.
+ */
+@Injectable()
+export class DispatcherService {
+  private running = false;
+  private loop?: Promise<void>;
+  private wake?: () => void;
+  private woken = false;
+
+  constructor(
+    private readonly db: Database,
+    private readonly frontier: FrontierRepository,
+    private readonly crawls: CrawlLifecycleRepository,
+    private readonly metrics: CoordinatorMetrics,
+    @Inject(MESSAGING) private readonly messaging: CoordinatorMessaging,
+    @Inject(COORDINATOR_SETTINGS) private readonly settings: CoordinatorSettings,
+    @Inject(COORDINATOR_LOGGER) private readonly logger: Logger,
+  ) {}
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.loop = this.run();
+  }
+
+  async stop(): Promise<void> {
+    if (!this.running) return;
+    this.running = false;
+    this.notify();
+    await this.loop;
+  }
+
+  /** Dispatch now (new crawl, new links) instead of at the next poll. */
+  notify(): void {
+    this.woken = true;
+    this.wake?.();
+  }
+
+  /** One dispatch round; returns the number of pages published. */
+  async dispatchRound(): Promise<number> {
+    const inFlight = await this.frontier.inFlight(this.db, this.settings.dispatchWindow);
+    this.metrics.inFlight.set(inFlight);
+    let room = this.settings.dispatchWindow - inFlight;
+    if (room <= 0) return 0;
+    const crawlIds = await this.frontier.crawlsWithWork(this.db, 64);
+    let published = 0;
+    for (const crawlId of crawlIds) {
+      if (room <= 0) break;
+      const share = Math.min(room, this.settings.dispatchPerCrawl);
+      const count = await this.dispatchCrawl(crawlId, share);
+      room -= count;
+      published += count;
+    }
+    return published;
+  }
+
+  private async dispatchCrawl(crawlId: string, share: number): Promise<number> {
+    const claimed = await this.db.transaction(async (sql) => {
+      const crawl = await this.frontier.lockForDispatch(sql, crawlId);
+      if (!crawl) return null;
+      if (crawl.outOfCredits) {
+        await this.crawls.finish(
+          sql,
+          crawl,
+          { kind: 'failed', code: 'insufficient_credits', detail: 'The account ran out of credits.' },
+          this.settings.topology.subjects.event('crawl.finished'),
+        );
+        this.metrics.crawlsFinished.inc({ status: 'failed', reason: 'insufficient_credits' });
+        return null;
+      }
+      const pages = await this.frontier.claim(sql, crawlId, Math.min(share, crawl.budget), this.settings.leaseMs);
+      return { crawl, pages };
+    });
+    if (!claimed || claimed.pages.length === 0) return 0;
+    const { crawl, pages } = claimed;
+    const parent = contextFromTraceParent(crawl.traceParent);
+    const span = tracer().startSpan('crawl.dispatch', { attributes: { 'trawl.crawl_id': crawl.id, 'trawl.pages': pages.length } }, parent);
+    try {
+      await context.with(trace.setSpan(parent, span), () =>
+        publishManyJson(
+          this.messaging.js,
+          pages.map((page) => {
+            const task: CrawlPageTaskV1 = {
+              v: 1,
+              crawl_id: crawl.id,
+              tenant_id: crawl.tenantId,
+              frontier_id: page.frontierId,
+              attempt: page.attempt,
+              url: page.url,
+              depth: page.depth,
+              wants_links: page.wantsLinks,
+              wants_content: page.wantsContent,
+              scope_domain: crawl.scopeDomain,
+            };
+            return {
+              subject: this.settings.topology.subjects.crawlPageTask,
+              payload: task,
+              msgId: `${page.frontierId}:${page.attempt}`,
+            };
+          }),
+        ),
+      );
+    } catch (error) {
+      // The claims stay dispatched; their leases run out and the reconciler queues them again.
+      this.logger.warn({ err: error, crawl_id: crawl.id }, 'publishing page tasks failed');
+    } finally {
+      span.end();
+    }
+    this.metrics.pagesDispatched.inc(pages.length);
+    return pages.length;
+  }
+
+  private async run(): Promise<void> {
+    while (this.running) {
+      let published = 0;
+      try {
+        this.woken = false;
+        published = await this.dispatchRound();
+      } catch (error) {
+        this.logger.error({ err: error }, 'dispatch round failed');
+      }
+      if (!this.running) break;
+      if (published > 0 || this.woken) continue;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, this.settings.dispatchPollMs);
+        this.wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      this.wake = undefined;
+    }
+  }
+}

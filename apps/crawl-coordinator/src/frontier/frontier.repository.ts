@@ -1,0 +1,148 @@
+import { Injectable } from '@nestjs/common';
+import type { Sql } from '@trawl/persistence';
+
+export interface ClaimedPage {
+  frontierId: number;
+  url: string;
+  depth: number;
+  attempt: number;
+  wantsLinks: boolean;
+  wantsContent: boolean;
+}
+
+export interface DispatchableCrawl {
+  id: string;
+  tenantId: string;
+  scopeDomain: string;
+  traceParent: string | null;
+  budget: number;
+  outOfCredits: boolean;
+}
+
+/** SQL of the frontier: claims for dispatch, and leases that ran out. */
+@Injectable()
+export class FrontierRepository {
+  /** Pages dispatched and not yet answered, across all crawls, counted up to `cap`. */
+  async inFlight(sql: Sql, cap: number): Promise<number> {
+    const [row] = await sql.query<{ n: string }>(
+      `SELECT count(*) AS n FROM (SELECT 1 FROM crawl_frontier WHERE state = 'dispatched' LIMIT $1) x`,
+      [cap],
+    );
+    return Number(row.n);
+  }
+
+  /** Running crawls that have queued pages and page budget left, in a fair (rotating) order. */
+  async crawlsWithWork(sql: Sql, limit: number): Promise<string[]> {
+    const rows = await sql.query<{ id: string }>(
+      `SELECT c.id FROM crawls c
+       WHERE c.status = 'running' AND c.pages_dispatched < c.max_pages
+         AND EXISTS (SELECT 1 FROM crawl_frontier f WHERE f.crawl_id = c.id AND f.state = 'queued')
+       ORDER BY random() LIMIT $1`,
+      [limit],
+    );
+    return rows.map((r) => r.id);
+  }
+
+  /** Locks a running crawl for dispatch; null when another coordinator holds it or it ended. */
+  async lockForDispatch(sql: Sql, crawlId: string): Promise<DispatchableCrawl | null> {
+    const [row] = await sql.query<DispatchableCrawl>(
+      `SELECT c.id, c.tenant_id AS "tenantId", c.scope_domain AS "scopeDomain", c.trace_parent AS "traceParent",
+              (c.max_pages - c.pages_dispatched) AS budget, (t.credits_used >= t.credits_limit) AS "outOfCredits"
+       FROM crawls c JOIN tenants t ON t.id = c.tenant_id
+       WHERE c.id = $1 AND c.status = 'running'
+       FOR UPDATE OF c SKIP LOCKED`,
+      [crawlId],
+    );
+    return row ?? null;
+  }
+
+  /** Claims up to `limit` queued pages breadth-first, with a new attempt and a lease. */
+  async claim(sql: Sql, crawlId: string, limit: number, leaseMs: number): Promise<ClaimedPage[]> {
+    const rows = await sql.query<ClaimedPage>(
+      `WITH picked AS (
+         SELECT id FROM crawl_frontier WHERE crawl_id = $1 AND state = 'queued'
+         ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED
+       )
+       UPDATE crawl_frontier f
+       SET state = 'dispatched', attempt = f.attempt + 1, lease_until = now() + make_interval(secs => $3::double precision / 1000)
+       FROM picked WHERE f.id = picked.id
+       RETURNING f.id::int AS "frontierId", f.url, f.depth, f.attempt, f.wants_links AS "wantsLinks", f.wants_content AS "wantsContent"`,
+      [crawlId, limit, leaseMs],
+    );
+    if (rows.length > 0) {
+      await sql.query(`UPDATE crawls SET pages_dispatched = pages_dispatched + $2 WHERE id = $1`, [crawlId, rows.length]);
+    }
+    return rows.sort((a, b) => a.frontierId - b.frontierId);
+  }
+
+  /** Crawls with leases that ran out (the page's message was lost or its worker died). */
+  async crawlsWithExpiredLeases(sql: Sql, limit: number): Promise<string[]> {
+    const rows = await sql.query<{ crawl_id: string }>(
+      `SELECT DISTINCT crawl_id FROM crawl_frontier WHERE state = 'dispatched' AND lease_until < now() LIMIT $1`,
+      [limit],
+    );
+    return rows.map((r) => r.crawl_id);
+  }
+
+  /**
+   * For a running crawl (row locked by the caller): expired claims go back to the queue — their
+   * dispatch slot is returned, since the new claim takes it again — unless they used every
+   * attempt: then the page counts as fetched and failed.
+   */
+  async reclaimExpired(
+    sql: Sql,
+    crawlId: string,
+    maxAttempts: number,
+  ): Promise<{ requeued: number; abandoned: number; seedAbandoned: boolean }> {
+    const rows = await sql.query<{ requeued: string; abandoned: string; seed_abandoned: boolean | null }>(
+      `WITH expired AS (
+         SELECT id, attempt FROM crawl_frontier
+         WHERE crawl_id = $1 AND state = 'dispatched' AND lease_until < now() FOR UPDATE SKIP LOCKED
+       ), upd AS (
+         UPDATE crawl_frontier f
+         SET state = CASE WHEN e.attempt >= $2 THEN 'done' ELSE 'queued' END, lease_until = NULL,
+             content_status = CASE WHEN e.attempt >= $2 AND f.wants_content THEN 'failed' ELSE f.content_status END
+         FROM expired e WHERE f.id = e.id
+         RETURNING e.attempt >= $2 AS abandoned, f.item_seq IS NULL AS seed
+       )
+       SELECT count(*) FILTER (WHERE NOT abandoned) AS requeued, count(*) FILTER (WHERE abandoned) AS abandoned,
+              bool_or(abandoned AND seed) AS seed_abandoned FROM upd`,
+      [crawlId, maxAttempts],
+    );
+    const requeued = Number(rows[0].requeued);
+    const abandoned = Number(rows[0].abandoned);
+    if (requeued + abandoned > 0) {
+      await sql.query(
+        `UPDATE crawls SET pages_dispatched = pages_dispatched - $2, pages_fetched = pages_fetched + $3,
+           pages_failed = pages_failed + $3 WHERE id = $1`,
+        [crawlId, requeued, abandoned],
+      );
+    }
+    return { requeued, abandoned, seedAbandoned: rows[0].seed_abandoned === true };
+  }
+
+  /** Claims of an ended crawl will not be answered any more (or no longer count): drop them. */
+  async dropInFlight(sql: Sql, crawlId: string): Promise<number> {
+    const rows = await sql.query(
+      `UPDATE crawl_frontier SET state = 'dropped', lease_until = NULL
+       WHERE crawl_id = $1 AND state = 'dispatched' RETURNING 1`,
+      [crawlId],
+    );
+    return rows.length;
+  }
+
+  /** Ended crawls whose in-flight pages may be dropped: finished (not stopped) with expired leases,
+   * or stopped longer ago than the post-stop window. */
+  async endedCrawlsWithInFlight(sql: Sql, stopWindowMs: number, limit: number): Promise<string[]> {
+    const rows = await sql.query<{ id: string }>(
+      `SELECT c.id FROM crawls c
+       WHERE c.status <> 'running'
+         AND EXISTS (SELECT 1 FROM crawl_frontier f WHERE f.crawl_id = c.id AND f.state = 'dispatched'
+                     AND (c.status <> 'stopped' AND f.lease_until < now()
+                          OR c.status = 'stopped' AND c.stopped_at + make_interval(secs => $1::double precision / 1000) < now()))
+       LIMIT $2`,
+      [stopWindowMs, limit],
+    );
+    return rows.map((r) => r.id);
+  }
+}

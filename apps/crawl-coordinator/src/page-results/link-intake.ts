@@ -1,0 +1,68 @@
+import { createHash } from 'node:crypto';
+import { urlKey } from '@trawl/egress';
+
+/** The parts of a crawl that decide which links it keeps and opens. */
+export interface IntakeRules {
+  /** Link hops from the start URL; null = unlimited. */
+  depth: number | null;
+  includePatterns: string[];
+  excludePatterns: string[];
+}
+
+export interface LinkCandidate {
+  url: string;
+  key: Buffer;
+  depth: number;
+}
+
+/**
+ * Crawl spec §4: a URL is kept only if it contains one of the include texts (when any) and none of
+ * the exclude texts; only kept URLs are opened.
+ */
+export function passesPatterns(url: string, rules: IntakeRules): boolean {
+  if (rules.excludePatterns.some((p) => url.includes(p))) return false;
+  return rules.includePatterns.length === 0 || rules.includePatterns.some((p) => url.includes(p));
+}
+
+/** A URL at `depth` hops is opened (its links followed) only while it is nearer than `depth`. */
+export function wantsLinksAt(depth: number, rules: IntakeRules): boolean {
+  return rules.depth === null || depth < rules.depth;
+}
+
+export function keyOf(normalizedUrl: string): Buffer {
+  return createHash('md5').update(urlKey(normalizedUrl)).digest();
+}
+
+export interface PageLinks {
+  /** Depth of the page the links were found on. */
+  pageDepth: number;
+  links: string[];
+}
+
+/**
+ * Turns the links of a batch of pages of one crawl into candidates for the frontier: patterns
+ * applied, depth limit applied, duplicates within the batch dropped (first met wins, so breadth-first
+ * order is kept). Returns the candidates and how many links were duplicates within the batch.
+ */
+export function collectCandidates(
+  pages: PageLinks[],
+  rules: IntakeRules,
+): { candidates: LinkCandidate[]; duplicates: number } {
+  const seen = new Map<string, LinkCandidate>();
+  let duplicates = 0;
+  for (const page of pages) {
+    const depth = page.pageDepth + 1;
+    if (rules.depth !== null && depth > rules.depth) continue;
+    for (const url of page.links) {
+      if (!passesPatterns(url, rules)) continue;
+      const key = keyOf(url);
+      const hex = key.toString('hex');
+      if (seen.has(hex)) {
+        duplicates++;
+        continue;
+      }
+      seen.set(hex, { url, key, depth });
+    }
+  }
+  return { candidates: [...seen.values()], duplicates };
+}

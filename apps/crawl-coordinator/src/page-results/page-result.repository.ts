@@ -1,0 +1,113 @@
+import { Injectable } from '@nestjs/common';
+import type { Sql } from '@trawl/persistence';
+import { LinkCandidate } from './link-intake';
+
+export interface DispatchedRow {
+  id: number;
+  state: string;
+  attempt: number;
+  depth: number;
+  itemSeq: number | null;
+  wantsContent: boolean;
+}
+
+export interface FrontierInsert {
+  candidates: LinkCandidate[];
+  /** Items the crawl may still keep (max_items − items_found). */
+  room: number;
+  firstSeq: number;
+  /** Per candidate: is it opened for links / fetched for content now. */
+  wantsLinks: boolean[];
+  wantsContent: boolean;
+  /** New rows wait in the queue (true) or are final at once (false: e.g. after a stop). */
+  queue: boolean[];
+}
+
+/** Hand-written SQL of result intake: the hot path of a crawl. */
+@Injectable()
+export class PageResultRepository {
+  async frontierRows(sql: Sql, crawlId: string, ids: number[]): Promise<DispatchedRow[]> {
+    return sql.query<DispatchedRow>(
+      `SELECT id::int AS id, state, attempt, depth, item_seq AS "itemSeq", wants_content AS "wantsContent"
+       FROM crawl_frontier WHERE crawl_id = $1 AND id = ANY($2::bigint[]) FOR UPDATE`,
+      [crawlId, ids],
+    );
+  }
+
+  /** Marks answered rows done and records their content status. */
+  async completeRows(sql: Sql, ids: number[], contentStatus: (string | null)[]): Promise<void> {
+    await sql.query(
+      `UPDATE crawl_frontier f SET state = 'done', lease_until = NULL,
+         content_status = COALESCE(u.content_status, f.content_status)
+       FROM unnest($1::bigint[], $2::text[]) AS u(id, content_status)
+       WHERE f.id = u.id`,
+      [ids, contentStatus],
+    );
+  }
+
+  async insertContents(
+    sql: Sql,
+    crawlId: string,
+    contents: { frontierId: number; html: string; contentType: string | null }[],
+  ): Promise<void> {
+    if (contents.length === 0) return;
+    await sql.query(
+      `INSERT INTO crawl_contents (frontier_id, crawl_id, html, content_type)
+       SELECT u.id, $1, u.html, u.content_type FROM unnest($2::bigint[], $3::text[], $4::text[]) AS u(id, html, content_type)
+       ON CONFLICT (frontier_id) DO UPDATE SET html = EXCLUDED.html, content_type = EXCLUDED.content_type, fetched_at = now()`,
+      [crawlId, contents.map((c) => c.frontierId), contents.map((c) => c.html), contents.map((c) => c.contentType)],
+    );
+  }
+
+  /**
+   * Dedup and max_items in one statement, under the crawl's row lock: candidates whose key the
+   * crawl already has are duplicates; of the rest, at most `room` are inserted, numbered from
+   * `firstSeq` in the order met. Returns how many were new and how many were inserted.
+   */
+  async insertLinks(sql: Sql, crawlId: string, batch: FrontierInsert): Promise<{ fresh: number; inserted: number }> {
+    const [row] = await sql.query<{ fresh: string; inserted: string }>(
+      `WITH cand AS (
+         SELECT * FROM unnest($2::bytea[], $3::text[], $4::int[], $5::bool[], $6::bool[])
+           WITH ORDINALITY AS c(url_key, url, depth, wants_links, queue, ord)
+       ), fresh AS (
+         SELECT cand.* FROM cand
+         WHERE NOT EXISTS (SELECT 1 FROM crawl_frontier f WHERE f.crawl_id = $1 AND f.url_key = cand.url_key)
+       ), kept AS (
+         SELECT * FROM fresh ORDER BY ord LIMIT $7
+       ), ins AS (
+         INSERT INTO crawl_frontier (crawl_id, url_key, url, depth, item_seq, state, wants_links, wants_content, content_status)
+         SELECT $1, url_key, url, depth, $8 + row_number() OVER (ORDER BY ord) - 1,
+                CASE WHEN queue THEN 'queued' ELSE 'done' END, wants_links, $9,
+                CASE WHEN $9 THEN 'pending' END
+         FROM kept ORDER BY ord
+         RETURNING 1
+       )
+       SELECT (SELECT count(*) FROM fresh) AS fresh, (SELECT count(*) FROM ins) AS inserted`,
+      [
+        crawlId,
+        batch.candidates.map((c) => c.key),
+        batch.candidates.map((c) => c.url),
+        batch.candidates.map((c) => c.depth),
+        batch.wantsLinks,
+        batch.queue,
+        batch.room,
+        batch.firstSeq,
+        batch.wantsContent,
+      ],
+    );
+    return { fresh: Number(row.fresh), inserted: Number(row.inserted) };
+  }
+
+  async addCoverage(
+    sql: Sql,
+    crawlId: string,
+    delta: { pagesFetched: number; pagesFailed: number; itemsFound: number; duplicates: number },
+  ): Promise<void> {
+    await sql.query(
+      `UPDATE crawls SET pages_fetched = pages_fetched + $2, pages_failed = pages_failed + $3,
+         items_found = items_found + $4, duplicates_removed = duplicates_removed + $5
+       WHERE id = $1`,
+      [crawlId, delta.pagesFetched, delta.pagesFailed, delta.itemsFound, delta.duplicates],
+    );
+  }
+}

@@ -1,0 +1,156 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { CrawlPageResultV1 } from '@trawl/contracts';
+import { Database, Sql } from '@trawl/persistence';
+import { Charge, recordCharges } from '@trawl/billing';
+import { CrawlLifecycleRepository } from '../crawl-lifecycle/crawl-lifecycle.repository';
+import { CrawlLifecycleService } from '../crawl-lifecycle/crawl-lifecycle.service';
+import { CrawlRow } from '../crawl-lifecycle/crawl.types';
+import { COORDINATOR_SETTINGS, CoordinatorSettings } from '../coordinator.settings';
+import { CoordinatorMetrics } from '../coordinator.metrics';
+import { DispatchedRow, PageResultRepository } from './page-result.repository';
+import { collectCandidates, wantsLinksAt } from './link-intake';
+
+export interface IntakeOutcome {
+  applied: number;
+  /** Results for a claim that is no longer current (redelivery, reclaimed lease): ignored. */
+  stale: number;
+  /** Crawls that may have new frontier work. */
+  crawlsWithNewWork: string[];
+}
+
+/**
+ * Applies page results to crawls: one transaction per batch, so a result is acknowledged only after
+ * its effects commit, and a result applied twice changes nothing (it must answer the row's current
+ * attempt while the row is still `dispatched`).
+ */
+@Injectable()
+export class PageResultService {
+  constructor(
+    private readonly db: Database,
+    private readonly results: PageResultRepository,
+    private readonly crawls: CrawlLifecycleRepository,
+    private readonly lifecycle: CrawlLifecycleService,
+    private readonly metrics: CoordinatorMetrics,
+    @Inject(COORDINATOR_SETTINGS) private readonly settings: CoordinatorSettings,
+  ) {}
+
+  async apply(batch: CrawlPageResultV1[]): Promise<IntakeOutcome> {
+    const byCrawl = new Map<string, CrawlPageResultV1[]>();
+    for (const result of batch) {
+      const list = byCrawl.get(result.crawl_id) ?? [];
+      list.push(result);
+      byCrawl.set(result.crawl_id, list);
+    }
+    const outcome = await this.db.transaction(async (sql) => {
+      const total: IntakeOutcome = { applied: 0, stale: 0, crawlsWithNewWork: [] };
+      const locked = await this.crawls.lockCrawls(sql, [...byCrawl.keys()]);
+      for (const crawl of locked) {
+        const applied = await this.applyToCrawl(sql, crawl, byCrawl.get(crawl.id) ?? []);
+        total.applied += applied.applied;
+        total.stale += applied.stale;
+        if (applied.newWork) total.crawlsWithNewWork.push(crawl.id);
+      }
+      // Results of crawls that no longer exist are acknowledged and dropped.
+      const known = new Set(locked.map((c) => c.id));
+      for (const [crawlId, list] of byCrawl) if (!known.has(crawlId)) total.stale += list.length;
+      return total;
+    });
+    this.metrics.resultsApplied.inc(outcome.applied);
+    this.metrics.resultsStale.inc(outcome.stale);
+    return outcome;
+  }
+
+  private async applyToCrawl(
+    sql: Sql,
+    crawl: CrawlRow,
+    results: CrawlPageResultV1[],
+  ): Promise<{ applied: number; stale: number; newWork: boolean }> {
+    const rows = new Map<number, DispatchedRow>();
+    for (const row of await this.results.frontierRows(sql, crawl.id, results.map((r) => r.frontier_id))) {
+      rows.set(row.id, row);
+    }
+    const current: { result: CrawlPageResultV1; row: DispatchedRow }[] = [];
+    const claimed = new Set<number>();
+    for (const result of results) {
+      const row = rows.get(result.frontier_id);
+      if (!row || row.state !== 'dispatched' || row.attempt !== result.attempt || claimed.has(row.id)) continue;
+      claimed.add(row.id);
+      current.push({ result, row });
+    }
+    const stale = results.length - current.length;
+    if (current.length === 0) return { applied: 0, stale, newWork: false };
+
+    const charges: Charge[] = [];
+    const contents: { frontierId: number; html: string; contentType: string | null }[] = [];
+    const contentStatus: (string | null)[] = [];
+    let pagesFailed = 0;
+    let seedFailed = false;
+    for (const { result, row } of current) {
+      if (result.outcome !== 'fetched') pagesFailed++;
+      if (row.depth === 0 && row.itemSeq === null && result.outcome !== 'fetched') seedFailed = true;
+      charges.push({
+        tenantId: crawl.tenantId,
+        credits: result.credits,
+        product: 'crawl_page',
+        tier: result.tier,
+        ref: `crawl:${crawl.id}:${row.id}:${row.attempt}`,
+      });
+      if (row.wantsContent) {
+        const html = result.outcome === 'fetched' ? result.content : undefined;
+        if (html !== undefined) contents.push({ frontierId: row.id, html, contentType: result.content_type ?? null });
+        contentStatus.push(html !== undefined ? 'fetched' : 'failed');
+      } else {
+        contentStatus.push(null);
+      }
+    }
+    await this.results.completeRows(sql, current.map((c) => c.row.id), contentStatus);
+    await this.results.insertContents(sql, crawl.id, contents);
+    await recordCharges(sql, charges);
+
+    // Links join the results while the crawl runs, and for the post-stop window after a stop.
+    const acceptsLinks =
+      crawl.status === 'running' ||
+      (crawl.status === 'stopped' &&
+        crawl.stoppedAt !== null &&
+        Date.now() < crawl.stoppedAt.getTime() + this.settings.stopWindowMs);
+    const rules = { depth: crawl.depth, includePatterns: crawl.includePatterns, excludePatterns: crawl.excludePatterns };
+    const opened = current.filter(({ result }) => result.opened && result.outcome === 'fetched');
+    let duplicates = opened.reduce((sum, { result }) => sum + result.duplicate_links, 0);
+    let inserted = 0;
+    let newWork = false;
+    if (acceptsLinks && opened.length > 0) {
+      const collected = collectCandidates(
+        opened.map(({ result, row }) => ({ pageDepth: row.depth, links: result.links })),
+        rules,
+      );
+      duplicates += collected.duplicates;
+      if (collected.candidates.length > 0) {
+        const running = crawl.status === 'running';
+        const wantsContent = crawl.outputFormat !== null;
+        const wantsLinks = collected.candidates.map((c) => wantsLinksAt(c.depth, rules));
+        const queue = wantsLinks.map((links) => running && (links || wantsContent));
+        const room = Math.max(0, crawl.maxItems - crawl.itemsFound);
+        const result = await this.results.insertLinks(sql, crawl.id, {
+          candidates: collected.candidates,
+          room,
+          firstSeq: crawl.itemsFound + 1,
+          wantsLinks,
+          wantsContent,
+          queue,
+        });
+        duplicates += collected.candidates.length - result.fresh;
+        inserted = result.inserted;
+        newWork = running && queue.some(Boolean) && inserted > 0;
+      }
+    }
+    await this.results.addCoverage(sql, crawl.id, {
+      pagesFetched: current.length,
+      pagesFailed,
+      itemsFound: inserted,
+      duplicates,
+    });
+    crawl.itemsFound += inserted;
+    const verdict = await this.lifecycle.settle(sql, crawl, seedFailed);
+    return { applied: current.length, stale, newWork: newWork && verdict.kind === 'continue' };
+  }
+}

@@ -1,0 +1,79 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { CrawlPageResultV1, CrawlPageTaskV1 } from '@trawl/contracts';
+import { isSameSite } from '@trawl/egress';
+import { Logger } from '@trawl/observability';
+import { extractLinks } from '../links/link-extractor';
+import { PageFetchResult, PageFetchService } from '../page-fetch/page-fetch.service';
+import { WORKER_LOGGER } from '../worker.logger';
+import { fitResult, MAX_RESULT_BYTES } from './result-size';
+
+export const CRAWL_PAGE_SETTINGS = Symbol('CRAWL_PAGE_SETTINGS');
+
+export interface CrawlPageSettings {
+  /** Largest result published, in bytes of JSON (default `MAX_RESULT_BYTES`, 900 KiB). */
+  maxResultBytes?: number;
+}
+
+/**
+ * Turns a crawl's page task into its page result: fetch the page, take its in-scope links when the
+ * crawl opens it, keep its HTML when the crawl keeps content. Knows nothing of NATS.
+ */
+@Injectable()
+export class CrawlPageService {
+  constructor(
+    private readonly pages: PageFetchService,
+    @Inject(CRAWL_PAGE_SETTINGS) private readonly settings: CrawlPageSettings,
+    @Inject(WORKER_LOGGER) private readonly logger: Logger,
+  ) {}
+
+  /**
+   * @throws PageFetchError `Aborted` when `signal` aborts the fetch: the task is handed back, not
+   *   answered.
+   */
+  async fetchPage(task: CrawlPageTaskV1, signal?: AbortSignal): Promise<CrawlPageResultV1> {
+    const page = await this.pages.fetchPage({
+      url: task.url,
+      read: task.wants_links || task.wants_content ? 'html' : 'none',
+      signal,
+    });
+    // A page that redirected off the crawl's site is fetched (and billed) but not opened: its
+    // links belong to another site (Crawl spec §1: the crawl stays on the start URL's domain).
+    const opened = task.wants_links && page.html !== undefined && staysInScope(page, task.scope_domain);
+    const extracted = opened ? extractLinks(page.html!, page.finalUrl!, task.scope_domain) : undefined;
+    const result: CrawlPageResultV1 = {
+      v: 1,
+      crawl_id: task.crawl_id,
+      frontier_id: task.frontier_id,
+      attempt: task.attempt,
+      outcome: page.outcome,
+      status_code: page.statusCode,
+      final_url: page.finalUrl,
+      error: page.error,
+      credits: page.credits,
+      tier: page.tier,
+      opened,
+      links: extracted?.links ?? [],
+      duplicate_links: extracted?.duplicateLinks ?? 0,
+      content: task.wants_content ? page.html : undefined,
+      content_type: page.contentType,
+    };
+    const { result: fitted, trimmed } = fitResult(withoutUndefined(result), this.settings.maxResultBytes ?? MAX_RESULT_BYTES);
+    if (trimmed.content || trimmed.links > 0) {
+      this.logger.warn(
+        { crawl_id: task.crawl_id, frontier_id: task.frontier_id, url: task.url, dropped_content: trimmed.content, dropped_links: trimmed.links },
+        'page result too large for one message; left part of it out',
+      );
+    }
+    return fitted;
+  }
+}
+
+function staysInScope(page: PageFetchResult, scopeDomain: string): boolean {
+  if (page.finalUrl === undefined) return false;
+  return isSameSite(new URL(page.finalUrl).hostname, scopeDomain);
+}
+
+/** JSON drops undefined members anyway; dropping them here keeps size checks and tests exact. */
+function withoutUndefined<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, member]) => member !== undefined)) as T;
+}

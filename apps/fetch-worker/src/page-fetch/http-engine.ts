@@ -1,0 +1,70 @@
+import type { Agent } from 'undici';
+import { Tier } from '@trawl/billing';
+import { EgressPolicy, safeRequest } from '@trawl/egress';
+import { EngineRequest, EngineResponse, PageEngine } from './page-engine';
+import { mediaTypeOf } from './media-type';
+
+/**
+ * What Chrome 138 on Windows sends for a top-level navigation typed into the address bar. Sites
+ * answer a bare client (no accept, no client hints) with bot walls or stripped pages.
+ */
+export const BROWSER_HEADERS: Readonly<Record<string, string>> = {
+  'sec-ch-ua': '"Not)A;Brand";v="8", "Chromium";v="138", "Google Chrome";v="138"',
+  'sec-ch-ua-mobile': '?0',
+  'sec-ch-ua-platform': '"Windows"',
+  'upgrade-insecure-requests': '1',
+  'user-agent':
+    'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/138.0.0.0 Safari/537.36',
+  accept:
+    'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,image/apng,*/*;q=0.8,application/signed-exchange;v=b3;q=0.7',
+  'sec-fetch-site': 'none',
+  'sec-fetch-mode': 'navigate',
+  'sec-fetch-user': '?1',
+  'sec-fetch-dest': 'document',
+  // Only what safeRequest can decode: Node 20's zlib has no zstd.
+  'accept-encoding': 'gzip, deflate, br',
+  'accept-language': 'en-US,en;q=0.9',
+  priority: 'u=0, i',
+};
+
+export interface HttpEngineOptions {
+  policy: EgressPolicy;
+  /** Shared keep-alive pool from `createEgressAgent(policy)`; the engine closes it on `close()`. */
+  agent: Agent;
+  /** Largest body read, in bytes, as received and decompressed (10 MiB in the worker's config). */
+  maxBodyBytes: number;
+  /** Redirects followed before the page fails with `too_many_redirects`. Default: 10. */
+  maxRedirects?: number;
+}
+
+/** The `basic` tier: one plain HTTP request with a browser's headers, through the egress policy. */
+export class HttpEngine implements PageEngine {
+  readonly tier = Tier.Basic;
+  private closed?: Promise<void>;
+
+  constructor(private readonly options: HttpEngineOptions) {}
+
+  async load(request: EngineRequest): Promise<EngineResponse> {
+    const response = await safeRequest(this.options.policy, this.options.agent, request.url, {
+      method: 'GET',
+      headers: { ...BROWSER_HEADERS },
+      maxRedirects: this.options.maxRedirects ?? 10,
+      maxBodyBytes: this.options.maxBodyBytes,
+      timeoutMs: request.timeoutMs,
+      signal: request.signal,
+      acceptBody: (contentType) => request.wantsBody(mediaTypeOf(contentType)),
+    });
+    return {
+      status: response.status,
+      finalUrl: response.url,
+      redirectChain: response.redirectChain,
+      contentType: response.contentType,
+      body: response.body,
+    };
+  }
+
+  close(): Promise<void> {
+    this.closed ??= this.options.agent.close();
+    return this.closed;
+  }
+}

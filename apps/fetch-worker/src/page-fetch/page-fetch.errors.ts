@@ -1,0 +1,20 @@
+/** Why a page fetch ended without a verdict on the page. */
+export enum PageFetchErrorCode {
+  /** The caller aborted (worker shutdown): the page is neither fetched nor failed, and is handed back. */
+  Aborted = 'aborted',
+  /** No engine serves the asked tier in this worker. */
+  TierUnavailable = 'tier_unavailable',
+}
+
+/** A fetch that says nothing about the page itself; consumers hand the work back instead of reporting it. */
+export class PageFetchError extends Error {
+  override readonly name = 'PageFetchError';
+
+  constructor(
+    readonly code: PageFetchErrorCode,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}

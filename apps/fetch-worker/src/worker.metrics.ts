@@ -1,0 +1,32 @@
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+/** Prometheus metrics of a fetch worker: what an operator watches to size the worker fleet. */
+export class WorkerMetrics {
+  /** Crawl page results published, by outcome (`fetched`, `failed_billed`, `failed`). */
+  readonly pages: Counter<'outcome'>;
+  /** Time to load one page (redirects and body included), by engine tier and outcome. */
+  readonly fetchSeconds: Histogram<'tier' | 'outcome'>;
+  /** Crawl pages taken from the work queue and not yet answered or handed back. */
+  readonly inFlight: Gauge;
+
+  constructor(registry: Registry) {
+    this.pages = new Counter({
+      name: 'trawl_worker_pages_total',
+      help: 'Crawl page results published, by outcome',
+      labelNames: ['outcome'],
+      registers: [registry],
+    });
+    this.fetchSeconds = new Histogram({
+      name: 'trawl_worker_fetch_seconds',
+      help: 'Time to load one page, redirects and body included',
+      labelNames: ['tier', 'outcome'],
+      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 30, 60],
+      registers: [registry],
+    });
+    this.inFlight = new Gauge({
+      name: 'trawl_worker_pages_in_flight',
+      help: 'Crawl pages being fetched or published by this worker',
+      registers: [registry],
+    });
+  }
+}

@@ -1,0 +1,28 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ApiKeyAuthenticator } from './api-key-authenticator';
+import { AuthError, AuthErrorCode } from './auth.errors';
+
+/** Every route under this prefix needs an API key. */
+const AUTHENTICATED_PREFIX = '/v1/';
+
+/**
+ * Authenticates every `/v1` route in Fastify's `onRequest` phase: before the body is read, so a
+ * caller without a valid key gets its 401 whatever it sent, and no route can forget the check.
+ */
+export function installApiKeyAuthentication(fastify: FastifyInstance, authenticator: ApiKeyAuthenticator): void {
+  fastify.decorateRequest('tenant', null);
+  fastify.addHook('onRequest', async (request) => {
+    const route = request.routeOptions.url;
+    if (route === undefined || !route.startsWith(AUTHENTICATED_PREFIX)) return;
+    request.tenant = await authenticator.authenticate(presentedApiKey(request));
+  });
+}
+
+/** The key from `X-API-Key`, else from `apikey`; the header wins when both are sent. */
+export function presentedApiKey(request: Pick<FastifyRequest, 'headers' | 'query'>): string | undefined {
+  const header = request.headers['x-api-key'];
+  if (typeof header === 'string' && header !== '') return header;
+  const parameter = (request.query as Record<string, unknown> | undefined)?.apikey;
+  if (parameter === undefined || typeof parameter === 'string') return parameter;
+  throw new AuthError(AuthErrorCode.KeyMalformed, 'Send one API key, once.');
+}

@@ -1,0 +1,21 @@
+import { ApiError } from '../problems/api-error';
+
+/** Why a request could not be authenticated (codes of the Fetch errors table, spec-extract-fetch §7). */
+export enum AuthErrorCode {
+  /** No key in `X-API-Key` nor `apikey`. */
+  KeyMissing = 'AUTH001',
+  /** The key is not 40 hexadecimal characters. */
+  KeyMalformed = 'AUTH002',
+  /** No such key, or it was revoked. */
+  KeyNotFound = 'AUTH003',
+  /** The key's validity period has ended. */
+  KeyExpired = 'AUTH005',
+  /** The admin API's bearer token is missing or wrong. */
+  AdminTokenRejected = 'admin_unauthorized',
+}
+
+export class AuthError extends ApiError {
+  constructor(override readonly code: AuthErrorCode, detail: string) {
+    super(code, detail);
+  }
+}

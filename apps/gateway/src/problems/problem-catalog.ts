@@ -1,0 +1,80 @@
+import { AuthErrorCode } from '../auth/auth.errors';
+import { CrawlErrorCode } from '../crawls/crawls.errors';
+import { IdempotencyErrorCode } from '../idempotency/idempotency.errors';
+import { RequestErrorCode } from './request.errors';
+
+/** Every code an `ApiError` can carry. Enum values are unique across the enums (a spec test checks). */
+export type ApiErrorCode = RequestErrorCode | AuthErrorCode | CrawlErrorCode | IdempotencyErrorCode;
+
+/** How one error code is served: status, wire `code`, `title`, and headers that go with it. */
+export interface ProblemKind {
+  status: number;
+  /** The `code` member of the problem object (several enum members may share one, e.g. 400/422). */
+  code: string;
+  title: string;
+  headers?: Readonly<Record<string, string>>;
+}
+
+/**
+ * The one mapping from error codes to HTTP. Exhaustive: adding a code to any enum without a case
+ * here fails to compile.
+ */
+export function problemKind(code: ApiErrorCode): ProblemKind {
+  switch (code) {
+    case RequestErrorCode.InvalidRequest:
+      return { status: 400, code, title: 'Invalid request' };
+    case RequestErrorCode.UnknownParameter:
+      return { status: 400, code, title: 'Unknown parameter' };
+    case RequestErrorCode.InvalidParameter:
+      return { status: 400, code, title: 'Invalid parameter' };
+    case RequestErrorCode.ParameterOutOfRange:
+      return { status: 422, code: 'invalid_parameter', title: 'Invalid parameter' };
+    case RequestErrorCode.RouteNotFound:
+      return { status: 404, code, title: 'Not found' };
+    case RequestErrorCode.PayloadTooLarge:
+      return { status: 413, code, title: 'Payload too large' };
+    case RequestErrorCode.UnsupportedMediaType:
+      return { status: 415, code, title: 'Unsupported media type' };
+    case RequestErrorCode.Internal:
+      return { status: 500, code, title: 'Internal error' };
+    case AuthErrorCode.KeyMissing:
+      return { status: 401, code, title: 'API key missing' };
+    case AuthErrorCode.KeyMalformed:
+      return { status: 401, code, title: 'API key malformed' };
+    case AuthErrorCode.KeyNotFound:
+      return { status: 401, code, title: 'API key not found' };
+    case AuthErrorCode.KeyExpired:
+      return { status: 402, code, title: 'API key expired' };
+    case AuthErrorCode.AdminTokenRejected:
+      return {
+        status: 401,
+        code: 'unauthorized',
+        title: 'Unauthorized',
+        headers: { 'www-authenticate': 'Bearer realm="trawl-admin"' },
+      };
+    case CrawlErrorCode.InvalidCursor:
+      return { status: 400, code, title: 'Invalid cursor' };
+    case CrawlErrorCode.CrawlNotFound:
+      return { status: 404, code, title: 'Crawl not found' };
+    case CrawlErrorCode.ContentNotFound:
+      return { status: 404, code, title: 'Content not found' };
+    case CrawlErrorCode.InvalidStartUrl:
+      return { status: 422, code, title: 'Invalid start URL' };
+    case CrawlErrorCode.TooManyCrawls:
+      // spec-crawl-api §7: the 429 carries `Retry-After: 30` (seconds).
+      return { status: 429, code, title: 'Too many crawls', headers: { 'retry-after': '30' } };
+    case IdempotencyErrorCode.RequestInFlight:
+      return { status: 409, code, title: 'Request in flight' };
+    case IdempotencyErrorCode.KeyReused:
+      return { status: 422, code, title: 'Idempotency key reused' };
+    default:
+      return unreachable(code);
+  }
+}
+
+function unreachable(code: never): never {
+  throw new Error(`No problem mapping for error code ${String(code)}`);
+}
+
+/** Every enum the catalog covers, for tests and documentation generators. */
+export const API_ERROR_CODE_ENUMS = [RequestErrorCode, AuthErrorCode, CrawlErrorCode, IdempotencyErrorCode] as const;

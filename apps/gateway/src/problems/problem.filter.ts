@@ -1,0 +1,88 @@
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { problem, PROBLEM_CONTENT_TYPE } from '@trawl/http';
+import type { Logger } from '@trawl/observability';
+import { ApiError } from './api-error';
+import { problemKind } from './problem-catalog';
+import { RequestError, RequestErrorCode } from './request.errors';
+
+const INTERNAL_DETAIL =
+  'The service could not handle this request. Retry later; if it keeps failing, quote the instance to support.';
+
+/**
+ * The one global exception filter: every error — domain errors, Fastify's own (bad JSON, body too
+ * large, no route) and anything unexpected — leaves as `application/problem+json`. A 5xx is logged
+ * with its `instance` id and shows only a generic detail.
+ */
+@Catch()
+export class ProblemFilter implements ExceptionFilter {
+  constructor(private readonly logger: Logger) {}
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const http = host.switchToHttp();
+    const reply = http.getResponse<FastifyReply>();
+    const request = http.getRequest<FastifyRequest>();
+    const error = toApiError(exception, request);
+    const kind = problemKind(error.code);
+    const detail = kind.status >= 500 ? INTERNAL_DETAIL : error.detail;
+    const body = problem(kind.status, kind.code, kind.title, detail, kind.status >= 500 ? {} : error.extensions);
+    // The route pattern, not the URL: the URL may carry the `apikey` query parameter.
+    const route = `${request.method} ${request.routeOptions?.url ?? '(no route)'}`;
+    if (kind.status >= 500) {
+      this.logger.error({ err: exception, instance: body.instance, route }, 'request failed');
+    } else {
+      this.logger.debug({ code: body.code, instance: body.instance, route }, 'request refused');
+    }
+    if (reply.sent || reply.raw.headersSent) {
+      // A streamed response (download) failed after its headers left: all that is left is to cut it.
+      reply.raw.destroy(exception instanceof Error ? exception : undefined);
+      return;
+    }
+    void reply
+      .status(kind.status)
+      .headers({ ...kind.headers, 'content-type': PROBLEM_CONTENT_TYPE })
+      .send(JSON.stringify(body));
+  }
+}
+
+/** Turns whatever was thrown into an `ApiError`; anything unrecognised becomes `internal_error`. */
+export function toApiError(exception: unknown, request?: { method: string; url: string }): ApiError {
+  if (exception instanceof ApiError) return exception;
+  const status = httpStatusOf(exception);
+  if (status === undefined || status >= 500) {
+    return new RequestError(RequestErrorCode.Internal, INTERNAL_DETAIL);
+  }
+  switch (status) {
+    case 404: {
+      const path = request ? request.url.split('?')[0] : 'this path';
+      return new RequestError(
+        RequestErrorCode.RouteNotFound,
+        `No endpoint answers ${request?.method ?? 'this method'} ${path}; check the method and the path.`,
+      );
+    }
+    case 413:
+      return new RequestError(RequestErrorCode.PayloadTooLarge, 'The request body is too large.');
+    case 415:
+      return new RequestError(
+        RequestErrorCode.UnsupportedMediaType,
+        'Send the body as JSON with `Content-Type: application/json`.',
+      );
+    default:
+      return new RequestError(RequestErrorCode.InvalidRequest, invalidRequestDetail(exception));
+  }
+}
+
+function httpStatusOf(exception: unknown): number | undefined {
+  if (exception instanceof HttpException) return exception.getStatus();
+  const statusCode = (exception as { statusCode?: unknown } | null)?.statusCode;
+  return typeof statusCode === 'number' ? statusCode : undefined;
+}
+
+function invalidRequestDetail(exception: unknown): string {
+  const cause = exception instanceof HttpException ? exception.cause : exception;
+  const code = (cause as { code?: unknown } | null)?.code;
+  if (code === 'FST_ERR_CTP_INVALID_JSON_BODY' || cause instanceof SyntaxError) {
+    return 'The request body is not valid JSON.';
+  }
+  return 'The request is not valid; check its headers, query and body.';
+}

@@ -1,0 +1,39 @@
+// Three projects: unit (pure logic, beside the code), integration (real Postgres and NATS),
+// e2e (services started as processes, public API only).
+'use strict';
+const swc = [
+  '@swc/jest',
+  {
+    jsc: {
+      parser: { syntax: 'typescript', decorators: true },
+      transform: { legacyDecorator: true, decoratorMetadata: true },
+      target: 'es2022',
+    },
+    module: { type: 'commonjs' },
+  },
+];
+const common = {
+  testEnvironment: 'node',
+  transform: { '^.+\\.(t|j)s$': swc },
+  // NestJS 12 ships ES modules only; jest's module loader needs them transformed to CommonJS.
+  transformIgnorePatterns: ['/node_modules/(?!(@nestjs)/)'],
+  moduleNameMapper: { '^@trawl/([^/]+)$': '<rootDir>/libs/$1/src/index.ts' },
+  rootDir: __dirname,
+};
+module.exports = {
+  projects: [
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs,test}/**/*.spec.ts'] },
+    {
+      ...common,
+      displayName: 'integration',
+      testMatch: ['<rootDir>/{apps,libs,test}/**/*.int-spec.ts'],
+      globalSetup: '<rootDir>/test/support/global-setup.ts',
+    },
+    {
+      ...common,
+      displayName: 'e2e',
+      testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'],
+      globalSetup: '<rootDir>/test/support/global-setup.ts',
+    },
+  ],
+};

@@ -1,0 +1,2 @@
+export * from './credit-ledger';
+export * from './pricing';

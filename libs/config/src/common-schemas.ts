@@ -1,0 +1,32 @@
+import { z } from 'zod';
+
+const intFromEnv = (def: number, min = 0, max = Number.MAX_SAFE_INTEGER) =>
+  z.coerce.number().int().min(min).max(max).default(def);
+
+/** Integer environment variable with a default and bounds. */
+export const envInt = intFromEnv;
+
+/** Boolean environment variable: `true`/`1`/`yes` are true. */
+export const envBool = (def: boolean) =>
+  z
+    .string()
+    .optional()
+    .transform((v) => (v === undefined || v === '' ? def : ['true', '1', 'yes'].includes(v.toLowerCase())));
+
+/** Variables every service reads. */
+export const baseConfigSchema = z.object({
+  DATABASE_URL: z.string().url().default('postgres://postgres@127.0.0.1:5432/trawl'),
+  NATS_URL: z.string().default('nats://127.0.0.1:4222'),
+  /** Prefix of every JetStream stream, consumer and subject, so tests can run beside `make run`. */
+  NATS_PREFIX: z
+    .string()
+    .regex(/^[a-z][a-z0-9_]*$/, 'lowercase letters, digits and underscores')
+    .default('trawl'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** `shop.test=127.0.0.1,hooks.test=127.0.0.1`: named hosts mapped to loopback for development. */
+  EGRESS_HOST_MAP: z.string().default(''),
+  /** Port of the service's HTTP listener (/healthz, /readyz, /metrics; the API for the gateway). */
+  HTTP_HOST: z.string().default('127.0.0.1'),
+  SHUTDOWN_TIMEOUT_MS: intFromEnv(20_000, 0),
+});
+export type BaseConfig = z.infer<typeof baseConfigSchema>;

@@ -1,0 +1,59 @@
+import { z } from 'zod';
+
+/**
+ * A page a crawl wants fetched. `frontier_id` + `attempt` identify one claim of one frontier URL;
+ * the coordinator applies a result only if it answers the current attempt.
+ */
+export const crawlPageTaskV1 = z.object({
+  v: z.literal(1),
+  crawl_id: z.string().uuid(),
+  tenant_id: z.string().uuid(),
+  frontier_id: z.number().int().positive(),
+  attempt: z.number().int().positive(),
+  url: z.string().url(),
+  depth: z.number().int().min(0),
+  /** Extract the page's links (the page is opened, not only kept). */
+  wants_links: z.boolean(),
+  /** Return the page HTML (crawl with `output_format: html`). */
+  wants_content: z.boolean(),
+  /** Registrable domain the crawl stays on; links elsewhere are not returned. */
+  scope_domain: z.string().min(1),
+});
+export type CrawlPageTaskV1 = z.infer<typeof crawlPageTaskV1>;
+
+/** How a page load ended, as far as billing and coverage are concerned. */
+export const pageOutcome = z.enum([
+  /** The page answered (2xx, or 3xx chain ending in 2xx). */
+  'fetched',
+  /** The page answered 404 or 410: failed, but billed (Crawl spec §8 rule 2). */
+  'failed_billed',
+  /** The page could not be loaded (network error, timeout, 5xx, blocked): failed and free. */
+  'failed',
+]);
+export type PageOutcome = z.infer<typeof pageOutcome>;
+
+export const crawlPageResultV1 = z.object({
+  v: z.literal(1),
+  crawl_id: z.string().uuid(),
+  frontier_id: z.number().int().positive(),
+  attempt: z.number().int().positive(),
+  outcome: pageOutcome,
+  status_code: z.number().int().optional(),
+  final_url: z.string().optional(),
+  /** Short machine reason for a failure (egress code, `http_503`, …); never a secret. */
+  error: z.string().optional(),
+  /** Credits this page costs (0 when not billed). */
+  credits: z.number().int().min(0),
+  /** Tier that served the page (`basic` until adaptive tiers exist). */
+  tier: z.string(),
+  /** True when links were extracted (the task asked for them and the page was HTML). */
+  opened: z.boolean(),
+  /** Normalised, in-scope, ≤ 2,048-character links, unique within the page, in document order. */
+  links: z.array(z.string()),
+  /** Links on the page dropped because the same page already listed them. */
+  duplicate_links: z.number().int().min(0),
+  /** Page HTML (UTF-8), only when the task wanted content and the page was fetched. */
+  content: z.string().optional(),
+  content_type: z.string().optional(),
+});
+export type CrawlPageResultV1 = z.infer<typeof crawlPageResultV1>;

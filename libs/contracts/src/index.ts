@@ -1,0 +1,3 @@
+export * from './messaging-topology';
+export * from './crawl-page.messages';
+export * from './provisioning';

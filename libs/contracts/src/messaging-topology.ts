@@ -1,0 +1,48 @@
+/**
+ * Names of every JetStream stream, consumer and subject, derived from one prefix so that tests
+ * (and several installations on one NATS) never share a stream. Subjects carry the payload version.
+ */
+export interface MessagingTopology {
+  streams: {
+    /** Work queue of pages to fetch for crawls; consumed by fetch workers. */
+    crawlWork: string;
+    /** Work queue of page results; consumed by crawl coordinators. */
+    crawlResults: string;
+    /** Domain events relayed from the outbox (limits retention, for the webhook dispatcher). */
+    events: string;
+  };
+  subjects: {
+    crawlPageTask: string;
+    crawlPageResult: string;
+    /** Core NATS (not JetStream): a hint that a crawl has work to dispatch now. */
+    crawlKick: string;
+    eventsWildcard: string;
+    event(name: string): string;
+  };
+  consumers: {
+    fetchWorkers: string;
+    crawlCoordinators: string;
+  };
+}
+
+export function messagingTopology(prefix: string): MessagingTopology {
+  const upper = prefix.toUpperCase();
+  return {
+    streams: {
+      crawlWork: `${upper}_CRAWL_WORK`,
+      crawlResults: `${upper}_CRAWL_RESULTS`,
+      events: `${upper}_EVENTS`,
+    },
+    subjects: {
+      crawlPageTask: `${prefix}.crawl.page.task.v1`,
+      crawlPageResult: `${prefix}.crawl.page.result.v1`,
+      crawlKick: `${prefix}.crawl.kick.v1`,
+      eventsWildcard: `${prefix}.events.>`,
+      event: (name: string) => `${prefix}.events.${name}`,
+    },
+    consumers: {
+      fetchWorkers: 'fetch-workers',
+      crawlCoordinators: 'crawl-coordinators',
+    },
+  };
+}

@@ -1,0 +1,6 @@
+export * from './errors';
+export * from './host-map';
+export * from './egress-policy';
+export { createEgressAgent, type EgressAgentOptions } from './egress-agent';
+export * from './safe-request';
+export * from './url-normalization';

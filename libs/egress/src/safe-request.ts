@@ -1,0 +1,175 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import { request, type Agent, type Dispatcher } from 'undici';
+import { enforcesPolicy } from './egress-agent';
+import type { EgressPolicy } from './egress-policy';
+import { EgressError, EgressErrorCode } from './errors';
+import { decodeBody, readCappedBody } from './response-body';
+import { isIpLiteral } from './url-normalization';
+
+export interface SafeRequestOptions {
+  /** Default: GET. */
+  method?: string;
+  /** Request headers; `accept-encoding: gzip, deflate, br` is added unless set here. */
+  headers?: Record<string, string>;
+  body?: string | Buffer;
+  /** Redirects followed before giving up with `TooManyRedirects`. Default: 10. */
+  maxRedirects?: number;
+  /** Cap on the body, in bytes, both as received and decompressed. Default: 10 MiB. */
+  maxBodyBytes?: number;
+  /** Deadline for the whole request, redirects and body included, in ms. Default: 30,000. */
+  timeoutMs?: number;
+  /** Aborts the request; the signal's reason is thrown as is. */
+  signal?: AbortSignal;
+  /** Asked with the final response's content type; when false the body is not read (its socket is released) and `body` is empty. */
+  acceptBody?: (contentType: string | undefined) => boolean;
+}
+
+export interface SafeResponse {
+  status: number;
+  /** Headers of the final response as sent (`content-encoding` included, although `body` is decoded). */
+  headers: Record<string, string | string[]>;
+  /** The URL that gave this response, after redirects. */
+  url: string;
+  /** The URLs that answered with a redirect, in order; empty when there was none. */
+  redirectChain: string[];
+  contentType?: string;
+  /** The body, decompressed (gzip, deflate, br). */
+  body: Buffer;
+}
+
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+const BODY_HEADERS = ['content-type', 'content-length', 'content-encoding', 'transfer-encoding'];
+// Like fetch, credentials set for one origin are not handed to another.
+const ORIGIN_BOUND_HEADERS = ['authorization', 'cookie', 'proxy-authorization', 'host'];
+const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
+// Our own mistakes (bad arguments, agent closed during shutdown), not the remote's: thrown as is.
+const CALLER_ERROR_CODES = new Set(['UND_ERR_INVALID_ARG', 'UND_ERR_NOT_SUPPORTED', 'UND_ERR_DESTROYED', 'UND_ERR_CLOSED', 'ERR_INVALID_ARG_TYPE', 'ERR_INVALID_ARG_VALUE']);
+
+/**
+ * Fetches a stranger's URL under the egress policy. Redirects are followed here, not by undici,
+ * so every hop is checked again: its scheme, a literal IP host directly, and a named host through
+ * the agent's lookup at connect time (use an agent from `createEgressAgent(policy)`; with any
+ * other agent names are checked before the request, which does not stop DNS rebinding).
+ *
+ * @throws EgressError for a refused or failed request (see `EgressErrorCode`); the caller's abort
+ *   reason when `signal` aborts.
+ */
+export async function safeRequest(
+  policy: EgressPolicy,
+  agent: Agent,
+  url: string | URL,
+  options: SafeRequestOptions = {},
+): Promise<SafeResponse> {
+  const { maxRedirects = 10, maxBodyBytes = 10 * 1024 * 1024, timeoutMs = 30_000 } = options;
+  let target = parseUrl(url);
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(), timeoutMs);
+  const signal = options.signal ? AbortSignal.any([deadline.signal, options.signal]) : deadline.signal;
+  let method = (options.method ?? 'GET').toUpperCase();
+  let body = options.body;
+  let headers = withAcceptEncoding(options.headers ?? {});
+  const redirectChain: string[] = [];
+  try {
+    for (;;) {
+      await checkHop(policy, agent, target);
+      const response = await request(target, { dispatcher: agent, method, headers, body, signal });
+      const location = REDIRECT_STATUSES.has(response.statusCode) ? first(response.headers.location) : undefined;
+      if (location === undefined) {
+        const final = await readFinalResponse(response, method, maxBodyBytes, options.acceptBody);
+        return { ...final, url: target.href, redirectChain };
+      }
+      await response.body.dump();
+      if (redirectChain.length >= maxRedirects) {
+        throw new EgressError(EgressErrorCode.TooManyRedirects, `More than ${maxRedirects} redirects`);
+      }
+      redirectChain.push(target.href);
+      const next = parseUrl(location, target);
+      if (redirectBecomesGet(response.statusCode, method)) {
+        method = 'GET';
+        body = undefined;
+        headers = without(headers, BODY_HEADERS);
+      }
+      if (next.origin !== target.origin) headers = without(headers, ORIGIN_BOUND_HEADERS);
+      target = next;
+    }
+  } catch (error) {
+    if (options.signal?.aborted) throw options.signal.reason;
+    if (error instanceof EgressError) throw error;
+    if (deadline.signal.aborted) {
+      throw new EgressError(EgressErrorCode.Timeout, `No complete answer within ${timeoutMs} ms`, { cause: error });
+    }
+    throw classifyNetworkError(error, target.host);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+type FinalResponse = Omit<SafeResponse, 'url' | 'redirectChain'>;
+
+async function readFinalResponse(
+  response: Dispatcher.ResponseData,
+  method: string,
+  maxBodyBytes: number,
+  acceptBody: SafeRequestOptions['acceptBody'],
+): Promise<FinalResponse> {
+  const contentType = first(response.headers['content-type']);
+  const headers = definedHeaders(response.headers);
+  if (method === 'HEAD' || !(acceptBody?.(contentType) ?? true)) {
+    await response.body.dump();
+    return { status: response.statusCode, headers, contentType, body: Buffer.alloc(0) };
+  }
+  const raw = await readCappedBody(response.body, maxBodyBytes, first(response.headers['content-length']));
+  const body = await decodeBody(raw, first(response.headers['content-encoding']), maxBodyBytes);
+  return { status: response.statusCode, headers, contentType, body };
+}
+
+/** Fetch's rule: 303 (except after HEAD), and 301/302 after POST, continue as GET without body. */
+function redirectBecomesGet(status: number, method: string): boolean {
+  return status === 303 ? method !== 'HEAD' : (status === 301 || status === 302) && method === 'POST';
+}
+
+async function checkHop(policy: EgressPolicy, agent: Agent, target: URL): Promise<void> {
+  // The agent's lookup never runs for a literal IP, and a foreign agent has no such lookup at all.
+  if (isIpLiteral(target.hostname) || !enforcesPolicy(agent, policy)) {
+    await policy.assertUrlAllowed(target);
+  } else if (target.protocol !== 'http:' && target.protocol !== 'https:') {
+    throw new EgressError(EgressErrorCode.InvalidUrl, `Only http and https URLs can be fetched, not ${target.protocol}`);
+  }
+}
+
+function parseUrl(url: string | URL, base?: URL): URL {
+  try {
+    return new URL(url, base);
+  } catch (error) {
+    const what = base ? 'The redirect location' : 'The URL';
+    throw new EgressError(EgressErrorCode.InvalidUrl, `${what} is not a valid URL`, { cause: error });
+  }
+}
+
+function classifyNetworkError(error: unknown, host: string): unknown {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && CALLER_ERROR_CODES.has(code)) return error;
+  if (typeof code === 'string' && TIMEOUT_CODES.has(code)) {
+    return new EgressError(EgressErrorCode.Timeout, `${host} did not answer in time`, { cause: error });
+  }
+  return new EgressError(EgressErrorCode.ConnectFailed, `The connection to ${host} failed`, { cause: error });
+}
+
+function withAcceptEncoding(headers: Record<string, string>): Record<string, string> {
+  const lowercased = Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
+  return { 'accept-encoding': 'gzip, deflate, br', ...lowercased };
+}
+
+function without(headers: Record<string, string>, names: string[]): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => !names.includes(name)));
+}
+
+function first(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function definedHeaders(headers: IncomingHttpHeaders): Record<string, string | string[]> {
+  const result: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(headers)) if (value !== undefined) result[name] = value;
+  return result;
+}

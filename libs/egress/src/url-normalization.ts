@@ -1,0 +1,89 @@
+import { isIPv4, isIPv6 } from 'node:net';
+import { getDomain } from 'tldts';
+
+/** Longest URL Trawl accepts or follows, in characters (raw and normalised). */
+export const MAX_URL_LENGTH = 2048;
+
+const TRACKING_PARAMS = new Set(['gclid', 'fbclid']);
+const UNRESERVED = /^[A-Za-z0-9\-._~]$/;
+
+/**
+ * The fetchable, canonical form of an http(s) URL, or null when `input` (resolved against `base`)
+ * does not parse, is not http/https, or is longer than `MAX_URL_LENGTH` before or after
+ * normalising.
+ *
+ * On top of WHATWG parsing (lowercase scheme and host, punycode, canonical IPv4 — `0x7f.1` becomes
+ * `127.0.0.1` —, default port dropped, dot segments resolved) it drops the fragment and the
+ * tracking parameters (`utm_*`, `gclid`, `fbclid`, any case), keeps the other query parameters in
+ * order, and normalises percent-encoding (RFC 3986 §6.2.2: unreserved characters decoded, other
+ * escapes in uppercase hex). `www.` and a trailing slash are kept: they only matter to `urlKey`.
+ */
+export function normalizeUrl(input: string, base?: string | URL): string | null {
+  if (input.length > MAX_URL_LENGTH) return null;
+  let url: URL;
+  try {
+    url = new URL(input, base);
+  } catch {
+    return null;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
+  url.hash = '';
+  url.pathname = normalizePercentEncoding(url.pathname);
+  url.search = normalizeQuery(url.search);
+  return url.href.length > MAX_URL_LENGTH ? null : url.href;
+}
+
+function normalizeQuery(search: string): string {
+  const params = search
+    .slice(1)
+    .split('&')
+    .map(normalizePercentEncoding)
+    .filter((param) => param !== '' && !isTrackingParam(param.split('=')[0].toLowerCase()));
+  return params.length === 0 ? '' : `?${params.join('&')}`;
+}
+
+function isTrackingParam(key: string): boolean {
+  return key.startsWith('utm_') || TRACKING_PARAMS.has(key);
+}
+
+function normalizePercentEncoding(text: string): string {
+  return text.replace(/%([0-9A-Fa-f]{2})/g, (_escape, hex: string) => {
+    const char = String.fromCharCode(parseInt(hex, 16));
+    return UNRESERVED.test(char) ? char : `%${hex.toUpperCase()}`;
+  });
+}
+
+/**
+ * The key under which a crawl deduplicates a normalised URL: no scheme, no leading `www.` in the
+ * host, no trailing `/` in the path; port and query kept. `http://www.a.com/x/`, `https://a.com/x`
+ * and `https://a.com/x/` share one key, as do `https://a.com/` and `https://a.com`.
+ *
+ * @param normalizedUrl a result of `normalizeUrl`.
+ */
+export function urlKey(normalizedUrl: string): string {
+  const url = new URL(normalizedUrl);
+  const host = url.host.startsWith('www.') ? url.host.slice(4) : url.host;
+  const path = url.pathname.endsWith('/') ? url.pathname.slice(0, -1) : url.pathname;
+  return `${host}${path}${url.search}`;
+}
+
+/**
+ * The registrable domain ("site") of a hostname by the public suffix list, ICANN section only:
+ * `shop.example.co.uk` → `example.co.uk`, `a.github.io` → `github.io`. Hosts the list cannot
+ * split (`localhost`, IP literals) give the hostname without a leading `www.`.
+ */
+export function registrableDomain(hostname: string): string {
+  const host = hostname.toLowerCase();
+  return getDomain(host, { allowPrivateDomains: false }) ?? (host.startsWith('www.') ? host.slice(4) : host);
+}
+
+/** True when `hostname` belongs to the site `domain` (a registrable domain), subdomains included. */
+export function isSameSite(hostname: string, domain: string): boolean {
+  return registrableDomain(hostname) === domain.toLowerCase();
+}
+
+/** True when a WHATWG-parsed hostname is an IP literal: dotted IPv4 or `[IPv6]` (bare IPv6 too). */
+export function isIpLiteral(hostname: string): boolean {
+  const host = hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname;
+  return isIPv4(host) || isIPv6(host);
+}

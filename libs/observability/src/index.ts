@@ -1,0 +1,4 @@
+export * from './logger';
+export * from './tracing';
+export * from './metrics';
+export * from './health.module';

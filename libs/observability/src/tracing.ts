@@ -1,0 +1,60 @@
+import { context, propagation, Context, ROOT_CONTEXT, trace } from '@opentelemetry/api';
+import { NodeSDK } from '@opentelemetry/sdk-node';
+import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
+import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
+import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { SpanExporter } from '@opentelemetry/sdk-trace-base';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
+
+export interface TracingOptions {
+  serviceName: string;
+  /** OTLP/HTTP traces endpoint (e.g. `http://otel-collector:4318/v1/traces`); spans are still made
+   * without one, so trace ids reach the logs and NATS headers, but are not exported. */
+  otlpEndpoint?: string;
+  /** Overrides the exporter (tests). */
+  exporter?: SpanExporter;
+}
+
+let sdk: NodeSDK | undefined;
+
+/**
+ * Starts OpenTelemetry for this process. Call first thing in main.ts, before Nest and pg load, so
+ * that HTTP, undici and pg are instrumented. Safe to call twice.
+ */
+export function startTracing(options: TracingOptions): void {
+  if (sdk) return;
+  const exporter = options.exporter ?? (options.otlpEndpoint ? new OTLPTraceExporter({ url: options.otlpEndpoint }) : undefined);
+  sdk = new NodeSDK({
+    serviceName: options.serviceName,
+    traceExporter: exporter,
+    textMapPropagator: new W3CTraceContextPropagator(),
+    instrumentations: [
+      new HttpInstrumentation({ ignoreIncomingRequestHook: (req) => /^\/(healthz|readyz|metrics)/.test(req.url ?? '') }),
+      new UndiciInstrumentation(),
+      new PgInstrumentation(),
+    ],
+  });
+  sdk.start();
+}
+
+export async function stopTracing(): Promise<void> {
+  const current = sdk;
+  sdk = undefined;
+  await current?.shutdown().catch(() => undefined);
+}
+
+/** The W3C `traceparent` of the active span, to store beside work that continues later. */
+export function currentTraceParent(): string | undefined {
+  const carrier: Record<string, string> = {};
+  propagation.inject(context.active(), carrier);
+  return carrier.traceparent;
+}
+
+/** A context whose parent is the given `traceparent` (or the root when absent). */
+export function contextFromTraceParent(traceParent: string | null | undefined): Context {
+  if (!traceParent) return ROOT_CONTEXT;
+  return propagation.extract(ROOT_CONTEXT, { traceparent: traceParent });
+}
+
+export const tracer = () => trace.getTracer('trawl');

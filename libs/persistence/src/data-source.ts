@@ -1,0 +1,28 @@
+import { DataSource } from 'typeorm';
+import { Init1763798400000 } from './migrations/1763798400000-init';
+
+/** Every migration, in order. Migrations run by `make migrate` (and a Helm pre-upgrade Job), never at pod start. */
+export const MIGRATIONS = [Init1763798400000];
+
+export interface DataSourceOptions {
+  url: string;
+  /** Connections in this process's pool (default 10). */
+  poolSize?: number;
+  applicationName?: string;
+}
+
+/** TypeORM DataSource for Trawl's schema. `synchronize` is never on: the schema is migrations only. */
+export function createDataSource(options: DataSourceOptions): DataSource {
+  return new DataSource({
+    type: 'postgres',
+    url: options.url,
+    synchronize: false,
+    migrationsRun: false,
+    migrations: MIGRATIONS,
+    migrationsTableName: 'schema_migrations',
+    entities: [],
+    logging: false,
+    applicationName: options.applicationName ?? 'trawl',
+    extra: { max: options.poolSize ?? 10 },
+  });
+}

@@ -1,0 +1,3 @@
+export * from './database';
+export * from './data-source';
+export * from './migrate';

@@ -1,0 +1,3 @@
+export * from './postgres';
+export * from './unique';
+export * from './wait';

@@ -1,0 +1,56 @@
+import { Client } from 'pg';
+import { uniqueSuffix } from './unique';
+
+/** The server tests create their databases on: `TEST_DATABASE_URL`, else the loopback default. */
+export function testServerUrl(): string {
+  return process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+}
+
+export interface TestDatabase {
+  /** Connection string of the new, empty database. */
+  url: string;
+  name: string;
+  /** Drops the database (and only it). Safe to call twice. */
+  drop(): Promise<void>;
+}
+
+/** Creates an empty database with a unique name; the caller drops it. */
+export async function createTestDatabase(prefix = 'trawl_test'): Promise<TestDatabase> {
+  const name = `${prefix}_${uniqueSuffix()}`;
+  const admin = new Client({ connectionString: testServerUrl() });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE "${name}"`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(testServerUrl());
+  url.pathname = `/${name}`;
+  let dropped = false;
+  return {
+    url: url.toString(),
+    name,
+    async drop() {
+      if (dropped) return;
+      dropped = true;
+      const client = new Client({ connectionString: testServerUrl() });
+      await client.connect();
+      try {
+        await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      } finally {
+        await client.end();
+      }
+    },
+  };
+}
+
+/**
+ * A unique database with Trawl's schema migrated, for integration tests. Migrating takes a moment,
+ * so suites create one per file (beforeAll) and isolate tests by tenant.
+ */
+export async function createMigratedDatabase(): Promise<TestDatabase> {
+  const db = await createTestDatabase();
+  const { migrate } = await import('@trawl/persistence');
+  await migrate(db.url);
+  return db;
+}

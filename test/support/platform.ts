@@ -1,0 +1,238 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer } from 'node:net';
+import { createWriteStream, mkdirSync, WriteStream } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { messagingTopology } from '@trawl/contracts';
+import { deleteStreams, MessagingConnection } from '@trawl/messaging';
+import { createMigratedDatabase, TestDatabase, uniqueSuffix, waitFor } from '@trawl/testing';
+
+export const SERVICES = ['gateway', 'crawl-coordinator', 'fetch-worker', 'scheduler', 'webhook-dispatcher'] as const;
+export type ServiceName = (typeof SERVICES)[number];
+
+const ROOT = resolve(__dirname, '..', '..');
+const ADMIN_TOKEN = 'e2e-admin-token-0123456789';
+
+export interface PlatformOptions {
+  /** EGRESS_HOST_MAP for the services (the fixture web's hosts). */
+  hostMap: string;
+  /** Extra environment per service (e.g. short leases for crash tests). */
+  env?: Partial<Record<ServiceName | 'all', Record<string, string>>>;
+  /** Services to start (default: all five). */
+  services?: readonly ServiceName[];
+}
+
+interface Running {
+  child: ChildProcess;
+  port: number;
+  exited: Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as { port: number };
+  server.close();
+  await once(server, 'close');
+  return port;
+}
+
+/**
+ * The whole platform for an end-to-end suite: its own database and NATS prefix, each service started
+ * from dist/ as a separate process, speaking only over the public API. Logs go to
+ * `test-output/<suite>/<service>.log`.
+ */
+export class Platform {
+  readonly prefix = `e2e${uniqueSuffix()}`;
+  private readonly processes = new Map<ServiceName, Running>();
+  private readonly logs = new Map<ServiceName, WriteStream>();
+  private database?: TestDatabase;
+  private logDir: string;
+
+  constructor(
+    private readonly suite: string,
+    private readonly options: PlatformOptions,
+  ) {
+    this.logDir = join(ROOT, 'test-output', suite);
+    mkdirSync(this.logDir, { recursive: true });
+  }
+
+  get gatewayUrl(): string {
+    return `http://127.0.0.1:${this.port('gateway')}`;
+  }
+
+  port(service: ServiceName): number {
+    const running = this.processes.get(service);
+    if (!running) throw new Error(`${service} is not running`);
+    return running.port;
+  }
+
+  get databaseUrl(): string {
+    if (!this.database) throw new Error('platform not started');
+    return this.database.url;
+  }
+
+  async start(): Promise<void> {
+    this.database = await createMigratedDatabase();
+    for (const service of this.options.services ?? SERVICES) await this.startService(service);
+  }
+
+  async startService(service: ServiceName): Promise<void> {
+    const port = await freePort();
+    const env: Record<string, string> = {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '/tmp',
+      DATABASE_URL: this.databaseUrl,
+      NATS_URL: process.env.NATS_URL ?? 'nats://127.0.0.1:4222',
+      NATS_PREFIX: this.prefix,
+      EGRESS_HOST_MAP: this.options.hostMap,
+      ADMIN_TOKEN,
+      PORT: String(port),
+      LOG_LEVEL: 'info',
+      SHUTDOWN_TIMEOUT_MS: '5000',
+      ...this.options.env?.all,
+      ...this.options.env?.[service],
+    };
+    let log = this.logs.get(service);
+    if (!log) {
+      log = createWriteStream(join(this.logDir, `${service}.log`), { flags: 'a' });
+      this.logs.set(service, log);
+    }
+    const child = spawn(
+      process.execPath,
+      ['-r', join(ROOT, 'tools', 'register-aliases.js'), join(ROOT, 'dist', 'apps', service, 'src', 'main.js')],
+      { env, stdio: ['ignore', 'pipe', 'pipe'], detached: false },
+    );
+    child.stdout?.pipe(log, { end: false });
+    child.stderr?.pipe(log, { end: false });
+    const exited = once(child, 'exit').then(() => undefined);
+    this.processes.set(service, { child, port, exited });
+    await waitFor(
+      async () => {
+        if (child.exitCode !== null) throw new Error(`${service} exited with ${child.exitCode}; see ${this.logDir}`);
+        const res = await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined);
+        return res?.status === 200;
+      },
+      { timeoutMs: 30_000, intervalMs: 100, what: `${service} to be ready` },
+    ).catch((error: Error) => {
+      throw new Error(`${error.message} (logs in ${this.logDir}/${service}.log)`);
+    });
+  }
+
+  /** Kills a service (SIGKILL by default: a crash, nothing handed back). */
+  async kill(service: ServiceName, signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
+    const running = this.processes.get(service);
+    if (!running) return;
+    running.child.kill(signal);
+    await running.exited;
+    this.processes.delete(service);
+  }
+
+  async restart(service: ServiceName): Promise<void> {
+    await this.kill(service);
+    await this.startService(service);
+  }
+
+  async createTenant(body: Record<string, unknown> = {}): Promise<{ tenant_id: string; api_key: string }> {
+    const res = await fetch(`${this.gatewayUrl}/admin/v1/tenants`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: `tenant-${uniqueSuffix()}`, ...body }),
+    });
+    if (res.status !== 201) throw new Error(`tenant creation answered ${res.status}: ${await res.text()}`);
+    return (await res.json()) as { tenant_id: string; api_key: string };
+  }
+
+  /** A client of the public API for one tenant. */
+  client(apiKey: string): ApiClient {
+    return new ApiClient(this.gatewayUrl, apiKey);
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all([...this.processes.keys()].map((s) => this.kill(s, 'SIGTERM')));
+    for (const log of this.logs.values()) log.end();
+    const messaging = await MessagingConnection.connect({
+      servers: process.env.NATS_URL ?? 'nats://127.0.0.1:4222',
+      name: 'e2e-cleanup',
+    });
+    const topology = messagingTopology(this.prefix);
+    await deleteStreams(messaging.jsm, Object.values(topology.streams));
+    await messaging.close();
+    await this.database?.drop();
+  }
+}
+
+export interface ApiResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+export class ApiClient {
+  constructor(
+    readonly baseUrl: string,
+    readonly apiKey: string,
+  ) {}
+
+  async request<T = any>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiResponse<T>> {
+    const res = await fetch(`${this.baseUrl}${path}`, {
+      method,
+      headers: {
+        'x-api-key': this.apiKey,
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+        ...headers,
+      },
+      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+    });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      // not JSON (NDJSON, HTML)
+    }
+    return { status: res.status, headers: res.headers, body: parsed as T, text };
+  }
+
+  startCrawl(body: Record<string, unknown>, headers?: Record<string, string>) {
+    return this.request('POST', '/v1/crawls', body, headers);
+  }
+
+  getCrawl(id: string, query = '') {
+    return this.request('GET', `/v1/crawls/${id}${query}`);
+  }
+
+  /** Waits until the crawl is no longer running and returns it. */
+  async waitUntilEnded(id: string, timeoutMs = 60_000): Promise<any> {
+    return waitFor(
+      async () => {
+        const res = await this.getCrawl(id, '?limit=1');
+        return res.body.status !== 'running' ? res.body : undefined;
+      },
+      { timeoutMs, intervalMs: 100, what: `crawl ${id} to end` },
+    );
+  }
+
+  /** Reads every result with the cursor until `next_cursor` is null; fails on a URL returned twice. */
+  async readAllResults(id: string, limit = 10_000, timeoutMs = 60_000): Promise<{ url: string; content_status?: string; content_url?: string }[]> {
+    const results: any[] = [];
+    const seen = new Set<string>();
+    let cursor: string | null = null;
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const res = await this.getCrawl(id, `?limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+      if (res.status !== 200) throw new Error(`read answered ${res.status}: ${res.text}`);
+      for (const r of res.body.results) {
+        if (seen.has(r.url)) throw new Error(`URL returned twice: ${r.url}`);
+        seen.add(r.url);
+        results.push(r);
+      }
+      if (res.body.next_cursor === null) return results;
+      cursor = res.body.next_cursor;
+      if (Date.now() > deadline) throw new Error(`results of ${id} still not final after ${timeoutMs} ms`);
+      if (res.body.results.length === 0) await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}
