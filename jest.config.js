@@ -15,8 +15,8 @@ const swc = [
 const common = {
   testEnvironment: 'node',
   transform: { '^.+\\.(t|j)s$': swc },
-  // NestJS 12 ships ES modules only; jest's module loader needs them transformed to CommonJS.
-  transformIgnorePatterns: ['/node_modules/(?!(@nestjs)/)'],
+  // NestJS 12 and htmlparser2 12 ship ES modules only; jest's loader needs them transformed to CommonJS.
+  transformIgnorePatterns: ['/node_modules/(?!(@nestjs|htmlparser2|domhandler|domutils|entities|dom-serializer|domelementtype)/)'],
   moduleNameMapper: { '^@trawl/([^/]+)$': '<rootDir>/libs/$1/src/index.ts' },
   rootDir: __dirname,
 };

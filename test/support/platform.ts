@@ -51,7 +51,7 @@ export class Platform {
   private logDir: string;
 
   constructor(
-    private readonly suite: string,
+    suite: string,
     private readonly options: PlatformOptions,
   ) {
     this.logDir = join(ROOT, 'test-output', suite);

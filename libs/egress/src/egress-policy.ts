@@ -30,7 +30,8 @@ export class EgressPolicy {
   private readonly lookup: (hostname: string) => Promise<ResolvedAddress[]>;
 
   constructor(options: EgressPolicyOptions = {}) {
-    this.hostMap = new Map([...(options.hostMap ?? [])].map(([host, address]) => [host.toLowerCase(), toResolved(host, address)]));
+    const entries = [...(options.hostMap ?? [])];
+    this.hostMap = new Map(entries.map(([host, address]) => [host.toLowerCase(), toResolved(host, address)]));
     this.lookup = options.lookup ?? systemLookup;
   }
 
@@ -56,7 +57,9 @@ export class EgressPolicy {
     const host = unbracket(hostname.toLowerCase());
     const family = isIP(host);
     if (family !== 0) {
-      if (!isPublicAddress(host)) throw new EgressError(EgressErrorCode.BlockedAddress, `${hostname} is not a public address`);
+      if (!isPublicAddress(host)) {
+        throw new EgressError(EgressErrorCode.BlockedAddress, `${hostname} is not a public address`);
+      }
       return [{ address: host, family: family === 6 ? 6 : 4 }];
     }
     const mapped = this.hostMap.get(host);

@@ -7,7 +7,11 @@ import { EgressError, EgressErrorCode } from './errors';
  * Reads a response body, destroying the stream (and so the socket) as soon as it passes
  * `maxBytes`: a hostile server must not make a worker buffer gigabytes.
  */
-export async function readCappedBody(body: Readable, maxBytes: number, declaredLength: string | undefined): Promise<Buffer> {
+export async function readCappedBody(
+  body: Readable,
+  maxBytes: number,
+  declaredLength: string | undefined,
+): Promise<Buffer> {
   if (declaredLength !== undefined && Number(declaredLength) > maxBytes) throw tooLarge(body, maxBytes);
   const chunks: Buffer[] = [];
   let size = 0;
@@ -32,7 +36,10 @@ const brotli = promisify<zlib.InputType, zlib.BrotliOptions, Buffer>(zlib.brotli
 type Decoder = (data: Buffer, maxOutputLength: number) => Promise<Buffer>;
 
 // Browsers accept bodies cut short after the last complete block, hence the sync-flush finish.
-const zlibOptions = (maxOutputLength: number): zlib.ZlibOptions => ({ maxOutputLength, finishFlush: zlib.constants.Z_SYNC_FLUSH });
+const zlibOptions = (maxOutputLength: number): zlib.ZlibOptions => ({
+  maxOutputLength,
+  finishFlush: zlib.constants.Z_SYNC_FLUSH,
+});
 
 const DECODERS = new Map<string, Decoder>([
   ['gzip', (data, max) => gunzip(data, zlibOptions(max))],
@@ -53,7 +60,11 @@ function hasZlibHeader(data: Buffer): boolean {
  *
  * @throws EgressError `BodyTooLarge` when the decoded body passes `maxBytes`.
  */
-export async function decodeBody(raw: Buffer, contentEncoding: string | undefined, maxBytes: number): Promise<Buffer> {
+export async function decodeBody(
+  raw: Buffer,
+  contentEncoding: string | undefined,
+  maxBytes: number,
+): Promise<Buffer> {
   const codings = (contentEncoding ?? '')
     .toLowerCase()
     .split(',')
@@ -72,7 +83,8 @@ export async function decodeBody(raw: Buffer, contentEncoding: string | undefine
     for (const decoder of decoders) data = await decoder(data, maxBytes);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') {
-      throw new EgressError(EgressErrorCode.BodyTooLarge, `The decompressed response body is larger than ${maxBytes} bytes`);
+      const message = `The decompressed response body is larger than ${maxBytes} bytes`;
+      throw new EgressError(EgressErrorCode.BodyTooLarge, message);
     }
     return raw;
   }

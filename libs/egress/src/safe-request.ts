@@ -20,7 +20,10 @@ export interface SafeRequestOptions {
   timeoutMs?: number;
   /** Aborts the request; the signal's reason is thrown as is. */
   signal?: AbortSignal;
-  /** Asked with the final response's content type; when false the body is not read (its socket is released) and `body` is empty. */
+  /**
+   * Asked with the final response's content type; when it answers false the body is not read (the
+   * socket is released) and `body` is empty. Default: every body is read.
+   */
   acceptBody?: (contentType: string | undefined) => boolean;
 }
 
@@ -41,9 +44,21 @@ const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 const BODY_HEADERS = ['content-type', 'content-length', 'content-encoding', 'transfer-encoding'];
 // Like fetch, credentials set for one origin are not handed to another.
 const ORIGIN_BOUND_HEADERS = ['authorization', 'cookie', 'proxy-authorization', 'host'];
-const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
+const TIMEOUT_CODES = new Set([
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+  'ETIMEDOUT',
+]);
 // Our own mistakes (bad arguments, agent closed during shutdown), not the remote's: thrown as is.
-const CALLER_ERROR_CODES = new Set(['UND_ERR_INVALID_ARG', 'UND_ERR_NOT_SUPPORTED', 'UND_ERR_DESTROYED', 'UND_ERR_CLOSED', 'ERR_INVALID_ARG_TYPE', 'ERR_INVALID_ARG_VALUE']);
+const CALLER_ERROR_CODES = new Set([
+  'UND_ERR_INVALID_ARG',
+  'UND_ERR_NOT_SUPPORTED',
+  'UND_ERR_DESTROYED',
+  'UND_ERR_CLOSED',
+  'ERR_INVALID_ARG_TYPE',
+  'ERR_INVALID_ARG_VALUE',
+]);
 
 /**
  * Fetches a stranger's URL under the egress policy. Redirects are followed here, not by undici,
@@ -133,7 +148,8 @@ async function checkHop(policy: EgressPolicy, agent: Agent, target: URL): Promis
   if (isIpLiteral(target.hostname) || !enforcesPolicy(agent, policy)) {
     await policy.assertUrlAllowed(target);
   } else if (target.protocol !== 'http:' && target.protocol !== 'https:') {
-    throw new EgressError(EgressErrorCode.InvalidUrl, `Only http and https URLs can be fetched, not ${target.protocol}`);
+    const message = `Only http and https URLs can be fetched, not ${target.protocol}`;
+    throw new EgressError(EgressErrorCode.InvalidUrl, message);
   }
 }
 

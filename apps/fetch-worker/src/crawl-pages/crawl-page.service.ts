@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { CrawlPageResultV1, CrawlPageTaskV1 } from '@trawl/contracts';
 import { isSameSite } from '@trawl/egress';
 import { Logger } from '@trawl/observability';
-import { extractLinks } from '../links/link-extractor';
+import { ExtractedLinks, extractLinks } from '../links/link-extractor';
 import { PageFetchResult, PageFetchService } from '../page-fetch/page-fetch.service';
 import { WORKER_LOGGER } from '../worker.logger';
 import { fitResult, MAX_RESULT_BYTES } from './result-size';
@@ -36,10 +36,7 @@ export class CrawlPageService {
       read: task.wants_links || task.wants_content ? 'html' : 'none',
       signal,
     });
-    // A page that redirected off the crawl's site is fetched (and billed) but not opened: its
-    // links belong to another site (Crawl spec §1: the crawl stays on the start URL's domain).
-    const opened = task.wants_links && page.html !== undefined && staysInScope(page, task.scope_domain);
-    const extracted = opened ? extractLinks(page.html!, page.finalUrl!, task.scope_domain) : undefined;
+    const extracted = task.wants_links ? linksOf(page, task.scope_domain) : undefined;
     const result: CrawlPageResultV1 = {
       v: 1,
       crawl_id: task.crawl_id,
@@ -51,7 +48,7 @@ export class CrawlPageService {
       error: page.error,
       credits: page.credits,
       tier: page.tier,
-      opened,
+      opened: extracted !== undefined,
       links: extracted?.links ?? [],
       duplicate_links: extracted?.duplicateLinks ?? 0,
       content: task.wants_content ? page.html : undefined,
@@ -68,9 +65,15 @@ export class CrawlPageService {
   }
 }
 
-function staysInScope(page: PageFetchResult, scopeDomain: string): boolean {
-  if (page.finalUrl === undefined) return false;
-  return isSameSite(new URL(page.finalUrl).hostname, scopeDomain);
+/**
+ * The page's links, when it can be opened: fetched as HTML, and still on the crawl's site. A page
+ * that redirected off the site is fetched (and billed) but not opened, since its links belong to
+ * another site (Crawl spec §1: the crawl stays on the start URL's domain).
+ */
+function linksOf(page: PageFetchResult, scopeDomain: string): ExtractedLinks | undefined {
+  if (page.html === undefined || page.finalUrl === undefined) return undefined;
+  if (!isSameSite(new URL(page.finalUrl).hostname, scopeDomain)) return undefined;
+  return extractLinks(page.html, page.finalUrl, scopeDomain);
 }
 
 /** JSON drops undefined members anyway; dropping them here keeps size checks and tests exact. */

@@ -47,11 +47,12 @@ export function extractLinks(html: string, pageUrl: string, scopeDomain: string)
   // A <base> anywhere in the document applies to every link, also those before it, so links are
   // resolved after the whole page is read.
   const base = documentBase(pageUrl, baseHref);
+  const inScope = siteCheck(scopeDomain);
   const links: string[] = [];
   const seen = new Set<string>();
   let duplicateLinks = 0;
   for (const href of hrefs) {
-    const link = followableLink(href, base, scopeDomain);
+    const link = followableLink(href, base, inScope);
     if (link === undefined) continue;
     const key = urlKey(link);
     if (seen.has(key)) {
@@ -71,7 +72,20 @@ function documentBase(pageUrl: string, baseHref: string | undefined): string {
   return resolved && isHttp(resolved) ? resolved.href : pageUrl;
 }
 
-function followableLink(rawHref: string, base: string, scopeDomain: string): string | undefined {
+/** `isSameSite` against the crawl's domain, remembered per host: a page links to few hosts, many times. */
+function siteCheck(scopeDomain: string): (hostname: string) => boolean {
+  const answers = new Map<string, boolean>();
+  return (hostname) => {
+    let answer = answers.get(hostname);
+    if (answer === undefined) {
+      answer = isSameSite(hostname, scopeDomain);
+      answers.set(hostname, answer);
+    }
+    return answer;
+  };
+}
+
+function followableLink(rawHref: string, base: string, inScope: (hostname: string) => boolean): string | undefined {
   const href = rawHref.replace(ASCII_WHITESPACE, '');
   if (href === '' || href.startsWith('#')) return undefined;
   // Crawl spec §8 caps followed links at 2,048 characters; checking the attribute first also keeps
@@ -79,7 +93,7 @@ function followableLink(rawHref: string, base: string, scopeDomain: string): str
   if (href.length > MAX_URL_LENGTH) return undefined;
   const resolved = resolve(href, base);
   if (!resolved || !isHttp(resolved) || resolved.href.length > MAX_URL_LENGTH) return undefined;
-  if (!isSameSite(resolved.hostname, scopeDomain)) return undefined;
+  if (!inScope(resolved.hostname)) return undefined;
   const normalized = normalizeUrl(resolved.href);
   if (normalized === null || normalized.length > MAX_URL_LENGTH) return undefined;
   return normalized;

@@ -99,3 +99,17 @@ export function optionalStringList(maxItems: number, maxLength: number) {
     .nullish()
     .transform((value) => value ?? undefined);
 }
+
+/** For endpoints without a body: nothing, or an empty JSON object, is accepted. */
+export function assertNoBody(body: unknown): void {
+  if (body === undefined || body === null) return;
+  if (typeof body !== 'object' || Array.isArray(body)) {
+    throw new RequestError(RequestErrorCode.InvalidRequest, 'This endpoint takes no request body.');
+  }
+  const [name] = Object.keys(body);
+  if (name !== undefined) {
+    throw new RequestError(RequestErrorCode.UnknownParameter, `\`${name}\` is not a parameter of this endpoint; remove it.`, {
+      parameter: name,
+    });
+  }
+}

@@ -1,0 +1,19 @@
+import { z } from 'zod';
+import { baseConfigSchema, envInt } from '@trawl/config';
+
+/**
+ * The fetch worker's environment, parsed once in main.ts. Workers hold no database connection, so
+ * `DATABASE_URL` is not part of it.
+ */
+export const fetchWorkerConfigSchema = baseConfigSchema.omit({ DATABASE_URL: true }).extend({
+  /** Port of /healthz, /readyz and /metrics. */
+  PORT: envInt(8082, 0, 65535),
+  /** Pages fetched at once by one worker process (default 64). */
+  WORKER_CONCURRENCY: envInt(64, 1, 4096),
+  /** Whole page load, redirects and body included, in ms (default 30 s). */
+  PAGE_TIMEOUT_MS: envInt(30_000, 1_000, 180_000),
+  /** Largest page body read, in bytes, as received and decompressed (default 10 MiB). */
+  MAX_BODY_BYTES: envInt(10 * 1024 * 1024, 1024, 100 * 1024 * 1024),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.string().url().optional(),
+});
+export type FetchWorkerConfig = z.infer<typeof fetchWorkerConfigSchema>;

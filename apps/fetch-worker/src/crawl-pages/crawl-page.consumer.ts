@@ -1,0 +1,179 @@
+import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { context, Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { crawlPageTaskV1, CrawlPageTaskV1, MessagingTopology } from '@trawl/contracts';
+import { Disposition, InboundMessage, MessageConsumer, MessagingConnection, publishJson } from '@trawl/messaging';
+import { Logger, tracer } from '@trawl/observability';
+import { PageFetchError, PageFetchErrorCode } from '../page-fetch/page-fetch.errors';
+import { WORKER_LOGGER } from '../worker.logger';
+import { WORKER_MESSAGING } from '../worker.messaging';
+import { WorkerMetrics } from '../worker.metrics';
+import { CrawlPageService } from './crawl-page.service';
+
+export const CRAWL_PAGE_CONSUMER_SETTINGS = Symbol('CRAWL_PAGE_CONSUMER_SETTINGS');
+
+export interface CrawlPageConsumerSettings {
+  topology: MessagingTopology;
+  /** Pages fetched at once (`WORKER_CONCURRENCY`, default 64). */
+  concurrency: number;
+  /**
+   * On shutdown, how long pages in flight may still finish, in ms; fetches still running then are
+   * aborted and their tasks handed back (nak), so another worker fetches them at once.
+   */
+  drainMs: number;
+  /** On shutdown, the deadline given to the message consumer to settle every message, in ms. */
+  stopDeadlineMs: number;
+}
+
+/** How often a running fetch tells JetStream it is still at work; well inside the 30 s ack wait. */
+export const WORKING_INTERVAL_MS = 10_000;
+/** Delay before a task whose result could not be published is offered again, in ms. */
+export const PUBLISH_RETRY_DELAY_MS = 5_000;
+
+/**
+ * Takes crawl page tasks from the work queue (the fetch-workers durable), fetches each page and
+ * publishes its page result. A task is acknowledged only once its result is stored in the results
+ * stream; a result is published under the message id `<frontier_id>:<attempt>`, so a task that is
+ * delivered twice (redelivery after a slow ack, a reconciler re-dispatch) yields one result.
+ */
+@Injectable()
+export class CrawlPageConsumer implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private consumer?: MessageConsumer<CrawlPageTaskV1>;
+  private readonly shutdown = new AbortController();
+  private stopping?: Promise<void>;
+
+  constructor(
+    private readonly crawlPages: CrawlPageService,
+    @Inject(WORKER_MESSAGING) private readonly messaging: MessagingConnection,
+    @Inject(CRAWL_PAGE_CONSUMER_SETTINGS) private readonly settings: CrawlPageConsumerSettings,
+    private readonly metrics: WorkerMetrics,
+    @Inject(WORKER_LOGGER) private readonly logger: Logger,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.start();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.stop();
+  }
+
+  /** Starts consuming. Safe to call twice. */
+  async start(): Promise<void> {
+    if (this.consumer || this.stopping) return;
+    const { topology, concurrency } = this.settings;
+    this.consumer = new MessageConsumer<CrawlPageTaskV1>({
+      js: this.messaging.js,
+      stream: topology.streams.crawlWork,
+      durable: topology.consumers.fetchWorkers,
+      schema: crawlPageTaskV1,
+      logger: this.logger,
+      concurrency,
+      handler: (message) => this.handle(message),
+    });
+    await this.consumer.start();
+    this.logger.info({ stream: topology.streams.crawlWork, concurrency }, 'consuming crawl page tasks');
+  }
+
+  /**
+   * Stops taking tasks, lets pages in flight finish for `drainMs`, then aborts the rest (they are
+   * handed back). Safe to call twice.
+   */
+  stop(): Promise<void> {
+    this.stopping ??= this.drain();
+    return this.stopping;
+  }
+
+  private async drain(): Promise<void> {
+    const abortLate = setTimeout(
+      () => this.shutdown.abort(new PageFetchError(PageFetchErrorCode.Aborted, 'The worker is shutting down')),
+      this.settings.drainMs,
+    );
+    try {
+      await this.consumer?.stop(this.settings.stopDeadlineMs);
+    } finally {
+      clearTimeout(abortLate);
+      this.shutdown.abort(new PageFetchError(PageFetchErrorCode.Aborted, 'The worker stopped'));
+    }
+  }
+
+  /** One task: fetch, publish the result, then ack; or hand the task back. */
+  async handle(message: InboundMessage<CrawlPageTaskV1>): Promise<Disposition> {
+    const task = message.data;
+    const parent = message.traceContext();
+    const span = tracer().startSpan(
+      'crawl.page.fetch',
+      {
+        kind: SpanKind.CONSUMER,
+        attributes: {
+          'trawl.crawl_id': task.crawl_id,
+          'trawl.frontier_id': task.frontier_id,
+          'trawl.attempt': task.attempt,
+          'messaging.delivery_count': message.deliveryCount,
+        },
+      },
+      parent,
+    );
+    this.metrics.inFlight.inc();
+    try {
+      // The result is published inside the span, so its traceparent continues this trace.
+      return await context.with(trace.setSpan(parent, span), () => this.fetchAndPublish(message, span));
+    } finally {
+      this.metrics.inFlight.dec();
+      span.end();
+    }
+  }
+
+  private async fetchAndPublish(message: InboundMessage<CrawlPageTaskV1>, span: Span): Promise<Disposition> {
+    const task = message.data;
+    const log = this.logger.child({ crawl_id: task.crawl_id, frontier_id: task.frontier_id, attempt: task.attempt });
+    const heartbeat = setInterval(() => keepWorking(message, log), WORKING_INTERVAL_MS);
+    let result;
+    try {
+      result = await this.crawlPages.fetchPage(task, this.shutdown.signal);
+    } catch (error) {
+      span.recordException(error as Error);
+      if (error instanceof PageFetchError) return handBack(error, log);
+      log.error({ err: error, url: task.url }, 'crawl page fetch failed unexpectedly; task handed back');
+      span.setStatus({ code: SpanStatusCode.ERROR });
+      return { kind: 'nak', delayMs: PUBLISH_RETRY_DELAY_MS };
+    } finally {
+      clearInterval(heartbeat);
+    }
+    span.setAttributes({ 'trawl.outcome': result.outcome, 'http.response.status_code': result.status_code ?? 0 });
+    try {
+      await publishJson(this.messaging.js, this.settings.topology.subjects.crawlPageResult, result, {
+        msgId: `${task.frontier_id}:${task.attempt}`,
+      });
+    } catch (error) {
+      // The page is fetched but nobody knows: offer the task again rather than lose the result.
+      log.warn({ err: error }, 'could not publish page result; task handed back');
+      span.recordException(error as Error);
+      span.setStatus({ code: SpanStatusCode.ERROR });
+      return { kind: 'nak', delayMs: PUBLISH_RETRY_DELAY_MS };
+    }
+    this.metrics.pages.inc({ outcome: result.outcome });
+    log.debug({ url: task.url, outcome: result.outcome, links: result.links.length }, 'page result published');
+    return { kind: 'ack' };
+  }
+}
+
+/** What becomes of a task whose fetch said nothing about the page. */
+function handBack(error: PageFetchError, log: Logger): Disposition {
+  switch (error.code) {
+    case PageFetchErrorCode.Aborted:
+      // Shutting down: another worker can take it now.
+      return { kind: 'nak', delayMs: 0 };
+    case PageFetchErrorCode.TierUnavailable:
+      log.error({ err: error }, 'no engine for the tier; task handed back');
+      return { kind: 'nak', delayMs: PUBLISH_RETRY_DELAY_MS };
+  }
+}
+
+function keepWorking(message: InboundMessage<CrawlPageTaskV1>, log: Logger): void {
+  try {
+    message.working();
+  } catch (error) {
+    // The connection is down; redelivery after the ack wait is the fallback, nothing to do here.
+    log.debug({ err: error }, 'working() failed');
+  }
+}

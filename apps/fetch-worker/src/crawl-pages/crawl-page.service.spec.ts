@@ -1,0 +1,125 @@
+import pino from 'pino';
+import { Registry } from 'prom-client';
+import { CrawlPageTaskV1 } from '@trawl/contracts';
+import { EgressError, EgressErrorCode } from '@trawl/egress';
+import { FakeEngine, FakePage, htmlPage } from '../../test/support/fake-engine';
+import { PageFetchService } from '../page-fetch/page-fetch.service';
+import { WorkerMetrics } from '../worker.metrics';
+import { CrawlPageService } from './crawl-page.service';
+
+const CRAWL_ID = '6f1c1f4e-6a51-4f55-9a52-3f3c1a9e0b01';
+const START = 'https://example.com/';
+
+const task = (overrides: Partial<CrawlPageTaskV1> = {}): CrawlPageTaskV1 => ({
+  v: 1,
+  crawl_id: CRAWL_ID,
+  tenant_id: '0b7f6a53-3a43-4f0e-8f39-2d7a3c0f5e11',
+  frontier_id: 42,
+  attempt: 2,
+  url: START,
+  depth: 0,
+  wants_links: true,
+  wants_content: false,
+  scope_domain: 'example.com',
+  ...overrides,
+});
+
+function serviceFor(pages: Record<string, FakePage>, maxResultBytes?: number) {
+  const engine = new FakeEngine(pages);
+  const fetcher = new PageFetchService([engine], { pageTimeoutMs: 30_000 }, new WorkerMetrics(new Registry()));
+  return new CrawlPageService(fetcher, { maxResultBytes }, pino({ level: 'silent' }));
+}
+
+const HOME = '<a href="/a">a</a><a href="https://www.example.com/a/">dup</a><a href="https://other.com/">x</a><a href="https://blog.example.com/">b</a>';
+
+describe(CrawlPageService.name, () => {
+  describe('fetchPage', () => {
+    it('answers a fetched page with its in-scope links, billed, and echoes the claim', async () => {
+      const result = await serviceFor({ [START]: htmlPage(HOME) }).fetchPage(task());
+      expect(result).toEqual({
+        v: 1,
+        crawl_id: CRAWL_ID,
+        frontier_id: 42,
+        attempt: 2,
+        outcome: 'fetched',
+        status_code: 200,
+        final_url: START,
+        credits: 1,
+        tier: 'basic',
+        opened: true,
+        links: ['https://example.com/a', 'https://blog.example.com/'],
+        duplicate_links: 1,
+        content_type: 'text/html; charset=utf-8',
+      });
+    });
+
+    it('returns no links when the crawl does not open the page', async () => {
+      const result = await serviceFor({ [START]: htmlPage(HOME) }).fetchPage(task({ wants_links: false, wants_content: true }));
+      expect(result).toMatchObject({ opened: false, links: [], duplicate_links: 0, content: HOME });
+    });
+
+    it('returns the page HTML only when the crawl keeps content', async () => {
+      const service = serviceFor({ [START]: htmlPage(HOME) });
+      expect((await service.fetchPage(task({ wants_content: true }))).content).toBe(HOME);
+      expect((await service.fetchPage(task({ wants_content: false }))).content).toBeUndefined();
+    });
+
+    it('leaves out content too large for one message, keeping links and outcome', async () => {
+      const big = `<a href="/a">a</a>${'x'.repeat(20_000)}`;
+      const result = await serviceFor({ [START]: htmlPage(big) }, 10_000).fetchPage(task({ wants_content: true }));
+      expect(result.content).toBeUndefined();
+      expect(result).toMatchObject({ outcome: 'fetched', credits: 1, links: ['https://example.com/a'] });
+    });
+
+    it('does not open a page that is not HTML, but bills it', async () => {
+      const pdf: FakePage = { status: 200, contentType: 'application/pdf', body: Buffer.from('%PDF-1.7 <a href="/x">') };
+      const result = await serviceFor({ [START]: pdf }).fetchPage(task({ wants_content: true }));
+      expect(result).toMatchObject({ outcome: 'fetched', credits: 1, opened: false, links: [], content_type: 'application/pdf' });
+      expect(result.content).toBeUndefined();
+    });
+
+    it('does not open a page that redirected off the crawl site, but bills it', async () => {
+      const moved = htmlPage('<a href="https://elsewhere.net/x">x</a><a href="https://example.com/y">y</a>', {
+        finalUrl: 'https://elsewhere.net/',
+        redirectChain: [START],
+      });
+      const result = await serviceFor({ [START]: moved }).fetchPage(task());
+      expect(result).toMatchObject({ outcome: 'fetched', credits: 1, opened: false, links: [], final_url: 'https://elsewhere.net/' });
+    });
+
+    it('opens a page that redirected to a subdomain of the crawl site', async () => {
+      const moved = htmlPage('<a href="/y">y</a>', { finalUrl: 'https://www.example.com/home', redirectChain: [START] });
+      const result = await serviceFor({ [START]: moved }).fetchPage(task());
+      expect(result).toMatchObject({ opened: true, links: ['https://www.example.com/y'] });
+    });
+
+    it('bills a 404 as failed_billed without links or content', async () => {
+      const result = await serviceFor({ [START]: htmlPage(HOME, { status: 404 }) }).fetchPage(task({ wants_content: true }));
+      expect(result).toMatchObject({ outcome: 'failed_billed', credits: 1, status_code: 404, error: 'http_404', opened: false, links: [] });
+      expect(result.content).toBeUndefined();
+    });
+
+    it('answers a 500 as failed and free', async () => {
+      const result = await serviceFor({ [START]: htmlPage(HOME, { status: 500 }) }).fetchPage(task());
+      expect(result).toMatchObject({ outcome: 'failed', credits: 0, status_code: 500, error: 'http_500', opened: false });
+    });
+
+    it('answers a refused page as failed and free, with only the reason', async () => {
+      const refused: FakePage = { error: new EgressError(EgressErrorCode.DnsFailure, 'nope') };
+      const result = await serviceFor({ [START]: refused }).fetchPage(task());
+      expect(result).toEqual({
+        v: 1,
+        crawl_id: CRAWL_ID,
+        frontier_id: 42,
+        attempt: 2,
+        outcome: 'failed',
+        error: 'dns_failure',
+        credits: 0,
+        tier: 'basic',
+        opened: false,
+        links: [],
+        duplicate_links: 0,
+      });
+    });
+  });
+});

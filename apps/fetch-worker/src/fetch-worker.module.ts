@@ -1,0 +1,85 @@
+import { DynamicModule, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
+import { crawlMessagingDefinitions, messagingTopology } from '@trawl/contracts';
+import { createEgressAgent, EgressPolicy, parseHostMap } from '@trawl/egress';
+import { ensureConsumer, ensureStream, MessagingConnection } from '@trawl/messaging';
+import { createMetricsRegistry, HealthModule, Logger } from '@trawl/observability';
+import { FetchWorkerConfig } from './config';
+import { CRAWL_PAGE_CONSUMER_SETTINGS, CrawlPageConsumer, CrawlPageConsumerSettings } from './crawl-pages/crawl-page.consumer';
+import { CRAWL_PAGE_SETTINGS, CrawlPageService } from './crawl-pages/crawl-page.service';
+import { HttpEngine } from './page-fetch/http-engine';
+import { PAGE_ENGINES, PAGE_FETCH_SETTINGS, PageFetchService, PageFetchSettings } from './page-fetch/page-fetch.service';
+import { WORKER_LOGGER } from './worker.logger';
+import { WORKER_MESSAGING } from './worker.messaging';
+import { WorkerMetrics } from './worker.metrics';
+
+/** Share of `SHUTDOWN_TIMEOUT_MS` that pages in flight may still use to finish. */
+const DRAIN_SHARE = 0.5;
+/** Share of `SHUTDOWN_TIMEOUT_MS` by which every message is settled; the rest closes connections. */
+const SETTLE_SHARE = 0.75;
+
+/**
+ * The fetch worker: NATS (work in, results out) and the egress-checked HTTP engine. No database.
+ * Connecting happens here, before Nest starts, so a bad NATS_URL or EGRESS_HOST_MAP fails the boot.
+ */
+@Module({})
+export class FetchWorkerModule implements OnApplicationShutdown {
+  constructor(@Inject(WORKER_MESSAGING) private readonly messaging: MessagingConnection) {}
+
+  static async forRoot(config: FetchWorkerConfig, logger: Logger): Promise<DynamicModule> {
+    const policy = new EgressPolicy({ hostMap: parseHostMap(config.EGRESS_HOST_MAP) });
+    const topology = messagingTopology(config.NATS_PREFIX);
+    const messaging = await MessagingConnection.connect({ servers: config.NATS_URL, name: 'fetch-worker' });
+    try {
+      await provisionCrawlWork(messaging, topology);
+    } catch (error) {
+      await messaging.close();
+      throw error;
+    }
+    const registry = createMetricsRegistry('fetch-worker');
+    const engines = [
+      // One keep-alive pool for every page this process fetches.
+      new HttpEngine({ policy, agent: createEgressAgent(policy), maxBodyBytes: config.MAX_BODY_BYTES }),
+    ];
+    const consumerSettings: CrawlPageConsumerSettings = {
+      topology,
+      concurrency: config.WORKER_CONCURRENCY,
+      drainMs: Math.floor(config.SHUTDOWN_TIMEOUT_MS * DRAIN_SHARE),
+      stopDeadlineMs: Math.floor(config.SHUTDOWN_TIMEOUT_MS * SETTLE_SHARE),
+    };
+    const pageFetchSettings: PageFetchSettings = { pageTimeoutMs: config.PAGE_TIMEOUT_MS };
+    return {
+      module: FetchWorkerModule,
+      imports: [HealthModule.register({ registry, checks: [{ name: 'nats', check: () => messaging.isConnected() }] })],
+      providers: [
+        { provide: WORKER_MESSAGING, useValue: messaging },
+        { provide: WORKER_LOGGER, useValue: logger },
+        { provide: WorkerMetrics, useValue: new WorkerMetrics(registry) },
+        { provide: PAGE_ENGINES, useValue: engines },
+        { provide: PAGE_FETCH_SETTINGS, useValue: pageFetchSettings },
+        { provide: CRAWL_PAGE_SETTINGS, useValue: {} },
+        { provide: CRAWL_PAGE_CONSUMER_SETTINGS, useValue: consumerSettings },
+        PageFetchService,
+        CrawlPageService,
+        CrawlPageConsumer,
+      ],
+    };
+  }
+
+  /** Runs after every consumer has stopped (beforeApplicationShutdown), so nothing publishes any more. */
+  async onApplicationShutdown(): Promise<void> {
+    await this.messaging.close();
+  }
+}
+
+/**
+ * The streams a worker reads from and writes to, and its durable consumer, created or updated to
+ * the shared definitions (idempotent, so every replica and the coordinator may do it at boot).
+ */
+async function provisionCrawlWork(messaging: MessagingConnection, topology: ReturnType<typeof messagingTopology>): Promise<void> {
+  const definitions = crawlMessagingDefinitions(topology);
+  const streams = new Set([topology.streams.crawlWork, topology.streams.crawlResults]);
+  for (const stream of definitions.streams.filter((s) => streams.has(s.name))) await ensureStream(messaging.jsm, stream);
+  for (const consumer of definitions.consumers.filter((c) => c.durable === topology.consumers.fetchWorkers)) {
+    await ensureConsumer(messaging.jsm, consumer);
+  }
+}

@@ -1,0 +1,14 @@
+import { Module } from '@nestjs/common';
+import { IdempotencyModule } from '../idempotency/idempotency.module';
+import { CrawlKicks } from './crawl-kicks';
+import { CrawlsController } from './crawls.controller';
+import { CrawlsRepository } from './crawls.repository';
+import { CrawlsService } from './crawls.service';
+import { StartUrlCheck } from './start-url';
+
+@Module({
+  imports: [IdempotencyModule],
+  controllers: [CrawlsController],
+  providers: [CrawlsService, CrawlsRepository, StartUrlCheck, CrawlKicks],
+})
+export class CrawlsModule {}

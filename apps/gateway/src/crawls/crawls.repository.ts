@@ -1,0 +1,297 @@
+import { Injectable } from '@nestjs/common';
+import { Database, Sql } from '@trawl/persistence';
+import type { ListCursor } from './crawl-cursor';
+import type { CrawlSettings } from './crawl-request.schema';
+
+export type CrawlStatus = 'running' | 'completed' | 'stopped' | 'failed';
+export type StopReason = 'max_items' | 'max_pages' | 'user';
+export type ContentStatus = 'pending' | 'fetched' | 'failed';
+
+/** A crawl row, as the API needs it. */
+export interface CrawlRecord {
+  id: string;
+  tenantId: string;
+  status: CrawlStatus;
+  stopReason: StopReason | null;
+  errorCode: string | null;
+  errorDetail: string | null;
+  url: string;
+  depth: number | null;
+  maxItems: number;
+  maxPages: number;
+  includePatterns: string[];
+  excludePatterns: string[];
+  outputFormat: string | null;
+  pagesFetched: number;
+  pagesFailed: number;
+  itemsFound: number;
+  duplicatesRemoved: number;
+  createdAt: Date;
+  finishedAt: Date | null;
+  /** `created_at` in microseconds since the epoch (exact), for list cursors. */
+  createdAtMicros: string;
+}
+
+/** One result: a frontier row the coordinator numbered with an `item_seq`. */
+export interface CrawlResultRecord {
+  frontierId: string;
+  url: string;
+  seq: number;
+  contentStatus: ContentStatus | null;
+}
+
+export interface DownloadRecord extends CrawlResultRecord {
+  /** The kept page's HTML, when fetched and asked for. */
+  html: string | null;
+}
+
+export interface NewCrawl {
+  tenantId: string;
+  settings: CrawlSettings;
+  scopeDomain: string;
+  traceParent: string | undefined;
+}
+
+interface CrawlRow {
+  id: string;
+  tenant_id: string;
+  status: CrawlStatus;
+  stop_reason: StopReason | null;
+  error_code: string | null;
+  error_detail: string | null;
+  url: string;
+  depth: number | null;
+  max_items: number;
+  max_pages: number;
+  include_patterns: string[];
+  exclude_patterns: string[];
+  output_format: string | null;
+  pages_fetched: number;
+  pages_failed: number;
+  items_found: number;
+  duplicates_removed: string;
+  created_at: Date;
+  finished_at: Date | null;
+  created_at_us: string;
+}
+
+const CRAWL_COLUMNS = `
+  c.id, c.tenant_id, c.status, c.stop_reason, c.error_code, c.error_detail, c.url, c.depth,
+  c.max_items, c.max_pages, c.include_patterns, c.exclude_patterns, c.output_format,
+  c.pages_fetched, c.pages_failed, c.items_found, c.duplicates_removed, c.created_at, c.finished_at,
+  (extract(epoch FROM c.created_at) * 1000000)::bigint::text AS created_at_us`;
+
+/** SQL of crawls and their results. Every read of tenant data is scoped by `tenantId`. */
+@Injectable()
+export class CrawlsRepository {
+  constructor(private readonly db: Database) {}
+
+  /**
+   * Locks the tenant row (serialising crawl starts of one tenant) and counts its running crawls.
+   * Two statements on purpose: a count in the locking statement would use the snapshot taken before
+   * the lock was granted and miss the crawl the previous lock holder just committed.
+   */
+  async lockTenantAndCountRunning(
+    sql: Sql,
+    tenantId: string,
+  ): Promise<{ maxActiveJobs: number; running: number } | undefined> {
+    const [tenant] = await sql.query<{ max_active_jobs: number }>(
+      `SELECT max_active_jobs FROM tenants WHERE id = $1 FOR UPDATE`,
+      [tenantId],
+    );
+    if (!tenant) return undefined;
+    const [count] = await sql.query<{ running: number }>(
+      `SELECT count(*)::int AS running FROM crawls WHERE tenant_id = $1 AND status = 'running'`,
+      [tenantId],
+    );
+    return { maxActiveJobs: tenant.max_active_jobs, running: count?.running ?? 0 };
+  }
+
+  async insert(sql: Sql, crawl: NewCrawl): Promise<CrawlRecord> {
+    const s = crawl.settings;
+    const rows = await sql.query<CrawlRow>(
+      `INSERT INTO crawls AS c (tenant_id, status, url, scope_domain, depth, max_items, max_pages,
+                                include_patterns, exclude_patterns, output_format, trace_parent)
+       VALUES ($1, 'running', $2, $3, $4, $5, $6, $7, $8, $9, $10)
+       RETURNING ${CRAWL_COLUMNS}`,
+      [
+        crawl.tenantId,
+        s.url,
+        crawl.scopeDomain,
+        s.depth ?? null,
+        s.maxItems,
+        s.maxPages,
+        s.includePatterns,
+        s.excludePatterns,
+        s.outputFormat ?? null,
+        crawl.traceParent ?? null,
+      ],
+    );
+    return toCrawl(single(rows));
+  }
+
+  /**
+   * The start URL's frontier row: opened for its links, never returned as a result (no `item_seq`),
+   * its own HTML never kept.
+   */
+  async insertStartUrl(sql: Sql, crawlId: string, url: string, urlKey: Buffer): Promise<void> {
+    await sql.query(
+      `INSERT INTO crawl_frontier (crawl_id, url_key, url, depth, item_seq, state, wants_links, wants_content, content_status)
+       VALUES ($1, $2, $3, 0, NULL, 'queued', true, false, NULL)`,
+      [crawlId, urlKey, url],
+    );
+  }
+
+  async find(tenantId: string, crawlId: string): Promise<CrawlRecord | undefined> {
+    const rows = await this.db.query<CrawlRow>(
+      `SELECT ${CRAWL_COLUMNS} FROM crawls c WHERE c.id = $1 AND c.tenant_id = $2`,
+      [crawlId, tenantId],
+    );
+    return rows[0] && toCrawl(rows[0]);
+  }
+
+  /**
+   * The crawl and, from the same snapshot, whether it is stopped with pages still in flight inside
+   * the post-stop window (their links may still join the results).
+   */
+  async findWithPagesInFlight(
+    tenantId: string,
+    crawlId: string,
+    postStopWindowMinutes: number,
+  ): Promise<{ crawl: CrawlRecord; pagesInFlight: boolean } | undefined> {
+    const rows = await this.db.query<CrawlRow & { pages_in_flight: boolean }>(
+      `SELECT ${CRAWL_COLUMNS},
+              (c.status = 'stopped'
+               AND now() < c.stopped_at + make_interval(mins => $3)
+               AND EXISTS (SELECT 1 FROM crawl_frontier f WHERE f.crawl_id = c.id AND f.state = 'dispatched'))
+                AS pages_in_flight
+         FROM crawls c
+        WHERE c.id = $1 AND c.tenant_id = $2`,
+      [crawlId, tenantId, postStopWindowMinutes],
+    );
+    const row = rows[0];
+    return row && { crawl: toCrawl(row), pagesInFlight: row.pages_in_flight === true };
+  }
+
+  /** A tenant's crawls, newest first, after `cursor`; at most `limit` rows. */
+  async listPage(tenantId: string, cursor: ListCursor | undefined, limit: number): Promise<CrawlRecord[]> {
+    const rows = cursor
+      ? await this.db.query<CrawlRow>(
+          `SELECT ${CRAWL_COLUMNS} FROM crawls c
+            WHERE c.tenant_id = $1
+              AND (c.created_at, c.id) < ('epoch'::timestamptz + $2::bigint * interval '1 microsecond', $3::uuid)
+            ORDER BY c.created_at DESC, c.id DESC
+            LIMIT $4`,
+          [tenantId, cursor.createdAtMicros, cursor.crawlId, limit],
+        )
+      : await this.db.query<CrawlRow>(
+          `SELECT ${CRAWL_COLUMNS} FROM crawls c WHERE c.tenant_id = $1 ORDER BY c.created_at DESC, c.id DESC LIMIT $2`,
+          [tenantId, limit],
+        );
+    return rows.map(toCrawl);
+  }
+
+  /** Results with `item_seq` above `afterSeq`, in order; at most `limit`. */
+  async resultsPage(tenantId: string, crawlId: string, afterSeq: number, limit: number): Promise<CrawlResultRecord[]> {
+    const rows = await this.db.query<{ id: string; url: string; item_seq: number; content_status: ContentStatus | null }>(
+      `SELECT f.id, f.url, f.item_seq, f.content_status
+         FROM crawl_frontier f JOIN crawls c ON c.id = f.crawl_id
+        WHERE c.id = $1 AND c.tenant_id = $2 AND f.item_seq > $3
+        ORDER BY f.item_seq
+        LIMIT $4`,
+      [crawlId, tenantId, afterSeq, limit],
+    );
+    return rows.map((row) => ({ frontierId: row.id, url: row.url, seq: row.item_seq, contentStatus: row.content_status }));
+  }
+
+  /** Like `resultsPage`, with the HTML of fetched pages when `withContent`. */
+  async downloadPage(
+    tenantId: string,
+    crawlId: string,
+    afterSeq: number,
+    limit: number,
+    withContent: boolean,
+  ): Promise<DownloadRecord[]> {
+    const rows = await this.db.query<{
+      id: string;
+      url: string;
+      item_seq: number;
+      content_status: ContentStatus | null;
+      html: string | null;
+    }>(
+      `SELECT f.id, f.url, f.item_seq, f.content_status,
+              CASE WHEN $5::boolean AND f.content_status = 'fetched' THEN cc.html END AS html
+         FROM crawl_frontier f
+         JOIN crawls c ON c.id = f.crawl_id
+         LEFT JOIN crawl_contents cc ON $5::boolean AND cc.frontier_id = f.id
+        WHERE c.id = $1 AND c.tenant_id = $2 AND f.item_seq > $3
+        ORDER BY f.item_seq
+        LIMIT $4`,
+      [crawlId, tenantId, afterSeq, limit, withContent],
+    );
+    return rows.map((row) => ({
+      frontierId: row.id,
+      url: row.url,
+      seq: row.item_seq,
+      contentStatus: row.content_status,
+      html: row.html,
+    }));
+  }
+
+  /** The HTML of a kept, fetched page of a crawl that asked for content; `undefined` otherwise. */
+  async findContent(tenantId: string, crawlId: string, frontierId: string): Promise<string | undefined> {
+    const rows = await this.db.query<{ html: string }>(
+      `SELECT cc.html
+         FROM crawl_contents cc
+         JOIN crawl_frontier f ON f.id = cc.frontier_id
+         JOIN crawls c ON c.id = f.crawl_id
+        WHERE c.id = $1 AND c.tenant_id = $2 AND f.id = $3
+          AND c.output_format IS NOT NULL AND f.item_seq IS NOT NULL AND f.content_status = 'fetched'`,
+      [crawlId, tenantId, frontierId],
+    );
+    return rows[0]?.html;
+  }
+
+  /** Stops a running crawl; `undefined` when it is not running (or not the tenant's). */
+  async stopRunning(tenantId: string, crawlId: string): Promise<CrawlRecord | undefined> {
+    const rows = await this.db.query<CrawlRow>(
+      `UPDATE crawls AS c
+          SET status = 'stopped', stop_reason = 'user', stopped_at = now(), finished_at = now()
+        WHERE c.id = $1 AND c.tenant_id = $2 AND c.status = 'running'
+        RETURNING ${CRAWL_COLUMNS}`,
+      [crawlId, tenantId],
+    );
+    return rows[0] && toCrawl(rows[0]);
+  }
+}
+
+function single<T>(rows: T[]): T {
+  const row = rows[0];
+  if (!row) throw new Error('INSERT … RETURNING gave no row');
+  return row;
+}
+
+function toCrawl(row: CrawlRow): CrawlRecord {
+  return {
+    id: row.id,
+    tenantId: row.tenant_id,
+    status: row.status,
+    stopReason: row.stop_reason,
+    errorCode: row.error_code,
+    errorDetail: row.error_detail,
+    url: row.url,
+    depth: row.depth,
+    maxItems: row.max_items,
+    maxPages: row.max_pages,
+    includePatterns: row.include_patterns,
+    excludePatterns: row.exclude_patterns,
+    outputFormat: row.output_format,
+    pagesFetched: row.pages_fetched,
+    pagesFailed: row.pages_failed,
+    itemsFound: row.items_found,
+    duplicatesRemoved: Number(row.duplicates_removed),
+    createdAt: row.created_at,
+    finishedAt: row.finished_at,
+    createdAtMicros: row.created_at_us,
+  };
+}

@@ -1,0 +1,86 @@
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { FastifyInstance } from 'fastify';
+import { EgressPolicy, parseHostMap } from '@trawl/egress';
+import { MessagingConnection } from '@trawl/messaging';
+import { createLogger, createMetricsRegistry, Logger, PinoNestLogger } from '@trawl/observability';
+import { createDataSource, Database } from '@trawl/persistence';
+import { installApiKeyAuthentication } from './auth/api-key.hook';
+import { ApiKeyAuthenticator } from './auth/api-key-authenticator';
+import type { GatewayConfig } from './config';
+import { GatewayModule, GatewayResources } from './gateway.module';
+import { installHttpMetrics } from './metrics/http-metrics';
+import { ProblemFilter } from './problems/problem.filter';
+import { RequestError, RequestErrorCode } from './problems/request.errors';
+
+const SERVICE = 'gateway';
+
+/** Opens the database pool and the NATS connection; closes what it opened if a later step fails. */
+export async function openGatewayResources(config: GatewayConfig, logger?: Logger): Promise<GatewayResources> {
+  const log = logger ?? createLogger(SERVICE, config.LOG_LEVEL);
+  const egress = new EgressPolicy({ hostMap: parseHostMap(config.EGRESS_HOST_MAP) });
+  const dataSource = createDataSource({
+    url: config.DATABASE_URL,
+    poolSize: config.DATABASE_POOL_SIZE,
+    applicationName: `trawl-${SERVICE}`,
+  });
+  await dataSource.initialize();
+  try {
+    const messaging = await MessagingConnection.connect({ servers: config.NATS_URL, name: `trawl-${SERVICE}` });
+    return { config, logger: log, db: new Database(dataSource), messaging, egress, registry: createMetricsRegistry(SERVICE) };
+  } catch (error) {
+    await dataSource.destroy().catch(() => undefined);
+    throw error;
+  }
+}
+
+/**
+ * What the gateway adds to Fastify around Nest: problem+json for every error, a JSON body parser
+ * that accepts an empty body, request metrics, and API key authentication of every `/v1` route.
+ * Call before `listen`/`init`.
+ */
+export function configureGatewayApp(app: NestFastifyApplication, resources: GatewayResources): void {
+  const fastify = app.getHttpAdapter().getInstance() as unknown as FastifyInstance;
+  app.useGlobalFilters(new ProblemFilter(resources.logger));
+  const bodyLimit = resources.config.HTTP_BODY_LIMIT_BYTES;
+  const parseJson = fastify.getDefaultJsonParser('error', 'error') as (
+    request: unknown,
+    body: string,
+    done: (error: Error | null, body?: unknown) => void,
+  ) => void;
+  // Bodiless POSTs (stop, admin defaults) often still send `Content-Type: application/json`.
+  app.useBodyParser('application/json', { bodyLimit }, (request, body, done) => {
+    if (body.length === 0) return done(null, undefined);
+    parseJson(request, body.toString('utf8'), done);
+  });
+  // All bodies are JSON (spec-crawl-api §4): a form body is refused rather than half-understood.
+  app.useBodyParser('application/x-www-form-urlencoded', { bodyLimit }, (_request, _body, done) =>
+    done(new RequestError(RequestErrorCode.UnsupportedMediaType, 'Send the body as JSON with `Content-Type: application/json`.'), undefined),
+  );
+  installHttpMetrics(fastify, resources.registry);
+  installApiKeyAuthentication(fastify, app.get(ApiKeyAuthenticator));
+}
+
+/**
+ * The gateway as a Nest app, configured but not listening: tests call `app.listen(0)` and
+ * `app.close()` (which also closes the database pool and the NATS connection).
+ */
+export async function createGatewayApp(
+  config: GatewayConfig,
+  options: { logger?: Logger } = {},
+): Promise<NestFastifyApplication> {
+  const resources = await openGatewayResources(config, options.logger);
+  try {
+    const app = await NestFactory.create<NestFastifyApplication>(
+      GatewayModule.register(resources),
+      new FastifyAdapter({ bodyLimit: config.HTTP_BODY_LIMIT_BYTES, trustProxy: true }),
+      { logger: new PinoNestLogger(resources.logger), bufferLogs: false },
+    );
+    configureGatewayApp(app, resources);
+    return app;
+  } catch (error) {
+    await resources.messaging.close().catch(() => undefined);
+    await resources.db.dataSource.destroy().catch(() => undefined);
+    throw error;
+  }
+}

@@ -1,0 +1,78 @@
+import { DynamicModule, Inject, Injectable, Module, OnApplicationShutdown } from '@nestjs/common';
+import { EgressPolicy } from '@trawl/egress';
+import type { MessagingConnection } from '@trawl/messaging';
+import { HealthModule, Logger } from '@trawl/observability';
+import { Database } from '@trawl/persistence';
+import { Registry } from 'prom-client';
+import { AuthModule } from './auth/auth.module';
+import type { GatewayConfig } from './config';
+import { CrawlsModule } from './crawls/crawls.module';
+import { GATEWAY_CONFIG, LOGGER, MESSAGING } from './gateway.tokens';
+import { TenantsModule } from './tenants/tenants.module';
+
+/** What the gateway holds open for its lifetime; opened by `openGatewayResources`. */
+export interface GatewayResources {
+  config: GatewayConfig;
+  logger: Logger;
+  db: Database;
+  messaging: MessagingConnection;
+  egress: EgressPolicy;
+  registry: Registry;
+}
+
+/** Closes the resources when the app closes (after the HTTP server has drained). Safe twice. */
+@Injectable()
+class GatewayResourcesCloser implements OnApplicationShutdown {
+  constructor(
+    private readonly db: Database,
+    @Inject(MESSAGING) private readonly messaging: MessagingConnection,
+  ) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.messaging.close();
+    if (this.db.dataSource.isInitialized) await this.db.dataSource.destroy();
+  }
+}
+
+/** The shared resources, visible to every feature module. */
+@Module({})
+class GatewayCoreModule {
+  static register(resources: GatewayResources): DynamicModule {
+    const shared = [
+      { provide: GATEWAY_CONFIG, useValue: resources.config },
+      { provide: LOGGER, useValue: resources.logger },
+      { provide: MESSAGING, useValue: resources.messaging },
+      { provide: Database, useValue: resources.db },
+      { provide: EgressPolicy, useValue: resources.egress },
+    ];
+    return {
+      module: GatewayCoreModule,
+      global: true,
+      providers: [...shared, GatewayResourcesCloser],
+      exports: shared.map((provider) => provider.provide),
+    };
+  }
+}
+
+/** The public API: admin (tenants), Crawl API, health and metrics. */
+@Module({})
+export class GatewayModule {
+  static register(resources: GatewayResources): DynamicModule {
+    return {
+      module: GatewayModule,
+      imports: [
+        GatewayCoreModule.register(resources),
+        HealthModule.register({
+          registry: resources.registry,
+          checks: [
+            { name: 'database', check: () => resources.db.ping() },
+            { name: 'nats', check: () => resources.messaging.isConnected() },
+          ],
+        }),
+        AuthModule,
+        TenantsModule,
+        CrawlsModule,
+      ],
+    };
+  }
+}

@@ -1,0 +1,139 @@
+import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { Pool } from 'pg';
+import { createMigratedDatabase, TestDatabase, uniqueSuffix } from '@trawl/testing';
+import { loadGatewayConfig } from '../src/config';
+import { createGatewayApp } from '../src/gateway.app';
+
+export const ADMIN_TOKEN = 'test-admin-token-0123456789';
+
+export interface TenantCredentials {
+  tenant_id: string;
+  api_key: string;
+  [field: string]: unknown;
+}
+
+export interface ApiResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+/** The real gateway on an ephemeral port over its own migrated database and NATS prefix. */
+export interface TestGateway {
+  baseUrl: string;
+  natsPrefix: string;
+  /** Direct SQL, to play the coordinator's part. */
+  sql: Pool;
+  request<T = any>(
+    method: string,
+    path: string,
+    options?: { key?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> },
+  ): Promise<ApiResponse<T>>;
+  createTenant(fields?: Record<string, unknown>): Promise<TenantCredentials>;
+  close(): Promise<void>;
+}
+
+export async function startTestGateway(env: Record<string, string> = {}): Promise<TestGateway> {
+  const db: TestDatabase = await createMigratedDatabase();
+  const natsPrefix = `gw_${uniqueSuffix()}`;
+  const config = loadGatewayConfig({
+    DATABASE_URL: db.url,
+    NATS_URL: process.env.NATS_URL ?? 'nats://127.0.0.1:4222',
+    NATS_PREFIX: natsPrefix,
+    ADMIN_TOKEN,
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    EGRESS_HOST_MAP: 'shop.test=127.0.0.1,other.test=127.0.0.1',
+    DATABASE_POOL_SIZE: '8',
+    START_URL_RESOLVE_TIMEOUT_MS: '2000',
+    ...env,
+  });
+  let app: NestFastifyApplication | undefined;
+  const sql = new Pool({ connectionString: db.url, max: 3 });
+  try {
+    app = await createGatewayApp(config);
+    await app.listen(0, '127.0.0.1');
+  } catch (error) {
+    await app?.close().catch(() => undefined);
+    await sql.end();
+    await db.drop();
+    throw error;
+  }
+  const address = app.getHttpServer().address() as { port: number };
+  const baseUrl = `http://127.0.0.1:${address.port}`;
+
+  const request: TestGateway['request'] = async (method, path, options = {}) => {
+    const headers: Record<string, string> = { ...options.headers };
+    if (options.key !== undefined) headers['x-api-key'] = options.key;
+    let body: string | undefined = options.rawBody;
+    if (options.body !== undefined) {
+      body = JSON.stringify(options.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const response = await fetch(`${baseUrl}${path}`, { method, headers, body });
+    const text = await response.text();
+    let parsed: unknown = text;
+    if (/json/.test(response.headers.get('content-type') ?? '') && !/ndjson/.test(response.headers.get('content-type') ?? '')) {
+      parsed = JSON.parse(text);
+    }
+    return { status: response.status, headers: response.headers, body: parsed as any, text };
+  };
+
+  return {
+    baseUrl,
+    natsPrefix,
+    sql,
+    request,
+    async createTenant(fields = {}) {
+      const response = await request('POST', '/admin/v1/tenants', {
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+        body: fields,
+      });
+      if (response.status !== 201) throw new Error(`tenant not created: ${response.status} ${response.text}`);
+      return response.body as TenantCredentials;
+    },
+    async close() {
+      await app?.close();
+      await sql.end();
+      await db.drop();
+    },
+  };
+}
+
+/** Plays the coordinator: adds results to a crawl, numbering them after its current last seq. */
+export async function addResults(
+  sql: Pool,
+  crawlId: string,
+  urls: string[],
+  options: { contentStatus?: 'pending' | 'fetched' | 'failed'; html?: string } = {},
+): Promise<{ id: string; seq: number; url: string }[]> {
+  const added: { id: string; seq: number; url: string }[] = [];
+  for (const url of urls) {
+    const { rows } = await sql.query<{ id: string; item_seq: number }>(
+      `INSERT INTO crawl_frontier (crawl_id, url_key, url, depth, item_seq, state, wants_links, wants_content, content_status)
+       VALUES ($1, decode(md5($2), 'hex'), $2, 1,
+               (SELECT coalesce(max(item_seq), 0) + 1 FROM crawl_frontier WHERE crawl_id = $1),
+               'done', false, $3, $4)
+       RETURNING id, item_seq`,
+      [crawlId, url, options.contentStatus !== undefined, options.contentStatus ?? null],
+    );
+    const row = rows[0]!;
+    if (options.contentStatus === 'fetched') {
+      await sql.query(`INSERT INTO crawl_contents (frontier_id, crawl_id, content_type, html) VALUES ($1, $2, 'text/html', $3)`, [
+        row.id,
+        crawlId,
+        options.html ?? `<html><body>${url}</body></html>`,
+      ]);
+    }
+    added.push({ id: row.id, seq: row.item_seq, url });
+  }
+  return added;
+}
+
+/** Plays the coordinator: ends a crawl. */
+export async function endCrawl(sql: Pool, crawlId: string, status: 'completed' | 'failed', fields: { stopReason?: string; errorCode?: string } = {}) {
+  await sql.query(
+    `UPDATE crawls SET status = $2, stop_reason = $3, error_code = $4, error_detail = $5, finished_at = now() WHERE id = $1`,
+    [crawlId, status, fields.stopReason ?? null, fields.errorCode ?? null, fields.errorCode ? 'The start URL could not be fetched.' : null],
+  );
+}

@@ -1,0 +1,75 @@
+/** What one `make bench` run measures; every field has a command-line flag. */
+export interface BenchOptions {
+  /** Pages of the generated site, all of which both crawlers must fetch (`--pages`, default 10,000; at least 5,000 for the published comparison). */
+  pages: number;
+  /** In-flight page fetches of each crawler (`--concurrency`, default 64): Crawlee's min = max concurrency, Trawl's `WORKER_CONCURRENCY`. */
+  concurrency: number;
+  /** Pages of the warm-up crawl each crawler runs before it is measured (`--warmup-pages`, default 300; 0 skips it). */
+  warmupPages: number;
+  /** Longest a measured crawl may take before the run fails, in seconds (`--timeout`, default 900). */
+  timeoutSeconds: number;
+  /** `LOG_LEVEL` of the Trawl services (`--log-level`, default `warn`, since Crawlee's log is off). */
+  logLevel: string;
+  /** Extra environment for every Trawl service (`--set KEY=VALUE`, repeatable), e.g. `--set RESULT_BATCH=512`. */
+  serviceEnv: Record<string, string>;
+  /** Which crawler runs first (`--first crawlee|trawl`, default `crawlee`). */
+  first: 'crawlee' | 'trawl';
+}
+
+const USAGE =
+  'usage: crawl-bench [--pages <n>] [--concurrency <n>] [--warmup-pages <n>] [--timeout <s>] ' +
+  '[--log-level <level>] [--set KEY=VALUE]… [--first crawlee|trawl]';
+
+function positiveInteger(flag: string, raw: string | undefined, min: number): number {
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min) throw new Error(`${flag} needs an integer ≥ ${min}, got "${raw ?? ''}"\n${USAGE}`);
+  return value;
+}
+
+/** Parses the bench's command line; throws with the usage on anything it does not know. */
+export function parseBenchOptions(args: readonly string[]): BenchOptions {
+  const options: BenchOptions = {
+    pages: 10_000,
+    concurrency: 64,
+    warmupPages: 300,
+    timeoutSeconds: 900,
+    logLevel: 'warn',
+    serviceEnv: {},
+    first: 'crawlee',
+  };
+  for (let i = 0; i < args.length; i += 2) {
+    const flag = args[i];
+    const value = args[i + 1];
+    switch (flag) {
+      case '--pages':
+        options.pages = positiveInteger(flag, value, 2);
+        break;
+      case '--concurrency':
+        options.concurrency = positiveInteger(flag, value, 1);
+        break;
+      case '--warmup-pages':
+        options.warmupPages = positiveInteger(flag, value, 0);
+        break;
+      case '--timeout':
+        options.timeoutSeconds = positiveInteger(flag, value, 1);
+        break;
+      case '--log-level':
+        if (!value) throw new Error(`--log-level needs a value\n${USAGE}`);
+        options.logLevel = value;
+        break;
+      case '--set': {
+        const eq = value?.indexOf('=') ?? -1;
+        if (!value || eq < 1) throw new Error(`--set needs KEY=VALUE, got "${value ?? ''}"\n${USAGE}`);
+        options.serviceEnv[value.slice(0, eq)] = value.slice(eq + 1);
+        break;
+      }
+      case '--first':
+        if (value !== 'crawlee' && value !== 'trawl') throw new Error(`--first needs crawlee or trawl\n${USAGE}`);
+        options.first = value;
+        break;
+      default:
+        throw new Error(`unknown option "${flag}"\n${USAGE}`);
+    }
+  }
+  return options;
+}

@@ -1,0 +1,84 @@
+import type { CrawlerMeasurement } from './measurement';
+
+/** Trawl's pages/s must be at least this multiple of Crawlee's on the same machine and site. */
+export const TARGET_RATIO = 3;
+
+const MIB = 1024 * 1024;
+
+function mib(bytes: number | undefined): string {
+  return bytes === undefined ? '—' : `${(bytes / MIB).toFixed(0)} MiB`;
+}
+
+function table(header: string[], rows: string[][]): string {
+  const widths = header.map((cell, i) => Math.max(cell.length, ...rows.map((row) => row[i].length)));
+  const line = (cells: string[]): string => `| ${cells.map((cell, i) => cell.padEnd(widths[i])).join(' | ')} |`;
+  return [line(header), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...rows.map(line)].join('\n');
+}
+
+/** Trawl's pages/s over Crawlee's. */
+export function throughputRatio(trawl: CrawlerMeasurement, crawlee: CrawlerMeasurement): number {
+  return trawl.pagesPerSecond / crawlee.pagesPerSecond;
+}
+
+/** The human summary `make bench` prints: throughput, memory, memory over progress, CPU by process. */
+export function formatReport(measurements: CrawlerMeasurement[], concurrency: number, cores: number): string {
+  const out: string[] = [];
+  out.push(
+    table(
+      ['crawler', 'pages', 'seconds', 'pages/s', 'peak RSS coordinator', 'peak RSS worker'],
+      measurements.map((m) => [
+        m.crawler,
+        String(m.pages),
+        m.seconds.toFixed(2),
+        m.pagesPerSecond.toFixed(1),
+        m.crawler === 'Crawlee' ? '(one process)' : mib(m.peakRssBytes.coordinator),
+        mib(m.peakRssBytes.worker),
+      ]),
+    ),
+  );
+  const trawl = measurements.find((m) => m.crawler === 'Trawl');
+  const crawlee = measurements.find((m) => m.crawler === 'Crawlee');
+  if (trawl && crawlee) {
+    const ratio = throughputRatio(trawl, crawlee);
+    out.push(
+      '',
+      `Trawl / Crawlee pages/s: ${ratio.toFixed(2)}× at concurrency ${concurrency} on ${cores} cores — ` +
+        `target ≥ ${TARGET_RATIO}×: ${ratio >= TARGET_RATIO ? 'MET' : 'NOT MET'}`,
+    );
+  }
+  out.push('', 'Resident memory as the crawl progresses (flat = the frontier lives in Postgres, not in memory):');
+  const memoryRows: string[][] = [];
+  for (const m of measurements) {
+    const roles = [...new Set(m.progressMemory.flatMap((p) => Object.keys(p.rssBytes)))].filter((r) => r !== 'fixtureWeb');
+    for (const role of roles) {
+      memoryRows.push([m.crawler, role, ...[25, 50, 75, 100].map((percent) => mib(m.progressMemory.find((p) => p.percent === percent)?.rssBytes[role]))]);
+    }
+  }
+  out.push(table(['crawler', 'process', '25 %', '50 %', '75 %', '100 %'], memoryRows));
+  out.push('', `CPU time during the measured crawl (capacity: ${cores} cores × seconds):`);
+  const cpuRows: string[][] = [];
+  for (const m of measurements) {
+    for (const [process, seconds] of Object.entries(m.cpuSeconds)) {
+      cpuRows.push([m.crawler, process, seconds.toFixed(2), `${((100 * seconds) / (m.seconds * cores)).toFixed(0)} %`]);
+    }
+  }
+  out.push(table(['crawler', 'process', 'CPU s', 'share of machine'], cpuRows));
+  return out.join('\n');
+}
+
+/** Where the Trawl crawl's time went, from the coordinator's and worker's histograms (delta over the crawl). */
+export function formatTrawlTimings(trawl: CrawlerMeasurement): string {
+  const metrics = (trawl.details.metrics ?? {}) as Record<string, Record<string, number>>;
+  const rows: string[][] = [];
+  for (const [service, totals] of Object.entries(metrics)) {
+    for (const name of Object.keys(totals).filter((n) => n.endsWith('_seconds_sum'))) {
+      const base = name.slice(0, -'_sum'.length);
+      const count = totals[`${base}_count`] ?? 0;
+      const sum = totals[name];
+      rows.push([service, base, String(count), sum.toFixed(2), count > 0 ? `${((1000 * sum) / count).toFixed(1)} ms` : '—']);
+    }
+    for (const name of Object.keys(totals).filter((n) => n.endsWith('_total'))) rows.push([service, name, String(totals[name]), '', '']);
+  }
+  if (rows.length === 0) return 'Trawl metrics: none moved (is /metrics served?)';
+  return `Trawl metrics over the measured crawl (${trawl.seconds.toFixed(2)} s):\n${table(['service', 'metric', 'count', 'seconds', 'mean'], rows)}`;
+}

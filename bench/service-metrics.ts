@@ -1,0 +1,27 @@
+/**
+ * Prometheus counters and histogram totals of a service, summed over label sets, so two scrapes can
+ * be subtracted to see what one crawl cost (e.g. `trawl_crawl_intake_batch_seconds_sum`).
+ */
+export type MetricTotals = Record<string, number>;
+
+/** Scrapes `http://127.0.0.1:<port>/metrics`; keeps `*_total`, `*_sum` and `*_count` series. */
+export async function scrapeTotals(port: number): Promise<MetricTotals> {
+  const res = await fetch(`http://127.0.0.1:${port}/metrics`);
+  if (!res.ok) throw new Error(`/metrics on port ${port} answered ${res.status}`);
+  const totals: MetricTotals = {};
+  for (const line of (await res.text()).split('\n')) {
+    const match = /^([a-zA-Z_:][\w:]*_(?:total|sum|count))(?:\{[^}]*\})?\s+(\S+)/.exec(line);
+    if (match) totals[match[1]] = (totals[match[1]] ?? 0) + Number(match[2]);
+  }
+  return totals;
+}
+
+/** `after - before` for every series of `after` that moved. */
+export function totalsDelta(before: MetricTotals, after: MetricTotals): MetricTotals {
+  const delta: MetricTotals = {};
+  for (const [name, value] of Object.entries(after)) {
+    const moved = value - (before[name] ?? 0);
+    if (moved !== 0) delta[name] = moved;
+  }
+  return delta;
+}

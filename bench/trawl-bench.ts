@@ -1,0 +1,167 @@
+import { Platform, type ServiceName } from '../test/support/platform';
+import type { FixtureWebProcess } from './fixture-web-process';
+import { WrongCrawlError, type CrawlerMeasurement, type ProgressMemory } from './measurement';
+import type { BenchOptions } from './options';
+import { childRunning, processesNamed } from './process-stats';
+import { GroupCpuMeter, ResourceMeter } from './resource-meter';
+import { scrapeTotals, totalsDelta, type MetricTotals } from './service-metrics';
+
+/** The gateway serves the API; the coordinator and one worker do the crawl. Scheduler and webhooks sit idle in a crawl. */
+const CRAWL_SERVICES: readonly ServiceName[] = ['gateway', 'crawl-coordinator', 'fetch-worker'];
+const STATUS_POLL_MS = 100;
+
+interface CrawlView {
+  crawl_id: string;
+  status: string;
+  coverage: { pages_fetched: number; pages_failed: number; items_found: number };
+  created_at?: string;
+  finished_at?: string;
+  error?: unknown;
+}
+
+/** A running Trawl (gateway, coordinator, one fetch worker) with its own database and NATS prefix. */
+export interface TrawlUnderTest {
+  platform: Platform;
+  apiKey: string;
+  pids: { coordinator: number; worker: number; gateway: number };
+  env: Record<string, string>;
+}
+
+function serviceScript(service: ServiceName): string {
+  return `dist/apps/${service}/src/main.js`;
+}
+
+function pidOf(service: ServiceName): number {
+  const pid = childRunning(serviceScript(service));
+  if (pid === undefined) throw new Error(`no running process of ${service} found among this process's children`);
+  return pid;
+}
+
+/** Starts the services the crawl needs, tuned to fetch `options.concurrency` pages at a time. */
+export async function startTrawl(web: FixtureWebProcess, options: BenchOptions): Promise<TrawlUnderTest> {
+  const env: Record<string, string> = {
+    LOG_LEVEL: options.logLevel,
+    WORKER_CONCURRENCY: String(options.concurrency),
+    ...options.serviceEnv,
+  };
+  const platform = new Platform('bench', {
+    hostMap: web.hostMap,
+    services: CRAWL_SERVICES,
+    env: Object.fromEntries(CRAWL_SERVICES.map((service) => [service, env])),
+  });
+  try {
+    await platform.start();
+    const { api_key } = await platform.createTenant();
+    return {
+      platform,
+      apiKey: api_key,
+      pids: { coordinator: pidOf('crawl-coordinator'), worker: pidOf('fetch-worker'), gateway: pidOf('gateway') },
+      env,
+    };
+  } catch (error) {
+    await platform.stop().catch(() => undefined);
+    throw error;
+  }
+}
+
+async function startCrawl(trawl: TrawlUnderTest, url: string, limit: number): Promise<string> {
+  const res = await trawl.platform.client(trawl.apiKey).startCrawl({ url, max_items: limit, max_pages: limit });
+  if (res.status !== 202) throw new Error(`POST /v1/crawls answered ${res.status}: ${res.text}`);
+  return (res.body as CrawlView).crawl_id;
+}
+
+async function readCrawl(trawl: TrawlUnderTest, id: string): Promise<CrawlView> {
+  const res = await trawl.platform.client(trawl.apiKey).getCrawl(id, '?limit=1');
+  if (res.status !== 200) throw new Error(`GET /v1/crawls/${id} answered ${res.status}: ${res.text}`);
+  return res.body as CrawlView;
+}
+
+/** Crawls `options.warmupPages` pages so the measured crawl pays no JIT, pool or cache warm-up. */
+export async function warmUpTrawl(trawl: TrawlUnderTest, web: FixtureWebProcess, options: BenchOptions): Promise<void> {
+  if (options.warmupPages === 0) return;
+  const id = await startCrawl(trawl, web.bigSiteUrl, options.warmupPages);
+  await trawl.platform.client(trawl.apiKey).waitUntilEnded(id, options.timeoutSeconds * 1000);
+}
+
+async function scrapeServices(trawl: TrawlUnderTest): Promise<{ coordinator: MetricTotals; worker: MetricTotals }> {
+  const [coordinator, worker] = await Promise.all([
+    scrapeTotals(trawl.platform.port('crawl-coordinator')),
+    scrapeTotals(trawl.platform.port('fetch-worker')),
+  ]);
+  return { coordinator, worker };
+}
+
+/**
+ * The measured Trawl crawl of the whole generated site: from the POST to the first read that says
+ * the crawl is no longer running (polled every 100 ms), with the coordinator's and worker's memory
+ * sampled every 250 ms and their CPU time, Postgres's and NATS's, measured over the crawl.
+ */
+export async function measureTrawl(trawl: TrawlUnderTest, web: FixtureWebProcess, options: BenchOptions): Promise<CrawlerMeasurement> {
+  const { pids } = trawl;
+  const metricsBefore = await scrapeServices(trawl);
+  const meter = new ResourceMeter({ coordinator: pids.coordinator, worker: pids.worker, gateway: pids.gateway, fixtureWeb: web.pid });
+  const postgres = new GroupCpuMeter(() => processesNamed('postgres'));
+  const nats = new GroupCpuMeter(() => processesNamed('nats-server'));
+  const marks = [25, 50, 75].map((percent) => ({ percent, at: Math.ceil((options.pages * percent) / 100) }));
+  const progressMemory: ProgressMemory[] = [];
+
+  meter.start();
+  postgres.start();
+  nats.start();
+  const startedAt = performance.now();
+  const id = await startCrawl(trawl, web.bigSiteUrl, options.pages + 10);
+  const deadline = startedAt + options.timeoutSeconds * 1000;
+  let crawl: CrawlView;
+  for (;;) {
+    crawl = await readCrawl(trawl, id);
+    if (crawl.status !== 'running') break;
+    while (marks.length > 0 && crawl.coverage.pages_fetched >= marks[0].at) {
+      progressMemory.push({ percent: marks.shift()!.percent, rssBytes: meter.current() });
+    }
+    if (performance.now() > deadline) throw new WrongCrawlError(`Trawl crawl ${id} still running after ${options.timeoutSeconds} s: ${JSON.stringify(crawl.coverage)}`);
+    await new Promise((resolve) => setTimeout(resolve, STATUS_POLL_MS));
+  }
+  const seconds = (performance.now() - startedAt) / 1000;
+  progressMemory.push({ percent: 100, rssBytes: meter.current() });
+  const usage = meter.stop();
+  const cpuSeconds = {
+    coordinator: usage.coordinator.cpuSeconds,
+    worker: usage.worker.cpuSeconds,
+    gateway: usage.gateway.cpuSeconds,
+    fixtureWeb: usage.fixtureWeb.cpuSeconds,
+    postgres: postgres.stop(),
+    nats: nats.stop(),
+  };
+  const metricsAfter = await scrapeServices(trawl);
+
+  const serverSeconds =
+    crawl.created_at && crawl.finished_at ? (Date.parse(crawl.finished_at) - Date.parse(crawl.created_at)) / 1000 : undefined;
+  const { pages_fetched, pages_failed, items_found } = crawl.coverage;
+  return {
+    crawler: 'Trawl',
+    pages: pages_fetched - pages_failed,
+    failedPages: pages_failed,
+    seconds,
+    pagesPerSecond: (pages_fetched - pages_failed) / seconds,
+    peakRssBytes: { coordinator: usage.coordinator.peakRssBytes, worker: usage.worker.peakRssBytes },
+    progressMemory,
+    cpuSeconds,
+    details: {
+      crawlId: id,
+      status: crawl.status,
+      error: crawl.error,
+      itemsFound: items_found,
+      serverSeconds,
+      env: trawl.env,
+      metrics: {
+        coordinator: totalsDelta(metricsBefore.coordinator, metricsAfter.coordinator),
+        worker: totalsDelta(metricsBefore.worker, metricsAfter.worker),
+      },
+      sampledPeakRssBytes: { coordinator: usage.coordinator.sampledPeakRssBytes, worker: usage.worker.sampledPeakRssBytes },
+      rssSamples: {
+        coordinator: usage.coordinator.samples.map((s) => [s.atMs, s.rssBytes]),
+        worker: usage.worker.samples.map((s) => [s.atMs, s.rssBytes]),
+      },
+    },
+  };
+}

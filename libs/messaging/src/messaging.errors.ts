@@ -1,0 +1,32 @@
+/** Why a messaging operation failed. Callers map each code to "retry" or "give up". */
+export enum MessagingErrorCode {
+  /** No NATS server answered within the initial connect window. */
+  ConnectFailed = 'messaging_connect_failed',
+  /** The server answers but JetStream is not enabled for the account. */
+  JetStreamUnavailable = 'jetstream_unavailable',
+  /** A stream exists with a setting that cannot be changed in place (retention, storage). */
+  StreamConfigConflict = 'stream_config_conflict',
+  /** A consumer exists with a setting that cannot be changed in place, or the server refused the update. */
+  ConsumerConfigConflict = 'consumer_config_conflict',
+  /** The durable consumer a runner should read from does not exist (provision it first). */
+  ConsumerNotFound = 'consumer_not_found',
+  /** One or more messages were not stored by JetStream (no stream, timeout, disconnected). */
+  PublishFailed = 'publish_failed',
+  /** A runner was started again after it stopped; create a new one instead. */
+  ConsumerStopped = 'consumer_stopped',
+  /** An option is out of range or malformed (e.g. an outbox table name that is not an identifier). */
+  InvalidOption = 'invalid_option',
+}
+
+/** A failure of the messaging layer; the underlying NATS error, if any, is in `cause`. */
+export class MessagingError extends Error {
+  override readonly name = 'MessagingError';
+
+  constructor(
+    readonly code: MessagingErrorCode,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
