@@ -67,7 +67,7 @@ async function main(args: string[]): Promise<void> {
     // it. That can only favour Crawlee, the safe direction for a "Trawl ≥ 3×" claim. `--first trawl`
     // swaps the order to check that it does not matter.
     const order = options.first === 'crawlee' ? (['crawlee', 'trawl'] as const) : (['trawl', 'crawlee'] as const);
-    for (const crawler of order) {
+    for (const crawler of order.filter((c) => options.only === undefined || c === options.only)) {
       if (crawler === 'crawlee') {
         process.stderr.write(`crawlee: warm-up crawl of ${options.warmupPages} pages, then measured crawl of ${options.pages} pages…\n`);
         measurements.push(await measureCrawlee(web, options));
@@ -80,12 +80,15 @@ async function main(args: string[]): Promise<void> {
     await web.stop();
   }
 
-  const byName = (name: CrawlerMeasurement['crawler']): CrawlerMeasurement => measurements.find((m) => m.crawler === name)!;
-  process.stdout.write(`\n${formatReport(measurements, options.concurrency, cores)}\n\n${formatTrawlTimings(byName('Trawl'))}\n`);
+  const trawl = measurements.find((m) => m.crawler === 'Trawl');
+  const crawlee = measurements.find((m) => m.crawler === 'Crawlee');
+  process.stdout.write(`\n${formatReport(measurements, options.concurrency, cores)}\n`);
+  if (trawl) process.stdout.write(`\n${formatTrawlTimings(trawl)}\n`);
 
-  const ratio = throughputRatio(byName('Trawl'), byName('Crawlee'));
+  const ratio = trawl && crawlee ? throughputRatio(trawl, crawlee) : undefined;
   mkdirSync(RESULTS_DIR, { recursive: true });
-  const file = join(RESULTS_DIR, 'latest.json');
+  // A one-crawler run (--only) must not replace the comparison in latest.json.
+  const file = join(RESULTS_DIR, options.only ? `latest-${options.only}.json` : 'latest.json');
   writeFileSync(
     file,
     `${JSON.stringify(
@@ -95,7 +98,7 @@ async function main(args: string[]): Promise<void> {
         options,
         ratio,
         targetRatio: TARGET_RATIO,
-        targetMet: ratio >= TARGET_RATIO,
+        targetMet: ratio === undefined ? undefined : ratio >= TARGET_RATIO,
         measurements,
       },
       null,

@@ -14,11 +14,13 @@ export interface BenchOptions {
   serviceEnv: Record<string, string>;
   /** Which crawler runs first (`--first crawlee|trawl`, default `crawlee`). */
   first: 'crawlee' | 'trawl';
+  /** Measure one crawler only, e.g. while tuning Trawl (`--only crawlee|trawl`); no ratio is printed then. */
+  only?: 'crawlee' | 'trawl';
 }
 
 const USAGE =
   'usage: crawl-bench [--pages <n>] [--concurrency <n>] [--warmup-pages <n>] [--timeout <s>] ' +
-  '[--log-level <level>] [--set KEY=VALUE]… [--first crawlee|trawl]';
+  '[--log-level <level>] [--set KEY=VALUE]… [--first crawlee|trawl] [--only crawlee|trawl]';
 
 function positiveInteger(flag: string, raw: string | undefined, min: number): number {
   const value = Number(raw);
@@ -66,6 +68,10 @@ export function parseBenchOptions(args: readonly string[]): BenchOptions {
       case '--first':
         if (value !== 'crawlee' && value !== 'trawl') throw new Error(`--first needs crawlee or trawl\n${USAGE}`);
         options.first = value;
+        break;
+      case '--only':
+        if (value !== 'crawlee' && value !== 'trawl') throw new Error(`--only needs crawlee or trawl\n${USAGE}`);
+        options.only = value;
         break;
       default:
         throw new Error(`unknown option "${flag}"\n${USAGE}`);

@@ -9,6 +9,7 @@ import { scrapeTotals, totalsDelta, type MetricTotals } from './service-metrics'
 /** The gateway serves the API; the coordinator and one worker do the crawl. Scheduler and webhooks sit idle in a crawl. */
 const CRAWL_SERVICES: readonly ServiceName[] = ['gateway', 'crawl-coordinator', 'fetch-worker'];
 const STATUS_POLL_MS = 100;
+const PROGRESS_EVERY_MS = 5_000;
 
 interface CrawlView {
   crawl_id: string;
@@ -80,7 +81,8 @@ async function readCrawl(trawl: TrawlUnderTest, id: string): Promise<CrawlView> 
 export async function warmUpTrawl(trawl: TrawlUnderTest, web: FixtureWebProcess, options: BenchOptions): Promise<void> {
   if (options.warmupPages === 0) return;
   const id = await startCrawl(trawl, web.bigSiteUrl, options.warmupPages);
-  await trawl.platform.client(trawl.apiKey).waitUntilEnded(id, options.timeoutSeconds * 1000);
+  const crawl = (await trawl.platform.client(trawl.apiKey).waitUntilEnded(id, options.timeoutSeconds * 1000)) as CrawlView;
+  if (crawl.status !== 'completed') throw new WrongCrawlError(`Trawl warm-up crawl ended "${crawl.status}": ${JSON.stringify(crawl.error ?? crawl.coverage)}`);
 }
 
 async function scrapeServices(trawl: TrawlUnderTest): Promise<{ coordinator: MetricTotals; worker: MetricTotals }> {
@@ -112,9 +114,15 @@ export async function measureTrawl(trawl: TrawlUnderTest, web: FixtureWebProcess
   const id = await startCrawl(trawl, web.bigSiteUrl, options.pages + 10);
   const deadline = startedAt + options.timeoutSeconds * 1000;
   let crawl: CrawlView;
+  let reportedAt = startedAt;
   for (;;) {
     crawl = await readCrawl(trawl, id);
     if (crawl.status !== 'running') break;
+    if (performance.now() - reportedAt >= PROGRESS_EVERY_MS) {
+      reportedAt = performance.now();
+      const elapsed = (reportedAt - startedAt) / 1000;
+      process.stderr.write(`trawl: ${crawl.coverage.pages_fetched} pages in ${elapsed.toFixed(0)} s (${(crawl.coverage.pages_fetched / elapsed).toFixed(0)} pages/s)\n`);
+    }
     while (marks.length > 0 && crawl.coverage.pages_fetched >= marks[0].at) {
       progressMemory.push({ percent: marks.shift()!.percent, rssBytes: meter.current() });
     }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { baseConfigSchema, envInt } from '@trawl/config';
+import { parseHostMap } from '@trawl/egress';
 
 /**
  * The fetch worker's environment, parsed once in main.ts. Workers hold no database connection, so
@@ -14,6 +15,14 @@ export const fetchWorkerConfigSchema = baseConfigSchema.omit({ DATABASE_URL: tru
   PAGE_TIMEOUT_MS: envInt(30_000, 1_000, 180_000),
   /** Largest page body read, in bytes, as received and decompressed (default 10 MiB). */
   MAX_BODY_BYTES: envInt(10 * 1024 * 1024, 1024, 100 * 1024 * 1024),
+  /** Checked here so that a bad entry fails the boot with the variable's name. */
+  EGRESS_HOST_MAP: baseConfigSchema.shape.EGRESS_HOST_MAP.superRefine((spec, issues) => {
+    try {
+      parseHostMap(spec);
+    } catch (error) {
+      issues.addIssue({ code: 'custom', message: (error as Error).message });
+    }
+  }),
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.string().url().optional(),
 });
 export type FetchWorkerConfig = z.infer<typeof fetchWorkerConfigSchema>;

@@ -138,15 +138,15 @@ describe('POST /v1/crawls', () => {
     });
 
     it.each([
-      'http://127.0.0.1/',
-      'http://[::1]/',
-      'http://2130706433/',
-      'http://8.8.8.8/',
-      'http://localhost:1/',
-      'ftp://shop.test/',
-      'shop.test/no-scheme',
-      `http://shop.test/${'a'.repeat(2_040)}`,
-    ])('refuses %s with 422 invalid_start_url and starts nothing', async (url) => {
+      ['http://127.0.0.1/', 'http://127.0.0.1/'],
+      ['http://[::1]/', 'http://[::1]/'],
+      ['http://2130706433/', 'http://2130706433/'],
+      ['a public IP host', 'http://8.8.8.8/'],
+      ['http://localhost:1/', 'http://localhost:1/'],
+      ['ftp://shop.test/', 'ftp://shop.test/'],
+      ['a URL without scheme', 'shop.test/no-scheme'],
+      ['a URL over 2,048 characters', `http://shop.test/${'a'.repeat(2_040)}`],
+    ])('refuses %s with 422 invalid_start_url and starts nothing', async (_what, url) => {
       const response = await start(tenant, { url });
       expect(response.status).toBe(422);
       expect(response.body.code).toBe('invalid_start_url');
@@ -232,6 +232,17 @@ describe('POST /v1/crawls', () => {
       expect(takeover.status).toBe(202);
       const row = (await gw.sql.query(`SELECT state, resource_id FROM idempotency_keys WHERE tenant_id = $1`, [tenant.tenant_id])).rows[0];
       expect(row).toEqual({ state: 'done', resource_id: takeover.body.crawl_id });
+    });
+
+    it('starts one crawl for concurrent retries: the others see it in flight or replay it', async () => {
+      const tenant = await gw.createTenant();
+      const responses = await Promise.all(Array.from({ length: 4 }, () => start(tenant, body, { 'idempotency-key': 'race' })));
+      const accepted = responses.filter((response) => response.status === 202);
+      const refused = responses.filter((response) => response.status !== 202);
+      expect(accepted.length).toBeGreaterThanOrEqual(1);
+      expect(new Set(accepted.map((response) => response.body.crawl_id)).size).toBe(1);
+      for (const response of refused) expect(response.body.code).toBe('idempotency_request_in_flight');
+      expect(await crawlCount(tenant)).toBe(1);
     });
 
     it('keeps keys apart per tenant', async () => {

@@ -1,4 +1,5 @@
-import { DataSource, QueryRunner } from 'typeorm';
+import type { Pool, PoolClient } from 'pg';
+import { DataSource } from 'typeorm';
 
 /** What repositories run SQL on: the pool, or one transaction. */
 export interface Sql {
@@ -6,40 +7,46 @@ export interface Sql {
 }
 
 /**
- * Thin handle over the TypeORM DataSource that repositories take: hand-written SQL on the pool, and
- * transactions with a retry on serialization failures and deadlocks (both safe to retry by design).
+ * Thin handle over the TypeORM DataSource that repositories take: hand-written SQL straight on its
+ * `pg` pool (TypeORM's `query` answers `[rows, count]` for UPDATE/DELETE, and its query runners cost
+ * a round of bookkeeping per call on hot paths), and transactions retried on serialization failures
+ * and deadlocks, which are safe to retry by design.
  */
 export class Database implements Sql {
-  constructor(readonly dataSource: DataSource) {}
+  private readonly pool: Pool;
+
+  constructor(readonly dataSource: DataSource) {
+    this.pool = (dataSource.driver as unknown as { master: Pool }).master;
+  }
 
   async query<T = Record<string, unknown>>(text: string, params: unknown[] = []): Promise<T[]> {
-    return (await this.dataSource.query(text, params)) as T[];
+    return (await this.pool.query(text, params)).rows as T[];
   }
 
   async transaction<T>(work: (sql: Sql) => Promise<T>, { retries = 3 } = {}): Promise<T> {
     for (let attempt = 1; ; attempt++) {
-      const runner: QueryRunner = this.dataSource.createQueryRunner();
-      await runner.connect();
+      const client: PoolClient = await this.pool.connect();
+      let broken = false;
       try {
-        await runner.startTransaction();
+        await client.query('BEGIN');
         const result = await work({
-          query: async <R>(text: string, params: unknown[] = []) => (await runner.query(text, params)) as R[],
+          query: async <R>(text: string, params: unknown[] = []) => (await client.query(text, params)).rows as R[],
         });
-        await runner.commitTransaction();
+        await client.query('COMMIT');
         return result;
       } catch (error) {
-        if (runner.isTransactionActive) await runner.rollbackTransaction().catch(() => undefined);
+        await client.query('ROLLBACK').catch(() => (broken = true));
         if (attempt <= retries && isRetryable(error)) continue;
         throw error;
       } finally {
-        await runner.release();
+        client.release(broken);
       }
     }
   }
 
   async ping(): Promise<boolean> {
     try {
-      await this.dataSource.query('SELECT 1');
+      await this.pool.query('SELECT 1');
       return true;
     } catch {
       return false;
@@ -48,7 +55,6 @@ export class Database implements Sql {
 }
 
 function isRetryable(error: unknown): boolean {
-  const code = (error as { code?: string; driverError?: { code?: string } })?.driverError?.code ??
-    (error as { code?: string })?.code;
+  const code = (error as { code?: string })?.code;
   return code === '40001' || code === '40P01';
 }

@@ -1,6 +1,6 @@
 import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { context, Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
-import { crawlPageTaskV1, CrawlPageTaskV1, MessagingTopology } from '@trawl/contracts';
+import { CrawlPageResultV1, crawlPageTaskV1, CrawlPageTaskV1, MessagingTopology } from '@trawl/contracts';
 import { Disposition, InboundMessage, MessageConsumer, MessagingConnection, publishJson } from '@trawl/messaging';
 import { Logger, tracer } from '@trawl/observability';
 import { PageFetchError, PageFetchErrorCode } from '../page-fetch/page-fetch.errors';
@@ -26,8 +26,8 @@ export interface CrawlPageConsumerSettings {
 
 /** How often a running fetch tells JetStream it is still at work; well inside the 30 s ack wait. */
 export const WORKING_INTERVAL_MS = 10_000;
-/** Delay before a task whose result could not be published is offered again, in ms. */
-export const PUBLISH_RETRY_DELAY_MS = 5_000;
+/** Delay before a task handed back after a failure (publish failed, unexpected error) is offered again, in ms. */
+export const RETRY_DELAY_MS = 5_000;
 
 /**
  * Takes crawl page tasks from the work queue (the fetch-workers durable), fetches each page and
@@ -127,7 +127,7 @@ export class CrawlPageConsumer implements OnApplicationBootstrap, BeforeApplicat
     const task = message.data;
     const log = this.logger.child({ crawl_id: task.crawl_id, frontier_id: task.frontier_id, attempt: task.attempt });
     const heartbeat = setInterval(() => keepWorking(message, log), WORKING_INTERVAL_MS);
-    let result;
+    let result: CrawlPageResultV1;
     try {
       result = await this.crawlPages.fetchPage(task, this.shutdown.signal);
     } catch (error) {
@@ -135,13 +135,14 @@ export class CrawlPageConsumer implements OnApplicationBootstrap, BeforeApplicat
       if (error instanceof PageFetchError) return handBack(error, log);
       log.error({ err: error, url: task.url }, 'crawl page fetch failed unexpectedly; task handed back');
       span.setStatus({ code: SpanStatusCode.ERROR });
-      return { kind: 'nak', delayMs: PUBLISH_RETRY_DELAY_MS };
+      return { kind: 'nak', delayMs: RETRY_DELAY_MS };
     } finally {
       clearInterval(heartbeat);
     }
     span.setAttributes({ 'trawl.outcome': result.outcome, 'http.response.status_code': result.status_code ?? 0 });
+    let published: { duplicate: boolean };
     try {
-      await publishJson(this.messaging.js, this.settings.topology.subjects.crawlPageResult, result, {
+      published = await publishJson(this.messaging.js, this.settings.topology.subjects.crawlPageResult, result, {
         msgId: `${task.frontier_id}:${task.attempt}`,
       });
     } catch (error) {
@@ -149,10 +150,13 @@ export class CrawlPageConsumer implements OnApplicationBootstrap, BeforeApplicat
       log.warn({ err: error }, 'could not publish page result; task handed back');
       span.recordException(error as Error);
       span.setStatus({ code: SpanStatusCode.ERROR });
-      return { kind: 'nak', delayMs: PUBLISH_RETRY_DELAY_MS };
+      return { kind: 'nak', delayMs: RETRY_DELAY_MS };
     }
     this.metrics.pages.inc({ outcome: result.outcome });
-    log.debug({ url: task.url, outcome: result.outcome, links: result.links.length }, 'page result published');
+    log.debug(
+      { url: task.url, outcome: result.outcome, links: result.links.length, duplicate: published.duplicate },
+      published.duplicate ? 'page result already published for this attempt' : 'page result published',
+    );
     return { kind: 'ack' };
   }
 }
@@ -165,7 +169,7 @@ function handBack(error: PageFetchError, log: Logger): Disposition {
       return { kind: 'nak', delayMs: 0 };
     case PageFetchErrorCode.TierUnavailable:
       log.error({ err: error }, 'no engine for the tier; task handed back');
-      return { kind: 'nak', delayMs: PUBLISH_RETRY_DELAY_MS };
+      return { kind: 'nak', delayMs: RETRY_DELAY_MS };
   }
 }
 

@@ -29,7 +29,7 @@ export const BROWSER_HEADERS: Readonly<Record<string, string>> = {
 
 export interface HttpEngineOptions {
   policy: EgressPolicy;
-  /** Shared keep-alive pool from `createEgressAgent(policy)`; the engine closes it on `close()`. */
+  /** Shared keep-alive pool from `createEgressAgent(policy)`; the engine destroys it on `close()`. */
   agent: Agent;
   /** Largest body read, in bytes, as received and decompressed (10 MiB in the worker's config). */
   maxBodyBytes: number;
@@ -63,8 +63,9 @@ export class HttpEngine implements PageEngine {
     };
   }
 
+  /** Cuts pooled connections and anything still loading: callers settle their work before closing. */
   close(): Promise<void> {
-    this.closed ??= this.options.agent.close();
+    this.closed ??= this.options.agent.destroy();
     return this.closed;
   }
 }

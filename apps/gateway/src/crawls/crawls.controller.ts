@@ -1,7 +1,9 @@
-import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
+import { Body, Controller, Get, Headers, HttpCode, Inject, Param, Post, Query, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { Readable } from 'node:stream';
+import type { Logger } from '@trawl/observability';
 import { AuthenticatedTenant, TenantContext } from '../auth/authenticated-tenant';
+import { LOGGER } from '../gateway.tokens';
 import { IdempotencyService } from '../idempotency/idempotency.service';
 import { assertNoBody, parseBody } from '../problems/body-validation';
 import {
@@ -19,7 +21,10 @@ import { CrawlsService } from './crawls.service';
 /** Crawl API (spec-crawl-api §4). Every route is authenticated by the API key hook. */
 @Controller('v1/crawls')
 export class CrawlsController {
-  constructor(private readonly crawls: CrawlsService) {}
+  constructor(
+    private readonly crawls: CrawlsService,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
 
   @Post()
   @HttpCode(202)
@@ -42,7 +47,7 @@ export class CrawlsController {
   async list(@AuthenticatedTenant() tenant: TenantContext, @Query() query: QueryParameters) {
     assertKnownQueryParameters(query, ['cursor', 'limit']);
     const limit = intQueryParameter(query, 'limit', { min: 1, max: 100, fallback: 20 });
-    const page = await this.crawls.list(tenant.tenantId, singleQueryValue(query, 'cursor'), limit);
+    const page = await this.crawls.list(tenant.tenantId, cursorParameter(query), limit);
     return {
       crawls: page.crawls.map(presentCrawl),
       ...(page.nextCursor !== undefined && { next_cursor: page.nextCursor }),
@@ -57,7 +62,7 @@ export class CrawlsController {
   ) {
     assertKnownQueryParameters(query, ['cursor', 'limit']);
     const limit = intQueryParameter(query, 'limit', { min: 1, max: 10_000, fallback: 1_000 });
-    const page = await this.crawls.read(tenant.tenantId, crawlId, singleQueryValue(query, 'cursor'), limit);
+    const page = await this.crawls.read(tenant.tenantId, crawlId, cursorParameter(query), limit);
     return {
       ...presentCrawl(page.crawl),
       results: page.results.map((result) => presentResult(page.crawl, result)),
@@ -120,8 +125,19 @@ export class CrawlsController {
 
   /** NDJSON text, one chunk per keyset page of results. */
   private async *downloadChunks(tenantId: string, crawl: CrawlRecord): AsyncGenerator<string> {
-    for await (const page of this.crawls.allResults(tenantId, crawl)) {
-      yield page.map((record) => `${presentDownloadLine(crawl, record)}\n`).join('');
+    try {
+      for await (const page of this.crawls.allResults(tenantId, crawl)) {
+        yield page.map((record) => `${presentDownloadLine(crawl, record)}\n`).join('');
+      }
+    } catch (error) {
+      // The status line has left: the client sees a cut response; the reason is only in the logs.
+      this.logger.error({ err: error, crawl_id: crawl.id }, 'download failed mid-stream');
+      throw error;
     }
   }
+}
+
+/** `cursor`, with an empty value read as "from the start" (some clients send `cursor=`). */
+function cursorParameter(query: QueryParameters): string | undefined {
+  return singleQueryValue(query, 'cursor') || undefined;
 }

@@ -255,10 +255,13 @@ export class CrawlsRepository {
   /** Stops a running crawl; `undefined` when it is not running (or not the tenant's). */
   async stopRunning(tenantId: string, crawlId: string): Promise<CrawlRecord | undefined> {
     const rows = await this.db.query<CrawlRow>(
-      `UPDATE crawls AS c
-          SET status = 'stopped', stop_reason = 'user', stopped_at = now(), finished_at = now()
-        WHERE c.id = $1 AND c.tenant_id = $2 AND c.status = 'running'
-        RETURNING ${CRAWL_COLUMNS}`,
+      // In a CTE: TypeORM answers a bare UPDATE with `[rows, rowCount]` rather than rows.
+      `WITH stopped AS (
+         UPDATE crawls
+            SET status = 'stopped', stop_reason = 'user', stopped_at = now(), finished_at = now()
+          WHERE id = $1 AND tenant_id = $2 AND status = 'running'
+          RETURNING *)
+       SELECT ${CRAWL_COLUMNS} FROM stopped c`,
       [crawlId, tenantId],
     );
     return rows[0] && toCrawl(rows[0]);

@@ -21,7 +21,8 @@ export interface IdempotencyKeyRecord {
 /**
  * SQL of `idempotency_keys`. A holder of an `in_flight` row is identified by the row's `updated_at`
  * (set from `clock_timestamp()` on each claim), so a request that lost its claim to a takeover can
- * neither complete nor release the new holder's row.
+ * neither complete nor release the new holder's row. UPDATEs run inside a CTE and answer through a
+ * SELECT: TypeORM returns `[rows, rowCount]` instead of rows for a bare UPDATE/DELETE.
  */
 @Injectable()
 export class IdempotencyRepository {
@@ -68,9 +69,11 @@ export class IdempotencyRepository {
   /** Takes over a stale `in_flight` row from `previousToken`; `undefined` when someone else was faster. */
   async takeOver(id: IdempotencyKeyId, previousToken: string): Promise<string | undefined> {
     const rows = await this.db.query<{ token: string }>(
-      `UPDATE idempotency_keys SET updated_at = clock_timestamp()
-        WHERE tenant_id = $1 AND scope = $2 AND key = $3 AND state = 'in_flight' AND updated_at = $4::timestamptz
-        RETURNING updated_at::text AS token`,
+      `WITH taken AS (
+         UPDATE idempotency_keys SET updated_at = clock_timestamp()
+          WHERE tenant_id = $1 AND scope = $2 AND key = $3 AND state = 'in_flight' AND updated_at = $4::timestamptz
+          RETURNING updated_at)
+       SELECT updated_at::text AS token FROM taken`,
       [id.tenantId, id.scope, id.key, previousToken],
     );
     return rows[0]?.token;
@@ -78,13 +81,15 @@ export class IdempotencyRepository {
 
   /** Marks the key `done` inside the transaction that made the resource; false when the claim was lost. */
   async markDone(sql: Sql, id: IdempotencyKeyId, token: string, resourceId: string): Promise<boolean> {
-    const rows = await sql.query(
-      `UPDATE idempotency_keys SET state = 'done', resource_id = $5, updated_at = clock_timestamp()
-        WHERE tenant_id = $1 AND scope = $2 AND key = $3 AND state = 'in_flight' AND updated_at = $4::timestamptz
-        RETURNING 1`,
+    const [result] = await sql.query<{ updated: number }>(
+      `WITH done AS (
+         UPDATE idempotency_keys SET state = 'done', resource_id = $5, updated_at = clock_timestamp()
+          WHERE tenant_id = $1 AND scope = $2 AND key = $3 AND state = 'in_flight' AND updated_at = $4::timestamptz
+          RETURNING 1)
+       SELECT count(*)::int AS updated FROM done`,
       [id.tenantId, id.scope, id.key, token, resourceId],
     );
-    return rows.length === 1;
+    return result?.updated === 1;
   }
 
   /** Deletes the `in_flight` row if `token` still holds it. */

@@ -7,6 +7,12 @@ describe('query parameters', () => {
       expect(() => assertKnownQueryParameters({ apikey: 'k', limit: '2' }, ['limit'])).not.toThrow();
     });
 
+    it('refuses apikey where keys are not the authentication', () => {
+      expect(() => assertKnownQueryParameters({ apikey: 'k' }, [], { apiKeyParameter: false })).toThrow(
+        expect.objectContaining({ code: RequestErrorCode.UnknownParameter }),
+      );
+    });
+
     it('names the first unknown parameter', () => {
       expect(() => assertKnownQueryParameters({ limit: '2', page: '3' }, ['limit'])).toThrow(
         expect.objectContaining({ code: RequestErrorCode.UnknownParameter, extensions: { parameter: 'page' } }),

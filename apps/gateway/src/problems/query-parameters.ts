@@ -6,10 +6,17 @@ export type QueryParameters = Record<string, string | string[] | undefined>;
 /** Accepted on every authenticated endpoint: one of the two places the API key may travel. */
 const API_KEY_PARAMETER = 'apikey';
 
-/** Refuses any query parameter the endpoint does not accept (400 `unknown_parameter`, named). */
-export function assertKnownQueryParameters(query: QueryParameters | undefined, accepted: readonly string[]): void {
+/**
+ * Refuses any query parameter the endpoint does not accept (400 `unknown_parameter`, named).
+ * `apikey` is accepted unless `apiKeyParameter` is false (routes not authenticated by API key).
+ */
+export function assertKnownQueryParameters(
+  query: QueryParameters | undefined,
+  accepted: readonly string[],
+  { apiKeyParameter = true }: { apiKeyParameter?: boolean } = {},
+): void {
   for (const name of Object.keys(query ?? {})) {
-    if (name !== API_KEY_PARAMETER && !accepted.includes(name)) {
+    if (!(apiKeyParameter && name === API_KEY_PARAMETER) && !accepted.includes(name)) {
       throw new RequestError(
         RequestErrorCode.UnknownParameter,
         `\`${name}\` is not a query parameter of this endpoint; remove it.`,

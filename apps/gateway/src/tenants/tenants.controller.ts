@@ -14,7 +14,7 @@ export class TenantsController {
   @Post()
   @HttpCode(201)
   async create(@Body() body: unknown, @Query() query: QueryParameters) {
-    assertKnownQueryParameters(query, []);
+    assertKnownQueryParameters(query, [], { apiKeyParameter: false });
     // The body is optional: no body means every default.
     const request = parseBody(createTenantBody, body ?? {});
     const { tenant, apiKey } = await this.tenants.create(request);

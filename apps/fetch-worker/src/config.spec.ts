@@ -1,0 +1,33 @@
+import { ConfigError, loadConfig } from '@trawl/config';
+import { fetchWorkerConfigSchema } from './config';
+
+describe('fetchWorkerConfigSchema', () => {
+  it('defaults to port 8082, 64 pages at once, 30 s per page and 10 MiB bodies', () => {
+    expect(loadConfig(fetchWorkerConfigSchema, {})).toMatchObject({
+      PORT: 8082,
+      WORKER_CONCURRENCY: 64,
+      PAGE_TIMEOUT_MS: 30_000,
+      MAX_BODY_BYTES: 10 * 1024 * 1024,
+      NATS_URL: 'nats://127.0.0.1:4222',
+      NATS_PREFIX: 'trawl',
+      EGRESS_HOST_MAP: '',
+    });
+  });
+
+  it('holds no database URL: workers never connect to Postgres', () => {
+    expect(loadConfig(fetchWorkerConfigSchema, { DATABASE_URL: 'postgres://x@db/trawl' })).not.toHaveProperty('DATABASE_URL');
+  });
+
+  it('reads the numbers from the environment', () => {
+    const config = loadConfig(fetchWorkerConfigSchema, { WORKER_CONCURRENCY: '8', PAGE_TIMEOUT_MS: '5000', MAX_BODY_BYTES: '2048', PORT: '9000' });
+    expect(config).toMatchObject({ WORKER_CONCURRENCY: 8, PAGE_TIMEOUT_MS: 5_000, MAX_BODY_BYTES: 2048, PORT: 9000 });
+  });
+
+  it('fails naming each bad variable', () => {
+    const load = () => loadConfig(fetchWorkerConfigSchema, { WORKER_CONCURRENCY: '0', PAGE_TIMEOUT_MS: 'soon', EGRESS_HOST_MAP: 'shop.test' });
+    expect(load).toThrow(ConfigError);
+    expect(load).toThrow(/WORKER_CONCURRENCY/);
+    expect(load).toThrow(/PAGE_TIMEOUT_MS/);
+    expect(load).toThrow(/EGRESS_HOST_MAP: Egress host map entry "shop.test" is not hostname=ip/);
+  });
+});

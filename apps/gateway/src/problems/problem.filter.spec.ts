@@ -1,0 +1,75 @@
+import { ArgumentsHost } from '@nestjs/common';
+import type { Logger } from '@trawl/observability';
+import { CrawlError, CrawlErrorCode } from '../crawls/crawls.errors';
+import { ProblemFilter } from './problem.filter';
+
+function fakeHost() {
+  const sent: { status?: number; headers: Record<string, string>; body?: string } = { headers: {} };
+  const reply = {
+    sent: false,
+    raw: { headersSent: false, destroy: jest.fn() },
+    status(code: number) {
+      sent.status = code;
+      return reply;
+    },
+    headers(values: Record<string, string>) {
+      Object.assign(sent.headers, values);
+      return reply;
+    },
+    send(body: string) {
+      sent.body = body;
+      return reply;
+    },
+  };
+  const request = { method: 'POST', url: '/v1/crawls?apikey=secret', routeOptions: { url: '/v1/crawls' } };
+  const host = {
+    switchToHttp: () => ({ getResponse: () => reply, getRequest: () => request }),
+  } as unknown as ArgumentsHost;
+  return { host, sent, reply };
+}
+
+describe(ProblemFilter.name, () => {
+  const logger = { error: jest.fn(), debug: jest.fn() };
+  const filter = new ProblemFilter(logger as unknown as Logger);
+
+  beforeEach(() => jest.clearAllMocks());
+
+  describe('catch', () => {
+    it('serves a domain error as problem+json with its status, code and headers', () => {
+      const { host, sent } = fakeHost();
+      filter.catch(new CrawlError(CrawlErrorCode.TooManyCrawls, 'Wait for one to end.'), host);
+      expect(sent.status).toBe(429);
+      expect(sent.headers).toEqual({ 'retry-after': '30', 'content-type': 'application/problem+json' });
+      expect(JSON.parse(sent.body!)).toEqual({
+        type: 'https://docs.trawl.dev/errors/too_many_crawls',
+        code: 'too_many_crawls',
+        title: 'Too many crawls',
+        status: 429,
+        detail: 'Wait for one to end.',
+        instance: expect.stringMatching(/^urn:trawl:request:/),
+      });
+      expect(logger.error).not.toHaveBeenCalled();
+    });
+
+    it('serves an unexpected error as a generic 500 and logs it with the same instance id', () => {
+      const { host, sent } = fakeHost();
+      const failure = new Error('connection to 10.0.0.7 refused');
+      filter.catch(failure, host);
+      const body = JSON.parse(sent.body!);
+      expect(body).toMatchObject({ status: 500, code: 'internal_error' });
+      expect(body.detail).not.toContain('10.0.0.7');
+      expect(logger.error).toHaveBeenCalledWith(
+        expect.objectContaining({ err: failure, instance: body.instance, route: 'POST /v1/crawls' }),
+        expect.any(String),
+      );
+    });
+
+    it('cuts a response whose headers already left instead of sending a second one', () => {
+      const { host, sent, reply } = fakeHost();
+      reply.raw.headersSent = true;
+      filter.catch(new Error('stream broke'), host);
+      expect(reply.raw.destroy).toHaveBeenCalled();
+      expect(sent.body).toBeUndefined();
+    });
+  });
+});
