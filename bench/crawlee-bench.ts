@@ -61,6 +61,7 @@ export async function measureCrawlee(web: FixtureWebProcess, options: BenchOptio
       progressMemory: result.progressRssBytes.map(({ percent, rssBytes }) => ({ percent, rssBytes: { crawlee: rssBytes } })),
       cpuSeconds: { crawlee: result.cpuSeconds, fixtureWeb: usage?.fixtureWeb.cpuSeconds ?? 0 },
       details: {
+        meanConcurrency: result.meanConcurrency,
         settings: { minConcurrency: options.concurrency, maxConcurrency: options.concurrency, maxRequestsPerCrawl: options.pages + 10 },
         rssSamples: crawlee?.samples.map((s) => [s.atMs, s.rssBytes]),
       },

@@ -22,6 +22,8 @@ export interface CrawleeCrawlResult {
   maxRssBytes: number;
   /** CPU seconds (user + system) of this process during the measured crawl. */
   cpuSeconds: number;
+  /** Mean of the autoscaled pool's running tasks, sampled every 100 ms: shows the crawl really ran at C. */
+  meanConcurrency: number;
 }
 
 type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
@@ -62,7 +64,7 @@ async function crawl(
   concurrency: number,
   lookup: ReturnType<typeof mappedLookup>,
   onHandled: (handled: number) => void = () => undefined,
-): Promise<{ handled: number; failed: number; seconds: number }> {
+): Promise<{ handled: number; failed: number; seconds: number; meanConcurrency: number }> {
   // Fresh in-memory storage per crawl: the measured crawl must not inherit the warm-up's queue.
   const config = new Configuration({ persistStorage: false, purgeOnStart: true });
   let handled = 0;
@@ -83,10 +85,14 @@ async function crawl(
     },
     config,
   );
+  const concurrencySamples: number[] = [];
+  const sampler = setInterval(() => concurrencySamples.push(crawler.autoscaledPool?.currentConcurrency ?? 0), 100);
   const startedAt = performance.now();
   const stats = await crawler.run([url]);
   const seconds = (performance.now() - startedAt) / 1000;
-  return { handled: stats.requestsFinished, failed: stats.requestsFailed, seconds };
+  clearInterval(sampler);
+  const meanConcurrency = concurrencySamples.reduce((a, b) => a + b, 0) / Math.max(1, concurrencySamples.length);
+  return { handled: stats.requestsFinished, failed: stats.requestsFailed, seconds, meanConcurrency };
 }
 
 async function main(args: string[]): Promise<void> {

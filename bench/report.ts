@@ -46,6 +46,11 @@ export function formatReport(measurements: CrawlerMeasurement[], concurrency: nu
         `target ≥ ${TARGET_RATIO}×: ${ratio >= TARGET_RATIO ? 'MET' : 'NOT MET'}`,
     );
   }
+  out.push(
+    '',
+    `Mean pages loading at once (configured: ${concurrency}): ` +
+      measurements.map((m) => `${m.crawler} ${Number(m.details.meanConcurrency ?? 0).toFixed(1)}`).join(', '),
+  );
   out.push('', 'Resident memory as the crawl progresses (flat = the frontier lives in Postgres, not in memory):');
   const memoryRows: string[][] = [];
   for (const m of measurements) {

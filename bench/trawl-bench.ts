@@ -65,8 +65,8 @@ export async function startTrawl(web: FixtureWebProcess, options: BenchOptions):
   }
 }
 
-async function startCrawl(trawl: TrawlUnderTest, url: string, limit: number): Promise<string> {
-  const res = await trawl.platform.client(trawl.apiKey).startCrawl({ url, max_items: limit, max_pages: limit });
+async function startCrawl(trawl: TrawlUnderTest, url: string, limits: { maxPages: number; maxItems: number }): Promise<string> {
+  const res = await trawl.platform.client(trawl.apiKey).startCrawl({ url, max_items: limits.maxItems, max_pages: limits.maxPages });
   if (res.status !== 202) throw new Error(`POST /v1/crawls answered ${res.status}: ${res.text}`);
   return (res.body as CrawlView).crawl_id;
 }
@@ -80,7 +80,9 @@ async function readCrawl(trawl: TrawlUnderTest, id: string): Promise<CrawlView> 
 /** Crawls `options.warmupPages` pages so the measured crawl pays no JIT, pool or cache warm-up. */
 export async function warmUpTrawl(trawl: TrawlUnderTest, web: FixtureWebProcess, options: BenchOptions): Promise<void> {
   if (options.warmupPages === 0) return;
-  const id = await startCrawl(trawl, web.bigSiteUrl, options.warmupPages);
+  // Limited by max_pages, never max_items: a crawl that ends on max_items leaves the pages it already
+  // dispatched in the work queue, and the worker would fetch them during the measured crawl.
+  const id = await startCrawl(trawl, web.bigSiteUrl, { maxPages: options.warmupPages, maxItems: options.pages + 10 });
   const crawl = (await trawl.platform.client(trawl.apiKey).waitUntilEnded(id, options.timeoutSeconds * 1000)) as CrawlView;
   if (crawl.status !== 'completed') throw new WrongCrawlError(`Trawl warm-up crawl ended "${crawl.status}": ${JSON.stringify(crawl.error ?? crawl.coverage)}`);
 }
@@ -111,7 +113,7 @@ export async function measureTrawl(trawl: TrawlUnderTest, web: FixtureWebProcess
   postgres.start();
   nats.start();
   const startedAt = performance.now();
-  const id = await startCrawl(trawl, web.bigSiteUrl, options.pages + 10);
+  const id = await startCrawl(trawl, web.bigSiteUrl, { maxPages: options.pages + 10, maxItems: options.pages + 10 });
   const deadline = startedAt + options.timeoutSeconds * 1000;
   let crawl: CrawlView;
   let reportedAt = startedAt;
@@ -142,6 +144,9 @@ export async function measureTrawl(trawl: TrawlUnderTest, web: FixtureWebProcess
   };
   const metricsAfter = await scrapeServices(trawl);
 
+  const workerMetrics = totalsDelta(metricsBefore.worker, metricsAfter.worker);
+  // Little's law: total time pages spent loading ÷ wall time = mean pages loading at once.
+  const meanConcurrency = (workerMetrics.trawl_worker_fetch_seconds_sum ?? 0) / seconds;
   const serverSeconds =
     crawl.created_at && crawl.finished_at ? (Date.parse(crawl.finished_at) - Date.parse(crawl.created_at)) / 1000 : undefined;
   const { pages_fetched, pages_failed, items_found } = crawl.coverage;
@@ -159,11 +164,12 @@ export async function measureTrawl(trawl: TrawlUnderTest, web: FixtureWebProcess
       status: crawl.status,
       error: crawl.error,
       itemsFound: items_found,
+      meanConcurrency,
       serverSeconds,
       env: trawl.env,
       metrics: {
         coordinator: totalsDelta(metricsBefore.coordinator, metricsAfter.coordinator),
-        worker: totalsDelta(metricsBefore.worker, metricsAfter.worker),
+        worker: workerMetrics,
       },
       sampledPeakRssBytes: { coordinator: usage.coordinator.sampledPeakRssBytes, worker: usage.worker.sampledPeakRssBytes },
       rssSamples: {

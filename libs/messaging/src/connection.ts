@@ -30,7 +30,8 @@ export class MessagingConnection {
     readonly js: JetStreamClient,
     readonly jsm: JetStreamManager,
   ) {
-    void this.watchStatus();
+    // The status stream ends when the connection closes; nothing to report if it fails.
+    void this.watchStatus().catch(() => undefined);
   }
 
   /**

@@ -1,83 +1,157 @@
-import { Context, propagation, ROOT_CONTEXT } from '@opentelemetry/api';
-import type { JsMsg } from '@nats-io/jetstream';
+import type { Context } from '@opentelemetry/api';
+import type { JetStreamClient, JsMsg } from '@nats-io/jetstream';
 import type { ZodType } from 'zod';
+import { traceContextFrom } from './trace-context';
 
 /** What a handler decides for a message. */
-export type Disposition = { kind: 'ack' } | { kind: 'nak'; delayMs?: number } | { kind: 'term'; reason: string };
+export type Disposition =
+  /** Done: the message is removed (work queue) or never redelivered. */
+  | { kind: 'ack' }
+  /** Not now: redeliver after `delayMs` (default: at once). */
+  | { kind: 'nak'; delayMs?: number }
+  /** Never: the message is not delivered again (poison, or the work no longer exists). */
+  | { kind: 'term'; reason: string };
 
 export interface InboundMessage<T> {
+  /** The validated payload. */
   data: T;
   subject: string;
+  /** Message headers, keys lower-cased (`traceparent`, `nats-msg-id`, …). */
   headers: Record<string, string>;
-  /** 1 on first delivery. */
+  /** 1 on the first delivery. */
   deliveryCount: number;
   redelivered: boolean;
-  /** Tells JetStream the message is still being worked on: resets its ack deadline. */
+  /** Tells JetStream the message is still being worked on: restarts its ack wait. No-op once settled. */
   working(): void;
-  /** The sender's trace context (W3C headers), to parent this message's spans. */
+  /** The publisher's trace context (W3C headers), to parent this message's spans. */
   traceContext(): Context;
 }
 
-export interface ConsumerLogger {
+/** What the runners log through; a pino logger fits. */
+export interface MessagingLogger {
   warn(obj: object, msg: string): void;
   error(obj: object, msg: string): void;
 }
 
+/** @deprecated Use `MessagingLogger`. */
+export type ConsumerLogger = MessagingLogger;
+
 export interface ConsumerRunnerOptions<T> {
-  js: import('@nats-io/jetstream').JetStreamClient;
+  js: JetStreamClient;
   stream: string;
+  /** The durable consumer (see `ensureConsumer`); it must exist when `start()` is called. */
   durable: string;
-  /** Payload validation: an invalid payload is logged and termed, never retried. */
+  /** Payload validation: an invalid payload is logged and `term`ed, never retried. */
   schema: ZodType<T>;
-  logger?: ConsumerLogger;
+  /** Default: console. */
+  logger?: MessagingLogger;
+  /**
+   * Lifetime of one pull request, in ms (default 10 000, at least 1 000). Only idle consumers
+   * notice it: they re-ask the server this often.
+   */
+  pullExpiresMs?: number;
 }
 
-const decoder = new TextDecoder();
+export const consoleLogger: MessagingLogger = {
+  warn: (obj, msg) => console.warn(msg, obj),
+  error: (obj, msg) => console.error(msg, obj),
+};
 
-/** Decodes and validates a message; undefined (after `term`) when the payload is not valid. */
-export function toInbound<T>(msg: JsMsg, schema: ZodType<T>, logger?: ConsumerLogger): InboundMessage<T> | undefined {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(decoder.decode(msg.data));
-  } catch {
-    parsed = undefined;
+/**
+ * One delivered message as a handler sees it, plus the bookkeeping of whether it was settled
+ * (acked, nak'ed or termed): a message is settled once, by its handler or by `stop()`.
+ */
+export class Delivery<T> implements InboundMessage<T> {
+  readonly subject: string;
+  readonly deliveryCount: number;
+  readonly redelivered: boolean;
+  private settled = false;
+  private headerRecord?: Record<string, string>;
+
+  constructor(
+    private readonly msg: JsMsg,
+    readonly data: T,
+  ) {
+    this.subject = msg.subject;
+    this.deliveryCount = msg.info.deliveryCount;
+    this.redelivered = msg.info.redelivered;
   }
-  const result = schema.safeParse(parsed);
-  if (!result.success) {
-    logger?.error({ subject: msg.subject, seq: msg.seq, issues: result.error?.issues?.slice(0, 5) }, 'invalid message payload: terminated');
-    msg.term();
-    return undefined;
+
+  get headers(): Record<string, string> {
+    this.headerRecord ??= headerRecord(this.msg);
+    return this.headerRecord;
   }
-  const headers: Record<string, string> = {};
-  if (msg.headers) for (const [key, values] of msg.headers) headers[key.toLowerCase()] = values[0];
-  return {
-    data: result.data,
-    subject: msg.subject,
-    headers,
-    deliveryCount: msg.info.deliveryCount,
-    redelivered: msg.info.redelivered,
-    working: () => msg.working(),
-    traceContext: () => propagation.extract(ROOT_CONTEXT, headers),
-  };
+
+  /** Stream sequence, for logs. */
+  get seq(): number {
+    return this.msg.seq;
+  }
+
+  get isSettled(): boolean {
+    return this.settled;
+  }
+
+  working(): void {
+    if (!this.settled) this.msg.working();
+  }
+
+  traceContext(): Context {
+    return traceContextFrom(this.headers);
+  }
+
+  /** Applies `disposition` unless already settled; false when it came too late. */
+  settle(disposition: Disposition): boolean {
+    if (this.settled) return false;
+    this.settled = true;
+    applyDisposition(this.msg, disposition);
+    return true;
+  }
 }
 
-/** Default back-off for a handler that threw: 1 s growing with deliveries, at most 30 s. */
-export function retryDelayMs(deliveryCount: number): number {
-  return Math.min(30_000, 1_000 * 2 ** Math.max(0, deliveryCount - 1));
-}
-
-export function settle(msg: JsMsg, disposition: Disposition): void {
+export function applyDisposition(msg: JsMsg, disposition: Disposition): void {
   switch (disposition.kind) {
     case 'ack':
       msg.ack();
       return;
     case 'nak':
-      msg.nak(disposition.delayMs);
+      msg.nak(disposition.delayMs && disposition.delayMs > 0 ? disposition.delayMs : undefined);
       return;
     case 'term':
-      // nats-server 2.9 does not understand `+TERM <reason>` and treats it as no ack at all (the
-      // message comes back after ack wait), so the reason goes to the logs, not the server.
+      // nats-server < 2.11 does not understand `+TERM <reason>` and treats it as no ack at all
+      // (the message comes back after ack wait), so the reason goes to the logs only.
       msg.term();
       return;
   }
+}
+
+/** True for a value a handler may return; anything else is treated as a handler failure. */
+export function isDisposition(value: unknown): value is Disposition {
+  const kind = (value as { kind?: unknown } | null | undefined)?.kind;
+  return kind === 'ack' || kind === 'nak' || kind === 'term';
+}
+
+export type Decoded<T> = { ok: true; data: T } | { ok: false; problem: string; issues?: unknown[] };
+
+/** Parses the JSON body and validates it against `schema`. */
+export function decode<T>(msg: JsMsg, schema: ZodType<T>): Decoded<T> {
+  let raw: unknown;
+  try {
+    raw = msg.json();
+  } catch {
+    return { ok: false, problem: 'body is not JSON' };
+  }
+  const result = schema.safeParse(raw);
+  if (result.success) return { ok: true, data: result.data };
+  // A few issues are enough to find the publisher's bug; the payload itself may be large.
+  const issues = result.error.issues.slice(0, 5).map((issue) => ({ path: issue.path.join('.'), message: issue.message }));
+  return { ok: false, problem: 'payload does not match the schema', issues };
+}
+
+function headerRecord(msg: JsMsg): Record<string, string> {
+  const record: Record<string, string> = {};
+  if (!msg.headers) return record;
+  for (const [key, values] of msg.headers) {
+    if (values.length > 0) record[key.toLowerCase()] = values[0];
+  }
+  return record;
 }

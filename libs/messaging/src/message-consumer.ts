@@ -1,70 +1,148 @@
-import type { ConsumerMessages, JsMsg } from '@nats-io/jetstream';
-import { ConsumerRunnerOptions, Disposition, InboundMessage, retryDelayMs, settle, toInbound } from './inbound-message';
+import type { JsMsg } from '@nats-io/jetstream';
+import {
+  consoleLogger,
+  ConsumerRunnerOptions,
+  decode,
+  Delivery,
+  Disposition,
+  InboundMessage,
+  isDisposition,
+  MessagingLogger,
+} from './inbound-message';
+import { MessagingError, MessagingErrorCode } from './messaging.errors';
+import { PullPump } from './pull-pump';
+import { retryDelayMs } from './redelivery';
+import { logInvalid, openConsumer, pullExpiresMs, requirePositiveInteger, sleep } from './runner-support';
+
+export interface MessageConsumerOptions<T> extends ConsumerRunnerOptions<T> {
+  /** Handlers running at once; also the most messages this process holds un-acked. */
+  concurrency: number;
+  /**
+   * Decides one message. A handler that throws (or returns something that is not a disposition)
+   * is logged and its message nak'ed after `retryDelayMs(deliveryCount)` (1 s doubling, ≤ 30 s).
+   */
+  handler: (msg: InboundMessage<T>) => Promise<Disposition>;
+}
+
+/** Default time `stop()` gives handlers in flight, in ms. */
+export const DEFAULT_STOP_DEADLINE_MS = 10_000;
 
 /**
- * Pulls from a durable consumer and runs `handler` on up to `concurrency` messages at a time.
- * On stop: no more pulls, in-flight handlers get until the deadline, then what is left is nak'ed so
- * another subscriber takes it at once.
+ * Runs `handler` on messages of a durable pull consumer, up to `concurrency` at a time. It pulls
+ * only as many messages as it has free handlers, so messages wait in JetStream (where another
+ * replica can take them), not in this process.
  */
 export class MessageConsumer<T> {
-  private messages?: ConsumerMessages;
-  private loop?: Promise<void>;
-  private readonly inFlight = new Map<JsMsg, Promise<void>>();
-  private stopping = false;
+  private readonly logger: MessagingLogger;
+  private readonly inFlight = new Set<Delivery<T>>();
+  private pump?: PullPump;
+  private starting?: Promise<void>;
+  private stopping?: Promise<void>;
+  private stopped = false;
+  private drained?: () => void;
 
-  constructor(
-    private readonly options: ConsumerRunnerOptions<T> & {
-      concurrency: number;
-      handler: (msg: InboundMessage<T>) => Promise<Disposition>;
-    },
-  ) {}
-
-  async start(): Promise<void> {
-    if (this.messages) return;
-    this.stopping = false;
-    const consumer = await this.options.js.consumers.get(this.options.stream, this.options.durable);
-    this.messages = await consumer.consume({ max_messages: this.options.concurrency });
-    this.loop = this.run(this.messages);
+  constructor(private readonly options: MessageConsumerOptions<T>) {
+    requirePositiveInteger('concurrency', options.concurrency);
+    this.logger = options.logger ?? consoleLogger;
   }
 
-  private async run(messages: ConsumerMessages): Promise<void> {
-    for await (const msg of messages) {
-      if (this.stopping) {
-        msg.nak();
-        continue;
-      }
-      while (this.inFlight.size >= this.options.concurrency) await Promise.race(this.inFlight.values());
-      const work = this.handle(msg).finally(() => this.inFlight.delete(msg));
-      this.inFlight.set(msg, work);
+  /**
+   * Starts pulling. Rejects with `MessagingError` `consumer_not_found` when the durable does not
+   * exist, and `consumer_stopped` after `stop()`. Safe to call twice.
+   */
+  start(): Promise<void> {
+    if (this.stopping) {
+      return Promise.reject(new MessagingError(MessagingErrorCode.ConsumerStopped, `Consumer ${this.options.durable} was stopped`));
     }
+    this.starting ??= this.open();
+    return this.starting;
   }
 
-  private async handle(msg: JsMsg): Promise<void> {
-    const inbound = toInbound(msg, this.options.schema, this.options.logger);
-    if (!inbound) return;
+  /**
+   * Stops pulling, lets handlers in flight finish until `deadlineMs` (default 10 000 ms) has
+   * passed, then naks what is left (without delay, so another replica takes it at once). A handler
+   * that finishes later has no effect. Safe to call twice.
+   */
+  stop(deadlineMs = DEFAULT_STOP_DEADLINE_MS): Promise<void> {
+    this.stopping ??= this.close(Date.now() + deadlineMs);
+    return this.stopping;
+  }
+
+  private async open(): Promise<void> {
+    const consumer = await openConsumer(this.options);
+    if (this.stopped) return;
+    this.pump = new PullPump({
+      consumer,
+      capacity: this.options.concurrency,
+      expiresMs: pullExpiresMs(this.options),
+      onMessage: (msg) => this.receive(msg),
+      onError: (error) =>
+        this.logger.warn({ err: error, stream: this.options.stream, durable: this.options.durable }, 'pulling messages failed; retrying'),
+    });
+    this.pump.start();
+  }
+
+  private receive(msg: JsMsg): void {
+    if (this.stopped) {
+      // Arrived while the pull was being closed: hand it straight back.
+      msg.nak();
+      this.pump?.release();
+      return;
+    }
+    const decoded = decode(msg, this.options.schema);
+    if (!decoded.ok) {
+      logInvalid(this.logger, this.options, msg, decoded);
+      msg.term();
+      this.pump?.release();
+      return;
+    }
+    const delivery = new Delivery(msg, decoded.data);
+    this.inFlight.add(delivery);
+    void this.run(delivery);
+  }
+
+  private async run(delivery: Delivery<T>): Promise<void> {
     let disposition: Disposition;
     try {
-      disposition = await this.options.handler(inbound);
+      const returned: unknown = await this.options.handler(delivery);
+      if (!isDisposition(returned)) throw new TypeError(`handler returned ${JSON.stringify(returned)}, not a disposition`);
+      disposition = returned;
     } catch (error) {
-      this.options.logger?.error({ err: error, subject: msg.subject }, 'message handler failed');
-      disposition = { kind: 'nak', delayMs: retryDelayMs(inbound.deliveryCount) };
+      this.logger.error(
+        { err: error, stream: this.options.stream, subject: delivery.subject, seq: delivery.seq, delivery_count: delivery.deliveryCount },
+        'message handler failed; message nak-ed with delay',
+      );
+      disposition = { kind: 'nak', delayMs: retryDelayMs(delivery.deliveryCount) };
     }
-    if (!this.stopping || this.inFlight.has(msg)) settle(msg, disposition);
+    this.finish(delivery, disposition);
   }
 
-  /** Stops pulling; waits up to `deadlineMs` for handlers, then naks the rest. Safe twice. */
-  async stop(deadlineMs = 10_000): Promise<void> {
-    if (!this.messages) return;
-    this.stopping = true;
-    const messages = this.messages;
-    this.messages = undefined;
-    await messages.close().catch(() => undefined);
-    const all = Promise.all(this.inFlight.values());
-    const timedOut = await Promise.race([all.then(() => false), new Promise<boolean>((r) => setTimeout(() => r(true), deadlineMs).unref())]);
-    if (timedOut) {
-      for (const msg of this.inFlight.keys()) msg.nak();
-      this.inFlight.clear();
+  private finish(delivery: Delivery<T>, disposition: Disposition): void {
+    if (delivery.settle(disposition)) {
+      if (disposition.kind === 'term') {
+        this.logger.warn({ stream: this.options.stream, subject: delivery.subject, seq: delivery.seq, reason: disposition.reason }, 'message terminated');
+      }
+    } else {
+      this.logger.warn(
+        { stream: this.options.stream, subject: delivery.subject, seq: delivery.seq, disposition: disposition.kind },
+        'handler finished after the stop deadline; its message was already handed back',
+      );
     }
-    await this.loop?.catch(() => undefined);
+    if (this.inFlight.delete(delivery)) {
+      this.pump?.release();
+      if (this.inFlight.size === 0) this.drained?.();
+    }
+  }
+
+  private async close(deadline: number): Promise<void> {
+    this.stopped = true;
+    await this.starting?.catch(() => undefined);
+    await this.pump?.stop();
+    if (this.inFlight.size > 0) {
+      const drained = new Promise<void>((resolve) => (this.drained = resolve));
+      await Promise.race([drained, sleep(Math.max(0, deadline - Date.now()))]);
+    }
+    for (const delivery of this.inFlight) delivery.settle({ kind: 'nak' });
+    this.inFlight.clear();
   }
 }

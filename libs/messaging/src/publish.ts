@@ -1,62 +1,114 @@
-import { context, propagation } from '@opentelemetry/api';
-import { headers as natsHeaders } from '@nats-io/nats-core';
-import type { JetStreamClient } from '@nats-io/jetstream';
+import type { JetStreamClient, PubAck } from '@nats-io/jetstream';
+import { headers as natsHeaders, MsgHdrs } from '@nats-io/nats-core';
+import { MessagingError, MessagingErrorCode } from './messaging.errors';
+import { activeTraceHeaders } from './trace-context';
 
 export interface PublishOptions {
   /** Sets `Nats-Msg-Id`: JetStream drops a repeat within the stream's duplicate window. */
   msgId?: string;
+  /** Extra headers; they win over the injected trace context. */
   headers?: Record<string, string>;
-  /** Time to wait for the stream's ack, ms (default 5,000). */
+  /** Time to wait for the stream's ack, in ms (default: the connection's `requestTimeoutMs`, 5 000). */
   timeoutMs?: number;
 }
 
-const encoder = new TextEncoder();
-
-/** Headers for a message: the caller's, plus W3C trace context of the active span. */
-function buildHeaders(extra: Record<string, string> = {}) {
-  const carrier: Record<string, string> = {};
-  propagation.inject(context.active(), carrier);
-  const h = natsHeaders();
-  for (const [key, value] of Object.entries({ ...carrier, ...extra })) h.set(key, value);
-  return h;
+export interface PublishItem {
+  subject: string;
+  payload: unknown;
+  /** Sets `Nats-Msg-Id` (see `PublishOptions.msgId`). */
+  msgId?: string;
+  headers?: Record<string, string>;
 }
 
-/** Publishes a JSON payload to JetStream and waits for the stream's ack. */
+export interface PublishManyOptions {
+  /** Publishes awaiting their ack at once (default 256). */
+  maxOutstanding?: number;
+  /** Time to wait for each ack, in ms (default: the connection's `requestTimeoutMs`). */
+  timeoutMs?: number;
+}
+
+/**
+ * Publishes `payload` as JSON to a JetStream subject and waits for the stream's ack. The active
+ * OpenTelemetry context travels as W3C `traceparent`/`tracestate` headers. Rejects with
+ * `MessagingError` `publish_failed` when no stream stores the subject or the ack does not come in
+ * time; `duplicate` is true when the stream dropped the message as a repeat of `msgId`.
+ */
 export async function publishJson(
   js: JetStreamClient,
   subject: string,
   payload: unknown,
   options: PublishOptions = {},
 ): Promise<{ seq: number; duplicate: boolean }> {
-  const ack = await js.publish(subject, encoder.encode(JSON.stringify(payload)), {
-    msgID: options.msgId,
-    headers: buildHeaders(options.headers),
-    timeout: options.timeoutMs ?? 5_000,
-  });
-  return { seq: ack.seq, duplicate: ack.duplicate };
-}
-
-export interface PublishItem {
-  subject: string;
-  payload: unknown;
-  msgId?: string;
+  const ack = await publishOne(js, { subject, payload, msgId: options.msgId, headers: options.headers }, activeTraceHeaders(), options.timeoutMs);
+  return { seq: ack.seq, duplicate: ack.duplicate === true };
 }
 
 /**
- * Publishes many messages with up to `window` acks outstanding at once (pipelined, not one round
- * trip each); rejects if any publish fails, after all settled.
+ * Publishes many messages with up to `maxOutstanding` acks awaited at once: one round trip for
+ * the lot instead of one per message. Every item is attempted; then rejects with `MessagingError`
+ * `publish_failed` (first failure in `cause`) if any was not stored.
  */
-export async function publishManyJson(js: JetStreamClient, items: PublishItem[], window = 256): Promise<void> {
+export async function publishManyJson(js: JetStreamClient, items: PublishItem[], options: PublishManyOptions = {}): Promise<void> {
+  const results = await publishEach(js, items, options);
+  const failures = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failures.length > 0) {
+    throw new MessagingError(
+      MessagingErrorCode.PublishFailed,
+      `${failures.length} of ${items.length} messages were not published: ${(failures[0].reason as Error)?.message}`,
+      { cause: failures[0].reason },
+    );
+  }
+}
+
+/** Publishes every item (pipelined, like `publishManyJson`) and reports each outcome in order. */
+export async function publishEach(
+  js: JetStreamClient,
+  items: PublishItem[],
+  options: PublishManyOptions = {},
+): Promise<PromiseSettledResult<PubAck>[]> {
+  const trace = activeTraceHeaders();
+  const results: PromiseSettledResult<PubAck>[] = new Array(items.length);
   let next = 0;
-  let failure: unknown;
+  // Each lane keeps one publish in flight; the publishes of all lanes share the connection, so
+  // the server still receives them in item order.
   const lane = async () => {
     while (next < items.length) {
-      const item = items[next++];
-      await publishJson(js, item.subject, item.payload, { msgId: item.msgId }).catch((error: unknown) => {
-        failure ??= error;
-      });
+      const index = next++;
+      try {
+        results[index] = { status: 'fulfilled', value: await publishOne(js, items[index], trace, options.timeoutMs) };
+      } catch (reason) {
+        results[index] = { status: 'rejected', reason };
+      }
     }
   };
-  await Promise.all(Array.from({ length: Math.min(window, items.length) }, lane));
-  if (failure) throw failure;
+  const lanes = Math.max(1, Math.min(options.maxOutstanding ?? 256, items.length));
+  await Promise.all(Array.from({ length: lanes }, lane));
+  return results;
+}
+
+function publishOne(js: JetStreamClient, item: PublishItem, trace: Record<string, string>, timeoutMs?: number): Promise<PubAck> {
+  const body = JSON.stringify(item.payload);
+  if (body === undefined) {
+    return Promise.reject(new MessagingError(MessagingErrorCode.InvalidOption, `Payload for ${item.subject} is not JSON`));
+  }
+  return js
+    .publish(item.subject, body, {
+      msgID: item.msgId,
+      headers: toMsgHdrs(trace, item.headers),
+      ...(timeoutMs !== undefined ? { timeout: timeoutMs } : {}),
+    })
+    .catch((error: unknown) => {
+      // The client reports "no responders" as "jetstream is not enabled"; the usual cause is a
+      // subject no stream stores (stream not provisioned, wrong prefix).
+      const why = (error as Error)?.name === 'JetStreamNotEnabled' ? 'no stream stores the subject, or JetStream is down' : (error as Error)?.message;
+      throw new MessagingError(MessagingErrorCode.PublishFailed, `Publishing to ${item.subject} failed: ${why}`, { cause: error });
+    });
+}
+
+function toMsgHdrs(trace: Record<string, string>, extra: Record<string, string> | undefined): MsgHdrs | undefined {
+  const entries = Object.entries({ ...trace, ...extra });
+  if (entries.length === 0) return undefined;
+  const h = natsHeaders();
+  for (const [key, value] of entries) h.set(key, String(value));
+  return h;
 }

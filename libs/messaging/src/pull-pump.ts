@@ -1,0 +1,108 @@
+import type { Consumer, ConsumerMessages, JsMsg } from '@nats-io/jetstream';
+
+export interface PullPumpOptions {
+  consumer: Consumer;
+  /** Most messages held at once (delivered and not yet released). */
+  capacity: number;
+  /** Lifetime of one pull request, in ms (at least 1 000). */
+  expiresMs: number;
+  /** Called for every delivered message; the message holds a slot until `release()`. */
+  onMessage(msg: JsMsg): void;
+  onError(error: unknown): void;
+}
+
+/** Pull requests open at once; a few let a busy consumer re-ask before the previous one is used up. */
+const MAX_OPEN_PULLS = 4;
+const PAUSE_AFTER_ERROR_MS = 1_000;
+/** A pull that ends empty this fast was refused, not expired; pausing avoids a busy loop. */
+const SUSPICIOUSLY_SHORT_PULL_MS = 100;
+const PAUSE_AFTER_SHORT_PULL_MS = 250;
+
+/**
+ * Keeps pull requests open for exactly as many messages as there are free slots, so no message
+ * waits in a client buffer while its ack wait runs and other replicas sit idle (unlike `consume()`,
+ * which re-asks as messages arrive, not as they are finished). Asks again once an eighth of the
+ * slots are free (or all are), to spare the server one request per message.
+ */
+export class PullPump {
+  private held = 0;
+  private requested = 0;
+  private running = false;
+  private pausedUntil = 0;
+  private pauseTimer?: NodeJS.Timeout;
+  private readonly open = new Set<ConsumerMessages>();
+  private readonly pulls = new Set<Promise<void>>();
+  private readonly refillAt: number;
+
+  constructor(private readonly options: PullPumpOptions) {
+    this.refillAt = Math.max(1, Math.floor(options.capacity / 8));
+  }
+
+  start(): void {
+    this.running = true;
+    this.refill();
+  }
+
+  /** Frees `count` slots (the messages were settled) and asks for more. */
+  release(count = 1): void {
+    this.held -= count;
+    this.refill();
+  }
+
+  /** Closes the open pull requests; resolves once their last messages were handed to `onMessage`. */
+  async stop(): Promise<void> {
+    this.running = false;
+    clearTimeout(this.pauseTimer);
+    for (const messages of this.open) void messages.close().catch(() => undefined);
+    await Promise.all(this.pulls);
+  }
+
+  private refill(): void {
+    if (!this.running || Date.now() < this.pausedUntil || this.pulls.size >= MAX_OPEN_PULLS) return;
+    const free = this.options.capacity - this.held - this.requested;
+    if (free <= 0) return;
+    if (free < this.refillAt && this.held + this.requested > 0) return;
+    this.requested += free;
+    const pull = this.pull(free).finally(() => {
+      this.pulls.delete(pull);
+      this.refill();
+    });
+    this.pulls.add(pull);
+  }
+
+  private async pull(count: number): Promise<void> {
+    const startedAt = Date.now();
+    let delivered = 0;
+    let messages: ConsumerMessages | undefined;
+    try {
+      messages = await this.options.consumer.fetch({ max_messages: count, expires: this.options.expiresMs });
+      this.open.add(messages);
+      if (!this.running) void messages.close().catch(() => undefined);
+      for await (const msg of messages) {
+        delivered++;
+        this.requested--;
+        this.held++;
+        this.options.onMessage(msg);
+      }
+      if (delivered === 0 && Date.now() - startedAt < SUSPICIOUSLY_SHORT_PULL_MS) this.pause(PAUSE_AFTER_SHORT_PULL_MS);
+    } catch (error) {
+      if (this.running) {
+        this.options.onError(error);
+        this.pause(PAUSE_AFTER_ERROR_MS);
+      }
+    } finally {
+      if (messages) this.open.delete(messages);
+      this.requested -= count - delivered;
+    }
+  }
+
+  private pause(ms: number): void {
+    if (!this.running) return;
+    this.pausedUntil = Date.now() + ms;
+    clearTimeout(this.pauseTimer);
+    this.pauseTimer = setTimeout(() => {
+      this.pausedUntil = 0;
+      this.refill();
+    }, ms);
+  }
+}

@@ -1,0 +1,94 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { Context, ContextManager, ROOT_CONTEXT } from '@opentelemetry/api';
+import { uniqueSuffix } from '@trawl/testing';
+import { z } from 'zod';
+import { deleteStreams, ensureConsumer, ensureStream, MessagingConnection } from '../src/index';
+import type { ConsumerSpec, StreamSpec } from '../src/index';
+
+/** NATS of the integration suites (`NATS_URL`, else loopback). */
+export function natsUrl(): string {
+  return process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
+}
+
+export const job = z.object({ n: z.number().int() });
+export type Job = z.infer<typeof job>;
+
+/**
+ * Streams of one test with unique names and subjects, deleted by `cleanup()` (and only those).
+ * `subject` is the one subject of the default stream.
+ */
+export class StreamFixture {
+  readonly id = uniqueSuffix();
+  readonly stream = `TEST_MSG_${this.id.toUpperCase()}`;
+  readonly subject = `test.msg.${this.id}.work`;
+  private readonly streams = new Set<string>();
+
+  constructor(readonly conn: MessagingConnection) {}
+
+  /** Creates the default work-queue stream (or the given variant of it). */
+  async createStream(over: Partial<StreamSpec> = {}): Promise<StreamSpec> {
+    const spec: StreamSpec = { name: this.stream, subjects: [this.subject], retention: 'workqueue', storage: 'memory', ...over };
+    this.streams.add(spec.name);
+    await ensureStream(this.conn.jsm, spec);
+    return spec;
+  }
+
+  /** Creates a durable pull consumer on the default stream, with test-friendly short timings. */
+  async createConsumer(over: Partial<ConsumerSpec> = {}): Promise<ConsumerSpec> {
+    const spec: ConsumerSpec = { stream: this.stream, durable: 'workers', ackWaitMs: 2_000, maxDeliver: 10, maxAckPending: 1_000, ...over };
+    await ensureConsumer(this.conn.jsm, spec);
+    return spec;
+  }
+
+  async messagesInStream(name = this.stream): Promise<number> {
+    return (await this.conn.jsm.streams.info(name)).state.messages;
+  }
+
+  async ackPending(durable = 'workers'): Promise<number> {
+    return (await this.conn.jsm.consumers.info(this.stream, durable)).num_ack_pending;
+  }
+
+  async cleanup(): Promise<void> {
+    await deleteStreams(this.conn.jsm, [...this.streams]);
+  }
+}
+
+/** Logger that records what the runners log, for assertions. */
+export class RecordingLogger {
+  readonly warnings: { obj: object; msg: string }[] = [];
+  readonly errors: { obj: object; msg: string }[] = [];
+  warn(obj: object, msg: string): void {
+    this.warnings.push({ obj, msg });
+  }
+  error(obj: object, msg: string): void {
+    this.errors.push({ obj, msg });
+  }
+}
+
+/** A minimal async context manager, so `context.with()` sets what `context.active()` returns. */
+export class TestContextManager implements ContextManager {
+  private readonly storage = new AsyncLocalStorage<Context>();
+  active(): Context {
+    return this.storage.getStore() ?? ROOT_CONTEXT;
+  }
+  with<A extends unknown[], F extends (...args: A) => ReturnType<F>>(ctx: Context, fn: F, thisArg?: ThisParameterType<F>, ...args: A): ReturnType<F> {
+    return this.storage.run(ctx, () => fn.call(thisArg, ...args));
+  }
+  bind<T>(_ctx: Context, target: T): T {
+    return target;
+  }
+  enable(): this {
+    return this;
+  }
+  disable(): this {
+    this.storage.disable();
+    return this;
+  }
+}
+
+/** A promise and its resolver, to hold a handler until the test lets it go. */
+export function gate(): { promise: Promise<void>; open: () => void } {
+  let open!: () => void;
+  const promise = new Promise<void>((resolve) => (open = resolve));
+  return { promise, open };
+}
