@@ -15,7 +15,9 @@ services:
 	@./tools/ensure-services.sh
 
 $(NODE_MODULES_STAMP): package.json package-lock.json
-	npm ci --no-audit --no-fund
+	# npm install, not npm ci: npm 11 leaves @swc/core's other-platform binaries out of the lock
+	# file and then refuses `npm ci`; install still follows the lock for every package it has.
+	npm install --no-audit --no-fund
 	@touch $@
 
 setup: services $(NODE_MODULES_STAMP)

@@ -1,23 +1,26 @@
 /**
  * `make bench`: Trawl against Crawlee's CheerioCrawler on the same generated site (big.test of the
  * fixture web), on the same machine, in the same run, with the same concurrency.
- *   node -r ./tools/register-aliases.js dist/bench/crawl-bench.js [--pages 10000] [--concurrency 64] …
- * Prints pages/s of both, their ratio against the 3× target, peak RSS and RSS over the crawl's
- * progress, CPU by process; writes everything to bench/results/latest.json. Exits non-zero only when
- * a crawl did not fetch the whole site (or could not run), never because the target was missed.
+ *   node -r ./tools/register-aliases.js dist/bench/crawl-bench.js [--pages 10000] [--concurrency 64] [--rounds 3] …
+ * Prints pages/s of both (median of the rounds), their ratio against the 3× target, peak RSS and RSS
+ * over the crawl's progress, CPU by process; writes everything to bench/results/latest.json. Exits
+ * non-zero only when a crawl did not fetch the whole site (or could not run), never because the
+ * target was missed.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join, resolve } from 'node:path';
 import { measureCrawlee } from './crawlee-bench';
 import { registerEsmAliases } from './esm-aliases';
-import { startFixtureWebProcess, type FixtureWebProcess } from './fixture-web-process';
+import { startFixtureWebProcess } from './fixture-web-process';
 import { WrongCrawlError, type CrawlerMeasurement } from './measurement';
-import { parseBenchOptions, type BenchOptions } from './options';
-import { formatReport, formatTrawlTimings, TARGET_RATIO, throughputRatio } from './report';
+import { parseBenchOptions } from './options';
+import { formatReport, formatRounds, formatTrawlTimings, medianRound, TARGET_RATIO, throughputRatio } from './report';
 import { measureTrawl, startTrawl, warmUpTrawl, type TrawlUnderTest } from './trawl-bench';
 
 const RESULTS_DIR = resolve(__dirname, '..', '..', 'bench', 'results');
+
+type CrawlerName = 'crawlee' | 'trawl';
 
 /** Fails the run when a crawl did not fetch exactly the site: a throughput of a wrong crawl means nothing. */
 function assertWholeSite(m: CrawlerMeasurement, pages: number): void {
@@ -31,20 +34,18 @@ function assertWholeSite(m: CrawlerMeasurement, pages: number): void {
   if (problems.length > 0) throw new WrongCrawlError(`${m.crawler} crawl is wrong: ${problems.join('; ')}`);
 }
 
-async function runTrawl(web: FixtureWebProcess, options: BenchOptions, cleanups: Set<() => Promise<void>>): Promise<CrawlerMeasurement> {
-  process.stderr.write('trawl: starting gateway, coordinator and worker…\n');
-  const trawl: TrawlUnderTest = await startTrawl(web, options);
-  const stop = (): Promise<void> => trawl.platform.stop();
-  cleanups.add(stop);
-  try {
-    process.stderr.write(`trawl: warm-up crawl of ${options.warmupPages} pages…\n`);
-    await warmUpTrawl(trawl, web, options);
-    process.stderr.write(`trawl: measured crawl of ${options.pages} pages…\n`);
-    return await measureTrawl(trawl, web, options);
-  } finally {
-    cleanups.delete(stop);
-    await stop();
-  }
+/**
+ * Run order. The Trawl services start once and stay up for every round (starting them means a fresh
+ * migrated database and seconds of boot), so they sit idle beside Crawlee's turns; their CPU during
+ * those turns is measured and printed (`trawlIdle`) to show what that costs Crawlee. Each crawler
+ * warms up on the same site before it is measured — Trawl once, Crawlee in each of its processes —
+ * so neither pays JIT, connection-pool or cache warm-up in a measured crawl. Rounds alternate which
+ * crawler goes first, and the report takes medians, because this 2-core machine is shared and its
+ * load drifts; a single pair of crawls can land one crawler in a busy minute.
+ */
+function roundOrder(round: number, first: CrawlerName): CrawlerName[] {
+  const second: CrawlerName = first === 'crawlee' ? 'trawl' : 'crawlee';
+  return round % 2 === 0 ? [first, second] : [second, first];
 }
 
 async function main(args: string[]): Promise<void> {
@@ -55,37 +56,46 @@ async function main(args: string[]): Promise<void> {
   process.once('SIGINT', () => {
     void Promise.allSettled([...cleanups].map((cleanup) => cleanup())).then(() => process.exit(130));
   });
+  const runs = (name: CrawlerName): boolean => options.only === undefined || options.only === name;
 
   const web = await startFixtureWebProcess(options.pages);
   cleanups.add(web.stop);
-  const measurements: CrawlerMeasurement[] = [];
+  const rounds: Record<CrawlerName, CrawlerMeasurement[]> = { crawlee: [], trawl: [] };
+  let trawl: TrawlUnderTest | undefined;
   try {
-    // Order: each crawler first runs a warm-up crawl of the same site (JIT, connection pools, Postgres
-    // caches, the fixture web's own warm-up), so neither pays cold-start costs in its measured crawl.
-    // Crawlee goes first by default because the Trawl services exist only during Trawl's turn: Crawlee
-    // then has the machine to itself, with no idle service (reconciler timers, NATS heartbeats) beside
-    // it. That can only favour Crawlee, the safe direction for a "Trawl ≥ 3×" claim. `--first trawl`
-    // swaps the order to check that it does not matter.
-    const order = options.first === 'crawlee' ? (['crawlee', 'trawl'] as const) : (['trawl', 'crawlee'] as const);
-    for (const crawler of order.filter((c) => options.only === undefined || c === options.only)) {
-      if (crawler === 'crawlee') {
-        process.stderr.write(`crawlee: warm-up crawl of ${options.warmupPages} pages, then measured crawl of ${options.pages} pages…\n`);
-        measurements.push(await measureCrawlee(web, options));
-      } else {
-        measurements.push(await runTrawl(web, options, cleanups));
+    if (runs('trawl')) {
+      process.stderr.write('trawl: starting gateway, coordinator and worker…\n');
+      trawl = await startTrawl(web, options);
+      cleanups.add(trawl.platform.stop.bind(trawl.platform));
+      process.stderr.write(`trawl: warm-up crawl of ${options.warmupPages} pages…\n`);
+      await warmUpTrawl(trawl, web, options);
+    }
+    for (let round = 0; round < options.rounds; round++) {
+      for (const crawler of roundOrder(round, options.first).filter(runs)) {
+        const label = `round ${round + 1}/${options.rounds}`;
+        if (crawler === 'crawlee') {
+          process.stderr.write(`crawlee (${label}): warm-up crawl of ${options.warmupPages} pages, then measured crawl of ${options.pages} pages…\n`);
+          rounds.crawlee.push(await measureCrawlee(web, options, trawl?.pids));
+        } else {
+          process.stderr.write(`trawl (${label}): measured crawl of ${options.pages} pages…\n`);
+          rounds.trawl.push(await measureTrawl(trawl!, web, options));
+        }
+        process.stderr.write(`  → ${(rounds[crawler].at(-1)!.pagesPerSecond).toFixed(1)} pages/s\n`);
       }
     }
   } finally {
-    cleanups.delete(web.stop);
+    cleanups.clear();
+    await trawl?.platform.stop();
     await web.stop();
   }
 
-  const trawl = measurements.find((m) => m.crawler === 'Trawl');
-  const crawlee = measurements.find((m) => m.crawler === 'Crawlee');
-  process.stdout.write(`\n${formatReport(measurements, options.concurrency, cores)}\n`);
-  if (trawl) process.stdout.write(`\n${formatTrawlTimings(trawl)}\n`);
+  const medians = (['crawlee', 'trawl'] as const).filter((name) => rounds[name].length > 0).map((name) => medianRound(rounds[name]));
+  const trawlMedian = medians.find((m) => m.crawler === 'Trawl');
+  const crawleeMedian = medians.find((m) => m.crawler === 'Crawlee');
+  process.stdout.write(`\n${formatReport(medians, options.concurrency, cores)}\n\n${formatRounds(rounds.crawlee, rounds.trawl)}\n`);
+  if (trawlMedian) process.stdout.write(`\n${formatTrawlTimings(trawlMedian)}\n`);
 
-  const ratio = trawl && crawlee ? throughputRatio(trawl, crawlee) : undefined;
+  const ratio = trawlMedian && crawleeMedian ? throughputRatio(trawlMedian, crawleeMedian) : undefined;
   mkdirSync(RESULTS_DIR, { recursive: true });
   // A one-crawler run (--only) must not replace the comparison in latest.json.
   const file = join(RESULTS_DIR, options.only ? `latest-${options.only}.json` : 'latest.json');
@@ -99,7 +109,7 @@ async function main(args: string[]): Promise<void> {
         ratio,
         targetRatio: TARGET_RATIO,
         targetMet: ratio === undefined ? undefined : ratio >= TARGET_RATIO,
-        measurements,
+        rounds,
       },
       null,
       2,
@@ -108,7 +118,7 @@ async function main(args: string[]): Promise<void> {
   process.stdout.write(`\nresults: ${file}\n`);
 
   // Checked after printing, so a wrong crawl's numbers are still there to read.
-  for (const m of measurements) assertWholeSite(m, options.pages);
+  for (const m of [...rounds.crawlee, ...rounds.trawl]) assertWholeSite(m, options.pages);
 }
 
 main(process.argv.slice(2)).then(

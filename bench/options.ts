@@ -12,14 +12,19 @@ export interface BenchOptions {
   logLevel: string;
   /** Extra environment for every Trawl service (`--set KEY=VALUE`, repeatable), e.g. `--set RESULT_BATCH=512`. */
   serviceEnv: Record<string, string>;
-  /** Which crawler runs first (`--first crawlee|trawl`, default `crawlee`). */
+  /**
+   * Measured crawls of each crawler (`--rounds`, default 3); the report takes each one's median round.
+   * Rounds alternate which crawler goes first.
+   */
+  rounds: number;
+  /** Which crawler runs first in the first round (`--first crawlee|trawl`, default `crawlee`). */
   first: 'crawlee' | 'trawl';
   /** Measure one crawler only, e.g. while tuning Trawl (`--only crawlee|trawl`); no ratio is printed then. */
   only?: 'crawlee' | 'trawl';
 }
 
 const USAGE =
-  'usage: crawl-bench [--pages <n>] [--concurrency <n>] [--warmup-pages <n>] [--timeout <s>] ' +
+  'usage: crawl-bench [--pages <n>] [--concurrency <n>] [--rounds <n>] [--warmup-pages <n>] [--timeout <s>] ' +
   '[--log-level <level>] [--set KEY=VALUE]… [--first crawlee|trawl] [--only crawlee|trawl]';
 
 function positiveInteger(flag: string, raw: string | undefined, min: number): number {
@@ -37,6 +42,7 @@ export function parseBenchOptions(args: readonly string[]): BenchOptions {
     timeoutSeconds: 900,
     logLevel: 'warn',
     serviceEnv: {},
+    rounds: 3,
     first: 'crawlee',
   };
   for (let i = 0; i < args.length; i += 2) {
@@ -51,6 +57,9 @@ export function parseBenchOptions(args: readonly string[]): BenchOptions {
         break;
       case '--warmup-pages':
         options.warmupPages = positiveInteger(flag, value, 0);
+        break;
+      case '--rounds':
+        options.rounds = positiveInteger(flag, value, 1);
         break;
       case '--timeout':
         options.timeoutSeconds = positiveInteger(flag, value, 1);

@@ -84,3 +84,11 @@ export function processesNamed(command: string): number[] {
   return allPids().filter((pid) => statFields(pid)?.command === command);
 }
 
+
+/** CPU seconds the whole machine spent busy (all cores, everything but idle and I/O wait) since boot. */
+export function machineBusySeconds(): number {
+  const line = readFileSync('/proc/stat', 'utf8').split('\n')[0]; // "cpu  user nice system idle iowait irq softirq steal …"
+  const ticks = line.trim().split(/\s+/).slice(1, 9).map(Number);
+  const idle = ticks[3] + ticks[4];
+  return (ticks.reduce((a, b) => a + b, 0) - idle) / ticksPerSecond();
+}

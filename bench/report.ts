@@ -15,6 +15,25 @@ function table(header: string[], rows: string[][]): string {
   return [line(header), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...rows.map(line)].join('\n');
 }
 
+/** The round with the median pages/s (the lower middle one for an even count). */
+export function medianRound(rounds: readonly CrawlerMeasurement[]): CrawlerMeasurement {
+  const sorted = [...rounds].sort((a, b) => a.pagesPerSecond - b.pagesPerSecond);
+  return sorted[Math.floor((sorted.length - 1) / 2)];
+}
+
+/** Pages/s of every round, and Trawl/Crawlee of the rounds run side by side. */
+export function formatRounds(crawlee: readonly CrawlerMeasurement[], trawl: readonly CrawlerMeasurement[]): string {
+  const lines = [`Rounds (pages/s; the tables above show each crawler's median round):`];
+  if (crawlee.length > 0) lines.push(`  Crawlee: ${crawlee.map((m) => m.pagesPerSecond.toFixed(1)).join(', ')}`);
+  if (trawl.length > 0) lines.push(`  Trawl:   ${trawl.map((m) => m.pagesPerSecond.toFixed(1)).join(', ')}`);
+  const paired = Math.min(crawlee.length, trawl.length);
+  if (paired > 0) {
+    const ratios = Array.from({ length: paired }, (_, i) => throughputRatio(trawl[i], crawlee[i]).toFixed(2));
+    lines.push(`  Trawl / Crawlee by round: ${ratios.join(', ')}`);
+  }
+  return lines.join('\n');
+}
+
 /** Trawl's pages/s over Crawlee's. */
 export function throughputRatio(trawl: CrawlerMeasurement, crawlee: CrawlerMeasurement): number {
   return trawl.pagesPerSecond / crawlee.pagesPerSecond;
@@ -85,5 +104,15 @@ export function formatTrawlTimings(trawl: CrawlerMeasurement): string {
     for (const name of Object.keys(totals).filter((n) => n.endsWith('_total'))) rows.push([service, name, String(totals[name]), '', '']);
   }
   if (rows.length === 0) return 'Trawl metrics: none moved (is /metrics served?)';
-  return `Trawl metrics over the measured crawl (${trawl.seconds.toFixed(2)} s):\n${table(['service', 'metric', 'count', 'seconds', 'mean'], rows)}`;
+  const inFlight = trawl.details.meanInFlight as { coordinator?: number; worker?: number } | undefined;
+  const inFlightLine = inFlight
+    ? `\nMean pages in flight (sampled every 500 ms): coordinator ${inFlight.coordinator?.toFixed(1) ?? '—'} dispatched and unanswered, ` +
+      `worker ${inFlight.worker?.toFixed(1) ?? '—'} being loaded or published`
+    : '';
+  const depth = trawl.details.meanQueueDepth as Record<string, number> | undefined;
+  const depthLine = depth
+    ? `\nMean JetStream depth: ${depth.tasksWaiting.toFixed(1)} tasks waiting for a worker, ${depth.tasksAtWorkers.toFixed(1)} at the worker, ` +
+      `${depth.resultsWaiting.toFixed(1)} results waiting for the coordinator, ${depth.resultsAtCoordinator.toFixed(1)} in an intake batch`
+    : '';
+  return `Trawl metrics over the measured crawl (${trawl.seconds.toFixed(2)} s):\n${table(['service', 'metric', 'count', 'seconds', 'mean'], rows)}${inFlightLine}${depthLine}`;
 }

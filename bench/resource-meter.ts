@@ -1,4 +1,4 @@
-import { processCpuSeconds, processMemory } from './process-stats';
+import { machineBusySeconds, processCpuSeconds, processMemory } from './process-stats';
 
 /** One resident-memory reading of a measured process. */
 export interface MemorySample {
@@ -97,5 +97,21 @@ export class GroupCpuMeter {
   /** CPU seconds since start; processes that exited in between are not counted. */
   stop(): number {
     return this.members().reduce((total, pid) => total + processCpuSeconds(pid) - (this.atStart.get(pid) ?? 0), 0);
+  }
+}
+
+/**
+ * Busy CPU seconds of the whole machine between start and stop. Set beside the measured processes'
+ * CPU it shows how much of the machine something else took (this machine is shared).
+ */
+export class MachineCpuMeter {
+  private atStart = 0;
+
+  start(): void {
+    this.atStart = machineBusySeconds();
+  }
+
+  stop(): number {
+    return machineBusySeconds() - this.atStart;
   }
 }

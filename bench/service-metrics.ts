@@ -25,3 +25,15 @@ export function totalsDelta(before: MetricTotals, after: MetricTotals): MetricTo
   }
   return delta;
 }
+
+/** Current value of a gauge, summed over label sets; undefined when the service does not export it. */
+export async function scrapeGauge(port: number, name: string): Promise<number | undefined> {
+  const res = await fetch(`http://127.0.0.1:${port}/metrics`);
+  if (!res.ok) return undefined;
+  let total: number | undefined;
+  for (const line of (await res.text()).split('\n')) {
+    const match = /^([a-zA-Z_:][\w:]*)(?:\{[^}]*\})?\s+(\S+)/.exec(line);
+    if (match?.[1] === name) total = (total ?? 0) + Number(match[2]);
+  }
+  return total;
+}

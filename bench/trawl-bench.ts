@@ -3,13 +3,47 @@ import type { FixtureWebProcess } from './fixture-web-process';
 import { WrongCrawlError, type CrawlerMeasurement, type ProgressMemory } from './measurement';
 import type { BenchOptions } from './options';
 import { childRunning, processesNamed } from './process-stats';
-import { GroupCpuMeter, ResourceMeter } from './resource-meter';
-import { scrapeTotals, totalsDelta, type MetricTotals } from './service-metrics';
+import { GroupCpuMeter, MachineCpuMeter, ResourceMeter } from './resource-meter';
+import { meanDepth, sampleQueueDepth } from './queue-depth';
+import { scrapeGauge, scrapeTotals, totalsDelta, type MetricTotals } from './service-metrics';
 
 /** The gateway serves the API; the coordinator and one worker do the crawl. Scheduler and webhooks sit idle in a crawl. */
 const CRAWL_SERVICES: readonly ServiceName[] = ['gateway', 'crawl-coordinator', 'fetch-worker'];
 const STATUS_POLL_MS = 100;
 const PROGRESS_EVERY_MS = 5_000;
+const GAUGE_EVERY_MS = 500;
+
+/**
+ * Samples the pages the coordinator has in flight (dispatched, unanswered) and the pages the worker
+ * is loading, every 500 ms: a worker below its concurrency while the coordinator has plenty in
+ * flight means tasks or results are waiting in between (NATS, intake), not in fetching.
+ */
+function sampleInFlight(trawl: TrawlUnderTest): { stop(): Promise<{ coordinator: number[]; worker: number[] }> } {
+  const samples = { coordinator: [] as number[], worker: [] as number[] };
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      const [coordinator, worker] = await Promise.all([
+        scrapeGauge(trawl.platform.port('crawl-coordinator'), 'trawl_crawl_pages_in_flight').catch(() => undefined),
+        scrapeGauge(trawl.platform.port('fetch-worker'), 'trawl_worker_pages_in_flight').catch(() => undefined),
+      ]);
+      if (coordinator !== undefined) samples.coordinator.push(coordinator);
+      if (worker !== undefined) samples.worker.push(worker);
+      await new Promise((resolve) => setTimeout(resolve, GAUGE_EVERY_MS));
+    }
+  })();
+  return {
+    async stop() {
+      running = false;
+      await loop;
+      return samples;
+    },
+  };
+}
+
+function mean(values: readonly number[]): number | undefined {
+  return values.length === 0 ? undefined : values.reduce((a, b) => a + b, 0) / values.length;
+}
 
 interface CrawlView {
   crawl_id: string;
@@ -106,12 +140,16 @@ export async function measureTrawl(trawl: TrawlUnderTest, web: FixtureWebProcess
   const meter = new ResourceMeter({ coordinator: pids.coordinator, worker: pids.worker, gateway: pids.gateway, fixtureWeb: web.pid });
   const postgres = new GroupCpuMeter(() => processesNamed('postgres'));
   const nats = new GroupCpuMeter(() => processesNamed('nats-server'));
+  const machine = new MachineCpuMeter();
   const marks = [25, 50, 75].map((percent) => ({ percent, at: Math.ceil((options.pages * percent) / 100) }));
   const progressMemory: ProgressMemory[] = [];
 
+  const inFlight = sampleInFlight(trawl);
+  const queues = await sampleQueueDepth(trawl.platform.prefix);
   meter.start();
   postgres.start();
   nats.start();
+  machine.start();
   const startedAt = performance.now();
   const id = await startCrawl(trawl, web.bigSiteUrl, { maxPages: options.pages + 10, maxItems: options.pages + 10 });
   const deadline = startedAt + options.timeoutSeconds * 1000;
@@ -141,7 +179,10 @@ export async function measureTrawl(trawl: TrawlUnderTest, web: FixtureWebProcess
     fixtureWeb: usage.fixtureWeb.cpuSeconds,
     postgres: postgres.stop(),
     nats: nats.stop(),
+    wholeMachine: machine.stop(),
   };
+  const inFlightSamples = await inFlight.stop();
+  const queueSamples = await queues.stop();
   const metricsAfter = await scrapeServices(trawl);
 
   const workerMetrics = totalsDelta(metricsBefore.worker, metricsAfter.worker);
@@ -165,6 +206,10 @@ export async function measureTrawl(trawl: TrawlUnderTest, web: FixtureWebProcess
       error: crawl.error,
       itemsFound: items_found,
       meanConcurrency,
+      meanInFlight: { coordinator: mean(inFlightSamples.coordinator), worker: mean(inFlightSamples.worker) },
+      inFlightSamples,
+      meanQueueDepth: meanDepth(queueSamples),
+      queueSamples,
       serverSeconds,
       env: trawl.env,
       metrics: {

@@ -1,5 +1,5 @@
 import { waitFor } from '@trawl/testing';
-import { gate, Job, job, natsUrl, RecordingLogger, StreamFixture } from '../test/jetstream-fixture';
+import { connectForTests, gate, Job, job, RecordingLogger, StreamFixture } from '../test/jetstream-fixture';
 import { BatchConsumer } from './batch-consumer';
 import { MessagingConnection } from './connection';
 import type { Disposition, InboundMessage } from './inbound-message';
@@ -17,7 +17,7 @@ describe(BatchConsumer.name, () => {
   const releaseAll: (() => void)[] = [];
 
   beforeAll(async () => {
-    conn = await MessagingConnection.connect({ servers: natsUrl(), name: 'messaging-batch-test' });
+    conn = await connectForTests('messaging-batch-test');
   });
   afterAll(() => conn.close());
   beforeEach(async () => {

@@ -149,7 +149,8 @@ export class BatchConsumer<T> {
     try {
       const returned: unknown = await this.options.handler(batch);
       if (!Array.isArray(returned) || returned.length !== batch.length || !returned.every(isDisposition)) {
-        throw new TypeError(`handler answered ${Array.isArray(returned) ? `${returned.length} values` : typeof returned} for ${batch.length} messages`);
+        const answer = Array.isArray(returned) ? `${returned.length} values` : typeof returned;
+        throw new TypeError(`handler answered ${answer} for ${batch.length} messages`);
       }
       dispositions = returned;
     } catch (error) {
@@ -164,11 +165,17 @@ export class BatchConsumer<T> {
       const disposition = dispositions[i];
       if (!delivery.settle(disposition)) late++;
       else if (disposition.kind === 'term') {
-        this.logger.warn({ stream: this.options.stream, subject: delivery.subject, seq: delivery.seq, reason: disposition.reason }, 'message terminated');
+        this.logger.warn(
+          { stream: this.options.stream, subject: delivery.subject, seq: delivery.seq, reason: disposition.reason },
+          'message terminated',
+        );
       }
     });
     if (late > 0) {
-      this.logger.warn({ stream: this.options.stream, late }, 'batch handler finished after the stop deadline; its messages were already handed back');
+      this.logger.warn(
+        { stream: this.options.stream, late },
+        'batch handler finished after the stop deadline; its messages were already handed back',
+      );
     }
     if (this.current === batch) {
       this.current = [];

@@ -1,46 +1,16 @@
 import { once } from 'node:events';
-import { AddressInfo, createServer, Server, Socket, connect as tcpConnect } from 'node:net';
+import { AddressInfo, createServer } from 'node:net';
 import { waitFor } from '@trawl/testing';
-import { natsUrl } from '../test/jetstream-fixture';
+import { connectForTests, CuttableProxy } from '../test/jetstream-fixture';
 import { MessagingConnection } from './connection';
 import { MessagingError, MessagingErrorCode } from './messaging.errors';
 
 jest.setTimeout(20_000);
 
-/** A TCP relay to NATS that a test can cut and restore, to see the client reconnect. */
-class CuttableProxy {
-  private server?: Server;
-  private readonly sockets = new Set<Socket>();
-  port = 0;
-
-  async listen(): Promise<void> {
-    const target = new URL(natsUrl());
-    this.server = createServer((client) => {
-      const upstream = tcpConnect(Number(target.port || 4222), target.hostname);
-      for (const s of [client, upstream]) {
-        this.sockets.add(s);
-        s.on('close', () => this.sockets.delete(s));
-        s.on('error', () => undefined);
-      }
-      client.pipe(upstream).pipe(client);
-    });
-    this.server.listen(this.port, '127.0.0.1');
-    await once(this.server, 'listening');
-    this.port = (this.server.address() as AddressInfo).port;
-  }
-
-  async cut(): Promise<void> {
-    const server = this.server;
-    this.server = undefined;
-    for (const s of this.sockets) s.destroy();
-    if (server) await new Promise((resolve) => server.close(resolve));
-  }
-}
-
 describe(MessagingConnection.name, () => {
   describe('connect', () => {
     it('connects with JetStream ready, and closes once however often close is called', async () => {
-      const conn = await MessagingConnection.connect({ servers: natsUrl(), name: 'messaging-connection-test' });
+      const conn = await connectForTests('messaging-connection-test');
       expect(conn.isConnected()).toBe(true);
       await conn.jsm.getAccountInfo();
       await Promise.all([conn.close(), conn.close()]);

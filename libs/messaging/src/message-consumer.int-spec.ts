@@ -1,7 +1,7 @@
 import { context, propagation, ROOT_CONTEXT, trace, TraceFlags } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { waitFor } from '@trawl/testing';
-import { gate, Job, job, natsUrl, RecordingLogger, StreamFixture, TestContextManager } from '../test/jetstream-fixture';
+import { connectForTests, CuttableProxy, gate, Job, job, RecordingLogger, StreamFixture, TestContextManager } from '../test/jetstream-fixture';
 import { MessagingConnection } from './connection';
 import type { Disposition, InboundMessage } from './inbound-message';
 import { MessageConsumer } from './message-consumer';
@@ -20,7 +20,7 @@ describe(MessageConsumer.name, () => {
   const releaseAll: (() => void)[] = [];
 
   beforeAll(async () => {
-    conn = await MessagingConnection.connect({ servers: natsUrl(), name: 'messaging-consumer-test' });
+    conn = await connectForTests('messaging-consumer-test');
   });
   afterAll(() => conn.close());
   beforeEach(async () => {
@@ -155,6 +155,7 @@ describe(MessageConsumer.name, () => {
       held.open();
       await waitFor(async () => (await fx.messagesInStream()) === 0, { what: 'all acked' });
       expect(peak).toBe(3);
+      expect(logger.warnings).toEqual([]);
     });
 
     it('stops redelivering after maxDeliver deliveries', async () => {
@@ -215,6 +216,34 @@ describe(MessageConsumer.name, () => {
       } finally {
         context.disable();
         propagation.disable();
+      }
+    });
+
+    it('goes on consuming after the connection to NATS was lost and restored', async () => {
+      await fx.createConsumer();
+      const proxy = new CuttableProxy();
+      await proxy.listen();
+      const viaProxy = await MessagingConnection.connect({ servers: `nats://127.0.0.1:${proxy.port}`, name: 'messaging-consumer-test' });
+      try {
+        const { record, seen } = recorder();
+        const c = new MessageConsumer<Job>({
+          js: viaProxy.js, stream: fx.stream, durable: 'workers', schema: job, logger, concurrency: 2, pullExpiresMs: 2_000,
+          handler: async (m) => (record(m), { kind: 'ack' }),
+        });
+        running.push(c);
+        await c.start();
+        await publishJobs([1]);
+        await waitFor(() => seen.length === 1, { what: 'delivery before the cut' });
+        await proxy.cut();
+        await waitFor(() => !viaProxy.isConnected(), { what: 'disconnect' });
+        await publishJobs([2]);
+        await proxy.listen();
+        await waitFor(() => seen.length === 2, { timeoutMs: 15_000, what: 'delivery after the reconnect' });
+        expect(seen[1].n).toBe(2);
+        await c.stop();
+      } finally {
+        await viaProxy.close();
+        await proxy.cut();
       }
     });
 

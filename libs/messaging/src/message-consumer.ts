@@ -120,7 +120,10 @@ export class MessageConsumer<T> {
   private finish(delivery: Delivery<T>, disposition: Disposition): void {
     if (delivery.settle(disposition)) {
       if (disposition.kind === 'term') {
-        this.logger.warn({ stream: this.options.stream, subject: delivery.subject, seq: delivery.seq, reason: disposition.reason }, 'message terminated');
+        this.logger.warn(
+          { stream: this.options.stream, subject: delivery.subject, seq: delivery.seq, reason: disposition.reason },
+          'message terminated',
+        );
       }
     } else {
       this.logger.warn(

@@ -1,6 +1,6 @@
 import { Pool } from 'pg';
 import { createTestDatabase, TestDatabase, waitFor } from '@trawl/testing';
-import { natsUrl, RecordingLogger, StreamFixture } from '../test/jetstream-fixture';
+import { connectForTests, RecordingLogger, StreamFixture } from '../test/jetstream-fixture';
 import { MessagingConnection } from './connection';
 import { MessagingError, MessagingErrorCode } from './messaging.errors';
 import { OutboxRelay } from './outbox-relay';
@@ -17,7 +17,7 @@ describe(OutboxRelay.name, () => {
   const relays: OutboxRelay[] = [];
 
   beforeAll(async () => {
-    conn = await MessagingConnection.connect({ servers: natsUrl(), name: 'messaging-outbox-test' });
+    conn = await connectForTests('messaging-outbox-test');
     db = await createTestDatabase();
     pool = new Pool({ connectionString: db.url, max: 6 });
     // The table as the persistence migration creates it.

@@ -115,7 +115,10 @@ export class OutboxRelay {
         });
       }
       if (failed.length > 0) {
-        this.logger.warn({ err: failed[0].reason, failed: failed.length, published: published.length }, 'some outbox rows were not published; retrying later');
+        this.logger.warn(
+          { err: failed[0].reason, failed: failed.length, published: published.length },
+          'some outbox rows were not published; retrying later',
+        );
       }
       return published.length;
     } catch (error) {

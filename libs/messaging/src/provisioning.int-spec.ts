@@ -1,16 +1,18 @@
-import { natsUrl, StreamFixture } from '../test/jetstream-fixture';
+import { connectForTests, StreamFixture } from '../test/jetstream-fixture';
 import { MessagingConnection } from './connection';
 import { MessagingError, MessagingErrorCode } from './messaging.errors';
 import { deleteStreams, ensureConsumer, ensureStream } from './provisioning';
 
 const NS = 1_000_000;
 
+jest.setTimeout(20_000);
+
 describe('provisioning', () => {
   let conn: MessagingConnection;
   let fx: StreamFixture;
 
   beforeAll(async () => {
-    conn = await MessagingConnection.connect({ servers: natsUrl(), name: 'messaging-provisioning-test' });
+    conn = await connectForTests('messaging-provisioning-test');
   });
   afterAll(() => conn.close());
   beforeEach(() => {

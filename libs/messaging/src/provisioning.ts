@@ -185,7 +185,15 @@ function sameStreamLimits(current: StreamConfig, desired: DesiredStream): boolea
 
 type DesiredConsumer = Pick<
   ConsumerConfig,
-  'durable_name' | 'ack_policy' | 'deliver_policy' | 'replay_policy' | 'ack_wait' | 'max_deliver' | 'max_ack_pending' | 'filter_subject' | 'backoff'
+  | 'durable_name'
+  | 'ack_policy'
+  | 'deliver_policy'
+  | 'replay_policy'
+  | 'ack_wait'
+  | 'max_deliver'
+  | 'max_ack_pending'
+  | 'filter_subject'
+  | 'backoff'
 >;
 
 function consumerConfig(spec: ConsumerSpec): DesiredConsumer {

@@ -1,18 +1,20 @@
 import { context, propagation, ROOT_CONTEXT, trace, TraceFlags } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { natsUrl, StreamFixture, TestContextManager } from '../test/jetstream-fixture';
+import { connectForTests, StreamFixture, TestContextManager } from '../test/jetstream-fixture';
 import { MessagingConnection } from './connection';
 import { MessagingError, MessagingErrorCode } from './messaging.errors';
 import { publishJson, publishManyJson } from './publish';
 
 const spanContext = { traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331', traceFlags: TraceFlags.SAMPLED };
 
+jest.setTimeout(20_000);
+
 describe('publish', () => {
   let conn: MessagingConnection;
   let fx: StreamFixture;
 
   beforeAll(async () => {
-    conn = await MessagingConnection.connect({ servers: natsUrl(), name: 'messaging-publish-test' });
+    conn = await connectForTests('messaging-publish-test');
     context.setGlobalContextManager(new TestContextManager());
     propagation.setGlobalPropagator(new W3CTraceContextPropagator());
   });

@@ -39,7 +39,8 @@ export async function publishJson(
   payload: unknown,
   options: PublishOptions = {},
 ): Promise<{ seq: number; duplicate: boolean }> {
-  const ack = await publishOne(js, { subject, payload, msgId: options.msgId, headers: options.headers }, activeTraceHeaders(), options.timeoutMs);
+  const item = { subject, payload, msgId: options.msgId, headers: options.headers };
+  const ack = await publishOne(js, item, activeTraceHeaders(), options.timeoutMs);
   return { seq: ack.seq, duplicate: ack.duplicate === true };
 }
 
@@ -100,7 +101,8 @@ function publishOne(js: JetStreamClient, item: PublishItem, trace: Record<string
     .catch((error: unknown) => {
       // The client reports "no responders" as "jetstream is not enabled"; the usual cause is a
       // subject no stream stores (stream not provisioned, wrong prefix).
-      const why = (error as Error)?.name === 'JetStreamNotEnabled' ? 'no stream stores the subject, or JetStream is down' : (error as Error)?.message;
+      const why =
+        (error as Error)?.name === 'JetStreamNotEnabled' ? 'no stream stores the subject, or JetStream is down' : (error as Error)?.message;
       throw new MessagingError(MessagingErrorCode.PublishFailed, `Publishing to ${item.subject} failed: ${why}`, { cause: error });
     });
 }

@@ -34,7 +34,12 @@ export function requirePositiveInteger(name: string, value: number): void {
 }
 
 /** Logs a payload that failed validation; the caller terms it. */
-export function logInvalid<T>(logger: MessagingLogger, options: ConsumerRunnerOptions<T>, msg: JsMsg, decoded: Decoded<T> & { ok: false }): void {
+export function logInvalid<T>(
+  logger: MessagingLogger,
+  options: ConsumerRunnerOptions<T>,
+  msg: JsMsg,
+  decoded: Decoded<T> & { ok: false },
+): void {
   logger.warn(
     {
       stream: options.stream,

@@ -1,4 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { once } from 'node:events';
+import { AddressInfo, connect as tcpConnect, createServer, Server, Socket } from 'node:net';
 import { Context, ContextManager, ROOT_CONTEXT } from '@opentelemetry/api';
 import { uniqueSuffix } from '@trawl/testing';
 import { z } from 'zod';
@@ -8,6 +10,14 @@ import type { ConsumerSpec, StreamSpec } from '../src/index';
 /** NATS of the integration suites (`NATS_URL`, else loopback). */
 export function natsUrl(): string {
   return process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
+}
+
+/**
+ * A connection for a suite. JetStream API calls get 15 s instead of 5 s: on a loaded two-core
+ * machine (parallel suites, benchmarks) a stream delete in cleanup can take longer than 5 s.
+ */
+export function connectForTests(name: string): Promise<MessagingConnection> {
+  return MessagingConnection.connect({ servers: natsUrl(), name, requestTimeoutMs: 15_000 });
 }
 
 export const job = z.object({ n: z.number().int() });
@@ -71,7 +81,12 @@ export class TestContextManager implements ContextManager {
   active(): Context {
     return this.storage.getStore() ?? ROOT_CONTEXT;
   }
-  with<A extends unknown[], F extends (...args: A) => ReturnType<F>>(ctx: Context, fn: F, thisArg?: ThisParameterType<F>, ...args: A): ReturnType<F> {
+  with<A extends unknown[], F extends (...args: A) => ReturnType<F>>(
+    ctx: Context,
+    fn: F,
+    thisArg?: ThisParameterType<F>,
+    ...args: A
+  ): ReturnType<F> {
     return this.storage.run(ctx, () => fn.call(thisArg, ...args));
   }
   bind<T>(_ctx: Context, target: T): T {
@@ -91,4 +106,34 @@ export function gate(): { promise: Promise<void>; open: () => void } {
   let open!: () => void;
   const promise = new Promise<void>((resolve) => (open = resolve));
   return { promise, open };
+}
+
+/** A TCP relay to NATS that a test can cut and restore, to see the client reconnect. */
+export class CuttableProxy {
+  private server?: Server;
+  private readonly sockets = new Set<Socket>();
+  port = 0;
+
+  async listen(): Promise<void> {
+    const target = new URL(natsUrl());
+    this.server = createServer((client) => {
+      const upstream = tcpConnect(Number(target.port || 4222), target.hostname);
+      for (const s of [client, upstream]) {
+        this.sockets.add(s);
+        s.on('close', () => this.sockets.delete(s));
+        s.on('error', () => undefined);
+      }
+      client.pipe(upstream).pipe(client);
+    });
+    this.server.listen(this.port, '127.0.0.1');
+    await once(this.server, 'listening');
+    this.port = (this.server.address() as AddressInfo).port;
+  }
+
+  async cut(): Promise<void> {
+    const server = this.server;
+    this.server = undefined;
+    for (const s of this.sockets) s.destroy();
+    if (server) await new Promise((resolve) => server.close(resolve));
+  }
 }
