@@ -16,7 +16,11 @@ describe('Crawl API (e2e)', () => {
     web = await startFixtureWeb({ bigSitePages: 500 });
     platform = new Platform('crawl-api', {
       hostMap: fixtureHostMap(),
-      env: { 'fetch-worker': { PAGE_TIMEOUT_MS: '2000' }, 'crawl-coordinator': { RECONCILE_INTERVAL_MS: '500' } },
+      // 50 pages at a time per worker: the stop test stops while every slot holds a slow page.
+      env: {
+        'fetch-worker': { PAGE_TIMEOUT_MS: '2000', WORKER_CONCURRENCY: '50' },
+        'crawl-coordinator': { RECONCILE_INTERVAL_MS: '500' },
+      },
     });
     await platform.start();
     const tenant = await platform.createTenant({ max_active_jobs: 20 });
@@ -199,19 +203,26 @@ describe('Crawl API (e2e)', () => {
   });
 
   describe('POST /v1/crawls/{id}/stop', () => {
-    it('stops dispatching pages and lets pages in flight add their links', async () => {
-      const started = await api.startCrawl({ url: `${web.url('slow.test', '/')}?ms=800`, max_items: 1000, max_pages: 1000 });
+    it('fetches no new page after a stop and lets pages in flight add their links', async () => {
+      const started = await api.startCrawl({ url: `${web.url('slow.test', '/')}?ms=1500`, max_items: 1000, max_pages: 1000 });
       const id = started.body.crawl_id;
-      await waitFor(async () => (await api.getCrawl(id)).body.coverage.pages_fetched >= 3, { timeoutMs: 20_000 });
+      // The start page and its 40 slow links are done, and all 50 slots of the worker hold a slow
+      // second-level page (1.5 s each) while 70 more wait in the queue: nothing starts until the
+      // stop, so "no new page after the stop" is exact.
+      await waitFor(() => web.hits('slow.test') >= 1 + 40 + 50, { timeoutMs: 20_000, what: 'all worker slots busy' });
       const stop = await api.request('POST', `/v1/crawls/${id}/stop`);
       expect(stop.status).toBe(200);
       expect(stop.body).toMatchObject({ crawl_id: id, status: 'stopped', stop_reason: 'user', finished_at: expect.any(String) });
+      const hitsAtStop = web.hits('slow.test');
       const results = await api.readAllResults(id);
       const final = await api.getCrawl(id);
       expect(final.body).toMatchObject({ status: 'stopped', stop_reason: 'user', finished_at: stop.body.finished_at });
       expect(final.body.coverage.items_found).toBe(results.length);
-      // Pages fetched after the stop are only those already dispatched; none is dispatched later.
-      expect(final.body.coverage.pages_fetched).toBeLessThan(1 + 40 + 120);
+      // Pages in flight finished and added their links, but no page was requested after the stop:
+      // tasks already queued for workers were skipped, not fetched.
+      expect(web.hits('slow.test')).toBe(hitsAtStop);
+      expect(final.body.coverage.pages_fetched).toBeLessThanOrEqual(hitsAtStop);
+      expect(results.length).toBeGreaterThanOrEqual(40);
       const again = await api.request('POST', `/v1/crawls/${id}/stop`);
       expect(again.body).toEqual(stop.body);
     });

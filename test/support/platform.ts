@@ -20,6 +20,8 @@ export interface PlatformOptions {
   env?: Partial<Record<ServiceName | 'all', Record<string, string>>>;
   /** Services to start (default: all five). */
   services?: readonly ServiceName[];
+  /** Processes per service (default 1): several replicas share the work like in a cluster. */
+  replicas?: Partial<Record<ServiceName, number>>;
 }
 
 interface Running {
@@ -45,8 +47,9 @@ async function freePort(): Promise<number> {
  */
 export class Platform {
   readonly prefix = `e2e${uniqueSuffix()}`;
-  private readonly processes = new Map<ServiceName, Running>();
-  private readonly logs = new Map<ServiceName, WriteStream>();
+  /** Keyed by instance: the service name for replica 0, `<service>-<n>` for the others. */
+  private readonly processes = new Map<string, Running>();
+  private readonly logs = new Map<string, WriteStream>();
   private database?: TestDatabase;
   private logDir: string;
 
@@ -62,9 +65,9 @@ export class Platform {
     return `http://127.0.0.1:${this.port('gateway')}`;
   }
 
-  port(service: ServiceName): number {
-    const running = this.processes.get(service);
-    if (!running) throw new Error(`${service} is not running`);
+  port(instance: ServiceName | string): number {
+    const running = this.processes.get(instance);
+    if (!running) throw new Error(`${instance} is not running`);
     return running.port;
   }
 
@@ -75,10 +78,15 @@ export class Platform {
 
   async start(): Promise<void> {
     this.database = await createMigratedDatabase();
-    for (const service of this.options.services ?? SERVICES) await this.startService(service);
+    for (const service of this.options.services ?? SERVICES) {
+      for (let replica = 0; replica < (this.options.replicas?.[service] ?? 1); replica++) {
+        await this.startService(service, replica);
+      }
+    }
   }
 
-  async startService(service: ServiceName): Promise<void> {
+  async startService(service: ServiceName, replica = 0): Promise<void> {
+    const instance = replica === 0 ? service : `${service}-${replica}`;
     const port = await freePort();
     const env: Record<string, string> = {
       PATH: process.env.PATH ?? '',
@@ -94,10 +102,10 @@ export class Platform {
       ...this.options.env?.all,
       ...this.options.env?.[service],
     };
-    let log = this.logs.get(service);
+    let log = this.logs.get(instance);
     if (!log) {
-      log = createWriteStream(join(this.logDir, `${service}.log`), { flags: 'a' });
-      this.logs.set(service, log);
+      log = createWriteStream(join(this.logDir, `${instance}.log`), { flags: 'a' });
+      this.logs.set(instance, log);
     }
     const child = spawn(
       process.execPath,
@@ -107,26 +115,31 @@ export class Platform {
     child.stdout?.pipe(log, { end: false });
     child.stderr?.pipe(log, { end: false });
     const exited = once(child, 'exit').then(() => undefined);
-    this.processes.set(service, { child, port, exited });
+    this.processes.set(instance, { child, port, exited });
     await waitFor(
       async () => {
-        if (child.exitCode !== null) throw new Error(`${service} exited with ${child.exitCode}; see ${this.logDir}`);
+        if (child.exitCode !== null) throw new Error(`${instance} exited with ${child.exitCode}; see ${this.logDir}`);
         const res = await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined);
         return res?.status === 200;
       },
-      { timeoutMs: 30_000, intervalMs: 100, what: `${service} to be ready` },
+      { timeoutMs: 30_000, intervalMs: 100, what: `${instance} to be ready` },
     ).catch((error: Error) => {
-      throw new Error(`${error.message} (logs in ${this.logDir}/${service}.log)`);
+      throw new Error(`${error.message} (logs in ${this.logDir}/${instance}.log)`);
     });
   }
 
-  /** Kills a service (SIGKILL by default: a crash, nothing handed back). */
-  async kill(service: ServiceName, signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
-    const running = this.processes.get(service);
+  /** Kills one instance (SIGKILL by default: a crash, nothing handed back). */
+  async kill(instance: ServiceName | string, signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
+    const running = this.processes.get(instance);
     if (!running) return;
     running.child.kill(signal);
     await running.exited;
-    this.processes.delete(service);
+    this.processes.delete(instance);
+  }
+
+  /** Process id of an instance (for memory readings). */
+  pid(instance: ServiceName | string): number | undefined {
+    return this.processes.get(instance)?.child.pid;
   }
 
   async restart(service: ServiceName): Promise<void> {

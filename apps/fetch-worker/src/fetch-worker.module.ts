@@ -6,6 +6,7 @@ import { createMetricsRegistry, HealthModule, Logger } from '@trawl/observabilit
 import { FetchWorkerConfig } from './config';
 import { CRAWL_PAGE_CONSUMER_SETTINGS, CrawlPageConsumer, CrawlPageConsumerSettings } from './crawl-pages/crawl-page.consumer';
 import { CRAWL_PAGE_SETTINGS, CrawlPageService } from './crawl-pages/crawl-page.service';
+import { CRAWL_STOPPED_SUBJECT, StoppedCrawls } from './crawl-pages/stopped-crawls';
 import { HttpEngine } from './page-fetch/http-engine';
 import { PAGE_ENGINES, PAGE_FETCH_SETTINGS, PageFetchService, PageFetchSettings } from './page-fetch/page-fetch.service';
 import { WORKER_LOGGER } from './worker.logger';
@@ -58,9 +59,11 @@ export class FetchWorkerModule implements OnApplicationShutdown {
         { provide: PAGE_FETCH_SETTINGS, useValue: pageFetchSettings },
         { provide: CRAWL_PAGE_SETTINGS, useValue: {} },
         { provide: CRAWL_PAGE_CONSUMER_SETTINGS, useValue: consumerSettings },
+        { provide: CRAWL_STOPPED_SUBJECT, useValue: consumerSettings.topology.subjects.crawlStopped },
         PageFetchService,
         CrawlPageService,
         CrawlPageConsumer,
+        StoppedCrawls,
       ],
     };
   }

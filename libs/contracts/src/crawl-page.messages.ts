@@ -29,6 +29,8 @@ export const pageOutcome = z.enum([
   'failed_billed',
   /** The page could not be loaded (network error, timeout, 5xx, blocked): failed and free. */
   'failed',
+  /** Not fetched: the crawl was stopped before the task started (spec §3: no new page after a stop). */
+  'skipped',
 ]);
 export type PageOutcome = z.infer<typeof pageOutcome>;
 
@@ -48,6 +50,8 @@ export const crawlPageResultV1 = z.object({
   tier: z.string(),
   /** True when links were extracted (the task asked for them and the page was HTML). */
   opened: z.boolean(),
+  /** Echo of the task's `wants_links`: the coordinator re-opens a page whose depth shrank meanwhile. */
+  wanted_links: z.boolean().optional(),
   /** Normalised, in-scope, ≤ 2,048-character links, unique within the page, in document order. */
   links: z.array(z.string()),
   /** Links on the page dropped because the same page already listed them. */
@@ -57,3 +61,7 @@ export const crawlPageResultV1 = z.object({
   content_type: z.string().optional(),
 });
 export type CrawlPageResultV1 = z.infer<typeof crawlPageResultV1>;
+
+/** Core NATS notice that a crawl was stopped (`crawlStopped` subject). */
+export const crawlStoppedV1 = z.object({ crawl_id: z.string().uuid() });
+export type CrawlStoppedV1 = z.infer<typeof crawlStoppedV1>;

@@ -16,6 +16,8 @@ export interface MessagingTopology {
     crawlPageResult: string;
     /** Core NATS (not JetStream): a hint that a crawl has work to dispatch now. */
     crawlKick: string;
+    /** Core NATS: a crawl was stopped; workers skip its tasks that have not started (spec §3). */
+    crawlStopped: string;
     eventsWildcard: string;
     event(name: string): string;
   };
@@ -37,6 +39,7 @@ export function messagingTopology(prefix: string): MessagingTopology {
       crawlPageTask: `${prefix}.crawl.page.task.v1`,
       crawlPageResult: `${prefix}.crawl.page.result.v1`,
       crawlKick: `${prefix}.crawl.kick.v1`,
+      crawlStopped: `${prefix}.crawl.stopped.v1`,
       eventsWildcard: `${prefix}.events.>`,
       event: (name: string) => `${prefix}.events.${name}`,
     },

@@ -5,13 +5,15 @@ import { COORDINATOR_SETTINGS, CoordinatorSettings } from '../coordinator.settin
 import { CoordinatorMetrics } from '../coordinator.metrics';
 import { FrontierRepository } from '../frontier/frontier.repository';
 import { COORDINATOR_LOGGER } from '../coordinator.logger';
+import { MESSAGING, CoordinatorMessaging } from '../messaging/coordinator-messaging';
 import { CrawlLifecycleRepository } from './crawl-lifecycle.repository';
 import { CrawlLifecycleService } from './crawl-lifecycle.service';
 
 /**
  * Postgres is the truth, JetStream only transport: this loop hands out again every page whose claim
- * ran out (its task or result was lost, its worker died, NATS restarted), drops in-flight pages of
- * ended crawls once they can no longer count, and settles running crawls nothing else will touch.
+ * ran out (its task or result was lost, its worker died, NATS restarted), repeats stop notices to
+ * workers, drops in-flight pages of ended crawls once they can no longer count, and settles running
+ * crawls nothing else will touch.
  * Every step is row-locked and idempotent, so any number of coordinators may run it.
  */
 @Injectable()
@@ -27,6 +29,7 @@ export class ReconcilerService {
     private readonly metrics: CoordinatorMetrics,
     @Inject(COORDINATOR_SETTINGS) private readonly settings: CoordinatorSettings,
     @Inject(COORDINATOR_LOGGER) private readonly logger: Logger,
+    @Inject(MESSAGING) private readonly messaging: CoordinatorMessaging,
   ) {}
 
   start(onWork: () => void): void {
@@ -65,6 +68,11 @@ export class ReconcilerService {
         await this.lifecycle.settle(sql, crawl, seedAbandoned);
         return requeued;
       });
+    }
+    // Workers that missed the gateway's stop notice (restarted, reconnecting) hear it again, so tasks
+    // still queued for a stopped crawl are skipped rather than fetched.
+    for (const crawlId of await this.frontier.stoppedCrawlsWithInFlight(this.db, this.settings.stopWindowMs, 100)) {
+      this.messaging.nc.publish(this.settings.topology.subjects.crawlStopped, JSON.stringify({ crawl_id: crawlId }));
     }
     for (const crawlId of await this.frontier.endedCrawlsWithInFlight(this.db, this.settings.stopWindowMs, 100)) {
       await this.db.transaction(async (sql) => {

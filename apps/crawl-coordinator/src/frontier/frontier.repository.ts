@@ -145,4 +145,16 @@ export class FrontierRepository {
     );
     return rows.map((r) => r.id);
   }
+
+  /** Crawls stopped within the post-stop window that still have pages dispatched. */
+  async stoppedCrawlsWithInFlight(sql: Sql, stopWindowMs: number, limit: number): Promise<string[]> {
+    const rows = await sql.query<{ id: string }>(
+      `SELECT c.id FROM crawls c
+       WHERE c.status = 'stopped' AND c.stopped_at + make_interval(secs => $1::double precision / 1000) > now()
+         AND EXISTS (SELECT 1 FROM crawl_frontier f WHERE f.crawl_id = c.id AND f.state = 'dispatched')
+       LIMIT $2`,
+      [stopWindowMs, limit],
+    );
+    return rows.map((r) => r.id);
+  }
 }

@@ -8,6 +8,7 @@ export interface DispatchedRow {
   attempt: number;
   depth: number;
   itemSeq: number | null;
+  wantsLinks: boolean;
   wantsContent: boolean;
 }
 
@@ -28,21 +29,42 @@ export interface FrontierInsert {
 export class PageResultRepository {
   async frontierRows(sql: Sql, crawlId: string, ids: number[]): Promise<DispatchedRow[]> {
     return sql.query<DispatchedRow>(
-      `SELECT id::int AS id, state, attempt, depth, item_seq AS "itemSeq", wants_content AS "wantsContent"
+      `SELECT id::int AS id, state, attempt, depth, item_seq AS "itemSeq", wants_links AS "wantsLinks", wants_content AS "wantsContent"
        FROM crawl_frontier WHERE crawl_id = $1 AND id = ANY($2::bigint[]) FOR UPDATE`,
       [crawlId, ids],
     );
   }
 
-  /** Marks answered rows done and records their content status. */
-  async completeRows(sql: Sql, ids: number[], contentStatus: (string | null)[]): Promise<void> {
+  /**
+   * Settles answered rows: `done` (or `queued` again, for a page that must now be opened too, or
+   * `dropped`, for a page not fetched because its crawl stopped), with their content status.
+   */
+  async settleRows(sql: Sql, ids: number[], states: string[], contentStatus: (string | null)[]): Promise<void> {
     await sql.query(
-      `UPDATE crawl_frontier f SET state = 'done', lease_until = NULL,
+      `UPDATE crawl_frontier f SET state = u.state, lease_until = NULL,
          content_status = COALESCE(u.content_status, f.content_status)
-       FROM unnest($1::bigint[], $2::text[]) AS u(id, content_status)
+       FROM unnest($1::bigint[], $2::text[], $3::text[]) AS u(id, state, content_status)
        WHERE f.id = u.id`,
-      [ids, contentStatus],
+      [ids, states, contentStatus],
     );
+  }
+
+  /**
+   * A URL met again nearer the start than where it was first met is now within the depth limit:
+   * it is opened after all (fetched again if it was fetched only for its HTML: spec §8 rule 4).
+   */
+  async reopenNearer(sql: Sql, crawlId: string, candidates: LinkCandidate[], running: boolean): Promise<number> {
+    const rows = await sql.query(
+      `UPDATE crawl_frontier f
+       SET depth = c.depth, wants_links = true,
+           state = CASE WHEN f.state = 'done' AND $4 THEN 'queued' ELSE f.state END
+       FROM unnest($2::bytea[], $3::int[]) AS c(url_key, depth)
+       WHERE f.crawl_id = $1 AND f.url_key = c.url_key AND f.depth > c.depth AND NOT f.wants_links
+         AND f.item_seq IS NOT NULL
+       RETURNING 1`,
+      [crawlId, candidates.map((c) => c.key), candidates.map((c) => c.depth), running],
+    );
+    return rows.length;
   }
 
   async insertContents(

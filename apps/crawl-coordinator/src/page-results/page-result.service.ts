@@ -82,10 +82,19 @@ export class PageResultService {
 
     const charges: Charge[] = [];
     const contents: { frontierId: number; html: string; contentType: string | null }[] = [];
+    const states: string[] = [];
     const contentStatus: (string | null)[] = [];
+    let pagesFetched = 0;
     let pagesFailed = 0;
     let seedFailed = false;
     for (const { result, row } of current) {
+      if (result.outcome === 'skipped') {
+        // Not fetched: the crawl was stopped before the page's task started.
+        states.push('dropped');
+        contentStatus.push(null);
+        continue;
+      }
+      pagesFetched++;
       if (result.outcome !== 'fetched') pagesFailed++;
       if (row.depth === 0 && row.itemSeq === null && result.outcome !== 'fetched') seedFailed = true;
       charges.push({
@@ -95,6 +104,9 @@ export class PageResultService {
         tier: result.tier,
         ref: `crawl:${crawl.id}:${row.id}:${row.attempt}`,
       });
+      // Fetched for its HTML only, then met nearer the start: it must be opened, so it goes again.
+      const reopen = row.wantsLinks && result.wanted_links === false && result.outcome === 'fetched' && crawl.status === 'running';
+      states.push(reopen ? 'queued' : 'done');
       if (row.wantsContent) {
         const html = result.outcome === 'fetched' ? result.content : undefined;
         if (html !== undefined) contents.push({ frontierId: row.id, html, contentType: result.content_type ?? null });
@@ -103,7 +115,7 @@ export class PageResultService {
         contentStatus.push(null);
       }
     }
-    await this.results.completeRows(sql, current.map((c) => c.row.id), contentStatus);
+    await this.results.settleRows(sql, current.map((c) => c.row.id), states, contentStatus);
     await this.results.insertContents(sql, crawl.id, contents);
     await recordCharges(sql, charges);
 
@@ -141,10 +153,16 @@ export class PageResultService {
         duplicates += collected.candidates.length - result.fresh;
         inserted = result.inserted;
         newWork = running && queue.some(Boolean) && inserted > 0;
+        if (rules.depth !== null && collected.candidates.length > result.fresh) {
+          const openable = collected.candidates.filter((c) => wantsLinksAt(c.depth, rules));
+          const reopened = openable.length > 0 ? await this.results.reopenNearer(sql, crawl.id, openable, running) : 0;
+          newWork ||= running && reopened > 0;
+        }
       }
     }
+    newWork ||= states.includes('queued');
     await this.results.addCoverage(sql, crawl.id, {
-      pagesFetched: current.length,
+      pagesFetched,
       pagesFailed,
       itemsFound: inserted,
       duplicates,

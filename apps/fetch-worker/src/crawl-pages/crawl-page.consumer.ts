@@ -8,6 +8,7 @@ import { WORKER_LOGGER } from '../worker.logger';
 import { WORKER_MESSAGING } from '../worker.messaging';
 import { WorkerMetrics } from '../worker.metrics';
 import { CrawlPageService } from './crawl-page.service';
+import { StoppedCrawls } from './stopped-crawls';
 
 export const CRAWL_PAGE_CONSUMER_SETTINGS = Symbol('CRAWL_PAGE_CONSUMER_SETTINGS');
 
@@ -43,6 +44,7 @@ export class CrawlPageConsumer implements OnApplicationBootstrap, BeforeApplicat
 
   constructor(
     private readonly crawlPages: CrawlPageService,
+    private readonly stoppedCrawls: StoppedCrawls,
     @Inject(WORKER_MESSAGING) private readonly messaging: MessagingConnection,
     @Inject(CRAWL_PAGE_CONSUMER_SETTINGS) private readonly settings: CrawlPageConsumerSettings,
     private readonly metrics: WorkerMetrics,
@@ -129,7 +131,9 @@ export class CrawlPageConsumer implements OnApplicationBootstrap, BeforeApplicat
     const heartbeat = setInterval(() => keepWorking(message, log), WORKING_INTERVAL_MS);
     let result: CrawlPageResultV1;
     try {
-      result = await this.crawlPages.fetchPage(task, this.shutdown.signal);
+      result = this.stoppedCrawls.isStopped(task.crawl_id)
+        ? this.crawlPages.skipped(task)
+        : await this.crawlPages.fetchPage(task, this.shutdown.signal);
     } catch (error) {
       span.recordException(error as Error);
       if (error instanceof PageFetchError) return handBack(error, log);

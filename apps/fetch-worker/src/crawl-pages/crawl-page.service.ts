@@ -49,6 +49,7 @@ export class CrawlPageService {
       credits: page.credits,
       tier: page.tier,
       opened: extracted !== undefined,
+      wanted_links: task.wants_links,
       links: extracted?.links ?? [],
       duplicate_links: extracted?.duplicateLinks ?? 0,
       content: task.wants_content ? page.html : undefined,
@@ -62,6 +63,23 @@ export class CrawlPageService {
       );
     }
     return fitted;
+  }
+
+  /** The answer for a task of a stopped crawl: nothing fetched, nothing billed. */
+  skipped(task: CrawlPageTaskV1): CrawlPageResultV1 {
+    return {
+      v: 1,
+      crawl_id: task.crawl_id,
+      frontier_id: task.frontier_id,
+      attempt: task.attempt,
+      outcome: 'skipped',
+      credits: 0,
+      tier: 'basic',
+      opened: false,
+      wanted_links: task.wants_links,
+      links: [],
+      duplicate_links: 0,
+    };
   }
 }
 

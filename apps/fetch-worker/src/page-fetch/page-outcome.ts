@@ -35,6 +35,7 @@ export function creditsFor(outcome: PageOutcome, tier: Tier): number {
     case 'failed_billed':
       return TIER_CREDITS[tier];
     case 'failed':
+    case 'skipped':
       return 0;
   }
 }

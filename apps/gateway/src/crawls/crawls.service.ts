@@ -184,7 +184,10 @@ export class CrawlsService {
   /** Stops a running crawl; an ended crawl is returned unchanged. @throws CrawlError `crawl_not_found`. */
   async stop(tenantId: string, crawlId: string): Promise<CrawlRecord> {
     if (!isCrawlId(crawlId)) throw crawlNotFound();
-    return (await this.crawls.stopRunning(tenantId, crawlId)) ?? (await this.get(tenantId, crawlId));
+    const stopped = await this.crawls.stopRunning(tenantId, crawlId);
+    if (!stopped) return this.get(tenantId, crawlId);
+    this.kicks.stopped(crawlId);
+    return stopped;
   }
 }
 
