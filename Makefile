@@ -3,11 +3,11 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := help
 NODE_MODULES_STAMP := node_modules/.install-stamp
 
-.PHONY: help setup services build migrate run test test-unit test-integration test-e2e typecheck bench clean
+.PHONY: help setup services build migrate run test test-unit test-integration test-e2e typecheck lint bench clean
 
 help:
 	@echo "make run    - set up and run the whole platform locally (Ctrl-C stops it)"
-	@echo "make test   - typecheck and run every test (unit, integration, e2e)"
+	@echo "make test   - typecheck, lint and run every test (unit, integration, e2e)"
 	@echo "make bench  - benchmarks (Trawl vs. Crawlee on the generated fixture site)"
 	@echo "make migrate - apply database migrations to DATABASE_URL"
 
@@ -29,6 +29,9 @@ build: $(NODE_MODULES_STAMP)
 typecheck: $(NODE_MODULES_STAMP)
 	npx tsc -p tsconfig.json --noEmit
 
+lint: $(NODE_MODULES_STAMP)
+	npx eslint .
+
 migrate: setup build
 	node -r ./tools/register-aliases.js dist/libs/persistence/src/cli/migrate.js
 
@@ -44,7 +47,7 @@ test-integration: setup
 test-e2e: setup build
 	npx jest --selectProjects e2e --runInBand
 
-test: setup typecheck build
+test: setup typecheck lint build
 	npx jest --selectProjects unit integration
 	npx jest --selectProjects e2e --runInBand
 

@@ -82,8 +82,14 @@ export function formatReport(measurements: CrawlerMeasurement[], concurrency: nu
   out.push('', `CPU time during the measured crawl (capacity: ${cores} cores × seconds):`);
   const cpuRows: string[][] = [];
   for (const m of measurements) {
-    for (const [process, seconds] of Object.entries(m.cpuSeconds)) {
-      cpuRows.push([m.crawler, process, seconds.toFixed(2), `${((100 * seconds) / (m.seconds * cores)).toFixed(0)} %`]);
+    const share = (seconds: number): string => `${((100 * seconds) / (m.seconds * cores)).toFixed(0)} %`;
+    const { wholeMachine, ...processes } = m.cpuSeconds;
+    for (const [process, seconds] of Object.entries(processes)) cpuRows.push([m.crawler, process, seconds.toFixed(2), share(seconds)]);
+    if (wholeMachine !== undefined) {
+      // This machine is shared: CPU that none of the listed processes used went to someone else.
+      const others = wholeMachine - Object.values(processes).reduce((a, b) => a + b, 0);
+      cpuRows.push([m.crawler, 'everything else', others.toFixed(2), share(others)]);
+      cpuRows.push([m.crawler, 'whole machine', wholeMachine.toFixed(2), share(wholeMachine)]);
     }
   }
   out.push(table(['crawler', 'process', 'CPU s', 'share of machine'], cpuRows));

@@ -132,13 +132,12 @@ export class BatchConsumer<T> {
 
   private sleepUntilWoken(timeoutMs?: number): Promise<void> {
     return new Promise<void>((resolve) => {
-      const timer = timeoutMs === undefined ? undefined : setTimeout(done, timeoutMs);
-      const self = this;
-      function done() {
+      const done = () => {
         clearTimeout(timer);
-        if (self.wake === done) self.wake = undefined;
+        if (this.wake === done) this.wake = undefined;
         resolve();
-      }
+      };
+      const timer = timeoutMs === undefined ? undefined : setTimeout(done, timeoutMs);
       this.wake = done;
     });
   }

@@ -52,8 +52,11 @@ export interface ConsumerRunnerOptions<T> {
   pullExpiresMs?: number;
 }
 
+/** Fallback when a service passes no logger: a library must not stay silent about dropped messages. */
 export const consoleLogger: MessagingLogger = {
+  // eslint-disable-next-line no-console
   warn: (obj, msg) => console.warn(msg, obj),
+  // eslint-disable-next-line no-console
   error: (obj, msg) => console.error(msg, obj),
 };
 
