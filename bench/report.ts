@@ -100,7 +100,9 @@ export function formatReport(measurements: CrawlerMeasurement[], concurrency: nu
 export function formatTrawlTimings(trawl: CrawlerMeasurement): string {
   const metrics = (trawl.details.metrics ?? {}) as Record<string, Record<string, number>>;
   const rows: string[][] = [];
-  for (const [service, totals] of Object.entries(metrics)) {
+  for (const [service, allTotals] of Object.entries(metrics)) {
+    // Trawl's own series only: process CPU is in the CPU table, and Node's gauges do not subtract.
+    const totals = Object.fromEntries(Object.entries(allTotals).filter(([name]) => name.startsWith('trawl_')));
     for (const name of Object.keys(totals).filter((n) => n.endsWith('_seconds_sum'))) {
       const base = name.slice(0, -'_sum'.length);
       const count = totals[`${base}_count`] ?? 0;

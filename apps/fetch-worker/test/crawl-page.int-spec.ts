@@ -233,6 +233,7 @@ describe(CrawlPageConsumer.name, () => {
       credits: 1,
       tier: 'basic',
       opened: true,
+      wanted_links: true,
       links: [site.url('/a'), site.url('/b.html'), site.url('/c')],
       duplicate_links: 2,
       content_type: 'text/html; charset=utf-8',

@@ -47,6 +47,7 @@ describe(CrawlPageService.name, () => {
         credits: 1,
         tier: 'basic',
         opened: true,
+        wanted_links: true,
         links: ['https://example.com/a', 'https://blog.example.com/'],
         duplicate_links: 1,
         content_type: 'text/html; charset=utf-8',
@@ -117,6 +118,26 @@ describe(CrawlPageService.name, () => {
         credits: 0,
         tier: 'basic',
         opened: false,
+        wanted_links: true,
+        links: [],
+        duplicate_links: 0,
+      });
+    });
+  });
+
+  describe('skipped', () => {
+    it('answers a task of a stopped crawl without fetching or billing it', async () => {
+      const service = serviceFor({});
+      expect(service.skipped(task())).toEqual({
+        v: 1,
+        crawl_id: CRAWL_ID,
+        frontier_id: 42,
+        attempt: 2,
+        outcome: 'skipped',
+        credits: 0,
+        tier: 'basic',
+        opened: false,
+        wanted_links: true,
         links: [],
         duplicate_links: 0,
       });
