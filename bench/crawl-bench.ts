@@ -11,7 +11,6 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join, resolve } from 'node:path';
 import { measureCrawlee } from './crawlee-bench';
-import { registerEsmAliases } from './esm-aliases';
 import { startFixtureWebProcess } from './fixture-web-process';
 import { WrongCrawlError, type CrawlerMeasurement } from './measurement';
 import { parseBenchOptions } from './options';
@@ -50,7 +49,6 @@ function roundOrder(round: number, first: CrawlerName): CrawlerName[] {
 
 async function main(args: string[]): Promise<void> {
   const options = parseBenchOptions(args);
-  registerEsmAliases();
   const cores = cpus().length;
   const cleanups = new Set<() => Promise<void>>();
   process.once('SIGINT', () => {

@@ -67,8 +67,10 @@ export function formatReport(measurements: CrawlerMeasurement[], concurrency: nu
   }
   out.push(
     '',
-    `Mean pages loading at once (configured: ${concurrency}): ` +
-      measurements.map((m) => `${m.crawler} ${Number(m.details.meanConcurrency ?? 0).toFixed(1)}`).join(', '),
+    'Mean pages loading at once (of configured): ' +
+      measurements
+        .map((m) => `${m.crawler} ${Number(m.details.meanConcurrency ?? 0).toFixed(1)} of ${String(m.details.concurrency ?? concurrency)}`)
+        .join(', '),
   );
   out.push('', 'Resident memory as the crawl progresses (flat = the frontier lives in Postgres, not in memory):');
   const memoryRows: string[][] = [];

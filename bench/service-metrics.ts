@@ -37,3 +37,39 @@ export async function scrapeGauge(port: number, name: string): Promise<number | 
   }
   return total;
 }
+
+/**
+ * Samples gauges of services every `intervalMs` (default 500 ms) until stopped; a scrape that fails
+ * is skipped. Returns the samples by the caller's names.
+ */
+export function sampleGauges<K extends string>(
+  gauges: Record<K, { port: number; gauge: string }>,
+  intervalMs = 500,
+): { stop(): Promise<Record<K, number[]>> } {
+  const names = Object.keys(gauges) as K[];
+  const samples = Object.fromEntries(names.map((name) => [name, [] as number[]])) as Record<K, number[]>;
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      await Promise.all(
+        names.map(async (name) => {
+          const value = await scrapeGauge(gauges[name].port, gauges[name].gauge).catch(() => undefined);
+          if (value !== undefined) samples[name].push(value);
+        }),
+      );
+      await new Promise((resolve) => setTimeout(resolve, intervalMs));
+    }
+  })();
+  return {
+    async stop() {
+      running = false;
+      await loop;
+      return samples;
+    },
+  };
+}
+
+/** Arithmetic mean, or undefined without values. */
+export function meanOf(values: readonly number[]): number | undefined {
+  return values.length === 0 ? undefined : values.reduce((a, b) => a + b, 0) / values.length;
+}

@@ -5,46 +5,12 @@ import type { BenchOptions } from './options';
 import { childRunning, processesNamed } from './process-stats';
 import { GroupCpuMeter, MachineCpuMeter, ResourceMeter } from './resource-meter';
 import { meanDepth, sampleQueueDepth } from './queue-depth';
-import { scrapeGauge, scrapeTotals, totalsDelta, type MetricTotals } from './service-metrics';
+import { meanOf, sampleGauges, scrapeTotals, totalsDelta, type MetricTotals } from './service-metrics';
 
 /** The gateway serves the API; the coordinator and one worker do the crawl. Scheduler and webhooks sit idle in a crawl. */
 const CRAWL_SERVICES: readonly ServiceName[] = ['gateway', 'crawl-coordinator', 'fetch-worker'];
 const STATUS_POLL_MS = 100;
 const PROGRESS_EVERY_MS = 5_000;
-const GAUGE_EVERY_MS = 500;
-
-/**
- * Samples the pages the coordinator has in flight (dispatched, unanswered) and the pages the worker
- * is loading, every 500 ms: a worker below its concurrency while the coordinator has plenty in
- * flight means tasks or results are waiting in between (NATS, intake), not in fetching.
- */
-function sampleInFlight(trawl: TrawlUnderTest): { stop(): Promise<{ coordinator: number[]; worker: number[] }> } {
-  const samples = { coordinator: [] as number[], worker: [] as number[] };
-  let running = true;
-  const loop = (async () => {
-    while (running) {
-      const [coordinator, worker] = await Promise.all([
-        scrapeGauge(trawl.platform.port('crawl-coordinator'), 'trawl_crawl_pages_in_flight').catch(() => undefined),
-        scrapeGauge(trawl.platform.port('fetch-worker'), 'trawl_worker_pages_in_flight').catch(() => undefined),
-      ]);
-      if (coordinator !== undefined) samples.coordinator.push(coordinator);
-      if (worker !== undefined) samples.worker.push(worker);
-      await new Promise((resolve) => setTimeout(resolve, GAUGE_EVERY_MS));
-    }
-  })();
-  return {
-    async stop() {
-      running = false;
-      await loop;
-      return samples;
-    },
-  };
-}
-
-function mean(values: readonly number[]): number | undefined {
-  return values.length === 0 ? undefined : values.reduce((a, b) => a + b, 0) / values.length;
-}
-
 interface CrawlView {
   crawl_id: string;
   status: string;
@@ -130,6 +96,35 @@ async function scrapeServices(trawl: TrawlUnderTest): Promise<{ coordinator: Met
 }
 
 /**
+ * Reads the crawl every 100 ms until it is no longer running; reports progress on stderr every 5 s
+ * and each read's `pages_fetched` to `onProgress`. Fails after `options.timeoutSeconds`.
+ */
+async function pollUntilEnded(
+  trawl: TrawlUnderTest,
+  id: string,
+  startedAt: number,
+  options: BenchOptions,
+  onProgress: (pagesFetched: number) => void,
+): Promise<CrawlView> {
+  const deadline = startedAt + options.timeoutSeconds * 1000;
+  let reportedAt = startedAt;
+  for (;;) {
+    const crawl = await readCrawl(trawl, id);
+    if (crawl.status !== 'running') return crawl;
+    onProgress(crawl.coverage.pages_fetched);
+    if (performance.now() - reportedAt >= PROGRESS_EVERY_MS) {
+      reportedAt = performance.now();
+      const elapsed = (reportedAt - startedAt) / 1000;
+      process.stderr.write(`trawl: ${crawl.coverage.pages_fetched} pages in ${elapsed.toFixed(0)} s (${(crawl.coverage.pages_fetched / elapsed).toFixed(0)} pages/s)\n`);
+    }
+    if (performance.now() > deadline) {
+      throw new WrongCrawlError(`Trawl crawl ${id} still running after ${options.timeoutSeconds} s: ${JSON.stringify(crawl.coverage)}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, STATUS_POLL_MS));
+  }
+}
+
+/**
  * The measured Trawl crawl of the whole generated site: from the POST to the first read that says
  * the crawl is no longer running (polled every 100 ms), with the coordinator's and worker's memory
  * sampled every 250 ms and their CPU time, Postgres's and NATS's, measured over the crawl.
@@ -144,30 +139,29 @@ export async function measureTrawl(trawl: TrawlUnderTest, web: FixtureWebProcess
   const marks = [25, 50, 75].map((percent) => ({ percent, at: Math.ceil((options.pages * percent) / 100) }));
   const progressMemory: ProgressMemory[] = [];
 
-  const inFlight = sampleInFlight(trawl);
   const queues = await sampleQueueDepth(trawl.platform.prefix);
+  // A worker below its concurrency while the coordinator has plenty in flight means pages wait in
+  // between (JetStream, intake), not in fetching.
+  const inFlight = sampleGauges({
+    coordinator: { port: trawl.platform.port('crawl-coordinator'), gauge: 'trawl_crawl_pages_in_flight' },
+    worker: { port: trawl.platform.port('fetch-worker'), gauge: 'trawl_worker_pages_in_flight' },
+  });
   meter.start();
   postgres.start();
   nats.start();
   machine.start();
   const startedAt = performance.now();
-  const id = await startCrawl(trawl, web.bigSiteUrl, { maxPages: options.pages + 10, maxItems: options.pages + 10 });
-  const deadline = startedAt + options.timeoutSeconds * 1000;
+  let id: string;
   let crawl: CrawlView;
-  let reportedAt = startedAt;
-  for (;;) {
-    crawl = await readCrawl(trawl, id);
-    if (crawl.status !== 'running') break;
-    if (performance.now() - reportedAt >= PROGRESS_EVERY_MS) {
-      reportedAt = performance.now();
-      const elapsed = (reportedAt - startedAt) / 1000;
-      process.stderr.write(`trawl: ${crawl.coverage.pages_fetched} pages in ${elapsed.toFixed(0)} s (${(crawl.coverage.pages_fetched / elapsed).toFixed(0)} pages/s)\n`);
-    }
-    while (marks.length > 0 && crawl.coverage.pages_fetched >= marks[0].at) {
-      progressMemory.push({ percent: marks.shift()!.percent, rssBytes: meter.current() });
-    }
-    if (performance.now() > deadline) throw new WrongCrawlError(`Trawl crawl ${id} still running after ${options.timeoutSeconds} s: ${JSON.stringify(crawl.coverage)}`);
-    await new Promise((resolve) => setTimeout(resolve, STATUS_POLL_MS));
+  try {
+    id = await startCrawl(trawl, web.bigSiteUrl, { maxPages: options.pages + 10, maxItems: options.pages + 10 });
+    crawl = await pollUntilEnded(trawl, id, startedAt, options, (fetched) => {
+      while (marks.length > 0 && fetched >= marks[0].at) progressMemory.push({ percent: marks.shift()!.percent, rssBytes: meter.current() });
+    });
+  } catch (error) {
+    meter.stop();
+    await Promise.all([inFlight.stop(), queues.stop()]);
+    throw error;
   }
   const seconds = (performance.now() - startedAt) / 1000;
   progressMemory.push({ percent: 100, rssBytes: meter.current() });
@@ -206,7 +200,8 @@ export async function measureTrawl(trawl: TrawlUnderTest, web: FixtureWebProcess
       error: crawl.error,
       itemsFound: items_found,
       meanConcurrency,
-      meanInFlight: { coordinator: mean(inFlightSamples.coordinator), worker: mean(inFlightSamples.worker) },
+      concurrency: Number(trawl.env.WORKER_CONCURRENCY),
+      meanInFlight: { coordinator: meanOf(inFlightSamples.coordinator), worker: meanOf(inFlightSamples.worker) },
       inFlightSamples,
       meanQueueDepth: meanDepth(queueSamples),
       queueSamples,

@@ -2,7 +2,7 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { createWriteStream, mkdirSync, WriteStream } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { messagingTopology } from '@trawl/contracts';
 import { deleteStreams, MessagingConnection } from '@trawl/messaging';
 import { createMigratedDatabase, TestDatabase, uniqueSuffix, waitFor } from '@trawl/testing';
@@ -10,7 +10,9 @@ import { createMigratedDatabase, TestDatabase, uniqueSuffix, waitFor } from '@tr
 export const SERVICES = ['gateway', 'crawl-coordinator', 'fetch-worker', 'scheduler', 'webhook-dispatcher'] as const;
 export type ServiceName = (typeof SERVICES)[number];
 
-const ROOT = resolve(__dirname, '..', '..');
+// The repository root, from the TypeScript source (jest) or from its compiled copy under dist/ (bench).
+const HERE = resolve(__dirname, '..', '..');
+const ROOT = basename(HERE) === 'dist' ? resolve(HERE, '..') : HERE;
 const ADMIN_TOKEN = 'e2e-admin-token-0123456789';
 
 export interface PlatformOptions {

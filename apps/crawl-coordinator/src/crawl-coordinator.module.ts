@@ -29,11 +29,13 @@ export class CrawlCoordinatorModule {
       poolSize: config.DB_POOL_SIZE,
       applicationName: 'trawl-crawl-coordinator',
     }).initialize();
-    const db = new Database(dataSource);
+    const db = new Database(dataSource, (error) => logger.warn({ err: error }, 'idle database connection lost'));
     const messaging = await MessagingConnection.connect({ servers: config.NATS_URL, name: 'crawl-coordinator' });
     const definitions = crawlMessagingDefinitions(topology);
     for (const stream of definitions.streams) await ensureStream(messaging.jsm, stream);
     for (const consumer of definitions.consumers) await ensureConsumer(messaging.jsm, consumer);
+    const outboxPool = new Pool({ connectionString: config.DATABASE_URL, max: 2 });
+    outboxPool.on('error', (error) => logger.warn({ err: error }, 'idle outbox connection lost'));
     const registry = createMetricsRegistry('crawl-coordinator');
     const settings: CoordinatorSettings = {
       topology,
@@ -60,7 +62,7 @@ export class CrawlCoordinatorModule {
       providers: [
         { provide: Database, useValue: db },
         { provide: MESSAGING, useValue: messaging },
-        { provide: OUTBOX_POOL, useValue: new Pool({ connectionString: config.DATABASE_URL, max: 2 }) },
+        { provide: OUTBOX_POOL, useValue: outboxPool },
         { provide: COORDINATOR_SETTINGS, useValue: settings },
         { provide: COORDINATOR_LOGGER, useValue: logger },
         { provide: CoordinatorMetrics, useValue: new CoordinatorMetrics(registry) },

@@ -16,7 +16,7 @@ export interface MessagingTopology {
     crawlPageResult: string;
     /** Core NATS (not JetStream): a hint that a crawl has work to dispatch now. */
     crawlKick: string;
-    /** Core NATS: a crawl was stopped; workers skip its tasks that have not started (spec §3). */
+    /** Core NATS: a crawl fetches no new page (stopped, or ended); workers skip its tasks not started (spec §3). */
     crawlStopped: string;
     eventsWildcard: string;
     event(name: string): string;

@@ -15,8 +15,15 @@ export interface Sql {
 export class Database implements Sql {
   private readonly pool: Pool;
 
-  constructor(readonly dataSource: DataSource) {
+  constructor(
+    readonly dataSource: DataSource,
+    onIdleError: (error: Error) => void = () => undefined,
+  ) {
     this.pool = (dataSource.driver as unknown as { master: Pool }).master;
+    // An idle pooled connection that the server closes (restart, failover, an admin terminating
+    // backends) is an 'error' event on the pool; unheard, it would crash the process. The pool
+    // drops that connection and opens a new one on the next query.
+    this.pool.on('error', onIdleError);
   }
 
   async query<T = Record<string, unknown>>(text: string, params: unknown[] = []): Promise<T[]> {

@@ -1,4 +1,5 @@
 import { Client } from 'pg';
+import { migrate } from '@trawl/persistence';
 import { uniqueSuffix } from './unique';
 
 /** The server tests create their databases on: `TEST_DATABASE_URL`, else the loopback default. */
@@ -50,7 +51,6 @@ export async function createTestDatabase(prefix = 'trawl_test'): Promise<TestDat
  */
 export async function createMigratedDatabase(): Promise<TestDatabase> {
   const db = await createTestDatabase();
-  const { migrate } = await import('@trawl/persistence');
   await migrate(db.url);
   return db;
 }

@@ -15,7 +15,7 @@ export interface CrawlProgress {
 export type CrawlVerdict =
   | { kind: 'continue' }
   | { kind: 'completed'; stopReason: 'max_items' | 'max_pages' | null }
-  | { kind: 'failed'; code: 'seed_unreachable' | 'no_items_found' | 'insufficient_credits'; detail: string };
+  | { kind: 'failed'; code: 'seed_unreachable' | 'no_items_found' | 'insufficient_credits' | 'internal_error'; detail: string };
 
 /**
  * Crawl spec §3. `max_items` ends the crawl at once (with `output_format`, once the kept pages have

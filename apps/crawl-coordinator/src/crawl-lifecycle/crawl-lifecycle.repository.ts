@@ -73,12 +73,4 @@ export class CrawlLifecycleRepository {
     );
     return rows.map((r) => r.id);
   }
-
-  async failWithInternalError(sql: Sql, crawlId: string, detail: string): Promise<void> {
-    await sql.query(
-      `UPDATE crawls SET status = 'failed', error_code = 'internal_error', error_detail = $2, finished_at = now()
-       WHERE id = $1 AND status = 'running'`,
-      [crawlId, detail],
-    );
-  }
 }

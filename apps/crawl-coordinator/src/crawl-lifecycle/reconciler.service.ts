@@ -11,7 +11,7 @@ import { CrawlLifecycleService } from './crawl-lifecycle.service';
 
 /**
  * Postgres is the truth, JetStream only transport: this loop hands out again every page whose claim
- * ran out (its task or result was lost, its worker died, NATS restarted), repeats stop notices to
+ * ran out (its task or result was lost, its worker died, NATS restarted), repeats crawl-ended notices to
  * workers, drops in-flight pages of ended crawls once they can no longer count, and settles running
  * crawls nothing else will touch.
  * Every step is row-locked and idempotent, so any number of coordinators may run it.
@@ -69,9 +69,9 @@ export class ReconcilerService {
         return requeued;
       });
     }
-    // Workers that missed the gateway's stop notice (restarted, reconnecting) hear it again, so tasks
-    // still queued for a stopped crawl are skipped rather than fetched.
-    for (const crawlId of await this.frontier.stoppedCrawlsWithInFlight(this.db, this.settings.stopWindowMs, 100)) {
+    // Workers that missed a crawl's end notice (restarted, reconnecting) hear it again, so tasks
+    // still queued for a crawl that fetches no more pages are skipped rather than fetched.
+    for (const crawlId of await this.frontier.endedCrawlsStillDispatched(this.db, this.settings.stopWindowMs, 100)) {
       this.messaging.nc.publish(this.settings.topology.subjects.crawlStopped, JSON.stringify({ crawl_id: crawlId }));
     }
     for (const crawlId of await this.frontier.endedCrawlsWithInFlight(this.db, this.settings.stopWindowMs, 100)) {

@@ -56,29 +56,36 @@ export class FrontierRepository {
     return row ?? null;
   }
 
-  /** Claims up to `limit` queued pages breadth-first, with a new attempt and a lease. */
+  /**
+   * Claims up to `limit` queued pages breadth-first, with a new attempt and a lease, never more than
+   * the crawl's page budget left (`max_pages` − dispatched). The caller holds the crawl row lock.
+   */
   async claim(sql: Sql, crawlId: string, limit: number, leaseMs: number): Promise<ClaimedPage[]> {
-    const rows = await sql.query<ClaimedPage>(
+    const rows = await sql.query<ClaimedPage & { frontierId: string }>(
       `WITH picked AS (
          SELECT id FROM crawl_frontier WHERE crawl_id = $1 AND state = 'queued'
-         ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED
+         ORDER BY id
+         LIMIT LEAST($2, (SELECT GREATEST(0, max_pages - pages_dispatched) FROM crawls WHERE id = $1))
+         FOR UPDATE SKIP LOCKED
        )
        UPDATE crawl_frontier f
        SET state = 'dispatched', attempt = f.attempt + 1, lease_until = now() + make_interval(secs => $3::double precision / 1000)
        FROM picked WHERE f.id = picked.id
-       RETURNING f.id::int AS "frontierId", f.url, f.depth, f.attempt, f.wants_links AS "wantsLinks", f.wants_content AS "wantsContent"`,
+       RETURNING f.id AS "frontierId", f.url, f.depth, f.attempt, f.wants_links AS "wantsLinks", f.wants_content AS "wantsContent"`,
       [crawlId, limit, leaseMs],
     );
     if (rows.length > 0) {
       await sql.query(`UPDATE crawls SET pages_dispatched = pages_dispatched + $2 WHERE id = $1`, [crawlId, rows.length]);
     }
-    return rows.sort((a, b) => a.frontierId - b.frontierId);
+    // bigint ids arrive as strings; they stay below 2^53, the contract's integer range.
+    return rows.map((r) => ({ ...r, frontierId: Number(r.frontierId) })).sort((a, b) => a.frontierId - b.frontierId);
   }
 
   /** Crawls with leases that ran out (the page's message was lost or its worker died). */
   async crawlsWithExpiredLeases(sql: Sql, limit: number): Promise<string[]> {
     const rows = await sql.query<{ crawl_id: string }>(
-      `SELECT DISTINCT crawl_id FROM crawl_frontier WHERE state = 'dispatched' AND lease_until < now() LIMIT $1`,
+      `SELECT DISTINCT f.crawl_id FROM crawl_frontier f JOIN crawls c ON c.id = f.crawl_id
+       WHERE f.state = 'dispatched' AND f.lease_until < now() AND c.status = 'running' LIMIT $1`,
       [limit],
     );
     return rows.map((r) => r.crawl_id);
@@ -146,14 +153,14 @@ export class FrontierRepository {
     return rows.map((r) => r.id);
   }
 
-  /** Crawls stopped within the post-stop window that still have pages dispatched. */
-  async stoppedCrawlsWithInFlight(sql: Sql, stopWindowMs: number, limit: number): Promise<string[]> {
+  /** Crawls that ended (stopped, completed, failed) within the window and still have pages dispatched. */
+  async endedCrawlsStillDispatched(sql: Sql, windowMs: number, limit: number): Promise<string[]> {
     const rows = await sql.query<{ id: string }>(
       `SELECT c.id FROM crawls c
-       WHERE c.status = 'stopped' AND c.stopped_at + make_interval(secs => $1::double precision / 1000) > now()
+       WHERE c.status <> 'running' AND c.finished_at + make_interval(secs => $1::double precision / 1000) > now()
          AND EXISTS (SELECT 1 FROM crawl_frontier f WHERE f.crawl_id = c.id AND f.state = 'dispatched')
        LIMIT $2`,
-      [stopWindowMs, limit],
+      [windowMs, limit],
     );
     return rows.map((r) => r.id);
   }

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { crawlPageResultV1, CrawlPageResultV1 } from '@trawl/contracts';
-import { BatchConsumer, Disposition } from '@trawl/messaging';
+import { BatchConsumer, Disposition, InboundMessage } from '@trawl/messaging';
 import { Logger } from '@trawl/observability';
 import { COORDINATOR_SETTINGS, CoordinatorSettings } from '../coordinator.settings';
 import { CoordinatorMetrics } from '../coordinator.metrics';
@@ -8,6 +8,10 @@ import { MESSAGING, CoordinatorMessaging } from '../messaging/coordinator-messag
 import { COORDINATOR_LOGGER } from '../coordinator.logger';
 import { DispatcherService } from '../frontier/dispatcher.service';
 import { PageResultService } from './page-result.service';
+import { IntakeFailures } from './intake-failures';
+
+/** Failed attempts at applying a crawl's page results before the crawl fails with `internal_error`. */
+const INTAKE_ATTEMPTS = 5;
 
 /**
  * Takes page results from JetStream in batches and hands them to the intake service; a batch is
@@ -16,6 +20,7 @@ import { PageResultService } from './page-result.service';
 @Injectable()
 export class PageResultConsumer {
   private consumer?: BatchConsumer<CrawlPageResultV1>;
+  private readonly failures = new IntakeFailures(INTAKE_ATTEMPTS);
 
   constructor(
     private readonly intake: PageResultService,
@@ -39,18 +44,58 @@ export class PageResultConsumer {
       handler: async (messages): Promise<Disposition[]> => {
         const stopTimer = this.metrics.intakeBatchSeconds.startTimer();
         try {
-          const outcome = await this.intake.apply(messages.map((m) => m.data));
-          if (outcome.crawlsWithNewWork.length > 0) this.dispatcher.notify();
+          await this.applyAndAnnounce(messages.map((m) => m.data));
+          for (const crawlId of new Set(messages.map((m) => m.data.crawl_id))) this.failures.succeeded(crawlId);
           return messages.map(() => ({ kind: 'ack' }));
         } catch (error) {
-          this.logger.error({ err: error, batch: messages.length }, 'applying page results failed');
-          return messages.map((m) => ({ kind: 'nak', delayMs: Math.min(30_000, 500 * m.deliveryCount) }));
+          this.logger.error({ err: error, batch: messages.length }, 'applying page results failed; retrying crawl by crawl');
+          return this.applyCrawlByCrawl(messages);
         } finally {
           stopTimer();
         }
       },
     });
     await this.consumer.start();
+  }
+
+  private async applyAndAnnounce(results: CrawlPageResultV1[]): Promise<void> {
+    const outcome = await this.intake.apply(results);
+    if (outcome.crawlsWithNewWork.length > 0) this.dispatcher.notify();
+    // After the commit: tasks of an ended crawl still queued for workers are skipped, not fetched.
+    for (const crawlId of outcome.crawlsEnded) {
+      this.messaging.nc.publish(this.settings.topology.subjects.crawlStopped, JSON.stringify({ crawl_id: crawlId }));
+    }
+  }
+
+  /**
+   * A failed batch is applied again one crawl at a time, so one crawl's bad result cannot hold up
+   * the others; a crawl whose results keep failing ends `failed` with `internal_error`.
+   */
+  private async applyCrawlByCrawl(messages: InboundMessage<CrawlPageResultV1>[]): Promise<Disposition[]> {
+    const verdicts = new Map<string, Disposition>();
+    for (const crawlId of new Set(messages.map((m) => m.data.crawl_id))) {
+      const results = messages.filter((m) => m.data.crawl_id === crawlId).map((m) => m.data);
+      try {
+        await this.applyAndAnnounce(results);
+        this.failures.succeeded(crawlId);
+        verdicts.set(crawlId, { kind: 'ack' });
+      } catch (error) {
+        if (!this.failures.failed(crawlId)) {
+          verdicts.set(crawlId, { kind: 'nak', delayMs: 2_000 });
+          continue;
+        }
+        this.logger.error({ err: error, crawl_id: crawlId }, 'page results of a crawl keep failing; crawl failed');
+        try {
+          await this.intake.failCrawl(crawlId, 'The crawl stopped on a service-side failure.');
+          this.messaging.nc.publish(this.settings.topology.subjects.crawlStopped, JSON.stringify({ crawl_id: crawlId }));
+          verdicts.set(crawlId, { kind: 'ack' });
+        } catch (failError) {
+          this.logger.error({ err: failError, crawl_id: crawlId }, 'could not mark the crawl failed');
+          verdicts.set(crawlId, { kind: 'nak', delayMs: 5_000 });
+        }
+      }
+    }
+    return messages.map((m) => verdicts.get(m.data.crawl_id) ?? { kind: 'nak' });
   }
 
   async stop(deadlineMs: number): Promise<void> {

@@ -28,11 +28,12 @@ export interface FrontierInsert {
 @Injectable()
 export class PageResultRepository {
   async frontierRows(sql: Sql, crawlId: string, ids: number[]): Promise<DispatchedRow[]> {
-    return sql.query<DispatchedRow>(
-      `SELECT id::int AS id, state, attempt, depth, item_seq AS "itemSeq", wants_links AS "wantsLinks", wants_content AS "wantsContent"
+    const rows = await sql.query<DispatchedRow & { id: string }>(
+      `SELECT id, state, attempt, depth, item_seq AS "itemSeq", wants_links AS "wantsLinks", wants_content AS "wantsContent"
        FROM crawl_frontier WHERE crawl_id = $1 AND id = ANY($2::bigint[]) FOR UPDATE`,
       [crawlId, ids],
     );
+    return rows.map((r) => ({ ...r, id: Number(r.id) }));
   }
 
   /**
@@ -50,8 +51,9 @@ export class PageResultRepository {
   }
 
   /**
-   * A URL met again nearer the start than where it was first met is now within the depth limit:
-   * it is opened after all (fetched again if it was fetched only for its HTML: spec §8 rule 4).
+   * A URL met again nearer the start than where it was first met takes the nearer depth while it
+   * waits in the queue (so its own links get their true distance), and if it was kept at the depth
+   * limit it is opened after all — fetched again if it was fetched only for its HTML (spec §8 rule 4).
    */
   async reopenNearer(sql: Sql, crawlId: string, candidates: LinkCandidate[], running: boolean): Promise<number> {
     const rows = await sql.query(
@@ -59,8 +61,8 @@ export class PageResultRepository {
        SET depth = c.depth, wants_links = true,
            state = CASE WHEN f.state = 'done' AND $4 THEN 'queued' ELSE f.state END
        FROM unnest($2::bytea[], $3::int[]) AS c(url_key, depth)
-       WHERE f.crawl_id = $1 AND f.url_key = c.url_key AND f.depth > c.depth AND NOT f.wants_links
-         AND f.item_seq IS NOT NULL
+       WHERE f.crawl_id = $1 AND f.url_key = c.url_key AND f.depth > c.depth AND f.item_seq IS NOT NULL
+         AND (NOT f.wants_links OR f.state = 'queued')
        RETURNING 1`,
       [crawlId, candidates.map((c) => c.key), candidates.map((c) => c.depth), running],
     );

@@ -16,6 +16,8 @@ export interface IntakeOutcome {
   stale: number;
   /** Crawls that may have new frontier work. */
   crawlsWithNewWork: string[];
+  /** Crawls this batch ended: workers should skip their tasks that have not started. */
+  crawlsEnded: string[];
 }
 
 /**
@@ -42,10 +44,12 @@ export class PageResultService {
       byCrawl.set(result.crawl_id, list);
     }
     const outcome = await this.db.transaction(async (sql) => {
-      const total: IntakeOutcome = { applied: 0, stale: 0, crawlsWithNewWork: [] };
+      const total: IntakeOutcome = { applied: 0, stale: 0, crawlsWithNewWork: [], crawlsEnded: [] };
       const locked = await this.crawls.lockCrawls(sql, [...byCrawl.keys()]);
       for (const crawl of locked) {
+        const wasRunning = crawl.status === 'running';
         const applied = await this.applyToCrawl(sql, crawl, byCrawl.get(crawl.id) ?? []);
+        if (wasRunning && crawl.status !== 'running') total.crawlsEnded.push(crawl.id);
         total.applied += applied.applied;
         total.stale += applied.stale;
         if (applied.newWork) total.crawlsWithNewWork.push(crawl.id);
@@ -58,6 +62,20 @@ export class PageResultService {
     this.metrics.resultsApplied.inc(outcome.applied);
     this.metrics.resultsStale.inc(outcome.stale);
     return outcome;
+  }
+
+  /**
+   * Ends a crawl whose page results cannot be applied (they fail again and again): `failed` with
+   * `internal_error`, so one broken crawl neither blocks the others nor runs forever.
+   */
+  async failCrawl(crawlId: string, detail: string): Promise<void> {
+    const ended = await this.db.transaction(async (sql) => {
+      const [crawl] = await this.crawls.lockCrawls(sql, [crawlId]);
+      if (!crawl || crawl.status !== 'running') return false;
+      await this.crawls.finish(sql, crawl, { kind: 'failed', code: 'internal_error', detail }, this.settings.topology.subjects.event('crawl.finished'));
+      return true;
+    });
+    if (ended) this.metrics.crawlsFinished.inc({ status: 'failed', reason: 'internal_error' });
   }
 
   private async applyToCrawl(
@@ -126,7 +144,7 @@ export class PageResultService {
         crawl.stoppedAt !== null &&
         Date.now() < crawl.stoppedAt.getTime() + this.settings.stopWindowMs);
     const rules = { depth: crawl.depth, includePatterns: crawl.includePatterns, excludePatterns: crawl.excludePatterns };
-    const opened = current.filter(({ result }) => result.opened && result.outcome === 'fetched');
+    const opened = acceptsLinks ? current.filter(({ result }) => result.opened && result.outcome === 'fetched') : [];
     let duplicates = opened.reduce((sum, { result }) => sum + result.duplicate_links, 0);
     let inserted = 0;
     let newWork = false;

@@ -52,7 +52,7 @@ export class CrawlPageService {
       wanted_links: task.wants_links,
       links: extracted?.links ?? [],
       duplicate_links: extracted?.duplicateLinks ?? 0,
-      content: task.wants_content ? page.html : undefined,
+      content: task.wants_content ? storableText(page.html) : undefined,
       content_type: page.contentType,
     };
     const { result: fitted, trimmed } = fitResult(withoutUndefined(result), this.settings.maxResultBytes ?? MAX_RESULT_BYTES);
@@ -97,4 +97,12 @@ function linksOf(page: PageFetchResult, scopeDomain: string): ExtractedLinks | u
 /** JSON drops undefined members anyway; dropping them here keeps size checks and tests exact. */
 function withoutUndefined<T extends object>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, member]) => member !== undefined)) as T;
+}
+
+/**
+ * Postgres text cannot hold U+0000; HTML parsers read it as U+FFFD anyway, so the kept page says
+ * what a browser would show instead of failing its crawl.
+ */
+export function storableText(html: string | undefined): string | undefined {
+  return html?.includes('\u0000') ? html.replace(/\u0000/g, '\uFFFD') : html;
 }

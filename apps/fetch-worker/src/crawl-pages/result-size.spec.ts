@@ -1,3 +1,4 @@
+import { storableText } from './crawl-page.service';
 import { CrawlPageResultV1 } from '@trawl/contracts';
 import { fitResult } from './result-size';
 
@@ -42,5 +43,13 @@ describe(fitResult.name, () => {
     expect(fitted.links).toEqual(links.slice(0, fitted.links.length));
     expect(trimmed.links).toBe(1_000 - fitted.links.length);
     expect(fitted.links.length).toBeGreaterThan(200);
+  });
+});
+
+describe(storableText.name, () => {
+  it('replaces NUL characters, which Postgres text cannot hold, and leaves other text alone', () => {
+    expect(storableText('<p>a\u0000b</p>')).toBe('<p>a\uFFFDb</p>');
+    expect(storableText('<p>ok</p>')).toBe('<p>ok</p>');
+    expect(storableText(undefined)).toBeUndefined();
   });
 });
