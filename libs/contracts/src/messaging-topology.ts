@@ -18,12 +18,16 @@ export interface MessagingTopology {
     crawlKick: string;
     /** Core NATS: a crawl fetches no new page (stopped, or ended); workers skip its tasks not started (spec §3). */
     crawlStopped: string;
+    /** Core NATS streamed request/reply (`StreamedRpcClient`): one Fetch API request, served by a queue group of workers. */
+    fetchRequest: string;
     eventsWildcard: string;
     event(name: string): string;
   };
   consumers: {
     fetchWorkers: string;
     crawlCoordinators: string;
+    /** Queue group of the workers serving `fetchRequest`. */
+    fetchRequestWorkers: string;
   };
 }
 
@@ -40,12 +44,14 @@ export function messagingTopology(prefix: string): MessagingTopology {
       crawlPageResult: `${prefix}.crawl.page.result.v1`,
       crawlKick: `${prefix}.crawl.kick.v1`,
       crawlStopped: `${prefix}.crawl.stopped.v1`,
+      fetchRequest: `${prefix}.fetch.request.v1`,
       eventsWildcard: `${prefix}.events.>`,
       event: (name: string) => `${prefix}.events.${name}`,
     },
     consumers: {
       fetchWorkers: 'fetch-workers',
       crawlCoordinators: 'crawl-coordinators',
+      fetchRequestWorkers: 'fetch-request-workers',
     },
   };
 }
