@@ -24,6 +24,47 @@ export const gatewayConfigSchema = baseConfigSchema.extend({
    * name does not resolve in time is accepted: the worker's egress policy checks it again at connect.
    */
   START_URL_RESOLVE_TIMEOUT_MS: envInt(3_000, 1, 60_000),
+  /**
+   * How long a Fetch request may take, from its arrival to the worker's answer, in ms. Default
+   * 170,000: under the 3 minutes clients wait (fetch-details "Time"), with room to send the answer.
+   */
+  FETCH_DEADLINE_MS: envInt(170_000, 1_000, 600_000),
+  /**
+   * How long past the deadline the gateway still waits for the worker's own `CTX0002` before it
+   * answers `CTX0002` itself, in ms. Default 5,000.
+   */
+  FETCH_DEADLINE_MARGIN_MS: envInt(5_000, 0, 60_000),
+  /** Largest answer body a Fetch request may get, in bytes (`RESP005` beyond it). Default 10 MiB. */
+  FETCH_MAX_BODY_BYTES: envInt(10 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+  /**
+   * Domains nobody may fetch (`REQS001`), comma-separated; each forbids its subdomains too
+   * (`example.com` forbids `www.example.com`). Default none.
+   */
+  FETCH_FORBIDDEN_DOMAINS: z
+    .string()
+    .default('')
+    .transform((value) =>
+      value
+        .split(',')
+        .map((domain) => domain.trim().toLowerCase().replace(/^\.+|\.+$/g, ''))
+        .filter((domain) => domain.length > 0),
+    ),
+  /** Price of one credit, in US dollars, for `X-Request-Cost` (credits × price). Default 0.0001. */
+  FETCH_CREDIT_PRICE_USD: z.coerce.number().min(0).max(1_000).default(0.0001),
+  /** Time a worker has to accept a Fetch request before another is asked, in ms. Default 2,000. */
+  FETCH_RPC_ACCEPT_TIMEOUT_MS: envInt(2_000, 50, 60_000),
+  /** Silence after which a worker that accepted a Fetch request counts as lost, in ms. Default 10,000. */
+  FETCH_RPC_SILENCE_TIMEOUT_MS: envInt(10_000, 100, 120_000),
+  /** Workers that may answer busy before the request fails with `RESP009`. Default 3. */
+  FETCH_RPC_BUSY_RETRIES: envInt(3, 0, 20),
+  /** Window over which a client address's error rate is measured, in seconds. Default 60. */
+  CLIENT_ERROR_WINDOW_SECONDS: envInt(60, 1, 86_400),
+  /** Fewest requests in a window before the error rate can block an address. Default 50. */
+  CLIENT_ERROR_MIN_REQUESTS: envInt(50, 1, 1_000_000),
+  /** Error rate, in percent of a window's requests, from which an address is blocked. Default 80. */
+  CLIENT_ERROR_RATE_PERCENT: envInt(80, 1, 100),
+  /** How long a blocked address stays blocked (`BLK0001`), in seconds. Default 600. */
+  CLIENT_BLOCK_SECONDS: envInt(600, 1, 86_400 * 30),
   /** OTLP/HTTP traces endpoint; spans are made but not exported when unset. */
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.string().url().optional(),
 });

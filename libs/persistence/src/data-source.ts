@@ -1,8 +1,9 @@
 import { DataSource } from 'typeorm';
 import { Init1763798400000 } from './migrations/1763798400000-init';
+import { FetchAccounts1763884800000 } from './migrations/1763884800000-fetch-accounts';
 
 /** Every migration, in order. Migrations run by `make migrate` (and a Helm pre-upgrade Job), never at pod start. */
-export const MIGRATIONS = [Init1763798400000];
+export const MIGRATIONS = [Init1763798400000, FetchAccounts1763884800000];
 
 export interface DataSourceOptions {
   url: string;

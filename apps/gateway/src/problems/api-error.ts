@@ -12,6 +12,8 @@ export abstract class ApiError extends Error {
     readonly detail: string,
     /** Extra members of the problem object (e.g. `parameter` naming a bad field). */
     readonly extensions: Record<string, unknown> = {},
+    /** Headers that go with this occurrence (e.g. a computed `Retry-After`), over the catalog's own. */
+    readonly headers: Readonly<Record<string, string>> = {},
   ) {
     super(detail);
     this.name = new.target.name;

@@ -1,10 +1,20 @@
 import { AuthErrorCode } from '../auth/auth.errors';
 import { CrawlErrorCode } from '../crawls/crawls.errors';
+import { FetchErrorCode } from '../fetch/fetch.errors';
 import { IdempotencyErrorCode } from '../idempotency/idempotency.errors';
+import { LimitErrorCode } from '../limits/limits.errors';
+import { AccountErrorCode } from '../tenants/account.errors';
 import { RequestErrorCode } from './request.errors';
 
 /** Every code an `ApiError` can carry. Enum values are unique across the enums (a spec test checks). */
-export type ApiErrorCode = RequestErrorCode | AuthErrorCode | CrawlErrorCode | IdempotencyErrorCode;
+export type ApiErrorCode =
+  | RequestErrorCode
+  | AuthErrorCode
+  | CrawlErrorCode
+  | IdempotencyErrorCode
+  | FetchErrorCode
+  | LimitErrorCode
+  | AccountErrorCode;
 
 /** How one error code is served: status, wire `code`, `title`, and headers that go with it. */
 export interface ProblemKind {
@@ -13,6 +23,11 @@ export interface ProblemKind {
   code: string;
   title: string;
   headers?: Readonly<Record<string, string>>;
+  /**
+   * A 5xx whose detail the code writes for the caller (capacity, deadline, a lost worker: what to do
+   * next) and which holds no internals; other 5xx show a generic detail and are logged as errors.
+   */
+  publicDetail?: boolean;
 }
 
 /**
@@ -67,6 +82,40 @@ export function problemKind(code: ApiErrorCode): ProblemKind {
       return { status: 409, code, title: 'Request in flight' };
     case IdempotencyErrorCode.KeyReused:
       return { status: 422, code, title: 'Idempotency key reused' };
+    case FetchErrorCode.ForbiddenDomain:
+      return { status: 400, code, title: 'Domain forbidden' };
+    case FetchErrorCode.InvalidParameters:
+      return { status: 400, code, title: 'Invalid parameters' };
+    case FetchErrorCode.MethodNotAllowed:
+      return { status: 405, code, title: 'Method not allowed', headers: { allow: 'GET, POST, PUT' } };
+    case FetchErrorCode.ExtractNotPrepared:
+      return { status: 403, code, title: 'Extract not prepared for this domain' };
+    case FetchErrorCode.InvalidCssExtractor:
+      return { status: 400, code, title: 'Invalid css_extractor' };
+    case FetchErrorCode.NoCapacity:
+      return { status: 503, code, title: 'All capacity busy', publicDetail: true };
+    case FetchErrorCode.WorkerLost:
+      return { status: 500, code, title: 'Unknown internal error', publicDetail: true };
+    case FetchErrorCode.Cancelled:
+      return { status: 500, code, title: 'Request cancelled by the client', publicDetail: true };
+    case FetchErrorCode.DeadlineExceeded:
+      return { status: 504, code, title: 'Maximum time exceeded', publicDetail: true };
+    case LimitErrorCode.ConcurrencyFull:
+      return { status: 429, code, title: 'Concurrency limit reached' };
+    case LimitErrorCode.RateLimited:
+      return { status: 429, code, title: 'Rate limit reached' };
+    case LimitErrorCode.AddressBlocked:
+      return { status: 403, code, title: 'Address blocked' };
+    case AccountErrorCode.CreditsSpent:
+      return { status: 402, code, title: 'Usage exceeded' };
+    case AccountErrorCode.EmailNotVerified:
+      return { status: 403, code, title: 'E-mail not verified' };
+    case AccountErrorCode.FeatureNotInPlan:
+      return { status: 402, code, title: 'Feature not in plan' };
+    case AccountErrorCode.NoActiveSubscription:
+      return { status: 402, code, title: 'No active subscription' };
+    case AccountErrorCode.ProductNotAllowed:
+      return { status: 402, code, title: 'Product not allowed' };
     default:
       return unreachable(code);
   }
@@ -77,4 +126,12 @@ function unreachable(code: never): never {
 }
 
 /** Every enum the catalog covers, for tests and documentation generators. */
-export const API_ERROR_CODE_ENUMS = [RequestErrorCode, AuthErrorCode, CrawlErrorCode, IdempotencyErrorCode] as const;
+export const API_ERROR_CODE_ENUMS = [
+  RequestErrorCode,
+  AuthErrorCode,
+  CrawlErrorCode,
+  IdempotencyErrorCode,
+  FetchErrorCode,
+  LimitErrorCode,
+  AccountErrorCode,
+] as const;

@@ -24,11 +24,11 @@ export class ProblemFilter implements ExceptionFilter {
     const request = http.getRequest<FastifyRequest>();
     const error = toApiError(exception, request);
     const kind = problemKind(error.code);
-    const detail = kind.status >= 500 ? INTERNAL_DETAIL : error.detail;
+    const detail = kind.status >= 500 && !kind.publicDetail ? INTERNAL_DETAIL : error.detail;
     const body = problem(kind.status, kind.code, kind.title, detail, kind.status >= 500 ? {} : error.extensions);
     // The route pattern, not the URL: the URL may carry the `apikey` query parameter.
     const route = `${request.method} ${request.routeOptions?.url ?? '(no route)'}`;
-    if (kind.status >= 500) {
+    if (kind.status >= 500 && !kind.publicDetail) {
       this.logger.error({ err: exception, instance: body.instance, route }, 'request failed');
     } else {
       this.logger.debug({ code: body.code, instance: body.instance, route }, 'request refused');
@@ -40,7 +40,7 @@ export class ProblemFilter implements ExceptionFilter {
     }
     void reply
       .status(kind.status)
-      .headers({ ...kind.headers, 'content-type': PROBLEM_CONTENT_TYPE })
+      .headers({ ...kind.headers, ...error.headers, 'content-type': PROBLEM_CONTENT_TYPE })
       .send(JSON.stringify(body));
   }
 }
