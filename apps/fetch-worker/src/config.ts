@@ -15,6 +15,10 @@ export const fetchWorkerConfigSchema = baseConfigSchema.omit({ DATABASE_URL: tru
   PAGE_TIMEOUT_MS: envInt(30_000, 1_000, 180_000),
   /** Largest page body read, in bytes, as received and decompressed (default 10 MiB). */
   MAX_BODY_BYTES: envInt(10 * 1024 * 1024, 1024, 100 * 1024 * 1024),
+  /** Fetch API requests served at once by one worker process (default 32); more are answered busy. */
+  FETCH_CONCURRENCY: envInt(32, 1, 4096),
+  /** Wait between two polls of a CAPTCHA solver task, in ms (default 5 s, as 2captcha asks). */
+  CAPTCHA_POLL_INTERVAL_MS: envInt(5_000, 10, 60_000),
   /** Checked here so that a bad entry fails the boot with the variable's name. */
   EGRESS_HOST_MAP: baseConfigSchema.shape.EGRESS_HOST_MAP.superRefine((spec, issues) => {
     try {

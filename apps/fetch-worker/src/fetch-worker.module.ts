@@ -7,6 +7,20 @@ import { FetchWorkerConfig } from './config';
 import { CRAWL_PAGE_CONSUMER_SETTINGS, CrawlPageConsumer, CrawlPageConsumerSettings } from './crawl-pages/crawl-page.consumer';
 import { CRAWL_PAGE_SETTINGS, CrawlPageService } from './crawl-pages/crawl-page.service';
 import { CRAWL_STOPPED_SUBJECT, StoppedCrawls } from './crawl-pages/stopped-crawls';
+import { CaptchaPass } from './captcha/captcha-pass';
+import { CaptchaSolverClient } from './captcha/captcha-solver.client';
+import { FETCH_REQUEST_SERVER_SETTINGS, FetchRequestServer, FetchRequestServerSettings } from './fetch-requests/fetch-request.server';
+import { FetchRequestMetrics } from './fetch-requests/fetch-request.metrics';
+import {
+  FETCH_ENGINES,
+  FETCH_REQUEST_SETTINGS,
+  FetchRequestService,
+  FetchRequestSettings,
+  PAGE_TRANSFORMS,
+} from './fetch-requests/fetch-request.service';
+import { FetchEngineSet } from './fetch-requests/fetch-engine.router';
+import { HttpFetchEngine } from './fetch-requests/http-fetch-engine';
+import { extractionTransforms } from './fetch-requests/extraction-transforms';
 import { HttpEngine } from './page-fetch/http-engine';
 import { PAGE_ENGINES, PAGE_FETCH_SETTINGS, PageFetchService, PageFetchSettings } from './page-fetch/page-fetch.service';
 import { WORKER_LOGGER } from './worker.logger';
@@ -19,7 +33,8 @@ const DRAIN_SHARE = 0.5;
 const SETTLE_SHARE = 0.75;
 
 /**
- * The fetch worker: NATS (work in, results out) and the egress-checked HTTP engine. No database.
+ * The fetch worker: crawl pages from JetStream, Fetch API requests over streamed request/reply, and
+ * the egress-checked engines both share. No database.
  * Connecting happens here, before Nest starts, so a bad NATS_URL or EGRESS_HOST_MAP fails the boot.
  */
 @Module({})
@@ -37,10 +52,19 @@ export class FetchWorkerModule implements OnApplicationShutdown {
       throw error;
     }
     const registry = createMetricsRegistry('fetch-worker');
-    const engines = [
-      // One keep-alive pool for every page this process fetches.
-      new HttpEngine({ policy, agent: createEgressAgent(policy), maxBodyBytes: config.MAX_BODY_BYTES }),
-    ];
+    const agent = createEgressAgent(policy);
+    // One keep-alive pool for every page this process fetches, crawl pages and Fetch API alike.
+    const http = new HttpEngine({ policy, agent, maxBodyBytes: config.MAX_BODY_BYTES });
+    const engines = [http];
+    const fetchEngines: FetchEngineSet = { basic: new HttpFetchEngine(http) };
+    const captcha = new CaptchaPass(new CaptchaSolverClient({ policy, agent, pollIntervalMs: config.CAPTCHA_POLL_INTERVAL_MS }));
+    const fetchRequestSettings: FetchRequestSettings = { maxBodyBytes: config.MAX_BODY_BYTES };
+    const fetchServerSettings: FetchRequestServerSettings = {
+      topology,
+      capacity: config.FETCH_CONCURRENCY,
+      drainMs: Math.floor(config.SHUTDOWN_TIMEOUT_MS * DRAIN_SHARE),
+      stopDeadlineMs: Math.floor(config.SHUTDOWN_TIMEOUT_MS * SETTLE_SHARE),
+    };
     const consumerSettings: CrawlPageConsumerSettings = {
       topology,
       concurrency: config.WORKER_CONCURRENCY,
@@ -60,6 +84,14 @@ export class FetchWorkerModule implements OnApplicationShutdown {
         { provide: CRAWL_PAGE_SETTINGS, useValue: {} },
         { provide: CRAWL_PAGE_CONSUMER_SETTINGS, useValue: consumerSettings },
         { provide: CRAWL_STOPPED_SUBJECT, useValue: consumerSettings.topology.subjects.crawlStopped },
+        { provide: FetchRequestMetrics, useValue: new FetchRequestMetrics(registry) },
+        { provide: FETCH_ENGINES, useValue: fetchEngines },
+        { provide: PAGE_TRANSFORMS, useValue: extractionTransforms },
+        { provide: FETCH_REQUEST_SETTINGS, useValue: fetchRequestSettings },
+        { provide: FETCH_REQUEST_SERVER_SETTINGS, useValue: fetchServerSettings },
+        { provide: CaptchaPass, useValue: captcha },
+        FetchRequestService,
+        FetchRequestServer,
         PageFetchService,
         CrawlPageService,
         CrawlPageConsumer,

@@ -37,6 +37,33 @@ export interface HttpEngineOptions {
   maxRedirects?: number;
 }
 
+/** One request of the Fetch API to a target, as the caller shaped it (method, headers, body). */
+export interface HttpExchangeRequest {
+  /** Absolute http(s) URL. */
+  url: string;
+  method: 'GET' | 'POST' | 'PUT';
+  /** Sent as given (see `targetRequestHeaders` for the browser headers merged under the caller's). */
+  headers: Record<string, string>;
+  body?: Buffer;
+  /** Largest body read, in bytes, as received and decompressed. */
+  maxBodyBytes: number;
+  /** Whole exchange, redirects and body included, in ms. */
+  timeoutMs: number;
+  signal?: AbortSignal;
+}
+
+/** What the target answered, after redirects. */
+export interface HttpExchangeResponse {
+  status: number;
+  finalUrl: string;
+  redirectChain: string[];
+  /** The final response's headers (lower-case names; `set-cookie` as a list). */
+  headers: Record<string, string | string[]>;
+  contentType?: string;
+  /** Decompressed body. */
+  body: Buffer;
+}
+
 /** The `basic` tier: one plain HTTP request with a browser's headers, through the egress policy. */
 export class HttpEngine implements PageEngine {
   readonly tier = Tier.Basic;
@@ -58,6 +85,32 @@ export class HttpEngine implements PageEngine {
       status: response.status,
       finalUrl: response.url,
       redirectChain: response.redirectChain,
+      contentType: response.contentType,
+      body: response.body,
+    };
+  }
+
+  /**
+   * Sends one request exactly as given (method, headers, body), following redirects under the
+   * egress policy, and reads every body whatever its type: the Fetch API answers any content.
+   *
+   * @throws EgressError when the target could not be reached, or its body is over `maxBodyBytes`.
+   */
+  async exchange(request: HttpExchangeRequest): Promise<HttpExchangeResponse> {
+    const response = await safeRequest(this.options.policy, this.options.agent, request.url, {
+      method: request.method,
+      headers: request.headers,
+      body: request.body,
+      maxRedirects: this.options.maxRedirects ?? 10,
+      maxBodyBytes: request.maxBodyBytes,
+      timeoutMs: request.timeoutMs,
+      signal: request.signal,
+    });
+    return {
+      status: response.status,
+      finalUrl: response.url,
+      redirectChain: response.redirectChain,
+      headers: response.headers,
       contentType: response.contentType,
       body: response.body,
     };

@@ -1,0 +1,83 @@
+import type { FetchOptionsV1 } from '@trawl/contracts';
+import { decodeHtml } from '../page-fetch/charset';
+import { looksLikeHtml, mayBeHtml, mediaTypeOf } from '../page-fetch/media-type';
+import type { TargetPage } from './fetch-engine';
+import { FetchRequestError } from './fetch-request.errors';
+import type { PageTransforms } from './page-transforms';
+
+/** The body of a successful answer and its content type. */
+export interface AnswerBody {
+  contentType: string;
+  body: Buffer;
+}
+
+const HTML = 'text/html; charset=utf-8';
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/**
+ * Shapes the page into what the tenant asked for (fetch-details), first match wins:
+ * `json_response` → `{html, xhr, js_instructions_report?, screenshot?}`; a screenshot → the image;
+ * `response_type` `pdf` / `markdown` / `plaintext`; `css_extractor` → JSON (it wins over `outputs`
+ * when both are given); `outputs` → JSON keyed by output name; otherwise the page itself: HTML
+ * decoded from its charset and served as UTF-8, any other content as the target sent it.
+ *
+ * @throws FetchRequestError `RESP004` from a css_extractor that cannot be applied; `ERR0001` when
+ *   the engine did not produce what the options need (a screenshot or PDF without a browser).
+ */
+export function answerBody(page: TargetPage, options: FetchOptionsV1, transforms: PageTransforms): AnswerBody {
+  if (options.json_response) return json(jsonResponse(page, options));
+  if (options.screenshot) {
+    const shot = required(page.screenshot, 'screenshot');
+    return { contentType: `image/${shot.type}`, body: shot.data };
+  }
+  switch (options.response_type) {
+    case 'pdf':
+      return { contentType: 'application/pdf', body: required(page.pdf, 'PDF') };
+    case 'markdown':
+      return text('text/markdown; charset=utf-8', transforms.toMarkdown(pageText(page), page.finalUrl));
+    case 'plaintext':
+      return text('text/plain; charset=utf-8', transforms.toPlainText(pageText(page), page.finalUrl));
+    case undefined:
+      break;
+  }
+  if (options.css_extractor) return json(transforms.applyCssExtractor(pageText(page), options.css_extractor, page.finalUrl));
+  if (options.outputs) return json(transforms.extractOutputs(pageText(page), options.outputs, page.finalUrl));
+  if (isHtmlPage(page)) return text(HTML, pageText(page));
+  return { contentType: page.contentType ?? 'application/octet-stream', body: page.body };
+}
+
+/** The page as text: the rendered DOM when there is one, else the body decoded from its charset. */
+export function pageText(page: TargetPage): string {
+  return page.html ?? decodeHtml(page.body, page.contentType).text;
+}
+
+/** True when the page is HTML (rendered, typed as HTML, or untyped and sniffed as HTML). */
+export function isHtmlPage(page: TargetPage): boolean {
+  if (page.html !== undefined) return true;
+  const mediaType = mediaTypeOf(page.contentType);
+  return mayBeHtml(mediaType) && (mediaType !== undefined || looksLikeHtml(page.body));
+}
+
+function jsonResponse(page: TargetPage, options: FetchOptionsV1): Record<string, unknown> {
+  const answer: Record<string, unknown> = { html: pageText(page), xhr: page.xhr ?? [] };
+  if (page.jsInstructionsReport) answer.js_instructions_report = page.jsInstructionsReport;
+  if (options.screenshot) {
+    const shot = required(page.screenshot, 'screenshot');
+    answer.screenshot = { data: shot.data.toString('base64'), type: `image/${shot.type}`, width: shot.width, height: shot.height };
+  }
+  return answer;
+}
+
+function json(value: unknown): AnswerBody {
+  return { contentType: JSON_TYPE, body: Buffer.from(JSON.stringify(value), 'utf8') };
+}
+
+function text(contentType: string, value: string): AnswerBody {
+  return { contentType, body: Buffer.from(value, 'utf8') };
+}
+
+function required<T>(value: T | undefined, what: string): T {
+  // The gateway sends screenshot/pdf only with js_render, so a missing one is the engine's bug.
+  if (value === undefined) throw new FetchRequestError('ERR0001', `The page engine produced no ${what}.`);
+  return value;
+}

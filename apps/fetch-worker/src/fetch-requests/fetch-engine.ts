@@ -1,0 +1,79 @@
+import type { Tier } from '@trawl/billing';
+import type { FetchOptionsV1 } from '@trawl/contracts';
+
+/** One target request of the Fetch API, as an engine gets it. */
+export interface TargetRequest {
+  /** Absolute http(s) URL (the egress policy decides at connect time). */
+  url: string;
+  method: 'GET' | 'POST' | 'PUT';
+  /** Final headers for the target: browser headers under the caller's (see `targetRequestHeaders`). */
+  headers: Record<string, string>;
+  body?: Buffer;
+  options: FetchOptionsV1;
+  /** Largest target body read, in bytes. */
+  maxBodyBytes: number;
+  /** Time left for the whole load, in ms. */
+  timeoutMs: number;
+  /** Aborts the load: the caller went away, or the worker stops. */
+  signal: AbortSignal;
+}
+
+/** An XHR/fetch call the page made (fetch-details "json_response"). */
+export interface CapturedXhr {
+  url: string;
+  body: string;
+  status_code: number;
+  method: string;
+  headers: Record<string, string>;
+  request_headers: Record<string, string>;
+}
+
+/** fetch-details "json_response" → `js_instructions_report`. */
+export interface JsInstructionsReport {
+  instructions_duration: number;
+  instructions_executed: number;
+  instructions_succeeded: number;
+  instructions_failed: number;
+  instructions: { instruction: string; params: unknown; success: boolean; duration: number }[];
+}
+
+export interface PageScreenshot {
+  data: Buffer;
+  type: 'png' | 'jpeg';
+  width: number;
+  height: number;
+}
+
+/** What an engine got of the target. */
+export interface TargetPage {
+  /** The tier that served the page (the one billed). */
+  tier: Tier;
+  status: number;
+  finalUrl: string;
+  /** The target's response headers (lower-case names). */
+  headers: Record<string, string | string[]>;
+  contentType?: string;
+  /** The body as received (decompressed); for a rendered page, what the server sent. */
+  body: Buffer;
+  /** The document as text when the engine has it already (a browser's rendered DOM). */
+  html?: string;
+  xhr?: CapturedXhr[];
+  jsInstructionsReport?: JsInstructionsReport;
+  screenshot?: PageScreenshot;
+  /** The page printed as PDF (`response_type=pdf`). */
+  pdf?: Buffer;
+}
+
+/**
+ * A way of fetching a target for the Fetch API. The HTTP engine serves `basic`; a browser engine
+ * serves `js_render`; proxies and adaptive stealth pick among them.
+ */
+export interface FetchEngine {
+  /**
+   * Fetches the target. Answers whatever status the target gave.
+   *
+   * @throws EgressError when the target could not be reached (refused, unreachable, too big,
+   *   timed out); FetchRequestError for a verdict of its own; the signal's reason when aborted.
+   */
+  fetch(request: TargetRequest): Promise<TargetPage>;
+}

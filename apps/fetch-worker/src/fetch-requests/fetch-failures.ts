@@ -1,0 +1,92 @@
+import { EgressError, EgressErrorCode } from '@trawl/egress';
+import { FetchRequestError } from './fetch-request.errors';
+
+/**
+ * Codes Node's TLS layer gives a certificate it refuses (and a handshake the target botched): the
+ * spec's 400 "the target returned an error on its configuration or certificate" (`RESP008`).
+ */
+const TLS_ERROR_CODES = new Set([
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'CERT_REVOKED',
+  'CERT_UNTRUSTED',
+  'CERT_REJECTED',
+  'CERT_SIGNATURE_FAILURE',
+  'INVALID_CA',
+  'HOSTNAME_MISMATCH',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+  'ERR_SSL_WRONG_VERSION_NUMBER',
+  'ERR_SSL_SSLV3_ALERT_HANDSHAKE_FAILURE',
+  'ERR_SSL_TLSV1_ALERT_PROTOCOL_VERSION',
+  'ERR_SSL_UNSUPPORTED_PROTOCOL',
+  'EPROTO',
+]);
+
+/** DNS answers that mean "this name does not exist" rather than "the resolver failed just now". */
+const NO_SUCH_NAME_CODES = new Set(['ENOTFOUND', 'ENODATA']);
+
+/**
+ * Turns why a target could not be fetched into the worker's answer (Fetch spec §7):
+ * refused by the egress policy or the connection failed → `RESP001` (free); the name does not
+ * exist → `RESP007` (billed: the spec bills it); a certificate refused → `RESP008`; the body over
+ * the tenant's maximum → `RESP005`; out of time → `CTX0002`; a redirect to a URL we cannot fetch →
+ * `REQS004`. Anything else is not the target's doing and is rethrown.
+ */
+export function fetchFailureOf(error: unknown, url: string): FetchRequestError {
+  if (error instanceof FetchRequestError) return error;
+  if (!(error instanceof EgressError)) throw error;
+  const host = hostOf(url);
+  switch (error.code) {
+    case EgressErrorCode.InvalidUrl:
+      return new FetchRequestError('REQS004', error.message, { cause: error });
+    case EgressErrorCode.BlockedAddress:
+      // Same words as any unreachable target: the tenant learns nothing of our network.
+      return new FetchRequestError('RESP001', `${host} cannot be fetched: it is not a public address.`, { cause: error });
+    case EgressErrorCode.DnsFailure:
+      return hasCode(error, NO_SUCH_NAME_CODES) || !hasAnyCode(error)
+        ? new FetchRequestError('RESP007', `The domain ${host} could not be resolved.`, { billed: true, cause: error })
+        : new FetchRequestError('RESP001', `The domain ${host} could not be resolved right now; retry later.`, { cause: error });
+    case EgressErrorCode.TooManyRedirects:
+      return new FetchRequestError('RESP001', `${host} redirected too many times.`, { cause: error });
+    case EgressErrorCode.BodyTooLarge:
+      return new FetchRequestError('RESP005', 'The response is larger than the maximum download size.', { cause: error });
+    case EgressErrorCode.Timeout:
+      return new FetchRequestError('CTX0002', 'The target did not answer within the maximum allowed time.', { cause: error });
+    case EgressErrorCode.ConnectFailed:
+      if (hasCode(error, TLS_ERROR_CODES)) {
+        return new FetchRequestError('RESP008', `The TLS certificate or configuration of ${host} was refused.`, { cause: error });
+      }
+      return new FetchRequestError('RESP001', `The connection to ${host} failed.`, { cause: error });
+  }
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return url;
+  }
+}
+
+/** Walks `cause` (and AggregateError members: Happy Eyeballs tries several addresses) for a code. */
+function codesOf(error: unknown, depth = 0): string[] {
+  if (error === null || typeof error !== 'object' || depth > 8) return [];
+  const own = (error as { code?: unknown }).code;
+  const codes = typeof own === 'string' ? [own] : [];
+  const nested = error instanceof AggregateError ? error.errors : [];
+  for (const inner of [(error as { cause?: unknown }).cause, ...nested]) codes.push(...codesOf(inner, depth + 1));
+  return codes;
+}
+
+function hasCode(error: EgressError, codes: ReadonlySet<string>): boolean {
+  return codesOf(error.cause).some((code) => codes.has(code));
+}
+
+function hasAnyCode(error: EgressError): boolean {
+  return codesOf(error.cause).length > 0;
+}

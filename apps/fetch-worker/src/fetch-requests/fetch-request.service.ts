@@ -1,0 +1,222 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { FetchReplyV1, FetchRequestV1 } from '@trawl/contracts';
+import { problem, PROBLEM_CONTENT_TYPE } from '@trawl/http';
+import type { Logger } from '@trawl/observability';
+import { CaptchaPass, ChallengedPage } from '../captcha/captcha-pass';
+import { CaptchaError, CaptchaErrorCode } from '../captcha/captcha.errors';
+import { WORKER_LOGGER } from '../worker.logger';
+import { answerBody, isHtmlPage, pageText } from './answer-body';
+import type { TargetPage, TargetRequest } from './fetch-engine';
+import { engineFor, FetchEngineSet, requestedTier } from './fetch-engine.router';
+import { fetchFailureOf } from './fetch-failures';
+import { FetchRequestError } from './fetch-request.errors';
+import { FetchRequestMetrics } from './fetch-request.metrics';
+import type { PageTransforms } from './page-transforms';
+import { targetHeaders } from './target-headers';
+import { targetRequestHeaders } from './target-request-headers';
+import { judgeTargetStatus } from './target-status';
+import { workerProblemKind } from './worker-problems';
+
+export const FETCH_ENGINES = Symbol('FETCH_ENGINES');
+export const PAGE_TRANSFORMS = Symbol('PAGE_TRANSFORMS');
+export const FETCH_REQUEST_SETTINGS = Symbol('FETCH_REQUEST_SETTINGS');
+
+export interface FetchRequestSettings {
+  /** The worker's own cap on a target body, in bytes (`MAX_BODY_BYTES`); the tenant's may be lower. */
+  maxBodyBytes: number;
+  /**
+   * How long before `deadline_at` the worker gives up, in ms, so that its `CTX0002` answer reaches
+   * the gateway before the gateway gives up itself. Default 250.
+   */
+  replyMarginMs?: number;
+}
+
+/** A whole answer of the Fetch API: the head the gateway reads and the body it sends. */
+export interface FetchAnswer {
+  head: FetchReplyV1;
+  body: Buffer;
+}
+
+const INTERNAL_DETAIL = 'The service could not handle this request. Retry in 10 to 30 seconds; if it keeps failing, quote the instance to support.';
+
+/** Why the work stopped early: the caller left (`CTX0001`) or the deadline passed (`CTX0002`). */
+class Stopped extends Error {
+  constructor(readonly code: 'CTX0001' | 'CTX0002') {
+    super(code === 'CTX0001' ? 'The request was cancelled by the client.' : 'The request exceeded the maximum allowed time.');
+  }
+}
+
+/**
+ * The Fetch API on a worker: `FetchRequestV1` in, the whole answer out (status, content type,
+ * `Zr-` headers, body, billed tier). Picks the engine by tier, sends the caller's method, headers
+ * and body, gets past a CAPTCHA when the tenant has a solver, judges the target's status, shapes the
+ * output and maps every failure to a worker error code with a problem+json body. Never throws.
+ */
+@Injectable()
+export class FetchRequestService {
+  private readonly replyMarginMs: number;
+
+  constructor(
+    @Inject(FETCH_ENGINES) private readonly engines: FetchEngineSet,
+    @Inject(PAGE_TRANSFORMS) private readonly transforms: PageTransforms,
+    private readonly captcha: CaptchaPass,
+    @Inject(FETCH_REQUEST_SETTINGS) private readonly settings: FetchRequestSettings,
+    private readonly metrics: FetchRequestMetrics,
+    @Inject(WORKER_LOGGER) private readonly logger: Logger,
+  ) {
+    this.replyMarginMs = settings.replyMarginMs ?? 250;
+  }
+
+  /**
+   * Serves one request.
+   *
+   * @param signal aborts when the caller went away: the work stops and the answer is `CTX0001` (free)
+   * @param shutdown aborts when the worker stops before the work is done: the answer is then
+   *   `ERR0001` (free), which clients retry after 10 to 30 seconds
+   */
+  async handle(request: FetchRequestV1, signal: AbortSignal, shutdown?: AbortSignal): Promise<FetchAnswer> {
+    const started = performance.now();
+    this.metrics.inFlight.inc();
+    const deadline = new AbortController();
+    const timeLeft = request.deadline_at - this.replyMarginMs - Date.now();
+    const timer = setTimeout(() => deadline.abort(new Stopped('CTX0002')), Math.max(0, timeLeft));
+    const stop = AbortSignal.any(shutdown ? [signal, deadline.signal, shutdown] : [signal, deadline.signal]);
+    let answer: FetchAnswer;
+    try {
+      answer = await this.serve(request, stop);
+    } catch (error) {
+      answer = this.failure(request, error, { caller: signal, deadline: deadline.signal, shutdown });
+    } finally {
+      clearTimeout(timer);
+      this.metrics.inFlight.dec();
+    }
+    const code = answer.head.error?.code ?? 'ok';
+    this.metrics.requests.inc({ code, tier: answer.head.billed_tier ?? 'none' });
+    this.metrics.seconds.observe({ code }, (performance.now() - started) / 1000);
+    return answer;
+  }
+
+  private async serve(request: FetchRequestV1, stop: AbortSignal): Promise<FetchAnswer> {
+    const engine = engineFor(this.engines, request.options);
+    const maxBodyBytes = Math.min(request.max_body_bytes, this.settings.maxBodyBytes);
+    const body = request.body_base64 === undefined ? undefined : Buffer.from(request.body_base64, 'base64');
+    const target = (url: string, method: TargetRequest['method'], headers: Record<string, string>, payload?: Buffer): TargetRequest => ({
+      url,
+      method,
+      headers: targetRequestHeaders(headers, payload !== undefined),
+      body: payload,
+      options: request.options,
+      maxBodyBytes,
+      timeoutMs: Math.max(1, request.deadline_at - this.replyMarginMs - Date.now()),
+      signal: stop,
+    });
+    let page = await this.guarded(stop, engine.fetch(target(request.url, request.method, request.headers, body)));
+    const passed = await this.guarded(
+      stop,
+      this.captcha.pass(
+        challenged(page),
+        request.captcha_solver,
+        (submission) => engine.fetch(target(submission.url, submission.method, { ...request.headers, ...submission.headers }, submission.body)),
+        challenged,
+        request.deadline_at - this.replyMarginMs,
+        stop,
+      ),
+    );
+    if (passed) page = passed;
+    let status: number;
+    try {
+      status = judgeTargetStatus(page.status, request.options).status;
+    } catch (error) {
+      throw withPage(error, page);
+    }
+    const answer = answerBody(page, request.options, this.transforms);
+    if (answer.body.length > request.max_body_bytes) {
+      // With json_response the whole JSON counts (Fetch spec §7 RESP005).
+      throw new FetchRequestError('RESP005', 'The response is larger than the maximum download size.');
+    }
+    return {
+      head: {
+        v: 1,
+        request_id: request.request_id,
+        status,
+        content_type: answer.contentType,
+        headers: targetHeaders(page.headers, page.finalUrl),
+        billed_tier: page.tier,
+        target_status: page.status,
+        body_bytes: answer.body.length,
+      },
+      body: answer.body,
+    };
+  }
+
+  /** Settles with `work`, or rejects at once when `stop` aborts (engines abort too, but may lag). */
+  private guarded<T>(stop: AbortSignal, work: Promise<T>): Promise<T> {
+    if (stop.aborted) return Promise.reject(stop.reason as Error);
+    return new Promise<T>((resolve, reject) => {
+      const onAbort = (): void => reject(stop.reason as Error);
+      stop.addEventListener('abort', onAbort, { once: true });
+      work.then(resolve, reject).finally(() => stop.removeEventListener('abort', onAbort));
+    });
+  }
+
+  private failure(
+    request: FetchRequestV1,
+    error: unknown,
+    signals: { caller: AbortSignal; deadline: AbortSignal; shutdown?: AbortSignal },
+  ): FetchAnswer {
+    const tier = requestedTier(request.options);
+    let failure: FetchRequestError;
+    // Shutdown first: the RPC server also aborts the caller's signal of calls it gives up on.
+    if (signals.shutdown?.aborted) failure = new FetchRequestError('ERR0001', 'The worker shut down before the page was fetched.');
+    else if (signals.caller.aborted) failure = new FetchRequestError('CTX0001', new Stopped('CTX0001').message);
+    else if (signals.deadline.aborted) failure = new FetchRequestError('CTX0002', new Stopped('CTX0002').message);
+    else failure = this.classify(request, error);
+    const page = (error as { page?: TargetPage } | null)?.page;
+    const kind = workerProblemKind(failure.code);
+    const internal = failure.code === 'ERR0001';
+    const body = problem(kind.status, failure.code, kind.title, internal ? INTERNAL_DETAIL : failure.detail, {
+      instance: `urn:trawl:request:${request.request_id}`,
+    });
+    if (internal) this.logger.error({ err: error, request_id: request.request_id, instance: body.instance }, 'fetch request failed');
+    else this.logger.debug({ code: failure.code, request_id: request.request_id, err: error }, 'fetch request answered with an error');
+    const bytes = Buffer.from(JSON.stringify(body), 'utf8');
+    return {
+      head: {
+        v: 1,
+        request_id: request.request_id,
+        status: kind.status,
+        content_type: PROBLEM_CONTENT_TYPE,
+        headers: page ? targetHeaders(page.headers, page.finalUrl) : {},
+        billed_tier: failure.billed ? (page?.tier ?? tier) : null,
+        error: { code: failure.code, detail: body.detail },
+        target_status: failure.targetStatus ?? page?.status,
+        body_bytes: bytes.length,
+      },
+      body: bytes,
+    };
+  }
+
+  private classify(request: FetchRequestV1, error: unknown): FetchRequestError {
+    if (error instanceof FetchRequestError) return error;
+    if (error instanceof CaptchaError) {
+      const code = error.code === CaptchaErrorCode.InvalidKey ? 'REQS006' : 'RESP006';
+      return new FetchRequestError(code, error.message, { cause: error });
+    }
+    try {
+      return fetchFailureOf(error, request.url);
+    } catch {
+      return new FetchRequestError('ERR0001', error instanceof Error ? error.message : String(error), { cause: error });
+    }
+  }
+}
+
+/** What the CAPTCHA step needs of a page. */
+function challenged(page: TargetPage): ChallengedPage {
+  return { finalUrl: page.finalUrl, html: isHtmlPage(page) ? pageText(page) : undefined };
+}
+
+/** Keeps the page with a status verdict so the error answer still carries the target's headers and tier. */
+function withPage(error: unknown, page: TargetPage): unknown {
+  if (error instanceof FetchRequestError) Object.assign(error, { page });
+  return error;
+}

@@ -1,0 +1,51 @@
+/**
+ * Target response headers that describe the connection or the encoding of the bytes on the wire,
+ * not the page: hop-by-hop (RFC 9110 §7.6.1) and the framing the worker undid (it decompresses and
+ * the gateway frames the answer anew).
+ */
+const DROPPED = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'content-encoding',
+  'content-length',
+  'set-cookie',
+]);
+
+/** Prefix of target headers in the answer (fetch-details "Response headers"). */
+export const TARGET_HEADER_PREFIX = 'Zr-';
+
+/**
+ * The target's response headers for the caller, each prefixed `Zr-` (`content-type` →
+ * `Zr-Content-Type`), plus `Zr-Final-Url` (the URL after redirects) and `Zr-Cookies`: the cookies
+ * the target set, as `name=value` pairs joined with `; ` (ready to send back in a Cookie header;
+ * attributes such as Path and Expires are dropped). Hop-by-hop and framing headers are dropped.
+ */
+export function targetHeaders(headers: Readonly<Record<string, string | string[]>>, finalUrl: string): Record<string, string> {
+  const result: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    const lower = name.toLowerCase();
+    if (DROPPED.has(lower)) continue;
+    result[TARGET_HEADER_PREFIX + titleCase(lower)] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  const cookies = cookiePairs(headers['set-cookie']);
+  if (cookies.length > 0) result[`${TARGET_HEADER_PREFIX}Cookies`] = cookies.join('; ');
+  result[`${TARGET_HEADER_PREFIX}Final-Url`] = finalUrl;
+  return result;
+}
+
+/** `name=value` of each Set-Cookie line (RFC 6265 §5.2: the part before the first `;`). */
+export function cookiePairs(setCookie: string | string[] | undefined): string[] {
+  const lines = setCookie === undefined ? [] : Array.isArray(setCookie) ? setCookie : [setCookie];
+  return lines.map((line) => line.split(';', 1)[0].trim()).filter((pair) => pair.includes('=') && !pair.startsWith('='));
+}
+
+function titleCase(name: string): string {
+  return name.replace(/(^|-)([a-z])/g, (_match, dash: string, letter: string) => dash + letter.toUpperCase());
+}
