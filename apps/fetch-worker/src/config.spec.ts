@@ -11,6 +11,8 @@ describe('fetchWorkerConfigSchema', () => {
       NATS_URL: 'nats://127.0.0.1:4222',
       NATS_PREFIX: 'trawl',
       EGRESS_HOST_MAP: '',
+      FETCH_CONCURRENCY: 32,
+      CAPTCHA_POLL_INTERVAL_MS: 5_000,
     });
   });
 
