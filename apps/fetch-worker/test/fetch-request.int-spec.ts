@@ -366,6 +366,30 @@ describe(FetchRequestService.name, () => {
       const reply = await client.call(topology.subjects.fetchRequest, Buffer.from('{"v":1,"request_id":"r-1"}'));
       expect(JSON.parse(Buffer.from(reply.head).toString('utf8'))).toMatchObject({ request_id: 'r-1', status: 500, error: { code: 'ERR0001' } });
     });
+
+    it('on stop, lets requests in flight finish, cancels those still running after drainMs with ERR0001, and takes no more', async () => {
+      const topology = messagingTopology(`fetchstop${uniqueSuffix()}`);
+      const stopping = new FetchRequestServer(service, messaging, { topology, capacity: 4, drainMs: 500, stopDeadlineMs: 3_000 }, pino({ level: 'silent' }));
+      stopping.start();
+      const client = new StreamedRpcClient(messaging.nc);
+      const call = (url: string) => client.call(topology.subjects.fetchRequest, Buffer.from(JSON.stringify(fetchRequest(url))));
+      web.resetHits();
+      const hanging = call(web.url('echo.test', '/hang'));
+      const slow = call(web.url('slow.test', '/slow/1?ms=200'));
+      await waitFor(() => web.hits('echo.test', '/hang') === 1 && web.hits('slow.test', '/slow/1?ms=200') === 1, { what: 'both requests to reach the targets' });
+      expect(stopping.inFlight()).toBe(2);
+      const started = Date.now();
+      const stopped = stopping.stop();
+      const finished = await slow;
+      expect(JSON.parse(Buffer.from(finished.head).toString('utf8'))).toMatchObject({ status: 200, billed_tier: 'basic' });
+      const reply = await hanging;
+      expect(JSON.parse(Buffer.from(reply.head).toString('utf8'))).toMatchObject({ status: 500, billed_tier: null, error: { code: 'ERR0001' } });
+      expect(Date.now() - started).toBeGreaterThanOrEqual(450);
+      await stopped;
+      expect(stopping.inFlight()).toBe(0);
+      await expect(call(web.url('echo.test', '/html'))).rejects.toMatchObject({ code: 'rpc_no_responders' });
+      await stopping.stop();
+    });
   });
 });
 
