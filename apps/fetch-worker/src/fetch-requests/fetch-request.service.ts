@@ -177,8 +177,10 @@ export class FetchRequestService {
     const body = problem(kind.status, failure.code, kind.title, internal ? INTERNAL_DETAIL : failure.detail, {
       instance: `urn:trawl:request:${request.request_id}`,
     });
-    if (internal) this.logger.error({ err: error, request_id: request.request_id, instance: body.instance }, 'fetch request failed');
-    else this.logger.debug({ code: failure.code, request_id: request.request_id, err: error }, 'fetch request answered with an error');
+    const log = { code: failure.code, request_id: request.request_id, instance: body.instance, err: error };
+    if (signals.shutdown?.aborted) this.logger.warn(log, 'fetch request cancelled by the worker shutting down');
+    else if (internal) this.logger.error(log, 'fetch request failed');
+    else this.logger.debug(log, 'fetch request answered with an error');
     const bytes = Buffer.from(JSON.stringify(body), 'utf8');
     return {
       head: {
