@@ -13,3 +13,5 @@ export { BatchConsumer } from './batch-consumer';
 export type { BatchConsumerOptions } from './batch-consumer';
 export { OutboxRelay } from './outbox-relay';
 export type { OutboxRelayOptions } from './outbox-relay';
+export { StreamedRpcClient, StreamedRpcServer } from './streamed-rpc';
+export type { CallOptions, RpcHandler, RpcReply, RpcRequest, StreamedReply, StreamedRpcClientOptions, StreamedRpcServerOptions } from './streamed-rpc';

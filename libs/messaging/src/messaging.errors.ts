@@ -16,6 +16,16 @@ export enum MessagingErrorCode {
   ConsumerStopped = 'consumer_stopped',
   /** An option is out of range or malformed (e.g. an outbox table name that is not an identifier). */
   InvalidOption = 'invalid_option',
+  /** Streamed request/reply: no server subscribes to the subject. */
+  RpcNoResponders = 'rpc_no_responders',
+  /** Streamed request/reply: every server asked was full (or did not answer in time). */
+  RpcBusy = 'rpc_busy',
+  /** Streamed request/reply: the server accepted the call, then went silent (it died or lost NATS). */
+  RpcWorkerLost = 'rpc_worker_lost',
+  /** Streamed request/reply: the caller cancelled; thrown once the server's handler ended. */
+  RpcCancelled = 'rpc_cancelled',
+  /** Streamed request/reply: the server's handler threw. */
+  RpcRemoteFailure = 'rpc_remote_failure',
 }
 
 /** A failure of the messaging layer; the underlying NATS error, if any, is in `cause`. */

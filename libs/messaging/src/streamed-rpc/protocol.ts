@@ -1,0 +1,47 @@
+import type { MsgHdrs } from '@nats-io/nats-core';
+
+/**
+ * Wire format of the streamed request/reply. A request is one core NATS message with a reply
+ * inbox; the server answers on that inbox with a sequence of messages told apart by the
+ * `Trawl-Rpc-Kind` header:
+ *
+ *   busy       the server is full (or stopping): the client asks another member of the queue group
+ *   accepted   the server took the call; from now on it beats every `heartbeatMs`
+ *   beat       still working (lets the client tell a slow call from a dead server)
+ *   head       the reply head (payload), then `Trawl-Rpc-Chunks` chunk messages follow
+ *   chunk      a piece of the body, `Trawl-Rpc-Seq` 0…n-1, in order (NATS keeps one publisher's order)
+ *   failed     the handler threw; the payload is a short message
+ *
+ * Cancels travel on `<subject>.cancel` to every server (not the queue group): only the server that
+ * holds the call id acts on it.
+ */
+export const KIND_HEADER = 'Trawl-Rpc-Kind';
+export const CALL_HEADER = 'Trawl-Rpc-Call';
+export const CHUNKS_HEADER = 'Trawl-Rpc-Chunks';
+export const SEQ_HEADER = 'Trawl-Rpc-Seq';
+
+export type ReplyKind = 'busy' | 'accepted' | 'beat' | 'head' | 'chunk' | 'failed';
+const KINDS = new Set<string>(['busy', 'accepted', 'beat', 'head', 'chunk', 'failed']);
+
+export function cancelSubject(subject: string): string {
+  return `${subject}.cancel`;
+}
+
+/** Reply kind of an inbox message; `no_responders` for the server's 503 status; undefined otherwise. */
+export function replyKind(headers: MsgHdrs | undefined): ReplyKind | 'no_responders' | undefined {
+  if (!headers) return undefined;
+  if (headers.code === 503) return 'no_responders';
+  const kind = headers.get(KIND_HEADER);
+  return KINDS.has(kind) ? (kind as ReplyKind) : undefined;
+}
+
+/** Our own protocol headers are not the caller's business. */
+export function callerHeaders(headers: MsgHdrs | undefined): Record<string, string> {
+  const result: Record<string, string> = {};
+  if (!headers) return result;
+  for (const key of headers.keys()) {
+    if (key.toLowerCase().startsWith('trawl-rpc-')) continue;
+    result[key.toLowerCase()] = headers.get(key);
+  }
+  return result;
+}

@@ -1,0 +1,179 @@
+import { createInbox, headers as natsHeaders, Msg, NatsConnection, nuid } from '@nats-io/nats-core';
+import { MessagingError, MessagingErrorCode } from '../messaging.errors';
+import { activeTraceHeaders } from '../trace-context';
+import { CALL_HEADER, cancelSubject, CHUNKS_HEADER, replyKind, SEQ_HEADER } from './protocol';
+
+export interface StreamedRpcClientOptions {
+  /** Time for a server to accept or refuse a call before another is asked, in ms (default 2 000). */
+  acceptTimeoutMs?: number;
+  /** Longest gap between a server's messages after it accepted before it counts as lost, in ms (default 10 000). */
+  silenceTimeoutMs?: number;
+  /** Servers that may answer `busy` (or not answer) before the call fails with `rpc_busy` (default 5). */
+  busyRetries?: number;
+}
+
+export interface CallOptions {
+  /** Sent with the request; trace context of the active span is added. */
+  headers?: Record<string, string>;
+  /** Cancels the call: the server is told and the call rejects with `rpc_cancelled` once the server's handler ended. */
+  signal?: AbortSignal;
+}
+
+export interface StreamedReply {
+  head: Uint8Array;
+  body: Buffer;
+}
+
+const BUSY_PAUSE_MS = 20;
+
+type Phase = 'asking' | 'accepted' | 'receiving';
+
+/**
+ * Client of `StreamedRpcServer`: one request, one server of the queue group, a reply of any size.
+ * Always settles: with the reply, or a `MessagingError` (`rpc_no_responders`, `rpc_busy`,
+ * `rpc_worker_lost`, `rpc_cancelled`, `rpc_remote_failure`) — never hangs on a dead server.
+ */
+export class StreamedRpcClient {
+  private readonly acceptTimeoutMs: number;
+  private readonly silenceTimeoutMs: number;
+  private readonly busyRetries: number;
+
+  constructor(
+    private readonly nc: NatsConnection,
+    options: StreamedRpcClientOptions = {},
+  ) {
+    this.acceptTimeoutMs = options.acceptTimeoutMs ?? 2_000;
+    this.silenceTimeoutMs = options.silenceTimeoutMs ?? 10_000;
+    this.busyRetries = options.busyRetries ?? 5;
+  }
+
+  call(subject: string, payload: Uint8Array, options: CallOptions = {}): Promise<StreamedReply> {
+    return new Promise<StreamedReply>((resolve, reject) => {
+      const inbox = createInbox();
+      const sub = this.nc.subscribe(inbox);
+      let callId = '';
+      let phase: Phase = 'asking';
+      let tries = 0;
+      let timer: NodeJS.Timeout | undefined;
+      let head: Uint8Array | undefined;
+      let chunks: Buffer[] = [];
+      let expected = 0;
+      let cancelled = false;
+
+      const finish = (error: MessagingError | undefined, reply?: StreamedReply): void => {
+        clearTimeout(timer);
+        sub.unsubscribe();
+        options.signal?.removeEventListener('abort', onAbort);
+        if (error) reject(error);
+        else resolve(reply as StreamedReply);
+      };
+      const fail = (code: MessagingErrorCode, message: string): void => finish(new MessagingError(code, message));
+      const cancelled_ = (): void => fail(MessagingErrorCode.RpcCancelled, `call to ${subject} cancelled by the caller`);
+
+      const arm = (ms: number, onTimeout: () => void): void => {
+        clearTimeout(timer);
+        timer = setTimeout(onTimeout, ms);
+      };
+      const ask = (): void => {
+        if (tries > this.busyRetries) {
+          fail(MessagingErrorCode.RpcBusy, `every server of ${subject} asked (${tries}) was busy`);
+          return;
+        }
+        tries += 1;
+        callId = nuid.next();
+        phase = 'asking';
+        const h = natsHeaders();
+        for (const [key, value] of Object.entries({ ...activeTraceHeaders(), ...options.headers })) h.set(key, value);
+        h.set(CALL_HEADER, callId);
+        try {
+          this.nc.publish(subject, payload, { reply: inbox, headers: h });
+        } catch (error) {
+          fail(MessagingErrorCode.RpcNoResponders, `could not send to ${subject}: ${(error as Error).message}`);
+          return;
+        }
+        arm(this.acceptTimeoutMs, () => {
+          // A server that accepts late must not work for nobody: tell it, then ask another.
+          this.publishCancel(subject, callId);
+          if (cancelled) cancelled_();
+          else ask();
+        });
+      };
+      const onAbort = (): void => {
+        if (cancelled) return;
+        cancelled = true;
+        this.publishCancel(subject, callId);
+        // The server may have accepted already (its answer still on the way): wait for that answer,
+        // so that the caller's slot is held until the work really ends.
+        if (phase === 'asking') arm(this.acceptTimeoutMs, cancelled_);
+      };
+      const lost = (): void =>
+        cancelled ? cancelled_() : fail(MessagingErrorCode.RpcWorkerLost, `the server of ${subject} went silent for ${this.silenceTimeoutMs} ms`);
+
+      const onMessage = (msg: Msg): void => {
+        const kind = replyKind(msg.headers);
+        if (kind === 'no_responders') {
+          if (phase !== 'asking') return;
+          if (cancelled) cancelled_();
+          else fail(MessagingErrorCode.RpcNoResponders, `no server serves ${subject}`);
+          return;
+        }
+        if (!kind || msg.headers?.get(CALL_HEADER) !== callId) return; // a stale answer of an earlier try
+        switch (kind) {
+          case 'busy':
+            // A short, growing pause lets a slot free before the next member is asked.
+            if (phase !== 'asking') return;
+            if (cancelled) cancelled_();
+            else arm(BUSY_PAUSE_MS * tries + Math.random() * BUSY_PAUSE_MS, ask);
+            return;
+          case 'accepted':
+          case 'beat':
+            if (phase === 'asking') phase = 'accepted';
+            arm(this.silenceTimeoutMs, lost);
+            return;
+          case 'failed':
+            if (cancelled) cancelled_();
+            else fail(MessagingErrorCode.RpcRemoteFailure, `the server of ${subject} failed: ${msg.string()}`);
+            return;
+          case 'head':
+            head = msg.data;
+            expected = Number(msg.headers?.get(CHUNKS_HEADER) ?? '0');
+            chunks = [];
+            phase = 'receiving';
+            break;
+          case 'chunk':
+            if (phase !== 'receiving' || Number(msg.headers?.get(SEQ_HEADER)) !== chunks.length) {
+              fail(MessagingErrorCode.RpcRemoteFailure, `reply of ${subject} arrived out of order`);
+              return;
+            }
+            chunks.push(Buffer.from(msg.data));
+            break;
+        }
+        arm(this.silenceTimeoutMs, lost);
+        if (phase === 'receiving' && chunks.length === expected) {
+          if (cancelled) cancelled_();
+          else finish(undefined, { head: head as Uint8Array, body: Buffer.concat(chunks) });
+        }
+      };
+
+      void (async () => {
+        for await (const msg of sub) onMessage(msg);
+      })().catch((error: unknown) => fail(MessagingErrorCode.RpcWorkerLost, `reply inbox closed: ${(error as Error).message}`));
+
+      if (options.signal?.aborted) {
+        sub.unsubscribe();
+        reject(new MessagingError(MessagingErrorCode.RpcCancelled, `call to ${subject} cancelled before it was sent`));
+        return;
+      }
+      options.signal?.addEventListener('abort', onAbort, { once: true });
+      ask();
+    });
+  }
+
+  private publishCancel(subject: string, callId: string): void {
+    try {
+      this.nc.publish(cancelSubject(subject), callId);
+    } catch {
+      // Connection closed: the server stops at its own deadline.
+    }
+  }
+}

@@ -1,0 +1,195 @@
+import { uniqueSuffix, waitFor } from '@trawl/testing';
+import { connectForTests, gate } from '../../test/jetstream-fixture';
+import type { MessagingConnection } from '../connection';
+import { MessagingError, MessagingErrorCode } from '../messaging.errors';
+import { StreamedRpcClient } from './rpc-client';
+import { RpcHandler, StreamedRpcServer } from './rpc-server';
+
+jest.setTimeout(20_000);
+
+const text = (s: string): Uint8Array => new TextEncoder().encode(s);
+const echo: RpcHandler = async ({ payload, headers }) => ({
+  head: text(JSON.stringify({ got: new TextDecoder().decode(payload), header: headers['x-test'] ?? null })),
+  body: Buffer.from(`body of ${new TextDecoder().decode(payload)}`),
+});
+
+async function codeOf(promise: Promise<unknown>): Promise<MessagingErrorCode | 'resolved'> {
+  try {
+    await promise;
+    return 'resolved';
+  } catch (error) {
+    if (error instanceof MessagingError) return error.code;
+    throw error;
+  }
+}
+
+describe('streamed request/reply', () => {
+  let clientConn: MessagingConnection;
+  let serverConn: MessagingConnection;
+  let subject: string;
+  const servers: StreamedRpcServer[] = [];
+
+  beforeAll(async () => {
+    clientConn = await connectForTests('rpc-client-test');
+    serverConn = await connectForTests('rpc-server-test');
+  });
+  afterAll(async () => {
+    await Promise.all([clientConn.close(), serverConn.close()]);
+  });
+  beforeEach(() => {
+    subject = `rpc-test-${uniqueSuffix()}.call.v1`;
+  });
+  afterEach(async () => {
+    await Promise.all(servers.splice(0).map((s) => s.stop(1_000)));
+  });
+
+  function serve(handler: RpcHandler, capacity = 4, conn = serverConn, heartbeatMs = 100): StreamedRpcServer {
+    const server = new StreamedRpcServer(conn.nc, { subject, queue: 'workers', capacity, heartbeatMs, chunkBytes: 64 * 1024 });
+    server.start(handler);
+    servers.push(server);
+    return server;
+  }
+
+  describe(StreamedRpcClient.name, () => {
+    it('answers with the head and body the server gave, headers carried to the handler', async () => {
+      serve(echo);
+      await serverConn.nc.flush();
+      const reply = await new StreamedRpcClient(clientConn.nc).call(subject, text('ping'), { headers: { 'X-Test': 'yes' } });
+      expect(JSON.parse(new TextDecoder().decode(reply.head))).toEqual({ got: 'ping', header: 'yes' });
+      expect(reply.body.toString()).toBe('body of ping');
+    });
+
+    it('reassembles a body many times larger than one message, byte for byte', async () => {
+      const big = Buffer.alloc(3 * 1024 * 1024 + 17);
+      for (let i = 0; i < big.length; i += 1) big[i] = (i * 31) % 251;
+      serve(async () => ({ head: text('{}'), body: big }));
+      await serverConn.nc.flush();
+      const reply = await new StreamedRpcClient(clientConn.nc).call(subject, text('x'));
+      expect(reply.body.equals(big)).toBe(true);
+    });
+
+    it('answers an empty body', async () => {
+      serve(async () => ({ head: text('h'), body: Buffer.alloc(0) }));
+      await serverConn.nc.flush();
+      const reply = await new StreamedRpcClient(clientConn.nc).call(subject, text('x'));
+      expect(reply.body.length).toBe(0);
+    });
+
+    it('fails with rpc_no_responders when nobody serves the subject', async () => {
+      expect(await codeOf(new StreamedRpcClient(clientConn.nc).call(subject, text('x')))).toBe(MessagingErrorCode.RpcNoResponders);
+    });
+
+    it('fails with rpc_busy when every server is full, and the running call still completes', async () => {
+      const release = gate();
+      serve(async () => {
+        await release.promise;
+        return { head: text('done'), body: Buffer.alloc(0) };
+      }, 1);
+      await serverConn.nc.flush();
+      const client = new StreamedRpcClient(clientConn.nc, { busyRetries: 2 });
+      const first = client.call(subject, text('1'));
+      await waitFor(() => servers[0].inFlight() === 1, { timeoutMs: 5_000 });
+      expect(await codeOf(client.call(subject, text('2')))).toBe(MessagingErrorCode.RpcBusy);
+      release.open();
+      expect(new TextDecoder().decode((await first).head)).toBe('done');
+    });
+
+    it('fails with rpc_worker_lost when the server dies after accepting, instead of hanging', async () => {
+      const doomed = await connectForTests('rpc-doomed-server');
+      const started = gate();
+      serve(async ({ signal }) => {
+        started.open();
+        await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+        return { head: text('too late'), body: Buffer.alloc(0) };
+      }, 1, doomed);
+      await doomed.nc.flush();
+      const call = codeOf(new StreamedRpcClient(clientConn.nc, { silenceTimeoutMs: 600 }).call(subject, text('x')));
+      await started.promise;
+      await doomed.nc.close(); // the process "dies": no more beats, no reply
+      expect(await call).toBe(MessagingErrorCode.RpcWorkerLost);
+    });
+
+    it('keeps beating while a slow handler works longer than the silence timeout', async () => {
+      serve(async () => {
+        await new Promise((r) => setTimeout(r, 900));
+        return { head: text('slow'), body: Buffer.from('ok') };
+      });
+      await serverConn.nc.flush();
+      const reply = await new StreamedRpcClient(clientConn.nc, { silenceTimeoutMs: 400 }).call(subject, text('x'));
+      expect(reply.body.toString()).toBe('ok');
+    });
+
+    it('on cancel tells the server, and rejects with rpc_cancelled only after the handler ended', async () => {
+      const started = gate();
+      let handlerEnded = false;
+      serve(async ({ signal }) => {
+        started.open();
+        await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+        await new Promise((r) => setTimeout(r, 300)); // cleanup takes time: the caller must wait for it
+        handlerEnded = true;
+        return { head: text('cancelled'), body: Buffer.alloc(0) };
+      });
+      await serverConn.nc.flush();
+      const abort = new AbortController();
+      const call = new StreamedRpcClient(clientConn.nc).call(subject, text('x'), { signal: abort.signal });
+      await started.promise;
+      abort.abort();
+      const outcome = await call.then(
+        () => 'resolved',
+        (error: MessagingError) => ({ code: error.code, handlerEnded }),
+      );
+      expect(outcome).toEqual({ code: MessagingErrorCode.RpcCancelled, handlerEnded: true });
+      expect(servers[0].inFlight()).toBe(0);
+    });
+
+    it('fails with rpc_remote_failure when the handler throws', async () => {
+      serve(async () => {
+        throw new Error('boom');
+      });
+      await serverConn.nc.flush();
+      expect(await codeOf(new StreamedRpcClient(clientConn.nc).call(subject, text('x')))).toBe(MessagingErrorCode.RpcRemoteFailure);
+    });
+  });
+
+  describe(StreamedRpcServer.name, () => {
+    it('spreads calls over members: two servers of capacity 1 serve two calls at once', async () => {
+      const release = gate();
+      const seen: string[] = [];
+      for (const name of ['a', 'b']) {
+        serve(async () => {
+          seen.push(name);
+          await release.promise;
+          return { head: text(name), body: Buffer.alloc(0) };
+        }, 1);
+      }
+      await serverConn.nc.flush();
+      const client = new StreamedRpcClient(clientConn.nc, { busyRetries: 20 });
+      const calls = [client.call(subject, text('1')), client.call(subject, text('2'))];
+      await waitFor(() => seen.length === 2, { timeoutMs: 5_000 });
+      release.open();
+      const heads = (await Promise.all(calls)).map((r) => new TextDecoder().decode(r.head)).sort();
+      expect(heads).toEqual(['a', 'b']);
+    });
+
+    it('stop waits for the call in flight and then serves no more', async () => {
+      const release = gate();
+      const server = serve(async () => {
+        await release.promise;
+        return { head: text('finished'), body: Buffer.alloc(0) };
+      });
+      await serverConn.nc.flush();
+      const client = new StreamedRpcClient(clientConn.nc);
+      const running = client.call(subject, text('x'));
+      await waitFor(() => server.inFlight() === 1, { timeoutMs: 5_000 });
+      let stopped = false;
+      const stopping = server.stop(5_000).then(() => (stopped = true));
+      await serverConn.nc.flush();
+      expect(await codeOf(client.call(subject, text('late')))).toBe(MessagingErrorCode.RpcNoResponders);
+      expect(stopped).toBe(false);
+      release.open();
+      expect(new TextDecoder().decode((await running).head)).toBe('finished');
+      await stopping;
+      expect(stopped).toBe(true);
+    });
+  });
+});
