@@ -62,6 +62,18 @@ export const crawlPageResultV1 = z.object({
 });
 export type CrawlPageResultV1 = z.infer<typeof crawlPageResultV1>;
 
+/**
+ * Page results as workers publish them: several per message, because one JetStream publish (and
+ * one coordinator ack) per page cost the worker more CPU than the page itself (`make bench`).
+ * The coordinator applies a result only for the current attempt of a dispatched row, so a result
+ * that arrives twice, in one batch or in two, changes nothing the second time.
+ */
+export const crawlPageResultBatchV1 = z.object({
+  v: z.literal(1),
+  results: z.array(crawlPageResultV1).min(1),
+});
+export type CrawlPageResultBatchV1 = z.infer<typeof crawlPageResultBatchV1>;
+
 /** Core NATS notice that a crawl was stopped (`crawlStopped` subject). */
 export const crawlStoppedV1 = z.object({ crawl_id: z.string().uuid() });
 export type CrawlStoppedV1 = z.infer<typeof crawlStoppedV1>;

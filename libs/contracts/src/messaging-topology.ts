@@ -13,7 +13,8 @@ export interface MessagingTopology {
   };
   subjects: {
     crawlPageTask: string;
-    crawlPageResult: string;
+    /** Batches of page results (`CrawlPageResultBatchV1`). */
+    crawlPageResults: string;
     /** Core NATS (not JetStream): a hint that a crawl has work to dispatch now. */
     crawlKick: string;
     /** Core NATS: a crawl fetches no new page (stopped, or ended); workers skip its tasks not started (spec §3). */
@@ -41,7 +42,7 @@ export function messagingTopology(prefix: string): MessagingTopology {
     },
     subjects: {
       crawlPageTask: `${prefix}.crawl.page.task.v1`,
-      crawlPageResult: `${prefix}.crawl.page.result.v1`,
+      crawlPageResults: `${prefix}.crawl.page.results.v1`,
       crawlKick: `${prefix}.crawl.kick.v1`,
       crawlStopped: `${prefix}.crawl.stopped.v1`,
       fetchRequest: `${prefix}.fetch.request.v1`,

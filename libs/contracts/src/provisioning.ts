@@ -46,7 +46,7 @@ export function crawlMessagingDefinitions(
       },
       {
         name: topology.streams.crawlResults,
-        subjects: [topology.subjects.crawlPageResult],
+        subjects: [topology.subjects.crawlPageResults],
         retention: 'workqueue',
         maxAgeMs: 24 * 3600_000,
         duplicateWindowMs: 120_000,

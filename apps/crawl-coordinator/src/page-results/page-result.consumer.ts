@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { crawlPageResultV1, CrawlPageResultV1 } from '@trawl/contracts';
+import { crawlPageResultBatchV1, CrawlPageResultBatchV1, CrawlPageResultV1 } from '@trawl/contracts';
 import { BatchConsumer, Disposition, InboundMessage } from '@trawl/messaging';
 import { Logger } from '@trawl/observability';
 import { COORDINATOR_SETTINGS, CoordinatorSettings } from '../coordinator.settings';
@@ -19,7 +19,7 @@ const INTAKE_ATTEMPTS = 5;
  */
 @Injectable()
 export class PageResultConsumer {
-  private consumer?: BatchConsumer<CrawlPageResultV1>;
+  private consumer?: BatchConsumer<CrawlPageResultBatchV1>;
   private readonly failures = new IntakeFailures(INTAKE_ATTEMPTS);
 
   constructor(
@@ -33,19 +33,20 @@ export class PageResultConsumer {
 
   async start(): Promise<void> {
     if (this.consumer) return;
-    this.consumer = new BatchConsumer<CrawlPageResultV1>({
+    this.consumer = new BatchConsumer<CrawlPageResultBatchV1>({
       js: this.messaging.js,
       stream: this.settings.topology.streams.crawlResults,
       durable: this.settings.topology.consumers.crawlCoordinators,
-      schema: crawlPageResultV1,
+      schema: crawlPageResultBatchV1,
       logger: this.logger,
       maxBatch: this.settings.resultBatch,
       maxWaitMs: 50,
       handler: async (messages): Promise<Disposition[]> => {
         const stopTimer = this.metrics.intakeBatchSeconds.startTimer();
         try {
-          await this.applyAndAnnounce(messages.map((m) => m.data));
-          for (const crawlId of new Set(messages.map((m) => m.data.crawl_id))) this.failures.succeeded(crawlId);
+          const results = distinctResults(messages);
+          await this.applyAndAnnounce(results);
+          for (const crawlId of new Set(results.map((r) => r.crawl_id))) this.failures.succeeded(crawlId);
           return messages.map(() => ({ kind: 'ack' }));
         } catch (error) {
           this.logger.error({ err: error, batch: messages.length }, 'applying page results failed; retrying crawl by crawl');
@@ -71,10 +72,11 @@ export class PageResultConsumer {
    * A failed batch is applied again one crawl at a time, so one crawl's bad result cannot hold up
    * the others; a crawl whose results keep failing ends `failed` with `internal_error`.
    */
-  private async applyCrawlByCrawl(messages: InboundMessage<CrawlPageResultV1>[]): Promise<Disposition[]> {
+  private async applyCrawlByCrawl(messages: InboundMessage<CrawlPageResultBatchV1>[]): Promise<Disposition[]> {
     const verdicts = new Map<string, Disposition>();
-    for (const crawlId of new Set(messages.map((m) => m.data.crawl_id))) {
-      const results = messages.filter((m) => m.data.crawl_id === crawlId).map((m) => m.data);
+    const all = distinctResults(messages);
+    for (const crawlId of new Set(all.map((r) => r.crawl_id))) {
+      const results = all.filter((r) => r.crawl_id === crawlId);
       try {
         await this.applyAndAnnounce(results);
         this.failures.succeeded(crawlId);
@@ -95,11 +97,34 @@ export class PageResultConsumer {
         }
       }
     }
-    return messages.map((m) => verdicts.get(m.data.crawl_id) ?? { kind: 'nak' });
+    // A message carrying results of several crawls is acked only when all of them were applied;
+    // its results that were applied already are ignored when it comes back.
+    return messages.map((m) => {
+      const own = [...new Set(m.data.results.map((r) => r.crawl_id))].map((id) => verdicts.get(id) ?? { kind: 'nak' as const });
+      return own.find((v) => v.kind !== 'ack') ?? { kind: 'ack' };
+    });
   }
 
   async stop(deadlineMs: number): Promise<void> {
     await this.consumer?.stop(deadlineMs);
     this.consumer = undefined;
   }
+}
+
+/**
+ * The results of a batch of messages, each claim (frontier id, attempt) once: a task delivered twice
+ * can be answered twice, and one statement must not touch the same frontier row twice.
+ */
+export function distinctResults(messages: InboundMessage<CrawlPageResultBatchV1>[]): CrawlPageResultV1[] {
+  const seen = new Set<string>();
+  const results: CrawlPageResultV1[] = [];
+  for (const message of messages) {
+    for (const result of message.data.results) {
+      const claim = `${result.frontier_id}:${result.attempt}`;
+      if (seen.has(claim)) continue;
+      seen.add(claim);
+      results.push(result);
+    }
+  }
+  return results;
 }

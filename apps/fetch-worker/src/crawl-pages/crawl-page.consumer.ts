@@ -1,13 +1,14 @@
 import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { context, Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { CrawlPageResultV1, crawlPageTaskV1, CrawlPageTaskV1, MessagingTopology } from '@trawl/contracts';
-import { Disposition, InboundMessage, MessageConsumer, MessagingConnection, publishJson } from '@trawl/messaging';
+import { Disposition, InboundMessage, MessageConsumer, MessagingConnection } from '@trawl/messaging';
 import { Logger, tracer } from '@trawl/observability';
 import { PageFetchError, PageFetchErrorCode } from '../page-fetch/page-fetch.errors';
 import { WORKER_LOGGER } from '../worker.logger';
 import { WORKER_MESSAGING } from '../worker.messaging';
 import { WorkerMetrics } from '../worker.metrics';
 import { CrawlPageService } from './crawl-page.service';
+import { ResultPublisher } from './result-publisher';
 import { StoppedCrawls } from './stopped-crawls';
 
 export const CRAWL_PAGE_CONSUMER_SETTINGS = Symbol('CRAWL_PAGE_CONSUMER_SETTINGS');
@@ -32,15 +33,16 @@ export const RETRY_DELAY_MS = 5_000;
 
 /**
  * Takes crawl page tasks from the work queue (the fetch-workers durable), fetches each page and
- * publishes its page result. A task is acknowledged only once its result is stored in the results
- * stream; a result is published under the message id `<frontier_id>:<attempt>`, so a task that is
- * delivered twice (redelivery after a slow ack, a reconciler re-dispatch) yields one result.
+ * publishes its page result (gathered with others into one message). A task is acknowledged only
+ * once its result is stored in the results stream; a task delivered twice (redelivery after a slow
+ * ack, a reconciler re-dispatch) may yield two results, and the coordinator applies one of them.
  */
 @Injectable()
 export class CrawlPageConsumer implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private consumer?: MessageConsumer<CrawlPageTaskV1>;
   private readonly shutdown = new AbortController();
   private stopping?: Promise<void>;
+  private readonly results: ResultPublisher;
 
   constructor(
     private readonly crawlPages: CrawlPageService,
@@ -49,7 +51,9 @@ export class CrawlPageConsumer implements OnApplicationBootstrap, BeforeApplicat
     @Inject(CRAWL_PAGE_CONSUMER_SETTINGS) private readonly settings: CrawlPageConsumerSettings,
     private readonly metrics: WorkerMetrics,
     @Inject(WORKER_LOGGER) private readonly logger: Logger,
-  ) {}
+  ) {
+    this.results = new ResultPublisher({ messaging, subject: settings.topology.subjects.crawlPageResults });
+  }
 
   async onApplicationBootstrap(): Promise<void> {
     await this.start();
@@ -144,11 +148,8 @@ export class CrawlPageConsumer implements OnApplicationBootstrap, BeforeApplicat
       clearInterval(heartbeat);
     }
     span.setAttributes({ 'trawl.outcome': result.outcome, 'http.response.status_code': result.status_code ?? 0 });
-    let published: { duplicate: boolean };
     try {
-      published = await publishJson(this.messaging.js, this.settings.topology.subjects.crawlPageResult, result, {
-        msgId: `${task.frontier_id}:${task.attempt}`,
-      });
+      await this.results.publish(result);
     } catch (error) {
       // The page is fetched but nobody knows: offer the task again rather than lose the result.
       log.warn({ err: error }, 'could not publish page result; task handed back');
@@ -157,10 +158,7 @@ export class CrawlPageConsumer implements OnApplicationBootstrap, BeforeApplicat
       return { kind: 'nak', delayMs: RETRY_DELAY_MS };
     }
     this.metrics.pages.inc({ outcome: result.outcome });
-    log.debug(
-      { url: task.url, outcome: result.outcome, links: result.links.length, duplicate: published.duplicate },
-      published.duplicate ? 'page result already published for this attempt' : 'page result published',
-    );
+    log.debug({ url: task.url, outcome: result.outcome, links: result.links.length }, 'page result published');
     return { kind: 'ack' };
   }
 }

@@ -1,0 +1,80 @@
+import type { CrawlPageResultBatchV1, CrawlPageResultV1 } from '@trawl/contracts';
+import { MessagingConnection, publishJson } from '@trawl/messaging';
+
+export interface ResultPublisherOptions {
+  messaging: MessagingConnection;
+  /** Subject of page result batches (`topology.subjects.crawlPageResults`). */
+  subject: string;
+  /** Most results in one message (default 64). */
+  maxResults?: number;
+  /**
+   * Most estimated JSON bytes in one message of several results (default 512 KiB, half of NATS's
+   * default max_payload); a single larger result (≤ `MAX_RESULT_BYTES`) travels alone.
+   */
+  maxBytes?: number;
+  /** How long the first result of a batch waits for company, in ms (default 5). */
+  lingerMs?: number;
+}
+
+interface Pending {
+  result: CrawlPageResultV1;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * Gathers page results for a few milliseconds and publishes them as one message. `publish()`
+ * resolves once the batch holding the result is stored in JetStream, so a task is still acked
+ * only after its result is safe.
+ */
+export class ResultPublisher {
+  private batch: Pending[] = [];
+  private batchBytes = 0;
+  private timer?: NodeJS.Timeout;
+  private readonly maxResults: number;
+  private readonly maxBytes: number;
+  private readonly lingerMs: number;
+
+  constructor(private readonly options: ResultPublisherOptions) {
+    this.maxResults = options.maxResults ?? 64;
+    this.maxBytes = options.maxBytes ?? 512 * 1024;
+    this.lingerMs = options.lingerMs ?? 5;
+  }
+
+  publish(result: CrawlPageResultV1): Promise<void> {
+    const bytes = estimatedBytes(result);
+    if (this.batch.length > 0 && this.batchBytes + bytes > this.maxBytes) this.flush();
+    return new Promise<void>((resolve, reject) => {
+      this.batch.push({ result, resolve, reject });
+      this.batchBytes += bytes;
+      if (this.batch.length >= this.maxResults || this.batchBytes >= this.maxBytes) this.flush();
+      else this.timer ??= setTimeout(() => this.flush(), this.lingerMs);
+    });
+  }
+
+  /** Publishes what is gathered now (also used on shutdown). */
+  flush(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    const batch = this.batch;
+    if (batch.length === 0) return;
+    this.batch = [];
+    this.batchBytes = 0;
+    const message: CrawlPageResultBatchV1 = { v: 1, results: batch.map((p) => p.result) };
+    publishJson(this.options.messaging.js, this.options.subject, message).then(
+      () => batch.forEach((p) => p.resolve()),
+      (error: unknown) => batch.forEach((p) => p.reject(error)),
+    );
+  }
+}
+
+/**
+ * An upper bound of the result's JSON size without serialising it: links are normalised URLs
+ * (ASCII, nothing JSON escapes), and HTML is counted at its worst escaping (6 bytes a character).
+ */
+export function estimatedBytes(result: CrawlPageResultV1): number {
+  let bytes = 512 + (result.final_url?.length ?? 0) * 3 + (result.error?.length ?? 0) * 6 + (result.content_type?.length ?? 0);
+  for (const link of result.links) bytes += link.length + 3;
+  if (result.content !== undefined) bytes += result.content.length * 6;
+  return bytes;
+}
