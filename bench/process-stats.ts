@@ -92,3 +92,28 @@ export function machineBusySeconds(): number {
   const idle = ticks[3] + ticks[4];
   return (ticks.reduce((a, b) => a + b, 0) - idle) / ticksPerSecond();
 }
+
+/** `pid` and every process descended from it (Chromium's browser, zygotes and renderers under a worker). */
+export function processTree(pid: number): number[] {
+  const parentOf = new Map<number, number>();
+  for (const candidate of allPids()) {
+    const fields = statFields(candidate);
+    if (fields) parentOf.set(candidate, Number(fields.rest[1]));
+  }
+  const tree = new Set([pid]);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const [child, parent] of parentOf) {
+      if (tree.has(parent) && !tree.has(child)) {
+        tree.add(child);
+        grew = true;
+      }
+    }
+  }
+  return [...tree];
+}
+
+/** Resident set of `pid` and all its descendants together (shared pages counted once per process). */
+export function treeRssBytes(pid: number): number {
+  return processTree(pid).reduce((sum, member) => sum + (processMemory(member)?.rssBytes ?? 0), 0);
+}

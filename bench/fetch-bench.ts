@@ -1,0 +1,188 @@
+/**
+ * The Fetch API benchmarks (issue 3), each against what a user would do without Trawl, in one run
+ * on one machine:
+ *   1. gateway overhead: one fixture page fetched through Trawl vs. directly, by N closed-loop clients;
+ *   2. js_render: pages/s through Trawl vs. a plain puppeteer-core loop on the same Chromium;
+ *   3. the fetch worker's peak memory while pages render (Node and its Chromium tree).
+ *
+ *   node -r ./tools/register-aliases.js dist/bench/fetch-bench.js [--clients 50] [--seconds 10]
+ *     [--render-concurrency 8] [--render-seconds 15] [--warmup 3] [--only overhead|render] [--set KEY=VALUE]…
+ */
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { join, resolve } from 'node:path';
+import { Platform, type ServiceName } from '../test/support/platform';
+import { startFixtureWebProcess, type FixtureWebProcess } from './fixture-web-process';
+import { closedLoopLoad, type LoadResult } from './load-loop';
+import { childRunning, processMemory, treeRssBytes } from './process-stats';
+import { puppeteerLoop, type RenderLoopResult } from './puppeteer-loop';
+
+const SERVICES: readonly ServiceName[] = ['gateway', 'fetch-worker'];
+const OVERHEAD_TARGET_MS = 2;
+const THROUGHPUT_TARGET = 0.5;
+const RENDER_TARGET = 0.9;
+const MiB = 1024 * 1024;
+
+interface FetchBenchOptions {
+  clients: number;
+  seconds: number;
+  renderConcurrency: number;
+  renderSeconds: number;
+  warmup: number;
+  only?: 'overhead' | 'render';
+  serviceEnv: Record<string, string>;
+}
+
+function parseOptions(args: readonly string[]): FetchBenchOptions {
+  const options: FetchBenchOptions = { clients: 50, seconds: 10, renderConcurrency: 8, renderSeconds: 15, warmup: 3, serviceEnv: {} };
+  const numbers: Record<string, keyof FetchBenchOptions> = {
+    '--clients': 'clients',
+    '--seconds': 'seconds',
+    '--render-concurrency': 'renderConcurrency',
+    '--render-seconds': 'renderSeconds',
+    '--warmup': 'warmup',
+  };
+  for (let i = 0; i < args.length; i += 2) {
+    const [name, value] = [args[i], args[i + 1] ?? ''];
+    if (name in numbers) {
+      const n = Number(value);
+      if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} needs a positive number, got "${value}"`);
+      (options as unknown as Record<string, number>)[numbers[name]] = n;
+    } else if (name === '--only' && (value === 'overhead' || value === 'render')) {
+      options.only = value;
+    } else if (name === '--set' && value.includes('=')) {
+      options.serviceEnv[value.slice(0, value.indexOf('='))] = value.slice(value.indexOf('=') + 1);
+    } else {
+      throw new Error(`unknown option "${name} ${value}"`);
+    }
+  }
+  return options;
+}
+
+function chromiumPath(): string {
+  return existsSync('/usr/lib/chromium/chromium') ? '/usr/lib/chromium/chromium' : '/usr/bin/chromium';
+}
+
+async function startTrawl(web: FixtureWebProcess, options: FetchBenchOptions): Promise<{ platform: Platform; apiKey: string; workerPid: number }> {
+  const env = { LOG_LEVEL: 'warn', ...options.serviceEnv };
+  const platform = new Platform('fetch-bench', { hostMap: web.hostMap, services: SERVICES, env: { gateway: env, 'fetch-worker': env } });
+  await platform.start();
+  const concurrency = Math.max(options.clients, options.renderConcurrency) + 10;
+  // Limits well above the load, so the bench measures the path, not the quotas.
+  const generous = { concurrency, credits: 1_000_000_000 };
+  const tenant = await platform
+    .createTenant({ ...generous, rate_limit_per_minute: 10_000_000 })
+    .catch(() => platform.createTenant(generous));
+  const workerPid = childRunning('dist/apps/fetch-worker/src/main.js');
+  if (workerPid === undefined) throw new Error('the fetch worker is not running');
+  return { platform, apiKey: tenant.api_key, workerPid };
+}
+
+function fetchPath(apiKey: string, url: string, extra = ''): string {
+  return `/v1/?apikey=${encodeURIComponent(apiKey)}&url=${encodeURIComponent(url)}${extra}`;
+}
+
+function loadRow(name: string, clients: number, r: LoadResult): string {
+  return `| ${name} | ${clients} | ${r.perSecond.toFixed(0)} | ${r.p50Ms.toFixed(2)} | ${r.p99Ms.toFixed(2)} | ${r.errors} |`;
+}
+
+function verdict(ok: boolean): string {
+  return ok ? 'MET' : 'NOT MET';
+}
+
+async function benchOverhead(web: FixtureWebProcess, trawl: { platform: Platform; apiKey: string }, options: FetchBenchOptions) {
+  const page = `http://big.test:${web.port}/p/1`;
+  const common = { clients: options.clients, seconds: options.seconds, warmupSeconds: options.warmup };
+  process.stdout.write(`overhead: direct, ${options.clients} clients, ${options.seconds} s…\n`);
+  const direct = await closedLoopLoad({ ...common, origin: `http://127.0.0.1:${web.port}`, path: '/p/1', headers: { host: 'big.test' } });
+  process.stdout.write(`overhead: through Trawl…\n`);
+  const viaTrawl = await closedLoopLoad({ ...common, origin: trawl.platform.gatewayUrl, path: fetchPath(trawl.apiKey, page) });
+  const overheadMs = viaTrawl.p50Ms - direct.p50Ms;
+  const share = viaTrawl.perSecond / direct.perSecond;
+  const report = [
+    '',
+    `Gateway overhead: one ${page} page, ${options.clients} closed-loop clients`,
+    '| path | clients | req/s | p50 ms | p99 ms | errors |',
+    '|------|---------|-------|--------|--------|--------|',
+    loadRow('direct', options.clients, direct),
+    loadRow('Trawl', options.clients, viaTrawl),
+    '',
+    `p50 overhead: ${overheadMs.toFixed(2)} ms — target ≤ ${OVERHEAD_TARGET_MS} ms: ${verdict(overheadMs <= OVERHEAD_TARGET_MS)}`,
+    `throughput: ${(share * 100).toFixed(0)} % of direct — target ≥ ${THROUGHPUT_TARGET * 100} %: ${verdict(share >= THROUGHPUT_TARGET)}`,
+    viaTrawl.errors > 0 ? `Trawl answers by status: ${JSON.stringify(viaTrawl.statuses)}` : '',
+  ].join('\n');
+  return { direct, viaTrawl, overheadMs, share, report };
+}
+
+async function benchRender(
+  web: FixtureWebProcess,
+  trawl: { platform: Platform; apiKey: string; workerPid: number },
+  options: FetchBenchOptions,
+) {
+  const page = `http://big.test:${web.port}/p/2`;
+  const common = { seconds: options.renderSeconds, warmupSeconds: options.warmup };
+  process.stdout.write(`render: plain puppeteer-core loop, concurrency ${options.renderConcurrency}, ${options.renderSeconds} s…\n`);
+  const plain: RenderLoopResult = await puppeteerLoop({
+    ...common,
+    url: page,
+    hostMap: web.hostMap,
+    concurrency: options.renderConcurrency,
+    executablePath: chromiumPath(),
+  });
+  process.stdout.write(`render: through Trawl (js_render=true)…\n`);
+  let treePeak = 0;
+  const sampler = setInterval(() => (treePeak = Math.max(treePeak, treeRssBytes(trawl.workerPid))), 250);
+  let viaTrawl: LoadResult;
+  try {
+    viaTrawl = await closedLoopLoad({
+      ...common,
+      clients: options.renderConcurrency,
+      origin: trawl.platform.gatewayUrl,
+      path: fetchPath(trawl.apiKey, page, '&js_render=true'),
+    });
+  } finally {
+    clearInterval(sampler);
+  }
+  const ratio = viaTrawl.perSecond / plain.perSecond;
+  const workerPeak = processMemory(trawl.workerPid)?.peakRssBytes ?? 0;
+  const report = [
+    '',
+    `js_render: ${page}, ${options.renderConcurrency} pages at once`,
+    '| engine | pages/s | errors | peak RSS (browser tree) |',
+    '|--------|---------|--------|-------------------------|',
+    `| puppeteer-core loop | ${plain.perSecond.toFixed(1)} | ${plain.errors} | ${(plain.peakRssBytes / MiB).toFixed(0)} MiB |`,
+    `| Trawl | ${viaTrawl.perSecond.toFixed(1)} | ${viaTrawl.errors} | ${(treePeak / MiB).toFixed(0)} MiB (worker + Chromium) |`,
+    '',
+    `Trawl / puppeteer-core pages/s: ${(ratio * 100).toFixed(0)} % — target ≥ ${RENDER_TARGET * 100} %: ${verdict(ratio >= RENDER_TARGET)}`,
+    `fetch worker peak RSS with ${options.renderConcurrency} pages rendering: Node ${(workerPeak / MiB).toFixed(0)} MiB, with its Chromium tree ${(treePeak / MiB).toFixed(0)} MiB`,
+    viaTrawl.errors > 0 ? `Trawl answers by status: ${JSON.stringify(viaTrawl.statuses)}` : '',
+  ].join('\n');
+  return { plain, viaTrawl, ratio, workerPeakBytes: workerPeak, treePeakBytes: treePeak, report };
+}
+
+async function main(): Promise<void> {
+  const options = parseOptions(process.argv.slice(2));
+  const web = await startFixtureWebProcess(100);
+  let trawl: Awaited<ReturnType<typeof startTrawl>> | undefined;
+  try {
+    process.stdout.write('fetch bench: starting gateway and fetch worker…\n');
+    trawl = await startTrawl(web, options);
+    const overhead = options.only === 'render' ? undefined : await benchOverhead(web, trawl, options);
+    const render = options.only === 'overhead' ? undefined : await benchRender(web, trawl, options);
+    process.stdout.write(`${overhead?.report ?? ''}\n${render?.report ?? ''}\n`);
+    const dir = resolve(__dirname, '..', '..', 'bench', 'results');
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, 'fetch-latest.json');
+    const strip = <T extends { report: string }>(r?: T) => (r ? { ...r, report: undefined } : undefined);
+    writeFileSync(file, JSON.stringify({ at: new Date().toISOString(), cores: cpus().length, options, overhead: strip(overhead), render: strip(render) }, null, 2));
+    process.stdout.write(`\nresults: ${file}\n`);
+  } finally {
+    await trawl?.platform.stop().catch(() => undefined);
+    await web.stop();
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`fetch-bench: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});

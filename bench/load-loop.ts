@@ -1,0 +1,80 @@
+import { Pool } from 'undici';
+
+/** Latencies and throughput of a closed-loop load (each client sends its next request when the last answered). */
+export interface LoadResult {
+  requests: number;
+  errors: number;
+  seconds: number;
+  perSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  /** Status codes seen, with counts (non-2xx answers count as errors). */
+  statuses: Record<number, number>;
+}
+
+export interface LoadOptions {
+  /** Base URL of the server, e.g. `http://127.0.0.1:8080`. */
+  origin: string;
+  /** Path and query of every request. */
+  path: string;
+  headers?: Record<string, string>;
+  clients: number;
+  /** Measured duration, after `warmupSeconds`. */
+  seconds: number;
+  warmupSeconds: number;
+}
+
+/** Runs `clients` loops against one origin over a pool of as many keep-alive connections. */
+export async function closedLoopLoad(options: LoadOptions): Promise<LoadResult> {
+  const pool = new Pool(options.origin, { connections: options.clients, pipelining: 1 });
+  const latencies: number[] = [];
+  const statuses: Record<number, number> = {};
+  let errors = 0;
+  let measuring = false;
+  const warmupEnds = Date.now() + options.warmupSeconds * 1000;
+  const ends = warmupEnds + options.seconds * 1000;
+  let measuredFrom = 0;
+  const loop = async (): Promise<void> => {
+    while (Date.now() < ends) {
+      const started = process.hrtime.bigint();
+      let status = 0;
+      try {
+        const res = await pool.request({ method: 'GET', path: options.path, headers: options.headers });
+        status = res.statusCode;
+        await res.body.arrayBuffer();
+      } catch {
+        status = 0;
+      }
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      if (!measuring && Date.now() >= warmupEnds) {
+        measuring = true;
+        measuredFrom = Date.now();
+      }
+      if (!measuring) continue;
+      statuses[status] = (statuses[status] ?? 0) + 1;
+      if (status < 200 || status >= 300) errors += 1;
+      else latencies.push(ms);
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: options.clients }, loop));
+  } finally {
+    await pool.close();
+  }
+  const seconds = (Date.now() - measuredFrom) / 1000;
+  latencies.sort((a, b) => a - b);
+  return {
+    requests: latencies.length,
+    errors,
+    seconds,
+    perSecond: latencies.length / seconds,
+    p50Ms: percentile(latencies, 0.5),
+    p99Ms: percentile(latencies, 0.99),
+    statuses,
+  };
+}
+
+export function percentile(sorted: readonly number[], q: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+}
