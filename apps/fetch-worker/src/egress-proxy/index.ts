@@ -1,0 +1,11 @@
+export { EgressProxy, type EgressProxyOptions } from './egress-proxy';
+export {
+  EGRESS_REFUSAL_HEADER,
+  MAX_RECORDED_FAILURES,
+  ProxySession,
+  type EgressFailure,
+  type ProxySessionOptions,
+  type ProxySessionStats,
+  type UpstreamChooser,
+} from './proxy-session';
+export type { ProxyTarget } from './proxy-target';
