@@ -6,12 +6,18 @@ import { MessagingConnection } from '@trawl/messaging';
 import { createLogger, createMetricsRegistry, Logger, PinoNestLogger } from '@trawl/observability';
 import { createDataSource, Database } from '@trawl/persistence';
 import { installApiKeyAuthentication } from './auth/api-key.hook';
+import { installAccountGuard } from './auth/account-guard.hook';
 import { ApiKeyAuthenticator } from './auth/api-key-authenticator';
 import type { GatewayConfig } from './config';
+import { isFetchRoute, mirrorFetchRoute } from './fetch/fetch.routes';
+import { assignRequestId } from './fetch/request-id';
 import { GatewayModule, GatewayResources } from './gateway.module';
+import { installClientAddressGuard } from './limits/client-address.guard';
+import { ClientAddressesRepository } from './limits/client-addresses.repository';
 import { installHttpMetrics } from './metrics/http-metrics';
 import { ProblemFilter } from './problems/problem.filter';
 import { RequestError, RequestErrorCode } from './problems/request.errors';
+import { AccountsService } from './tenants/accounts.service';
 
 const SERVICE = 'gateway';
 
@@ -36,29 +42,59 @@ export async function openGatewayResources(config: GatewayConfig, logger?: Logge
 
 /**
  * What the gateway adds to Fastify around Nest: problem+json for every error, a JSON body parser
- * that accepts an empty body, request metrics, and API key authentication of every `/v1` route.
+ * that accepts an empty body (and raw bodies for the Fetch endpoint), request metrics, the client
+ * address guard of the Fetch endpoint, API key authentication of every `/v1` route, and the
+ * account guard of routes that start paid work.
  * Call before `listen`/`init`.
  */
 export function configureGatewayApp(app: NestFastifyApplication, resources: GatewayResources): void {
   const fastify = app.getHttpAdapter().getInstance() as unknown as FastifyInstance;
   app.useGlobalFilters(new ProblemFilter(resources.logger));
+  mirrorFetchRoute(fastify);
   const bodyLimit = resources.config.HTTP_BODY_LIMIT_BYTES;
   const parseJson = fastify.getDefaultJsonParser('error', 'error') as (
     request: unknown,
     body: string,
     done: (error: Error | null, body?: unknown) => void,
   ) => void;
+  // The Fetch endpoint forwards POST/PUT bodies to the target as they came, whatever their type
+  // (fetch-details "Endpoint"); text/plain arrives as a string from Fastify's own parser.
+  const fetchBody = (request: { routeOptions: { url?: string } }, body: Buffer, done: (error: Error | null, body?: unknown) => void) =>
+    isFetchRoute(request.routeOptions.url) ? (done(null, body), true) : false;
   // Bodiless POSTs (stop, admin defaults) often still send `Content-Type: application/json`.
   app.useBodyParser('application/json', { bodyLimit }, (request, body, done) => {
+    if (fetchBody(request, body, done)) return;
     if (body.length === 0) return done(null, undefined);
     parseJson(request, body.toString('utf8'), done);
   });
   // All bodies are JSON (spec-crawl-api §4): a form body is refused rather than half-understood.
-  app.useBodyParser('application/x-www-form-urlencoded', { bodyLimit }, (_request, _body, done) =>
-    done(new RequestError(RequestErrorCode.UnsupportedMediaType, 'Send the body as JSON with `Content-Type: application/json`.'), undefined),
-  );
+  app.useBodyParser('application/x-www-form-urlencoded', { bodyLimit }, (request, body, done) => {
+    if (fetchBody(request, body, done)) return;
+    done(new RequestError(RequestErrorCode.UnsupportedMediaType, 'Send the body as JSON with `Content-Type: application/json`.'), undefined);
+  });
+  app.useBodyParser('*', { bodyLimit }, (request, body, done) => {
+    if (fetchBody(request, body, done)) return;
+    done(new RequestError(RequestErrorCode.UnsupportedMediaType, 'Send the body as JSON with `Content-Type: application/json`.'), undefined);
+  });
+  // First of the hooks: even a refusal before authentication carries its X-Request-Id.
+  fastify.addHook('onRequest', async (request, reply) => {
+    if (isFetchRoute(request.routeOptions.url)) assignRequestId(reply);
+  });
+  const config = resources.config;
+  installClientAddressGuard(fastify, {
+    addresses: app.get(ClientAddressesRepository),
+    policy: {
+      windowSeconds: config.CLIENT_ERROR_WINDOW_SECONDS,
+      minRequests: config.CLIENT_ERROR_MIN_REQUESTS,
+      ratePercent: config.CLIENT_ERROR_RATE_PERCENT,
+      blockSeconds: config.CLIENT_BLOCK_SECONDS,
+    },
+    logger: resources.logger,
+    isGuardedRoute: isFetchRoute,
+  });
   installHttpMetrics(fastify, resources.registry);
   installApiKeyAuthentication(fastify, app.get(ApiKeyAuthenticator));
+  installAccountGuard(fastify, app.get(AccountsService));
 }
 
 /**

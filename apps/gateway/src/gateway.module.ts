@@ -7,8 +7,10 @@ import { Registry } from 'prom-client';
 import { AuthModule } from './auth/auth.module';
 import type { GatewayConfig } from './config';
 import { CrawlsModule } from './crawls/crawls.module';
+import { FetchModule } from './fetch/fetch.module';
 import { GATEWAY_CONFIG, LOGGER, MESSAGING } from './gateway.tokens';
 import { TenantsModule } from './tenants/tenants.module';
+import { UsageModule } from './usage/usage.module';
 
 /** What the gateway holds open for its lifetime; opened by `openGatewayResources`. */
 export interface GatewayResources {
@@ -44,6 +46,7 @@ class GatewayCoreModule {
       { provide: MESSAGING, useValue: resources.messaging },
       { provide: Database, useValue: resources.db },
       { provide: EgressPolicy, useValue: resources.egress },
+      { provide: Registry, useValue: resources.registry },
     ];
     return {
       module: GatewayCoreModule,
@@ -54,7 +57,7 @@ class GatewayCoreModule {
   }
 }
 
-/** The public API: admin (tenants), Crawl API, health and metrics. */
+/** The public API: admin (tenants), Fetch API, usage, Crawl API, health and metrics. */
 @Module({})
 export class GatewayModule {
   static register(resources: GatewayResources): DynamicModule {
@@ -72,6 +75,8 @@ export class GatewayModule {
         AuthModule,
         TenantsModule,
         CrawlsModule,
+        FetchModule,
+        UsageModule,
       ],
     };
   }

@@ -12,3 +12,16 @@ export const TIER_CREDITS: Record<Tier, number> = {
   [Tier.Premium]: 10,
   [Tier.PremiumJsRender]: 25,
 };
+
+/** The tier a request is served at with these options (fetch-details "Costs"). */
+export function tierOf(options: { jsRender: boolean; premiumProxy: boolean }): Tier {
+  if (options.jsRender && options.premiumProxy) return Tier.PremiumJsRender;
+  if (options.premiumProxy) return Tier.Premium;
+  if (options.jsRender) return Tier.JsRender;
+  return Tier.Basic;
+}
+
+/** Credits of a tier named on the wire (e.g. a worker's `billed_tier`); `undefined` for an unknown name. */
+export function creditsOfTier(name: string): number | undefined {
+  return (Object.values(Tier) as string[]).includes(name) ? TIER_CREDITS[name as Tier] : undefined;
+}

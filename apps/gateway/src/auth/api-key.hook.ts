@@ -2,8 +2,9 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiKeyAuthenticator } from './api-key-authenticator';
 import { AuthError, AuthErrorCode } from './auth.errors';
 
-/** Every route under this prefix needs an API key. */
+/** Every route under this prefix needs an API key, and the Fetch endpoint's `/v1` as well. */
 const AUTHENTICATED_PREFIX = '/v1/';
+const AUTHENTICATED_ROOT = '/v1';
 
 /**
  * Authenticates every `/v1` route in Fastify's `onRequest` phase: before the body is read, so a
@@ -13,7 +14,7 @@ export function installApiKeyAuthentication(fastify: FastifyInstance, authentica
   fastify.decorateRequest('tenant', null);
   fastify.addHook('onRequest', async (request) => {
     const route = request.routeOptions.url;
-    if (route === undefined || !route.startsWith(AUTHENTICATED_PREFIX)) return;
+    if (route === undefined || !(route === AUTHENTICATED_ROOT || route.startsWith(AUTHENTICATED_PREFIX))) return;
     request.tenant = await authenticator.authenticate(presentedApiKey(request));
   });
 }

@@ -4,6 +4,7 @@ import { FetchErrorCode } from '../fetch/fetch.errors';
 import { IdempotencyErrorCode } from '../idempotency/idempotency.errors';
 import { LimitErrorCode } from '../limits/limits.errors';
 import { AccountErrorCode } from '../tenants/account.errors';
+import { TenantErrorCode } from '../tenants/tenants.errors';
 import { RequestErrorCode } from './request.errors';
 
 /** Every code an `ApiError` can carry. Enum values are unique across the enums (a spec test checks). */
@@ -14,7 +15,8 @@ export type ApiErrorCode =
   | IdempotencyErrorCode
   | FetchErrorCode
   | LimitErrorCode
-  | AccountErrorCode;
+  | AccountErrorCode
+  | TenantErrorCode;
 
 /** How one error code is served: status, wire `code`, `title`, and headers that go with it. */
 export interface ProblemKind {
@@ -116,6 +118,8 @@ export function problemKind(code: ApiErrorCode): ProblemKind {
       return { status: 402, code, title: 'No active subscription' };
     case AccountErrorCode.ProductNotAllowed:
       return { status: 402, code, title: 'Product not allowed' };
+    case TenantErrorCode.TenantNotFound:
+      return { status: 404, code, title: 'Tenant not found' };
     default:
       return unreachable(code);
   }
@@ -134,4 +138,5 @@ export const API_ERROR_CODE_ENUMS = [
   FetchErrorCode,
   LimitErrorCode,
   AccountErrorCode,
+  TenantErrorCode,
 ] as const;

@@ -1,17 +1,63 @@
 import { z } from 'zod';
 import { optionalBoundedInt, optionalBoundedString } from '../problems/body-validation';
+import { PLAN_FEATURES, PLAN_PRODUCTS, SUBSCRIPTION_STATUSES } from './account';
 
-/** Body of `POST /admin/v1/tenants`; every field is optional. */
-export const createTenantBody = z.strictObject({
+const optionalList = <T extends string>(values: readonly [T, ...T[]]) =>
+  z
+    .array(z.enum(values, { error: `must hold only ${values.join(', ')}` }), { error: 'must be an array of strings' })
+    .nullish()
+    .transform((value) => (value ? [...new Set(value)] : undefined));
+
+const optionalInstant = z.iso
+  .datetime({ offset: true, error: 'must be an ISO 8601 date-time, e.g. 2030-01-01T00:00:00Z' })
+  .nullish()
+  .transform((value) => (value === undefined || value === null ? value : new Date(value)));
+
+/** Fields an operator may set on a tenant, at creation or later; every one is optional. */
+const tenantFields = {
   name: optionalBoundedString(1, 200),
-  /** Credits per 30-day billing period. */
+  /** Credits per billing period. */
   credits: optionalBoundedInt(0, 1_000_000_000_000),
   /** Concurrent Fetch requests. */
   concurrency: optionalBoundedInt(1, 10_000),
   /** Active crawls and batch jobs at once. */
   max_active_jobs: optionalBoundedInt(1, 1_000),
-});
+  /** Length of a billing period, in days (the next period starts when this one ends). */
+  period_days: optionalBoundedInt(1, 3_660),
+  /** End of the current billing period (default: now + period_days). */
+  period_ends_at: optionalInstant,
+  /** Features of the plan: js_render, premium_proxy, proxy_mode (default all). */
+  features: optionalList(PLAN_FEATURES),
+  /** Products of the plan: fetch, crawl, batch, extract (default all). */
+  products: optionalList(PLAN_PRODUCTS),
+  subscription_status: z
+    .enum(SUBSCRIPTION_STATUSES, { error: `must be one of ${SUBSCRIPTION_STATUSES.join(', ')}` })
+    .nullish()
+    .transform((value) => value ?? undefined),
+  email_verified: z
+    .boolean({ error: 'must be a boolean' })
+    .nullish()
+    .transform((value) => value ?? undefined),
+  /** Fetch requests per minute. */
+  rate_limit_per_minute: optionalBoundedInt(1, 1_000_000),
+  /** The tenant's CAPTCHA solver; `null` removes it. The key is stored and never shown again. */
+  captcha_solver: z
+    .strictObject({
+      endpoint: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }),
+      key: z.string({ error: 'must be a string' }).min(1, { error: 'must not be empty' }).max(1_000),
+    })
+    .nullish(),
+  /** When the tenant's API keys stop working (`AUTH005`); `null` means never. */
+  api_key_expires_at: optionalInstant,
+};
+
+/** Body of `POST /admin/v1/tenants`. */
+export const createTenantBody = z.strictObject(tenantFields);
 export type CreateTenantBody = z.output<typeof createTenantBody>;
+
+/** Body of `PATCH /admin/v1/tenants/{id}`: only the fields given change. */
+export const updateTenantBody = z.strictObject(tenantFields);
+export type UpdateTenantBody = z.output<typeof updateTenantBody>;
 
 /** What a new tenant gets when the admin leaves a field out. */
 export const TENANT_DEFAULTS = {
@@ -21,4 +67,9 @@ export const TENANT_DEFAULTS = {
   maxActiveJobs: 3,
   /** Length of a billing period, in days. */
   periodDays: 30,
+  features: [...PLAN_FEATURES],
+  products: [...PLAN_PRODUCTS],
+  subscriptionStatus: 'active',
+  emailVerified: true,
+  rateLimitPerMinute: 600,
 } as const;

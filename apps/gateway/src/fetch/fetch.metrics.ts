@@ -1,0 +1,38 @@
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+/**
+ * Fetch metrics on the gateway's registry: answers by code and billed tier, latency, and the
+ * concurrency slots this replica holds now (the global count is in Postgres).
+ */
+export class FetchMetrics {
+  readonly requests: Counter<'code' | 'tier'>;
+  readonly duration: Histogram<'code'>;
+  readonly slotsInUse: Gauge;
+
+  constructor(registry: Registry) {
+    this.requests = new Counter({
+      name: 'trawl_fetch_requests_total',
+      help: 'Fetch answers, by code (OK, or the error code) and billed tier (none when free).',
+      labelNames: ['code', 'tier'] as const,
+      registers: [registry],
+    });
+    this.duration = new Histogram({
+      name: 'trawl_fetch_request_duration_seconds',
+      help: 'Time from a Fetch request received to its answer ready, by code.',
+      labelNames: ['code'] as const,
+      buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 30, 60, 120, 180],
+      registers: [registry],
+    });
+    this.slotsInUse = new Gauge({
+      name: 'trawl_fetch_slots_in_use',
+      help: 'Concurrency slots held by Fetch requests on this gateway replica.',
+      registers: [registry],
+    });
+  }
+
+  /** Counts one answer that took `seconds`. */
+  answered(code: string, tier: string | null, seconds: number): void {
+    this.requests.inc({ code, tier: tier ?? 'none' });
+    this.duration.observe({ code }, seconds);
+  }
+}

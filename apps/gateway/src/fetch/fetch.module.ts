@@ -1,0 +1,29 @@
+import { Module } from '@nestjs/common';
+import { MessagingConnection, StreamedRpcClient } from '@trawl/messaging';
+import { Registry } from 'prom-client';
+import type { GatewayConfig } from '../config';
+import { GATEWAY_CONFIG, MESSAGING } from '../gateway.tokens';
+import { LimitsModule } from '../limits/limits.module';
+import { FetchController } from './fetch.controller';
+import { FetchMetrics } from './fetch.metrics';
+import { FetchService } from './fetch.service';
+
+@Module({
+  imports: [LimitsModule],
+  controllers: [FetchController],
+  providers: [
+    FetchService,
+    {
+      provide: StreamedRpcClient,
+      inject: [MESSAGING, GATEWAY_CONFIG],
+      useFactory: (messaging: MessagingConnection, config: GatewayConfig) =>
+        new StreamedRpcClient(messaging.nc, {
+          acceptTimeoutMs: config.FETCH_RPC_ACCEPT_TIMEOUT_MS,
+          silenceTimeoutMs: config.FETCH_RPC_SILENCE_TIMEOUT_MS,
+          busyRetries: config.FETCH_RPC_BUSY_RETRIES,
+        }),
+    },
+    { provide: FetchMetrics, inject: [Registry], useFactory: (registry: Registry) => new FetchMetrics(registry) },
+  ],
+})
+export class FetchModule {}

@@ -1,0 +1,220 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { IncomingHttpHeaders } from 'node:http';
+import { creditsOfTier, recordCharges, TIER_CREDITS, tierOf } from '@trawl/billing';
+import { FetchReplyV1, fetchReplyV1, FetchRequestV1, messagingTopology } from '@trawl/contracts';
+import { StreamedRpcClient } from '@trawl/messaging';
+import type { Logger } from '@trawl/observability';
+import { Database } from '@trawl/persistence';
+import type { TenantContext } from '../auth/authenticated-tenant';
+import type { GatewayConfig } from '../config';
+import { GATEWAY_CONFIG, LOGGER } from '../gateway.tokens';
+import { LimitsService } from '../limits/limits.service';
+import type { QueryParameters } from '../problems/query-parameters';
+import type { PlanFeature } from '../tenants/account';
+import { assertAccountMay } from '../tenants/account-standing';
+import { FetchError, FetchErrorCode } from './fetch.errors';
+import { FetchMetrics } from './fetch.metrics';
+import { FetchQuery, parseFetchQuery } from './fetch-query';
+import type { FetchMethod } from './fetch.routes';
+import { ForbiddenDomains } from './forbidden-domains';
+import { targetHeaders } from './forwarded-headers';
+import type { UsageHeaders } from './usage-headers';
+import { AbortReason, workerFailure } from './worker-failure';
+
+/** One Fetch request as the controller hands it over. */
+export interface FetchCall {
+  tenant: TenantContext;
+  method: FetchMethod;
+  query: QueryParameters;
+  headers: IncomingHttpHeaders;
+  /** POST/PUT body, raw. */
+  body: Buffer | undefined;
+  /** Aborts when the client closes the connection before the answer. */
+  clientGone: AbortSignal;
+  /** Filled in as the request goes; the controller sends them with every answer. */
+  usage: UsageHeaders;
+}
+
+/** The worker's answer, ready to send. */
+export interface FetchAnswer {
+  status: number;
+  contentType: string;
+  /** The target's headers, `Zr-` prefixed. */
+  headers: Record<string, string | string[]>;
+  body: Buffer;
+}
+
+/**
+ * The gateway side of a Fetch request (ARCHITECTURE §2 "Fetch (sync)"): rate window, parameters,
+ * forbidden domains, account (plan, subscription, credits), a concurrency slot, then the worker
+ * over streamed request/reply; bills the tier the worker names and frees the slot only once the
+ * call has settled (a cancelled request keeps its slot until the worker stopped, spec `AUTH006`).
+ */
+@Injectable()
+export class FetchService {
+  private readonly subject: string;
+  private readonly forbidden: ForbiddenDomains;
+
+  constructor(
+    private readonly rpc: StreamedRpcClient,
+    private readonly limits: LimitsService,
+    private readonly db: Database,
+    private readonly metrics: FetchMetrics,
+    @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {
+    this.subject = messagingTopology(config.NATS_PREFIX).subjects.fetchRequest;
+    this.forbidden = new ForbiddenDomains(config.FETCH_FORBIDDEN_DOMAINS);
+  }
+
+  /**
+   * @throws LimitError `AUTH008`, `AUTH006`; FetchError `REQS001`, `REQS004`, `REQS007`, `RESP004`,
+   *   `RESP009`, `ERR0001`, `CTX0001`, `CTX0002`; AccountError `AUTH004`, `AUTH009`–`AUTH012`.
+   */
+  async fetch(call: FetchCall): Promise<FetchAnswer> {
+    const started = process.hrtime.bigint();
+    try {
+      return await this.admitAndCall(call, started);
+    } catch (error) {
+      // A successful call counts itself, where its code and tier are known.
+      const code = (error as { code?: unknown }).code;
+      this.metrics.answered(typeof code === 'string' ? code : 'ERR0000', null, secondsSince(started));
+      throw error;
+    }
+  }
+
+  private async admitAndCall(call: FetchCall, started: bigint): Promise<FetchAnswer> {
+    const { tenantId } = call.tenant;
+    const snapshot = await this.limits.admit(tenantId);
+    const { account } = snapshot;
+    call.usage.concurrency(account.concurrency, snapshot.slotsInUse);
+    this.limits.assertRate(snapshot);
+
+    const query = parseFetchQuery(call.query);
+    const forbiddenBy = this.forbidden.match(query.hostname);
+    if (forbiddenBy !== undefined) {
+      throw new FetchError(FetchErrorCode.ForbiddenDomain, `Requests to ${forbiddenBy} are forbidden on this service.`, {
+        domain: forbiddenBy,
+      });
+    }
+    const tier = tierOf({ jsRender: query.options.js_render, premiumProxy: query.options.premium_proxy });
+    assertAccountMay(account, { product: 'fetch', features: featuresOf(query), credits: TIER_CREDITS[tier] });
+    if (query.extract) {
+      // No domain is prepared yet (extract comes with its own issue): every domain is unprepared.
+      throw new FetchError(
+        FetchErrorCode.ExtractNotPrepared,
+        `Extract is not prepared for ${query.hostname}. Ask for it with POST /v1/extract/prepared-domains, ` +
+          'check GET /v1/extract/domains, or use css_extractor meanwhile.',
+        { domain: query.hostname },
+      );
+    }
+
+    const held = await this.limits.acquireSlot(tenantId, account.concurrency);
+    this.metrics.slotsInUse.inc();
+    call.usage.concurrency(account.concurrency, held.inUse);
+    let reply: FetchReplyV1;
+    let body: Buffer;
+    try {
+      ({ reply, body } = await this.callWorker(call, query, account.captchaSolver));
+    } finally {
+      // The call has settled: the worker is done with the request (or was lost), so is its slot.
+      this.metrics.slotsInUse.dec();
+      await this.limits.release(held.lease).catch((error: unknown) =>
+        // The lease frees it in time; the caller's answer does not wait for that.
+        this.logger.warn({ err: error, request_id: call.usage.requestId }, 'could not release a concurrency slot'),
+      );
+      call.usage.concurrency(account.concurrency, held.inUse - 1);
+    }
+
+    const credits = reply.billed_tier === null ? 0 : (creditsOfTier(reply.billed_tier) ?? 0);
+    if (credits > 0 && reply.billed_tier !== null) {
+      await this.db.transaction((sql) =>
+        recordCharges(sql, [
+          { tenantId, credits, product: 'fetch', tier: reply.billed_tier as string, ref: `fetch:${call.usage.requestId}` },
+        ]),
+      );
+    }
+    call.usage.billed(credits);
+    this.metrics.answered(reply.error?.code ?? 'OK', reply.billed_tier, secondsSince(started));
+    return { status: reply.status, contentType: reply.content_type, headers: targetAnswerHeaders(reply.headers), body };
+  }
+
+  private async callWorker(
+    call: FetchCall,
+    query: FetchQuery,
+    captchaSolver: { endpoint: string; key: string } | null,
+  ): Promise<{ reply: FetchReplyV1; body: Buffer }> {
+    const hasBody = call.method !== 'GET' && call.body !== undefined && call.body.length > 0;
+    const deadlineAt = Date.now() + this.config.FETCH_DEADLINE_MS;
+    const request: FetchRequestV1 = {
+      v: 1,
+      request_id: call.usage.requestId,
+      tenant_id: call.tenant.tenantId,
+      url: query.url,
+      method: call.method,
+      headers: targetHeaders(call.headers, { customHeaders: query.customHeaders, hasBody }),
+      ...(hasBody && { body_base64: call.body?.toString('base64') }),
+      options: query.options,
+      deadline_at: deadlineAt,
+      max_body_bytes: this.config.FETCH_MAX_BODY_BYTES,
+      ...(captchaSolver && { captcha_solver: captchaSolver }),
+    };
+
+    const abort = new AbortController();
+    let abortReason: AbortReason | undefined;
+    const stop = (reason: AbortReason) => {
+      if (abortReason !== undefined) return;
+      abortReason = reason;
+      abort.abort(reason);
+    };
+    const onClientGone = () => {
+      stop('client_closed');
+      // CTX0001: nobody is left to answer; the worker is told and the slot waits for it to stop.
+      this.logger.info({ request_id: call.usage.requestId, code: FetchErrorCode.Cancelled }, 'client closed the connection');
+    };
+    // The worker answers CTX0002 at deadline_at itself; this is for a worker that cannot.
+    const deadlineTimer = setTimeout(() => stop('deadline'), deadlineAt + this.config.FETCH_DEADLINE_MARGIN_MS - Date.now());
+    if (call.clientGone.aborted) onClientGone();
+    else call.clientGone.addEventListener('abort', onClientGone, { once: true });
+    try {
+      const { head, body } = await this.rpc.call(this.subject, Buffer.from(JSON.stringify(request)), {
+        signal: abort.signal,
+        headers: { 'x-request-id': call.usage.requestId },
+      });
+      if (abortReason !== undefined) throw workerFailure(undefined, abortReason);
+      return { reply: fetchReplyV1.parse(JSON.parse(Buffer.from(head).toString('utf8'))), body };
+    } catch (error) {
+      if (error instanceof FetchError) throw error;
+      const failure = workerFailure(error, abortReason);
+      if (failure.code === FetchErrorCode.WorkerLost) {
+        this.logger.error({ err: error, request_id: call.usage.requestId }, 'fetch worker call failed');
+      }
+      throw failure;
+    } finally {
+      clearTimeout(deadlineTimer);
+      call.clientGone.removeEventListener('abort', onClientGone);
+    }
+  }
+}
+
+function secondsSince(started: bigint): number {
+  return Number(process.hrtime.bigint() - started) / 1e9;
+}
+
+/** Features of the plan a request uses; `mode=auto` may escalate to both. */
+function featuresOf(query: FetchQuery): PlanFeature[] {
+  if (query.options.mode === 'auto') return ['js_render', 'premium_proxy'];
+  return [
+    ...(query.options.js_render ? (['js_render'] as const) : []),
+    ...(query.options.premium_proxy ? (['premium_proxy'] as const) : []),
+  ];
+}
+
+/** Only `Zr-` headers of a worker's answer reach the caller: a worker cannot set ours, or cookies on our origin. */
+function targetAnswerHeaders(headers: Record<string, string | string[]>): Record<string, string | string[]> {
+  const kept: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (/^zr-[a-z0-9-]+$/i.test(name)) kept[name.toLowerCase()] = value;
+  }
+  return kept;
+}

@@ -1,0 +1,39 @@
+import { MessagingError, MessagingErrorCode } from '@trawl/messaging';
+import { FetchError, FetchErrorCode } from './fetch.errors';
+
+/** Why the gateway stopped waiting for a worker on its own. */
+export type AbortReason = 'client_closed' | 'deadline';
+
+/**
+ * Turns a failed call to the workers into the Fetch error the caller gets. `RESP009` carries a
+ * jittered `Retry-After` of 1–5 s so that clients that all failed at once do not return at once.
+ */
+export function workerFailure(error: unknown, abortReason: AbortReason | undefined, random: () => number = Math.random): FetchError {
+  const code = error instanceof MessagingError ? error.code : undefined;
+  if (abortReason === 'deadline') {
+    return new FetchError(
+      FetchErrorCode.DeadlineExceeded,
+      'The request exceeded the maximum time allowed; retry, perhaps with fewer or shorter waits.',
+    );
+  }
+  if (abortReason === 'client_closed' || code === MessagingErrorCode.RpcCancelled) {
+    return new FetchError(FetchErrorCode.Cancelled, 'The request was cancelled by the client.');
+  }
+  switch (code) {
+    case MessagingErrorCode.RpcNoResponders:
+    case MessagingErrorCode.RpcBusy: {
+      const retryAfter = 1 + Math.floor(random() * 5);
+      return new FetchError(
+        FetchErrorCode.NoCapacity,
+        `All capacity is busy; retry in ${retryAfter} s with backoff and jitter.`,
+        {},
+        { 'retry-after': String(retryAfter) },
+      );
+    }
+    default:
+      // A worker lost mid-request, a worker that failed, or anything unforeseen: retryable.
+      return new FetchError(FetchErrorCode.WorkerLost, 'The request failed inside the service; retry after 10 to 30 seconds.', {}, {
+        'retry-after': String(10 + Math.floor(random() * 21)),
+      });
+  }
+}

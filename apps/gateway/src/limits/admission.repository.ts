@@ -1,0 +1,53 @@
+import { Injectable } from '@nestjs/common';
+import { Database } from '@trawl/persistence';
+import { ACCOUNT_COLUMNS, AccountRow, toAccount } from '../tenants/accounts.repository';
+import type { Account } from '../tenants/account';
+
+/** What the gateway knows about a tenant when a Fetch request arrives. */
+export interface AdmissionSnapshot {
+  account: Account;
+  /** Requests of the tenant in the current minute, this one included. */
+  requestsThisMinute: number;
+  /** Time until the rate window resets, in ms. */
+  windowResetsInMs: number;
+  /** Concurrency slots held now (live leases), across every replica. */
+  slotsInUse: number;
+}
+
+/**
+ * One round trip on the Fetch hot path: counts the request in the tenant's one-minute rate window
+ * and reads the account and the slots in use. The window is one row per tenant rewritten in place
+ * (a fixed window: a burst across a minute boundary may get up to twice the limit in 60 s).
+ */
+@Injectable()
+export class AdmissionRepository {
+  constructor(private readonly db: Database) {}
+
+  async countRequestAndRead(tenantId: string): Promise<AdmissionSnapshot | undefined> {
+    const rows = await this.db.query<AccountRow & { requests: number; resets_in_ms: number; slots_in_use: number }>(
+      `WITH rate AS (
+         INSERT INTO fetch_rate_windows AS w (tenant_id, window_start, requests)
+         VALUES ($1, date_trunc('minute', now()), 1)
+         ON CONFLICT (tenant_id) DO UPDATE
+            SET requests = CASE WHEN w.window_start = excluded.window_start THEN w.requests + 1 ELSE 1 END,
+                window_start = excluded.window_start
+         RETURNING requests, window_start)
+       SELECT ${ACCOUNT_COLUMNS}, rate.requests,
+              ceil(extract(epoch FROM rate.window_start + interval '1 minute' - now()) * 1000)::int AS resets_in_ms,
+              (SELECT count(*)::int FROM fetch_slots s
+                WHERE s.tenant_id = t.id AND s.lease_until > now() AND s.slot <= t.concurrency) AS slots_in_use
+         FROM tenants t, rate
+        WHERE t.id = $1`,
+      [tenantId],
+    );
+    const row = rows[0];
+    return (
+      row && {
+        account: toAccount(row),
+        requestsThisMinute: row.requests,
+        windowResetsInMs: Math.max(0, row.resets_in_ms),
+        slotsInUse: row.slots_in_use,
+      }
+    );
+  }
+}

@@ -1,0 +1,14 @@
+import { Module } from '@nestjs/common';
+import { TenantsModule } from '../tenants/tenants.module';
+import { AdmissionRepository } from './admission.repository';
+import { ClientAddressesRepository } from './client-addresses.repository';
+import { ConcurrencySlotsRepository } from './concurrency-slots.repository';
+import { LimitsService } from './limits.service';
+
+/** Limits shared by every replica through Postgres: rate, concurrency, client addresses. */
+@Module({
+  imports: [TenantsModule],
+  providers: [LimitsService, AdmissionRepository, ConcurrencySlotsRepository, ClientAddressesRepository],
+  exports: [LimitsService, ClientAddressesRepository],
+})
+export class LimitsModule {}

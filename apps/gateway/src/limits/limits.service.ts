@@ -1,0 +1,92 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import type { GatewayConfig } from '../config';
+import { GATEWAY_CONFIG } from '../gateway.tokens';
+import { AccountsRepository } from '../tenants/accounts.repository';
+import { AdmissionRepository, AdmissionSnapshot } from './admission.repository';
+import { ConcurrencySlotsRepository, SlotLease } from './concurrency-slots.repository';
+import { LimitError, LimitErrorCode } from './limits.errors';
+
+/** How often a lost race for a free slot is retried before the request counts as over the limit. */
+const SLOT_RACE_RETRIES = 3;
+
+/** A held slot and the tenant's slots in use right after taking it. */
+export interface HeldSlot {
+  lease: SlotLease;
+  inUse: number;
+}
+
+/**
+ * The Fetch endpoint's limits, enforced in Postgres so that they hold across every gateway
+ * replica: a per-tenant rate window (`AUTH008`) and per-tenant concurrency slots (`AUTH006`).
+ */
+@Injectable()
+export class LimitsService {
+  /** A slot's lease outlives the longest request: deadline, the gateway's margin, the RPC's silence timeout, slack. */
+  private readonly slotLeaseMs: number;
+
+  constructor(
+    private readonly admission: AdmissionRepository,
+    private readonly slots: ConcurrencySlotsRepository,
+    private readonly accounts: AccountsRepository,
+    @Inject(GATEWAY_CONFIG) config: GatewayConfig,
+  ) {
+    this.slotLeaseMs =
+      config.FETCH_DEADLINE_MS + config.FETCH_DEADLINE_MARGIN_MS + config.FETCH_RPC_SILENCE_TIMEOUT_MS + 30_000;
+  }
+
+  /**
+   * Counts the request in the tenant's rate window and reads its account (the billing period
+   * renewed first if it has ended) and its slots in use. Does not refuse: see {@link assertRate}.
+   */
+  async admit(tenantId: string): Promise<AdmissionSnapshot> {
+    const snapshot = await this.admission.countRequestAndRead(tenantId);
+    if (!snapshot) throw new Error(`Tenant ${tenantId} of an authenticated key does not exist`);
+    if (snapshot.account.periodEndsAt.getTime() <= Date.now()) {
+      await this.accounts.renewPeriodIfEnded(tenantId, snapshot.account.periodEndsAt);
+      const account = await this.accounts.find(tenantId);
+      if (account) return { ...snapshot, account };
+    }
+    return snapshot;
+  }
+
+  /** @throws LimitError `AUTH008` with `Retry-After` (seconds to the next window) when the minute's requests are spent. */
+  assertRate(snapshot: AdmissionSnapshot): void {
+    const limit = snapshot.account.rateLimitPerMinute;
+    if (snapshot.requestsThisMinute <= limit) return;
+    const retryAfter = Math.max(1, Math.ceil(snapshot.windowResetsInMs / 1000));
+    throw new LimitError(
+      LimitErrorCode.RateLimited,
+      `Your account may send ${limit} requests per minute; retry in ${retryAfter} s.`,
+      { 'retry-after': String(retryAfter) },
+    );
+  }
+
+  /**
+   * Takes one of the tenant's `limit` concurrency slots.
+   * @throws LimitError `AUTH006` when every slot is held.
+   */
+  async acquireSlot(tenantId: string, limit: number): Promise<HeldSlot> {
+    const holder = randomUUID();
+    for (let attempt = 0; attempt <= SLOT_RACE_RETRIES; attempt++) {
+      const taken = await this.slots.tryAcquire(tenantId, limit, holder, this.slotLeaseMs);
+      if (taken) return { lease: { tenantId, slot: taken.slot, holder }, inUse: taken.inUse };
+      // Nothing taken: either every slot is held, or another replica won the slot we chose.
+      if ((await this.slots.inUse(tenantId, limit)) >= limit) break;
+    }
+    throw new LimitError(
+      LimitErrorCode.ConcurrencyFull,
+      `Your account runs ${limit} concurrent requests, its limit; retry when one ends. ` +
+        'A request you cancelled keeps its slot until the server stops working on it.',
+    );
+  }
+
+  release(lease: SlotLease): Promise<void> {
+    return this.slots.release(lease);
+  }
+
+  /** Slots held now by the tenant. */
+  inUse(tenantId: string, limit: number): Promise<number> {
+    return this.slots.inUse(tenantId, limit);
+  }
+}

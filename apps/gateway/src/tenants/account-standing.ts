@@ -1,0 +1,49 @@
+import { Account, creditsLeft, PlanFeature, PlanProduct } from './account';
+import { AccountError, AccountErrorCode } from './account.errors';
+
+/** What a request needs from the account. */
+export interface AccountNeeds {
+  product: PlanProduct;
+  features?: readonly PlanFeature[];
+  /** Credits the request may cost at least; `AUTH004` when fewer are left. 0 skips the check. */
+  credits?: number;
+}
+
+/**
+ * Whether the account may make this request now. Order: subscription (`AUTH011`), e-mail
+ * (`AUTH009`), product (`AUTH012`), features (`AUTH010`), credits (`AUTH004`): the caller fixes
+ * the most basic problem first. Key expiry (`AUTH005`) is the authenticator's.
+ *
+ * @throws AccountError
+ */
+export function assertAccountMay(account: Account, needs: AccountNeeds): void {
+  if (account.subscriptionStatus !== 'active') {
+    throw new AccountError(
+      AccountErrorCode.NoActiveSubscription,
+      `Your account has no active subscription (${account.subscriptionStatus}); subscribe to use the API.`,
+    );
+  }
+  if (!account.emailVerified) {
+    throw new AccountError(AccountErrorCode.EmailNotVerified, 'Verify the e-mail address of your account to use the API.');
+  }
+  if (!account.products.includes(needs.product)) {
+    throw new AccountError(AccountErrorCode.ProductNotAllowed, `Your subscription does not include the ${needs.product} product.`, {
+      product: needs.product,
+    });
+  }
+  const missing = (needs.features ?? []).find((feature) => !account.features.includes(feature));
+  if (missing) {
+    throw new AccountError(AccountErrorCode.FeatureNotInPlan, `Your plan does not include \`${missing}\`; upgrade or remove it.`, {
+      feature: missing,
+    });
+  }
+  const credits = needs.credits ?? 0;
+  if (credits > 0 && creditsLeft(account) < credits) {
+    throw new AccountError(
+      AccountErrorCode.CreditsSpent,
+      `The credits of this period are spent (${creditsLeft(account)} left, this request needs ${credits}); ` +
+        `they renew at ${account.periodEndsAt.toISOString()}. Check usage_percent and period_ends_at before retrying.`,
+      { period_ends_at: account.periodEndsAt.toISOString() },
+    );
+  }
+}

@@ -1,0 +1,39 @@
+/** Features a plan may include (`AUTH010` when a request needs one the plan lacks). */
+export const PLAN_FEATURES = ['js_render', 'premium_proxy', 'proxy_mode'] as const;
+export type PlanFeature = (typeof PLAN_FEATURES)[number];
+
+/** Products a plan may include (`AUTH012` otherwise). */
+export const PLAN_PRODUCTS = ['fetch', 'crawl', 'batch', 'extract'] as const;
+export type PlanProduct = (typeof PLAN_PRODUCTS)[number];
+
+export const SUBSCRIPTION_STATUSES = ['active', 'none', 'cancelled'] as const;
+export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
+
+/** A tenant's account as the limits and the usage endpoint read it. */
+export interface Account {
+  tenantId: string;
+  name: string;
+  /** Credits of one billing period. */
+  creditsLimit: number;
+  /** Credits billed in the current period. */
+  creditsUsed: number;
+  periodStartedAt: Date;
+  periodEndsAt: Date;
+  /** Length of a billing period, in days. */
+  periodDays: number;
+  /** Concurrent Fetch requests. */
+  concurrency: number;
+  maxActiveJobs: number;
+  features: PlanFeature[];
+  products: PlanProduct[];
+  subscriptionStatus: SubscriptionStatus;
+  emailVerified: boolean;
+  rateLimitPerMinute: number;
+  /** The tenant's CAPTCHA solver; `key` is a secret (never logged, never answered). */
+  captchaSolver: { endpoint: string; key: string } | null;
+}
+
+/** Credits still available in the period (never negative). */
+export function creditsLeft(account: Pick<Account, 'creditsLimit' | 'creditsUsed'>): number {
+  return Math.max(0, account.creditsLimit - account.creditsUsed);
+}
