@@ -1,3 +1,4 @@
+import { STATUS_CODES } from 'node:http';
 import { problem, PROBLEM_CONTENT_TYPE } from '@trawl/http';
 import type { Logger } from '@trawl/observability';
 import { AuthErrorCode } from '../auth/auth.errors';
@@ -11,6 +12,8 @@ export interface ProxyProblem {
   status: number;
   /** The wire `code` (or `internal_error`), for metrics. */
   code: string;
+  /** The problem's `instance`, also in the logs for a 5xx. */
+  instance: string;
   headers: Record<string, string>;
   body: Buffer;
 }
@@ -55,13 +58,13 @@ export function proxyProblemOf(error: unknown, logger: Logger): ProxyProblem {
 /** The bytes of a whole HTTP/1.1 answer for a CONNECT refused before any tunnel exists. */
 export function rawProblemResponse(answer: ProxyProblem, extraHeaders: Record<string, string> = {}): Buffer {
   const headers = { ...answer.headers, ...extraHeaders, 'content-length': String(answer.body.length), connection: 'close' };
-  const head = [`HTTP/1.1 ${answer.status} ${reasonOf(answer.status)}`, ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)];
+  const head = [`HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status] ?? 'Error'}`, ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)];
   return Buffer.concat([Buffer.from(`${head.join('\r\n')}\r\n\r\n`, 'latin1'), answer.body]);
 }
 
 function internal(error: unknown, logger: Logger): ProxyProblem {
   const answer = render(500, RequestErrorCode.Internal, 'Internal error', INTERNAL_DETAIL, {}, {});
-  logger.error({ err: error, instance: (JSON.parse(answer.body.toString('utf8')) as { instance: string }).instance }, 'proxied request failed');
+  logger.error({ err: error, instance: answer.instance }, 'proxied request failed');
   return answer;
 }
 
@@ -73,21 +76,7 @@ function render(
   extensions: Record<string, unknown>,
   headers: Readonly<Record<string, string>>,
 ): ProxyProblem {
-  const body = Buffer.from(JSON.stringify(problem(status, code, title, detail, extensions)), 'utf8');
-  return { status, code, headers: { ...headers, 'content-type': PROBLEM_CONTENT_TYPE }, body };
-}
-
-function reasonOf(status: number): string {
-  const reasons: Record<number, string> = {
-    400: 'Bad Request',
-    402: 'Payment Required',
-    403: 'Forbidden',
-    405: 'Method Not Allowed',
-    407: 'Proxy Authentication Required',
-    413: 'Payload Too Large',
-    429: 'Too Many Requests',
-    500: 'Internal Server Error',
-    503: 'Service Unavailable',
-  };
-  return reasons[status] ?? 'Error';
+  const details = problem(status, code, title, detail, extensions);
+  const body = Buffer.from(JSON.stringify(details), 'utf8');
+  return { status, code, instance: details.instance, headers: { ...headers, 'content-type': PROBLEM_CONTENT_TYPE }, body };
 }

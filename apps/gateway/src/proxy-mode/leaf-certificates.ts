@@ -1,0 +1,98 @@
+import { isIP } from 'node:net';
+import { createSecureContext, SecureContext } from 'node:tls';
+import forge from 'node-forge';
+import { TtlLruCache } from '../auth/ttl-lru-cache';
+import { CertificateAuthority, rsaKeyPair, serialNumber } from './certificate-authority';
+
+export interface LeafCertificatesOptions {
+  /** Hosts whose certificate is kept ready (least recently used go first). Default 1,000. */
+  maxEntries?: number;
+  /** Validity of an issued certificate, in days. Default 30 (well under browsers' 398-day cap). */
+  validityDays?: number;
+  now?: () => number;
+}
+
+/**
+ * Per-host server certificates for TLS terminated in proxy mode, signed by the operator's CA on the
+ * first CONNECT to a host and kept in an LRU. All leaves share one key pair made at start: signing
+ * takes milliseconds where a fresh RSA key per host would cost far more, and the key never leaves
+ * the process (mitmproxy does the same). A cached certificate is replaced a day into its life,
+ * long before it expires.
+ */
+export class LeafCertificates {
+  private readonly leafKey = rsaKeyPair();
+  private readonly contexts: TtlLruCache<string, { context: SecureContext; certPem: string }>;
+  private readonly validityDays: number;
+  private readonly now: () => number;
+  private issuedCount = 0;
+
+  constructor(
+    private readonly ca: CertificateAuthority,
+    options: LeafCertificatesOptions = {},
+  ) {
+    this.validityDays = options.validityDays ?? 30;
+    this.now = options.now ?? Date.now;
+    this.contexts = new TtlLruCache({ ttlMs: 86_400_000, maxEntries: options.maxEntries ?? 1_000, now: this.now });
+  }
+
+  /** How many certificates were signed so far (cache misses). */
+  get issued(): number {
+    return this.issuedCount;
+  }
+
+  /** The TLS server context for `host` (a DNS name or an IP literal, IPv6 without brackets). */
+  secureContextFor(host: string): SecureContext {
+    return this.entryFor(host).context;
+  }
+
+  /** The PEM certificate served for `host`. */
+  certificatePemFor(host: string): string {
+    return this.entryFor(host).certPem;
+  }
+
+  private entryFor(host: string): { context: SecureContext; certPem: string } {
+    const name = host.toLowerCase();
+    const cached = this.contexts.get(name);
+    if (cached) return cached;
+    const certPem = this.issue(name);
+    const entry = {
+      certPem,
+      // The chain includes the CA so clients that trust it only as an intermediate still verify.
+      context: createSecureContext({ cert: `${certPem}${this.ca.certPem}`, key: this.leafKey.keyPem }),
+    };
+    this.contexts.set(name, entry);
+    return entry;
+  }
+
+  private issue(host: string): string {
+    const cert = forge.pki.createCertificate();
+    const now = this.now();
+    cert.publicKey = this.leafKey.publicKey;
+    cert.serialNumber = serialNumber();
+    // An hour back for clients whose clock is a little behind ours.
+    cert.validity.notBefore = new Date(now - 3_600_000);
+    const notAfter = Math.min(now + this.validityDays * 86_400_000, this.ca.cert.validity.notAfter.getTime());
+    cert.validity.notAfter = new Date(notAfter);
+    // CN is at most 64 characters (RFC 5280 upper bound); clients match on subjectAltName anyway.
+    cert.setSubject(host.length <= 64 ? [{ name: 'commonName', value: host }] : []);
+    cert.setIssuer(this.ca.cert.subject.attributes);
+    const altName = isIP(host) !== 0 ? { type: 7, ip: host } : { type: 2, value: host };
+    cert.setExtensions([
+      { name: 'basicConstraints', cA: false, critical: true },
+      { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, critical: true },
+      { name: 'extKeyUsage', serverAuth: true },
+      { name: 'subjectAltName', altNames: [altName] },
+      { name: 'subjectKeyIdentifier' },
+      { name: 'authorityKeyIdentifier', keyIdentifier: caKeyIdentifier(this.ca) },
+    ]);
+    cert.sign(this.ca.key, forge.md.sha256.create());
+    this.issuedCount++;
+    return forge.pki.certificateToPem(cert);
+  }
+}
+
+function caKeyIdentifier(ca: CertificateAuthority): string {
+  const ski = ca.cert.getExtension('subjectKeyIdentifier') as { subjectKeyIdentifier?: string } | null;
+  if (ski?.subjectKeyIdentifier) return forge.util.hexToBytes(ski.subjectKeyIdentifier);
+  return ca.cert.generateSubjectKeyIdentifier().getBytes();
+}
