@@ -1,0 +1,244 @@
+import { waitFor } from '@trawl/testing';
+import { answer, gate, GatewayReplicas, startGatewayReplicas, TestWorker } from './fetch-harness';
+
+const TARGET = 'http://shop.test/';
+const q = (params: Record<string, string>) => new URLSearchParams(params).toString();
+
+async function slotsHeld(gw: GatewayReplicas, tenantId: string): Promise<number> {
+  const { rows } = await gw.sql.query(`SELECT count(*)::int AS n FROM fetch_slots WHERE tenant_id = $1 AND lease_until > now()`, [tenantId]);
+  return rows[0].n;
+}
+
+describe('Fetch limits across two gateway replicas', () => {
+  let gw: GatewayReplicas;
+  let worker: TestWorker;
+  let a: string;
+  let b: string;
+
+  beforeAll(async () => {
+    gw = await startGatewayReplicas(2, {
+      CLIENT_ERROR_MIN_REQUESTS: '4',
+      CLIENT_ERROR_RATE_PERCENT: '75',
+      CLIENT_BLOCK_SECONDS: '60',
+    });
+    [a, b] = gw.urls as [string, string];
+    worker = await TestWorker.start(gw.prefix);
+  });
+
+  afterAll(async () => {
+    await worker?.close();
+    await gw?.close();
+  });
+
+  beforeEach(() => {
+    worker.behaviour = async (request) => answer(request, { body: 'ok' });
+  });
+
+  describe('concurrency', () => {
+    it('holds the tenant to its limit across replicas (AUTH006), and frees slots as calls end', async () => {
+      const tenant = await gw.createTenant({ concurrency: 2 });
+      const release = gate();
+      worker.behaviour = async (request) => {
+        await release.wait;
+        return answer(request, { body: 'slow' });
+      };
+      const url = (base: string) => `${base}/v1/?${q({ apikey: tenant.api_key, url: TARGET })}`;
+      const first = fetch(url(a));
+      const second = fetch(url(b));
+      await waitFor(() => worker.inFlight() === 2, { what: 'two requests at the worker' });
+      for (const base of [a, b]) {
+        const refused = await fetch(url(base));
+        expect(refused.status).toBe(429);
+        expect(await refused.json()).toMatchObject({ code: 'AUTH006', status: 429 });
+        expect(refused.headers.get('concurrency-limit')).toBe('2');
+        expect(refused.headers.get('concurrency-remaining')).toBe('0');
+      }
+      release.open();
+      const answers = await Promise.all([first, second]);
+      expect(answers.map((r) => r.status)).toEqual([200, 200]);
+      expect(await slotsHeld(gw, tenant.tenant_id)).toBe(0);
+      worker.behaviour = async (request) => answer(request, { body: 'ok' });
+      const again = await fetch(url(b));
+      expect(again.status).toBe(200);
+      expect(again.headers.get('concurrency-remaining')).toBe('2');
+    });
+
+    it('frees the slots of a crashed replica when their lease passes', async () => {
+      const tenant = await gw.createTenant({ concurrency: 1 });
+      // A replica that died mid-request leaves its slot row behind, lease still running.
+      await gw.sql.query(`INSERT INTO fetch_slots (tenant_id, slot, holder, lease_until) VALUES ($1, 1, 'dead', now() + interval '1 hour')`, [
+        tenant.tenant_id,
+      ]);
+      expect((await fetch(`${a}/v1/?${q({ apikey: tenant.api_key, url: TARGET })}`)).status).toBe(429);
+      await gw.sql.query(`UPDATE fetch_slots SET lease_until = now() - interval '1 second' WHERE tenant_id = $1`, [tenant.tenant_id]);
+      expect((await fetch(`${a}/v1/?${q({ apikey: tenant.api_key, url: TARGET })}`)).status).toBe(200);
+    });
+
+    it('keeps the slot of a request the client cancelled until the worker stopped (CTX0001)', async () => {
+      const tenant = await gw.createTenant({ concurrency: 1 });
+      const finish = gate();
+      let workerSawCancel = false;
+      worker.behaviour = async (request, call) => {
+        await new Promise<void>((resolve) => call.signal.addEventListener('abort', () => resolve(), { once: true }));
+        workerSawCancel = true;
+        await finish.wait;
+        return answer(request, { status: 500, billed_tier: null, error: { code: 'CTX0001', detail: 'cancelled' } });
+      };
+      const client = new AbortController();
+      const abandoned = fetch(`${a}/v1/?${q({ apikey: tenant.api_key, url: TARGET })}`, { signal: client.signal }).catch(
+        (error: Error) => error.name,
+      );
+      await waitFor(() => worker.inFlight() === 1, { what: 'the request at the worker' });
+      client.abort();
+      expect(await abandoned).toBe('AbortError');
+      await waitFor(() => workerSawCancel, { what: 'the worker to be told' });
+      expect(await slotsHeld(gw, tenant.tenant_id)).toBe(1);
+      const meanwhile = await fetch(`${b}/v1/?${q({ apikey: tenant.api_key, url: TARGET })}`);
+      expect((await meanwhile.json()).code).toBe('AUTH006');
+      finish.open();
+      await waitFor(async () => (await slotsHeld(gw, tenant.tenant_id)) === 0, { what: 'the slot to be freed' });
+      const { rows } = await gw.sql.query(`SELECT count(*)::int AS n FROM credit_ledger WHERE tenant_id = $1`, [tenant.tenant_id]);
+      expect(rows[0].n).toBe(0);
+    });
+  });
+
+  describe('rate limit', () => {
+    it('refuses requests over the minute limit with AUTH008 and Retry-After, on any replica', async () => {
+      const tenant = await gw.createTenant({ rate_limit_per_minute: 2 });
+      const url = (base: string) => `${base}/v1/?${q({ apikey: tenant.api_key, url: TARGET })}`;
+      expect((await fetch(url(a))).status).toBe(200);
+      expect((await fetch(url(b))).status).toBe(200);
+      const refused = await fetch(url(a));
+      expect(refused.status).toBe(429);
+      expect((await refused.json()).code).toBe('AUTH008');
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      expect(Number(refused.headers.get('retry-after'))).toBeLessThanOrEqual(60);
+    });
+  });
+
+  describe('client address error rate', () => {
+    it('blocks an address whose answers were mostly errors, on every replica (BLK0001)', async () => {
+      const from = { 'x-forwarded-for': '198.51.100.7' };
+      for (let i = 0; i < 4; i++) {
+        const response = await fetch(`${a}/v1/?${q({ apikey: '0'.repeat(40), url: TARGET })}`, { headers: from });
+        expect(response.status).toBe(401);
+      }
+      const tenant = await gw.createTenant();
+      const blocked = await waitFor(
+        async () => {
+          const response = await fetch(`${b}/v1/?${q({ apikey: tenant.api_key, url: TARGET })}`, { headers: from });
+          return response.status === 403 ? response : undefined;
+        },
+        { what: 'the address to be blocked' },
+      );
+      expect(await blocked.json()).toMatchObject({ code: 'BLK0001', status: 403 });
+      const other = await fetch(`${b}/v1/?${q({ apikey: tenant.api_key, url: TARGET })}`, { headers: { 'x-forwarded-for': '198.51.100.9' } });
+      expect(other.status).toBe(200);
+    });
+
+    it("does not count the target's failures as the client's errors", async () => {
+      const tenant = await gw.createTenant();
+      const address = '198.51.100.8';
+      worker.behaviour = async (request) =>
+        answer(request, { status: 404, billed_tier: 'basic', error: { code: 'RESP002', detail: 'Not found' }, content_type: 'application/problem+json' });
+      for (let i = 0; i < 5; i++) {
+        const response = await fetch(`${a}/v1/?${q({ apikey: tenant.api_key, url: TARGET })}`, { headers: { 'x-forwarded-for': address } });
+        expect(response.status).toBe(404);
+      }
+      const row = await waitFor(
+        async () => {
+          const { rows } = await gw.sql.query(`SELECT requests, errors, blocked_until FROM client_address_health WHERE address = $1`, [address]);
+          return rows[0]?.requests === 5 ? rows[0] : undefined;
+        },
+        { what: 'five answers counted' },
+      );
+      expect(row).toEqual({ requests: 5, errors: 0, blocked_until: null });
+    });
+  });
+});
+
+describe('Fetch answers when the workers fail', () => {
+  let gw: GatewayReplicas;
+  let base: string;
+
+  beforeAll(async () => {
+    gw = await startGatewayReplicas(1, {
+      FETCH_RPC_ACCEPT_TIMEOUT_MS: '300',
+      FETCH_RPC_SILENCE_TIMEOUT_MS: '600',
+      FETCH_RPC_BUSY_RETRIES: '1',
+      FETCH_DEADLINE_MS: '2500',
+      FETCH_DEADLINE_MARGIN_MS: '0',
+    });
+    base = gw.urls[0]!;
+  });
+
+  afterAll(async () => {
+    await gw?.close();
+  });
+
+  it('answers 503 RESP009 with a jittered Retry-After when no worker serves', async () => {
+    const tenant = await gw.createTenant();
+    const response = await fetch(`${base}/v1/?${q({ apikey: tenant.api_key, url: TARGET })}`);
+    expect(response.status).toBe(503);
+    expect(await response.json()).toMatchObject({ code: 'RESP009', detail: expect.stringContaining('retry') });
+    expect(Number(response.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(Number(response.headers.get('retry-after'))).toBeLessThanOrEqual(5);
+    expect(response.headers.get('concurrency-limit')).toBe('5');
+    expect(await slotsHeld(gw, tenant.tenant_id)).toBe(0);
+  });
+
+  it('answers 503 RESP009 when every worker is busy', async () => {
+    const worker = await TestWorker.start(gw.prefix, { capacity: 1 });
+    try {
+      const tenant = await gw.createTenant();
+      const release = gate();
+      worker.behaviour = async (request) => {
+        await release.wait;
+        return answer(request);
+      };
+      const held = fetch(`${base}/v1/?${q({ apikey: tenant.api_key, url: TARGET })}`);
+      await waitFor(() => worker.inFlight() === 1, { what: 'the worker to be full' });
+      const busy = await fetch(`${base}/v1/?${q({ apikey: tenant.api_key, url: TARGET })}`);
+      expect(busy.status).toBe(503);
+      expect((await busy.json()).code).toBe('RESP009');
+      release.open();
+      expect((await held).status).toBe(200);
+    } finally {
+      await worker.close();
+    }
+  });
+
+  it('answers 500 ERR0001 when the worker dies mid-request, and frees the slot', async () => {
+    const worker = await TestWorker.start(gw.prefix);
+    const tenant = await gw.createTenant();
+    worker.behaviour = () => new Promise(() => undefined);
+    const pending = fetch(`${base}/v1/?${q({ apikey: tenant.api_key, url: TARGET })}`);
+    await waitFor(() => worker.requests.length === 1, { what: 'the request at the worker' });
+    // The worker's process dies: its connection goes, and with it the beats.
+    await worker.nc.close();
+    const response = await pending;
+    expect(response.status).toBe(500);
+    expect(await response.json()).toMatchObject({ code: 'ERR0001', detail: expect.stringContaining('retry') });
+    expect(await slotsHeld(gw, tenant.tenant_id)).toBe(0);
+  });
+
+  it('answers 504 CTX0002 when no answer comes by the deadline, and tells the worker', async () => {
+    const worker = await TestWorker.start(gw.prefix);
+    try {
+      const tenant = await gw.createTenant();
+      let told = false;
+      worker.behaviour = async (request, call) => {
+        await new Promise<void>((resolve) => call.signal.addEventListener('abort', () => resolve(), { once: true }));
+        told = true;
+        return answer(request, { status: 504, billed_tier: null, error: { code: 'CTX0002', detail: 'late' } });
+      };
+      const response = await fetch(`${base}/v1/?${q({ apikey: tenant.api_key, url: TARGET })}`);
+      expect(response.status).toBe(504);
+      expect((await response.json()).code).toBe('CTX0002');
+      expect(told).toBe(true);
+      expect(await slotsHeld(gw, tenant.tenant_id)).toBe(0);
+    } finally {
+      await worker.close();
+    }
+  });
+});
