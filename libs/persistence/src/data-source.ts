@@ -1,9 +1,10 @@
 import { DataSource } from 'typeorm';
 import { Init1763798400000 } from './migrations/1763798400000-init';
 import { FetchAccounts1763884800000 } from './migrations/1763884800000-fetch-accounts';
+import { Webhooks1764000000010 } from './migrations/1764000000010-webhooks';
 
 /** Every migration, in order. Migrations run by `make migrate` (and a Helm pre-upgrade Job), never at pod start. */
-export const MIGRATIONS = [Init1763798400000, FetchAccounts1763884800000];
+export const MIGRATIONS = [Init1763798400000, FetchAccounts1763884800000, Webhooks1764000000010];
 
 export interface DataSourceOptions {
   url: string;

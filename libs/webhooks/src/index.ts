@@ -1,0 +1,6 @@
+export * from './secret-box';
+export * from './signature';
+export * from './retry-schedule';
+export * from './webhook-body';
+export * from './webhook-outbox';
+export * from './delivery-client';

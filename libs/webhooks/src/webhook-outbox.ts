@@ -1,0 +1,23 @@
+import { randomUUID } from 'node:crypto';
+import { MessagingTopology, runWebhookEventSubject, runWebhookEventV1, RunWebhookEventV1 } from '@trawl/contracts';
+import type { Sql } from '@trawl/persistence';
+
+/** A run event as its writer knows it; `v` is added and `event_id` chosen here when left out. */
+export type RunWebhookEventInput = Omit<RunWebhookEventV1, 'v' | 'event_id'> & { event_id?: string };
+
+/**
+ * Writes a run's webhook event to the outbox, in the caller's transaction (the one that ends the
+ * run), so the event exists exactly when the run end does. The outbox relay publishes it to the
+ * events stream and the webhook dispatcher delivers it. Returns the event id (the
+ * `X-Service-Event-Id` of every attempt).
+ *
+ * @throws ZodError when the event does not match `runWebhookEventV1` (a programming error).
+ */
+export async function enqueueWebhookEvent(sql: Sql, topology: MessagingTopology, event: RunWebhookEventInput): Promise<string> {
+  const message = runWebhookEventV1.parse({ ...event, v: 1, event_id: event.event_id ?? randomUUID() });
+  await sql.query(`INSERT INTO outbox (subject, payload) VALUES ($1, $2)`, [
+    runWebhookEventSubject(topology, message.event_type),
+    JSON.stringify(message),
+  ]);
+  return message.event_id;
+}
