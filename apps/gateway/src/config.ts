@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { baseConfigSchema, envInt, loadConfig } from '@trawl/config';
+import { baseConfigSchema, envBool, envInt, loadConfig } from '@trawl/config';
 import { Secret } from './secret';
+import { webhooksConfigShape } from './webhooks/webhooks.config';
 
 /** The gateway's environment: the base variables every service reads, plus the public API's own. */
 export const gatewayConfigSchema = baseConfigSchema.extend({
@@ -65,8 +66,28 @@ export const gatewayConfigSchema = baseConfigSchema.extend({
   CLIENT_ERROR_RATE_PERCENT: envInt(80, 1, 100),
   /** How long a blocked address stays blocked (`BLK0001`), in seconds. Default 600. */
   CLIENT_BLOCK_SECONDS: envInt(600, 1, 86_400 * 30),
+  /** Proxy mode (spec-extract-fetch §5.3): the Fetch API as an HTTP forward proxy. Default true. */
+  PROXY_MODE_ENABLED: envBool(true),
+  /** Port of proxy mode, on `HTTP_HOST`. Default 8001 (the port clients are told); 0 = ephemeral. */
+  PROXY_MODE_PORT: envInt(8001, 0, 65_535),
+  /**
+   * CA certificate that signs proxy mode's per-host certificates for HTTPS through CONNECT: PEM text
+   * or the path of a PEM file. With `PROXY_MODE_CA_KEY`; when both are unset, a CA made at boot
+   * (only clients that skip certificate checks accept it).
+   */
+  PROXY_MODE_CA_CERT: z.string().min(1).optional(),
+  /** Private key (RSA, unencrypted PEM, text or file path) of `PROXY_MODE_CA_CERT`. A {@link Secret}. */
+  PROXY_MODE_CA_KEY: z
+    .string()
+    .min(1)
+    .optional()
+    .transform((value) => (value === undefined ? undefined : new Secret(value))),
+  /** Hosts whose proxy mode certificate is kept ready in memory. Default 1,000. */
+  PROXY_MODE_CERT_CACHE_SIZE: envInt(1_000, 1, 1_000_000),
   /** OTLP/HTTP traces endpoint; spans are made but not exported when unset. */
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.string().url().optional(),
+  /** `SECRETS_KEY` (seals webhook signing secrets) and `WEBHOOK_ATTEMPT_TIMEOUT_MS`: see webhooks.config.ts. */
+  ...webhooksConfigShape,
 });
 
 export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;

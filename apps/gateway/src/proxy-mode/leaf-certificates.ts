@@ -9,6 +9,8 @@ export interface LeafCertificatesOptions {
   maxEntries?: number;
   /** Validity of an issued certificate, in days. Default 30 (well under browsers' 398-day cap). */
   validityDays?: number;
+  /** Called after each certificate signed (a cache miss), e.g. for a metric. */
+  onIssued?: () => void;
   now?: () => number;
 }
 
@@ -28,7 +30,7 @@ export class LeafCertificates {
 
   constructor(
     private readonly ca: CertificateAuthority,
-    options: LeafCertificatesOptions = {},
+    private readonly options: LeafCertificatesOptions = {},
   ) {
     this.validityDays = options.validityDays ?? 30;
     this.now = options.now ?? Date.now;
@@ -87,6 +89,7 @@ export class LeafCertificates {
     ]);
     cert.sign(this.ca.key, forge.md.sha256.create());
     this.issuedCount++;
+    this.options.onIssued?.();
     return forge.pki.certificateToPem(cert);
   }
 }
