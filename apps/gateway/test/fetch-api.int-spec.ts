@@ -1,5 +1,5 @@
 import { waitFor } from '@trawl/testing';
-import { answer, gate, GatewayReplicas, startGatewayReplicas, TestWorker } from './fetch-harness';
+import { answer, gate, GatewayReplicas, json, startGatewayReplicas, TestWorker } from './fetch-harness';
 
 const TARGET = 'http://shop.test/products?page=2';
 const q = (params: Record<string, string>) => new URLSearchParams(params).toString();
@@ -93,7 +93,7 @@ describe('Fetch API (gateway, with a test worker on NATS)', () => {
         });
       const response = await fetch(`${base}/v1/?${q({ apikey: tenant.api_key, url: TARGET })}`);
       expect(response.status).toBe(422);
-      expect(await response.json()).toEqual(problem);
+      expect(await json(response)).toEqual(problem);
       expect(response.headers.get('x-request-credits')).toBe('0');
       expect(response.headers.get('x-request-cost')).toBe('0');
       expect(response.headers.get('concurrency-limit')).toBe('5');
@@ -157,7 +157,7 @@ describe('Fetch API (gateway, with a test worker on NATS)', () => {
       const response = await fetch(`${base}/v1/?${q({ apikey: tenant.api_key, url: TARGET })}`, { method: 'DELETE' });
       expect(response.status).toBe(405);
       expect(response.headers.get('allow')).toBe('GET, POST, PUT');
-      expect(await response.json()).toMatchObject({ code: 'REQS005', status: 405 });
+      expect(await json(response)).toMatchObject({ code: 'REQS005', status: 405 });
       expect(worker.requests).toHaveLength(0);
     });
 
@@ -173,7 +173,7 @@ describe('Fetch API (gateway, with a test worker on NATS)', () => {
       const response = await fetch(`${base}/v1/?${q({ apikey: tenant.api_key, url: TARGET, ...params })}`);
       expect(response.status).toBe(status);
       expect(response.headers.get('content-type')).toContain('application/problem+json');
-      const body = await response.json();
+      const body = await json(response);
       expect(body).toEqual({
         type: expect.stringContaining(code),
         title: expect.any(String),
@@ -194,10 +194,10 @@ describe('Fetch API (gateway, with a test worker on NATS)', () => {
     it('refuses a missing or unknown key with AUTH001/AUTH003 and a request id', async () => {
       const missing = await fetch(`${base}/v1/?${q({ url: TARGET })}`);
       expect(missing.status).toBe(401);
-      expect((await missing.json()).code).toBe('AUTH001');
+      expect((await json(missing)).code).toBe('AUTH001');
       expect(missing.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
       const unknown = await fetch(`${base}/v1/?${q({ url: TARGET, apikey: '0'.repeat(40) })}`);
-      expect((await unknown.json()).code).toBe('AUTH003');
+      expect((await json(unknown)).code).toBe('AUTH003');
     });
   });
 
@@ -215,7 +215,7 @@ describe('Fetch API (gateway, with a test worker on NATS)', () => {
       const tenant = await gw.createTenant(fields);
       const response = await fetch(`${base}/v1/?${q({ apikey: tenant.api_key, url: TARGET, ...params })}`);
       expect(response.status).toBe(status);
-      expect((await response.json()).code).toBe(code);
+      expect((await json(response)).code).toBe(code);
       expect(worker.requests).toHaveLength(0);
     });
 
@@ -225,9 +225,9 @@ describe('Fetch API (gateway, with a test worker on NATS)', () => {
       expect(ok.status).toBe(200);
       const patched = await gw.patchTenant(tenant.tenant_id, { api_key_expires_at: new Date(Date.now() - 1000).toISOString(), credits: 7 });
       expect(patched.status).toBe(200);
-      expect(await patched.json()).toMatchObject({ credits: 7, credits_used: 1, credits_left: 6 });
+      expect(await json(patched)).toMatchObject({ credits: 7, credits_used: 1, credits_left: 6 });
       const expired = await fetch(`${base}/v1/?${q({ apikey: tenant.api_key, url: TARGET })}`);
-      expect((await expired.json()).code).toBe('AUTH005');
+      expect((await json(expired)).code).toBe('AUTH005');
       expect((await gw.patchTenant('00000000-0000-4000-8000-000000000000', { credits: 1 })).status).toBe(404);
       expect((await gw.patchTenant(tenant.tenant_id, { plan: 'gold' })).status).toBe(400);
     });
@@ -239,7 +239,7 @@ describe('Fetch API (gateway, with a test worker on NATS)', () => {
       await fetch(`${base}/v1/?${q({ apikey: tenant.api_key, url: TARGET })}`);
       expect(worker.requests[0]!.captcha_solver).toEqual({ endpoint: 'http://solver.test/', key: 'solver-secret-1' });
       const removed = await gw.patchTenant(tenant.tenant_id, { captcha_solver: null });
-      expect((await removed.json()).captcha_solver).toBeNull();
+      expect((await json(removed)).captcha_solver).toBeNull();
     });
 
     it('refuses to start a crawl without the product or credits, and still lists crawls', async () => {
@@ -250,9 +250,9 @@ describe('Fetch API (gateway, with a test worker on NATS)', () => {
           headers: { 'x-api-key': key, 'content-type': 'application/json' },
           body: JSON.stringify({ url: 'http://shop.test/' }),
         });
-      expect((await (await start(noCrawl.api_key)).json()).code).toBe('AUTH012');
+      expect((await json(await start(noCrawl.api_key))).code).toBe('AUTH012');
       const broke = await gw.createTenant({ credits: 0 });
-      expect((await (await start(broke.api_key)).json()).code).toBe('AUTH004');
+      expect((await json(await start(broke.api_key))).code).toBe('AUTH004');
       const list = await fetch(`${base}/v1/crawls`, { headers: { 'x-api-key': broke.api_key } });
       expect(list.status).toBe(200);
     });
@@ -270,10 +270,10 @@ describe('Fetch API (gateway, with a test worker on NATS)', () => {
       await waitFor(() => worker.inFlight() === 1, { what: 'the request to reach the worker' });
       const during = await fetch(`${base}/v1/subscriptions/self/details`, { headers: { 'x-api-key': tenant.api_key } });
       expect(during.status).toBe(200);
-      expect(await during.json()).toMatchObject({ concurrency_limit: 1, concurrency_in_use: 1, concurrency_remaining: 0 });
+      expect(await json(during)).toMatchObject({ concurrency_limit: 1, concurrency_in_use: 1, concurrency_remaining: 0 });
       release.open();
       expect((await inFlight).status).toBe(200);
-      const after = await (await fetch(`${base}/v1/subscriptions/self/details`, { headers: { 'x-api-key': tenant.api_key } })).json();
+      const after = await json(await fetch(`${base}/v1/subscriptions/self/details`, { headers: { 'x-api-key': tenant.api_key } }));
       expect(after).toEqual({
         usage_percent: 12.5,
         period_started_at: expect.any(String),
@@ -298,7 +298,7 @@ describe('Fetch API (gateway, with a test worker on NATS)', () => {
       await fetch(`${base}/v1/?${q({ apikey: tenant.api_key, url: TARGET })}`);
       const ended = new Date(Date.now() - 86_400_000);
       await gw.patchTenant(tenant.tenant_id, { period_ends_at: ended.toISOString() });
-      const details = await (await fetch(`${base}/v1/subscriptions/self/details`, { headers: { 'x-api-key': tenant.api_key } })).json();
+      const details = await json(await fetch(`${base}/v1/subscriptions/self/details`, { headers: { 'x-api-key': tenant.api_key } }));
       expect(details.credits_used).toBe(0);
       expect(Date.parse(details.period_started_at)).toBe(ended.getTime());
       expect(Date.parse(details.period_ends_at)).toBe(ended.getTime() + 30 * 86_400_000);

@@ -140,3 +140,8 @@ export function gate(): { wait: Promise<void>; open: () => void } {
   const wait = new Promise<void>((resolve) => (open = resolve));
   return { wait, open };
 }
+
+/** A response's JSON body, loosely typed for assertions. */
+export async function json(response: Response): Promise<any> {
+  return response.json();
+}

@@ -1,5 +1,5 @@
 import { waitFor } from '@trawl/testing';
-import { answer, gate, GatewayReplicas, startGatewayReplicas, TestWorker } from './fetch-harness';
+import { answer, gate, GatewayReplicas, json, startGatewayReplicas, TestWorker } from './fetch-harness';
 
 const TARGET = 'http://shop.test/';
 const q = (params: Record<string, string>) => new URLSearchParams(params).toString();
@@ -49,7 +49,7 @@ describe('Fetch limits across two gateway replicas', () => {
       for (const base of [a, b]) {
         const refused = await fetch(url(base));
         expect(refused.status).toBe(429);
-        expect(await refused.json()).toMatchObject({ code: 'AUTH006', status: 429 });
+        expect(await json(refused)).toMatchObject({ code: 'AUTH006', status: 429 });
         expect(refused.headers.get('concurrency-limit')).toBe('2');
         expect(refused.headers.get('concurrency-remaining')).toBe('0');
       }
@@ -94,7 +94,7 @@ describe('Fetch limits across two gateway replicas', () => {
       await waitFor(() => workerSawCancel, { what: 'the worker to be told' });
       expect(await slotsHeld(gw, tenant.tenant_id)).toBe(1);
       const meanwhile = await fetch(`${b}/v1/?${q({ apikey: tenant.api_key, url: TARGET })}`);
-      expect((await meanwhile.json()).code).toBe('AUTH006');
+      expect((await json(meanwhile)).code).toBe('AUTH006');
       finish.open();
       await waitFor(async () => (await slotsHeld(gw, tenant.tenant_id)) === 0, { what: 'the slot to be freed' });
       const { rows } = await gw.sql.query(`SELECT count(*)::int AS n FROM credit_ledger WHERE tenant_id = $1`, [tenant.tenant_id]);
@@ -110,7 +110,7 @@ describe('Fetch limits across two gateway replicas', () => {
       expect((await fetch(url(b))).status).toBe(200);
       const refused = await fetch(url(a));
       expect(refused.status).toBe(429);
-      expect((await refused.json()).code).toBe('AUTH008');
+      expect((await json(refused)).code).toBe('AUTH008');
       expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
       expect(Number(refused.headers.get('retry-after'))).toBeLessThanOrEqual(60);
     });
@@ -131,7 +131,7 @@ describe('Fetch limits across two gateway replicas', () => {
         },
         { what: 'the address to be blocked' },
       );
-      expect(await blocked.json()).toMatchObject({ code: 'BLK0001', status: 403 });
+      expect(await json(blocked)).toMatchObject({ code: 'BLK0001', status: 403 });
       const other = await fetch(`${b}/v1/?${q({ apikey: tenant.api_key, url: TARGET })}`, { headers: { 'x-forwarded-for': '198.51.100.9' } });
       expect(other.status).toBe(200);
     });
@@ -180,7 +180,7 @@ describe('Fetch answers when the workers fail', () => {
     const tenant = await gw.createTenant();
     const response = await fetch(`${base}/v1/?${q({ apikey: tenant.api_key, url: TARGET })}`);
     expect(response.status).toBe(503);
-    expect(await response.json()).toMatchObject({ code: 'RESP009', detail: expect.stringContaining('retry') });
+    expect(await json(response)).toMatchObject({ code: 'RESP009', detail: expect.stringContaining('retry') });
     expect(Number(response.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     expect(Number(response.headers.get('retry-after'))).toBeLessThanOrEqual(5);
     expect(response.headers.get('concurrency-limit')).toBe('5');
@@ -200,7 +200,7 @@ describe('Fetch answers when the workers fail', () => {
       await waitFor(() => worker.inFlight() === 1, { what: 'the worker to be full' });
       const busy = await fetch(`${base}/v1/?${q({ apikey: tenant.api_key, url: TARGET })}`);
       expect(busy.status).toBe(503);
-      expect((await busy.json()).code).toBe('RESP009');
+      expect((await json(busy)).code).toBe('RESP009');
       release.open();
       expect((await held).status).toBe(200);
     } finally {
@@ -218,7 +218,7 @@ describe('Fetch answers when the workers fail', () => {
     await worker.nc.close();
     const response = await pending;
     expect(response.status).toBe(500);
-    expect(await response.json()).toMatchObject({ code: 'ERR0001', detail: expect.stringContaining('retry') });
+    expect(await json(response)).toMatchObject({ code: 'ERR0001', detail: expect.stringContaining('retry') });
     expect(await slotsHeld(gw, tenant.tenant_id)).toBe(0);
   });
 
@@ -234,7 +234,7 @@ describe('Fetch answers when the workers fail', () => {
       };
       const response = await fetch(`${base}/v1/?${q({ apikey: tenant.api_key, url: TARGET })}`);
       expect(response.status).toBe(504);
-      expect((await response.json()).code).toBe('CTX0002');
+      expect((await json(response)).code).toBe('CTX0002');
       expect(told).toBe(true);
       expect(await slotsHeld(gw, tenant.tenant_id)).toBe(0);
     } finally {
