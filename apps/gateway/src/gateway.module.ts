@@ -11,6 +11,7 @@ import { FetchModule } from './fetch/fetch.module';
 import { GATEWAY_CONFIG, LOGGER, MESSAGING } from './gateway.tokens';
 import { TenantsModule } from './tenants/tenants.module';
 import { UsageModule } from './usage/usage.module';
+import { WebhooksModule } from './webhooks/webhooks.module';
 
 /** What the gateway holds open for its lifetime; opened by `openGatewayResources`. */
 export interface GatewayResources {
@@ -77,6 +78,7 @@ export class GatewayModule {
         CrawlsModule,
         FetchModule,
         UsageModule,
+        WebhooksModule,
       ],
     };
   }

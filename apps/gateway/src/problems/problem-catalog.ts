@@ -6,6 +6,7 @@ import { LimitErrorCode } from '../limits/limits.errors';
 import { AccountErrorCode } from '../tenants/account.errors';
 import { TenantErrorCode } from '../tenants/tenants.errors';
 import { RequestErrorCode } from './request.errors';
+import { WebhookErrorCode } from '../webhooks/webhooks.errors';
 
 /** Every code an `ApiError` can carry. Enum values are unique across the enums (a spec test checks). */
 export type ApiErrorCode =
@@ -16,7 +17,8 @@ export type ApiErrorCode =
   | FetchErrorCode
   | LimitErrorCode
   | AccountErrorCode
-  | TenantErrorCode;
+  | TenantErrorCode
+  | WebhookErrorCode;
 
 /** How one error code is served: status, wire `code`, `title`, and headers that go with it. */
 export interface ProblemKind {
@@ -120,6 +122,16 @@ export function problemKind(code: ApiErrorCode): ProblemKind {
       return { status: 402, code, title: 'Product not allowed' };
     case TenantErrorCode.TenantNotFound:
       return { status: 404, code, title: 'Tenant not found' };
+    case WebhookErrorCode.CallbackUrlMustBeHttps:
+      return { status: 400, code, title: 'Webhook URL must be https' };
+    case WebhookErrorCode.SigningRequiresActiveKey:
+      return { status: 400, code, title: 'Webhook signing requires an active key' };
+    case WebhookErrorCode.NoKeyRotationInProgress:
+      return { status: 409, code, title: 'No key rotation in progress' };
+    case WebhookErrorCode.SigningUnavailable:
+      return { status: 503, code, title: 'Webhook signing unavailable', publicDetail: true };
+    case WebhookErrorCode.InvalidDeliveriesCursor:
+      return { status: 400, code: 'invalid_cursor', title: 'Invalid cursor' };
     default:
       return unreachable(code);
   }
@@ -139,4 +151,5 @@ export const API_ERROR_CODE_ENUMS = [
   LimitErrorCode,
   AccountErrorCode,
   TenantErrorCode,
+  WebhookErrorCode,
 ] as const;

@@ -1,0 +1,89 @@
+import { Injectable } from '@nestjs/common';
+import { Database } from '@trawl/persistence';
+
+export interface DeliveryAttemptRecord {
+  attempt: number;
+  at: string;
+  status_code: number | null;
+  error: string | null;
+  elapsed_ms: number;
+}
+
+export interface DeliveryRecord {
+  id: string;
+  eventId: string;
+  eventType: string;
+  runId: string;
+  url: string;
+  signed: boolean;
+  status: 'pending' | 'delivered' | 'failed';
+  nextAttemptAt: Date | null;
+  createdAt: Date;
+  /** `created_at` in microseconds since the epoch (exact, for the cursor). */
+  createdAtMicros: string;
+  finishedAt: Date | null;
+  attempts: DeliveryAttemptRecord[];
+}
+
+/** Position in a job's delivery log (newest first): the last delivery returned. */
+export interface DeliveriesPosition {
+  createdAtMicros: string;
+  id: string;
+}
+
+interface Row {
+  id: string;
+  event_id: string;
+  event_type: string;
+  run_id: string;
+  url: string;
+  signed: boolean;
+  status: DeliveryRecord['status'];
+  next_attempt_at: Date | null;
+  created_at: Date;
+  created_micros: string;
+  finished_at: Date | null;
+  attempt_log: DeliveryAttemptRecord[];
+}
+
+/** Reads a tenant's webhook delivery log; the dispatcher writes it. */
+@Injectable()
+export class WebhookDeliveriesRepository {
+  constructor(private readonly db: Database) {}
+
+  /** One page of a job's deliveries, newest first, each with every attempt in order. */
+  async page(tenantId: string, jobId: string, after: DeliveriesPosition | undefined, limit: number): Promise<DeliveryRecord[]> {
+    const params: unknown[] = [tenantId, jobId, limit];
+    let keyset = '';
+    if (after) {
+      params.push(after.createdAtMicros, after.id);
+      keyset = `AND (d.created_at, d.id) < (timestamptz 'epoch' + $4::bigint * interval '1 microsecond', $5::uuid)`;
+    }
+    const rows = await this.db.query<Row>(
+      `SELECT d.id, d.event_id, d.event_type, d.run_id, d.url, d.signed, d.status, d.next_attempt_at, d.created_at,
+              d.finished_at, (extract(epoch FROM d.created_at) * 1000000)::bigint::text AS created_micros,
+              COALESCE((SELECT json_agg(json_build_object('attempt', a.attempt, 'at', a.at, 'status_code', a.status_code,
+                                                          'error', a.error, 'elapsed_ms', a.elapsed_ms) ORDER BY a.attempt)
+                          FROM webhook_delivery_attempts a WHERE a.delivery_id = d.id), '[]'::json) AS attempt_log
+         FROM webhook_deliveries d
+        WHERE d.tenant_id = $1 AND d.job_id = $2 ${keyset}
+        ORDER BY d.created_at DESC, d.id DESC
+        LIMIT $3`,
+      params,
+    );
+    return rows.map((row) => ({
+      id: row.id,
+      eventId: row.event_id,
+      eventType: row.event_type,
+      runId: row.run_id,
+      url: row.url,
+      signed: row.signed,
+      status: row.status,
+      nextAttemptAt: row.next_attempt_at,
+      createdAt: row.created_at,
+      createdAtMicros: row.created_micros,
+      finishedAt: row.finished_at,
+      attempts: row.attempt_log,
+    }));
+  }
+}

@@ -1,0 +1,21 @@
+import { ApiError } from '../problems/api-error';
+
+/** Refusals of the webhook and signing-key endpoints (spec-batch-api §5, §7). */
+export enum WebhookErrorCode {
+  /** The webhook URL is not `https` (also an unparsable URL). */
+  CallbackUrlMustBeHttps = 'callback_url_must_be_https',
+  /** `signature: true` while the account has no active signing key. */
+  SigningRequiresActiveKey = 'webhook_signing_requires_active_key',
+  /** `POST /hmac/keys/rotate/finalize` with no candidate staged. */
+  NoKeyRotationInProgress = 'no_key_rotation_in_progress',
+  /** The operator has not configured `SECRETS_KEY`, so no secret can be sealed or opened. */
+  SigningUnavailable = 'signing_unavailable',
+  /** A deliveries cursor that is not one this endpoint issued for this job. */
+  InvalidDeliveriesCursor = 'webhook_deliveries_invalid_cursor',
+}
+
+export class WebhookError extends ApiError {
+  constructor(override readonly code: WebhookErrorCode, detail: string) {
+    super(code, detail);
+  }
+}
