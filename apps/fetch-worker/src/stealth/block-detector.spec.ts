@@ -1,0 +1,79 @@
+import { BlockDetector, type ObservedPage } from './block-detector';
+
+const ARTICLE = `<p>${'A real article with enough words to read. '.repeat(10)}</p>`;
+
+function html(body: string, title = 'Shop'): string {
+  return `<!doctype html><html><head><title>${title}</title></head><body>${body}</body></html>`;
+}
+
+function page(overrides: Partial<ObservedPage>): ObservedPage {
+  return { status: 200, contentType: 'text/html; charset=utf-8', html: html(ARTICLE), rendered: false, ...overrides };
+}
+
+describe(BlockDetector.name, () => {
+  const detector = new BlockDetector();
+
+  describe('reason', () => {
+    it('passes an ordinary page, rendered or not', () => {
+      expect(detector.reason(page({}))).toBeUndefined();
+      expect(detector.reason(page({ rendered: true }))).toBeUndefined();
+      expect(detector.isBlocked(page({}))).toBe(false);
+    });
+
+    it.each([401, 403, 429, 503])('blocks status %i whatever the body', (status) => {
+      expect(detector.reason(page({ status }))).toBe('status');
+    });
+
+    it.each([404, 410, 500, 502])('does not call status %i a block (not an anti-bot answer)', (status) => {
+      expect(detector.reason(page({ status }))).toBeUndefined();
+    });
+
+    it.each([
+      ['Cloudflare "Just a moment"', html('<div id="challenge"></div>', 'Just a moment...')],
+      ['Cloudflare "Attention Required"', html(ARTICLE, 'Attention Required! | Cloudflare')],
+      ['a challenge-platform script', html(`${ARTICLE}<script src="/cdn-cgi/challenge-platform/h/b/orchestrate/jsch/v1"></script>`)],
+      ['DataDome', html(`<script src="https://ct.captcha-delivery.com/c.js"></script>${ARTICLE}`)],
+      ['an Akamai "Access Denied"', html('<h1>Access Denied</h1><p>Reference #18.1</p>', 'Access Denied')],
+      ['a thin page with a reCAPTCHA', html('<form><div class="g-recaptcha" data-sitekey="k"></div></form>')],
+      ['a thin page with Turnstile', html('<div class="cf-turnstile"></div><p>One more step</p>')],
+    ])('blocks %s with status 200', (_what, body) => {
+      expect(detector.reason(page({ html: body }))).toBe('challenge');
+    });
+
+    it('keeps a long page whose contact form carries a reCAPTCHA', () => {
+      const body = html(`${ARTICLE}<form><div class="g-recaptcha" data-sitekey="k"></div></form>`);
+      expect(detector.reason(page({ html: body }))).toBeUndefined();
+    });
+
+    it.each([
+      ['a <noscript> notice', '<noscript>You need to enable JavaScript</noscript><script src="/app.js"></script>'],
+      ['an empty React root', '<div id="root"></div><script src="/static/js/main.js"></script>'],
+      ['an empty Next.js root', '<div id="__next">  </div><script>self.__next_f=[]</script>'],
+      ['an Angular root', '<app-root></app-root><script src="main.js"></script>'],
+    ])('says a non-rendered page with %s needs JavaScript', (_what, body) => {
+      expect(detector.reason(page({ html: html(body) }))).toBe('needs_javascript');
+    });
+
+    it('never says a rendered page needs JavaScript (rendering already happened)', () => {
+      const body = html('<div id="root"></div><noscript>Enable JavaScript</noscript><script src="/app.js"></script>');
+      expect(detector.reason(page({ html: body, rendered: true }))).toBeUndefined();
+    });
+
+    it('keeps a short page without scripts, and a JS app whose root has content', () => {
+      expect(detector.reason(page({ html: html('<p>Coming soon.</p>') }))).toBeUndefined();
+      const rendered = html(`<div id="root">${ARTICLE}</div><noscript>Enable JavaScript</noscript><script src="/a.js"></script>`);
+      expect(detector.reason(page({ html: rendered }))).toBeUndefined();
+    });
+
+    it('does not inspect bodies that are not HTML', () => {
+      expect(detector.reason(page({ contentType: 'application/json', html: '{"captcha":"Just a moment"}' }))).toBeUndefined();
+      expect(detector.reason(page({ contentType: 'text/plain', html: '<title>Just a moment...</title>' }))).toBeUndefined();
+    });
+
+    it('counts visible text against thinTextChars', () => {
+      const body = html('<p>0123456789</p><div class="g-recaptcha"></div>');
+      expect(new BlockDetector({ thinTextChars: 11 }).reason(page({ html: body }))).toBe('challenge');
+      expect(new BlockDetector({ thinTextChars: 10 }).reason(page({ html: body }))).toBeUndefined();
+    });
+  });
+});

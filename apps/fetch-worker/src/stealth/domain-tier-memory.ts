@@ -1,0 +1,55 @@
+import type { JetStreamClient } from '@nats-io/jetstream';
+import { Kvm, type KV } from '@nats-io/kv';
+import { isFetchTier, type FetchTier } from './tiers';
+
+/** Default life of a remembered tier: 6 hours (`STEALTH_TIER_TTL_MS`). */
+export const DEFAULT_TIER_MEMORY_TTL_MS = 6 * 60 * 60_000;
+
+/** Which tier last worked for a domain, shared by every worker. */
+export interface DomainTierMemory {
+  /** The tier remembered for `domain` (a registrable domain, see `stealthDomainOf`); undefined when none. */
+  recall(domain: string): Promise<FetchTier | undefined>;
+  /** Remembers `tier` for `domain`, for the memory's TTL from now. */
+  remember(domain: string, tier: FetchTier): Promise<void>;
+}
+
+// KV keys allow [-/_=.a-zA-Z0-9]; a domain is such a string unless it is an IPv6 literal or odd.
+const PLAIN_KEY = /^[a-z0-9._-]+$/;
+
+/**
+ * Domain tiers in a NATS KV bucket whose `max_age` is the memory's TTL: an entry lives TTL from
+ * its last write, and `AdaptiveFetcher` writes only when the tier changes, so a domain is probed
+ * from the cheapest tier again at most once per TTL.
+ */
+export class NatsDomainTierMemory implements DomainTierMemory {
+  private constructor(private readonly kv: KV) {}
+
+  /**
+   * Opens (creating if absent) bucket `bucket`.
+   *
+   * @param ttlMs life of an entry from its last write, in ms. Default: {@link DEFAULT_TIER_MEMORY_TTL_MS}
+   *   (6 h). An existing bucket keeps its own max_age.
+   */
+  static async open(js: JetStreamClient, bucket: string, ttlMs = DEFAULT_TIER_MEMORY_TTL_MS): Promise<NatsDomainTierMemory> {
+    return new NatsDomainTierMemory(await new Kvm(js).create(bucket, { ttl: ttlMs, history: 1 }));
+  }
+
+  async recall(domain: string): Promise<FetchTier | undefined> {
+    const entry = await this.kv.get(keyOf(domain));
+    if (!entry || entry.operation !== 'PUT') return undefined;
+    const tier = entry.string();
+    // A value another version wrote that this one does not know is no memory at all.
+    return isFetchTier(tier) ? tier : undefined;
+  }
+
+  async remember(domain: string, tier: FetchTier): Promise<void> {
+    await this.kv.put(keyOf(domain), tier);
+  }
+}
+
+function keyOf(domain: string): string {
+  const lower = domain.toLowerCase();
+  return PLAIN_KEY.test(lower) && !lower.startsWith('.') && !lower.endsWith('.')
+    ? lower
+    : `x.${Buffer.from(lower).toString('base64url')}`;
+}
