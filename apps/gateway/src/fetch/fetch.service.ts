@@ -112,28 +112,34 @@ export class FetchService {
     const held = await this.limits.acquireSlot(tenantId, account.concurrency);
     this.metrics.slotsInUse.inc();
     call.usage.concurrency(account.concurrency, held.inUse);
+    const release = async () => {
+      // The call has settled: the worker is done with the request (or was lost), so is its slot.
+      // Freed before the answer leaves, so that the caller's next request finds it free.
+      this.metrics.slotsInUse.dec();
+      await this.limits.release(held.lease).catch((error: unknown) =>
+        // Its lease frees it in time.
+        this.logger.warn({ err: error, request_id: call.usage.requestId }, 'could not release a concurrency slot'),
+      );
+      call.usage.concurrency(account.concurrency, held.inUse - 1);
+    };
     let reply: FetchReplyV1;
     let body: Buffer;
     try {
       ({ reply, body } = await this.callWorker(call, query, account.captchaSolver));
-    } finally {
-      // The call has settled: the worker is done with the request (or was lost), so is its slot.
-      this.metrics.slotsInUse.dec();
-      await this.limits.release(held.lease).catch((error: unknown) =>
-        // The lease frees it in time; the caller's answer does not wait for that.
-        this.logger.warn({ err: error, request_id: call.usage.requestId }, 'could not release a concurrency slot'),
-      );
-      call.usage.concurrency(account.concurrency, held.inUse - 1);
+    } catch (error) {
+      await release();
+      throw error;
     }
 
-    const credits = reply.billed_tier === null ? 0 : (creditsOfTier(reply.billed_tier) ?? 0);
-    if (credits > 0 && reply.billed_tier !== null) {
-      await this.db.transaction((sql) =>
-        recordCharges(sql, [
-          { tenantId, credits, product: 'fetch', tier: reply.billed_tier as string, ref: `fetch:${call.usage.requestId}` },
-        ]),
-      );
-    }
+    const billedTier = reply.billed_tier;
+    const credits = billedTier === null ? 0 : (creditsOfTier(billedTier) ?? 0);
+    await Promise.all([
+      release(),
+      // One statement (ledger row and running total together): no transaction round trips.
+      credits > 0 && billedTier !== null
+        ? recordCharges(this.db, [{ tenantId, credits, product: 'fetch', tier: billedTier, ref: `fetch:${call.usage.requestId}` }])
+        : undefined,
+    ]);
     call.usage.billed(credits);
     this.metrics.answered(reply.error?.code ?? 'OK', reply.billed_tier, secondsSince(started));
     return { status: reply.status, contentType: reply.content_type, headers: targetAnswerHeaders(reply.headers), body };

@@ -17,6 +17,8 @@ const NEVER_FORWARDED = new Set([
   'host',
   'content-length',
   'expect',
+  // The worker negotiates compression with the target itself and hands the caller a decoded body.
+  'accept-encoding',
   'x-api-key',
   'authorization',
   'traceparent',

@@ -1,6 +1,7 @@
 import { ArgumentsHost } from '@nestjs/common';
 import type { Logger } from '@trawl/observability';
 import { CrawlError, CrawlErrorCode } from '../crawls/crawls.errors';
+import { FetchError, FetchErrorCode } from '../fetch/fetch.errors';
 import { ProblemFilter } from './problem.filter';
 
 function fakeHost() {
@@ -62,6 +63,15 @@ describe(ProblemFilter.name, () => {
         expect.objectContaining({ err: failure, instance: body.instance, route: 'POST /v1/crawls' }),
         expect.any(String),
       );
+    });
+
+    it('keeps the detail of a 5xx written for the caller, with its own headers, and logs no error', () => {
+      const { host, sent } = fakeHost();
+      filter.catch(new FetchError(FetchErrorCode.NoCapacity, 'All capacity is busy; retry in 3 s.', {}, { 'retry-after': '3' }), host);
+      expect(sent.status).toBe(503);
+      expect(sent.headers).toMatchObject({ 'retry-after': '3' });
+      expect(JSON.parse(sent.body!)).toMatchObject({ code: 'RESP009', detail: 'All capacity is busy; retry in 3 s.' });
+      expect(logger.error).not.toHaveBeenCalled();
     });
 
     it('cuts a response whose headers already left instead of sending a second one', () => {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { envInt } from '@trawl/config';
-import { SecretBox } from '@trawl/webhooks';
+import { secretsKeyEnv } from '@trawl/webhooks';
 
 /**
  * The gateway's webhook variables, spread into its config schema. `SECRETS_KEY` is optional so
@@ -8,17 +8,7 @@ import { SecretBox } from '@trawl/webhooks';
  */
 export const webhooksConfigShape = {
   /** Base64 of 32 random bytes: seals signing secrets (AES-256-GCM). Never logged (held by a SecretBox). */
-  SECRETS_KEY: z
-    .string()
-    .optional()
-    .transform((value, ctx) => {
-      if (value === undefined || value === '') return undefined;
-      if (Buffer.from(value, 'base64').length !== 32) {
-        ctx.addIssue({ code: 'custom', message: 'must be the base64 of exactly 32 bytes' });
-        return z.NEVER;
-      }
-      return SecretBox.fromBase64(value);
-    }),
+  SECRETS_KEY: secretsKeyEnv,
   /** Deadline of the one attempt `POST /v1/webhook/test` makes, in ms. Default 10,000. */
   WEBHOOK_ATTEMPT_TIMEOUT_MS: envInt(10_000, 100, 120_000),
 };
