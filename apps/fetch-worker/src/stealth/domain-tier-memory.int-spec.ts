@@ -1,0 +1,94 @@
+import { Kvm } from '@nats-io/kv';
+import { MessagingConnection } from '@trawl/messaging';
+import { uniqueSuffix, waitFor } from '@trawl/testing';
+import { AdaptiveFetcher, type AttemptOutcome } from './adaptive-fetcher';
+import { NatsDomainTierMemory } from './domain-tier-memory';
+import type { FetchTier } from './tiers';
+
+jest.setTimeout(30_000);
+
+const OK_HTML = `<html><body><p>${'Plenty of real content here. '.repeat(20)}</p></body></html>`;
+
+/** A site that blocks every tier below `needs`. */
+function siteNeeding(needs: FetchTier, tried: FetchTier[]) {
+  const order: FetchTier[] = ['basic', 'js_render', 'premium', 'premium_js_render'];
+  return async (tier: FetchTier): Promise<AttemptOutcome<FetchTier>> => {
+    tried.push(tier);
+    const status = order.indexOf(tier) >= order.indexOf(needs) ? 200 : 403;
+    return { result: tier, page: { status, contentType: 'text/html', html: OK_HTML } };
+  };
+}
+
+/** Two workers: two NATS connections, each with its own memory on the same bucket. */
+describe(NatsDomainTierMemory.name, () => {
+  let workerA: MessagingConnection;
+  let workerB: MessagingConnection;
+  const buckets: string[] = [];
+
+  beforeAll(async () => {
+    const servers = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
+    [workerA, workerB] = await Promise.all([
+      MessagingConnection.connect({ servers, name: 'tier-memory-a', requestTimeoutMs: 15_000 }),
+      MessagingConnection.connect({ servers, name: 'tier-memory-b', requestTimeoutMs: 15_000 }),
+    ]);
+  });
+
+  afterAll(async () => {
+    await Promise.all(buckets.map((bucket) => workerA.jsm.streams.delete(`KV_${bucket}`).catch(() => undefined)));
+    await Promise.all([workerA.close(), workerB.close()]);
+  });
+
+  async function memories(ttlMs: number): Promise<{ bucket: string; a: NatsDomainTierMemory; b: NatsDomainTierMemory }> {
+    const bucket = `domain_tiers_${uniqueSuffix()}`;
+    buckets.push(bucket);
+    const a = await NatsDomainTierMemory.open(workerA.js, bucket, ttlMs);
+    const b = await NatsDomainTierMemory.open(workerB.js, bucket, ttlMs);
+    return { bucket, a, b };
+  }
+
+  it("lets each worker see the other's writes, per domain, IPv6 literals included", async () => {
+    const { a, b } = await memories(60_000);
+    expect(await b.recall('shop.test')).toBeUndefined();
+    await a.remember('shop.test', 'premium');
+    await b.remember('2001:db8::1', 'js_render');
+    expect(await b.recall('shop.test')).toBe('premium');
+    expect(await a.recall('2001:db8::1')).toBe('js_render');
+    expect(await a.recall('other.test')).toBeUndefined();
+    await b.remember('shop.test', 'premium_js_render');
+    expect(await a.recall('shop.test')).toBe('premium_js_render');
+  });
+
+  it('ignores a value it does not know as a tier', async () => {
+    const { bucket, a } = await memories(60_000);
+    const kv = await new Kvm(workerA.js).open(bucket);
+    await kv.put('shop.test', 'turbo');
+    expect(await a.recall('shop.test')).toBeUndefined();
+  });
+
+  it('forgets a tier once the bucket max_age has passed since it was written', async () => {
+    const ttlMs = 1_500;
+    const { a, b } = await memories(ttlMs);
+    await a.remember('shop.test', 'premium');
+    const writtenAt = Date.now();
+    expect(await b.recall('shop.test')).toBe('premium');
+    await waitFor(async () => (await b.recall('shop.test')) === undefined, {
+      timeoutMs: ttlMs + 10_000,
+      intervalMs: 100,
+      what: 'the remembered tier to expire',
+    });
+    expect(Date.now() - writtenAt).toBeGreaterThanOrEqual(ttlMs - 100);
+  });
+
+  it('makes a second worker start where the first one escalated to', async () => {
+    const { a, b } = await memories(60_000);
+    const triedByA: FetchTier[] = [];
+    const triedByB: FetchTier[] = [];
+    const first = await new AdaptiveFetcher({ memory: a }).fetch('shop.test', siteNeeding('premium', triedByA));
+    expect(first.tier).toBe('premium');
+    expect(triedByA).toEqual(['basic', 'js_render', 'premium']);
+    const second = await new AdaptiveFetcher({ memory: b }).fetch('shop.test', siteNeeding('premium', triedByB));
+    expect(second.tier).toBe('premium');
+    expect(second.blocked).toEqual([]);
+    expect(triedByB).toEqual(['premium']);
+  });
+});
