@@ -1,0 +1,338 @@
+import type { BrowserContext, Page } from 'puppeteer-core';
+import type { Logger } from '@trawl/observability';
+import type { EgressProxy, ProxySession, UpstreamChooser } from '../egress-proxy';
+import { BrowserError, BrowserErrorCode } from './browser.errors';
+import { ChromiumProcess, type ChromiumLaunchOptions } from './chromium-process';
+import { withTimeout } from './with-timeout';
+
+export interface BrowserPoolOptions {
+  /** Egress proxy every context's traffic goes through. */
+  proxy: EgressProxy;
+  /** Chromium binary or Debian's wrapper script. Default: `/usr/bin/chromium`. */
+  executablePath?: string;
+  /** Browsers kept running. Default: 2. */
+  browsers?: number;
+  /** Pages rendering at once in one browser. Default: 4. */
+  pagesPerBrowser?: number;
+  /** A browser is retired (closed once idle, then replaced) after serving this many pages. Default: 100. */
+  retireAfterPages?: number;
+  /** Requests allowed to wait for a slot; beyond it `acquire` fails at once with `PoolBusy`. Default: 256. */
+  maxWaiting?: number;
+  /** Time limit of each pool-side browser call (new context, new page, close), in ms. Default: 10,000. */
+  callTimeoutMs?: number;
+  /** Grace before SIGKILL when closing a browser, in ms. Default: 2,000. */
+  closeGraceMs?: number;
+  /** Pause before launching again after a failed launch, in ms. Default: 1,000. */
+  relaunchDelayMs?: number;
+  /** Passed to each launch (temp folder root, launch and protocol timeouts, extra flags). */
+  launch?: Omit<ChromiumLaunchOptions, 'executablePath' | 'proxyUrl'>;
+  logger?: Logger;
+}
+
+/** One request's share of the pool: an isolated context with one page, and its egress session. */
+export interface BrowserLease {
+  page: Page;
+  context: BrowserContext;
+  /** The context's egress proxy session: refusals and bytes of this page only. */
+  egress: ProxySession;
+  /** Time limit for a single browser call, in ms (as configured). */
+  callTimeoutMs: number;
+  /** True while the browser under this lease is alive. */
+  isConnected(): boolean;
+}
+
+export interface LeaseRequest {
+  /** Epoch ms: a request still waiting for a slot then fails with `PoolBusy`. */
+  deadlineAt: number;
+  /** Upstream proxy choice for this context's traffic (premium, country, `session_id`). Default: direct. */
+  upstream?: UpstreamChooser;
+  /** Abandons the wait (client gone, shutdown) with `Aborted`. */
+  signal?: AbortSignal;
+}
+
+/** Counters for metrics and tests. */
+export interface BrowserPoolStats {
+  /** Browsers up and accepting pages. */
+  ready: number;
+  /** Pages rendering now. */
+  active: number;
+  /** Requests waiting for a slot. */
+  waiting: number;
+  /** Browsers launched since start (replacements included). */
+  launched: number;
+  /** Browsers that died or disconnected on their own. */
+  crashed: number;
+  /** Browsers retired after `retireAfterPages`. */
+  retired: number;
+}
+
+interface PooledBrowser {
+  chromium: ChromiumProcess;
+  active: number;
+  served: number;
+  state: 'ready' | 'retiring' | 'dead';
+}
+
+interface Waiter {
+  resolve(browser: PooledBrowser): void;
+  reject(error: BrowserError): void;
+}
+
+/**
+ * N Chromium browsers, each rendering up to M pages at once, one fresh BrowserContext per request
+ * (closed after it). A browser is retired after K pages and replaced at once when it crashes or
+ * disconnects. Requests beyond capacity wait in a bounded FIFO queue until their deadline.
+ */
+export class BrowserPool {
+  private readonly slots: (PooledBrowser | undefined)[];
+  private readonly waiters: Waiter[] = [];
+  private readonly closingBrowsers = new Set<Promise<void>>();
+  private readonly launching = new Set<Promise<unknown>>();
+  private browserProxy?: ProxySession;
+  private closed = false;
+  private started?: Promise<void>;
+  private closing?: Promise<void>;
+  private readonly counters = { launched: 0, crashed: 0, retired: 0 };
+  private readonly size: number;
+  private readonly pagesPerBrowser: number;
+  private readonly retireAfterPages: number;
+  private readonly callTimeoutMs: number;
+
+  constructor(private readonly options: BrowserPoolOptions) {
+    this.size = options.browsers ?? 2;
+    this.pagesPerBrowser = options.pagesPerBrowser ?? 4;
+    this.retireAfterPages = options.retireAfterPages ?? 100;
+    this.callTimeoutMs = options.callTimeoutMs ?? 10_000;
+    this.slots = new Array<PooledBrowser | undefined>(this.size).fill(undefined);
+  }
+
+  /**
+   * Launches the browsers. Safe to call twice.
+   *
+   * @throws BrowserError `LaunchFailed` when not one browser starts.
+   */
+  start(): Promise<void> {
+    this.started ??= (async () => {
+      // Pages never use the browser-wide proxy; only Chromium's own traffic would, and it may go nowhere.
+      this.browserProxy = await this.options.proxy.openSession({ denyAll: true });
+      const results = await Promise.allSettled(this.slots.map((_, index) => this.launchInto(index)));
+      if (results.every((result) => result.status === 'rejected')) {
+        throw (results[0] as PromiseRejectedResult).reason;
+      }
+      results.forEach((result, index) => {
+        if (result.status === 'rejected') this.relaunchLater(index);
+      });
+    })();
+    return this.started;
+  }
+
+  /**
+   * Runs `work` with a fresh isolated context and page, then closes both (whatever `work` did).
+   *
+   * @throws BrowserError `PoolBusy` when no slot frees before `deadlineAt` or too many wait,
+   *   `PoolClosed`, `Aborted`, `CallTimeout`; `BrowserCrashed` when the browser died under `work`
+   *   (whatever `work` threw then); otherwise what `work` throws.
+   */
+  async withPage<T>(request: LeaseRequest, work: (lease: BrowserLease) => Promise<T>): Promise<T> {
+    const browser = await this.acquire(request);
+    let egress: ProxySession | undefined;
+    let context: BrowserContext | undefined;
+    try {
+      egress = await this.options.proxy.openSession({ upstream: request.upstream });
+      context = await withTimeout(
+        browser.chromium.browser.createBrowserContext({ proxyServer: egress.url, proxyBypassList: ['<-loopback>'] }),
+        this.callTimeoutMs,
+        'createBrowserContext',
+      );
+      const page = await withTimeout(context.newPage(), this.callTimeoutMs, 'newPage');
+      return await work({
+        page,
+        context,
+        egress,
+        callTimeoutMs: this.callTimeoutMs,
+        isConnected: () => browser.chromium.connected,
+      });
+    } catch (error) {
+      if (!browser.chromium.connected) {
+        throw new BrowserError(BrowserErrorCode.BrowserCrashed, 'The browser stopped while rendering the page', { cause: error });
+      }
+      if (error instanceof BrowserError && error.code === BrowserErrorCode.CallTimeout) this.retire(browser);
+      throw error;
+    } finally {
+      if (context && browser.chromium.connected) {
+        await withTimeout(context.close(), this.callTimeoutMs, 'context.close').catch(() => this.retire(browser));
+      }
+      await egress?.close();
+      this.release(browser);
+    }
+  }
+
+  /** A snapshot of the pool's counters. */
+  stats(): BrowserPoolStats {
+    const browsers = this.slots.filter((slot): slot is PooledBrowser => slot !== undefined);
+    return {
+      ready: browsers.filter((b) => b.state === 'ready').length,
+      active: browsers.reduce((sum, b) => sum + b.active, 0),
+      waiting: this.waiters.length,
+      ...this.counters,
+    };
+  }
+
+  /** Process group ids of the running browsers (for tests and diagnostics). */
+  browserProcessGroups(): number[] {
+    return this.slots.filter((slot): slot is PooledBrowser => slot !== undefined && slot.state !== 'dead').map((slot) => slot.chromium.pgid);
+  }
+
+  /**
+   * Fails every waiter with `PoolClosed`, kills every browser's process group and removes their
+   * temp folders. Pages still rendering fail. Safe to call twice.
+   */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      this.closed = true;
+      for (const waiter of this.waiters.splice(0)) waiter.reject(new BrowserError(BrowserErrorCode.PoolClosed, 'The browser pool is closed'));
+      await Promise.allSettled([...this.launching]);
+      this.slots.forEach((slot, index) => {
+        if (slot) this.closeBrowser(slot);
+        this.slots[index] = undefined;
+      });
+      await Promise.allSettled([...this.closingBrowsers]);
+      await this.browserProxy?.close();
+    })();
+    return this.closing;
+  }
+
+  private acquire(request: LeaseRequest): Promise<PooledBrowser> {
+    if (this.closed) return Promise.reject(new BrowserError(BrowserErrorCode.PoolClosed, 'The browser pool is closed'));
+    if (request.signal?.aborted) return Promise.reject(new BrowserError(BrowserErrorCode.Aborted, 'The request was abandoned'));
+    const free = this.waiters.length === 0 ? this.freeBrowser() : undefined;
+    if (free) return Promise.resolve(this.take(free));
+    if (this.waiters.length >= (this.options.maxWaiting ?? 256)) {
+      return Promise.reject(new BrowserError(BrowserErrorCode.PoolBusy, 'Every browser is busy and the queue is full'));
+    }
+    return new Promise<PooledBrowser>((resolve, reject) => {
+      const done = () => {
+        clearTimeout(timer);
+        request.signal?.removeEventListener('abort', onAbort);
+        const at = this.waiters.indexOf(waiter);
+        if (at >= 0) this.waiters.splice(at, 1);
+      };
+      const waiter: Waiter = {
+        resolve: (browser) => {
+          done();
+          resolve(browser);
+        },
+        reject: (error) => {
+          done();
+          reject(error);
+        },
+      };
+      const timer = setTimeout(
+        () => waiter.reject(new BrowserError(BrowserErrorCode.PoolBusy, 'No browser slot freed before the deadline')),
+        Math.max(0, request.deadlineAt - Date.now()),
+      );
+      const onAbort = () => waiter.reject(new BrowserError(BrowserErrorCode.Aborted, 'The request was abandoned'));
+      request.signal?.addEventListener('abort', onAbort, { once: true });
+      this.waiters.push(waiter);
+    });
+  }
+
+  /** The ready browser with the fewest pages open and a free slot, if any. */
+  private freeBrowser(): PooledBrowser | undefined {
+    let best: PooledBrowser | undefined;
+    for (const slot of this.slots) {
+      if (slot?.state !== 'ready' || slot.active >= this.pagesPerBrowser || !slot.chromium.connected) continue;
+      if (!best || slot.active < best.active) best = slot;
+    }
+    return best;
+  }
+
+  private take(browser: PooledBrowser): PooledBrowser {
+    browser.active++;
+    browser.served++;
+    if (browser.served >= this.retireAfterPages) this.retire(browser);
+    return browser;
+  }
+
+  private dispatch(): void {
+    while (this.waiters.length > 0) {
+      const browser = this.freeBrowser();
+      if (!browser) return;
+      this.waiters[0].resolve(this.take(browser));
+    }
+  }
+
+  private release(browser: PooledBrowser): void {
+    browser.active--;
+    if (browser.state === 'retiring' && browser.active === 0) this.replace(browser);
+    this.dispatch();
+  }
+
+  /** Takes no new page; replaced once its last page is done. */
+  private retire(browser: PooledBrowser): void {
+    if (browser.state !== 'ready') return;
+    browser.state = 'retiring';
+    this.counters.retired++;
+    if (browser.active === 0) this.replace(browser);
+  }
+
+  private replace(browser: PooledBrowser): void {
+    const index = this.slots.indexOf(browser);
+    this.closeBrowser(browser);
+    if (index < 0) return;
+    this.slots[index] = undefined;
+    if (!this.closed) this.launchInto(index).catch(() => this.relaunchLater(index));
+  }
+
+  private closeBrowser(browser: PooledBrowser): void {
+    browser.state = 'dead';
+    const closing = browser.chromium.close(this.options.closeGraceMs ?? 2_000);
+    this.closingBrowsers.add(closing);
+    void closing.finally(() => this.closingBrowsers.delete(closing));
+  }
+
+  /** Launches a browser into slot `index`; `close()` waits for launches in flight. */
+  private launchInto(index: number): Promise<void> {
+    const launch = this.launchBrowser(index);
+    this.launching.add(launch);
+    void launch.catch(() => undefined).finally(() => this.launching.delete(launch));
+    return launch;
+  }
+
+  private async launchBrowser(index: number): Promise<void> {
+    let chromium: ChromiumProcess;
+    try {
+      chromium = await ChromiumProcess.launch({
+        ...this.options.launch,
+        executablePath: this.options.executablePath,
+        proxyUrl: this.browserProxy!.url,
+      });
+    } catch (error) {
+      this.options.logger?.error({ err: error }, 'Chromium did not start');
+      throw error;
+    }
+    if (this.closed) {
+      await chromium.close(this.options.closeGraceMs ?? 2_000);
+      return;
+    }
+    this.counters.launched++;
+    const pooled: PooledBrowser = { chromium, active: 0, served: 0, state: 'ready' };
+    chromium.browser.once('disconnected', () => {
+      if (pooled.state === 'dead') return;
+      this.counters.crashed++;
+      this.options.logger?.warn({ pgid: chromium.pgid }, 'Chromium disconnected; replacing it');
+      this.replace(pooled);
+    });
+    this.slots[index] = pooled;
+    this.dispatch();
+  }
+
+  private relaunchLater(index: number): void {
+    if (this.closed) return;
+    const timer = setTimeout(() => {
+      if (this.closed || this.slots[index]) return;
+      this.launchInto(index).catch(() => this.relaunchLater(index));
+    }, this.options.relaunchDelayMs ?? 1_000);
+    timer.unref();
+  }
+}

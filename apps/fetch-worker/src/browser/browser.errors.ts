@@ -1,0 +1,36 @@
+/** Why the browser engine could not render a page. The worker maps each code to a Fetch error code. */
+export enum BrowserErrorCode {
+  /** No page slot freed before the request's deadline, or the wait queue is full (→ `RESP009`). */
+  PoolBusy = 'pool_busy',
+  /** The pool is closing or closed (worker shutdown: hand the work back). */
+  PoolClosed = 'pool_closed',
+  /** Chromium could not be started. */
+  LaunchFailed = 'launch_failed',
+  /** A browser call did not answer within its time limit (the browser is wedged). */
+  CallTimeout = 'call_timeout',
+  /** Chromium died or disconnected while the page was rendering (→ retryable `ERR0001`). */
+  BrowserCrashed = 'browser_crashed',
+  /** The request's `deadline_at` passed before the page was taken (→ `CTX0002`). */
+  DeadlineExceeded = 'deadline_exceeded',
+  /** The egress proxy refused the page's own address (→ `RESP001`). */
+  EgressRefused = 'egress_refused',
+  /** The page's host name does not resolve (→ `RESP007`). */
+  DnsFailure = 'dns_failure',
+  /** The page could not be loaded: connection refused or reset, TLS failure, … (→ `RESP001`). */
+  NavigationFailed = 'navigation_failed',
+  /** The caller aborted (client went away or worker shutdown). */
+  Aborted = 'aborted',
+}
+
+/** A failure of the browser engine; the message is safe to show a tenant (no internal addresses). */
+export class BrowserError extends Error {
+  override readonly name = 'BrowserError';
+
+  constructor(
+    readonly code: BrowserErrorCode,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}

@@ -1,0 +1,127 @@
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import puppeteer, { type Browser } from 'puppeteer-core';
+import { BrowserError, BrowserErrorCode } from './browser.errors';
+import { killProcessGroup } from './process-group';
+import { withTimeout } from './with-timeout';
+
+/** Flags every browser gets (ARCHITECTURE §5 "Running it"). */
+export const CHROMIUM_FLAGS = [
+  '--headless=new',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-quic',
+  '--disable-dev-shm-usage',
+  '--hide-scrollbars',
+  '--mute-audio',
+] as const;
+
+export interface ChromiumLaunchOptions {
+  /** Chromium binary or Debian's wrapper script. Default: `/usr/bin/chromium`. */
+  executablePath?: string;
+  /**
+   * Browser-wide proxy (`--proxy-server`). Contexts get their own; this one only carries what
+   * Chromium sends outside any page, so the pool gives it a deny-all egress session.
+   */
+  proxyUrl: string;
+  /** Folder under which the browser's temp folder (profile included) is made. Default: `os.tmpdir()`. */
+  tempRoot?: string;
+  /** Time for Chromium to start and answer, in ms. Default: 30,000. */
+  launchTimeoutMs?: number;
+  /** Time limit of each DevTools protocol call puppeteer makes, in ms. Default: 30,000. */
+  protocolTimeoutMs?: number;
+  /** More flags, e.g. `--lang=en-US`. Default: none. */
+  extraArgs?: readonly string[];
+}
+
+/**
+ * One Chromium started in a process group of its own (puppeteer spawns it `detached` on Linux, so
+ * its pid is the group id) with a fresh profile in a temp folder. `close()` kills the whole group —
+ * renderers, GPU and zygote helpers included, which outlive a plain kill of the browser — and
+ * removes the folder.
+ */
+export class ChromiumProcess {
+  private closing?: Promise<void>;
+
+  private constructor(
+    readonly browser: Browser,
+    /** Process group id (= the browser's pid). */
+    readonly pgid: number,
+    /** Temp folder holding the profile; removed on close. */
+    readonly tempDir: string,
+    /** The `--user-data-dir=…` argument, to find this browser's processes in /proc. */
+    readonly userDataDirArgument: string,
+  ) {}
+
+  /**
+   * Starts a browser.
+   *
+   * @throws BrowserError `LaunchFailed` (the temp folder is removed first).
+   */
+  static async launch(options: ChromiumLaunchOptions): Promise<ChromiumProcess> {
+    const tempDir = await mkdtemp(join(options.tempRoot ?? tmpdir(), 'trawl-chromium-'));
+    const profileDir = join(tempDir, 'profile');
+    const chromiumTemp = join(tempDir, 'tmp');
+    await mkdir(chromiumTemp);
+    const launchTimeoutMs = options.launchTimeoutMs ?? 30_000;
+    let browser: Browser | undefined;
+    try {
+      browser = await puppeteer.launch({
+        executablePath: options.executablePath ?? '/usr/bin/chromium',
+        // Headless comes from our own flag list so the mode is exactly `--headless=new`.
+        headless: false,
+        userDataDir: profileDir,
+        args: [...CHROMIUM_FLAGS, `--proxy-server=${options.proxyUrl}`, '--proxy-bypass-list=<-loopback>', ...(options.extraArgs ?? [])],
+        // The worker decides when browsers close (graceful shutdown), not puppeteer's signal hooks.
+        handleSIGINT: false,
+        handleSIGTERM: false,
+        handleSIGHUP: false,
+        timeout: launchTimeoutMs,
+        protocolTimeout: options.protocolTimeoutMs ?? 30_000,
+        defaultViewport: null,
+        // Chromium's own temp files (shared memory with --disable-dev-shm-usage, crash dumps) go in our
+        // folder, so a killed browser leaves nothing in /tmp. The rest of the environment is passed as
+        // puppeteer would (this forwards it; it configures nothing, so it is not config.ts's business).
+        env: { ...process.env, TMPDIR: chromiumTemp },
+      });
+      const pid = browser.process()?.pid;
+      if (pid === undefined) throw new Error('Chromium started without a process id');
+      return new ChromiumProcess(browser, pid, tempDir, `--user-data-dir=${profileDir}`);
+    } catch (error) {
+      const pid = browser?.process()?.pid;
+      if (pid !== undefined) await killProcessGroup(pid, 1_000);
+      await rm(tempDir, { recursive: true, force: true, maxRetries: 3 });
+      throw new BrowserError(BrowserErrorCode.LaunchFailed, 'Chromium could not be started', { cause: error });
+    }
+  }
+
+  /** False once Chromium died or its DevTools connection dropped. */
+  get connected(): boolean {
+    return this.browser.connected;
+  }
+
+  /**
+   * Asks Chromium to quit, then kills its process group (SIGTERM, SIGKILL after `graceMs`) and
+   * removes the temp folder. Safe to call twice (and after a crash).
+   *
+   * @param graceMs time for each of: the polite close, SIGTERM to take effect. Default: 2,000.
+   */
+  close(graceMs = 2_000): Promise<void> {
+    this.closing ??= (async () => {
+      if (this.browser.connected) await withTimeout(this.browser.close(), graceMs, 'browser.close').catch(() => undefined);
+      await killProcessGroup(this.pgid, graceMs);
+      // Reap the group leader (our own child) so it does not stay a zombie.
+      const child = this.browser.process();
+      if (child && child.exitCode === null && child.signalCode === null) {
+        await withTimeout(new Promise((resolve) => child.once('exit', resolve)), graceMs, 'browser exit').catch(() => undefined);
+      }
+      await rm(this.tempDir, { recursive: true, force: true, maxRetries: 3 });
+    })();
+    return this.closing;
+  }
+}
