@@ -25,5 +25,7 @@ import { FetchService } from './fetch.service';
     },
     { provide: FetchMetrics, inject: [Registry], useFactory: (registry: Registry) => new FetchMetrics(registry) },
   ],
+  // Proxy mode fetches through the same pipeline.
+  exports: [FetchService],
 })
 export class FetchModule {}

@@ -33,6 +33,8 @@ export interface FetchCall {
   clientGone: AbortSignal;
   /** Filled in as the request goes; the controller sends them with every answer. */
   usage: UsageHeaders;
+  /** How the request arrived; proxy mode also needs the plan's `proxy_mode` feature. Default `api`. */
+  via?: 'api' | 'proxy_mode';
 }
 
 /** The worker's answer, ready to send. */
@@ -98,7 +100,8 @@ export class FetchService {
       });
     }
     const tier = tierOf({ jsRender: query.options.js_render, premiumProxy: query.options.premium_proxy });
-    assertAccountMay(account, { product: 'fetch', features: featuresOf(query), credits: TIER_CREDITS[tier] });
+    const features = [...featuresOf(query), ...(call.via === 'proxy_mode' ? (['proxy_mode'] as const) : [])];
+    assertAccountMay(account, { product: 'fetch', features, credits: TIER_CREDITS[tier] });
     if (query.extract) {
       // No domain is prepared yet (extract comes with its own issue): every domain is unprepared.
       throw new FetchError(
