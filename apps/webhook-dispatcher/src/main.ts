@@ -10,7 +10,7 @@ async function main(): Promise<void> {
   const { startHttpService } = require('@trawl/http') as typeof import('@trawl/http');
   const { WebhookDispatcherModule } = require('./webhook-dispatcher.module') as typeof import('./webhook-dispatcher.module');
   await startHttpService({
-    module: await WebhookDispatcherModule.forRoot(config),
+    module: await WebhookDispatcherModule.forRoot(config, logger),
     logger,
     host: config.HTTP_HOST,
     port: config.PORT,

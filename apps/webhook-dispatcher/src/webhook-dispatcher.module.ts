@@ -1,41 +1,74 @@
-import { BeforeApplicationShutdown, DynamicModule, Inject, Injectable, Module } from '@nestjs/common';
-import { crawlMessagingDefinitions, messagingTopology } from '@trawl/contracts';
-import { ensureStream, MessagingConnection } from '@trawl/messaging';
+import { DynamicModule, Module } from '@nestjs/common';
+import { crawlMessagingDefinitions, messagingTopology, webhookConsumerDefinition } from '@trawl/contracts';
+import { EgressPolicy, parseHostMap } from '@trawl/egress';
+import { ensureConsumer, ensureStream, MessagingConnection } from '@trawl/messaging';
+import { createMetricsRegistry, HealthModule, Logger } from '@trawl/observability';
 import { createDataSource, Database } from '@trawl/persistence';
-import { createMetricsRegistry, HealthModule } from '@trawl/observability';
+import { SigningKeysRepository, WebhookDeliveryClient } from '@trawl/webhooks';
 import { WebhookDispatcherConfig } from './config';
-
-const CONNECTIONS = Symbol('CONNECTIONS');
-
-/** Closes what the service opened, on shutdown. */
-@Injectable()
-class Connections implements BeforeApplicationShutdown {
-  constructor(@Inject(CONNECTIONS) private readonly held: { db: Database; messaging: MessagingConnection }) {}
-  async beforeApplicationShutdown(): Promise<void> {
-    await this.held.messaging.close();
-    await this.held.db.dataSource.destroy().catch(() => undefined);
-  }
-}
+import { DeliveryPoller } from './deliveries/delivery-poller';
+import { DeliveryRepository } from './deliveries/delivery.repository';
+import { DeliveryService } from './deliveries/delivery.service';
+import { RunEventConsumer } from './deliveries/run-event.consumer';
+import { DispatcherMetrics } from './dispatcher.metrics';
+import { DISPATCHER_PARTS, DispatcherParts, DispatcherRuntime } from './dispatcher.runtime';
 
 /**
- * The webhook-dispatcher as a bare service for now: configuration, connections, health and metrics. Its
- * features (see ARCHITECTURE.md §1) arrive with the Batch API issue.
+ * The webhook dispatcher (ARCHITECTURE.md §1): run events from the events stream become delivery
+ * rows; due deliveries are claimed from Postgres, signed, sent and retried with backoff.
  */
 @Module({})
 export class WebhookDispatcherModule {
-  static async forRoot(config: WebhookDispatcherConfig): Promise<DynamicModule> {
+  static async forRoot(config: WebhookDispatcherConfig, logger: Logger): Promise<DynamicModule> {
     const dataSource = await createDataSource({
       url: config.DATABASE_URL,
       poolSize: config.DB_POOL_SIZE,
       applicationName: 'trawl-webhook-dispatcher',
     }).initialize();
-    const db = new Database(dataSource);
+    const db = new Database(dataSource, (error) => logger.warn({ err: error }, 'idle database connection lost'));
     const messaging = await MessagingConnection.connect({ servers: config.NATS_URL, name: 'webhook-dispatcher' });
-    const events = crawlMessagingDefinitions(messagingTopology(config.NATS_PREFIX)).streams.filter((s) =>
-      s.name.endsWith('_EVENTS'),
-    );
+    const topology = messagingTopology(config.NATS_PREFIX);
+    const events = crawlMessagingDefinitions(topology).streams.filter((s) => s.name === topology.streams.events);
     for (const stream of events) await ensureStream(messaging.jsm, stream);
+    const consumerDefinition = webhookConsumerDefinition(topology);
+    await ensureConsumer(messaging.jsm, consumerDefinition);
+
     const registry = createMetricsRegistry('webhook-dispatcher');
+    const metrics = new DispatcherMetrics(registry);
+    const client = new WebhookDeliveryClient({
+      policy: new EgressPolicy({ hostMap: parseHostMap(config.EGRESS_HOST_MAP) }),
+      timeoutMs: config.WEBHOOK_ATTEMPT_TIMEOUT_MS,
+    });
+    const service = new DeliveryService({
+      db,
+      deliveries: new DeliveryRepository(),
+      keys: new SigningKeysRepository(),
+      box: config.SECRETS_KEY,
+      client,
+      schedule: {
+        baseMs: config.WEBHOOK_RETRY_BASE_MS,
+        maxDelayMs: config.WEBHOOK_RETRY_MAX_DELAY_MS,
+        windowMs: config.WEBHOOK_RETRY_WINDOW_MS,
+      },
+      attemptTimeoutMs: config.WEBHOOK_ATTEMPT_TIMEOUT_MS,
+      metrics,
+      logger,
+    });
+    metrics.measureBacklogWith(() => service.backlog());
+    if (!config.SECRETS_KEY) logger.warn('SECRETS_KEY is not set: signed webhooks cannot be delivered');
+    const poller = new DeliveryPoller(
+      service,
+      { concurrency: config.WEBHOOK_CONCURRENCY, pollIntervalMs: config.WEBHOOK_POLL_INTERVAL_MS },
+      logger,
+    );
+    const consumer = new RunEventConsumer(
+      { js: messaging.js, stream: consumerDefinition.stream, durable: consumerDefinition.durable, concurrency: 16 },
+      service,
+      () => poller.notify(),
+      metrics,
+      logger,
+    );
+    const parts: DispatcherParts = { db, messaging, client, consumer, poller, logger };
     return {
       module: WebhookDispatcherModule,
       imports: [
@@ -47,7 +80,7 @@ export class WebhookDispatcherModule {
           ],
         }),
       ],
-      providers: [{ provide: CONNECTIONS, useValue: { db, messaging } }, Connections],
+      providers: [{ provide: DISPATCHER_PARTS, useValue: parts }, DispatcherRuntime],
     };
   }
 }

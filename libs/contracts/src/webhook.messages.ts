@@ -73,7 +73,8 @@ export function webhookConsumerDefinition(topology: MessagingTopology): Consumer
     durable: 'webhook-dispatchers',
     filterSubject: topology.subjects.event('run.>'),
     ackWaitMs: 30_000,
-    maxDeliver: 100,
+    // Intake is idempotent and only fails while Postgres does: never drop a run event.
+    maxDeliver: -1,
     maxAckPending: 1024,
   };
 }

@@ -6,3 +6,4 @@ export * from './webhook-outbox';
 export * from './delivery-client';
 export * from './signing-keys.repository';
 export * from './signing-key-context';
+export * from './secrets-key.config';

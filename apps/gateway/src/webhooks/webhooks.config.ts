@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import { envInt } from '@trawl/config';
 import { secretsKeyEnv } from '@trawl/webhooks';
 
