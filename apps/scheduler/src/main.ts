@@ -10,7 +10,7 @@ async function main(): Promise<void> {
   const { startHttpService } = require('@trawl/http') as typeof import('@trawl/http');
   const { SchedulerModule } = require('./scheduler.module') as typeof import('./scheduler.module');
   await startHttpService({
-    module: await SchedulerModule.forRoot(config),
+    module: await SchedulerModule.forRoot(config, logger),
     logger,
     host: config.HTTP_HOST,
     port: config.PORT,

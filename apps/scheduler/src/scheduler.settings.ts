@@ -1,0 +1,21 @@
+export const SCHEDULER_SETTINGS = Symbol('SCHEDULER_SETTINGS');
+export const SCHEDULER_LOGGER = Symbol('SCHEDULER_LOGGER');
+export const SCHEDULER_CLOCK = Symbol('SCHEDULER_CLOCK');
+
+/** Tunables of the schedule engine (from config), with units. */
+export interface SchedulerSettings {
+  /** Name of the lease row the schedule leader holds. */
+  leaseName: string;
+  /** This replica's name in the lease row; unique per process. */
+  instanceId: string;
+  leaseTtlMs: number;
+  renewIntervalMs: number;
+  pollIntervalMs: number;
+  /** How late a missed due time may still fire, ms. */
+  missedGraceMs: number;
+  /** Due schedules taken per pass. */
+  batchSize: number;
+}
+
+/** The lease that elects the replica firing schedules. */
+export const SCHEDULE_LEASE_NAME = 'scheduler.schedules';
