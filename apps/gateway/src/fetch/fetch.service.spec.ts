@@ -1,0 +1,140 @@
+import { Registry } from 'prom-client';
+import type { FetchReplyV1, FetchRequestV1 } from '@trawl/contracts';
+import { MessagingError, MessagingErrorCode, StreamedRpcClient } from '@trawl/messaging';
+import type { Logger } from '@trawl/observability';
+import type { Database } from '@trawl/persistence';
+import { loadGatewayConfig } from '../config';
+import type { AdmissionSnapshot } from '../limits/admission.repository';
+import type { LimitsService } from '../limits/limits.service';
+import type { Account } from '../tenants/account';
+import { FetchMetrics } from './fetch.metrics';
+import { FetchCall, FetchService } from './fetch.service';
+import { UsageHeaders } from './usage-headers';
+
+const TENANT = '3f0c2a5e-8d1b-4c7e-9a6f-1b2c3d4e5f60';
+
+function account(fields: Partial<Account> = {}): Account {
+  return {
+    tenantId: TENANT,
+    name: 't',
+    creditsLimit: 100,
+    creditsUsed: 0,
+    periodStartedAt: new Date(),
+    periodEndsAt: new Date(Date.now() + 86_400_000),
+    periodDays: 30,
+    concurrency: 3,
+    maxActiveJobs: 3,
+    features: ['js_render', 'premium_proxy'],
+    products: ['fetch'],
+    subscriptionStatus: 'active',
+    emailVerified: true,
+    rateLimitPerMinute: 100,
+    captchaSolver: null,
+    ...fields,
+  };
+}
+
+function setup(options: { account?: Account; reply?: Partial<FetchReplyV1>; failure?: Error } = {}) {
+  const sent: FetchRequestV1[] = [];
+  const rpc = {
+    call: jest.fn(async (_subject: string, payload: Uint8Array) => {
+      const request = JSON.parse(Buffer.from(payload).toString()) as FetchRequestV1;
+      sent.push(request);
+      if (options.failure) throw options.failure;
+      const head: FetchReplyV1 = {
+        v: 1,
+        request_id: request.request_id,
+        status: 200,
+        content_type: 'text/html',
+        headers: { 'Zr-Final-Url': request.url, 'Set-Cookie': 'x=1', 'Content-Length': '1' },
+        billed_tier: 'basic',
+        body_bytes: 2,
+        ...options.reply,
+      };
+      return { head: Buffer.from(JSON.stringify(head)), body: Buffer.from('ok') };
+    }),
+  };
+  const snapshot: AdmissionSnapshot = { account: options.account ?? account(), requestsThisMinute: 1, windowResetsInMs: 1_000, slotsInUse: 1 };
+  const limits = {
+    admit: jest.fn(async () => snapshot),
+    assertRate: jest.fn(),
+    acquireSlot: jest.fn(async () => ({ lease: { tenantId: TENANT, slot: 1, holder: 'h' }, inUse: 2 })),
+    release: jest.fn(async () => undefined),
+  };
+  const db = { query: jest.fn(async () => [{ tenant_id: TENANT, credits: '1' }]) };
+  const config = loadGatewayConfig({ ADMIN_TOKEN: 'x'.repeat(16), FETCH_CREDIT_PRICE_USD: '0.5' });
+  const logger = { info: jest.fn(), warn: jest.fn(), error: jest.fn() };
+  const service = new FetchService(
+    rpc as unknown as StreamedRpcClient,
+    limits as unknown as LimitsService,
+    db as unknown as Database,
+    new FetchMetrics(new Registry()),
+    config,
+    logger as unknown as Logger,
+  );
+  const call = (fields: Partial<FetchCall> = {}): FetchCall => ({
+    tenant: { tenantId: TENANT, keyId: 'k' },
+    method: 'GET',
+    query: { url: 'https://shop.test/' },
+    headers: {},
+    body: undefined,
+    clientGone: new AbortController().signal,
+    usage: new UsageHeaders('req-1', config.FETCH_CREDIT_PRICE_USD),
+    ...fields,
+  });
+  return { service, call, sent, limits, db, rpc };
+}
+
+describe(FetchService.name, () => {
+  describe('fetch', () => {
+    it('answers with the worker page, keeps only Zr- headers, bills and frees the slot', async () => {
+      const { service, call, limits, db } = setup();
+      const usage = new UsageHeaders('req-1', 0.5);
+      const answer = await service.fetch(call({ usage }));
+      expect(answer).toEqual({ status: 200, contentType: 'text/html', headers: { 'zr-final-url': 'https://shop.test/' }, body: Buffer.from('ok') });
+      expect(limits.release).toHaveBeenCalledWith({ tenantId: TENANT, slot: 1, holder: 'h' });
+      expect(db.query).toHaveBeenCalledWith(expect.stringContaining('credit_ledger'), [[TENANT], [1], ['fetch'], ['basic'], ['fetch:req-1']]);
+      expect(usage.toHeaders()).toMatchObject({ 'x-request-credits': '1', 'x-request-cost': '0.5', 'concurrency-remaining': '2' });
+    });
+
+    it('bills nothing for a free answer', async () => {
+      const { service, call, db } = setup({ reply: { billed_tier: null, status: 422 } });
+      await service.fetch(call());
+      expect(db.query).not.toHaveBeenCalled();
+    });
+
+    it('frees the slot and answers RESP009 when no worker serves', async () => {
+      const { service, call, limits } = setup({ failure: new MessagingError(MessagingErrorCode.RpcNoResponders, 'none') });
+      await expect(service.fetch(call())).rejects.toMatchObject({ code: 'RESP009' });
+      expect(limits.release).toHaveBeenCalledTimes(1);
+    });
+
+    it('refuses a proxied request when the plan lacks proxy_mode, before any slot is taken', async () => {
+      const { service, call, limits, rpc } = setup();
+      await expect(service.fetch(call({ via: 'proxy_mode' }))).rejects.toMatchObject({ code: 'AUTH010' });
+      expect(limits.acquireSlot).not.toHaveBeenCalled();
+      expect(rpc.call).not.toHaveBeenCalled();
+    });
+
+    it('sends the tenant CAPTCHA solver and the body of a POST', async () => {
+      const { service, call, sent } = setup({ account: account({ captchaSolver: { endpoint: 'http://s.test/', key: 'k' } }) });
+      await service.fetch(call({ method: 'POST', body: Buffer.from('a=1') }));
+      expect(sent[0]).toMatchObject({
+        captcha_solver: { endpoint: 'http://s.test/', key: 'k' },
+        body_base64: Buffer.from('a=1').toString('base64'),
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      });
+    });
+
+    it('answers CTX0001 without calling the worker when the client left before the call', async () => {
+      const { service, call, rpc, limits } = setup();
+      const gone = new AbortController();
+      gone.abort();
+      rpc.call.mockImplementationOnce(async () => {
+        throw new MessagingError(MessagingErrorCode.RpcCancelled, 'cancelled before it was sent');
+      });
+      await expect(service.fetch(call({ clientGone: gone.signal }))).rejects.toMatchObject({ code: 'CTX0001' });
+      expect(limits.release).toHaveBeenCalledTimes(1);
+    });
+  });
+});
