@@ -73,7 +73,6 @@ describe(parseFetchQuery.name, () => {
       ['wait_for', { wait_for: '.ready' }],
       ['wait', { wait: '1000' }],
       ['block_resources', { block_resources: 'image' }],
-      ['json_response', { json_response: 'true' }],
       ['screenshot', { screenshot: 'true' }],
       ['screenshot', { screenshot_fullpage: 'true' }],
       ['screenshot', { screenshot_selector: '#main' }],
@@ -85,6 +84,10 @@ describe(parseFetchQuery.name, () => {
       expect(error).toMatchObject({ code: 'REQS004', extensions: { parameter } });
       expect(error.detail).toContain('needs js_render=true');
       expect(() => parse({ ...js, ...query })).not.toThrow();
+    });
+
+    it('lets json_response go without js_render (html with an empty xhr list)', () => {
+      expect(parse({ json_response: 'true' }).options.json_response).toBe(true);
     });
 
     it('lets markdown and plaintext go without js_render', () => {

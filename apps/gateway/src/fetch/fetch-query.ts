@@ -97,14 +97,14 @@ export function parseFetchQuery(query: QueryParameters | undefined): FetchQuery 
   const allowedStatusCodes = q.integerList('allowed_status_codes', 100, 599);
   const customHeaders = q.boolean('custom_headers', false);
 
-  // Options that only a browser can honour (fetch-details: "Needs js_render").
+  // Options that only a browser can honour (fetch-details: "Needs js_render"). `json_response` is
+  // not one: without a browser it answers the HTML with an empty `xhr` list.
   if (!jsRender) {
     const browserOnly: [string, unknown][] = [
       ['js_instructions', jsInstructions],
       ['wait_for', waitFor],
       ['wait', wait],
       ['block_resources', blockResources],
-      ['json_response', jsonResponse || undefined],
       ['screenshot', screenshot.given],
       ['window_width', windowWidth],
       ['window_height', windowHeight],
