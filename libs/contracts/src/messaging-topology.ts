@@ -30,6 +30,13 @@ export interface MessagingTopology {
     /** Queue group of the workers serving `fetchRequest`. */
     fetchRequestWorkers: string;
   };
+  /** JetStream KV buckets shared by the fetch workers. */
+  kv: {
+    /** Adaptive stealth: registrable domain → tier that last worked (max_age = STEALTH_TIER_TTL_MS). */
+    domainTiers: string;
+    /** `<tenant>.<session_id>.<pool>` → proxy id, bound for 10 minutes from first use (max_age). */
+    proxySessions: string;
+  };
 }
 
 export function messagingTopology(prefix: string): MessagingTopology {
@@ -53,6 +60,10 @@ export function messagingTopology(prefix: string): MessagingTopology {
       fetchWorkers: 'fetch-workers',
       crawlCoordinators: 'crawl-coordinators',
       fetchRequestWorkers: 'fetch-request-workers',
+    },
+    kv: {
+      domainTiers: `${upper}_DOMAIN_TIERS`,
+      proxySessions: `${upper}_PROXY_SESSIONS`,
     },
   };
 }
