@@ -3,3 +3,4 @@ export { describeProxyPools, parseProxyPools, redactProxyUrl, type ProxyEndpoint
 export { ProxyRouter, type FetchTier, type ProxyChoice, type ProxyRouteRequest } from './proxy-router';
 export { NatsSessionBindings, SESSION_STICKINESS_MS, type SessionBindings } from './session-bindings';
 export { createUpstreamAgent, UpstreamAgents, type UpstreamAgentOptions } from './upstream-agent';
+export { proxyConfigShape } from './proxies.config';
