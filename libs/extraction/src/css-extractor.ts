@@ -34,7 +34,7 @@ const URL_ATTRIBUTES: ReadonlySet<string> = new Set([
 ]);
 
 /** `selector @attr`: whitespace, `@`, an attribute name (HTML: no space, quote, `>`, `/`, `=`). */
-const ATTRIBUTE_SUFFIX = /\s@([^\s"'<>/=@]+)\s*$/;
+const ATTRIBUTE_SUFFIX = /(?:^|\s)@([^\s"'<>/=@]+)\s*$/;
 /** A selector may not start or end with a combinator: there is nothing on that side to relate to. */
 const DANGLING_COMBINATOR = /^[>+~,]|[>+~,]$/;
 
@@ -135,6 +135,10 @@ function compileField(name: string, raw: string): CompiledField {
     selector = selector.slice(0, suffix.index).trim();
   }
   if (selector === '') throw invalid(`css_extractor "${name}": the selector is empty`);
+  // css-what reads a stray `@` as part of a name; no CSS selector holds one outside a string.
+  if (selector.includes('@') && !/["']/.test(selector)) {
+    throw invalid(`css_extractor "${name}": "${selector}" is not a valid CSS selector (stray "@")`);
+  }
   if (DANGLING_COMBINATOR.test(selector)) {
     throw invalid(`css_extractor "${name}": "${selector}" starts or ends with a combinator`);
   }

@@ -15,6 +15,12 @@ const NON_CONTENT = 'script, style, noscript, template, svg, math, canvas, ifram
 const PAGE_CHROME =
   'nav, aside, [role="navigation"], [role="banner"], [role="contentinfo"], [role="complementary"], [role="search"], body > header, body > footer, body > div > header, body > div > footer';
 
+/** The slice of a domino `<li>` the list rule reads. */
+interface ListItemNode {
+  parentNode: { nodeName: string; getAttribute(name: string): string | null; children: ArrayLike<unknown> } | null;
+  nextSibling: unknown;
+}
+
 const turndown = createTurndown();
 
 function createTurndown(): TurndownService {
@@ -48,6 +54,24 @@ function createTurndown(): TurndownService {
       const text = ((node as unknown as { textContent: string }).textContent ?? '').replace(/^\n/, '').trimEnd();
       const fence = text.includes('```') ? '~~~' : '```';
       return `\n\n${fence}\n${text}\n${fence}\n\n`;
+    },
+  });
+  // CommonMark needs only one space after a marker; turndown's default pads to four (`-   a`).
+  service.addRule('listItem', {
+    filter: 'li' as never,
+    replacement: (content, node, options) => {
+      const item = node as unknown as ListItemNode;
+      const parent = item.parentNode;
+      let marker = `${options.bulletListMarker ?? '-'} `;
+      if (parent?.nodeName === 'OL') {
+        const start = Number.parseInt(parent.getAttribute('start') ?? '1', 10);
+        marker = `${(Number.isFinite(start) ? start : 1) + Array.prototype.indexOf.call(parent.children, item)}. `;
+      }
+      const body = content
+        .replace(/^\n+/, '')
+        .replace(/\n+$/, '\n')
+        .replace(/\n/g, `\n${' '.repeat(marker.length)}`);
+      return marker + body + (item.nextSibling && !body.endsWith('\n') ? '\n' : '');
     },
   });
   gfmTables(service);
