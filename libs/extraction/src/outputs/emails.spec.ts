@@ -1,0 +1,32 @@
+import { parsePage } from '../parsed-page';
+import { extractEmails } from './emails';
+
+const emailsOf = (html: string): string[] => extractEmails(parsePage(html, 'https://shop.test/contact'));
+
+describe(extractEmails.name, () => {
+  it('finds addresses in mailto links and in text, unique, in order of first appearance', () => {
+    const html = `<footer><p>Write to <a href="mailto:Sales@Shop.TEST?subject=Hi%20there">our sales team</a>
+      or support@shop.test. Press: press@news.shop.test, (jobs@shop.test); again sales@shop.test.</p>
+      <a href="mailto:a%40shop.test,b@shop.test">Both</a></footer>`;
+    expect(emailsOf(html)).toEqual([
+      'Sales@shop.test',
+      'a@shop.test',
+      'b@shop.test',
+      'support@shop.test',
+      'press@news.shop.test',
+      'jobs@shop.test',
+    ]);
+  });
+
+  it('ignores image names, handles, scripts and broken addresses', () => {
+    const html = `<img src="logo@2x.png"><p>logo@2x.png @shop user@ a@b @@x name@host</p>
+      <script>var e = "hidden@shop.test";</script><a href="mailto:">empty</a>`;
+    expect(emailsOf(html)).toEqual([]);
+  });
+
+  it('stays fast on long runs of text without separators', () => {
+    const started = performance.now();
+    expect(emailsOf(`<p>${'a'.repeat(200_000)}@${'b'.repeat(200_000)}</p>`)).toEqual([]);
+    expect(performance.now() - started).toBeLessThan(2_000);
+  });
+});
