@@ -7,7 +7,7 @@ import { uniqueSuffix } from '@trawl/testing';
 import type { Agent } from 'undici';
 import { closeAll, startFixtureProxies, type FixtureProxy } from '../../../../test/fixtures/proxies';
 import { fixtureHostMap, startFixtureWeb, type FixtureWeb } from '../../../../test/fixtures/web';
-import { STEALTH_TEXTS } from '../../../../test/fixtures/web/sites/stealth';
+import { STEALTH_GUARDED_PATH, STEALTH_TEXTS } from '../../../../test/fixtures/web/sites/stealth';
 import { BrowserPool } from '../browser/browser-pool';
 import { EgressProxy } from '../egress-proxy';
 import { parseProxyPools, ProxyRouter, UpstreamAgents } from '../proxies';
@@ -104,7 +104,7 @@ describe('adaptive stealth against the fixture web', () => {
   });
 
   it('goes premium for needs-premium.test, through the premium proxy', async () => {
-    const answer = await fetchAuto(web.url('needs-premium.test'));
+    const answer = await fetchAuto(web.url('needs-premium.test', STEALTH_GUARDED_PATH));
     expect(answer.tier).toBe('premium');
     expect(answer.result).toContain(STEALTH_TEXTS.needsPremium);
     expect(tried).toEqual(['basic', 'js_render', 'premium']);
@@ -112,7 +112,7 @@ describe('adaptive stealth against the fixture web', () => {
   });
 
   it('needs both for needs-both.test, then starts there on the next request', async () => {
-    const first = await fetchAuto(web.url('needs-both.test'));
+    const first = await fetchAuto(web.url('needs-both.test', STEALTH_GUARDED_PATH));
     expect(first.tier).toBe('premium_js_render');
     expect(first.result).toContain(STEALTH_TEXTS.needsBoth);
     expect(first.blocked.map((b) => [b.tier, b.reason])).toEqual([
