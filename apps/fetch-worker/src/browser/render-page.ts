@@ -1,0 +1,237 @@
+import type { Cookie, HTTPResponse, Page } from 'puppeteer-core';
+import { EgressErrorCode } from '@trawl/egress';
+import type { FetchOptionsV1 } from '@trawl/contracts';
+import type { BrowserLease } from './browser-pool';
+import { BrowserError, BrowserErrorCode } from './browser.errors';
+import { imageSize } from './image-size';
+import { runInstructions, type InstructionsReport } from './js-instructions';
+import { blockedResourceTypes, interceptRequests, WEBSOCKET_STUB } from './request-interception';
+import { toPuppeteerSelector } from './selectors';
+import { viewportFor, userAgentFor } from './viewport';
+import { withTimeout } from './with-timeout';
+import { XhrRecorder, type CapturedXhr } from './xhr-recorder';
+import type { ProxySessionStats } from '../egress-proxy';
+
+/** The options of a Fetch request that change how a page is rendered. */
+export type RenderOptions = Pick<
+  FetchOptionsV1,
+  'js_instructions' | 'wait_for' | 'wait' | 'block_resources' | 'json_response' | 'screenshot' | 'response_type' | 'device' | 'window_width' | 'window_height'
+>;
+
+/** What to render: a `FetchRequestV1` as far as the browser is concerned. */
+export interface RenderInput {
+  url: string;
+  method: 'GET' | 'POST' | 'PUT';
+  /** Headers for the first navigation only (never sub-resources, which may be other origins). */
+  headers: Record<string, string>;
+  body?: Buffer;
+  options: RenderOptions;
+  /** Epoch ms: the render gives up (`DeadlineExceeded`) when it passes. */
+  deadlineAt: number;
+}
+
+export interface RenderSettings {
+  /** Longest wait for the main document (until DOMContentLoaded), in ms. Default: 30,000. */
+  navigationTimeoutMs?: number;
+  /** Longest wait for the load event after DOMContentLoaded; not an error when exceeded, in ms. Default: 10,000. */
+  loadGraceMs?: number;
+  /** Longest a single js_instruction (or wait_for) may take, in ms. Default: 15,000. */
+  stepTimeoutMs?: number;
+  /** XHR/fetch calls recorded for json_response. Default: 200. */
+  maxXhrCalls?: number;
+  /** Bytes kept of each XHR/fetch body. Default: 1 MiB. */
+  maxXhrBodyBytes?: number;
+}
+
+export interface RenderedScreenshot {
+  data: Buffer;
+  type: 'png' | 'jpeg';
+  /** In pixels, read from the image itself. */
+  width: number;
+  height: number;
+}
+
+/** A rendered page, as the browser saw it; turning it into a FetchReplyV1 is the caller's job. */
+export interface RenderedPage {
+  /** Status of the last main-document response (after redirects and any navigation the page made). */
+  status: number;
+  /** URL of that response. */
+  finalUrl: string;
+  /** URLs that redirected to it, in order, the requested URL first (empty without redirects). */
+  redirectChain: string[];
+  /** Its response headers, lower-case names (repeated ones joined with `\n` by Chromium). */
+  headers: Record<string, string>;
+  contentType?: string;
+  /** The DOM serialised after scripts, waits and instructions. */
+  html: string;
+  /** Cookies of the context at the end (for `Zr-Cookies`). */
+  cookies: Cookie[];
+  /** Whether `wait_for`'s selector appeared in time (undefined without `wait_for`). */
+  waitForFound?: boolean;
+  /** With `json_response`: the page's XHR and fetch calls. */
+  xhr?: CapturedXhr[];
+  /** With `js_instructions`. */
+  instructionsReport?: InstructionsReport;
+  screenshot?: RenderedScreenshot;
+  /** With `response_type=pdf`. */
+  pdf?: Buffer;
+  /** The context's egress counters (bytes, refusals of sub-resources). */
+  egress: ProxySessionStats;
+}
+
+// Request headers the browser owns; a caller's copy would corrupt the request.
+const NAVIGATION_HEADERS_DROPPED = new Set(['host', 'content-length', 'connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'te', 'trailer', 'expect']);
+
+/**
+ * Renders `input` in the lease's fresh page: viewport and user agent, interception (first POST,
+ * block_resources), navigation, the load event (bounded), `wait_for`, `wait`, `js_instructions`,
+ * then the DOM, cookies, XHR calls, screenshot or PDF.
+ *
+ * @throws BrowserError `EgressRefused` / `DnsFailure` when the page's own host is refused or does not
+ *   resolve, `NavigationFailed` when it cannot be loaded, `DeadlineExceeded`, `CallTimeout`,
+ *   `ScreenshotFailed`.
+ */
+export async function renderPage(lease: BrowserLease, input: RenderInput, settings: RenderSettings = {}): Promise<RenderedPage> {
+  const { page, egress } = lease;
+  const { options, deadlineAt } = input;
+  const remaining = (capMs: number) => {
+    const left = deadlineAt - Date.now();
+    if (left <= 0) throw new BrowserError(BrowserErrorCode.DeadlineExceeded, 'The request deadline passed while rendering');
+    return Math.min(capMs, left);
+  };
+  const call = <T>(work: Promise<T>, what: string, capMs = lease.callTimeoutMs) => withTimeout(work, remaining(capMs), what);
+
+  const browserUserAgent = await call(page.browser().userAgent(), 'userAgent');
+  await call(page.setUserAgent({ userAgent: userAgentFor(browserUserAgent, options.device) }), 'setUserAgent');
+  await call(page.setViewport(viewportFor(options)), 'setViewport');
+  if (options.block_resources?.includes('websocket')) await call(page.evaluateOnNewDocument(WEBSOCKET_STUB), 'evaluateOnNewDocument');
+  await call(
+    interceptRequests(
+      page,
+      {
+        method: input.method,
+        headers: Object.fromEntries(Object.entries(input.headers).filter(([name]) => !NAVIGATION_HEADERS_DROPPED.has(name.toLowerCase()))),
+        postData: input.method === 'GET' ? undefined : (input.body ?? Buffer.alloc(0)).toString('utf8'),
+      },
+      blockedResourceTypes(options.block_resources ?? []),
+    ),
+    'setRequestInterception',
+  );
+  const xhr = options.json_response ? new XhrRecorder(page, { maxCalls: settings.maxXhrCalls, maxBodyBytes: settings.maxXhrBodyBytes }) : undefined;
+  const mainDocument = trackMainDocument(page);
+
+  await navigate(page, input, egress, remaining(settings.navigationTimeoutMs ?? 30_000), deadlineAt);
+  // A slow image must not cost the page: after the grace the DOM is taken as it is.
+  await page.mainFrame().waitForFunction('document.readyState === "complete"', { timeout: remaining(settings.loadGraceMs ?? 10_000) }).catch(() => undefined);
+
+  let waitForFound: boolean | undefined;
+  if (options.wait_for) {
+    const timeout = remaining(settings.stepTimeoutMs ?? 15_000);
+    waitForFound = await page.waitForSelector(toPuppeteerSelector(options.wait_for), { timeout }).then(
+      () => true,
+      () => false,
+    );
+  }
+  if (options.wait) await new Promise((resolve) => setTimeout(resolve, remaining(options.wait ?? 0)));
+  const instructionsReport = options.js_instructions?.length
+    ? await runInstructions(page, options.js_instructions, { deadlineAt, stepTimeoutMs: settings.stepTimeoutMs ?? 15_000 })
+    : undefined;
+
+  const response = mainDocument.last();
+  if (!response) throw new BrowserError(BrowserErrorCode.NavigationFailed, 'The page answered nothing');
+  const headers = response.headers();
+  refuseIfEgressAnswer(egress.refusalIn(headers));
+  const html = await contentOf(page, remaining(lease.callTimeoutMs));
+  const cookies = await call(lease.context.cookies(), 'cookies');
+  const screenshot = options.screenshot ? await takeScreenshot(page, options.screenshot, remaining(lease.callTimeoutMs * 3)) : undefined;
+  const pdf = options.response_type === 'pdf' ? Buffer.from(await call(page.pdf({ printBackground: true }), 'pdf', lease.callTimeoutMs * 3)) : undefined;
+  return {
+    status: response.status(),
+    finalUrl: response.url(),
+    redirectChain: response.request().redirectChain().map((request) => request.url()),
+    headers,
+    contentType: headers['content-type'],
+    html,
+    cookies,
+    waitForFound,
+    xhr: xhr ? await xhr.finish(remaining(lease.callTimeoutMs)) : undefined,
+    instructionsReport,
+    screenshot,
+    pdf,
+    egress: egress.stats(),
+  };
+}
+
+/** Keeps the last response of the main frame's document that is not a redirect. */
+function trackMainDocument(page: Page): { last(): HTTPResponse | undefined } {
+  let last: HTTPResponse | undefined;
+  page.on('response', (response) => {
+    const request = response.request();
+    if (!request.isNavigationRequest() || request.frame() !== page.mainFrame()) return;
+    const status = response.status();
+    if (status >= 300 && status < 400 && response.headers()['location'] !== undefined) return;
+    last = response;
+  });
+  return { last: () => last };
+}
+
+async function navigate(page: Page, input: RenderInput, egress: BrowserLease['egress'], timeoutMs: number, deadlineAt: number): Promise<void> {
+  try {
+    const response = await withTimeout(page.goto(input.url, { waitUntil: 'domcontentloaded', timeout: timeoutMs }), timeoutMs + 1_000, 'goto');
+    if (response) refuseIfEgressAnswer(egress.refusalIn(response.headers()));
+  } catch (error) {
+    if (error instanceof BrowserError && error.code !== BrowserErrorCode.CallTimeout) throw error;
+    // An https page refused by the proxy shows as a tunnel failure: the session knows why.
+    const url = new URL(input.url);
+    const failure = egress.failureFor(url.hostname, Number(url.port || (url.protocol === 'https:' ? 443 : 80)));
+    if (failure) refuseIfEgressAnswer(failure.code);
+    if (Date.now() >= deadlineAt) throw new BrowserError(BrowserErrorCode.DeadlineExceeded, 'The request deadline passed while loading the page', { cause: error });
+    const reason = /net::ERR_[A-Z_]+/.exec(String((error as Error).message))?.[0] ?? 'the page did not load in time';
+    throw new BrowserError(BrowserErrorCode.NavigationFailed, `The page could not be loaded: ${reason}`, { cause: error });
+  }
+}
+
+function refuseIfEgressAnswer(code: EgressErrorCode | undefined): void {
+  switch (code) {
+    case undefined:
+      return;
+    case EgressErrorCode.DnsFailure:
+      throw new BrowserError(BrowserErrorCode.DnsFailure, 'The host name of the page does not resolve');
+    case EgressErrorCode.BlockedAddress:
+    case EgressErrorCode.InvalidUrl:
+      throw new BrowserError(BrowserErrorCode.EgressRefused, 'The page is on an address that may not be fetched');
+    default:
+      throw new BrowserError(BrowserErrorCode.NavigationFailed, 'The page could not be reached');
+  }
+}
+
+/** `page.content()`, retried while the page is between documents (a click that navigated). */
+async function contentOf(page: Page, timeoutMs: number): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await withTimeout(page.content(), Math.max(1, deadline - Date.now()), 'content');
+    } catch (error) {
+      const navigating = /context was destroyed|navigat/i.test(String((error as Error).message));
+      if (!navigating || Date.now() >= deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
+
+async function takeScreenshot(page: Page, options: NonNullable<RenderOptions['screenshot']>, timeoutMs: number): Promise<RenderedScreenshot> {
+  const type = options.format;
+  const imageOptions = { type, quality: type === 'jpeg' ? (options.quality ?? 80) : undefined } as const;
+  let data: Uint8Array;
+  if (options.selector) {
+    const element = await page.$(toPuppeteerSelector(options.selector)).catch(() => null);
+    if (!element) throw new BrowserError(BrowserErrorCode.ScreenshotFailed, `screenshot_selector ${options.selector} matches nothing`);
+    data = await withTimeout(element.screenshot(imageOptions), timeoutMs, 'element screenshot');
+  } else {
+    data = await withTimeout(page.screenshot({ ...imageOptions, fullPage: options.fullpage }), timeoutMs, 'screenshot');
+  }
+  const buffer = Buffer.from(data);
+  const size = imageSize(buffer);
+  if (!size) throw new BrowserError(BrowserErrorCode.ScreenshotFailed, 'The screenshot is not a readable image');
+  return { data: buffer, type, ...size };
+}

@@ -1,0 +1,63 @@
+import type { HTTPRequest, Page, ResourceType } from 'puppeteer-core';
+import type { BlockableResource } from '@trawl/contracts';
+
+/** How the first navigation of the page is sent (a POST/PUT body, the caller's headers). */
+export interface FirstNavigation {
+  method: 'GET' | 'POST' | 'PUT';
+  /** Headers added to the browser's own (the caller's with `custom_headers`, the body's content type). */
+  headers: Record<string, string>;
+  /** Body of a POST/PUT, as text (Chromium's interception takes a string). */
+  postData?: string;
+}
+
+// Chromium's types that the API's `other` covers (beacons, prefetches, CSP reports, …).
+const OTHER_TYPES: readonly ResourceType[] = ['other', 'prefetch', 'ping', 'signedexchange', 'cspviolationreport'];
+
+/** Chromium resource types to abort for the API's `block_resources` list (documents never). */
+export function blockedResourceTypes(block: readonly BlockableResource[]): Set<ResourceType> {
+  const types = new Set<ResourceType>();
+  for (const resource of block) {
+    if (resource === 'other') OTHER_TYPES.forEach((type) => types.add(type));
+    // WebSockets never reach request interception: they are stubbed in the page instead.
+    else if (resource !== 'websocket') types.add(resource);
+  }
+  return types;
+}
+
+/** Replaces `WebSocket` in every document so a page cannot open one (Chromium does not intercept them). */
+export const WEBSOCKET_STUB = `(() => {
+  const Blocked = function WebSocket() { throw new DOMException('WebSocket blocked by block_resources', 'SecurityError'); };
+  Object.defineProperty(window, 'WebSocket', { value: Blocked, configurable: false, writable: false });
+})();`;
+
+/**
+ * Request interception for what only it can do: send the first navigation with another method,
+ * body or headers, and abort blocked resource types. It is not a security boundary (the egress
+ * proxy is), so nothing else is decided here. Interception stays off when it is not needed: it
+ * disables Chromium's cache and slows every request down.
+ *
+ * @returns whether interception was turned on.
+ */
+export async function interceptRequests(page: Page, first: FirstNavigation, blocked: ReadonlySet<ResourceType>): Promise<boolean> {
+  const rewritesFirst = first.method !== 'GET' || Object.keys(first.headers).length > 0 || first.postData !== undefined;
+  if (!rewritesFirst && blocked.size === 0) return false;
+  let firstSeen = !rewritesFirst;
+  await page.setRequestInterception(true);
+  page.on('request', (request: HTTPRequest) => {
+    const settle = (work: Promise<void>) => work.catch(() => undefined); // the page may be gone already
+    if (!firstSeen && request.isNavigationRequest() && request.frame() === page.mainFrame()) {
+      firstSeen = true;
+      void settle(
+        request.continue({
+          method: first.method,
+          postData: first.postData,
+          headers: { ...request.headers(), ...first.headers },
+        }),
+      );
+      return;
+    }
+    if (blocked.has(request.resourceType())) void settle(request.abort('blockedbyclient'));
+    else void settle(request.continue());
+  });
+  return true;
+}
