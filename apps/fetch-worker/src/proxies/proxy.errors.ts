@@ -4,7 +4,7 @@ export enum ProxyErrorCode {
   InvalidPools = 'invalid_pools',
   /** `proxy_country` names a country with no `premium.<country>` pool: the worker answers REQS004. */
   UnknownCountry = 'unknown_country',
-  /** The session bindings bucket could not be read or written (NATS down): the worker answers RESP001. */
+  /** The session bindings bucket could not be read or written (NATS down): the worker answers ERR0001 (retry later). */
   SessionStoreFailed = 'session_store_failed',
 }
 

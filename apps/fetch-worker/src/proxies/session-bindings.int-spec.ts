@@ -55,6 +55,18 @@ describe(NatsSessionBindings.name, () => {
     expect((await b.choose({ tier: 'premium', country: 'us', sessionId: 42, tenantId: TENANT }))?.id).toBe(us?.id);
   });
 
+  it('moves a session whose bound proxy left the configuration, for every worker', async () => {
+    const [a, b] = await routers(60_000);
+    // A worker with an older configuration bound the session to a proxy since removed.
+    const bucket = buckets[buckets.length - 1];
+    const old = await NatsSessionBindings.open(workerA.js, bucket, 60_000);
+    expect(await old.bind(`${TENANT}.9.standard`, 'standard#0123456789ab')).toBe('standard#0123456789ab');
+    const moved = await a.choose({ tier: 'basic', sessionId: 9, tenantId: TENANT });
+    expect(moved?.id).toMatch(/^standard#/);
+    expect(moved?.id).not.toBe('standard#0123456789ab');
+    expect((await b.choose({ tier: 'basic', sessionId: 9, tenantId: TENANT }))?.id).toBe(moved?.id);
+  });
+
   it('lets a binding expire at the bucket max_age counted from its first use, not its last', async () => {
     const ttlMs = 2_000;
     const [a, b] = await routers(ttlMs);

@@ -94,6 +94,36 @@ describe(AdaptiveFetcher.name, () => {
       expect(memory.writes).toEqual([]);
     });
 
+    it('tries only the available tiers', async () => {
+      const memory = new MemoryTiers();
+      const { tried, attempt } = site({ premium: {} });
+      const error = await new AdaptiveFetcher({ memory })
+        .fetch('shop.test', attempt, { available: ['basic', 'js_render'] })
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(StealthError);
+      expect(tried).toEqual(['basic', 'js_render']);
+    });
+
+    it('forgets a remembered tier that is no longer available', async () => {
+      const memory = new MemoryTiers();
+      memory.store.set('shop.test', 'premium');
+      const { tried, attempt } = site({ js_render: {} });
+      const answer = await new AdaptiveFetcher({ memory }).fetch('shop.test', attempt, { available: ['basic', 'js_render'] });
+      expect(answer.tier).toBe('js_render');
+      expect(tried).toEqual(['basic', 'js_render']);
+      expect(memory.store.get('shop.test')).toBe('js_render');
+    });
+
+    it('throws all_tiers_blocked without trying anything when no tier at the floor is available', async () => {
+      const { tried, attempt } = site({});
+      const error = await new AdaptiveFetcher({ memory: new MemoryTiers() })
+        .fetch('shop.test', attempt, { floor: 'premium', available: ['basic', 'js_render'] })
+        .catch((e: unknown) => e);
+      expect((error as StealthError).code).toBe(StealthErrorCode.AllTiersBlocked);
+      expect((error as StealthError).message).toBe('shop.test: no available tier at or above premium');
+      expect(tried).toEqual([]);
+    });
+
     it('throws all_tiers_blocked with every attempt and the last result when no tier passes', async () => {
       const memory = new MemoryTiers();
       const { tried, attempt } = site({ premium_js_render: { html: '<html><head><title>Just a moment...</title></head></html>' } });

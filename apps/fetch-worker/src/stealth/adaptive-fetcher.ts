@@ -25,6 +25,11 @@ export interface AdaptiveFetchOptions {
    * only the premium pools have countries.
    */
   floor?: FetchTier;
+  /**
+   * Tiers this installation can really serve, e.g. without a premium pool only `basic` and
+   * `js_render` (premium through direct egress would bill 10 credits for nothing). Default: all four.
+   */
+  available?: readonly FetchTier[];
   /** Stops between attempts (the caller left, or the deadline passed); its reason is thrown. */
   signal?: AbortSignal;
 }
@@ -68,7 +73,15 @@ export class AdaptiveFetcher {
     const remembered = await this.recall(domain);
     const blocked: BlockedAttempt[] = [];
     let last: R | undefined;
-    for (const tier of tiersFrom(remembered, options.floor)) {
+    const available = (tier: FetchTier) => options.available?.includes(tier) ?? true;
+    let tiers = tiersFrom(remembered, options.floor).filter(available);
+    // A remembered tier the installation no longer offers (its pool was removed) is no memory at all.
+    if (tiers.length === 0) tiers = tiersFrom(undefined, options.floor).filter(available);
+    if (tiers.length === 0) {
+      const message = `${domain}: no available tier at or above ${options.floor ?? 'basic'}`;
+      throw new StealthError(StealthErrorCode.AllTiersBlocked, message, []);
+    }
+    for (const tier of tiers) {
       options.signal?.throwIfAborted();
       const outcome = await attempt(tier);
       const reason: BlockReason | undefined = this.detector.reason({ ...outcome.page, rendered: rendersJavaScript(tier) });
