@@ -23,7 +23,7 @@ export function ianaZone(name: string): IANAZone {
 
 /**
  * The instant a wall-clock time in `zoneName` stands for, with the two DST cases decided once for
- * every schedule (docs/decisions.md "Schedules"):
+ * every schedule (apps/scheduler/README.md "Decisions"):
  * - a time that happens twice (the hour repeated when clocks go back) is its **first** occurrence;
  * - a time that does not exist (skipped when clocks go forward, e.g. 02:00 in Europe/Paris on the last
  *   Sunday of March) is the **first valid instant after it**: the moment the clocks jumped (03:00 CEST).

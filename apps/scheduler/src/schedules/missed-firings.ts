@@ -28,7 +28,7 @@ export interface MissedFiringPolicy {
 }
 
 /**
- * The missed-firing policy (docs/decisions.md "Schedules"). Due times pile up when no leader was
+ * The missed-firing policy (apps/scheduler/README.md "Decisions"). Due times pile up when no leader was
  * running (all replicas down, a lease hand-over). Of those in `[dueAt, now]`:
  * - the **latest** fires once, if it is at most `graceMs` old: one run catches up, as a user who
  *   missed the 09:00 run expects to see it at 09:05, not never;

@@ -31,7 +31,7 @@ const REFUSALS: Record<'quota_exceeded' | 'job_unavailable', FiringOutcome> = {
  * firing under its `(job_id, due_at)` key and starts the run in the same transaction: a run exists
  * if and only if its firing row does, and a due time is fired at most once whoever leads.
  *
- * Policies (docs/decisions.md "Schedules"): missed due times per `planFiring`; a due time whose
+ * Policies (apps/scheduler/README.md "Decisions"): missed due times per `planFiring`; a due time whose
  * previous run is still in flight is recorded `skipped_previous_running` and starts nothing.
  */
 @Injectable()
