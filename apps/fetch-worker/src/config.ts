@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { baseConfigSchema, envInt } from '@trawl/config';
 import { parseHostMap } from '@trawl/egress';
+import { proxyConfigShape } from './proxies/proxies.config';
 
 /**
  * The fetch worker's environment, parsed once in main.ts. Workers hold no database connection, so
@@ -28,5 +29,7 @@ export const fetchWorkerConfigSchema = baseConfigSchema.omit({ DATABASE_URL: tru
     }
   }),
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.string().url().optional(),
+  // Upstream proxy pools and adaptive stealth's memory (PROXY_POOLS, STEALTH_TIER_TTL_MS).
+  ...proxyConfigShape,
 });
 export type FetchWorkerConfig = z.infer<typeof fetchWorkerConfigSchema>;

@@ -7,25 +7,15 @@ import { FetchWorkerConfig } from './config';
 import { CRAWL_PAGE_CONSUMER_SETTINGS, CrawlPageConsumer, CrawlPageConsumerSettings } from './crawl-pages/crawl-page.consumer';
 import { CRAWL_PAGE_SETTINGS, CrawlPageService } from './crawl-pages/crawl-page.service';
 import { CRAWL_STOPPED_SUBJECT, StoppedCrawls } from './crawl-pages/stopped-crawls';
-import { CaptchaPass } from './captcha/captcha-pass';
-import { CaptchaSolverClient } from './captcha/captcha-solver.client';
-import { FETCH_REQUEST_SERVER_SETTINGS, FetchRequestServer, FetchRequestServerSettings } from './fetch-requests/fetch-request.server';
-import { FetchRequestMetrics } from './fetch-requests/fetch-request.metrics';
-import {
-  FETCH_ENGINES,
-  FETCH_REQUEST_SETTINGS,
-  FetchRequestService,
-  FetchRequestSettings,
-  PAGE_TRANSFORMS,
-} from './fetch-requests/fetch-request.service';
-import { FetchEngineSet } from './fetch-requests/fetch-engine.router';
-import { HttpFetchEngine } from './fetch-requests/http-fetch-engine';
-import { extractionTransforms } from './fetch-requests/extraction-transforms';
+import { FetchRequestWiring, wireFetchRequests } from './fetch-requests/fetch-request.wiring';
 import { HttpEngine } from './page-fetch/http-engine';
 import { PAGE_ENGINES, PAGE_FETCH_SETTINGS, PageFetchService, PageFetchSettings } from './page-fetch/page-fetch.service';
 import { WORKER_LOGGER } from './worker.logger';
 import { WORKER_MESSAGING } from './worker.messaging';
 import { WorkerMetrics } from './worker.metrics';
+
+/** Injection token of the Fetch API's wiring (closed at shutdown). */
+const FETCH_REQUEST_WIRING = Symbol('FETCH_REQUEST_WIRING');
 
 /** Share of `SHUTDOWN_TIMEOUT_MS` that pages in flight may still use to finish. */
 const DRAIN_SHARE = 0.5;
@@ -39,7 +29,10 @@ const SETTLE_SHARE = 0.75;
  */
 @Module({})
 export class FetchWorkerModule implements OnApplicationShutdown {
-  constructor(@Inject(WORKER_MESSAGING) private readonly messaging: MessagingConnection) {}
+  constructor(
+    @Inject(WORKER_MESSAGING) private readonly messaging: MessagingConnection,
+    @Inject(FETCH_REQUEST_WIRING) private readonly fetchRequests: FetchRequestWiring,
+  ) {}
 
   static async forRoot(config: FetchWorkerConfig, logger: Logger): Promise<DynamicModule> {
     const policy = new EgressPolicy({ hostMap: parseHostMap(config.EGRESS_HOST_MAP) });
@@ -56,15 +49,24 @@ export class FetchWorkerModule implements OnApplicationShutdown {
     // One keep-alive pool for every page this process fetches, crawl pages and Fetch API alike.
     const http = new HttpEngine({ policy, agent, maxBodyBytes: config.MAX_BODY_BYTES });
     const engines = [http];
-    const fetchEngines: FetchEngineSet = { basic: new HttpFetchEngine(http) };
-    const captcha = new CaptchaPass(new CaptchaSolverClient({ policy, agent, pollIntervalMs: config.CAPTCHA_POLL_INTERVAL_MS }));
-    const fetchRequestSettings: FetchRequestSettings = { maxBodyBytes: config.MAX_BODY_BYTES };
-    const fetchServerSettings: FetchRequestServerSettings = {
-      topology,
-      capacity: config.FETCH_CONCURRENCY,
-      drainMs: Math.floor(config.SHUTDOWN_TIMEOUT_MS * DRAIN_SHARE),
-      stopDeadlineMs: Math.floor(config.SHUTDOWN_TIMEOUT_MS * SETTLE_SHARE),
-    };
+    let fetchRequests: FetchRequestWiring;
+    try {
+      fetchRequests = await wireFetchRequests({
+        config,
+        policy,
+        agent,
+        http,
+        messaging,
+        topology,
+        registry,
+        logger,
+        drainShare: DRAIN_SHARE,
+        settleShare: SETTLE_SHARE,
+      });
+    } catch (error) {
+      await messaging.close();
+      throw error;
+    }
     const consumerSettings: CrawlPageConsumerSettings = {
       topology,
       concurrency: config.WORKER_CONCURRENCY,
@@ -84,14 +86,8 @@ export class FetchWorkerModule implements OnApplicationShutdown {
         { provide: CRAWL_PAGE_SETTINGS, useValue: {} },
         { provide: CRAWL_PAGE_CONSUMER_SETTINGS, useValue: consumerSettings },
         { provide: CRAWL_STOPPED_SUBJECT, useValue: consumerSettings.topology.subjects.crawlStopped },
-        { provide: FetchRequestMetrics, useValue: new FetchRequestMetrics(registry) },
-        { provide: FETCH_ENGINES, useValue: fetchEngines },
-        { provide: PAGE_TRANSFORMS, useValue: extractionTransforms },
-        { provide: FETCH_REQUEST_SETTINGS, useValue: fetchRequestSettings },
-        { provide: FETCH_REQUEST_SERVER_SETTINGS, useValue: fetchServerSettings },
-        { provide: CaptchaPass, useValue: captcha },
-        FetchRequestService,
-        FetchRequestServer,
+        { provide: FETCH_REQUEST_WIRING, useValue: fetchRequests },
+        ...fetchRequests.providers,
         PageFetchService,
         CrawlPageService,
         CrawlPageConsumer,
@@ -102,6 +98,7 @@ export class FetchWorkerModule implements OnApplicationShutdown {
 
   /** Runs after every consumer has stopped (beforeApplicationShutdown), so nothing publishes any more. */
   async onApplicationShutdown(): Promise<void> {
+    await this.fetchRequests.close();
     await this.messaging.close();
   }
 }

@@ -17,6 +17,7 @@ import { FetchRequestMetrics } from '../src/fetch-requests/fetch-request.metrics
 import { FetchRequestServer } from '../src/fetch-requests/fetch-request.server';
 import { FetchAnswer, FetchRequestService } from '../src/fetch-requests/fetch-request.service';
 import { HttpFetchEngine } from '../src/fetch-requests/http-fetch-engine';
+import { TargetFetcher } from '../src/fetch-requests/target-fetcher';
 import { PageTransforms } from '../src/fetch-requests/page-transforms';
 import { HttpEngine, BROWSER_HEADERS } from '../src/page-fetch/http-engine';
 
@@ -52,10 +53,10 @@ describe(FetchRequestService.name, () => {
     const agent = createEgressAgent(policy);
     http = new HttpEngine({ policy, agent, maxBodyBytes: 10 * 1024 * 1024 });
     metrics = new FetchRequestMetrics(new Registry());
+    const captcha = new CaptchaPass(new CaptchaSolverClient({ policy, agent, pollIntervalMs: 20 }));
     service = new FetchRequestService(
-      { basic: new HttpFetchEngine(http) },
+      new TargetFetcher({ engines: { http: new HttpFetchEngine(http) }, captcha }),
       markTransforms,
-      new CaptchaPass(new CaptchaSolverClient({ policy, agent, pollIntervalMs: 20 })),
       { maxBodyBytes: 10 * 1024 * 1024 },
       metrics,
       pino({ level: 'silent' }),
@@ -315,11 +316,10 @@ describe(FetchRequestService.name, () => {
       expectProblem(answer, 424, 'RESP006', null);
     });
 
-    it('answers the challenge page as it is without a solver', async () => {
+    it('answers REQS002, free, for a challenge it cannot pass without a solver', async () => {
       const before = solver.requestCount();
       const answer = await send(fetchRequest(web.url('captcha.test', '/')));
-      expect(answer.head.status).toBe(200);
-      expect(answer.body.toString('utf8')).toContain('data-sitekey');
+      expectProblem(answer, 400, 'REQS002', null);
       expect(solver.requestCount()).toBe(before);
     });
   });

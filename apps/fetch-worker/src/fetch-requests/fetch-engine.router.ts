@@ -3,12 +3,12 @@ import type { FetchOptionsV1 } from '@trawl/contracts';
 import type { FetchEngine } from './fetch-engine';
 import { FetchRequestError } from './fetch-request.errors';
 
-/** The engines a worker has, by tier; absent ones are not configured in this worker. */
+/** The engines a worker has: HTTP always, a browser when Chromium is configured. */
 export interface FetchEngineSet {
-  basic: FetchEngine;
-  jsRender?: FetchEngine;
-  premium?: FetchEngine;
-  premiumJsRender?: FetchEngine;
+  /** `basic` and `premium`. */
+  http: FetchEngine;
+  /** `js_render` and `premium_js_render`. */
+  browser?: FetchEngine;
 }
 
 /** The tier the options ask for (fetch-details "Costs"): js_render and premium_proxy combine. */
@@ -18,20 +18,13 @@ export function requestedTier(options: Pick<FetchOptionsV1, 'js_render' | 'premi
 }
 
 /**
- * Picks the engine for a request by the tier its options ask for. `mode=auto` starts at the
- * cheapest tier until adaptive stealth is wired in.
+ * The engine of a tier.
  *
- * @throws FetchRequestError `ERR0001` when this worker has no engine for the tier (a deployment
- *   mistake, not the tenant's).
+ * @throws FetchRequestError `ERR0001` when this worker has no browser for a rendering tier (a
+ *   deployment mistake, not the tenant's).
  */
-export function engineFor(engines: FetchEngineSet, options: FetchOptionsV1): FetchEngine {
-  const tier = requestedTier(options);
-  const engine = {
-    [Tier.Basic]: engines.basic,
-    [Tier.JsRender]: engines.jsRender,
-    [Tier.Premium]: engines.premium,
-    [Tier.PremiumJsRender]: engines.premiumJsRender,
-  }[tier];
-  if (!engine) throw new FetchRequestError('ERR0001', `This worker has no engine for the ${tier} tier.`);
-  return engine;
+export function engineFor(engines: FetchEngineSet, tier: Tier): FetchEngine {
+  if (tier === Tier.Basic || tier === Tier.Premium) return engines.http;
+  if (!engines.browser) throw new FetchRequestError('ERR0001', `This worker has no browser for the ${tier} tier.`);
+  return engines.browser;
 }

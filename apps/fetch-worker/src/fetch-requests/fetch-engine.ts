@@ -1,8 +1,13 @@
 import type { Tier } from '@trawl/billing';
 import type { FetchOptionsV1 } from '@trawl/contracts';
+import type { ProxyChoice } from '../proxies';
 
 /** One target request of the Fetch API, as an engine gets it. */
 export interface TargetRequest {
+  /** The tier of this attempt (the one billed when it serves): it says whether to render. */
+  tier: Tier;
+  /** The upstream proxy to go through (ProxyRouter's choice); direct egress when absent. */
+  proxy?: ProxyChoice;
   /** Absolute http(s) URL (the egress policy decides at connect time). */
   url: string;
   method: 'GET' | 'POST' | 'PUT';
@@ -65,8 +70,8 @@ export interface TargetPage {
 }
 
 /**
- * A way of fetching a target for the Fetch API. The HTTP engine serves `basic`; a browser engine
- * serves `js_render`; proxies and adaptive stealth pick among them.
+ * A way of fetching a target for the Fetch API. The HTTP engine serves `basic` and `premium`, a
+ * browser engine `js_render` and `premium_js_render`; the proxy is chosen per attempt.
  */
 export interface FetchEngine {
   /**

@@ -7,6 +7,8 @@ import type { FetchEngine, TargetPage, TargetRequest } from './fetch-engine';
 import { FetchRequestError } from './fetch-request.errors';
 import { FetchRequestMetrics } from './fetch-request.metrics';
 import { FetchRequestService } from './fetch-request.service';
+import type { FetchEngineSet } from './fetch-engine.router';
+import { TargetFetcher } from './target-fetcher';
 import type { PageTransforms } from './page-transforms';
 
 const OPTIONS: FetchOptionsV1 = { js_render: false, premium_proxy: false, json_response: false, original_status: false };
@@ -56,8 +58,9 @@ const transforms: PageTransforms = {
 
 const noCaptcha = { pass: () => Promise.resolve(undefined) } as unknown as CaptchaPass;
 
-function service(engines: ConstructorParameters<typeof FetchRequestService>[0], logger = pino({ level: 'silent' })) {
-  return new FetchRequestService(engines, transforms, noCaptcha, { maxBodyBytes: 10_000 }, new FetchRequestMetrics(new Registry()), logger);
+function service(engines: FetchEngineSet, logger = pino({ level: 'silent' })) {
+  const target = new TargetFetcher({ engines, captcha: noCaptcha });
+  return new FetchRequestService(target, transforms, { maxBodyBytes: 10_000 }, new FetchRequestMetrics(new Registry()), logger);
 }
 
 const bodyOf = (answer: { body: Buffer }) => JSON.parse(answer.body.toString('utf8')) as Record<string, unknown>;
@@ -67,20 +70,21 @@ describe(FetchRequestService.name, () => {
     it('serves js_render with the browser engine and bills the tier of the page that served', async () => {
       const basic = new FakeEngine(async () => htmlPage(Tier.Basic));
       const browser = new FakeEngine(async () => htmlPage(Tier.JsRender));
-      const answer = await service({ basic, jsRender: browser }).handle(request({ js_render: true }), new AbortController().signal);
+      const answer = await service({ http: basic, browser }).handle(request({ js_render: true }), new AbortController().signal);
       expect(answer.head).toMatchObject({ status: 200, billed_tier: 'js_render' });
       expect([basic.asked.length, browser.asked.length]).toEqual([0, 1]);
     });
 
-    it('bills the tier an engine reports even when it is not the one asked (adaptive escalation)', async () => {
-      const basic = new FakeEngine(async () => htmlPage(Tier.PremiumJsRender));
-      const answer = await service({ basic }).handle(request({ mode: 'auto' }), new AbortController().signal);
-      expect(answer.head.billed_tier).toBe('premium_js_render');
+    it('serves premium with the HTTP engine, billed premium', async () => {
+      const http = new FakeEngine(async (asked) => htmlPage(asked.tier));
+      const answer = await service({ http }).handle(request({ premium_proxy: true }), new AbortController().signal);
+      expect(answer.head.billed_tier).toBe('premium');
+      expect(http.asked[0].tier).toBe('premium');
     });
 
-    it('answers ERR0001, free, when the worker has no engine for the tier', async () => {
-      const answer = await service({ basic: new FakeEngine(async () => htmlPage(Tier.Basic)) }).handle(
-        request({ premium_proxy: true }),
+    it('answers ERR0001, free, when the worker has no browser for js_render', async () => {
+      const answer = await service({ http: new FakeEngine(async () => htmlPage(Tier.Basic)) }).handle(
+        request({ js_render: true }),
         new AbortController().signal,
       );
       expect(answer.head).toMatchObject({ status: 500, billed_tier: null, error: { code: 'ERR0001' } });
@@ -92,14 +96,14 @@ describe(FetchRequestService.name, () => {
       const engine = new FakeEngine(async () => {
         throw new TypeError('secret internals');
       });
-      const answer = await service({ basic: engine }, logger).handle(request(), new AbortController().signal);
+      const answer = await service({ http: engine }, logger).handle(request(), new AbortController().signal);
       expect(answer.head).toMatchObject({ status: 500, billed_tier: null, error: { code: 'ERR0001' } });
       expect(answer.body.toString()).not.toContain('secret internals');
       expect(logged).toEqual([expect.objectContaining({ instance: 'urn:trawl:request:req-1', msg: 'fetch request failed' })]);
     });
 
     it('answers RESP004 from the css_extractor transform, free', async () => {
-      const answer = await service({ basic: new FakeEngine(async () => htmlPage(Tier.Basic)) }).handle(
+      const answer = await service({ http: new FakeEngine(async () => htmlPage(Tier.Basic)) }).handle(
         request({ css_extractor: { bad: 'a[[' } }),
         new AbortController().signal,
       );
@@ -108,7 +112,7 @@ describe(FetchRequestService.name, () => {
     });
 
     it('answers RESP005 when the shaped answer is over max_body_bytes although the page was not', async () => {
-      const answer = await service({ basic: new FakeEngine(async () => htmlPage(Tier.Basic)) }).handle(
+      const answer = await service({ http: new FakeEngine(async () => htmlPage(Tier.Basic)) }).handle(
         request({ json_response: true }, { max_body_bytes: 10 }),
         new AbortController().signal,
       );
@@ -117,7 +121,7 @@ describe(FetchRequestService.name, () => {
 
     it('gives the engine the caller’s method, body and headers over the browser’s, and the time left', async () => {
       const engine = new FakeEngine(async () => htmlPage(Tier.Basic));
-      await service({ basic: engine }).handle(
+      await service({ http: engine }).handle(
         request({}, { method: 'PUT', headers: { 'x-a': '1' }, body_base64: Buffer.from('hello').toString('base64'), deadline_at: Date.now() + 5_000 }),
         new AbortController().signal,
       );
@@ -130,14 +134,14 @@ describe(FetchRequestService.name, () => {
 
     it('answers CTX0002 at once when the deadline has already passed', async () => {
       const engine = new FakeEngine(() => new Promise<TargetPage>(() => undefined));
-      const answer = await service({ basic: engine }).handle(request({}, { deadline_at: Date.now() - 1 }), new AbortController().signal);
+      const answer = await service({ http: engine }).handle(request({}, { deadline_at: Date.now() - 1 }), new AbortController().signal);
       expect(answer.head).toMatchObject({ status: 504, billed_tier: null, error: { code: 'CTX0002' } });
     });
 
     it('answers ERR0001, not CTX0001, when the worker shuts down under a request', async () => {
       const shutdown = new AbortController();
       const engine = new FakeEngine(() => new Promise<TargetPage>(() => undefined));
-      const answering = service({ basic: engine }).handle(request(), new AbortController().signal, shutdown.signal);
+      const answering = service({ http: engine }).handle(request(), new AbortController().signal, shutdown.signal);
       shutdown.abort(new Error('stopping'));
       expect((await answering).head).toMatchObject({ status: 500, error: { code: 'ERR0001' } });
     });

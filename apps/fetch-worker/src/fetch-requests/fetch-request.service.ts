@@ -2,22 +2,23 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { FetchReplyV1, FetchRequestV1 } from '@trawl/contracts';
 import { problem, PROBLEM_CONTENT_TYPE } from '@trawl/http';
 import type { Logger } from '@trawl/observability';
-import { CaptchaPass, ChallengedPage } from '../captcha/captcha-pass';
 import { CaptchaError, CaptchaErrorCode } from '../captcha/captcha.errors';
+import { ProxyError, ProxyErrorCode } from '../proxies';
+import { StealthError } from '../stealth';
 import { WORKER_LOGGER } from '../worker.logger';
-import { answerBody, isHtmlPage, pageText } from './answer-body';
-import type { TargetPage, TargetRequest } from './fetch-engine';
-import { engineFor, FetchEngineSet, requestedTier } from './fetch-engine.router';
+import { answerBody } from './answer-body';
+import type { TargetPage } from './fetch-engine';
+import { requestedTier } from './fetch-engine.router';
 import { fetchFailureOf } from './fetch-failures';
 import { FetchRequestError } from './fetch-request.errors';
 import { FetchRequestMetrics } from './fetch-request.metrics';
 import type { PageTransforms } from './page-transforms';
 import { targetHeaders } from './target-headers';
 import { targetRequestHeaders } from './target-request-headers';
+import { TargetCallFactory, TargetFetcher } from './target-fetcher';
 import { judgeTargetStatus } from './target-status';
 import { workerProblemKind } from './worker-problems';
 
-export const FETCH_ENGINES = Symbol('FETCH_ENGINES');
 export const PAGE_TRANSFORMS = Symbol('PAGE_TRANSFORMS');
 export const FETCH_REQUEST_SETTINGS = Symbol('FETCH_REQUEST_SETTINGS');
 
@@ -57,9 +58,8 @@ export class FetchRequestService {
   private readonly replyMarginMs: number;
 
   constructor(
-    @Inject(FETCH_ENGINES) private readonly engines: FetchEngineSet,
+    private readonly target: TargetFetcher,
     @Inject(PAGE_TRANSFORMS) private readonly transforms: PageTransforms,
-    private readonly captcha: CaptchaPass,
     @Inject(FETCH_REQUEST_SETTINGS) private readonly settings: FetchRequestSettings,
     private readonly metrics: FetchRequestMetrics,
     @Inject(WORKER_LOGGER) private readonly logger: Logger,
@@ -97,10 +97,8 @@ export class FetchRequestService {
   }
 
   private async serve(request: FetchRequestV1, stop: AbortSignal): Promise<FetchAnswer> {
-    const engine = engineFor(this.engines, request.options);
     const maxBodyBytes = Math.min(request.max_body_bytes, this.settings.maxBodyBytes);
-    const body = request.body_base64 === undefined ? undefined : Buffer.from(request.body_base64, 'base64');
-    const target = (url: string, method: TargetRequest['method'], headers: Record<string, string>, payload?: Buffer): TargetRequest => ({
+    const call: TargetCallFactory = (url, method, headers, payload) => ({
       url,
       method,
       headers: targetRequestHeaders(headers, payload !== undefined),
@@ -110,19 +108,7 @@ export class FetchRequestService {
       timeoutMs: Math.max(1, request.deadline_at - this.replyMarginMs - Date.now()),
       signal: stop,
     });
-    let page = await this.guarded(stop, engine.fetch(target(request.url, request.method, request.headers, body)));
-    const passed = await this.guarded(
-      stop,
-      this.captcha.pass(
-        challenged(page),
-        request.captcha_solver,
-        (submission) => engine.fetch(target(submission.url, submission.method, { ...request.headers, ...submission.headers }, submission.body)),
-        challenged,
-        request.deadline_at - this.replyMarginMs,
-        stop,
-      ),
-    );
-    if (passed) page = passed;
+    const page = await this.guarded(stop, this.target.fetch(request, call, stop));
     let status: number;
     try {
       status = judgeTargetStatus(page.status, request.options).status;
@@ -204,17 +190,21 @@ export class FetchRequestService {
       const code = error.code === CaptchaErrorCode.InvalidKey ? 'REQS006' : 'RESP006';
       return new FetchRequestError(code, error.message, { cause: error });
     }
+    if (error instanceof StealthError) {
+      // No tier passed the block: nothing succeeded, nothing is billed.
+      const detail = `The target blocked every configuration tried (${error.attempts.map((a) => a.tier).join(', ')}).`;
+      return new FetchRequestError('REQS002', detail, { cause: error });
+    }
+    if (error instanceof ProxyError) {
+      if (error.code === ProxyErrorCode.UnknownCountry) return new FetchRequestError('REQS004', error.message, { cause: error });
+      return new FetchRequestError('RESP001', 'No upstream proxy could be chosen right now; retry later.', { cause: error });
+    }
     try {
       return fetchFailureOf(error, request.url);
     } catch {
       return new FetchRequestError('ERR0001', error instanceof Error ? error.message : String(error), { cause: error });
     }
   }
-}
-
-/** What the CAPTCHA step needs of a page. */
-function challenged(page: TargetPage): ChallengedPage {
-  return { finalUrl: page.finalUrl, html: isHtmlPage(page) ? pageText(page) : undefined };
 }
 
 /** Keeps the page with a status verdict so the error answer still carries the target's headers and tier. */

@@ -1,10 +1,17 @@
-import { Tier } from '@trawl/billing';
 import type { HttpEngine } from '../page-fetch/http-engine';
+import type { UpstreamAgents } from '../proxies';
 import type { FetchEngine, TargetPage, TargetRequest } from './fetch-engine';
 
-/** The `basic` tier of the Fetch API: one HTTP exchange (method, headers and body as asked). */
+/**
+ * The tiers without rendering (`basic`, `premium`): one HTTP exchange (method, headers and body as
+ * asked), direct or through the upstream proxy of the attempt.
+ */
 export class HttpFetchEngine implements FetchEngine {
-  constructor(private readonly http: HttpEngine) {}
+  constructor(
+    private readonly http: HttpEngine,
+    /** Agents of upstream proxies; without them a request that names a proxy egresses directly. */
+    private readonly upstream?: UpstreamAgents,
+  ) {}
 
   async fetch(request: TargetRequest): Promise<TargetPage> {
     const response = await this.http.exchange({
@@ -15,9 +22,10 @@ export class HttpFetchEngine implements FetchEngine {
       maxBodyBytes: request.maxBodyBytes,
       timeoutMs: request.timeoutMs,
       signal: request.signal,
+      agent: request.proxy && this.upstream ? this.upstream.agentFor(request.proxy.url) : undefined,
     });
     return {
-      tier: Tier.Basic,
+      tier: request.tier,
       status: response.status,
       finalUrl: response.finalUrl,
       headers: response.headers,

@@ -50,6 +50,11 @@ export interface HttpExchangeRequest {
   /** Whole exchange, redirects and body included, in ms. */
   timeoutMs: number;
   signal?: AbortSignal;
+  /**
+   * Sends through this dispatcher instead of the engine's own pool: an upstream proxy's agent
+   * (`UpstreamAgents.agentFor`), which keeps the egress policy on the target.
+   */
+  agent?: Agent;
 }
 
 /** What the target answered, after redirects. */
@@ -97,7 +102,7 @@ export class HttpEngine implements PageEngine {
    * @throws EgressError when the target could not be reached, or its body is over `maxBodyBytes`.
    */
   async exchange(request: HttpExchangeRequest): Promise<HttpExchangeResponse> {
-    const response = await safeRequest(this.options.policy, this.options.agent, request.url, {
+    const response = await safeRequest(this.options.policy, request.agent ?? this.options.agent, request.url, {
       method: request.method,
       headers: request.headers,
       body: request.body,

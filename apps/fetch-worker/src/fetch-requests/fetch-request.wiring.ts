@@ -1,0 +1,86 @@
+import type { Provider } from '@nestjs/common';
+import type { Agent } from 'undici';
+import type { MessagingTopology } from '@trawl/contracts';
+import type { EgressPolicy } from '@trawl/egress';
+import type { MessagingConnection } from '@trawl/messaging';
+import type { Logger } from '@trawl/observability';
+import type { Registry } from 'prom-client';
+import { CaptchaPass } from '../captcha/captcha-pass';
+import { CaptchaSolverClient } from '../captcha/captcha-solver.client';
+import type { FetchWorkerConfig } from '../config';
+import type { HttpEngine } from '../page-fetch/http-engine';
+import { NatsSessionBindings, parseProxyPools, ProxyRouter, UpstreamAgents } from '../proxies';
+import { AdaptiveFetcher, NatsDomainTierMemory } from '../stealth';
+import { extractionTransforms } from './extraction-transforms';
+import type { FetchEngineSet } from './fetch-engine.router';
+import { FetchRequestMetrics } from './fetch-request.metrics';
+import { FETCH_REQUEST_SERVER_SETTINGS, FetchRequestServer, FetchRequestServerSettings } from './fetch-request.server';
+import { FETCH_REQUEST_SETTINGS, FetchRequestService, FetchRequestSettings, PAGE_TRANSFORMS } from './fetch-request.service';
+import { HttpFetchEngine } from './http-fetch-engine';
+import { TargetFetcher } from './target-fetcher';
+
+/** What the Fetch API shares with the rest of the worker. */
+export interface FetchRequestWiringDeps {
+  config: FetchWorkerConfig;
+  policy: EgressPolicy;
+  /** The worker's egress agent (direct traffic, CAPTCHA solver calls). */
+  agent: Agent;
+  /** The HTTP engine crawl pages use too (one keep-alive pool). */
+  http: HttpEngine;
+  messaging: MessagingConnection;
+  topology: MessagingTopology;
+  registry: Registry;
+  logger: Logger;
+  /** Share of `SHUTDOWN_TIMEOUT_MS` requests in flight may use to finish, then the share by which all are answered. */
+  drainShare: number;
+  settleShare: number;
+}
+
+/** The Fetch API's providers, and what must be closed when the worker stops. */
+export interface FetchRequestWiring {
+  providers: Provider[];
+  /** Closes the upstream proxy connections. Call after the server has stopped. */
+  close(): Promise<void>;
+}
+
+/**
+ * Builds the Fetch API of a worker: engines by tier (HTTP now; the browser when Chromium is wired),
+ * upstream proxy pools with `session_id` bindings and adaptive stealth's domain memory (both in NATS
+ * KV buckets named after `NATS_PREFIX`, shared by every worker), the CAPTCHA solver client, and the
+ * streamed request/reply server.
+ */
+export async function wireFetchRequests(deps: FetchRequestWiringDeps): Promise<FetchRequestWiring> {
+  const { config, policy, agent, http, messaging, topology, registry, logger } = deps;
+  const prefix = config.NATS_PREFIX;
+  const upstream = new UpstreamAgents(policy);
+  const sessions = await NatsSessionBindings.open(messaging.js, `${prefix}_proxy_sessions`);
+  const proxies = new ProxyRouter(parseProxyPools(config.PROXY_POOLS), sessions);
+  const memory = await NatsDomainTierMemory.open(messaging.js, `${prefix}_stealth_tiers`, config.STEALTH_TIER_TTL_MS);
+  const stealth = new AdaptiveFetcher({
+    memory,
+    onMemoryError: (error) => logger.warn({ err: error }, 'adaptive stealth could not reach its domain memory'),
+    onBlocked: (domain, attempt) => logger.debug({ domain, ...attempt }, 'adaptive stealth attempt blocked'),
+  });
+  const engines: FetchEngineSet = { http: new HttpFetchEngine(http, upstream) };
+  const captcha = new CaptchaPass(new CaptchaSolverClient({ policy, agent, pollIntervalMs: config.CAPTCHA_POLL_INTERVAL_MS }));
+  const target = new TargetFetcher({ engines, captcha, proxies, stealth });
+  const settings: FetchRequestSettings = { maxBodyBytes: config.MAX_BODY_BYTES };
+  const serverSettings: FetchRequestServerSettings = {
+    topology,
+    capacity: config.FETCH_CONCURRENCY,
+    drainMs: Math.floor(config.SHUTDOWN_TIMEOUT_MS * deps.drainShare),
+    stopDeadlineMs: Math.floor(config.SHUTDOWN_TIMEOUT_MS * deps.settleShare),
+  };
+  return {
+    providers: [
+      { provide: FetchRequestMetrics, useValue: new FetchRequestMetrics(registry) },
+      { provide: TargetFetcher, useValue: target },
+      { provide: PAGE_TRANSFORMS, useValue: extractionTransforms },
+      { provide: FETCH_REQUEST_SETTINGS, useValue: settings },
+      { provide: FETCH_REQUEST_SERVER_SETTINGS, useValue: serverSettings },
+      FetchRequestService,
+      FetchRequestServer,
+    ],
+    close: () => upstream.close(),
+  };
+}

@@ -1,0 +1,118 @@
+import { Tier } from '@trawl/billing';
+import type { FetchRequestV1 } from '@trawl/contracts';
+import { CaptchaPass, ChallengedPage } from '../captcha/captcha-pass';
+import type { ProxyRouter } from '../proxies';
+import { AdaptiveFetcher, BlockDetector, stealthDomainOf, type FetchTier } from '../stealth';
+import { isHtmlPage, pageText } from './answer-body';
+import type { TargetPage, TargetRequest } from './fetch-engine';
+import { engineFor, FetchEngineSet, requestedTier } from './fetch-engine.router';
+import { FetchRequestError } from './fetch-request.errors';
+
+/** One request to the target, before the tier and proxy of an attempt are known. */
+export type TargetCall = Omit<TargetRequest, 'tier' | 'proxy'>;
+
+/** Builds the target request for a URL, method, caller headers and body (deadline and caps included). */
+export type TargetCallFactory = (url: string, method: TargetRequest['method'], headers: Record<string, string>, body?: Buffer) => TargetCall;
+
+export interface TargetFetcherDeps {
+  engines: FetchEngineSet;
+  captcha: CaptchaPass;
+  /** Upstream proxy pools; without them every tier egresses directly. */
+  proxies?: ProxyRouter;
+  /** `mode=auto`; without it `mode=auto` fetches at the asked tier only. */
+  stealth?: AdaptiveFetcher;
+  /** Tells a challenge page from a real one (REQS002 on a tier asked for explicitly). */
+  detector?: BlockDetector;
+}
+
+/**
+ * Gets the target's page for a Fetch request: at the tier its options ask for, or with `mode=auto`
+ * escalating through the tiers from the one remembered for the domain. Each attempt chooses its
+ * upstream proxy (pool by tier and `proxy_country`, sticky `session_id`), fetches with the tier's
+ * engine and, when the tenant has a CAPTCHA solver, gets past a challenge before the page is judged.
+ */
+export class TargetFetcher {
+  private readonly detector: BlockDetector;
+
+  constructor(private readonly deps: TargetFetcherDeps) {
+    this.detector = deps.detector ?? new BlockDetector();
+  }
+
+  /**
+   * @returns the page of the tier that served (its `tier` is the one to bill)
+   * @throws FetchRequestError `REQS002` when the page is a challenge the tier could not pass (with
+   *   `mode=auto`: no tier passed); StealthError, ProxyError, CaptchaError, EgressError for the
+   *   caller to map; `stop`'s reason.
+   */
+  async fetch(request: FetchRequestV1, call: TargetCallFactory, stop: AbortSignal): Promise<TargetPage> {
+    const { options } = request;
+    if (options.mode === 'auto' && this.deps.stealth) {
+      const adaptive = await this.deps.stealth.fetch(
+        stealthDomainOf(request.url),
+        async (tier) => {
+          const page = await this.attempt(request, call, tier as Tier, stop);
+          return { result: page, page: { status: page.status, contentType: page.contentType, html: observedHtml(page) } };
+        },
+        // Only the premium pools have countries (fetch-details: proxy_country with mode=auto).
+        { floor: options.proxy_country ? 'premium' : undefined, signal: stop },
+      );
+      return { ...adaptive.result, tier: adaptive.tier as Tier };
+    }
+    const tier = requestedTier(options);
+    const page = await this.attempt(request, call, tier, stop);
+    if (!this.isChallenge(page, tier)) return page;
+    if (tier === Tier.PremiumJsRender) {
+      // Nothing stronger to advise: the content could not be obtained.
+      throw new FetchRequestError('RESP001', 'The target answered with an anti-bot challenge even to a rendered premium request.', {
+        targetStatus: page.status,
+      });
+    }
+    throw new FetchRequestError(
+      'REQS002',
+      'The target answered with an anti-bot challenge this configuration cannot pass; retry with js_render=true and/or premium_proxy=true, or mode=auto.',
+      { targetStatus: page.status },
+    );
+  }
+
+  private async attempt(request: FetchRequestV1, call: TargetCallFactory, tier: Tier, stop: AbortSignal): Promise<TargetPage> {
+    const engine = engineFor(this.deps.engines, tier);
+    const proxy = await this.deps.proxies?.choose({
+      tier: tier as FetchTier,
+      country: request.options.proxy_country,
+      sessionId: request.options.session_id,
+      tenantId: request.tenant_id,
+    });
+    const send = (target: TargetCall): Promise<TargetPage> => engine.fetch({ ...target, tier, proxy });
+    const page = await send(call(request.url, request.method, request.headers, request.body_base64 === undefined ? undefined : Buffer.from(request.body_base64, 'base64')));
+    const passed = await this.deps.captcha.pass(
+      challenged(page),
+      request.captcha_solver,
+      (submission) => send(call(submission.url, submission.method, { ...request.headers, ...submission.headers }, submission.body)),
+      challenged,
+      request.deadline_at,
+      stop,
+    );
+    return passed ?? page;
+  }
+
+  /**
+   * A challenge interstitial on a tier asked for explicitly. Only content evidence counts here: a bare
+   * 403 or 503 is the target's answer (RESP001, or passed through with original_status), and a page
+   * that is empty without JavaScript is what the tenant asked for without js_render.
+   */
+  private isChallenge(page: TargetPage, tier: Tier): boolean {
+    const html = observedHtml(page);
+    if (html === '') return false;
+    // The status is set aside (as 200) so that a 403 challenge is judged by its content.
+    return this.detector.reason({ status: 200, contentType: page.contentType ?? 'text/html', html, rendered: tier === Tier.JsRender || tier === Tier.PremiumJsRender }) === 'challenge';
+  }
+}
+
+function observedHtml(page: TargetPage): string {
+  return isHtmlPage(page) ? pageText(page) : '';
+}
+
+/** What the CAPTCHA step needs of a page. */
+function challenged(page: TargetPage): ChallengedPage {
+  return { finalUrl: page.finalUrl, html: isHtmlPage(page) ? pageText(page) : undefined };
+}
