@@ -89,6 +89,8 @@ describe(renderPage.name, () => {
       { frame_select_option: ['#inner', '#fsel', 'b'] },
       { frame_click: ['#inner', '#fgo'] },
       { frame_wait_for: ['#inner', '#fout:not(:empty)'] },
+      // frame_click scrolled the iframe into view: start from the top so the scroll is measurable.
+      { evaluate: 'window.scrollTo(0, 0)' },
       { scroll_y: 500 },
       { scroll_x: 40 },
       { wait: 50 },
@@ -167,10 +169,11 @@ describe(renderPage.name, () => {
   it('emulates a mobile device', async () => {
     const page = await render(web.url('js.test', '/'), {
       device: 'mobile',
-      js_instructions: [{ evaluate: 'document.body.dataset.ua = navigator.userAgent; document.body.dataset.w = String(window.innerWidth)' }],
+      js_instructions: [{ evaluate: 'document.body.dataset.ua = navigator.userAgent; document.body.dataset.w = String(window.screen.width)' }],
     });
     expect(page.html).toMatch(/data-ua="[^"]*Mobile Safari[^"]*"/);
     expect(page.html).not.toContain('HeadlessChrome');
+    // A page without a viewport meta lays out at 980 CSS pixels on a phone; the screen is the device's.
     expect(page.html).toContain('data-w="390"');
   });
 
