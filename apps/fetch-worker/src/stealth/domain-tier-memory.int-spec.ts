@@ -58,6 +58,14 @@ describe(NatsDomainTierMemory.name, () => {
     expect(await a.recall('shop.test')).toBe('premium_js_render');
   });
 
+  it('applies a changed TTL to an existing bucket, keeping its entries', async () => {
+    const { bucket, a } = await memories(60_000);
+    await a.remember('shop.test', 'js_render');
+    const reopened = await NatsDomainTierMemory.open(workerB.js, bucket, 120_000);
+    expect((await workerB.jsm.streams.info(`KV_${bucket}`)).config.max_age).toBe(120_000 * 1_000_000);
+    expect(await reopened.recall('shop.test')).toBe('js_render');
+  });
+
   it('ignores a value it does not know as a tier', async () => {
     const { bucket, a } = await memories(60_000);
     const kv = await new Kvm(workerA.js).open(bucket);

@@ -28,10 +28,17 @@ export class NatsDomainTierMemory implements DomainTierMemory {
    * Opens (creating if absent) bucket `bucket`.
    *
    * @param ttlMs life of an entry from its last write, in ms. Default: {@link DEFAULT_TIER_MEMORY_TTL_MS}
-   *   (6 h). An existing bucket keeps its own max_age.
+   *   (6 h). An existing bucket with another max_age is updated to this one (the last worker to boot wins).
    */
   static async open(js: JetStreamClient, bucket: string, ttlMs = DEFAULT_TIER_MEMORY_TTL_MS): Promise<NatsDomainTierMemory> {
-    return new NatsDomainTierMemory(await new Kvm(js).create(bucket, { ttl: ttlMs, history: 1 }));
+    const kv = await new Kvm(js).create(bucket, { ttl: ttlMs, history: 1 });
+    // Kvm.create leaves an existing bucket as it is: a changed STEALTH_TIER_TTL_MS would silently not apply.
+    const jsm = await js.jetstreamManager();
+    const stream = `KV_${bucket}`;
+    const maxAgeNanos = ttlMs * 1_000_000;
+    const { config } = await jsm.streams.info(stream);
+    if (config.max_age !== maxAgeNanos) await jsm.streams.update(stream, { max_age: maxAgeNanos });
+    return new NatsDomainTierMemory(kv);
   }
 
   async recall(domain: string): Promise<FetchTier | undefined> {
