@@ -3,9 +3,10 @@ import { Init1763798400000 } from './migrations/1763798400000-init';
 import { FetchAccounts1763884800000 } from './migrations/1763884800000-fetch-accounts';
 import { Webhooks1764000000010 } from './migrations/1764000000010-webhooks';
 import { Schedules1764000000020 } from './migrations/1764000000020-schedules';
+import { BatchJobs1764000000030 } from './migrations/1764000000030-batch-jobs';
 
 /** Every migration, in order. Migrations run by `make migrate` (and a Helm pre-upgrade Job), never at pod start. */
-export const MIGRATIONS = [Init1763798400000, FetchAccounts1763884800000, Webhooks1764000000010, Schedules1764000000020];
+export const MIGRATIONS = [Init1763798400000, FetchAccounts1763884800000, Webhooks1764000000010, Schedules1764000000020, BatchJobs1764000000030];
 
 export interface DataSourceOptions {
   url: string;

@@ -1,4 +1,5 @@
 import { AuthErrorCode } from '../auth/auth.errors';
+import { BatchErrorCode } from '../batch/batch.errors';
 import { CrawlErrorCode } from '../crawls/crawls.errors';
 import { FetchErrorCode } from '../fetch/fetch.errors';
 import { IdempotencyErrorCode } from '../idempotency/idempotency.errors';
@@ -18,7 +19,8 @@ export type ApiErrorCode =
   | LimitErrorCode
   | AccountErrorCode
   | TenantErrorCode
-  | WebhookErrorCode;
+  | WebhookErrorCode
+  | BatchErrorCode;
 
 /** How one error code is served: status, wire `code`, `title`, and headers that go with it. */
 export interface ProblemKind {
@@ -132,6 +134,20 @@ export function problemKind(code: ApiErrorCode): ProblemKind {
       return { status: 503, code, title: 'Webhook signing unavailable', publicDetail: true };
     case WebhookErrorCode.InvalidDeliveriesCursor:
       return { status: 400, code: 'invalid_cursor', title: 'Invalid cursor' };
+    case BatchErrorCode.JobNotFound:
+      return { status: 404, code, title: 'Job not found' };
+    case BatchErrorCode.InvalidTasks:
+      return { status: 400, code, title: 'Invalid tasks' };
+    case BatchErrorCode.QuotaExceeded:
+      return { status: 429, code, title: 'Too many active jobs', headers: { 'retry-after': '30' } };
+    case BatchErrorCode.IdempotencyKeyConflict:
+      return { status: 409, code, title: 'Idempotency key already used' };
+    case BatchErrorCode.JobClosed:
+      return { status: 409, code, title: 'Job closed' };
+    case BatchErrorCode.JobIngesting:
+      return { status: 409, code, title: 'Job tasks still being written', headers: { 'retry-after': '5' } };
+    case BatchErrorCode.FileInputNotFound:
+      return { status: 404, code, title: 'File input not found' };
     default:
       return unreachable(code);
   }

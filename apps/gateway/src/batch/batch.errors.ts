@@ -1,0 +1,35 @@
+import { ApiError } from '../problems/api-error';
+import type { InvalidTask } from './job-request.schema';
+
+/** Refusals of the Batch API (spec-batch-api §7) beyond the generic request and webhook problems. */
+export enum BatchErrorCode {
+  /** No job with this id on the caller's account (also another tenant's id, or a malformed one). */
+  JobNotFound = 'job_not_found',
+  /** One or more submitted tasks are invalid; the problem lists them in `invalid_tasks`. */
+  InvalidTasks = 'invalid_tasks',
+  /** The account already has its maximum of active jobs (crawls included). */
+  QuotaExceeded = 'quota_exceeded',
+  /** The idempotency key was used before (one use per key; the first answer is not replayed). */
+  IdempotencyKeyConflict = 'idempotency_key_conflict',
+  /** Tasks added to a closed job. */
+  JobClosed = 'job_closed',
+  /** Tasks added while a large submission's rows are still being written. */
+  JobIngesting = 'job_ingesting',
+  /** `file_input_id` names no uploaded CSV input of the caller's. */
+  FileInputNotFound = 'file_input_not_found',
+}
+
+export class BatchError extends ApiError {
+  constructor(override readonly code: BatchErrorCode, detail: string, extensions: Record<string, unknown> = {}) {
+    super(code, detail, extensions);
+  }
+
+  static invalidTasks(invalid: InvalidTask[], invalidCount: number): BatchError {
+    const listed = invalid.length < invalidCount ? ` (the first ${invalid.length} are listed)` : '';
+    return new BatchError(
+      BatchErrorCode.InvalidTasks,
+      `${invalidCount} task${invalidCount === 1 ? ' is' : 's are'} invalid${listed}; nothing was created. Fix them and submit again.`,
+      { invalid_tasks: invalid, invalid_task_count: invalidCount },
+    );
+  }
+}

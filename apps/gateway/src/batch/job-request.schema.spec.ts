@@ -1,0 +1,104 @@
+import { checkTasks, createJobBody, MAX_INVALID_TASKS_LISTED } from './job-request.schema';
+import { checkServiceParams } from './service-params';
+
+describe(checkTasks.name, () => {
+  it('keeps valid tasks in order with their fields, GET by default', () => {
+    const { tasks, invalidCount } = checkTasks(
+      [
+        { url: 'https://shop.test/a', external_id: 'a-1', metadata: { sku: 7 } },
+        { url: 'https://shop.test/form', method: 'POST', body: 'q=1', service_params: { custom_headers: 'true' } },
+      ],
+      {},
+    );
+    expect(invalidCount).toBe(0);
+    expect(tasks).toEqual([
+      { url: 'https://shop.test/a', method: 'GET', body: null, externalId: 'a-1', metadata: { sku: 7 }, serviceParams: null },
+      { url: 'https://shop.test/form', method: 'POST', body: 'q=1', externalId: null, metadata: null, serviceParams: { custom_headers: 'true' } },
+    ]);
+  });
+
+  it('names every bad task with its index, field and reason', () => {
+    const { tasks, invalid, invalidCount } = checkTasks(
+      [
+        { url: 'https://shop.test/ok' },
+        { url: 'ftp://shop.test/file' },
+        { external_id: 'no-url' },
+        { url: 'https://shop.test/b', body: 'x' },
+        { url: 'https://shop.test/c', method: 'POST', body: 'x'.repeat(16 * 1024 + 1) },
+        { url: 'https://shop.test/d', colour: 'red' },
+        { url: 'https://shop.test/e', service_params: { wait: '1000' } },
+        'https://shop.test/f',
+      ],
+      {},
+    );
+    expect(tasks.map((t) => t.url)).toEqual(['https://shop.test/ok']);
+    expect(invalidCount).toBe(7);
+    expect(invalid.map(({ index, field }) => [index, field])).toEqual([
+      [1, 'url'],
+      [2, 'url'],
+      [3, 'body'],
+      [4, 'body'],
+      [5, 'colour'],
+      [6, 'service_params.wait'],
+      [7, 'task'],
+    ]);
+    expect(invalid.find((t) => t.index === 6)?.reason).toContain('js_render');
+  });
+
+  it('checks a task under the job parameters merged with its own, the task winning', () => {
+    const job = { js_render: 'true', wait: '500' };
+    expect(checkTasks([{ url: 'https://shop.test/a' }], job).invalidCount).toBe(0);
+    const { invalid } = checkTasks([{ url: 'https://shop.test/a', service_params: { js_render: 'false' } }], job);
+    expect(invalid[0]).toMatchObject({ index: 0, field: 'service_params.wait' });
+  });
+
+  it(`lists at most ${MAX_INVALID_TASKS_LISTED} bad tasks but counts them all`, () => {
+    const raw = Array.from({ length: 250 }, () => ({ url: 'not a url' }));
+    const { invalid, invalidCount } = checkTasks(raw, {});
+    expect(invalid).toHaveLength(MAX_INVALID_TASKS_LISTED);
+    expect(invalidCount).toBe(250);
+  });
+});
+
+describe(checkServiceParams.name, () => {
+  it('reads booleans, numbers, lists and JSON values the way the Fetch API reads its query', () => {
+    const checked = checkServiceParams('https://shop.test/', {
+      js_render: true,
+      wait: 1000,
+      outputs: ['emails', 'links'],
+      js_instructions: [{ click: '#more' }, { wait: 500 }],
+      allowed_status_codes: [404, 410],
+    });
+    expect(checked.ok).toBe(true);
+    if (!checked.ok) return;
+    expect(checked.query.options).toMatchObject({
+      js_render: true,
+      wait: 1000,
+      outputs: ['emails', 'links'],
+      js_instructions: [{ click: '#more' }, { wait: 500 }],
+      allowed_status_codes: [404, 410],
+    });
+  });
+
+  it('refuses keys the Fetch API does not know, and the task fields', () => {
+    expect(checkServiceParams('https://shop.test/', { colour: 'red' })).toMatchObject({ ok: false, problem: { parameter: 'colour' } });
+    expect(checkServiceParams('https://shop.test/', { url: 'https://other.test/' })).toMatchObject({ ok: false, problem: { parameter: 'url' } });
+    expect(checkServiceParams('https://shop.test/', { apikey: 'x' })).toMatchObject({ ok: false, problem: { parameter: 'apikey' } });
+  });
+});
+
+describe('createJobBody', () => {
+  it('defaults to a regular closed job', () => {
+    expect(createJobBody.parse({ tasks: [] })).toMatchObject({ type: 'regular', status: 'closed', service_params: {} });
+  });
+
+  it.each([
+    [{ tasks: [], file_input_id: '6f1c2c1e-3b9b-4a57-9d8e-1e2f3a4b5c6d' }, 'file_input_id'],
+    [{ type: 'scheduled', tasks: [] }, 'schedule'],
+    [{ status: 'closed' }, 'tasks'],
+  ])('refuses %j, naming `%s`', (body, field) => {
+    const parsed = createJobBody.safeParse(body);
+    expect(parsed.success).toBe(false);
+    expect(parsed.error?.issues[0]?.path).toEqual([field]);
+  });
+});

@@ -1,0 +1,143 @@
+import { z } from 'zod';
+import { scheduleSchema } from '@trawl/contracts';
+import { fieldName } from '../problems/body-validation';
+import { checkServiceParams } from './service-params';
+
+/** Spec-batch-api §8. */
+export const BATCH_LIMITS = {
+  tasksPerSubmit: 100_000,
+  /** Fewer inline tasks than this answer `201`; from here up, `202`. */
+  synchronousTasks: 10_000,
+  tasksPerAdd: 10_000,
+  postBodyBytes: 16 * 1024,
+  /** Our bounds (the spec is silent): an `external_id` is an id, `metadata` is a note, not a payload. */
+  externalIdChars: 255,
+  metadataBytes: 8 * 1024,
+  urlChars: 8_192,
+} as const;
+
+const serviceParams = z.record(z.string(), z.unknown());
+
+export const webhookBody = z.strictObject({
+  url: z.string().min(1),
+  signature: z.boolean().default(false),
+});
+
+/** Body of `POST /v1/jobs`. Tasks are checked one by one afterwards, so every bad task can be named. */
+export const createJobBody = z
+  .strictObject({
+    type: z.enum(['regular', 'scheduled']).default('regular'),
+    status: z.enum(['open', 'closed']).default('closed'),
+    service_params: serviceParams.default({}),
+    tasks: z.array(z.unknown()).max(BATCH_LIMITS.tasksPerSubmit).nullish(),
+    file_input_id: z.string().uuid().nullish(),
+    schedule: scheduleSchema.nullish(),
+    webhook: webhookBody.nullish(),
+  })
+  .superRefine((body, ctx) => {
+    if ((body.tasks ?? null) !== null && (body.file_input_id ?? null) !== null) {
+      ctx.addIssue({ code: 'custom', path: ['file_input_id'], message: 'cannot be given with `tasks`: send one or the other' });
+    }
+    if (body.type === 'scheduled' && (body.schedule ?? null) === null) {
+      ctx.addIssue({ code: 'custom', path: ['schedule'], message: 'is required for a `scheduled` job' });
+    }
+    if (body.type === 'regular' && (body.schedule ?? null) !== null) {
+      ctx.addIssue({ code: 'custom', path: ['schedule'], message: 'is only for `scheduled` jobs' });
+    }
+    if (body.status === 'closed' && (body.tasks ?? null) === null && (body.file_input_id ?? null) === null) {
+      ctx.addIssue({ code: 'custom', path: ['tasks'], message: 'is required for a closed job (or give `file_input_id`)' });
+    }
+  });
+export type CreateJobBody = z.output<typeof createJobBody>;
+
+/** Body of `POST /v1/jobs/{id}/tasks`. */
+export const addTasksBody = z.strictObject({
+  tasks: z.array(z.unknown()).min(1).max(BATCH_LIMITS.tasksPerAdd),
+  last_batch: z.boolean().default(false),
+});
+
+const taskSchema = z
+  .strictObject({
+    url: z.string().min(1).max(BATCH_LIMITS.urlChars),
+    external_id: z.string().max(BATCH_LIMITS.externalIdChars).nullish(),
+    metadata: z.record(z.string(), z.unknown()).nullish(),
+    service_params: serviceParams.nullish(),
+    method: z.enum(['GET', 'POST']).default('GET'),
+    body: z.string().nullish(),
+  })
+  .superRefine((task, ctx) => {
+    if (typeof task.body === 'string' && task.method !== 'POST') {
+      ctx.addIssue({ code: 'custom', path: ['body'], message: 'is sent only with `method: "POST"`' });
+    }
+    if (typeof task.body === 'string' && Buffer.byteLength(task.body) > BATCH_LIMITS.postBodyBytes) {
+      ctx.addIssue({ code: 'custom', path: ['body'], message: `is over ${BATCH_LIMITS.postBodyBytes / 1024} KiB` });
+    }
+    if (task.metadata && Buffer.byteLength(JSON.stringify(task.metadata)) > BATCH_LIMITS.metadataBytes) {
+      ctx.addIssue({ code: 'custom', path: ['metadata'], message: `is over ${BATCH_LIMITS.metadataBytes / 1024} KiB of JSON` });
+    }
+  });
+
+/** A task as stored. */
+export interface JobTask {
+  url: string;
+  method: 'GET' | 'POST';
+  body: string | null;
+  externalId: string | null;
+  metadata: Record<string, unknown> | null;
+  serviceParams: Record<string, unknown> | null;
+}
+
+/** One entry of a problem's `invalid_tasks`. */
+export interface InvalidTask {
+  /** Position in the submitted `tasks` array. */
+  index: number;
+  /** The field at fault (`url`, `service_params.wait`, …). */
+  field: string;
+  reason: string;
+}
+
+/** At most this many bad tasks are listed: a 100,000-task mistake needs a few examples, not a 10 MB problem. */
+export const MAX_INVALID_TASKS_LISTED = 100;
+
+/**
+ * Checks every task (its shape, then its merged service parameters through the Fetch API's rules)
+ * and collects the bad ones, so a caller fixes a whole submission at once.
+ */
+export function checkTasks(
+  raw: readonly unknown[],
+  jobParams: Record<string, unknown>,
+): { tasks: JobTask[]; invalid: InvalidTask[]; invalidCount: number } {
+  const tasks: JobTask[] = [];
+  const invalid: InvalidTask[] = [];
+  let invalidCount = 0;
+  const reject = (entry: InvalidTask) => {
+    invalidCount += 1;
+    if (invalid.length < MAX_INVALID_TASKS_LISTED) invalid.push(entry);
+  };
+  raw.forEach((candidate, index) => {
+    const parsed = taskSchema.safeParse(candidate);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const path = issue.code === 'unrecognized_keys' ? [...issue.path, issue.keys[0] ?? ''] : issue.path;
+      const field = fieldName(path) || 'task';
+      reject({ index, field, reason: issue.code === 'unrecognized_keys' ? 'is not a task field' : issue.message });
+      return;
+    }
+    const task = parsed.data;
+    const checked = checkServiceParams(task.url, jobParams, task.service_params ?? {});
+    if (!checked.ok) {
+      const { parameter, reason } = checked.problem;
+      reject({ index, field: parameter === 'url' ? 'url' : `service_params.${parameter}`, reason });
+      return;
+    }
+    tasks.push({
+      url: checked.query.url,
+      method: task.method,
+      body: task.body ?? null,
+      externalId: task.external_id ?? null,
+      metadata: task.metadata ?? null,
+      serviceParams: task.service_params ?? null,
+    });
+  });
+  return { tasks, invalid, invalidCount };
+}

@@ -1,0 +1,262 @@
+import { Injectable } from '@nestjs/common';
+import { Database, Sql } from '@trawl/persistence';
+import type { JobTask } from './job-request.schema';
+
+export type JobType = 'regular' | 'scheduled';
+export type JobStatus = 'open' | 'closed';
+export type RunKind = 'initial' | 'rerun' | 'retry_failed' | 'scheduled';
+export type RunStatus = 'queued' | 'running' | 'paused' | 'completed' | 'stopped' | 'failed' | 'deleted';
+
+export interface RunRecord {
+  id: string;
+  jobId: string;
+  runSequence: number;
+  kind: RunKind;
+  status: RunStatus;
+  total: number;
+  successful: number;
+  failed: number;
+  credits: number;
+  failureReason: string | null;
+  failureDetail: string | null;
+  createdAt: Date;
+  startedAt: Date | null;
+  finishedAt: Date | null;
+}
+
+export interface JobRecord {
+  id: string;
+  tenantId: string;
+  type: JobType;
+  status: JobStatus;
+  serviceParams: Record<string, unknown>;
+  webhookUrl: string | null;
+  webhookSignature: boolean;
+  ingestState: 'ready' | 'ingesting';
+  taskCount: number;
+  createdAt: Date;
+  /** `created_at` in microseconds since the epoch (exact), for list cursors. */
+  createdAtMicros: string;
+  latestRun: RunRecord | null;
+}
+
+export interface NewJob {
+  id: string;
+  tenantId: string;
+  type: JobType;
+  status: JobStatus;
+  serviceParams: Record<string, unknown>;
+  webhook: { url: string; signature: boolean } | null;
+  idempotencyKey: string | null;
+  taskCount: number;
+  ingestState: 'ready' | 'ingesting';
+}
+
+export interface NewRun {
+  id: string;
+  jobId: string;
+  tenantId: string;
+  kind: RunKind;
+  total: number;
+  traceParent: string | undefined;
+}
+
+export interface JobListFilter {
+  status?: JobStatus;
+  type?: JobType;
+}
+
+interface JobRow {
+  id: string;
+  tenant_id: string;
+  type: JobType;
+  status: JobStatus;
+  service_params: Record<string, unknown>;
+  webhook_url: string | null;
+  webhook_signature: boolean;
+  ingest_state: 'ready' | 'ingesting';
+  task_count: number;
+  created_at: Date;
+  created_at_us: string;
+  r_id: string | null;
+  r_run_sequence: number | null;
+  r_kind: RunKind | null;
+  r_status: RunStatus | null;
+  r_total: number | null;
+  r_successful: number | null;
+  r_failed: number | null;
+  r_credits: string | null;
+  r_failure_reason: string | null;
+  r_failure_detail: string | null;
+  r_created_at: Date | null;
+  r_started_at: Date | null;
+  r_finished_at: Date | null;
+}
+
+const JOB_WITH_LATEST_RUN = `
+  SELECT j.id, j.tenant_id, j.type, j.status, j.service_params, j.webhook_url, j.webhook_signature,
+         j.ingest_state, j.task_count, j.created_at,
+         (extract(epoch FROM j.created_at) * 1000000)::bigint::text AS created_at_us,
+         r.id AS r_id, r.run_sequence AS r_run_sequence, r.kind AS r_kind, r.status AS r_status,
+         r.total AS r_total, r.successful AS r_successful, r.failed AS r_failed, r.credits::text AS r_credits,
+         r.failure_reason AS r_failure_reason, r.failure_detail AS r_failure_detail,
+         r.created_at AS r_created_at, r.started_at AS r_started_at, r.finished_at AS r_finished_at
+    FROM jobs j LEFT JOIN job_runs r ON r.id = j.latest_run_id`;
+
+/** Rows written per INSERT of tasks: big enough to be fast, small enough for Postgres's 65,535 parameters. */
+const TASK_ROWS_PER_STATEMENT = 5_000;
+
+/** SQL of jobs, their tasks and runs. Every read of a tenant's data takes the tenant. */
+@Injectable()
+export class JobsRepository {
+  constructor(private readonly db: Database) {}
+
+  /** Inserts the job; false when its idempotency key was used before (one use per key). */
+  async insertJob(sql: Sql, job: NewJob): Promise<boolean> {
+    const rows = await sql.query(
+      `INSERT INTO jobs (id, tenant_id, type, status, service_params, webhook_url, webhook_signature,
+                         idempotency_key, task_count, ingest_state)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+       ON CONFLICT (tenant_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+       RETURNING id`,
+      [
+        job.id,
+        job.tenantId,
+        job.type,
+        job.status,
+        JSON.stringify(job.serviceParams),
+        job.webhook?.url ?? null,
+        job.webhook?.signature ?? false,
+        job.idempotencyKey,
+        job.taskCount,
+        job.ingestState,
+      ],
+    );
+    return rows.length === 1;
+  }
+
+  /** Appends tasks numbered from `firstSeq`, a few thousand rows per statement. */
+  async insertTasks(sql: Sql, jobId: string, firstSeq: number, tasks: readonly JobTask[]): Promise<void> {
+    for (let start = 0; start < tasks.length; start += TASK_ROWS_PER_STATEMENT) {
+      const chunk = tasks.slice(start, start + TASK_ROWS_PER_STATEMENT);
+      await sql.query(
+        `INSERT INTO job_tasks (job_id, seq, url, method, body, external_id, metadata, service_params)
+         SELECT $1, t.seq, t.url, t.method, t.body, t.external_id, t.metadata, t.service_params
+           FROM unnest($2::int[], $3::text[], $4::text[], $5::text[], $6::text[], $7::jsonb[], $8::jsonb[])
+                AS t (seq, url, method, body, external_id, metadata, service_params)`,
+        [
+          jobId,
+          chunk.map((_, i) => firstSeq + start + i),
+          chunk.map((t) => t.url),
+          chunk.map((t) => t.method),
+          chunk.map((t) => t.body),
+          chunk.map((t) => t.externalId),
+          chunk.map((t) => (t.metadata === null ? null : JSON.stringify(t.metadata))),
+          chunk.map((t) => (t.serviceParams === null ? null : JSON.stringify(t.serviceParams))),
+        ],
+      );
+    }
+  }
+
+  /** A new run numbered after the job's last one, made the job's latest. */
+  async insertRun(sql: Sql, run: NewRun): Promise<number> {
+    const [row] = await sql.query<{ run_sequence: number }>(
+      `INSERT INTO job_runs (id, job_id, tenant_id, run_sequence, kind, status, total, trace_parent)
+       SELECT $1, $2, $3, coalesce(max(run_sequence), 0) + 1, $4, 'queued', $5, $6
+         FROM job_runs WHERE job_id = $2
+       RETURNING run_sequence`,
+      [run.id, run.jobId, run.tenantId, run.kind, run.total, run.traceParent ?? null],
+    );
+    await sql.query(`UPDATE jobs SET latest_run_id = $2, updated_at = now() WHERE id = $1`, [run.jobId, run.id]);
+    return row.run_sequence;
+  }
+
+  /** Queues run tasks `fromSeq … fromSeq + count - 1` (they point at the job's tasks of the same seq). */
+  async insertRunTasks(sql: Sql, runId: string, fromSeq: number, count: number): Promise<void> {
+    if (count <= 0) return;
+    await sql.query(
+      `INSERT INTO run_tasks (run_id, seq, state)
+       SELECT $1, s, 'queued' FROM generate_series($2::int, $3::int) AS s`,
+      [runId, fromSeq, fromSeq + count - 1],
+    );
+  }
+
+  async find(tenantId: string, jobId: string, sql: Sql = this.db): Promise<JobRecord | undefined> {
+    const [row] = await sql.query<JobRow>(`${JOB_WITH_LATEST_RUN} WHERE j.tenant_id = $1 AND j.id = $2`, [tenantId, jobId]);
+    return row && toJob(row);
+  }
+
+  /** Locks the job row for the rest of the transaction (adding tasks, closing). */
+  async lock(sql: Sql, tenantId: string, jobId: string): Promise<JobRecord | undefined> {
+    const [row] = await sql.query<{ id: string }>(`SELECT id FROM jobs WHERE tenant_id = $1 AND id = $2 FOR UPDATE`, [
+      tenantId,
+      jobId,
+    ]);
+    return row && this.find(tenantId, jobId, sql);
+  }
+
+  /** Newest first, keyset-paged on (created_at, id). */
+  async list(
+    tenantId: string,
+    filter: JobListFilter,
+    after: { createdAtMicros: string; id: string } | undefined,
+    limit: number,
+  ): Promise<JobRecord[]> {
+    const rows = await this.db.query<JobRow>(
+      `${JOB_WITH_LATEST_RUN}
+        WHERE j.tenant_id = $1
+          AND ($2::text IS NULL OR j.status = $2)
+          AND ($3::text IS NULL OR j.type = $3)
+          AND ($4::bigint IS NULL OR (j.created_at, j.id) < (to_timestamp($4::bigint / 1000000.0), $5::uuid))
+        ORDER BY j.created_at DESC, j.id DESC
+        LIMIT $6`,
+      [tenantId, filter.status ?? null, filter.type ?? null, after?.createdAtMicros ?? null, after?.id ?? null, limit],
+    );
+    return rows.map(toJob);
+  }
+
+  /** Grows the job (and its open run) by `count` tasks. */
+  async addToTaskCount(sql: Sql, jobId: string, runId: string | null, count: number): Promise<void> {
+    await sql.query(`UPDATE jobs SET task_count = task_count + $2, updated_at = now() WHERE id = $1`, [jobId, count]);
+    if (runId) await sql.query(`UPDATE job_runs SET total = total + $2 WHERE id = $1`, [runId, count]);
+  }
+
+  async close(sql: Sql, jobId: string): Promise<void> {
+    await sql.query(`UPDATE jobs SET status = 'closed', updated_at = now() WHERE id = $1`, [jobId]);
+  }
+}
+
+function toJob(row: JobRow): JobRecord {
+  return {
+    id: row.id,
+    tenantId: row.tenant_id,
+    type: row.type,
+    status: row.status,
+    serviceParams: row.service_params,
+    webhookUrl: row.webhook_url,
+    webhookSignature: row.webhook_signature,
+    ingestState: row.ingest_state,
+    taskCount: row.task_count,
+    createdAt: row.created_at,
+    createdAtMicros: row.created_at_us,
+    latestRun:
+      row.r_id === null
+        ? null
+        : {
+            id: row.r_id,
+            jobId: row.id,
+            runSequence: row.r_run_sequence ?? 0,
+            kind: row.r_kind ?? 'initial',
+            status: row.r_status ?? 'queued',
+            total: row.r_total ?? 0,
+            successful: row.r_successful ?? 0,
+            failed: row.r_failed ?? 0,
+            credits: Number(row.r_credits ?? 0),
+            failureReason: row.r_failure_reason,
+            failureDetail: row.r_failure_detail,
+            createdAt: row.r_created_at ?? row.created_at,
+            startedAt: row.r_started_at,
+            finishedAt: row.r_finished_at,
+          },
+  };
+}

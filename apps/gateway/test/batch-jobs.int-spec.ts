@@ -1,0 +1,171 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { SecretBox, SigningKeysRepository } from '@trawl/webhooks';
+import { createDataSource, Database } from '@trawl/persistence';
+import { createMigratedDatabase, TestDatabase } from '@trawl/testing';
+import type { DataSource } from 'typeorm';
+import { BatchError, BatchErrorCode } from '../src/batch/batch.errors';
+import { createJobBody } from '../src/batch/job-request.schema';
+import { JobsRepository } from '../src/batch/jobs.repository';
+import { JobsService } from '../src/batch/jobs.service';
+import { ActiveJobsRepository } from '../src/quota/active-jobs.repository';
+import { SigningKeysService } from '../src/webhooks/signing-keys.service';
+import { WebhookError, WebhookErrorCode } from '../src/webhooks/webhooks.errors';
+
+jest.setTimeout(60_000);
+
+describe(JobsService.name, () => {
+  let database: TestDatabase;
+  let dataSource: DataSource;
+  let db: Database;
+  let jobs: JobsService;
+  let signingKeys: SigningKeysService;
+
+  beforeAll(async () => {
+    database = await createMigratedDatabase();
+    dataSource = await createDataSource({ url: database.url, poolSize: 8 }).initialize();
+    db = new Database(dataSource);
+    signingKeys = new SigningKeysService(db, new SigningKeysRepository(), new SecretBox(randomBytes(32)));
+    jobs = new JobsService(db, new JobsRepository(db), new ActiveJobsRepository(), signingKeys);
+  });
+  afterAll(async () => {
+    await dataSource?.destroy();
+    await database?.drop();
+  });
+
+  async function tenant(maxActiveJobs = 3): Promise<string> {
+    const id = randomUUID();
+    await db.query(
+      `INSERT INTO tenants (id, name, credits_limit, period_ends_at, concurrency, max_active_jobs)
+       VALUES ($1, $2, 1000000, now() + interval '30 days', 5, $3)`,
+      [id, `t-${id}`, maxActiveJobs],
+    );
+    return id;
+  }
+
+  const urls = (n: number, from = 0) => Array.from({ length: n }, (_, i) => ({ url: `https://shop.test/p/${from + i}`, external_id: `e${from + i}` }));
+  const body = (extra: Record<string, unknown>) => createJobBody.parse(extra);
+
+  async function errorOf(promise: Promise<unknown>): Promise<{ code: string; extensions: Record<string, unknown> }> {
+    try {
+      await promise;
+    } catch (error) {
+      if (error instanceof BatchError || error instanceof WebhookError) return { code: error.code, extensions: error.extensions };
+      throw error;
+    }
+    throw new Error('expected a refusal');
+  }
+
+  describe('create', () => {
+    it('writes a closed job with its tasks and a queued first run whose total is exact', async () => {
+      const t = await tenant();
+      const { job, synchronous } = await jobs.create(t, body({ tasks: urls(3), service_params: { js_render: 'true' } }), undefined);
+      expect(synchronous).toBe(true);
+      expect(job).toMatchObject({ type: 'regular', status: 'closed', taskCount: 3, serviceParams: { js_render: 'true' } });
+      expect(job.latestRun).toMatchObject({ runSequence: 1, kind: 'initial', status: 'queued', total: 3, successful: 0, failed: 0 });
+      const rows = await db.query<{ seq: number; url: string; external_id: string; state: string }>(
+        `SELECT t.seq, t.url, t.external_id, rt.state FROM job_tasks t JOIN run_tasks rt ON rt.seq = t.seq AND rt.run_id = $2
+          WHERE t.job_id = $1 ORDER BY t.seq`,
+        [job.id, job.latestRun?.id],
+      );
+      expect(rows).toEqual([
+        { seq: 1, url: 'https://shop.test/p/0', external_id: 'e0', state: 'queued' },
+        { seq: 2, url: 'https://shop.test/p/1', external_id: 'e1', state: 'queued' },
+        { seq: 3, url: 'https://shop.test/p/2', external_id: 'e2', state: 'queued' },
+      ]);
+    });
+
+    it('answers asynchronously from 10,000 tasks, with every row written', async () => {
+      const t = await tenant();
+      const { job, synchronous } = await jobs.create(t, body({ tasks: urls(10_000) }), undefined);
+      expect(synchronous).toBe(false);
+      expect(job.latestRun?.total).toBe(10_000);
+      const [count] = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM run_tasks WHERE run_id = $1`, [job.latestRun?.id]);
+      expect(count.n).toBe(10_000);
+    });
+
+    it('refuses the whole submission when a task is invalid, naming each, and writes nothing', async () => {
+      const t = await tenant();
+      const refusal = await errorOf(jobs.create(t, body({ tasks: [{ url: 'https://shop.test/a' }, { url: 'mailto:x@y.z' }] }), undefined));
+      expect(refusal.code).toBe(BatchErrorCode.InvalidTasks);
+      expect(refusal.extensions.invalid_tasks).toEqual([expect.objectContaining({ index: 1, field: 'url' })]);
+      expect(await jobs.list(t, {}, undefined, 10)).toEqual([]);
+    });
+
+    it('shares the active-job limit with crawls: a job over it is quota_exceeded', async () => {
+      const t = await tenant(2);
+      await db.query(
+        `INSERT INTO crawls (id, tenant_id, status, url, max_items, max_pages, scope_domain)
+         VALUES ($1, $2, 'running', 'https://shop.test/', 10, 10, 'shop.test')`,
+        [randomUUID(), t],
+      );
+      // One running crawl + one job = the limit of 2.
+      await jobs.create(t, body({ tasks: urls(1) }), undefined);
+      expect((await errorOf(jobs.create(t, body({ tasks: urls(1) }), undefined))).code).toBe(BatchErrorCode.QuotaExceeded);
+    });
+
+    it('lets two racing submissions take the last slot only once', async () => {
+      const t = await tenant(1);
+      const outcomes = await Promise.allSettled([jobs.create(t, body({ tasks: urls(1) }), undefined), jobs.create(t, body({ tasks: urls(1) }), undefined)]);
+      expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
+      const refused = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
+      expect((refused?.reason as BatchError).code).toBe(BatchErrorCode.QuotaExceeded);
+    });
+
+    it('uses an idempotency key once: a reuse is a conflict, whatever the body', async () => {
+      const t = await tenant();
+      await jobs.create(t, body({ tasks: urls(1) }), 'key-1');
+      expect((await errorOf(jobs.create(t, body({ tasks: urls(1) }), 'key-1'))).code).toBe(BatchErrorCode.IdempotencyKeyConflict);
+      expect((await errorOf(jobs.create(t, body({ tasks: urls(2) }), 'key-1'))).code).toBe(BatchErrorCode.IdempotencyKeyConflict);
+      // Another tenant's key space is its own.
+      await expect(jobs.create(await tenant(), body({ tasks: urls(1) }), 'key-1')).resolves.toBeDefined();
+    });
+
+    it('refuses an http webhook, and a signed one without an active key', async () => {
+      const t = await tenant();
+      expect((await errorOf(jobs.create(t, body({ tasks: urls(1), webhook: { url: 'http://hooks.test/x' } }), undefined))).code).toBe(
+        WebhookErrorCode.CallbackUrlMustBeHttps,
+      );
+      const signed = body({ tasks: urls(1), webhook: { url: 'https://hooks.test/x', signature: true } });
+      expect((await errorOf(jobs.create(t, signed, undefined))).code).toBe(WebhookErrorCode.SigningRequiresActiveKey);
+      await signingKeys.rotate(t);
+      const { job } = await jobs.create(t, signed, undefined);
+      expect(job).toMatchObject({ webhookUrl: 'https://hooks.test/x', webhookSignature: true });
+    });
+  });
+
+  describe('addTasks and close', () => {
+    it('appends to an open job and its run, numbering after the last task; last_batch closes it', async () => {
+      const t = await tenant();
+      const { job } = await jobs.create(t, body({ status: 'open', tasks: urls(2) }), undefined);
+      const grown = await jobs.addTasks(t, job.id, urls(3, 2), false);
+      expect(grown).toMatchObject({ status: 'open', taskCount: 5, latestRun: { total: 5 } });
+      const closed = await jobs.addTasks(t, job.id, urls(1, 5), true);
+      expect(closed).toMatchObject({ status: 'closed', taskCount: 6, latestRun: { total: 6 } });
+      const seqs = await db.query<{ seq: number }>(`SELECT seq FROM run_tasks WHERE run_id = $1 ORDER BY seq`, [closed.latestRun?.id]);
+      expect(seqs.map((r) => r.seq)).toEqual([1, 2, 3, 4, 5, 6]);
+      expect((await errorOf(jobs.addTasks(t, job.id, urls(1), false))).code).toBe(BatchErrorCode.JobClosed);
+    });
+
+    it('closes an open job once; another tenant sees no job', async () => {
+      const t = await tenant();
+      const { job } = await jobs.create(t, body({ status: 'open' }), undefined);
+      expect((await jobs.close(t, job.id)).status).toBe('closed');
+      expect((await jobs.close(t, job.id)).status).toBe('closed');
+      expect((await errorOf(jobs.close(await tenant(), job.id))).code).toBe(BatchErrorCode.JobNotFound);
+      expect((await errorOf(jobs.get(t, 'not-a-uuid'))).code).toBe(BatchErrorCode.JobNotFound);
+    });
+  });
+
+  describe('list', () => {
+    it('pages newest first and filters by status', async () => {
+      const t = await tenant(10);
+      const made = [];
+      for (let i = 0; i < 3; i += 1) made.push((await jobs.create(t, body({ status: i === 1 ? 'open' : 'closed', tasks: urls(1) }), undefined)).job);
+      const first = await jobs.list(t, {}, undefined, 2);
+      expect(first.map((j) => j.id)).toEqual([made[2].id, made[1].id]);
+      const rest = await jobs.list(t, {}, { createdAtMicros: first[1].createdAtMicros, id: first[1].id }, 2);
+      expect(rest.map((j) => j.id)).toEqual([made[0].id]);
+      expect((await jobs.list(t, { status: 'open' }, undefined, 10)).map((j) => j.id)).toEqual([made[1].id]);
+    });
+  });
+});
