@@ -115,6 +115,17 @@ describe(BrowserPool.name, () => {
       await expect(waiting).resolves.toBe('served');
     });
 
+    it('stops a page at once when its request is aborted', async () => {
+      const controller = new AbortController();
+      const started = Date.now();
+      const rendering = pool.withPage({ deadlineAt: soon(), signal: controller.signal }, ({ page }) => page.goto(web.url('slow.test', '/slow/9?ms=20000')));
+      await waitFor(() => web.hits('slow.test', '/slow/9?ms=20000') === 1, { what: 'page requested' });
+      controller.abort();
+      await expect(rendering).rejects.toMatchObject({ code: BrowserErrorCode.Aborted });
+      expect(Date.now() - started).toBeLessThan(10_000);
+      await waitFor(() => pool.stats().active === 0, { what: 'slot released' });
+    });
+
     it('retires a browser after its page budget and replaces it', async () => {
       const launchedBefore = pool.stats().launched;
       for (let i = 0; i < 8; i++) expect(await title(web.url('other.test', '/'))).toBe('Other site');

@@ -46,7 +46,7 @@ export interface LeaseRequest {
   deadlineAt: number;
   /** Upstream proxy choice for this context's traffic (premium, country, `session_id`). Default: direct. */
   upstream?: UpstreamChooser;
-  /** Abandons the wait (client gone, shutdown) with `Aborted`. */
+  /** Abandons the request (client gone, shutdown) with `Aborted`: while waiting, or by closing its context. */
   signal?: AbortSignal;
 }
 
@@ -130,13 +130,16 @@ export class BrowserPool {
    * Runs `work` with a fresh isolated context and page, then closes both (whatever `work` did).
    *
    * @throws BrowserError `PoolBusy` when no slot frees before `deadlineAt` or too many wait,
-   *   `PoolClosed`, `Aborted`, `CallTimeout`; `BrowserCrashed` when the browser died under `work`
+   *   `PoolClosed`, `Aborted` (signal, also while `work` runs), `CallTimeout`; `BrowserCrashed` when the browser died under `work`
    *   (whatever `work` threw then); otherwise what `work` throws.
    */
   async withPage<T>(request: LeaseRequest, work: (lease: BrowserLease) => Promise<T>): Promise<T> {
     const browser = await this.acquire(request);
     let egress: ProxySession | undefined;
     let context: BrowserContext | undefined;
+    // Closing the context makes every pending call of `work` fail at once: the page stops loading.
+    const onAbort = () => void context?.close().catch(() => undefined);
+    request.signal?.addEventListener('abort', onAbort, { once: true });
     try {
       egress = await this.options.proxy.openSession({ upstream: request.upstream });
       context = await withTimeout(
@@ -153,12 +156,14 @@ export class BrowserPool {
         isConnected: () => browser.chromium.connected,
       });
     } catch (error) {
+      if (request.signal?.aborted) throw new BrowserError(BrowserErrorCode.Aborted, 'The request was abandoned', { cause: error });
       if (!browser.chromium.connected) {
         throw new BrowserError(BrowserErrorCode.BrowserCrashed, 'The browser stopped while rendering the page', { cause: error });
       }
       if (error instanceof BrowserError && error.code === BrowserErrorCode.CallTimeout) this.retire(browser);
       throw error;
     } finally {
+      request.signal?.removeEventListener('abort', onAbort);
       if (context && browser.chromium.connected) {
         await withTimeout(context.close(), this.callTimeoutMs, 'context.close').catch(() => this.retire(browser));
       }
