@@ -29,13 +29,14 @@ export class DispatcherMetrics {
       help: 'Run events taken in as webhook deliveries',
       registers: [registry],
     });
-    const metrics = this;
+    const readBacklog = () => this.backlog?.().catch(() => Number.NaN);
     new Gauge({
       name: 'trawl_webhook_deliveries_due',
       help: 'Webhook deliveries due and not yet taken by a dispatcher (the backlog), read at scrape time',
       registers: [registry],
       async collect() {
-        if (metrics.backlog) this.set(await metrics.backlog().catch(() => Number.NaN));
+        const due = await readBacklog();
+        if (due !== undefined) this.set(due);
       },
     });
   }
