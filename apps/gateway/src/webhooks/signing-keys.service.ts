@@ -69,6 +69,11 @@ export class SigningKeysService {
     return this.keys.list(this.db, tenantId);
   }
 
+  /** Whether the tenant has an active key (what a signed webhook needs); opens no secret. */
+  async hasActiveKey(tenantId: string): Promise<boolean> {
+    return (await this.keys.findByStatus(this.db, tenantId, 'active')) !== undefined;
+  }
+
   /** The active key with its secret opened, for signing; `undefined` when the tenant has none. */
   async activeKey(tenantId: string): Promise<SigningKey | undefined> {
     const row = await this.keys.findByStatus(this.db, tenantId, 'active');
