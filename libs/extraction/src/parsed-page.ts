@@ -1,5 +1,5 @@
 import { load, type CheerioAPI } from 'cheerio';
-import type { AnyNode } from 'domhandler';
+import type { AnyNode, Element } from 'domhandler';
 import { isElement } from './dom';
 import { ExtractionError, ExtractionErrorCode } from './extraction.errors';
 import { PlainTextWriter } from './plain-text-writer';
@@ -13,6 +13,7 @@ import { resolveHttpUrl } from './urls';
  */
 export class ParsedPage {
   private text: string | undefined;
+  private index: ElementIndex | undefined;
 
   constructor(
     /** The cheerio document. */
@@ -28,24 +29,65 @@ export class ParsedPage {
     return resolveHttpUrl(raw, this.baseUrl);
   }
 
+  /**
+   * The page's elements named one of `names` (lower-case tag names; none: all), in document order. The
+   * outputs look elements up by tag name; one walk indexes them all, where a selector per output
+   * would scan the whole document each time (a dozen scans of a 1 MB page cost more than parsing it).
+   */
+  elements(...names: string[]): Element[] {
+    const index = (this.index ??= indexElements(this.$.root()[0].children));
+    if (names.length === 0) return index.all;
+    if (names.length === 1) return index.byName.get(names[0]) ?? [];
+    const wanted = new Set(names);
+    return index.all.filter((element) => wanted.has(element.name));
+  }
+
   /** The page's readable text, as `toPlainText` renders it; computed once on first use. */
   get visibleText(): string {
     if (this.text === undefined) {
       const writer = new PlainTextWriter();
-      for (const node of this.$.root()[0].children) walk(node, writer);
+      walk(this.$.root()[0].children, writer);
       this.text = writer.finish();
     }
     return this.text;
   }
 }
 
-function walk(node: AnyNode, writer: PlainTextWriter): void {
-  if (node.type === 'text') {
-    writer.text(node.data);
-  } else if (isElement(node)) {
-    writer.open(node.name, node.attribs);
-    for (const child of node.children) walk(child, writer);
-    writer.close(node.name);
+interface ElementIndex {
+  all: Element[];
+  byName: Map<string, Element[]>;
+}
+
+/** Every element in document order, and by name. Iterative: a hostile page may nest 100k deep. */
+function indexElements(roots: readonly AnyNode[]): ElementIndex {
+  const all: Element[] = [];
+  const byName = new Map<string, Element[]>();
+  const stack: AnyNode[] = [...roots].reverse();
+  for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
+    if (!isElement(node)) continue;
+    all.push(node);
+    const named = byName.get(node.name);
+    if (named === undefined) byName.set(node.name, [node]);
+    else named.push(node);
+    for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i]);
+  }
+  return { all, byName };
+}
+
+/** Feeds the writer open/text/close events in document order, without recursion. */
+function walk(roots: readonly AnyNode[], writer: PlainTextWriter): void {
+  // An entry is a node to visit, or an element whose children are done and that must be closed.
+  const stack: Array<AnyNode | { close: string }> = [...roots].reverse();
+  for (let entry = stack.pop(); entry !== undefined; entry = stack.pop()) {
+    if ('close' in entry) {
+      writer.close(entry.close);
+    } else if (entry.type === 'text') {
+      writer.text(entry.data);
+    } else if (isElement(entry)) {
+      writer.open(entry.name, entry.attribs);
+      stack.push({ close: entry.name });
+      for (let i = entry.children.length - 1; i >= 0; i--) stack.push(entry.children[i]);
+    }
   }
 }
 

@@ -17,12 +17,12 @@ const MAX_EMAIL_LENGTH = 254;
  */
 export function extractEmails(page: ParsedPage): string[] {
   const found = new UniqueEmails();
-  page.$('a[href], area[href]').each((_, element) => {
-    const href = element.attribs.href.trim();
-    if (!/^mailto:/i.test(href)) return;
+  for (const element of page.elements('a', 'area')) {
+    const href = element.attribs.href?.trim();
+    if (href === undefined || !/^mailto:/i.test(href)) continue;
     const addresses = href.slice('mailto:'.length).split('?')[0];
     for (const address of safeDecode(addresses).split(',')) found.add(address.trim());
-  });
+  }
   const text = page.visibleText;
   // Only tokens holding an "@" are tested: the regex never scans long runs of plain text.
   for (let at = text.indexOf('@'); at !== -1; at = text.indexOf('@', at + 1)) {

@@ -9,15 +9,15 @@ import type { ParsedPage } from '../parsed-page';
  */
 export function extractFavicon(page: ParsedPage): string {
   let best: { url: string; rank: number; size: number } | undefined;
-  page.$('link[rel][href]').each((_, element) => {
-    const rel = element.attribs.rel.toLowerCase().split(/\s+/);
+  for (const element of page.elements('link')) {
+    const rel = (element.attribs.rel ?? '').toLowerCase().split(/\s+/);
     const rank = rel.includes('icon') ? 2 : rel.includes('apple-touch-icon') || rel.includes('apple-touch-icon-precomposed') ? 1 : 0;
-    if (rank === 0) return;
+    if (rank === 0) continue;
     const url = page.resolve(element.attribs.href);
-    if (url === undefined) return;
+    if (url === undefined) continue;
     const size = declaredSize(element.attribs.sizes);
     if (best === undefined || rank > best.rank || (rank === best.rank && size > best.size)) best = { url, rank, size };
-  });
+  }
   return best?.url ?? new URL('/favicon.ico', page.pageUrl).href;
 }
 

@@ -18,9 +18,9 @@ export interface HeadingsOutput {
  */
 export function extractHeadings(page: ParsedPage): HeadingsOutput {
   const headings: HeadingsOutput = { h1: [], h2: [], h3: [], h4: [], h5: [], h6: [] };
-  page.$('h1, h2, h3, h4, h5, h6').each((_, element) => {
+  for (const element of page.elements('h1', 'h2', 'h3', 'h4', 'h5', 'h6')) {
     const text = textOf(element);
     if (text !== '') headings[element.name as keyof HeadingsOutput].push(text);
-  });
+  }
   return headings;
 }

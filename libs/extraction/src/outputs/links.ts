@@ -18,13 +18,13 @@ export interface LinkOutput {
  */
 export function extractLinks(page: ParsedPage): LinkOutput[] {
   const byUrl = new Map<string, LinkOutput>();
-  page.$('a[href], area[href]').each((_, element) => {
+  for (const element of page.elements('a', 'area')) {
     const link = linkOf(page, element);
-    if (link === undefined) return;
+    if (link === undefined) continue;
     const known = byUrl.get(link.url);
     if (known === undefined) byUrl.set(link.url, link);
     else if (known.text === '') known.text = link.text;
-  });
+  }
   return [...byUrl.values()];
 }
 

@@ -44,22 +44,22 @@ const SOURCE = new Set(['source']);
  */
 export function extractImages(page: ParsedPage): ImageOutput[] {
   const byUrl = new Map<string, ImageOutput>();
-  page.$('img').each((_, img) => {
+  for (const img of page.elements('img')) {
     const srcset = imageSrcset(page, img);
     const src =
       page.resolve(img.attribs.src) ??
       LAZY_SRC_ATTRIBUTES.map((name) => page.resolve(img.attribs[name])).find((url) => url !== undefined) ??
       srcset[0];
-    if (src === undefined) return;
+    if (src === undefined) continue;
     const alt = collapseWhitespace(img.attribs.alt ?? '');
     const known = byUrl.get(src);
     if (known === undefined) {
       byUrl.set(src, { src, alt, srcset });
-      return;
+      continue;
     }
     if (known.alt === '') known.alt = alt;
     for (const url of srcset) if (!known.srcset.includes(url)) known.srcset.push(url);
-  });
+  }
   return [...byUrl.values()];
 }
 
@@ -84,9 +84,9 @@ function imageSrcset(page: ParsedPage, img: Element): string[] {
  */
 export function extractAudios(page: ParsedPage): AudioOutput[] {
   const byUrl = new Map<string, AudioOutput>();
-  page.$('audio').each((_, audio) => {
+  for (const audio of page.elements('audio')) {
     for (const { src, type } of mediaSources(page, audio)) if (!byUrl.has(src)) byUrl.set(src, { src, type });
-  });
+  }
   return [...byUrl.values()];
 }
 
@@ -98,12 +98,12 @@ export function extractAudios(page: ParsedPage): AudioOutput[] {
  */
 export function extractVideos(page: ParsedPage): VideoOutput[] {
   const byUrl = new Map<string, VideoOutput>();
-  page.$('video').each((_, video) => {
+  for (const video of page.elements('video')) {
     const poster = page.resolve(video.attribs.poster) ?? null;
     for (const { src, type } of mediaSources(page, video)) {
       if (!byUrl.has(src)) byUrl.set(src, { src, type, poster });
     }
-  });
+  }
   return [...byUrl.values()];
 }
 

@@ -18,7 +18,6 @@ export interface MenuItemOutput {
   url: string | null;
 }
 
-const MENU_SELECTOR = 'nav, [role="navigation"], [role="menu"], [role="menubar"], menu';
 const MENU_ELEMENTS: ReadonlySet<string> = new Set(['nav', 'menu']);
 const MENU_ROLES: ReadonlySet<string> = new Set(['navigation', 'menu', 'menubar']);
 
@@ -30,11 +29,11 @@ const MENU_ROLES: ReadonlySet<string> = new Set(['navigation', 'menu', 'menubar'
  */
 export function extractMenus(page: ParsedPage): MenuOutput[] {
   const menus: MenuOutput[] = [];
-  page.$(MENU_SELECTOR).each((_, element) => {
-    if (hasMenuAncestor(element)) return;
+  for (const element of page.elements()) {
+    if (!isMenu(element) || hasMenuAncestor(element)) continue;
     const items = menuItems(page, element);
     if (items.length > 0) menus.push({ label: menuLabel(page, element), items });
-  });
+  }
   return menus;
 }
 
@@ -62,9 +61,13 @@ function menuItems(page: ParsedPage, menu: Element): MenuItemOutput[] {
   return items;
 }
 
+function isMenu(element: Element): boolean {
+  return MENU_ELEMENTS.has(element.name) || MENU_ROLES.has(element.attribs.role?.trim().toLowerCase() ?? '');
+}
+
 function hasMenuAncestor(element: Element): boolean {
   for (let node = element.parent; node !== null && node.type === 'tag'; node = node.parent) {
-    if (MENU_ELEMENTS.has(node.name) || MENU_ROLES.has(node.attribs.role ?? '')) return true;
+    if (isMenu(node)) return true;
   }
   return false;
 }

@@ -42,39 +42,44 @@ const URL_PROPERTY = /^(?:og|twitter):(?:url|image|video|audio|player)(?::(?:url
  * shape.
  */
 export function extractMetadata(page: ParsedPage): MetadataOutput {
-  const { $ } = page;
+  const [title] = page.elements('title');
+  const [html] = page.elements('html');
   const metadata: MetadataOutput = {
-    title: nonEmpty(collapseWhitespace($('title').first().text())),
+    title: title === undefined ? null : nonEmpty(collapseWhitespace(rawText(title))),
     description: null,
-    canonical: page.resolve($('link[rel~="canonical" i][href]').first().attr('href')) ?? null,
-    lang: nonEmpty(($('html').attr('lang') ?? '').trim()),
+    canonical: null,
+    lang: nonEmpty((html?.attribs.lang ?? '').trim()),
     meta: {},
     open_graph: {},
     twitter: {},
     json_ld: [],
     alternates: [],
   };
-  $('meta[content]').each((_, element) => {
-    const content = element.attribs.content.trim();
+  for (const element of page.elements('meta')) {
+    const content = (element.attribs.content ?? '').trim();
     const property = (element.attribs.property ?? '').trim().toLowerCase();
     const name = (element.attribs.name ?? '').trim().toLowerCase();
     const key = property || name;
-    if (key === '' || content === '') return;
+    if (key === '' || content === '') continue;
     if (key.startsWith('twitter:')) addProperty(metadata.twitter, key, value(page, key, content));
     else if (OPEN_GRAPH_PREFIX.test(key)) addProperty(metadata.open_graph, key, value(page, key, content));
     else if (name === 'description' && metadata.description === null) metadata.description = content;
     else if (name !== '' && !(name in metadata.meta)) metadata.meta[name] = content;
-  });
-  $('script[type="application/ld+json" i]').each((_, element) => {
+  }
+  for (const element of page.elements('link')) {
+    const rel = (element.attribs.rel ?? '').toLowerCase().split(/\s+/);
+    const url = page.resolve(element.attribs.href);
+    if (url === undefined) continue;
+    if (rel.includes('canonical') && metadata.canonical === null) metadata.canonical = url;
+    const hreflang = element.attribs.hreflang?.trim();
+    if (rel.includes('alternate') && hreflang) metadata.alternates.push({ hreflang, url });
+  }
+  for (const element of page.elements('script')) {
+    if ((element.attribs.type ?? '').trim().toLowerCase() !== 'application/ld+json') continue;
     const parsed = parseJsonLd(rawText(element));
     if (Array.isArray(parsed)) metadata.json_ld.push(...(parsed as unknown[]));
     else if (parsed !== undefined) metadata.json_ld.push(parsed);
-  });
-  $('link[rel~="alternate" i][hreflang][href]').each((_, element) => {
-    const url = page.resolve(element.attribs.href);
-    const hreflang = element.attribs.hreflang.trim();
-    if (url !== undefined && hreflang !== '') metadata.alternates.push({ hreflang, url });
-  });
+  }
   return metadata;
 }
 

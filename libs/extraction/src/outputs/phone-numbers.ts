@@ -36,10 +36,10 @@ export function extractPhoneNumbers(page: ParsedPage): string[] {
       found.push(normalised);
     }
   };
-  page.$('a[href]').each((_, element) => {
-    const href = element.attribs.href.trim();
-    if (/^tel:/i.test(href)) add(normaliseTelLink(href.slice('tel:'.length)));
-  });
+  for (const element of page.elements('a', 'area')) {
+    const href = element.attribs.href?.trim();
+    if (href !== undefined && /^tel:/i.test(href)) add(normaliseTelLink(href.slice('tel:'.length)));
+  }
   for (const match of page.visibleText.matchAll(CANDIDATE)) {
     if (validTextNumber(match[0])) add(normalise(match[0]));
   }

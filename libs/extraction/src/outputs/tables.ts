@@ -34,9 +34,9 @@ interface Row {
  */
 export function extractTables(page: ParsedPage): TableOutput[] {
   const tables: TableOutput[] = [];
-  page.$('table').each((_, table) => {
+  for (const table of page.elements('table')) {
     const rows = tableRows(table);
-    if (rows.length === 0) return;
+    if (rows.length === 0) continue;
     const grid = layOut(rows);
     const width = Math.max(...grid.map((cells) => cells.length));
     const padded = grid.map((cells) => [...cells, ...Array<string>(width - cells.length).fill('')]);
@@ -44,7 +44,7 @@ export function extractTables(page: ParsedPage): TableOutput[] {
     const headerIndex = Math.max(0, rows.filter((row) => row.header).length - 1);
     const headers = padded[headerIndex];
     tables.push({ headers, rows: padded.filter((_, index) => index > headerIndex) });
-  });
+  }
   return tables;
 }
 
