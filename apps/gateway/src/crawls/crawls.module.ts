@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { IdempotencyModule } from '../idempotency/idempotency.module';
+import { QuotaModule } from '../quota/quota.module';
 import { CrawlKicks } from './crawl-kicks';
 import { CrawlsController } from './crawls.controller';
 import { CrawlsRepository } from './crawls.repository';
@@ -7,7 +8,7 @@ import { CrawlsService } from './crawls.service';
 import { StartUrlCheck } from './start-url';
 
 @Module({
-  imports: [IdempotencyModule],
+  imports: [IdempotencyModule, QuotaModule],
   controllers: [CrawlsController],
   providers: [CrawlsService, CrawlsRepository, StartUrlCheck, CrawlKicks],
 })

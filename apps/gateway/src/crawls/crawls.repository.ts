@@ -86,27 +86,6 @@ const CRAWL_COLUMNS = `
 export class CrawlsRepository {
   constructor(private readonly db: Database) {}
 
-  /**
-   * Locks the tenant row (serialising crawl starts of one tenant) and counts its running crawls.
-   * Two statements on purpose: a count in the locking statement would use the snapshot taken before
-   * the lock was granted and miss the crawl the previous lock holder just committed.
-   */
-  async lockTenantAndCountRunning(
-    sql: Sql,
-    tenantId: string,
-  ): Promise<{ maxActiveJobs: number; running: number } | undefined> {
-    const [tenant] = await sql.query<{ max_active_jobs: number }>(
-      `SELECT max_active_jobs FROM tenants WHERE id = $1 FOR UPDATE`,
-      [tenantId],
-    );
-    if (!tenant) return undefined;
-    const [count] = await sql.query<{ running: number }>(
-      `SELECT count(*)::int AS running FROM crawls WHERE tenant_id = $1 AND status = 'running'`,
-      [tenantId],
-    );
-    return { maxActiveJobs: tenant.max_active_jobs, running: count?.running ?? 0 };
-  }
-
   async insert(sql: Sql, crawl: NewCrawl): Promise<CrawlRecord> {
     const s = crawl.settings;
     const rows = await sql.query<CrawlRow>(

@@ -3,6 +3,7 @@ import { currentTraceParent } from '@trawl/observability';
 import { Database } from '@trawl/persistence';
 import { IdempotencyClaim, IdempotencyService } from '../idempotency/idempotency.service';
 import { RequestError, RequestErrorCode } from '../problems/request.errors';
+import { ActiveJobsRepository } from '../quota/active-jobs.repository';
 import {
   decodeListCursor,
   decodeResultsCursor,
@@ -45,6 +46,7 @@ export class CrawlsService {
     private readonly startUrls: StartUrlCheck,
     private readonly idempotency: IdempotencyService,
     private readonly kicks: CrawlKicks,
+    private readonly activeJobs: ActiveJobsRepository,
   ) {}
 
   /**
@@ -68,13 +70,14 @@ export class CrawlsService {
       const startUrl = await this.startUrls.check(body.url);
       const settings = effectiveSettings(body, startUrl.href);
       const crawl = await this.db.transaction(async (sql) => {
-        const quota = await this.crawls.lockTenantAndCountRunning(sql, tenantId);
+        const quota = await this.activeJobs.lockTenantAndCount(sql, tenantId);
         if (!quota) throw new Error(`Tenant ${tenantId} of an authenticated key does not exist`);
-        // Only `running` crawls count: a stopped crawl's post-stop window fetches nothing new.
-        if (quota.running >= quota.maxActiveJobs) {
+        // Only `running` crawls count (a stopped crawl's post-stop window fetches nothing new), and
+        // batch runs in flight: one limit for both (architecture §3).
+        if (quota.active >= quota.maxActiveJobs) {
           throw new CrawlError(
             CrawlErrorCode.TooManyCrawls,
-            `Your account already runs ${quota.running} of its ${quota.maxActiveJobs} active jobs; retry when one ends.`,
+            `Your account already runs ${quota.active} of its ${quota.maxActiveJobs} active jobs; retry when one ends.`,
           );
         }
         const created = await this.crawls.insert(sql, {
