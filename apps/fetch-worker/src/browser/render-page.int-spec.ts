@@ -44,6 +44,13 @@ describe(renderPage.name, () => {
     expect(page.egress.bytesReceived).toBeGreaterThan(0);
   });
 
+  it('keeps the bytes of a document that is not HTML', async () => {
+    const page = await render(web.url('js.test', '/api/items'));
+    expect(page.contentType).toBe('application/json');
+    expect(page.body?.toString('utf8')).toBe('{"items":["a","b"]}');
+    expect((await render(web.url('js.test', '/'))).body).toBeUndefined();
+  });
+
   it('follows redirects and reports the chain, the final headers and the cookies', async () => {
     const page = await render(web.url('js.test', '/redirect'));
     expect(page.finalUrl).toBe(web.url('js.test', '/cookie'));

@@ -64,6 +64,11 @@ export interface RenderedPage {
   contentType?: string;
   /** The DOM serialised after scripts, waits and instructions. */
   html: string;
+  /**
+   * The document's bytes as the server sent them, when it is not HTML (JSON, plain text, XML…):
+   * `html` is then Chromium's viewer around it. Undefined for HTML, or when Chromium kept no bytes.
+   */
+  body?: Buffer;
   /** Cookies of the context at the end (for `Zr-Cookies`). */
   cookies: Cookie[];
   /** Whether `wait_for`'s selector appeared in time (undefined without `wait_for`). */
@@ -152,6 +157,7 @@ export async function renderPage(lease: BrowserLease, input: RenderInput, settin
     headers,
     contentType: headers['content-type'],
     html,
+    body: await withTimeout(mainDocument.rawBody(), remaining(lease.callTimeoutMs), 'document body'),
     cookies,
     waitForFound,
     xhr: xhr ? await xhr.finish(remaining(lease.callTimeoutMs)) : undefined,
@@ -162,17 +168,29 @@ export async function renderPage(lease: BrowserLease, input: RenderInput, settin
   };
 }
 
-/** Keeps the last response of the main frame's document that is not a redirect. */
-function trackMainDocument(page: Page): { last(): HTTPResponse | undefined } {
+interface MainDocument {
+  /** The last response of the main frame's document that is not a redirect. */
+  last(): HTTPResponse | undefined;
+  /** Its bytes as received, when it is not HTML (read at once: Chromium drops them on navigation). */
+  rawBody(): Promise<Buffer | undefined>;
+}
+
+const HTML_TYPES = /^\s*(text\/html|application\/xhtml\+xml)\s*(;|$)/i;
+
+function trackMainDocument(page: Page): MainDocument {
   let last: HTTPResponse | undefined;
+  let raw: Promise<Buffer | undefined> = Promise.resolve(undefined);
   page.on('response', (response) => {
     const request = response.request();
     if (!request.isNavigationRequest() || request.frame() !== page.mainFrame()) return;
     const status = response.status();
     if (status >= 300 && status < 400 && response.headers()['location'] !== undefined) return;
     last = response;
+    const contentType = response.headers()['content-type'] ?? '';
+    raw = HTML_TYPES.test(contentType) ? Promise.resolve(undefined) : response.buffer().catch(() => undefined);
+    raw.catch(() => undefined);
   });
-  return { last: () => last };
+  return { last: () => last, rawBody: () => raw };
 }
 
 async function navigate(page: Page, input: RenderInput, egress: BrowserLease['egress'], timeoutMs: number, deadlineAt: number): Promise<void> {
