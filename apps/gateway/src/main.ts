@@ -3,11 +3,12 @@ import { config } from './boot';
 import { startHttpService } from '@trawl/http';
 import { configureGatewayApp, openGatewayResources } from './gateway.app';
 import { GatewayModule } from './gateway.module';
+import { withProxyMode } from './proxy-mode/proxy-mode.module';
 
 async function main(): Promise<void> {
   const resources = await openGatewayResources(config);
   await startHttpService({
-    module: GatewayModule.register(resources),
+    module: withProxyMode(GatewayModule.register(resources)),
     logger: resources.logger,
     host: config.HTTP_HOST,
     port: config.PORT,

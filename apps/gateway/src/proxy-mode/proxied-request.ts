@@ -17,6 +17,8 @@ export interface TunnelContext {
   origin: string;
   credentials: ProxyCredentials;
   kind: ProxiedKind;
+  /** The client's address, from the CONNECT's socket (a TLS stream over a tunnel has none of its own). */
+  clientAddress: string | undefined;
 }
 
 export interface ProxiedRequestOptions {
@@ -44,7 +46,7 @@ export class ProxiedRequestHandler {
   /** Answers `request` on `response`; never throws. */
   async handle(request: IncomingMessage, response: ServerResponse, tunnel?: TunnelContext): Promise<void> {
     const usage = new UsageHeaders(randomUUID(), this.options.creditPriceUsd);
-    const address = request.socket.remoteAddress ?? 'unknown';
+    const address = tunnel ? tunnel.clientAddress : request.socket.remoteAddress;
     const clientGone = new AbortController();
     response.once('close', () => {
       if (!response.writableFinished) clientGone.abort();
@@ -53,7 +55,7 @@ export class ProxiedRequestHandler {
     let blocked = false;
     let isClientError = false;
     try {
-      if (this.addresses) blocked = await assertNotBlocked(this.addresses, address);
+      if (this.addresses && address) blocked = await assertNotBlocked(this.addresses, address);
       const credentials = tunnel?.credentials ?? parseProxyAuthorization(request.headers['proxy-authorization']);
       const tenant = await this.authenticator.authenticate(credentials.apiKey);
       const method = fetchMethodOf(request.method);
@@ -67,8 +69,14 @@ export class ProxiedRequestHandler {
         body,
         clientGone: clientGone.signal,
         usage,
+        via: 'proxy_mode',
       });
-      response.writeHead(answer.status, { ...answer.headers, ...usage.toHeaders(), 'content-type': answer.contentType });
+      response.writeHead(answer.status, {
+        ...answer.headers,
+        ...usage.toHeaders(),
+        'content-type': answer.contentType,
+        'content-length': String(answer.body.length),
+      });
       response.end(answer.body);
       this.metrics.requests.inc({ kind, outcome: 'answered' });
     } catch (error) {
@@ -83,10 +91,10 @@ export class ProxiedRequestHandler {
       }
       // A body we did not read would be taken for the next request on this connection.
       if (problem.code === RequestErrorCode.PayloadTooLarge) response.shouldKeepAlive = false;
-      response.writeHead(problem.status, { ...problem.headers, ...usage.toHeaders() });
+      response.writeHead(problem.status, { ...problem.headers, ...usage.toHeaders(), 'content-length': String(problem.body.length) });
       response.end(problem.body);
     } finally {
-      if (this.addresses && !blocked) {
+      if (this.addresses && address && !blocked) {
         this.addresses
           .record(address, isClientError)
           .catch((error: unknown) => this.logger.warn({ err: error }, 'could not record a client address outcome'));

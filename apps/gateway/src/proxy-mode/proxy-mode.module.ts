@@ -1,11 +1,11 @@
-import { BeforeApplicationShutdown, Inject, Injectable, Module, OnApplicationBootstrap } from '@nestjs/common';
-import { ModuleRef } from '@nestjs/core';
+import { BeforeApplicationShutdown, DynamicModule, Inject, Injectable, Module, OnApplicationBootstrap } from '@nestjs/common';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '@trawl/observability';
 import { Registry } from 'prom-client';
 import { ApiKeyAuthenticator } from '../auth/api-key-authenticator';
 import { AuthModule } from '../auth/auth.module';
 import type { GatewayConfig } from '../config';
+import { FetchModule } from '../fetch/fetch.module';
 import { FetchService } from '../fetch/fetch.service';
 import { GATEWAY_CONFIG, LOGGER } from '../gateway.tokens';
 import { ClientAddressesRepository } from '../limits/client-addresses.repository';
@@ -31,7 +31,7 @@ export class ProxyModeRunner implements OnApplicationBootstrap, BeforeApplicatio
   private server?: ProxyModeServer;
 
   constructor(
-    private readonly moduleRef: ModuleRef,
+    private readonly fetcher: FetchService,
     private readonly authenticator: ApiKeyAuthenticator,
     private readonly addresses: ClientAddressesRepository,
     private readonly registry: Registry,
@@ -47,9 +47,6 @@ export class ProxyModeRunner implements OnApplicationBootstrap, BeforeApplicatio
   async onApplicationBootstrap(): Promise<void> {
     const config = this.config;
     if (!config.PROXY_MODE_ENABLED || this.server) return;
-    // FetchModule does not export FetchService (yet): look it up in the whole app rather than
-    // build a second pipeline.
-    const fetcher = this.moduleRef.get(FetchService, { strict: false });
     const metrics = new ProxyModeMetrics(this.registry);
     const certificates = new LeafCertificates(this.certificateAuthority(), {
       maxEntries: config.PROXY_MODE_CERT_CACHE_SIZE,
@@ -65,7 +62,7 @@ export class ProxyModeRunner implements OnApplicationBootstrap, BeforeApplicatio
       blockedUntil: (address) => this.addresses.blockedUntil(address),
       record: (address, isError) => this.addresses.record(address, isError, policy),
     };
-    const handler = new ProxiedRequestHandler(this.authenticator, fetcher, addresses, metrics, this.logger, {
+    const handler = new ProxiedRequestHandler(this.authenticator, this.fetcher, addresses, metrics, this.logger, {
       bodyLimitBytes: config.HTTP_BODY_LIMIT_BYTES,
       creditPriceUsd: config.FETCH_CREDIT_PRICE_USD,
     });
@@ -96,7 +93,18 @@ export class ProxyModeRunner implements OnApplicationBootstrap, BeforeApplicatio
 
 /** Proxy mode: the Fetch API as an HTTP forward proxy on `PROXY_MODE_PORT`. */
 @Module({
-  imports: [AuthModule, LimitsModule],
+  imports: [AuthModule, FetchModule, LimitsModule],
   providers: [ProxyModeRunner],
 })
 export class ProxyModeModule {}
+
+@Module({})
+class GatewayWithProxyModeModule {}
+
+/**
+ * The gateway as its process runs it: the API module plus proxy mode. Apps that tests build around
+ * the API alone leave proxy mode out, so they never compete for `PROXY_MODE_PORT`.
+ */
+export function withProxyMode(api: DynamicModule): DynamicModule {
+  return { module: GatewayWithProxyModeModule, imports: [api, ProxyModeModule] };
+}

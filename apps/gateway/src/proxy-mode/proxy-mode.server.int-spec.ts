@@ -184,11 +184,15 @@ describe(ProxyModeServer.name, () => {
       const tls = await openTunnel('keep.test:443', `${KEY}:original_status=true`, 'keep.test');
       const answers: string[] = [];
       let buffered = '';
-      tls.on('data', (chunk: Buffer) => (buffered += chunk.toString('utf8')));
+      tls.on('data', (chunk: Buffer) => (buffered += chunk.toString('latin1')));
       for (const path of ['/1', '/2', '/3']) {
         tls.write(`GET ${path} HTTP/1.1\r\nHost: keep.test\r\n\r\n`);
-        // Each answer is complete once its JSON body has arrived (chunked: ends with 0\r\n\r\n).
-        await waitFor(() => buffered.endsWith('0\r\n\r\n'), { what: `the answer to ${path}` });
+        // Each answer is complete once as many body bytes as its Content-Length have arrived.
+        await waitFor(() => {
+          const end = buffered.indexOf('\r\n\r\n');
+          const length = /\r\ncontent-length: (\d+)\r\n/i.exec(buffered.slice(0, end))?.[1];
+          return end > 0 && length !== undefined && buffered.length >= end + 4 + Number(length);
+        }, { what: `the answer to ${path}` });
         answers.push(buffered);
         buffered = '';
       }

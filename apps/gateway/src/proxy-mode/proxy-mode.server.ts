@@ -124,20 +124,20 @@ export class ProxyModeServer {
 
   private async connect(request: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     socket.on('error', () => socket.destroy());
-    const address = request.socket.remoteAddress ?? 'unknown';
+    const address = request.socket.remoteAddress;
     let tunnel: Omit<TunnelContext, 'kind'> & { host: string };
     let blocked = false;
     try {
-      if (this.addresses) blocked = await assertNotBlocked(this.addresses, address);
+      if (this.addresses && address) blocked = await assertNotBlocked(this.addresses, address);
       const target = connectTargetOf(request.url);
       const credentials = parseProxyAuthorization(request.headers['proxy-authorization']);
       await this.authenticator.authenticate(credentials.apiKey);
-      tunnel = { ...target, credentials };
+      tunnel = { ...target, credentials, clientAddress: address };
     } catch (error) {
       const problem = proxyProblemOf(error, this.logger);
       this.metrics.connects.inc({ outcome: problem.code });
       this.logger.debug({ code: problem.code, instance: problem.instance }, 'CONNECT refused');
-      if (!blocked && problem.code !== 'BLK0001') this.recordAddress(address, problem.status >= 400 && problem.status < 500);
+      if (address && !blocked) this.recordAddress(address, problem.status >= 400 && problem.status < 500);
       socket.end(rawProblemResponse(problem));
       return;
     }
@@ -173,11 +173,11 @@ export class ProxyModeServer {
         this.logger.debug({ err: error, host: tunnel.host }, 'proxy mode TLS failed');
         tls.destroy();
       });
-      this.tunnels.set(tls, { origin: tunnel.origin, credentials: tunnel.credentials, kind: 'https' });
+      this.tunnels.set(tls, { origin: tunnel.origin, credentials: tunnel.credentials, clientAddress: tunnel.clientAddress, kind: 'https' });
       this.tunnelServer.emit('connection', tls);
     } else {
       const origin = tunnel.origin.replace(/^https:/, 'http:');
-      this.tunnels.set(stream, { origin, credentials: tunnel.credentials, kind: 'tunnel_http' });
+      this.tunnels.set(stream, { origin, credentials: tunnel.credentials, clientAddress: tunnel.clientAddress, kind: 'tunnel_http' });
       this.tunnelServer.emit('connection', stream);
     }
   }
