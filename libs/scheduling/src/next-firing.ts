@@ -1,10 +1,11 @@
 import { Schedule, SCHEDULE_RATE_UNIT_MINUTES, SCHEDULE_WEEKDAYS } from '@trawl/contracts';
-import { localDate, parseLocalDateTime, resolveWallClock } from './wall-clock';
+import { ianaZone, localDate, parseLocalDateTime, resolveWallClock } from './wall-clock';
 
 /** The parts of a schedule that decide when it fires. */
 export type ScheduleTiming = Pick<Schedule, 'rate' | 'calendar' | 'at' | 'timezone'>;
 
 const MINUTE_MS = 60_000;
+const HOUR_MS = 3_600_000;
 const DAY_MS = 86_400_000;
 
 /**
@@ -76,6 +77,7 @@ export function atInstant(at: string, timezone: string): Date {
 function nextCalendarFiring(calendar: NonNullable<Schedule['calendar']>, zone: string, after: Date): Date {
   const days = new Set<string>(calendar.cadence.weekly.days);
   const hours = calendar.times_of_day.map((time) => Number(time.slice(0, 2)));
+  const tz = ianaZone(zone);
   const start = localDate(after, zone);
   let best: number | undefined;
   let bestDay = 0;
@@ -88,11 +90,16 @@ function nextCalendarFiring(calendar: NonNullable<Schedule['calendar']>, zone: s
     const date = new Date(Date.UTC(start.year, start.month - 1, start.day) + offset * DAY_MS);
     const weekday = SCHEDULE_WEEKDAYS[(date.getUTCDay() + 6) % 7]!;
     if (!days.has(weekday)) continue;
+    // Most days have no DST change within a day of them: one offset serves all their times.
+    const before = tz.offset(date.getTime() - DAY_MS);
+    const steady = before === tz.offset(date.getTime() + 2 * DAY_MS);
     for (const hour of hours) {
-      const due = resolveWallClock(
-        { year: date.getUTCFullYear(), month: date.getUTCMonth() + 1, day: date.getUTCDate(), hour, minute: 0 },
-        zone,
-      ).getTime();
+      const due = steady
+        ? date.getTime() + hour * HOUR_MS - before * MINUTE_MS
+        : resolveWallClock(
+            { year: date.getUTCFullYear(), month: date.getUTCMonth() + 1, day: date.getUTCDate(), hour, minute: 0 },
+            zone,
+          ).getTime();
       if (due > after.getTime() && (best === undefined || due < best)) {
         best = due;
         bestDay = offset;
