@@ -16,6 +16,17 @@ export const gatewayConfigSchema = baseConfigSchema.extend({
   DATABASE_POOL_SIZE: envInt(10, 1, 500),
   /** Largest request body accepted, in bytes. Default 1 MiB. */
   HTTP_BODY_LIMIT_BYTES: envInt(1024 * 1024, 1024),
+  /**
+   * Proxies (load balancers, ingress) whose `X-Forwarded-For` is believed, as comma-separated
+   * addresses or CIDRs, e.g. `10.0.0.0/8`. Default: none, so the client address (rate limits,
+   * `BLK0001`) is the connection's own and a client cannot pick another by sending the header.
+   */
+  TRUSTED_PROXIES: z
+    .string()
+    .default('')
+    .refine((value) => value.split(',').every((entry) => entry.trim() === '' || /^[0-9a-fA-F:.]+(\/\d{1,3})?$/.test(entry.trim())), {
+      message: 'must be comma-separated IP addresses or CIDRs',
+    }),
   /** How long a verified API key is trusted without asking Postgres again, in ms. Default 5,000. */
   API_KEY_CACHE_TTL_MS: envInt(5_000, 0, 300_000),
   /** Most API keys held in the in-process cache (least recently used go first). Default 10,000. */

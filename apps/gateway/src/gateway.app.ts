@@ -109,7 +109,7 @@ export async function createGatewayApp(
   try {
     const app = await NestFactory.create<NestFastifyApplication>(
       GatewayModule.register(resources),
-      new FastifyAdapter({ bodyLimit: config.HTTP_BODY_LIMIT_BYTES, trustProxy: true }),
+      new FastifyAdapter({ bodyLimit: config.HTTP_BODY_LIMIT_BYTES, trustProxy: trustedProxies(config.TRUSTED_PROXIES) }),
       { logger: new PinoNestLogger(resources.logger), bufferLogs: false },
     );
     configureGatewayApp(app, resources);
@@ -119,4 +119,13 @@ export async function createGatewayApp(
     await resources.db.dataSource.destroy().catch(() => undefined);
     throw error;
   }
+}
+
+/** Fastify's `trustProxy`: the configured addresses, or nobody. */
+function trustedProxies(spec: string): string | false {
+  const entries = spec
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry.length > 0);
+  return entries.length > 0 ? entries.join(',') : false;
 }

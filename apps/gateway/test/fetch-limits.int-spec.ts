@@ -20,6 +20,8 @@ describe('Fetch limits across two gateway replicas', () => {
       CLIENT_ERROR_MIN_REQUESTS: '4',
       CLIENT_ERROR_RATE_PERCENT: '75',
       CLIENT_BLOCK_SECONDS: '60',
+      // The test plays the load balancer in front of the gateway, telling client addresses apart.
+      TRUSTED_PROXIES: '127.0.0.1,::1',
     });
     [a, b] = gw.urls as [string, string];
     worker = await TestWorker.start(gw.prefix);
@@ -134,6 +136,27 @@ describe('Fetch limits across two gateway replicas', () => {
       expect(await json(blocked)).toMatchObject({ code: 'BLK0001', status: 403 });
       const other = await fetch(`${b}/v1/?${q({ apikey: tenant.api_key, url: TARGET })}`, { headers: { 'x-forwarded-for': '198.51.100.9' } });
       expect(other.status).toBe(200);
+    });
+
+    it('believes X-Forwarded-For only from a trusted proxy: a client cannot pick its own address', async () => {
+      const direct = await startGatewayReplicas(1);
+      try {
+        const forged = '198.51.100.77';
+        const response = await fetch(`${direct.urls[0]}/v1/?${q({ apikey: '0'.repeat(40), url: TARGET })}`, {
+          headers: { 'x-forwarded-for': forged },
+        });
+        expect(response.status).toBe(401);
+        const rows = await waitFor(
+          async () => {
+            const { rows } = await direct.sql.query<{ address: string }>(`SELECT host(address) AS address FROM client_address_health`);
+            return rows.length > 0 ? rows : undefined;
+          },
+          { what: 'the answer to be counted' },
+        );
+        expect(rows.map((r) => r.address)).not.toContain(forged);
+      } finally {
+        await direct.close();
+      }
     });
 
     it("does not count the target's failures as the client's errors", async () => {

@@ -20,7 +20,7 @@ export interface HttpServiceOptions {
  * API or not, listens on HTTP for `/healthz`, `/readyz` and `/metrics`.
  */
 export async function startHttpService(options: HttpServiceOptions): Promise<INestApplication> {
-  const adapter = new FastifyAdapter({ bodyLimit: options.bodyLimit ?? 1024 * 1024, trustProxy: true });
+  const adapter = new FastifyAdapter({ bodyLimit: options.bodyLimit ?? 1024 * 1024 });
   const app = await NestFactory.create<NestFastifyApplication>(options.module, adapter, {
     logger: new PinoNestLogger(options.logger),
     bufferLogs: false,
