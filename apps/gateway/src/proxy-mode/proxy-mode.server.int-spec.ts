@@ -274,3 +274,55 @@ describe(ProxyModeServer.name, () => {
     return { status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') };
   }
 });
+
+describe(`${ProxyModeServer.name} stop`, () => {
+  it('lets a proxied request in flight finish, then refuses new connections; safe twice', async () => {
+    const ca = createCertificateAuthority();
+    const logger = createLogger('proxy-mode-test', 'silent');
+    const metrics = new ProxyModeMetrics(new Registry());
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let arrived = false;
+    const fetcher: ProxyFetcher = {
+      async fetch(call) {
+        arrived = true;
+        await released;
+        return { status: 200, contentType: 'text/plain', headers: {}, body: Buffer.from(`done ${String(call.query.url)}`) };
+      },
+    };
+    const handler = new ProxiedRequestHandler(authenticator, fetcher, undefined, metrics, logger, { bodyLimitBytes: 1024, creditPriceUsd: 0 });
+    const server = new ProxyModeServer(handler, authenticator, undefined, new LeafCertificates(ca), metrics, logger, {
+      host: '127.0.0.1',
+      port: 0,
+      drainTimeoutMs: 10_000,
+    });
+    const { port } = await server.start();
+    const req = httpRequest({ host: '127.0.0.1', port, path: 'http://slow.test/', headers: { 'proxy-authorization': `Basic ${Buffer.from(`${KEY}:`).toString('base64')}` } });
+    req.end();
+    const response = once(req, 'response') as Promise<[import('node:http').IncomingMessage]>;
+    await waitFor(() => arrived, { what: 'the request to reach the pipeline' });
+
+    const stopped = server.stop();
+    let stopDone = false;
+    void stopped.then(() => (stopDone = true));
+    // New connections are refused while the request in flight still runs.
+    await waitFor(
+      () =>
+        new Promise<boolean>((resolve) => {
+          const probe = netConnect(port, '127.0.0.1');
+          probe.once('error', () => resolve(true));
+          probe.once('connect', () => (probe.destroy(), resolve(false)));
+        }),
+      { what: 'the listener to close' },
+    );
+    expect(stopDone).toBe(false);
+    release();
+    const [res] = await response;
+    const chunks: Buffer[] = [];
+    for await (const chunk of res) chunks.push(chunk as Buffer);
+    expect({ status: res.statusCode, body: Buffer.concat(chunks).toString('utf8') }).toEqual({ status: 200, body: 'done http://slow.test/' });
+    await stopped;
+    await server.stop();
+  });
+});
+
