@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { Database } from '@trawl/persistence';
+import { Database, Sql } from '@trawl/persistence';
 import { Logger } from '@trawl/observability';
 import type { Clock } from '@trawl/scheduling';
 import { LeaderElection } from '../leadership/leader-election';
@@ -111,7 +111,7 @@ export class ScheduleFiringService {
   }
 
   private async fire(
-    sql: Parameters<RunStarter['runInFlight']>[0],
+    sql: Sql,
     base: { tenantId: string; jobId: string; firedAt: Date; leaderEpoch: number },
     dueAt: Date,
   ): Promise<NonNullable<FiringResult['fired']>> {
