@@ -22,7 +22,8 @@ describe('Webhooks (e2e)', () => {
   let platform: Platform;
   let pool: Pool;
   let api: ApiClient;
-  let tenantId: string;
+  let runsApi: ApiClient;
+  let runsTenantId: string;
 
   beforeAll(async () => {
     await receiver.start();
@@ -37,9 +38,7 @@ describe('Webhooks (e2e)', () => {
     });
     await platform.start();
     pool = new Pool({ connectionString: platform.databaseUrl, max: 2 });
-    const tenant = await platform.createTenant();
-    tenantId = tenant.tenant_id;
-    api = platform.client(tenant.api_key);
+    api = platform.client((await platform.createTenant()).api_key);
   }, 120_000);
 
   afterAll(async () => {
@@ -55,7 +54,7 @@ describe('Webhooks (e2e)', () => {
     const eventId = await enqueueWebhookEvent(sql, messagingTopology(platform.prefix), {
       event_type: 'run.completed',
       occurred_at: new Date().toISOString(),
-      tenant_id: tenantId,
+      tenant_id: runsTenantId,
       job_id: jobId,
       run_id: randomUUID(),
       run_sequence: 1,
@@ -67,7 +66,7 @@ describe('Webhooks (e2e)', () => {
   }
 
   function deliveries(jobId: string) {
-    return api.request('GET', `/v1/jobs/${jobId}/webhook/deliveries`);
+    return runsApi.request('GET', `/v1/jobs/${jobId}/webhook/deliveries`);
   }
 
   describe('signing keys and POST /v1/webhook/test', () => {
@@ -129,6 +128,15 @@ describe('Webhooks (e2e)', () => {
   });
 
   describe('run events', () => {
+    // A tenant of its own with an active key, so these tests do not depend on the rotation tests.
+    beforeAll(async () => {
+      const tenant = await platform.createTenant();
+      runsTenantId = tenant.tenant_id;
+      runsApi = platform.client(tenant.api_key);
+      const key = await runsApi.request('POST', '/v1/hmac/keys/rotate');
+      receiver.trust(key.body.kid, key.body.secret);
+    });
+
     it('arrive after the receiver failed twice, with one event id, signed, every attempt logged', async () => {
       receiver.failNext(2);
       const { eventId, jobId } = await endRun();
@@ -157,6 +165,39 @@ describe('Webhooks (e2e)', () => {
         [500, 'http_5xx:500'],
         [200, null],
       ]);
+    });
+
+    it('pages the log newest first with a cursor', async () => {
+      const jobId = randomUUID();
+      const ids: string[] = [];
+      for (let i = 0; i < 3; i++) ids.push((await endRun({ job_id: jobId, run_sequence: i + 1 })).eventId);
+      await waitFor(async () => {
+        const res = await runsApi.request('GET', `/v1/jobs/${jobId}/webhook/deliveries?limit=100`);
+        return res.body.deliveries?.length === 3 && res.body.deliveries.every((d: { status: string }) => d.status === 'delivered');
+      }, { timeoutMs: 30_000, what: 'three deliveries' });
+      const first = await runsApi.request('GET', `/v1/jobs/${jobId}/webhook/deliveries?limit=2`);
+      expect(first.body.deliveries).toHaveLength(2);
+      expect(first.body.next_cursor).toEqual(expect.any(String));
+      const second = await runsApi.request('GET', `/v1/jobs/${jobId}/webhook/deliveries?limit=2&cursor=${first.body.next_cursor}`);
+      expect(second.body.deliveries).toHaveLength(1);
+      expect(second.body.next_cursor).toBeNull();
+      const seen = [...first.body.deliveries, ...second.body.deliveries].map((d: { event_id: string }) => d.event_id);
+      expect([...seen].sort()).toEqual([...ids].sort());
+      const foreign = await runsApi.request('GET', `/v1/jobs/${randomUUID()}/webhook/deliveries?cursor=${first.body.next_cursor}`);
+      expect(foreign.status).toBe(400);
+      expect(foreign.body.code).toBe('invalid_cursor');
+    });
+
+    it('exposes delivery outcomes, attempt latency and the due backlog as metrics', async () => {
+      receiver.failNext(1);
+      const { jobId } = await endRun();
+      await waitFor(async () => (await deliveries(jobId)).body.deliveries?.[0]?.status === 'delivered', { timeoutMs: 30_000 });
+      const res = await fetch(`http://127.0.0.1:${platform.port('webhook-dispatcher')}/metrics`);
+      const text = await res.text();
+      expect(text).toMatch(/trawl_webhook_attempts_total\{[^}]*outcome="delivered"[^}]*\} [1-9]/);
+      expect(text).toMatch(/trawl_webhook_attempts_total\{[^}]*outcome="retry_scheduled"[^}]*\} [1-9]/);
+      expect(text).toContain('trawl_webhook_attempt_seconds_bucket');
+      expect(text).toMatch(/trawl_webhook_deliveries_due\{[^}]*\} 0/);
     });
 
     it('keeps the log tenant-scoped', async () => {
