@@ -289,6 +289,18 @@ describe(ScheduleFiringService.name, () => {
     expect(row?.next_due_at.toISOString()).toBe('2026-06-01T02:00:00.000Z');
   });
 
+  it('keeps leading through a database outage only until its lease runs out', async () => {
+    const clock = new ManualClock('2026-06-01T00:00:00Z');
+    const a = await replica('a', clock);
+    expect((await a.election.electOnce())?.epoch).toBe(1);
+    await a.crash(); // every query now fails
+    clock.advance(10_000);
+    expect((await a.election.electOnce())?.epoch).toBe(1);
+    clock.advance(6_000);
+    expect(await a.election.electOnce()).toBeUndefined();
+    expect(await a.registry.getSingleMetricAsString('trawl_scheduler_leader')).toContain('trawl_scheduler_leader 0');
+  });
+
   it('hands the lease over at once when the leader releases it', async () => {
     const clock = new ManualClock('2026-06-01T00:00:00Z');
     const [a, b] = [await replica('a', clock), await replica('b', clock)];
