@@ -223,6 +223,25 @@ describe(ProxyModeServer.name, () => {
       expect(await counted('trawl_proxy_mode_requests_total', { kind: 'tunnel_http', outcome: 'answered' })).toBe(1);
     });
 
+    it('closes a tunnel in which the client sends nothing', async () => {
+      const quiet = new ProxyModeServer(
+        new ProxiedRequestHandler(authenticator, fetcher, undefined, metrics, logger, { bodyLimitBytes: 1024, creditPriceUsd: 0 }),
+        authenticator,
+        undefined,
+        new LeafCertificates(ca),
+        metrics,
+        logger,
+        { host: '127.0.0.1', port: 0, requestTimeoutMs: 200 },
+      );
+      const { port: quietPort } = await quiet.start();
+      const socket = netConnect(quietPort, '127.0.0.1');
+      socket.write(`CONNECT shop.test:443 HTTP/1.1\r\nProxy-Authorization: Basic ${Buffer.from(`${KEY}:`).toString('base64')}\r\n\r\n`);
+      const [established] = (await once(socket, 'data')) as [Buffer];
+      expect(established.toString('latin1')).toMatch(/^HTTP\/1\.1 200 /);
+      await once(socket, 'close');
+      await quiet.stop();
+    });
+
     it.each([
       ['missing', ''],
       ['malformed', `Proxy-Authorization: Basic ${Buffer.from('nokey').toString('base64')}\r\n`],

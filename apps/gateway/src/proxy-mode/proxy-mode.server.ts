@@ -20,6 +20,11 @@ export interface ProxyModeServerOptions {
   port: number;
   /** How long `stop()` lets proxied requests finish before cutting them, in ms. Default 10,000. */
   drainTimeoutMs?: number;
+  /**
+   * How long a client may take to send its request (headers and body), and after CONNECT its first
+   * bytes, in ms. Default 30,000. The Fetch answer itself may take minutes; this does not limit it.
+   */
+  requestTimeoutMs?: number;
 }
 
 const TLS_HANDSHAKE = 0x16;
@@ -51,8 +56,9 @@ export class ProxyModeServer {
     private readonly logger: Logger,
     private readonly options: ProxyModeServerOptions,
   ) {
-    // Long enough for a Fetch answer of ~3 minutes; headers must still come quickly.
-    const serverOptions = { keepAliveTimeout: 5_000, requestTimeout: 0, headersTimeout: 30_000 };
+    // Both bound only what the client sends; a Fetch answer of ~3 minutes is not cut by them.
+    const requestTimeout = options.requestTimeoutMs ?? 30_000;
+    const serverOptions = { keepAliveTimeout: 5_000, requestTimeout, headersTimeout: requestTimeout };
     this.server = createServer(serverOptions, (request, response) => this.serve(request, response));
     this.tunnelServer = createServer(serverOptions, (request, response) =>
       this.serve(request, response, this.tunnels.get(request.socket)),
@@ -148,7 +154,11 @@ export class ProxyModeServer {
     const open = (first: Buffer) => this.openTunnel(socket, Buffer.concat([head, first]), tunnel);
     if (head.length > 0) open(Buffer.alloc(0));
     else {
+      // A tunnel nobody speaks in holds a socket for nothing.
+      const silent = setTimeout(() => socket.destroy(), this.options.requestTimeoutMs ?? 30_000);
+      socket.once('close', () => clearTimeout(silent));
       socket.once('data', (first: Buffer) => {
+        clearTimeout(silent);
         socket.pause();
         open(first);
       });
