@@ -13,6 +13,9 @@ describe('fetchWorkerConfigSchema', () => {
       EGRESS_HOST_MAP: '',
       FETCH_CONCURRENCY: 32,
       CAPTCHA_POLL_INTERVAL_MS: 5_000,
+      BROWSERS: 2,
+      PAGES_PER_BROWSER: 4,
+      CHROMIUM_PATH: '/usr/bin/chromium',
     });
   });
 

@@ -18,6 +18,17 @@ export const fetchWorkerConfigSchema = baseConfigSchema.omit({ DATABASE_URL: tru
   MAX_BODY_BYTES: envInt(10 * 1024 * 1024, 1024, 100 * 1024 * 1024),
   /** Fetch API requests served at once by one worker process (default 32); more are answered busy. */
   FETCH_CONCURRENCY: envInt(32, 1, 4096),
+  /**
+   * Chromium browsers kept running for the rendering tiers (default 2). 0: no browser, and
+   * `js_render` requests answer `ERR0001` (a worker for crawls and basic fetches only).
+   */
+  BROWSERS: envInt(2, 0, 64),
+  /** Pages rendering at once in one browser (default 4). */
+  PAGES_PER_BROWSER: envInt(4, 1, 64),
+  /** A browser is replaced after serving this many pages (default 100): Chromium leaks. */
+  BROWSER_RETIRE_AFTER_PAGES: envInt(100, 1, 100_000),
+  /** Chromium to run: Debian's wrapper script by default. */
+  CHROMIUM_PATH: z.string().min(1).default('/usr/bin/chromium'),
   /** Wait between two polls of a CAPTCHA solver task, in ms (default 5 s, as 2captcha asks). */
   CAPTCHA_POLL_INTERVAL_MS: envInt(5_000, 10, 60_000),
   /** Checked here so that a bad entry fails the boot with the variable's name. */

@@ -11,8 +11,10 @@ export interface TargetRequest {
   /** Absolute http(s) URL (the egress policy decides at connect time). */
   url: string;
   method: 'GET' | 'POST' | 'PUT';
-  /** Final headers for the target: browser headers under the caller's (see `targetRequestHeaders`). */
+  /** Headers for plain HTTP: a Chrome's headers under the caller's (see `targetRequestHeaders`). */
   headers: Record<string, string>;
+  /** The caller's own headers only (see `callerRequestHeaders`), for a browser's first navigation. */
+  callerHeaders: Record<string, string>;
   body?: Buffer;
   options: FetchOptionsV1;
   /** Largest target body read, in bytes. */

@@ -1,4 +1,5 @@
 import { EgressError, EgressErrorCode } from '@trawl/egress';
+import { BrowserError, BrowserErrorCode } from '../browser';
 import { fetchFailureOf } from './fetch-failures';
 import { FetchRequestError } from './fetch-request.errors';
 
@@ -34,5 +35,22 @@ describe(fetchFailureOf.name, () => {
     expect(fetchFailureOf(own, URL_)).toBe(own);
     const bug = new TypeError('undefined is not a function');
     expect(() => fetchFailureOf(bug, URL_)).toThrow(bug);
+  });
+});
+
+describe('fetchFailureOf (browser engine)', () => {
+  const browser = (code: BrowserErrorCode, message = 'x') => new BrowserError(code, message);
+
+  it.each<[BrowserErrorCode, string, string, boolean]>([
+    [BrowserErrorCode.EgressRefused, 'x', 'RESP001', false],
+    [BrowserErrorCode.DnsFailure, 'x', 'RESP007', true],
+    [BrowserErrorCode.NavigationFailed, 'The page could not be loaded: net::ERR_CONNECTION_REFUSED', 'RESP001', false],
+    [BrowserErrorCode.NavigationFailed, 'The page could not be loaded: net::ERR_CERT_AUTHORITY_INVALID', 'RESP008', false],
+    [BrowserErrorCode.DeadlineExceeded, 'x', 'CTX0002', false],
+    [BrowserErrorCode.PoolBusy, 'x', 'ERR0001', false],
+    [BrowserErrorCode.BrowserCrashed, 'x', 'ERR0001', false],
+    [BrowserErrorCode.ScreenshotFailed, 'x', 'RESP001', false],
+  ])('maps %s (%s)', (code, message, expected, billed) => {
+    expect(fetchFailureOf(browser(code, message), URL_)).toMatchObject({ code: expected, billed });
   });
 });

@@ -1,4 +1,5 @@
 import { EgressError, EgressErrorCode } from '@trawl/egress';
+import { BrowserError, BrowserErrorCode } from '../browser';
 import { FetchRequestError } from './fetch-request.errors';
 
 /**
@@ -31,7 +32,8 @@ const TLS_ERROR_CODES = new Set([
 const NO_SUCH_NAME_CODES = new Set(['ENOTFOUND', 'ENODATA']);
 
 /**
- * Turns why a target could not be fetched into the worker's answer (Fetch spec §7):
+ * Turns why a target could not be fetched (an EgressError of the HTTP engine, a BrowserError of the
+ * browser engine) into the worker's answer (Fetch spec §7):
  * refused by the egress policy or the connection failed → `RESP001` (free); the name does not
  * exist → `RESP007` (billed: the spec bills it); a certificate refused → `RESP008`; the body over
  * the tenant's maximum → `RESP005`; out of time → `CTX0002`; a redirect to a URL we cannot fetch →
@@ -39,6 +41,7 @@ const NO_SUCH_NAME_CODES = new Set(['ENOTFOUND', 'ENODATA']);
  */
 export function fetchFailureOf(error: unknown, url: string): FetchRequestError {
   if (error instanceof FetchRequestError) return error;
+  if (error instanceof BrowserError) return browserFailureOf(error, url);
   if (!(error instanceof EgressError)) throw error;
   const host = hostOf(url);
   switch (error.code) {
@@ -62,6 +65,40 @@ export function fetchFailureOf(error: unknown, url: string): FetchRequestError {
         return new FetchRequestError('RESP008', `The TLS certificate or configuration of ${host} was refused.`, { cause: error });
       }
       return new FetchRequestError('RESP001', `The connection to ${host} failed.`, { cause: error });
+  }
+}
+
+/** Chromium's own names for a certificate or TLS configuration it refused (`net::ERR_CERT_…`). */
+const CHROMIUM_TLS_ERROR = /net::ERR_(CERT_|SSL_|BAD_SSL_)/;
+
+/**
+ * The browser engine's failures, the same way: the page's host refused → `RESP001`, not resolving →
+ * `RESP007` (billed), a refused certificate → `RESP008`, out of time → `CTX0002`; a busy, closed or
+ * crashed browser is ours → `ERR0001`, which clients retry after 10 to 30 seconds.
+ */
+function browserFailureOf(error: BrowserError, url: string): FetchRequestError {
+  const host = hostOf(url);
+  switch (error.code) {
+    case BrowserErrorCode.EgressRefused:
+      return new FetchRequestError('RESP001', `${host} cannot be fetched: it is not a public address.`, { cause: error });
+    case BrowserErrorCode.DnsFailure:
+      return new FetchRequestError('RESP007', `The domain ${host} could not be resolved.`, { billed: true, cause: error });
+    case BrowserErrorCode.NavigationFailed:
+      if (CHROMIUM_TLS_ERROR.test(error.message)) {
+        return new FetchRequestError('RESP008', `The TLS certificate or configuration of ${host} was refused.`, { cause: error });
+      }
+      return new FetchRequestError('RESP001', error.message, { cause: error });
+    case BrowserErrorCode.ScreenshotFailed:
+      return new FetchRequestError('RESP001', error.message, { cause: error });
+    case BrowserErrorCode.DeadlineExceeded:
+      return new FetchRequestError('CTX0002', 'The page did not render within the maximum allowed time.', { cause: error });
+    case BrowserErrorCode.PoolBusy:
+    case BrowserErrorCode.PoolClosed:
+    case BrowserErrorCode.LaunchFailed:
+    case BrowserErrorCode.CallTimeout:
+    case BrowserErrorCode.BrowserCrashed:
+    case BrowserErrorCode.Aborted:
+      return new FetchRequestError('ERR0001', error.message, { cause: error });
   }
 }
 

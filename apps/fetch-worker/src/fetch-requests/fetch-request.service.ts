@@ -14,7 +14,7 @@ import { FetchRequestError } from './fetch-request.errors';
 import { FetchRequestMetrics } from './fetch-request.metrics';
 import type { PageTransforms } from './page-transforms';
 import { targetHeaders } from './target-headers';
-import { targetRequestHeaders } from './target-request-headers';
+import { callerRequestHeaders, targetRequestHeaders } from './target-request-headers';
 import { TargetCallFactory, TargetFetcher } from './target-fetcher';
 import { judgeTargetStatus } from './target-status';
 import { workerProblemKind } from './worker-problems';
@@ -102,6 +102,7 @@ export class FetchRequestService {
       url,
       method,
       headers: targetRequestHeaders(headers, payload !== undefined),
+      callerHeaders: callerRequestHeaders(headers, payload !== undefined),
       body: payload,
       options: request.options,
       maxBodyBytes,

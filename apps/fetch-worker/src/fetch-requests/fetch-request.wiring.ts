@@ -5,13 +5,16 @@ import type { EgressPolicy } from '@trawl/egress';
 import type { MessagingConnection } from '@trawl/messaging';
 import type { Logger } from '@trawl/observability';
 import type { Registry } from 'prom-client';
+import { BrowserPool } from '../browser';
 import { CaptchaPass } from '../captcha/captcha-pass';
+import { EgressProxy } from '../egress-proxy';
 import { CaptchaSolverClient } from '../captcha/captcha-solver.client';
 import type { FetchWorkerConfig } from '../config';
 import type { HttpEngine } from '../page-fetch/http-engine';
 import { NatsSessionBindings, parseProxyPools, ProxyRouter, UpstreamAgents } from '../proxies';
 import { AdaptiveFetcher, NatsDomainTierMemory } from '../stealth';
 import { extractionTransforms } from './extraction-transforms';
+import { BrowserFetchEngine } from './browser-fetch-engine';
 import type { FetchEngineSet } from './fetch-engine.router';
 import { FetchRequestMetrics } from './fetch-request.metrics';
 import { FETCH_REQUEST_SERVER_SETTINGS, FetchRequestServer, FetchRequestServerSettings } from './fetch-request.server';
@@ -39,7 +42,7 @@ export interface FetchRequestWiringDeps {
 /** The Fetch API's providers, and what must be closed when the worker stops. */
 export interface FetchRequestWiring {
   providers: Provider[];
-  /** Closes the upstream proxy connections. Call after the server has stopped. */
+  /** Closes the browsers, the egress proxy and upstream proxy connections. Call after the server has stopped. */
   close(): Promise<void>;
 }
 
@@ -62,6 +65,8 @@ export async function wireFetchRequests(deps: FetchRequestWiringDeps): Promise<F
     onBlocked: (domain, attempt) => logger.debug({ domain, ...attempt }, 'adaptive stealth attempt blocked'),
   });
   const engines: FetchEngineSet = { http: new HttpFetchEngine(http, upstream) };
+  const browser = browsers(config, policy, logger);
+  if (browser) engines.browser = new BrowserFetchEngine(browser.pool);
   const captcha = new CaptchaPass(new CaptchaSolverClient({ policy, agent, pollIntervalMs: config.CAPTCHA_POLL_INTERVAL_MS }));
   const target = new TargetFetcher({ engines, captcha, proxies, stealth });
   const settings: FetchRequestSettings = { maxBodyBytes: config.MAX_BODY_BYTES };
@@ -81,6 +86,29 @@ export async function wireFetchRequests(deps: FetchRequestWiringDeps): Promise<F
       FetchRequestService,
       FetchRequestServer,
     ],
-    close: () => upstream.close(),
+    async close() {
+      await browser?.pool.close();
+      await browser?.proxy.close();
+      await upstream.close();
+    },
   };
+}
+
+/**
+ * The browser pool of the rendering tiers, every page's traffic through an egress proxy of its own
+ * (ARCHITECTURE §3 "Egress"); none when `BROWSERS=0`. Chromium is launched by the first rendering
+ * request (`BrowserFetchEngine`), not here.
+ */
+function browsers(config: FetchWorkerConfig, policy: EgressPolicy, logger: Logger): { pool: BrowserPool; proxy: EgressProxy } | undefined {
+  if (config.BROWSERS === 0) return undefined;
+  const proxy = new EgressProxy({ policy });
+  const pool = new BrowserPool({
+    proxy,
+    executablePath: config.CHROMIUM_PATH,
+    browsers: config.BROWSERS,
+    pagesPerBrowser: config.PAGES_PER_BROWSER,
+    retireAfterPages: config.BROWSER_RETIRE_AFTER_PAGES,
+    logger,
+  });
+  return { pool, proxy };
 }

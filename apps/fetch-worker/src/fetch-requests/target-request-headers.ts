@@ -24,16 +24,25 @@ const NOT_FORWARDED = new Set([
 export const DEFAULT_BODY_TYPE = 'application/x-www-form-urlencoded';
 
 /**
- * Headers for the target: a current Chrome's navigation headers (`BROWSER_HEADERS`), with the
- * caller's own headers over them (names compared case-insensitively; a caller's `User-Agent` wins).
- * A request with a body and no content type says `application/x-www-form-urlencoded`.
+ * The caller's own headers that may go to the target (lower-case names), with
+ * `application/x-www-form-urlencoded` for a body without a content type. What a browser sends with
+ * its first navigation (Chromium adds its own browser headers).
  */
-export function targetRequestHeaders(callerHeaders: Readonly<Record<string, string>>, hasBody: boolean): Record<string, string> {
-  const headers: Record<string, string> = { ...BROWSER_HEADERS };
+export function callerRequestHeaders(callerHeaders: Readonly<Record<string, string>>, hasBody: boolean): Record<string, string> {
+  const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(callerHeaders)) {
     const lower = name.toLowerCase();
     if (!NOT_FORWARDED.has(lower)) headers[lower] = value;
   }
   if (hasBody && headers['content-type'] === undefined) headers['content-type'] = DEFAULT_BODY_TYPE;
   return headers;
+}
+
+/**
+ * Headers for the target over plain HTTP: a current Chrome's navigation headers
+ * (`BROWSER_HEADERS`), with the caller's own over them (`callerRequestHeaders`; names compared
+ * case-insensitively, so a caller's `User-Agent` wins).
+ */
+export function targetRequestHeaders(callerHeaders: Readonly<Record<string, string>>, hasBody: boolean): Record<string, string> {
+  return { ...BROWSER_HEADERS, ...callerRequestHeaders(callerHeaders, hasBody) };
 }
