@@ -112,26 +112,38 @@ export function textOf(node: AnyNode): string {
   return collapseWhitespace(parts.join(''));
 }
 
+/** Iterative: a hostile page may nest elements deeper than the call stack goes. */
 function appendText(element: Element, parts: string[]): void {
-  for (const child of element.children) {
-    if (child.type === 'text') {
-      parts.push(child.data);
-    } else if (isElement(child)) {
-      if (NON_TEXT_ELEMENTS.has(child.name)) continue;
-      const block = BLOCK_ELEMENTS.has(child.name);
-      if (block) parts.push(' ');
-      appendText(child, parts);
-      if (block) parts.push(' ');
+  const stack: Array<AnyNode | typeof BLOCK_EDGE> = [...element.children].reverse();
+  for (let entry = stack.pop(); entry !== undefined; entry = stack.pop()) {
+    if (entry === BLOCK_EDGE) {
+      parts.push(' ');
+    } else if (entry.type === 'text') {
+      parts.push(entry.data);
+    } else if (isElement(entry) && !NON_TEXT_ELEMENTS.has(entry.name)) {
+      const block = BLOCK_ELEMENTS.has(entry.name);
+      if (block) {
+        parts.push(' ');
+        stack.push(BLOCK_EDGE);
+      }
+      for (let i = entry.children.length - 1; i >= 0; i--) stack.push(entry.children[i]);
     }
   }
 }
+
+/** Marks where a block element's children end, in `appendText`'s stack. */
+const BLOCK_EDGE = Symbol('block edge');
 
 /** All text under `node`, scripts included, as written. */
 export function rawText(node: AnyNode): string {
   if (node.type === 'text') return node.data;
   if (!isElement(node)) return '';
   let text = '';
-  for (const child of node.children) text += rawText(child);
+  const stack: AnyNode[] = [...node.children].reverse();
+  for (let entry = stack.pop(); entry !== undefined; entry = stack.pop()) {
+    if (entry.type === 'text') text += entry.data;
+    else if (isElement(entry)) for (let i = entry.children.length - 1; i >= 0; i--) stack.push(entry.children[i]);
+  }
   return text;
 }
 

@@ -92,3 +92,11 @@ describe('toMarkdown lists', () => {
     expect(toMarkdown(html, PAGE_URL)).toBe('- Fruit\n  - Apple\n- Tea\n\n3. c\n4. d');
   });
 });
+
+describe('toMarkdown on hostile markup', () => {
+  it('renders elements nested deeper than the call stack as their text', () => {
+    const depth = 100_000;
+    const html = `<main><h1>Top</h1>${'<div><span>'.repeat(depth / 2)}deep *text*${'</span></div>'.repeat(depth / 2)}</main>`;
+    expect(toMarkdown(html, PAGE_URL)).toBe('# Top\n\ndeep \\*text\\*');
+  });
+});

@@ -2,6 +2,7 @@ import type { Cheerio, CheerioAPI } from 'cheerio';
 import { load } from 'cheerio/slim';
 import type { AnyNode, Element } from 'domhandler';
 import TurndownService from 'turndown';
+import { isElement, rawText } from './dom';
 import { ExtractionError, ExtractionErrorCode } from './extraction.errors';
 import { gfmTables } from './markdown-tables';
 import { resolveAnyUrl, resolveHttpUrl } from './urls';
@@ -105,6 +106,7 @@ export function toMarkdown(html: string, pageUrl: string): string {
   const base = baseHref === undefined ? url : new URL(baseHref);
   const content = mainContent($);
   content.find(NON_CONTENT).remove();
+  flattenDeepElements($, content);
   absolutiseLinks($, content, base);
   const cleaned = content.html() ?? '';
   return turndown.turndown(cleaned).trim();
@@ -119,6 +121,26 @@ function mainContent($: CheerioAPI): Cheerio<AnyNode> {
   const content: Cheerio<AnyNode> = body.length > 0 ? body : $.root();
   content.find(PAGE_CHROME).remove();
   return content;
+}
+
+/**
+ * Elements nested deeper than this are rendered as their text: serialising and turndown recurse
+ * per level, and a hostile page nesting 100k elements would overflow the stack.
+ */
+const MAX_MARKDOWN_DEPTH = 200;
+
+function flattenDeepElements($: CheerioAPI, content: Cheerio<AnyNode>): void {
+  const stack: Array<{ node: AnyNode; depth: number }> = content.toArray().map((node) => ({ node, depth: 0 }));
+  for (let entry = stack.pop(); entry !== undefined; entry = stack.pop()) {
+    const { node, depth } = entry;
+    if (!isElement(node) && node.type !== 'root') continue;
+    const children = (node as Element).children;
+    if (depth >= MAX_MARKDOWN_DEPTH) {
+      $(node).text(rawText(node));
+      continue;
+    }
+    for (const child of children) stack.push({ node: child, depth: depth + 1 });
+  }
 }
 
 function absolutiseLinks($: CheerioAPI, content: Cheerio<AnyNode>, base: URL): void {

@@ -29,3 +29,10 @@ describe(toPlainText.name, () => {
     expect(toPlainText('<html><head><script>x()</script></head><body> </body></html>')).toBe('');
   });
 });
+
+describe('toPlainText on hostile markup', () => {
+  it('reads elements nested deeper than the call stack', () => {
+    const depth = 100_000;
+    expect(toPlainText(`${'<span>'.repeat(depth)}deep${'</span>'.repeat(depth)}`)).toBe('deep');
+  });
+});
