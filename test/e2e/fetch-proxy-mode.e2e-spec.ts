@@ -8,7 +8,7 @@ import { connect as tlsConnect, TLSSocket } from 'node:tls';
 import forge from 'node-forge';
 import { ProxyAgent, request } from 'undici';
 import { FixtureWeb, fixtureHostMap, startFixtureWeb } from '../fixtures/web';
-import { EchoedRequest } from '../fixtures/web/sites/echo';
+import { ECHO_HTML, EchoedRequest } from '../fixtures/web/sites/echo';
 import { UNTRUSTED_CERT } from '../fixtures/web/untrusted-tls';
 import { Platform } from '../support/platform';
 
@@ -219,6 +219,10 @@ describe('Fetch API proxy mode (e2e)', () => {
       expect(passed.text).toContain('This page answers 404.');
       const refused = await viaProxy(web.httpsUrl('badtls.test', '/status/404'), '');
       expect({ status: refused.status, code: JSON.parse(refused.text).code }).toEqual({ status: 404, code: 'RESP002' });
+      const plain = await viaProxy(web.httpsUrl('badtls.test', '/html'), 'response_type=plaintext');
+      expect(plain.status).toBe(200);
+      expect(plain.text).toContain(ECHO_HTML.paragraph);
+      expect(plain.text).not.toContain('<p>');
     });
 
     it('answers 407 AUTH007 at CONNECT for malformed credentials and 407 AUTH003 for an unknown key', async () => {
