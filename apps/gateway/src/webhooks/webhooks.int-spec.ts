@@ -1,0 +1,67 @@
+import { randomBytes } from 'node:crypto';
+import { startTestGateway, TestGateway } from '../../test/gateway-harness';
+
+describe('Webhook endpoints (gateway)', () => {
+  let gateway: TestGateway;
+  let unconfigured: TestGateway;
+
+  beforeAll(async () => {
+    [gateway, unconfigured] = await Promise.all([
+      startTestGateway({ SECRETS_KEY: randomBytes(32).toString('base64') }),
+      startTestGateway(),
+    ]);
+  }, 60_000);
+
+  afterAll(async () => {
+    await Promise.all([gateway?.close(), unconfigured?.close()]);
+  });
+
+  describe('POST /v1/hmac/keys/rotate', () => {
+    it('makes one active key and one candidate when two rotations race on a new account', async () => {
+      const { api_key: key } = await gateway.createTenant();
+      const answers = await Promise.all([1, 2, 3].map(() => gateway.request('POST', '/v1/hmac/keys/rotate', { key })));
+      expect(answers.map((a) => a.status)).toEqual([201, 201, 201]);
+      expect(answers.filter((a) => a.body.status === 'active')).toHaveLength(1);
+      const listed = await gateway.request('GET', '/v1/hmac/keys', { key });
+      // The third rotation replaced the second's candidate.
+      expect(listed.body.keys.map((k: { status: string }) => k.status).sort()).toEqual(['active', 'candidate', 'retired']);
+    });
+
+    it('stores the secret sealed, never as given', async () => {
+      const { api_key: key, tenant_id } = await gateway.createTenant();
+      const issued = await gateway.request('POST', '/v1/hmac/keys/rotate', { key });
+      const { rows } = await gateway.sql.query<{ secret_sealed: Buffer }>(
+        `SELECT secret_sealed FROM webhook_signing_keys WHERE tenant_id = $1`,
+        [tenant_id],
+      );
+      expect(rows).toHaveLength(1);
+      expect(rows[0].secret_sealed.includes(Buffer.from(issued.body.secret))).toBe(false);
+      expect(rows[0].secret_sealed.includes(Buffer.from(issued.body.secret, 'base64'))).toBe(false);
+    });
+
+    it('takes no body, and answers 401 without a key', async () => {
+      const { api_key: key } = await gateway.createTenant();
+      expect((await gateway.request('POST', '/v1/hmac/keys/rotate', { key, body: { x: 1 } })).body.code).toBe('unknown_parameter');
+      expect((await gateway.request('POST', '/v1/hmac/keys/rotate')).status).toBe(401);
+    });
+
+    it('answers 503 signing_unavailable where SECRETS_KEY is not configured', async () => {
+      const { api_key: key } = await unconfigured.createTenant();
+      const res = await unconfigured.request('POST', '/v1/hmac/keys/rotate', { key });
+      expect(res.status).toBe(503);
+      expect(res.body.code).toBe('signing_unavailable');
+    });
+  });
+
+  describe('POST /v1/webhook/test', () => {
+    it('validates the body before sending anything', async () => {
+      const { api_key: key } = await gateway.createTenant();
+      const missing = await gateway.request('POST', '/v1/webhook/test', { key, body: { signature: false } });
+      expect(missing).toMatchObject({ status: 400, body: { code: 'invalid_parameter', parameter: 'url' } });
+      const ftp = await gateway.request('POST', '/v1/webhook/test', { key, body: { url: 'ftp://hooks.test/x' } });
+      expect(ftp).toMatchObject({ status: 400, body: { code: 'callback_url_must_be_https' } });
+      const extra = await gateway.request('POST', '/v1/webhook/test', { key, body: { url: 'https://a.test', x: 1 } });
+      expect(extra.body.code).toBe('unknown_parameter');
+    });
+  });
+});
