@@ -18,6 +18,13 @@ describe(extractEmails.name, () => {
     ]);
   });
 
+  it("decodes Cloudflare's e-mail obfuscation", () => {
+    const hex = '422a272e2e2d02312a2d326c36273136';
+    const html = `<p><a href="/cdn-cgi/l/email-protection" class="__cf_email__" data-cfemail="${hex}">[email&#160;protected]</a>
+      <a href="/cdn-cgi/l/email-protection#${hex}">Mail</a><span data-cfemail="zz"></span></p>`;
+    expect(emailsOf(html)).toEqual(['hello@shop.test']);
+  });
+
   it('ignores image names, handles, scripts and broken addresses', () => {
     const html = `<img src="logo@2x.png"><p>logo@2x.png @shop user@ a@b @@x name@host</p>
       <script>var e = "hidden@shop.test";</script><a href="mailto:">empty</a>`;

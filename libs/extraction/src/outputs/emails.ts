@@ -11,8 +11,9 @@ const MAX_EMAIL_LENGTH = 254;
 
 /**
  * `emails` output: unique e-mail addresses of the page, in order of first appearance, from
- * `mailto:` links (every address of a multi-address link, without `?subject=…`) and from the
- * page's visible text. Domains are lower-cased; two addresses that differ only in case count once.
+ * `mailto:` links (every address of a multi-address link, without `?subject=…`), from addresses
+ * hidden by Cloudflare's e-mail obfuscation (`data-cfemail`, `/cdn-cgi/l/email-protection#…`)
+ * and from the page's visible text. Domains are lower-cased; two addresses that differ only in case count once.
  * Strings like `logo@2x.png` are not addresses.
  */
 export function extractEmails(page: ParsedPage): string[] {
@@ -22,6 +23,11 @@ export function extractEmails(page: ParsedPage): string[] {
     if (href === undefined || !/^mailto:/i.test(href)) continue;
     const addresses = href.slice('mailto:'.length).split('?')[0];
     for (const address of safeDecode(addresses).split(',')) found.add(address.trim());
+  }
+  // Cloudflare's e-mail obfuscation hides addresses from scrapers; browsers' visitors see them.
+  for (const element of page.elements()) {
+    const encoded = element.attribs['data-cfemail'] ?? cloudflareHrefHex(element.attribs.href);
+    if (encoded !== undefined) found.add(decodeCloudflareEmail(encoded));
   }
   const text = page.visibleText;
   // Only tokens holding an "@" are tested: the regex never scans long runs of plain text.
@@ -54,6 +60,21 @@ class UniqueEmails {
   list(): string[] {
     return [...this.byKey.values()];
   }
+}
+
+const CLOUDFLARE_HREF = /\/cdn-cgi\/l\/email-protection#([0-9a-f]+)$/i;
+
+function cloudflareHrefHex(href: string | undefined): string | undefined {
+  return href === undefined ? undefined : CLOUDFLARE_HREF.exec(href.trim())?.[1];
+}
+
+/** Cloudflare's scheme: hex bytes, the first is a key XORed into each of the others. */
+function decodeCloudflareEmail(hex: string): string {
+  if (!/^(?:[0-9a-f]{2}){2,}$/i.test(hex) || hex.length > 2 * 256) return '';
+  const key = Number.parseInt(hex.slice(0, 2), 16);
+  let address = '';
+  for (let i = 2; i < hex.length; i += 2) address += String.fromCharCode(Number.parseInt(hex.slice(i, i + 2), 16) ^ key);
+  return address;
 }
 
 function safeDecode(value: string): string {
