@@ -1,13 +1,12 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { SecretBox, SigningKeysRepository } from '@trawl/webhooks';
-import { createDataSource, Database } from '@trawl/persistence';
+import { ActiveJobsRepository, createDataSource, Database, RunsRepository } from '@trawl/persistence';
 import { createMigratedDatabase, TestDatabase } from '@trawl/testing';
 import type { DataSource } from 'typeorm';
 import { BatchError, BatchErrorCode } from '../src/batch/batch.errors';
 import { createJobBody } from '../src/batch/job-request.schema';
 import { JobsRepository } from '../src/batch/jobs.repository';
 import { JobsService } from '../src/batch/jobs.service';
-import { ActiveJobsRepository } from '../src/quota/active-jobs.repository';
 import { SigningKeysService } from '../src/webhooks/signing-keys.service';
 import { WebhookError, WebhookErrorCode } from '../src/webhooks/webhooks.errors';
 
@@ -25,7 +24,7 @@ describe(JobsService.name, () => {
     dataSource = await createDataSource({ url: database.url, poolSize: 8 }).initialize();
     db = new Database(dataSource);
     signingKeys = new SigningKeysService(db, new SigningKeysRepository(), new SecretBox(randomBytes(32)));
-    jobs = new JobsService(db, new JobsRepository(db), new ActiveJobsRepository(), signingKeys);
+    jobs = new JobsService(db, new JobsRepository(db), new ActiveJobsRepository(), new RunsRepository(), signingKeys);
   });
   afterAll(async () => {
     await dataSource?.destroy();

@@ -9,7 +9,8 @@ import { Clock, systemClock } from '@trawl/scheduling';
 import { SchedulerConfig } from './config';
 import { LeaderElection } from './leadership/leader-election';
 import { LeaseRepository } from './leadership/lease.repository';
-import { MissingRunStarter, RUN_STARTER, RunStarter } from './schedules/run-starter';
+import { BatchRunStarter } from './runs/batch-run-starter';
+import { RUN_STARTER, RunStarter } from './schedules/run-starter';
 import { ScheduleFiringService } from './schedules/schedule-firing.service';
 import { SchedulesRepository } from './schedules/schedules.repository';
 import { SchedulerMetrics } from './scheduler.metrics';
@@ -24,7 +25,7 @@ import {
 
 /** What the scheduler is built with besides its config. */
 export interface SchedulerModuleOptions {
-  /** How firings start runs (default: none wired yet, see `MissingRunStarter`). */
+  /** How firings start runs (default: runs of batch jobs, `BatchRunStarter`). */
   runStarter?: RunStarter;
   /** Default: the system clock. */
   clock?: Clock;
@@ -75,7 +76,7 @@ export class SchedulerModule {
         { provide: SCHEDULER_SETTINGS, useValue: settings },
         { provide: SCHEDULER_LOGGER, useValue: logger },
         { provide: SCHEDULER_CLOCK, useValue: options.clock ?? systemClock },
-        { provide: RUN_STARTER, useValue: options.runStarter ?? new MissingRunStarter() },
+        { provide: RUN_STARTER, useValue: options.runStarter ?? new BatchRunStarter() },
         { provide: SchedulerMetrics, useValue: new SchedulerMetrics(registry) },
         LeaseRepository,
         LeaderElection,

@@ -1,3 +1,5 @@
 export * from './database';
 export * from './data-source';
 export * from './migrate';
+export * from './jobs/active-jobs.repository';
+export * from './jobs/runs.repository';

@@ -1,10 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { Database, Sql } from '@trawl/persistence';
+import { Database, RunKind, Sql } from '@trawl/persistence';
 import type { JobTask } from './job-request.schema';
 
 export type JobType = 'regular' | 'scheduled';
 export type JobStatus = 'open' | 'closed';
-export type RunKind = 'initial' | 'rerun' | 'retry_failed' | 'scheduled';
 export type RunStatus = 'queued' | 'running' | 'paused' | 'completed' | 'stopped' | 'failed' | 'deleted';
 
 export interface RunRecord {
@@ -50,15 +49,6 @@ export interface NewJob {
   idempotencyKey: string | null;
   taskCount: number;
   ingestState: 'ready' | 'ingesting';
-}
-
-export interface NewRun {
-  id: string;
-  jobId: string;
-  tenantId: string;
-  kind: RunKind;
-  total: number;
-  traceParent: string | undefined;
 }
 
 export interface JobListFilter {
@@ -156,29 +146,6 @@ export class JobsRepository {
         ],
       );
     }
-  }
-
-  /** A new run numbered after the job's last one, made the job's latest. */
-  async insertRun(sql: Sql, run: NewRun): Promise<number> {
-    const [row] = await sql.query<{ run_sequence: number }>(
-      `INSERT INTO job_runs (id, job_id, tenant_id, run_sequence, kind, status, total, trace_parent)
-       SELECT $1, $2, $3, coalesce(max(run_sequence), 0) + 1, $4, 'queued', $5, $6
-         FROM job_runs WHERE job_id = $2
-       RETURNING run_sequence`,
-      [run.id, run.jobId, run.tenantId, run.kind, run.total, run.traceParent ?? null],
-    );
-    await sql.query(`UPDATE jobs SET latest_run_id = $2, updated_at = now() WHERE id = $1`, [run.jobId, run.id]);
-    return row.run_sequence;
-  }
-
-  /** Queues run tasks `fromSeq … fromSeq + count - 1` (they point at the job's tasks of the same seq). */
-  async insertRunTasks(sql: Sql, runId: string, fromSeq: number, count: number): Promise<void> {
-    if (count <= 0) return;
-    await sql.query(
-      `INSERT INTO run_tasks (run_id, seq, state)
-       SELECT $1, s, 'queued' FROM generate_series($2::int, $3::int) AS s`,
-      [runId, fromSeq, fromSeq + count - 1],
-    );
   }
 
   async find(tenantId: string, jobId: string, sql: Sql = this.db): Promise<JobRecord | undefined> {

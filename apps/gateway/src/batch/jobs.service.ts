@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { currentTraceParent } from '@trawl/observability';
-import { Database } from '@trawl/persistence';
+import { ActiveJobsRepository, Database, RunsRepository } from '@trawl/persistence';
 import { RequestError, RequestErrorCode } from '../problems/request.errors';
-import { ActiveJobsRepository } from '../quota/active-jobs.repository';
 import { SigningKeysService } from '../webhooks/signing-keys.service';
 import { parseWebhookUrl } from '../webhooks/webhook-url';
 import { WebhookError, WebhookErrorCode } from '../webhooks/webhooks.errors';
@@ -32,6 +31,7 @@ export class JobsService {
     private readonly db: Database,
     private readonly jobs: JobsRepository,
     private readonly activeJobs: ActiveJobsRepository,
+    private readonly runs: RunsRepository,
     private readonly signingKeys: SigningKeysService,
   ) {}
 
@@ -81,8 +81,8 @@ export class JobsService {
       }
       await this.jobs.insertTasks(sql, jobId, 1, tasks);
       const runId = randomUUID();
-      await this.jobs.insertRun(sql, { id: runId, jobId, tenantId, kind: 'initial', total: tasks.length, traceParent: currentTraceParent() });
-      await this.jobs.insertRunTasks(sql, runId, 1, tasks.length);
+      await this.runs.insertRun(sql, { id: runId, jobId, tenantId, kind: 'initial', total: tasks.length, traceParent: currentTraceParent() });
+      await this.runs.insertRunTasks(sql, runId, 1, tasks.length);
     });
     return { job: await this.get(tenantId, jobId), synchronous: tasks.length < BATCH_LIMITS.synchronousTasks };
   }
@@ -123,7 +123,7 @@ export class JobsService {
       }
       const run = job.latestRun && !isFinished(job.latestRun.status) ? job.latestRun : null;
       await this.jobs.insertTasks(sql, jobId, job.taskCount + 1, tasks);
-      if (run) await this.jobs.insertRunTasks(sql, run.id, job.taskCount + 1, tasks.length);
+      if (run) await this.runs.insertRunTasks(sql, run.id, job.taskCount + 1, tasks.length);
       await this.jobs.addToTaskCount(sql, jobId, run?.id ?? null, tasks.length);
       if (lastBatch) await this.jobs.close(sql, jobId);
     });
@@ -155,7 +155,7 @@ export class JobsService {
   ): Promise<{ url: string; signature: boolean } | null> {
     if (!webhook) return null;
     const url = parseWebhookUrl(webhook.url, 'webhook.url');
-    if (webhook.signature && !(await this.signingKeys.activeKey(tenantId))) {
+    if (webhook.signature && !(await this.signingKeys.hasActiveKey(tenantId))) {
       throw new WebhookError(
         WebhookErrorCode.SigningRequiresActiveKey,
         'A signed webhook needs an active signing key: create one with POST /v1/hmac/keys/rotate first.',

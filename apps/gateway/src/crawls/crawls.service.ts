@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { currentTraceParent } from '@trawl/observability';
-import { Database } from '@trawl/persistence';
+import { ActiveJobsRepository, Database } from '@trawl/persistence';
 import { IdempotencyClaim, IdempotencyService } from '../idempotency/idempotency.service';
 import { RequestError, RequestErrorCode } from '../problems/request.errors';
-import { ActiveJobsRepository } from '../quota/active-jobs.repository';
 import {
   decodeListCursor,
   decodeResultsCursor,

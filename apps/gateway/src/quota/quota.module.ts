@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
-import { ActiveJobsRepository } from './active-jobs.repository';
+import { ActiveJobsRepository } from '@trawl/persistence';
 
 /** The active-job limit that crawls and batch jobs share (architecture §3 "Quotas"). */
-@Module({ providers: [ActiveJobsRepository], exports: [ActiveJobsRepository] })
+@Module({ providers: [{ provide: ActiveJobsRepository, useValue: new ActiveJobsRepository() }], exports: [ActiveJobsRepository] })
 export class QuotaModule {}

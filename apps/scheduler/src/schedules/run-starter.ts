@@ -1,5 +1,4 @@
 import type { Sql } from '@trawl/persistence';
-import { SchedulerError, SchedulerErrorCode } from './schedules.errors';
 
 /** A firing asks for a new run of its job (spec-batch-api §3: "each schedule firing → new run"). */
 export interface ScheduledRunRequest {
@@ -33,17 +32,3 @@ export interface RunStarter {
 }
 
 export const RUN_STARTER = Symbol('RUN_STARTER');
-
-/**
- * Stands in until the Batch API's runs provide a `RunStarter`. Nothing writes schedules before then;
- * if something does, its firing fails and rolls back (it stays due) rather than being recorded as done.
- */
-export class MissingRunStarter implements RunStarter {
-  runInFlight(): Promise<undefined> {
-    return Promise.reject(new SchedulerError(SchedulerErrorCode.RunStarterMissing, 'no run starter is wired into the scheduler'));
-  }
-
-  startScheduledRun(): Promise<ScheduledRunStart> {
-    return Promise.reject(new SchedulerError(SchedulerErrorCode.RunStarterMissing, 'no run starter is wired into the scheduler'));
-  }
-}

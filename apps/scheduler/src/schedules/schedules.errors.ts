@@ -2,8 +2,6 @@
 export enum SchedulerErrorCode {
   /** The lease's epoch moved on: another replica leads now, and this one's writes are refused. */
   LeaseLost = 'lease_lost',
-  /** No run starter is wired into the scheduler (the Batch API's runs are not built yet). */
-  RunStarterMissing = 'run_starter_missing',
 }
 
 export class SchedulerError extends Error {

@@ -1,5 +1,4 @@
-import { Injectable } from '@nestjs/common';
-import { Sql } from '@trawl/persistence';
+import type { Sql } from '../database';
 
 /** A tenant's active-job limit and what counts against it now. */
 export interface ActiveJobs {
@@ -13,7 +12,6 @@ export interface ActiveJobs {
  * locked for the rest of the transaction, so two starts racing for the last slot are serialised
  * and the loser sees the winner's row.
  */
-@Injectable()
 export class ActiveJobsRepository {
   /** Locks the tenant row and counts its active jobs; undefined when the tenant does not exist. */
   async lockTenantAndCount(sql: Sql, tenantId: string): Promise<ActiveJobs | undefined> {
