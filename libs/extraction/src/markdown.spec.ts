@@ -100,3 +100,11 @@ describe('toMarkdown on hostile markup', () => {
     expect(toMarkdown(html, PAGE_URL)).toBe('# Top\n\ndeep \\*text\\*');
   });
 });
+
+describe('toMarkdown hidden content', () => {
+  it('drops elements hidden by their markup, form controls and embedded frames', () => {
+    const html = `<main><p>Seen</p><p hidden>Hidden</p><div style="DISPLAY: none">Gone</div><div style="display:none">Gone too</div>
+      <form><input value="q"><button>Search</button><label>Label</label></form><iframe src="/ad"></iframe></main>`;
+    expect(toMarkdown(html, PAGE_URL)).toBe('Seen\n\nLabel');
+  });
+});
