@@ -1,6 +1,6 @@
 import type { QueryParameters } from '../problems/query-parameters';
 import { FetchError } from '../fetch/fetch.errors';
-import { FetchQuery, parseFetchQuery } from '../fetch/fetch-query';
+import { FetchQuery, parseFetchQuery, targetUrl } from '../fetch/fetch-query';
 
 /** Fetch parameters a task cannot carry in `service_params`: they are the task's own fields or the key. */
 const NOT_SERVICE_PARAMS = new Set(['url', 'apikey']);
@@ -50,4 +50,14 @@ function asQueryValue(value: unknown): string {
   }
   // …while `js_instructions` (an array of objects) and `css_extractor` (an object) are JSON, as in the query.
   return JSON.stringify(value);
+}
+
+/** A task's target URL checked as the Fetch API checks `url`; its href, or why not. */
+export function checkTargetUrl(url: string): { ok: true; href: string } | { ok: false; reason: string } {
+  try {
+    return { ok: true, href: targetUrl(url).url };
+  } catch (error) {
+    if (error instanceof FetchError) return { ok: false, reason: error.detail };
+    throw error;
+  }
 }

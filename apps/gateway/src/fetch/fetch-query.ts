@@ -196,7 +196,11 @@ function assertOneAnswerShape(shape: {
   }
 }
 
-function targetUrl(raw: string | undefined): { url: string; hostname: string } {
+/**
+ * The `url` parameter checked as the Fetch API checks it (present, ≤ 8,192 characters, encoded,
+ * absolute http/https with a host). @throws FetchError `REQS004` naming `url`.
+ */
+export function targetUrl(raw: string | undefined): { url: string; hostname: string } {
   if (raw === undefined || raw === '') throw invalid('url', '`url` is required: the URL-encoded address of the page to fetch.');
   if (raw.length > MAX_TARGET_URL_LENGTH) {
     throw invalid('url', `\`url\` must be at most ${MAX_TARGET_URL_LENGTH.toLocaleString('en')} characters.`);
