@@ -6,6 +6,7 @@ import { basename, join, resolve } from 'node:path';
 import { messagingTopology } from '@trawl/contracts';
 import { deleteStreams, MessagingConnection } from '@trawl/messaging';
 import { createMigratedDatabase, TestDatabase, uniqueSuffix, waitFor } from '@trawl/testing';
+import { fetchRequestBuckets } from '../../apps/fetch-worker/src/fetch-requests/kv-buckets';
 
 export const SERVICES = ['gateway', 'crawl-coordinator', 'fetch-worker', 'scheduler', 'webhook-dispatcher'] as const;
 export type ServiceName = (typeof SERVICES)[number];
@@ -173,6 +174,8 @@ export class Platform {
     });
     const topology = messagingTopology(this.prefix);
     await deleteStreams(messaging.jsm, Object.values(topology.streams));
+    // The fetch workers' KV buckets (proxy sessions, adaptive stealth's domain tiers).
+    await deleteStreams(messaging.jsm, Object.values(fetchRequestBuckets(this.prefix)).map((bucket) => `KV_${bucket}`));
     await messaging.close();
     await this.database?.drop();
   }

@@ -49,24 +49,18 @@ export class FetchWorkerModule implements OnApplicationShutdown {
     // One keep-alive pool for every page this process fetches, crawl pages and Fetch API alike.
     const http = new HttpEngine({ policy, agent, maxBodyBytes: config.MAX_BODY_BYTES });
     const engines = [http];
-    let fetchRequests: FetchRequestWiring;
-    try {
-      fetchRequests = await wireFetchRequests({
-        config,
-        policy,
-        agent,
-        http,
-        messaging,
-        topology,
-        registry,
-        logger,
-        drainShare: DRAIN_SHARE,
-        settleShare: SETTLE_SHARE,
-      });
-    } catch (error) {
-      await messaging.close();
-      throw error;
-    }
+    const fetchRequests: FetchRequestWiring = wireFetchRequests({
+      config,
+      policy,
+      agent,
+      http,
+      messaging,
+      topology,
+      registry,
+      logger,
+      drainShare: DRAIN_SHARE,
+      settleShare: SETTLE_SHARE,
+    });
     const consumerSettings: CrawlPageConsumerSettings = {
       topology,
       concurrency: config.WORKER_CONCURRENCY,

@@ -20,6 +20,8 @@ import { FetchRequestMetrics } from './fetch-request.metrics';
 import { FETCH_REQUEST_SERVER_SETTINGS, FetchRequestServer, FetchRequestServerSettings } from './fetch-request.server';
 import { FETCH_REQUEST_SETTINGS, FetchRequestService, FetchRequestSettings, PAGE_TRANSFORMS } from './fetch-request.service';
 import { HttpFetchEngine } from './http-fetch-engine';
+import { fetchRequestBuckets } from './kv-buckets';
+import { domainTierMemoryOnFirstUse, sessionBindingsOnFirstUse } from './lazy-kv';
 import { TargetFetcher } from './target-fetcher';
 
 /** What the Fetch API shares with the rest of the worker. */
@@ -50,15 +52,15 @@ export interface FetchRequestWiring {
  * Builds the Fetch API of a worker: engines by tier (HTTP now; the browser when Chromium is wired),
  * upstream proxy pools with `session_id` bindings and adaptive stealth's domain memory (both in NATS
  * KV buckets named after `NATS_PREFIX`, shared by every worker), the CAPTCHA solver client, and the
- * streamed request/reply server.
+ * streamed request/reply server. Nothing is opened here: KV buckets and Chromium on first use.
  */
-export async function wireFetchRequests(deps: FetchRequestWiringDeps): Promise<FetchRequestWiring> {
+export function wireFetchRequests(deps: FetchRequestWiringDeps): FetchRequestWiring {
   const { config, policy, agent, http, messaging, topology, registry, logger } = deps;
-  const prefix = config.NATS_PREFIX;
+  const buckets = fetchRequestBuckets(config.NATS_PREFIX);
   const upstream = new UpstreamAgents(policy);
-  const sessions = await NatsSessionBindings.open(messaging.js, `${prefix}_proxy_sessions`);
+  const sessions = sessionBindingsOnFirstUse(() => NatsSessionBindings.open(messaging.js, buckets.proxySessions));
   const proxies = new ProxyRouter(parseProxyPools(config.PROXY_POOLS), sessions);
-  const memory = await NatsDomainTierMemory.open(messaging.js, `${prefix}_stealth_tiers`, config.STEALTH_TIER_TTL_MS);
+  const memory = domainTierMemoryOnFirstUse(() => NatsDomainTierMemory.open(messaging.js, buckets.stealthTiers, config.STEALTH_TIER_TTL_MS));
   const stealth = new AdaptiveFetcher({
     memory,
     onMemoryError: (error) => logger.warn({ err: error }, 'adaptive stealth could not reach its domain memory'),

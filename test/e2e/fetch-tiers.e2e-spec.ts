@@ -1,0 +1,133 @@
+import { closeAll, FixtureProxy, startFixtureProxies } from '../fixtures/proxies';
+import { FixtureWeb, fixtureHostMap, startFixtureWeb } from '../fixtures/web';
+import { EchoedRequest } from '../fixtures/web/sites/echo';
+import { STEALTH_GUARDED_PATH, STEALTH_TEXTS } from '../fixtures/web/sites/stealth';
+import { Platform } from '../support/platform';
+
+interface FetchAnswer {
+  status: number;
+  headers: Headers;
+  text: string;
+  bytes: Buffer;
+}
+
+/**
+ * Fetch API tiers end to end: real Chromium in the worker, fixture forward proxies as the standard
+ * and premium pools, and the credits each tier costs (basic 1, js_render 5, premium 10, both 25;
+ * `mode=auto` bills only the tier that passed).
+ */
+describe('Fetch API tiers (e2e)', () => {
+  let web: FixtureWeb;
+  let proxies: Record<string, FixtureProxy>;
+  let platform: Platform;
+  let apiKey: string;
+
+  beforeAll(async () => {
+    web = await startFixtureWeb({ bigSitePages: 10 });
+    proxies = await startFixtureProxies(['standard', 'premium-a']);
+    platform = new Platform('fetch-tiers', {
+      hostMap: fixtureHostMap(),
+      services: ['gateway', 'fetch-worker'],
+      env: {
+        'fetch-worker': {
+          BROWSERS: '1',
+          PAGES_PER_BROWSER: '4',
+          PROXY_POOLS: `standard=${proxies.standard.url};premium=${proxies['premium-a'].url}`,
+        },
+      },
+    });
+    await platform.start();
+    apiKey = (await platform.createTenant()).api_key;
+  }, 120_000);
+
+  afterAll(async () => {
+    await platform?.stop();
+    await closeAll(proxies ?? {});
+    await web?.close();
+  }, 60_000);
+
+  async function fetchApi(params: Record<string, string>): Promise<FetchAnswer> {
+    const res = await fetch(`${platform.gatewayUrl}/v1/?${new URLSearchParams({ apikey: apiKey, ...params }).toString()}`);
+    const bytes = Buffer.from(await res.arrayBuffer());
+    return { status: res.status, headers: res.headers, text: bytes.toString('utf8'), bytes };
+  }
+  const credits = (answer: FetchAnswer) => Number(answer.headers.get('x-request-credits'));
+  const via = (answer: FetchAnswer) => (JSON.parse(answer.text) as EchoedRequest).headers['x-fixture-via'];
+
+  it('bills basic 1 and premium_proxy 10 credits, through the standard and premium pools', async () => {
+    const basic = await fetchApi({ url: web.url('echo.test', '/echo') });
+    expect([basic.status, credits(basic), via(basic)]).toEqual([200, 1, 'standard']);
+    const premium = await fetchApi({ url: web.url('echo.test', '/echo'), premium_proxy: 'true' });
+    expect([premium.status, credits(premium), via(premium)]).toEqual([200, 10, 'premium-a']);
+  });
+
+  it('renders with js_render for 5 credits', async () => {
+    const answer = await fetchApi({ url: web.url('js.test', '/'), js_render: 'true' });
+    expect(answer.status).toBe(200);
+    expect(answer.text).toContain('Rendered by JavaScript');
+    expect(credits(answer)).toBe(5);
+  }, 30_000);
+
+  it('renders through the premium pool with js_render and premium_proxy for 25 credits', async () => {
+    const answer = await fetchApi({ url: web.url('needs-both.test', STEALTH_GUARDED_PATH), js_render: 'true', premium_proxy: 'true' });
+    expect(answer.status).toBe(200);
+    expect(answer.text).toContain(STEALTH_TEXTS.needsBoth);
+    expect(credits(answer)).toBe(25);
+  }, 30_000);
+
+  it('runs js_instructions and answers json_response with the report, the XHR calls and a screenshot', async () => {
+    const answer = await fetchApi({
+      url: web.url('js.test', '/xhr'),
+      js_render: 'true',
+      json_response: 'true',
+      screenshot: 'true',
+      js_instructions: JSON.stringify([{ wait: 200 }, { evaluate: 'throw new Error("step fails")' }]),
+    });
+    expect(answer.status).toBe(200);
+    const json = JSON.parse(answer.text) as {
+      html: string;
+      xhr: { url: string; status_code: number }[];
+      js_instructions_report: { instructions_executed: number; instructions_succeeded: number; instructions_failed: number };
+      screenshot: { data: string; type: string; width: number; height: number };
+    };
+    expect(json.xhr.map((call) => new URL(call.url).pathname)).toEqual(expect.arrayContaining(['/api/items', '/api/echo']));
+    expect(json.js_instructions_report).toMatchObject({ instructions_executed: 2, instructions_succeeded: 1, instructions_failed: 1 });
+    expect(json.screenshot).toMatchObject({ type: 'image/png', width: expect.any(Number), height: expect.any(Number) });
+    expect(Buffer.from(json.screenshot.data, 'base64').subarray(1, 4).toString('latin1')).toBe('PNG');
+  }, 30_000);
+
+  it('answers a screenshot as the image itself', async () => {
+    const answer = await fetchApi({ url: web.url('js.test', '/'), js_render: 'true', screenshot: 'true', screenshot_format: 'jpeg' });
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('content-type')).toBe('image/jpeg');
+    expect(answer.bytes.subarray(0, 2).toString('hex')).toBe('ffd8');
+  }, 30_000);
+
+  it('with mode=auto, escalates to the tier that passes, bills only it, and starts there next time', async () => {
+    const url = web.url('needs-premium.test', STEALTH_GUARDED_PATH);
+    web.resetHits();
+    const first = await fetchApi({ url, mode: 'auto' });
+    expect(first.status).toBe(200);
+    expect(first.text).toContain(STEALTH_TEXTS.needsPremium);
+    expect(credits(first)).toBe(10);
+    const firstHits = web.hits('needs-premium.test', STEALTH_GUARDED_PATH);
+    expect(firstHits).toBeGreaterThanOrEqual(3);
+    const second = await fetchApi({ url, mode: 'auto' });
+    expect(credits(second)).toBe(10);
+    expect(web.hits('needs-premium.test', STEALTH_GUARDED_PATH) - firstHits).toBe(1);
+  }, 60_000);
+
+  it('with mode=auto, goes all the way to premium js_render for 25 credits', async () => {
+    const answer = await fetchApi({ url: web.url('needs-both.test', STEALTH_GUARDED_PATH), mode: 'auto' });
+    expect(answer.status).toBe(200);
+    expect(answer.text).toContain(STEALTH_TEXTS.needsBoth);
+    expect(credits(answer)).toBe(25);
+  }, 60_000);
+
+  it('answers REQS002, free, when the asked tier meets a block it cannot pass', async () => {
+    const answer = await fetchApi({ url: web.url('needs-premium.test', STEALTH_GUARDED_PATH) });
+    expect(answer.status).toBe(400);
+    expect(JSON.parse(answer.text)).toMatchObject({ code: 'REQS002' });
+    expect(credits(answer)).toBe(0);
+  });
+});
