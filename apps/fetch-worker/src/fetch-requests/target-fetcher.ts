@@ -60,7 +60,9 @@ export class TargetFetcher {
     }
     const tier = requestedTier(options);
     const page = await this.attempt(request, call, tier, stop);
-    if (!this.isChallenge(page, tier)) return page;
+    // A tenant who asked for the target's own answer gets it, challenge or not.
+    const asIs = options.original_status || options.allowed_status_codes?.includes(page.status);
+    if (asIs || !this.isChallenge(page, tier)) return page;
     if (tier === Tier.PremiumJsRender) {
       // Nothing stronger to advise: the content could not be obtained.
       throw new FetchRequestError('RESP001', 'The target answered with an anti-bot challenge even to a rendered premium request.', {

@@ -1,0 +1,79 @@
+import { Tier } from '@trawl/billing';
+import type { FetchOptionsV1, FetchRequestV1 } from '@trawl/contracts';
+import type { CaptchaPass } from '../captcha/captcha-pass';
+import type { FetchEngine, TargetPage, TargetRequest } from './fetch-engine';
+import { TargetCallFactory, TargetFetcher } from './target-fetcher';
+
+const CHALLENGE = '<html><head><title>Just a moment...</title></head><body>Checking your browser</body></html>';
+const OPTIONS: FetchOptionsV1 = { js_render: false, premium_proxy: false, json_response: false, original_status: false };
+
+const request = (options: Partial<FetchOptionsV1> = {}): FetchRequestV1 => ({
+  v: 1,
+  request_id: 'r',
+  tenant_id: '9a8b7c6d-5e4f-4a3b-9c2d-1e0f2a3b4c5d',
+  url: 'http://shop.test/',
+  method: 'GET',
+  headers: {},
+  options: { ...OPTIONS, ...options },
+  deadline_at: Date.now() + 10_000,
+  max_body_bytes: 1_000_000,
+});
+
+const call: TargetCallFactory = (url, method, headers, body) => ({
+  url,
+  method,
+  headers,
+  callerHeaders: headers,
+  body,
+  options: OPTIONS,
+  maxBodyBytes: 1_000_000,
+  timeoutMs: 10_000,
+  signal: new AbortController().signal,
+});
+
+function engine(status: number, html: string): FetchEngine & { asked: TargetRequest[] } {
+  const asked: TargetRequest[] = [];
+  return {
+    asked,
+    fetch: async (target): Promise<TargetPage> => {
+      asked.push(target);
+      return { tier: target.tier, status, finalUrl: target.url, headers: {}, contentType: 'text/html', body: Buffer.from(html) };
+    },
+  };
+}
+
+const noCaptcha = { pass: async () => undefined } as unknown as CaptchaPass;
+const fetcher = (http: FetchEngine, browser?: FetchEngine) => new TargetFetcher({ engines: { http, browser }, captcha: noCaptcha });
+const stop = () => new AbortController().signal;
+
+describe(TargetFetcher.name, () => {
+  describe('fetch', () => {
+    it('answers REQS002 for a challenge on a tier below premium js_render', async () => {
+      await expect(fetcher(engine(403, CHALLENGE)).fetch(request(), call, stop())).rejects.toMatchObject({ code: 'REQS002', targetStatus: 403 });
+    });
+
+    it('answers RESP001 for a challenge that even premium js_render met', async () => {
+      const browser = engine(403, CHALLENGE);
+      await expect(fetcher(engine(200, ''), browser).fetch(request({ js_render: true, premium_proxy: true }), call, stop())).rejects.toMatchObject({
+        code: 'RESP001',
+      });
+      expect(browser.asked[0].tier).toBe(Tier.PremiumJsRender);
+    });
+
+    it('gives the challenge page as it is with original_status or an allowed status', async () => {
+      expect((await fetcher(engine(403, CHALLENGE)).fetch(request({ original_status: true }), call, stop())).status).toBe(403);
+      expect((await fetcher(engine(403, CHALLENGE)).fetch(request({ allowed_status_codes: [403] }), call, stop())).status).toBe(403);
+    });
+
+    it('does not judge a bare 403 or a page empty without JavaScript as a challenge', async () => {
+      expect((await fetcher(engine(403, '<html><body><h1>Forbidden</h1></body></html>')).fetch(request(), call, stop())).status).toBe(403);
+      const shell = '<html><body><div id="root"></div><noscript>enable JS</noscript><script>render()</script></body></html>';
+      expect((await fetcher(engine(200, shell)).fetch(request(), call, stop())).status).toBe(200);
+    });
+
+    it('fetches with mode=auto at the asked tier when adaptive stealth is not wired', async () => {
+      const http = engine(200, '<p>ok</p>');
+      expect((await fetcher(http).fetch(request({ mode: 'auto' }), call, stop())).tier).toBe(Tier.Basic);
+    });
+  });
+});
