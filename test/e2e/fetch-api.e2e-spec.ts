@@ -6,6 +6,7 @@ import { CHARSET_TEXTS } from '../fixtures/web/sites/charset';
 import { ECHO_COMPRESSED_TEXT, ECHO_HTML, EchoedRequest } from '../fixtures/web/sites/echo';
 import { OUTPUTS_PAGE } from '../fixtures/web/sites/outputs';
 import { Platform } from '../support/platform';
+import { waitFor } from '@trawl/testing';
 
 /** Largest answer in this suite (the gateway's FETCH_MAX_BODY_BYTES), so RESP005 needs no huge page. */
 const MAX_BODY_BYTES = 256 * 1024;
@@ -216,6 +217,36 @@ describe('Fetch API (e2e)', () => {
       expectProblem(answer, 504, 'CTX0002');
       expect(credits(answer)).toBe(0);
       expect(Date.now() - started).toBeLessThan(DEADLINE_MS + 3_000);
+    }, 20_000);
+  });
+
+  describe('client cancellation (CTX0001)', () => {
+    async function inUse(): Promise<number> {
+      const res = await fetch(`${platform.gatewayUrl}/v1/subscriptions/self/details`, { headers: { 'x-api-key': apiKey } });
+      return ((await res.json()) as { concurrency_in_use: number }).concurrency_in_use;
+    }
+
+    it('holds the slot while the worker works, frees it as soon as the worker stopped, and bills nothing', async () => {
+      const db = new Client({ connectionString: platform.databaseUrl });
+      await db.connect();
+      try {
+        const ledger = async () => (await db.query(`SELECT count(*)::int AS n FROM credit_ledger WHERE tenant_id = $1`, [tenantId])).rows[0].n as number;
+        const rowsBefore = await ledger();
+        const hitsBefore = web.hits('echo.test', '/hang');
+        const client = new AbortController();
+        const abandoned = fetchApi({ url: web.url('echo.test', '/hang') }, { signal: client.signal }).catch(() => undefined);
+        await waitFor(() => web.hits('echo.test', '/hang') > hitsBefore, { what: 'the worker to ask the target' });
+        expect(await inUse()).toBe(1);
+        const abortedAt = Date.now();
+        client.abort();
+        await abandoned;
+        await waitFor(async () => (await inUse()) === 0, { timeoutMs: DEADLINE_MS, intervalMs: 50, what: 'the slot to be freed' });
+        // Freed by the worker stopping on the cancel, not by the request running into its deadline.
+        expect(Date.now() - abortedAt).toBeLessThan(DEADLINE_MS - 1_000);
+        expect(await ledger()).toBe(rowsBefore);
+      } finally {
+        await db.end();
+      }
     }, 20_000);
   });
 
