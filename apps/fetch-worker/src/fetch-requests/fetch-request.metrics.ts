@@ -8,6 +8,8 @@ export class FetchRequestMetrics {
   readonly seconds: Histogram<'code'>;
   /** Fetch requests being served by this worker. */
   readonly inFlight: Gauge;
+  /** `mode=auto` attempts found blocked, by tier and reason (`status`, `challenge`, `needs_javascript`). */
+  readonly blockedAttempts: Counter<'tier' | 'reason'>;
 
   constructor(registry: Registry) {
     this.requests = new Counter({
@@ -21,6 +23,12 @@ export class FetchRequestMetrics {
       help: 'Time to answer one Fetch API request',
       labelNames: ['code'],
       buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 30, 60, 120, 180],
+      registers: [registry],
+    });
+    this.blockedAttempts = new Counter({
+      name: 'trawl_worker_stealth_blocked_attempts_total',
+      help: 'Adaptive stealth attempts found blocked, by tier and reason',
+      labelNames: ['tier', 'reason'],
       registers: [registry],
     });
     this.inFlight = new Gauge({

@@ -61,10 +61,14 @@ export function wireFetchRequests(deps: FetchRequestWiringDeps): FetchRequestWir
   const sessions = sessionBindingsOnFirstUse(() => NatsSessionBindings.open(messaging.js, buckets.proxySessions));
   const proxies = new ProxyRouter(parseProxyPools(config.PROXY_POOLS), sessions);
   const memory = domainTierMemoryOnFirstUse(() => NatsDomainTierMemory.open(messaging.js, buckets.stealthTiers, config.STEALTH_TIER_TTL_MS));
+  const metrics = new FetchRequestMetrics(registry);
   const stealth = new AdaptiveFetcher({
     memory,
     onMemoryError: (error) => logger.warn({ err: error }, 'adaptive stealth could not reach its domain memory'),
-    onBlocked: (domain, attempt) => logger.debug({ domain, ...attempt }, 'adaptive stealth attempt blocked'),
+    onBlocked: (domain, attempt) => {
+      metrics.blockedAttempts.inc({ tier: attempt.tier, reason: attempt.reason });
+      logger.debug({ domain, ...attempt }, 'adaptive stealth attempt blocked');
+    },
   });
   const engines: FetchEngineSet = { http: new HttpFetchEngine(http, upstream) };
   const browser = browsers(config, policy, logger);
@@ -80,7 +84,7 @@ export function wireFetchRequests(deps: FetchRequestWiringDeps): FetchRequestWir
   };
   return {
     providers: [
-      { provide: FetchRequestMetrics, useValue: new FetchRequestMetrics(registry) },
+      { provide: FetchRequestMetrics, useValue: metrics },
       { provide: TargetFetcher, useValue: target },
       { provide: PAGE_TRANSFORMS, useValue: extractionTransforms },
       { provide: FETCH_REQUEST_SETTINGS, useValue: settings },
