@@ -40,7 +40,8 @@ describe('Fetch API (e2e)', () => {
       hostMap: `${fixtureHostMap()},${FAKE_SOLVER_HOST}=127.0.0.1`,
       services: ['gateway', 'fetch-worker'],
       env: {
-        gateway: { FETCH_MAX_BODY_BYTES: String(MAX_BODY_BYTES), FETCH_DEADLINE_MS: String(DEADLINE_MS) },
+        // Proxy mode has suites of its own; its fixed port would clash with suites running beside.
+        gateway: { FETCH_MAX_BODY_BYTES: String(MAX_BODY_BYTES), FETCH_DEADLINE_MS: String(DEADLINE_MS), PROXY_MODE_ENABLED: 'false' },
         'fetch-worker': { CAPTCHA_POLL_INTERVAL_MS: '50' },
       },
     });

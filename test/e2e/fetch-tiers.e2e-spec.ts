@@ -29,6 +29,8 @@ describe('Fetch API tiers (e2e)', () => {
       hostMap: fixtureHostMap(),
       services: ['gateway', 'fetch-worker'],
       env: {
+        // Proxy mode has suites of its own; its fixed port would clash with suites running beside.
+        gateway: { PROXY_MODE_ENABLED: 'false' },
         'fetch-worker': {
           BROWSERS: '1',
           PAGES_PER_BROWSER: '4',
@@ -123,6 +125,21 @@ describe('Fetch API tiers (e2e)', () => {
     expect(answer.text).toContain(STEALTH_TEXTS.needsBoth);
     expect(credits(answer)).toBe(25);
   }, 60_000);
+
+  it('answers REQS004 naming proxy_country when no premium pool serves that country', async () => {
+    const answer = await fetchApi({ url: web.url('echo.test', '/echo'), premium_proxy: 'true', proxy_country: 'fr' });
+    expect(answer.status).toBe(400);
+    expect(JSON.parse(answer.text)).toMatchObject({ code: 'REQS004', detail: expect.stringContaining('proxy_country fr') });
+    expect(credits(answer)).toBe(0);
+  });
+
+  it('answers response_type=pdf as a PDF', async () => {
+    const answer = await fetchApi({ url: web.url('js.test', '/'), js_render: 'true', response_type: 'pdf' });
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('content-type')).toBe('application/pdf');
+    expect(answer.bytes.subarray(0, 5).toString('latin1')).toBe('%PDF-');
+    expect(credits(answer)).toBe(5);
+  }, 30_000);
 
   it('answers REQS002, free, when the asked tier meets a block it cannot pass', async () => {
     const answer = await fetchApi({ url: web.url('needs-premium.test', STEALTH_GUARDED_PATH) });
