@@ -102,6 +102,8 @@ export class Platform {
       PORT: String(port),
       LOG_LEVEL: 'info',
       SHUTDOWN_TIMEOUT_MS: '5000',
+      // Proxy mode listens on its own port (8001 by default): suites side by side must not share it.
+      ...(service === 'gateway' && { PROXY_MODE_PORT: '0' }),
       ...this.options.env?.all,
       ...this.options.env?.[service],
     };
