@@ -176,6 +176,8 @@ export const FETCH_WORKER_ERROR_CODES = [
   'RESP007',
   /** The target's TLS certificate or configuration is broken (the spec names no code; see decisions). */
   'RESP008',
+  /** Every browser of the worker stayed busy until the deadline: transient, retry with backoff. */
+  'RESP009',
   /** The worker gave up at `deadline_at`. */
   'CTX0002',
   /** The caller went away and the worker stopped. */

@@ -47,7 +47,7 @@ describe('fetchFailureOf (browser engine)', () => {
     [BrowserErrorCode.NavigationFailed, 'The page could not be loaded: net::ERR_CONNECTION_REFUSED', 'RESP001', false],
     [BrowserErrorCode.NavigationFailed, 'The page could not be loaded: net::ERR_CERT_AUTHORITY_INVALID', 'RESP008', false],
     [BrowserErrorCode.DeadlineExceeded, 'x', 'CTX0002', false],
-    [BrowserErrorCode.PoolBusy, 'x', 'ERR0001', false],
+    [BrowserErrorCode.PoolBusy, 'x', 'RESP009', false],
     [BrowserErrorCode.BrowserCrashed, 'x', 'ERR0001', false],
     [BrowserErrorCode.ScreenshotFailed, 'x', 'RESP001', false],
   ])('maps %s (%s)', (code, message, expected, billed) => {

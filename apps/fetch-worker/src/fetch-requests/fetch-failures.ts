@@ -73,8 +73,8 @@ const CHROMIUM_TLS_ERROR = /net::ERR_(CERT_|SSL_|BAD_SSL_)/;
 
 /**
  * The browser engine's failures, the same way: the page's host refused → `RESP001`, not resolving →
- * `RESP007` (billed), a refused certificate → `RESP008`, out of time → `CTX0002`; a busy, closed or
- * crashed browser is ours → `ERR0001`, which clients retry after 10 to 30 seconds.
+ * `RESP007` (billed), a refused certificate → `RESP008`, out of time → `CTX0002`, every browser busy
+ * → `RESP009`; a closed or crashed browser is ours → `ERR0001`, which clients retry after 10 to 30 seconds.
  */
 function browserFailureOf(error: BrowserError, url: string): FetchRequestError {
   const host = hostOf(url);
@@ -93,6 +93,8 @@ function browserFailureOf(error: BrowserError, url: string): FetchRequestError {
     case BrowserErrorCode.DeadlineExceeded:
       return new FetchRequestError('CTX0002', 'The page did not render within the maximum allowed time.', { cause: error });
     case BrowserErrorCode.PoolBusy:
+      // Capacity, not a fault: clients back off and retry (spec RESP009), sooner than after ERR0001.
+      return new FetchRequestError('RESP009', 'Every browser is busy; retry with backoff and jitter.', { cause: error });
     case BrowserErrorCode.PoolClosed:
     case BrowserErrorCode.LaunchFailed:
     case BrowserErrorCode.CallTimeout:

