@@ -8,7 +8,7 @@ NODE_MODULES_STAMP := node_modules/.install-stamp
 help:
 	@echo "make run    - set up and run the whole platform locally (Ctrl-C stops it)"
 	@echo "make test   - typecheck, lint and run every test (unit, integration, e2e)"
-	@echo "make bench  - benchmarks (crawl: Trawl vs. Crawlee; fetch: gateway overhead, js_render vs. puppeteer-core)"
+	@echo "make bench  - benchmarks (crawl: Trawl vs. Crawlee; fetch: gateway overhead, js_render vs. puppeteer-core; batch: 100k tasks vs. undici, webhook latency)"
 	@echo "make migrate - apply database migrations to DATABASE_URL"
 
 services:
@@ -54,6 +54,7 @@ test: setup typecheck lint build
 bench: setup build
 	node -r ./tools/register-aliases.js dist/bench/crawl-bench.js
 	node -r ./tools/register-aliases.js dist/bench/fetch-bench.js
+	node -r ./tools/register-aliases.js dist/bench/batch-bench.js
 
 clean:
 	rm -rf dist test-output

@@ -10,6 +10,8 @@ export interface LoadResult {
   p99Ms: number;
   /** Status codes seen, with counts (non-2xx answers count as errors). */
   statuses: Record<number, number>;
+  /** Problem codes of the error answers (`code` of a problem+json body), with counts. */
+  errorCodes: Record<string, number>;
 }
 
 export interface LoadOptions {
@@ -19,6 +21,8 @@ export interface LoadOptions {
   path: string;
   headers?: Record<string, string>;
   clients: number;
+  /** Called once, when the warm-up ends and measuring starts (to start CPU meters). */
+  onMeasuring?: () => void;
   /** Measured duration, after `warmupSeconds`. */
   seconds: number;
   warmupSeconds: number;
@@ -29,6 +33,7 @@ export async function closedLoopLoad(options: LoadOptions): Promise<LoadResult> 
   const pool = new Pool(options.origin, { connections: options.clients, pipelining: 1 });
   const latencies: number[] = [];
   const statuses: Record<number, number> = {};
+  const errorCodes: Record<string, number> = {};
   let errors = 0;
   let measuring = false;
   const warmupEnds = Date.now() + options.warmupSeconds * 1000;
@@ -38,10 +43,12 @@ export async function closedLoopLoad(options: LoadOptions): Promise<LoadResult> 
     while (Date.now() < ends) {
       const started = process.hrtime.bigint();
       let status = 0;
+      let code = 'no answer';
       try {
         const res = await pool.request({ method: 'GET', path: options.path, headers: options.headers });
         status = res.statusCode;
-        await res.body.arrayBuffer();
+        const body = await res.body.arrayBuffer();
+        if (status >= 300) code = problemCode(Buffer.from(body)) ?? String(status);
       } catch {
         status = 0;
       }
@@ -49,11 +56,14 @@ export async function closedLoopLoad(options: LoadOptions): Promise<LoadResult> 
       if (!measuring && Date.now() >= warmupEnds) {
         measuring = true;
         measuredFrom = Date.now();
+        options.onMeasuring?.();
       }
       if (!measuring) continue;
       statuses[status] = (statuses[status] ?? 0) + 1;
-      if (status < 200 || status >= 300) errors += 1;
-      else latencies.push(ms);
+      if (status < 200 || status >= 300) {
+        errors += 1;
+        errorCodes[code] = (errorCodes[code] ?? 0) + 1;
+      } else latencies.push(ms);
     }
   };
   try {
@@ -71,7 +81,18 @@ export async function closedLoopLoad(options: LoadOptions): Promise<LoadResult> 
     p50Ms: percentile(latencies, 0.5),
     p99Ms: percentile(latencies, 0.99),
     statuses,
+    errorCodes,
   };
+}
+
+/** The `code` of a problem+json body, when the body is one. */
+function problemCode(body: Buffer): string | undefined {
+  try {
+    const parsed = JSON.parse(body.toString('utf8')) as { code?: unknown };
+    return typeof parsed.code === 'string' ? parsed.code : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 export function percentile(sorted: readonly number[], q: number): number {

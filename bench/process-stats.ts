@@ -84,6 +84,11 @@ export function processesNamed(command: string): number[] {
   return allPids().filter((pid) => statFields(pid)?.command === command);
 }
 
+/** Processes named `command` whose command line (a Postgres backend's title names its database) contains `part`. */
+export function processesNamedWith(command: string, part: string): number[] {
+  return processesNamed(command).filter((pid) => (readProc(pid, 'cmdline') ?? '').includes(part));
+}
+
 
 /** CPU seconds the whole machine spent busy (all cores, everything but idle and I/O wait) since boot. */
 export function machineBusySeconds(): number {

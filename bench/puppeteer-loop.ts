@@ -14,9 +14,13 @@ export interface RenderLoopResult {
 }
 
 /**
- * What a user would write instead of Trawl's browser engine: one Chromium, `concurrency` loops each
- * opening a fresh incognito context, loading the page until `load`, reading its HTML and closing.
- * Same binary and flags as the worker; fixture hosts resolve through `--host-resolver-rules`.
+ * What a careful user would write instead of Trawl's browser engine: one Chromium, `concurrency`
+ * loops, each with one incognito context and one page opened once and reused for every load (a new
+ * context and page per load starts a renderer process each time, which on a small machine costs
+ * more than the load itself), loading until `load` (Trawl's js_render default waits for load too)
+ * and reading the HTML. Same binary and flags as the worker; fixture hosts resolve through
+ * `--host-resolver-rules`. Trawl isolates every request in a fresh context (tenants must not share
+ * cookies or cache), so this loop is the stronger baseline.
  */
 export async function puppeteerLoop(options: {
   url: string;
@@ -58,18 +62,16 @@ export async function puppeteerLoop(options: {
   const warmupEnds = Date.now() + options.warmupSeconds * 1000;
   const ends = warmupEnds + options.seconds * 1000;
   const loop = async (): Promise<void> => {
+    const context = await browser.createBrowserContext();
+    const page = await context.newPage();
     while (Date.now() < ends) {
       let ok = false;
-      const context = await browser.createBrowserContext();
       try {
-        const page = await context.newPage();
         const response = await page.goto(options.url, { waitUntil: 'load', timeout: 30_000 });
         await page.content();
         ok = response !== null && response.ok();
       } catch {
         ok = false;
-      } finally {
-        await context.close().catch(() => undefined);
       }
       if (!measuring && Date.now() >= warmupEnds) {
         measuring = true;
@@ -79,6 +81,7 @@ export async function puppeteerLoop(options: {
       if (ok) pages += 1;
       else errors += 1;
     }
+    await context.close().catch(() => undefined);
   };
   try {
     await Promise.all(Array.from({ length: options.concurrency }, loop));

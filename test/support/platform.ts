@@ -162,6 +162,16 @@ export class Platform {
     return (await res.json()) as { tenant_id: string; api_key: string };
   }
 
+  /** Changes a tenant's settings through the admin API (plan, standing, credits, key expiry). */
+  async patchTenant(tenantId: string, body: Record<string, unknown>): Promise<void> {
+    const res = await fetch(`${this.gatewayUrl}/admin/v1/tenants/${tenantId}`, {
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    if (res.status !== 200) throw new Error(`tenant update answered ${res.status}: ${await res.text()}`);
+  }
+
   /** A client of the public API for one tenant. */
   client(apiKey: string): ApiClient {
     return new ApiClient(this.gatewayUrl, apiKey);

@@ -12,6 +12,8 @@ export const fetchWorkerConfigSchema = baseConfigSchema.omit({ DATABASE_URL: tru
   PORT: envInt(8082, 0, 65535),
   /** Pages fetched at once by one worker process (default 64). */
   WORKER_CONCURRENCY: envInt(64, 1, 4096),
+  /** Batch tasks run at once by one worker process (default 16); 0: this worker takes no batch tasks. */
+  BATCH_CONCURRENCY: envInt(16, 0, 4096),
   /** Whole page load, redirects and body included, in ms (default 30 s). */
   PAGE_TIMEOUT_MS: envInt(30_000, 1_000, 180_000),
   /** Largest page body read, in bytes, as received and decompressed (default 10 MiB). */

@@ -1,12 +1,14 @@
 import { DynamicModule, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
-import { crawlMessagingDefinitions, messagingTopology } from '@trawl/contracts';
+import { batchMessagingDefinitions, crawlMessagingDefinitions, messagingTopology } from '@trawl/contracts';
 import { createEgressAgent, EgressPolicy, parseHostMap } from '@trawl/egress';
 import { ensureConsumer, ensureStream, MessagingConnection } from '@trawl/messaging';
 import { createMetricsRegistry, HealthModule, Logger } from '@trawl/observability';
+import { BATCH_TASK_CONSUMER_SETTINGS, BatchTaskConsumer, BatchTaskConsumerSettings } from './batch-tasks/batch-task.consumer';
 import { FetchWorkerConfig } from './config';
 import { CRAWL_PAGE_CONSUMER_SETTINGS, CrawlPageConsumer, CrawlPageConsumerSettings } from './crawl-pages/crawl-page.consumer';
 import { CRAWL_PAGE_SETTINGS, CrawlPageService } from './crawl-pages/crawl-page.service';
 import { CRAWL_STOPPED_SUBJECT, StoppedCrawls } from './crawl-pages/stopped-crawls';
+import { BATCH_RUN_STOPPED_SUBJECT, StoppedRuns } from './batch-tasks/stopped-runs';
 import { FetchRequestWiring, wireFetchRequests } from './fetch-requests/fetch-request.wiring';
 import { HttpEngine } from './page-fetch/http-engine';
 import { PAGE_ENGINES, PAGE_FETCH_SETTINGS, PageFetchService, PageFetchSettings } from './page-fetch/page-fetch.service';
@@ -23,8 +25,8 @@ const DRAIN_SHARE = 0.5;
 const SETTLE_SHARE = 0.75;
 
 /**
- * The fetch worker: crawl pages from JetStream, Fetch API requests over streamed request/reply, and
- * the egress-checked engines both share. No database.
+ * The fetch worker: crawl pages and batch tasks from JetStream, Fetch API requests over streamed
+ * request/reply, and the egress-checked engines they share. No database.
  * Connecting happens here, before Nest starts, so a bad NATS_URL or EGRESS_HOST_MAP fails the boot.
  */
 @Module({})
@@ -39,7 +41,7 @@ export class FetchWorkerModule implements OnApplicationShutdown {
     const topology = messagingTopology(config.NATS_PREFIX);
     const messaging = await MessagingConnection.connect({ servers: config.NATS_URL, name: 'fetch-worker' });
     try {
-      await provisionCrawlWork(messaging, topology);
+      await provisionWorkerStreams(messaging, topology);
     } catch (error) {
       await messaging.close();
       throw error;
@@ -67,6 +69,7 @@ export class FetchWorkerModule implements OnApplicationShutdown {
       drainMs: Math.floor(config.SHUTDOWN_TIMEOUT_MS * DRAIN_SHARE),
       stopDeadlineMs: Math.floor(config.SHUTDOWN_TIMEOUT_MS * SETTLE_SHARE),
     };
+    const batchSettings: BatchTaskConsumerSettings = { ...consumerSettings, concurrency: config.BATCH_CONCURRENCY };
     const pageFetchSettings: PageFetchSettings = { pageTimeoutMs: config.PAGE_TIMEOUT_MS };
     return {
       module: FetchWorkerModule,
@@ -80,12 +83,16 @@ export class FetchWorkerModule implements OnApplicationShutdown {
         { provide: CRAWL_PAGE_SETTINGS, useValue: {} },
         { provide: CRAWL_PAGE_CONSUMER_SETTINGS, useValue: consumerSettings },
         { provide: CRAWL_STOPPED_SUBJECT, useValue: consumerSettings.topology.subjects.crawlStopped },
+        { provide: BATCH_TASK_CONSUMER_SETTINGS, useValue: batchSettings },
+        { provide: BATCH_RUN_STOPPED_SUBJECT, useValue: topology.subjects.batchRunStopped },
         { provide: FETCH_REQUEST_WIRING, useValue: fetchRequests },
         ...fetchRequests.providers,
         PageFetchService,
         CrawlPageService,
         CrawlPageConsumer,
         StoppedCrawls,
+        StoppedRuns,
+        BatchTaskConsumer,
       ],
     };
   }
@@ -98,14 +105,19 @@ export class FetchWorkerModule implements OnApplicationShutdown {
 }
 
 /**
- * The streams a worker reads from and writes to, and its durable consumer, created or updated to
+ * The streams a worker reads from and writes to, and its durable consumers, created or updated to
  * the shared definitions (idempotent, so every replica and the coordinator may do it at boot).
  */
-async function provisionCrawlWork(messaging: MessagingConnection, topology: ReturnType<typeof messagingTopology>): Promise<void> {
+async function provisionWorkerStreams(messaging: MessagingConnection, topology: ReturnType<typeof messagingTopology>): Promise<void> {
   const definitions = crawlMessagingDefinitions(topology);
   const streams = new Set([topology.streams.crawlWork, topology.streams.crawlResults]);
   for (const stream of definitions.streams.filter((s) => streams.has(s.name))) await ensureStream(messaging.jsm, stream);
   for (const consumer of definitions.consumers.filter((c) => c.durable === topology.consumers.fetchWorkers)) {
+    await ensureConsumer(messaging.jsm, consumer);
+  }
+  const batch = batchMessagingDefinitions(topology);
+  for (const stream of batch.streams) await ensureStream(messaging.jsm, stream);
+  for (const consumer of batch.consumers.filter((c) => c.durable === topology.consumers.batchWorkers)) {
     await ensureConsumer(messaging.jsm, consumer);
   }
 }

@@ -8,6 +8,10 @@ export class WorkerMetrics {
   readonly fetchSeconds: Histogram<'tier' | 'outcome'>;
   /** Crawl pages taken from the work queue and not yet answered or handed back. */
   readonly inFlight: Gauge;
+  /** Batch tasks dealt with, by outcome (`succeeded`, `failed`, `stale`, `handed_back`). */
+  readonly batchTasks: Counter<'outcome'>;
+  /** Batch tasks being run or published by this worker. */
+  readonly batchInFlight: Gauge;
 
   constructor(registry: Registry) {
     this.pages = new Counter({
@@ -26,6 +30,17 @@ export class WorkerMetrics {
     this.inFlight = new Gauge({
       name: 'trawl_worker_pages_in_flight',
       help: 'Crawl pages being fetched or published by this worker',
+      registers: [registry],
+    });
+    this.batchTasks = new Counter({
+      name: 'trawl_worker_batch_tasks_total',
+      help: 'Batch tasks dealt with, by outcome (succeeded, failed, stale, handed_back)',
+      labelNames: ['outcome'],
+      registers: [registry],
+    });
+    this.batchInFlight = new Gauge({
+      name: 'trawl_worker_batch_tasks_in_flight',
+      help: 'Batch tasks being run or published by this worker',
       registers: [registry],
     });
   }

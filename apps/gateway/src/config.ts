@@ -1,6 +1,8 @@
 import { z } from 'zod';
-import { baseConfigSchema, envBool, envInt, loadConfig } from '@trawl/config';
+import { baseConfigSchema, envBool, envInt, fetchPolicyConfigShape, loadConfig } from '@trawl/config';
+import { batchFilesConfigShape } from './job-inputs/batch-files.config';
 import { Secret } from './secret';
+import { batchConfigShape } from './batch/batch.config';
 import { webhooksConfigShape } from './webhooks/webhooks.config';
 
 /** The gateway's environment: the base variables every service reads, plus the public API's own. */
@@ -48,27 +50,19 @@ export const gatewayConfigSchema = baseConfigSchema.extend({
   FETCH_DEADLINE_MARGIN_MS: envInt(5_000, 0, 60_000),
   /** Largest answer body a Fetch request may get, in bytes (`RESP005` beyond it). Default 10 MiB. */
   FETCH_MAX_BODY_BYTES: envInt(10 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
-  /**
-   * Domains nobody may fetch (`REQS001`), comma-separated; each forbids its subdomains too
-   * (`example.com` forbids `www.example.com`). Default none.
-   */
-  FETCH_FORBIDDEN_DOMAINS: z
-    .string()
-    .default('')
-    .transform((value) =>
-      value
-        .split(',')
-        .map((domain) => domain.trim().toLowerCase().replace(/^\.+|\.+$/g, ''))
-        .filter((domain) => domain.length > 0),
-    ),
-  /** Price of one credit, in US dollars, for `X-Request-Cost` (credits × price). Default 0.0001. */
-  FETCH_CREDIT_PRICE_USD: z.coerce.number().min(0).max(1_000).default(0.0001),
+  ...fetchPolicyConfigShape,
   /** Time a worker has to accept a Fetch request before another is asked, in ms. Default 2,000. */
   FETCH_RPC_ACCEPT_TIMEOUT_MS: envInt(2_000, 50, 60_000),
   /** Silence after which a worker that accepted a Fetch request counts as lost, in ms. Default 10,000. */
   FETCH_RPC_SILENCE_TIMEOUT_MS: envInt(10_000, 100, 120_000),
   /** Workers that may answer busy before the request fails with `RESP009`. Default 3. */
   FETCH_RPC_BUSY_RETRIES: envInt(3, 0, 20),
+  /**
+   * Longest time a Fetch request's ledger row waits to be written with others, in ms. Default 25.
+   * A gateway killed without a clean shutdown loses the charges of its last this-many ms (answered,
+   * not billed); 0 commits each row before its request is answered, at one WAL flush per request.
+   */
+  FETCH_LEDGER_FLUSH_MS: envInt(25, 0, 5_000),
   /** Window over which a client address's error rate is measured, in seconds. Default 60. */
   CLIENT_ERROR_WINDOW_SECONDS: envInt(60, 1, 86_400),
   /** Fewest requests in a window before the error rate can block an address. Default 50. */
@@ -77,6 +71,13 @@ export const gatewayConfigSchema = baseConfigSchema.extend({
   CLIENT_ERROR_RATE_PERCENT: envInt(80, 1, 100),
   /** How long a blocked address stays blocked (`BLK0001`), in seconds. Default 600. */
   CLIENT_BLOCK_SECONDS: envInt(600, 1, 86_400 * 30),
+  /**
+   * How long a replica trusts what it last read of an address's block, in ms. Default 1,000: a block
+   * decided on another replica takes effect here within this time.
+   */
+  CLIENT_BLOCK_CACHE_MS: envInt(1_000, 0, 60_000),
+  /** Longest time answers to client addresses are counted in memory before they are written together, in ms. Default 100. */
+  CLIENT_HEALTH_FLUSH_MS: envInt(100, 0, 10_000),
   /** Proxy mode (spec-extract-fetch §5.3): the Fetch API as an HTTP forward proxy. Default true. */
   PROXY_MODE_ENABLED: envBool(true),
   /** Port of proxy mode, on `HTTP_HOST`. Default 8001 (the port clients are told); 0 = ephemeral. */
@@ -99,6 +100,10 @@ export const gatewayConfigSchema = baseConfigSchema.extend({
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.string().url().optional(),
   /** `SECRETS_KEY` (seals webhook signing secrets) and `WEBHOOK_ATTEMPT_TIMEOUT_MS`: see webhooks.config.ts. */
   ...webhooksConfigShape,
+  /** `PUBLIC_BASE_URL`, `URL_SIGNING_SECRET`, CSV upload and export limits: see batch-files.config.ts. */
+  ...batchFilesConfigShape,
+  /** `BATCH_BODY_LIMIT_BYTES`, `BATCH_RESULTS_PAGE_BYTES`, `BATCH_INGEST_RECOVERY_INTERVAL_MS`: see batch/batch.config.ts. */
+  ...batchConfigShape,
 });
 
 export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;

@@ -1,19 +1,22 @@
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyInstance } from 'fastify';
+import { ChargeBuffer } from '@trawl/billing';
 import { EgressPolicy, parseHostMap } from '@trawl/egress';
 import { MessagingConnection } from '@trawl/messaging';
 import { createLogger, createMetricsRegistry, Logger, PinoNestLogger } from '@trawl/observability';
 import { createDataSource, Database } from '@trawl/persistence';
 import { installApiKeyAuthentication } from './auth/api-key.hook';
 import { installAccountGuard } from './auth/account-guard.hook';
+import { raiseTaskListBodyLimit } from './batch/batch-body-limit';
 import { ApiKeyAuthenticator } from './auth/api-key-authenticator';
 import type { GatewayConfig } from './config';
 import { isFetchRoute, mirrorFetchRoute } from './fetch/fetch.routes';
 import { assignRequestId } from './fetch/request-id';
 import { GatewayModule, GatewayResources } from './gateway.module';
+import { installCsvUploadBody } from './job-inputs/csv-upload-body';
 import { installClientAddressGuard } from './limits/client-address.guard';
-import { ClientAddressesRepository } from './limits/client-addresses.repository';
+import { ClientAddressHealth } from './limits/client-address-health';
 import { installHttpMetrics } from './metrics/http-metrics';
 import { ProblemFilter } from './problems/problem.filter';
 import { RequestError, RequestErrorCode } from './problems/request.errors';
@@ -33,7 +36,12 @@ export async function openGatewayResources(config: GatewayConfig, logger?: Logge
   await dataSource.initialize();
   try {
     const messaging = await MessagingConnection.connect({ servers: config.NATS_URL, name: `trawl-${SERVICE}` });
-    return { config, logger: log, db: new Database(dataSource), messaging, egress, registry: createMetricsRegistry(SERVICE) };
+    const db = new Database(dataSource);
+    const charges = new ChargeBuffer(db, {
+      flushMs: config.FETCH_LEDGER_FLUSH_MS,
+      onFlushError: (error, pending) => log.error({ err: error, pending }, 'fetch charges not written yet; retrying'),
+    });
+    return { config, logger: log, db, messaging, egress, registry: createMetricsRegistry(SERVICE), charges };
   } catch (error) {
     await dataSource.destroy().catch(() => undefined);
     throw error;
@@ -51,6 +59,7 @@ export function configureGatewayApp(app: NestFastifyApplication, resources: Gate
   const fastify = app.getHttpAdapter().getInstance() as unknown as FastifyInstance;
   app.useGlobalFilters(new ProblemFilter(resources.logger));
   mirrorFetchRoute(fastify);
+  raiseTaskListBodyLimit(fastify, resources.config.BATCH_BODY_LIMIT_BYTES);
   const bodyLimit = resources.config.HTTP_BODY_LIMIT_BYTES;
   const parseJson = fastify.getDefaultJsonParser('error', 'error') as (
     request: unknown,
@@ -72,6 +81,8 @@ export function configureGatewayApp(app: NestFastifyApplication, resources: Gate
     if (fetchBody(request, body, done)) return;
     done(new RequestError(RequestErrorCode.UnsupportedMediaType, 'Send the body as JSON with `Content-Type: application/json`.'), undefined);
   });
+  // CSV uploads stream to their route, bounded by their own limit rather than the JSON body limit.
+  installCsvUploadBody(fastify);
   app.useBodyParser('*', { bodyLimit }, (request, body, done) => {
     if (fetchBody(request, body, done)) return;
     done(new RequestError(RequestErrorCode.UnsupportedMediaType, 'Send the body as JSON with `Content-Type: application/json`.'), undefined);
@@ -80,18 +91,7 @@ export function configureGatewayApp(app: NestFastifyApplication, resources: Gate
   fastify.addHook('onRequest', async (request, reply) => {
     if (isFetchRoute(request.routeOptions.url)) assignRequestId(reply);
   });
-  const config = resources.config;
-  installClientAddressGuard(fastify, {
-    addresses: app.get(ClientAddressesRepository),
-    policy: {
-      windowSeconds: config.CLIENT_ERROR_WINDOW_SECONDS,
-      minRequests: config.CLIENT_ERROR_MIN_REQUESTS,
-      ratePercent: config.CLIENT_ERROR_RATE_PERCENT,
-      blockSeconds: config.CLIENT_BLOCK_SECONDS,
-    },
-    logger: resources.logger,
-    isGuardedRoute: isFetchRoute,
-  });
+  installClientAddressGuard(fastify, { health: app.get(ClientAddressHealth), isGuardedRoute: isFetchRoute });
   installHttpMetrics(fastify, resources.registry);
   installApiKeyAuthentication(fastify, app.get(ApiKeyAuthenticator));
   installAccountGuard(fastify, app.get(AccountsService));

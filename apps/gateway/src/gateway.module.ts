@@ -1,14 +1,18 @@
 import { DynamicModule, Inject, Injectable, Module, OnApplicationShutdown } from '@nestjs/common';
+import { ChargeBuffer } from '@trawl/billing';
 import { EgressPolicy } from '@trawl/egress';
 import type { MessagingConnection } from '@trawl/messaging';
 import { HealthModule, Logger } from '@trawl/observability';
 import { Database } from '@trawl/persistence';
 import { Registry } from 'prom-client';
 import { AuthModule } from './auth/auth.module';
+import { BatchModule } from './batch/batch.module';
 import type { GatewayConfig } from './config';
 import { CrawlsModule } from './crawls/crawls.module';
 import { FetchModule } from './fetch/fetch.module';
 import { GATEWAY_CONFIG, LOGGER, MESSAGING } from './gateway.tokens';
+import { JobExportsModule } from './job-exports/job-exports.module';
+import { JobInputsModule } from './job-inputs/job-inputs.module';
 import { TenantsModule } from './tenants/tenants.module';
 import { UsageModule } from './usage/usage.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
@@ -21,6 +25,8 @@ export interface GatewayResources {
   messaging: MessagingConnection;
   egress: EgressPolicy;
   registry: Registry;
+  /** Fetch charges on their way to the ledger; written before the database closes. */
+  charges: ChargeBuffer;
 }
 
 /** Closes the resources when the app closes (after the HTTP server has drained). Safe twice. */
@@ -28,10 +34,16 @@ export interface GatewayResources {
 class GatewayResourcesCloser implements OnApplicationShutdown {
   constructor(
     private readonly db: Database,
+    private readonly charges: ChargeBuffer,
     @Inject(MESSAGING) private readonly messaging: MessagingConnection,
+    @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
   async onApplicationShutdown(): Promise<void> {
+    // After the HTTP server drained: no request adds a charge any more.
+    await this.charges
+      .close()
+      .catch((error: unknown) => this.logger.error({ err: error, pending: this.charges.size }, 'fetch charges not written at shutdown'));
     await this.messaging.close();
     if (this.db.dataSource.isInitialized) await this.db.dataSource.destroy();
   }
@@ -48,6 +60,7 @@ class GatewayCoreModule {
       { provide: Database, useValue: resources.db },
       { provide: EgressPolicy, useValue: resources.egress },
       { provide: Registry, useValue: resources.registry },
+      { provide: ChargeBuffer, useValue: resources.charges },
     ];
     return {
       module: GatewayCoreModule,
@@ -58,7 +71,7 @@ class GatewayCoreModule {
   }
 }
 
-/** The public API: admin (tenants), Fetch API, usage, Crawl API, health and metrics. */
+/** The public API: admin (tenants), Fetch API, usage, Crawl API, Batch API, health and metrics. */
 @Module({})
 export class GatewayModule {
   static register(resources: GatewayResources): DynamicModule {
@@ -79,6 +92,9 @@ export class GatewayModule {
         FetchModule,
         UsageModule,
         WebhooksModule,
+        JobInputsModule,
+        JobExportsModule,
+        BatchModule,
       ],
     };
   }

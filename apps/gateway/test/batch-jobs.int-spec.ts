@@ -1,12 +1,20 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { SecretBox, SigningKeysRepository } from '@trawl/webhooks';
+import { createLogger } from '@trawl/observability';
 import { ActiveJobsRepository, createDataSource, Database, RunsRepository } from '@trawl/persistence';
-import { createMigratedDatabase, TestDatabase } from '@trawl/testing';
+import { systemClock } from '@trawl/scheduling';
+import { createMigratedDatabase, TestDatabase, waitFor } from '@trawl/testing';
 import type { DataSource } from 'typeorm';
 import { BatchError, BatchErrorCode } from '../src/batch/batch.errors';
 import { createJobBody } from '../src/batch/job-request.schema';
+import { JobIngestsRepository } from '../src/batch/job-ingests.repository';
+import { JobSchedulesRepository } from '../src/batch/job-schedules.repository';
 import { JobsRepository } from '../src/batch/jobs.repository';
+import { TaskIngestService } from '../src/batch/task-ingest.service';
 import { JobsService } from '../src/batch/jobs.service';
+import { loadGatewayConfig } from '../src/config';
+import { JobInputsRepository } from '../src/job-inputs/job-inputs.repository';
+import { JobInputsService } from '../src/job-inputs/job-inputs.service';
 import { SigningKeysService } from '../src/webhooks/signing-keys.service';
 import { WebhookError, WebhookErrorCode } from '../src/webhooks/webhooks.errors';
 
@@ -18,15 +26,21 @@ describe(JobsService.name, () => {
   let db: Database;
   let jobs: JobsService;
   let signingKeys: SigningKeysService;
+  let ingest: TaskIngestService;
 
   beforeAll(async () => {
     database = await createMigratedDatabase();
     dataSource = await createDataSource({ url: database.url, poolSize: 8 }).initialize();
     db = new Database(dataSource);
     signingKeys = new SigningKeysService(db, new SigningKeysRepository(), new SecretBox(randomBytes(32)));
-    jobs = new JobsService(db, new JobsRepository(db), new ActiveJobsRepository(), new RunsRepository(), signingKeys);
+    const jobInputs = new JobInputsService(db, new JobInputsRepository(db), loadGatewayConfig({ ADMIN_TOKEN: 'test-admin-token-0123456789' }));
+    const jobsRepository = new JobsRepository(db);
+    const ingests = new JobIngestsRepository();
+    ingest = new TaskIngestService(db, ingests, jobsRepository, new RunsRepository(), { BATCH_INGEST_RECOVERY_INTERVAL_MS: 60_000 }, createLogger('test', 'silent'));
+    jobs = new JobsService(db, jobsRepository, new ActiveJobsRepository(), new RunsRepository(), signingKeys, new JobSchedulesRepository(), ingests, ingest, systemClock, jobInputs);
   });
   afterAll(async () => {
+    await ingest?.beforeApplicationShutdown();
     await dataSource?.destroy();
     await database?.drop();
   });
@@ -73,13 +87,43 @@ describe(JobsService.name, () => {
       ]);
     });
 
-    it('answers asynchronously from 10,000 tasks, with every row written', async () => {
+    it('answers asynchronously from 10,000 tasks with the total exact, then writes every row and makes the job ready', async () => {
       const t = await tenant();
       const { job, synchronous } = await jobs.create(t, body({ tasks: urls(10_000) }), undefined);
       expect(synchronous).toBe(false);
-      expect(job.latestRun?.total).toBe(10_000);
-      const [count] = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM run_tasks WHERE run_id = $1`, [job.latestRun?.id]);
-      expect(count.n).toBe(10_000);
+      expect(job).toMatchObject({ ingestState: 'ingesting', taskCount: 10_000, latestRun: { total: 10_000 } });
+      await waitFor(async () => (await jobs.get(t, job.id)).ingestState === 'ready', { what: 'the ingest to finish' });
+      const [count] = await db.query<{ n: number; tasks: number }>(
+        `SELECT count(*)::int AS n, (SELECT count(*)::int FROM job_tasks WHERE job_id = $2) AS tasks FROM run_tasks WHERE run_id = $1`,
+        [job.latestRun?.id, job.id],
+      );
+      expect(count).toEqual({ n: 10_000, tasks: 10_000 });
+      expect(await db.query(`SELECT 1 FROM job_ingests WHERE job_id = $1`, [job.id])).toEqual([]);
+    });
+
+    it('finishes an ingest cut off by a crash from where it stopped, once its lease runs out', async () => {
+      const t = await tenant();
+      const jobId = randomUUID();
+      const runId = randomUUID();
+      // What a gateway that died after writing the first 5,000 rows leaves behind.
+      const tasks = urls(12_000).map((task) => ({ url: task.url, method: 'GET', body: null, externalId: task.external_id, metadata: null, serviceParams: null }));
+      await db.transaction(async (sql) => {
+        await new JobsRepository(db).insertJob(sql, { id: jobId, tenantId: t, type: 'regular', status: 'closed', serviceParams: {}, webhook: null, idempotencyKey: null, taskCount: 12_000, ingestState: 'ingesting' });
+        await new RunsRepository().insertRun(sql, { id: runId, jobId, tenantId: t, kind: 'initial', total: 12_000, traceParent: undefined });
+        await new JobsRepository(db).insertTasks(sql, jobId, 1, tasks.slice(0, 5_000) as never);
+        await new RunsRepository().insertRunTasks(sql, runId, 1, 5_000);
+        await new JobIngestsRepository().insert(sql, { jobId, tenantId: t, runId, tasksJson: JSON.stringify(tasks), taskCount: 12_000, nextSeq: 5_001, leaseToken: randomUUID() }, 60);
+      });
+      expect(await ingest.recoverExpired()).toBe(0); // its lease still holds
+      await db.query(`UPDATE job_ingests SET lease_until = now() - interval '1 second' WHERE job_id = $1`, [jobId]);
+      expect(await ingest.recoverExpired()).toBe(1);
+      expect((await jobs.get(t, jobId)).ingestState).toBe('ready');
+      const rows = await db.query<{ seq: number; external_id: string }>(
+        `SELECT t.seq, t.external_id FROM run_tasks rt JOIN job_tasks t ON t.job_id = $2 AND t.seq = rt.seq WHERE rt.run_id = $1 ORDER BY rt.seq`,
+        [runId, jobId],
+      );
+      expect(rows).toHaveLength(12_000);
+      expect(rows[11_999]).toEqual({ seq: 12_000, external_id: 'e11999' });
     });
 
     it('refuses the whole submission when a task is invalid, naming each, and writes nothing', async () => {

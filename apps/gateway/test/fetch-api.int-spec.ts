@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { waitFor } from '@trawl/testing';
 import { answer, gate, GatewayReplicas, json, startGatewayReplicas, TestWorker } from './fetch-harness';
 
@@ -14,6 +15,7 @@ describe('Fetch API (gateway, with a test worker on NATS)', () => {
       FETCH_FORBIDDEN_DOMAINS: 'forbidden.test',
       FETCH_CREDIT_PRICE_USD: '0.001',
       FETCH_MAX_BODY_BYTES: '5000000',
+      SECRETS_KEY: randomBytes(32).toString('base64'),
     });
     base = gw.urls[0]!;
     worker = await TestWorker.start(gw.prefix);
@@ -67,6 +69,7 @@ describe('Fetch API (gateway, with a test worker on NATS)', () => {
       expect(sent!.deadline_at - Date.now()).toBeGreaterThan(160_000);
       expect(sent!.body_base64).toBeUndefined();
 
+      await gw.flushCharges();
       const { rows } = await gw.sql.query(`SELECT credits, product, tier, ref FROM credit_ledger WHERE tenant_id = $1`, [tenant.tenant_id]);
       expect(rows).toEqual([{ credits: 5, product: 'fetch', tier: 'js_render', ref: `fetch:${requestId}` }]);
       const { rows: used } = await gw.sql.query(`SELECT credits_used FROM tenants WHERE id = $1`, [tenant.tenant_id]);
@@ -97,6 +100,7 @@ describe('Fetch API (gateway, with a test worker on NATS)', () => {
       expect(response.headers.get('x-request-credits')).toBe('0');
       expect(response.headers.get('x-request-cost')).toBe('0');
       expect(response.headers.get('concurrency-limit')).toBe('5');
+      await gw.flushCharges();
       const { rows } = await gw.sql.query(`SELECT count(*)::int AS n FROM credit_ledger WHERE tenant_id = $1`, [tenant.tenant_id]);
       expect(rows[0].n).toBe(0);
     });
@@ -223,6 +227,7 @@ describe('Fetch API (gateway, with a test worker on NATS)', () => {
       const tenant = await gw.createTenant();
       const ok = await fetch(`${base}/v1/?${q({ apikey: tenant.api_key, url: TARGET })}`);
       expect(ok.status).toBe(200);
+      await gw.flushCharges();
       const patched = await gw.patchTenant(tenant.tenant_id, { api_key_expires_at: new Date(Date.now() - 1000).toISOString(), credits: 7 });
       expect(patched.status).toBe(200);
       expect(await json(patched)).toMatchObject({ credits: 7, credits_used: 1, credits_left: 6 });

@@ -2,6 +2,7 @@ import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { connect } from '@nats-io/transport-node';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { Pool } from 'pg';
+import { ChargeBuffer } from '@trawl/billing';
 import { FetchReplyV1, FetchRequestV1, fetchRequestV1, messagingTopology } from '@trawl/contracts';
 import { RpcReply, RpcRequest, StreamedRpcServer } from '@trawl/messaging';
 import { createMigratedDatabase, TestDatabase, uniqueSuffix } from '@trawl/testing';
@@ -18,6 +19,8 @@ export interface GatewayReplicas {
   sql: Pool;
   createTenant(fields?: Record<string, unknown>): Promise<{ tenant_id: string; api_key: string; [k: string]: any }>;
   patchTenant(id: string, fields: Record<string, unknown>): Promise<Response>;
+  /** Writes every replica's buffered Fetch charges now (`FETCH_LEDGER_FLUSH_MS`), so the ledger can be read. */
+  flushCharges(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -66,6 +69,9 @@ export async function startGatewayReplicas(count: number, env: Record<string, st
     },
     patchTenant(id, fields) {
       return fetch(`${urls[0]}/admin/v1/tenants/${id}`, { method: 'PATCH', headers: admin, body: JSON.stringify(fields) });
+    },
+    async flushCharges() {
+      await Promise.all(apps.map((app) => app.get(ChargeBuffer).flush()));
     },
     close,
   };

@@ -99,6 +99,7 @@ describe('Fetch limits across two gateway replicas', () => {
       expect((await json(meanwhile)).code).toBe('AUTH006');
       finish.open();
       await waitFor(async () => (await slotsHeld(gw, tenant.tenant_id)) === 0, { what: 'the slot to be freed' });
+      await gw.flushCharges();
       const { rows } = await gw.sql.query(`SELECT count(*)::int AS n FROM credit_ledger WHERE tenant_id = $1`, [tenant.tenant_id]);
       expect(rows[0].n).toBe(0);
     });
@@ -136,6 +137,38 @@ describe('Fetch limits across two gateway replicas', () => {
       expect(await json(blocked)).toMatchObject({ code: 'BLK0001', status: 403 });
       const other = await fetch(`${b}/v1/?${q({ apikey: tenant.api_key, url: TARGET })}`, { headers: { 'x-forwarded-for': '198.51.100.9' } });
       expect(other.status).toBe(200);
+    });
+
+    it('never blocks a client for AUTH006 refusals: a client retrying at its concurrency limit is well-behaved', async () => {
+      const tenant = await gw.createTenant({ concurrency: 1 });
+      const from = { 'x-forwarded-for': '198.51.100.21' };
+      const url = (base: string) => `${base}/v1/?${q({ apikey: tenant.api_key, url: TARGET })}`;
+      const release = gate();
+      worker.behaviour = async (request) => {
+        await release.wait;
+        return answer(request, { body: 'slow' });
+      };
+      const held = fetch(url(a), { headers: from });
+      await waitFor(() => worker.inFlight() === 1, { what: 'the request at the worker' });
+      // Twice the answers that could block the address (CLIENT_ERROR_MIN_REQUESTS is 4 here), all 429.
+      for (let i = 0; i < 8; i++) {
+        const refused = await fetch(url(i % 2 === 0 ? a : b), { headers: from });
+        expect((await json(refused)).code).toBe('AUTH006');
+      }
+      release.open();
+      expect((await held).status).toBe(200);
+      await waitFor(
+        async () => {
+          const { rows } = await gw.sql.query(`SELECT requests FROM client_address_health WHERE address = $1`, ['198.51.100.21']);
+          return rows[0]?.requests === 9;
+        },
+        { what: 'the nine answers counted' },
+      );
+      worker.behaviour = async (request) => answer(request, { body: 'ok' });
+      const after = await fetch(url(b), { headers: from });
+      expect(after.status).toBe(200);
+      const { rows } = await gw.sql.query(`SELECT errors, blocked_until FROM client_address_health WHERE address = $1`, ['198.51.100.21']);
+      expect(rows[0]).toEqual({ errors: 0, blocked_until: null });
     });
 
     it('believes X-Forwarded-For only from a trusted proxy: a client cannot pick its own address', async () => {

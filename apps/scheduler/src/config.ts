@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { baseConfigSchema, envInt } from '@trawl/config';
+import { baseConfigSchema, envInt, fetchPolicyConfigShape } from '@trawl/config';
+import { secretsKeyEnv } from '@trawl/webhooks';
 
 export const configSchema = baseConfigSchema
   .extend({
@@ -21,9 +22,44 @@ export const configSchema = baseConfigSchema
     SCHEDULE_BATCH: envInt(100, 1, 10_000),
     /** This replica's name in the lease row (default: host name, pid and a random suffix). */
     SCHEDULER_INSTANCE_ID: z.string().min(1).optional(),
+    /** How often the batch dispatcher looks for queued tasks when it found none, ms (default 200). */
+    BATCH_DISPATCH_POLL_MS: envInt(200, 10, 60_000),
+    /** Most batch tasks one dispatch round claims, across tenants (default 256). */
+    BATCH_DISPATCH_BATCH: envInt(256, 1, 10_000),
+    /** Most batch tasks in flight at once across every tenant (default 1024): the work queue's back-pressure. */
+    BATCH_DISPATCH_WINDOW: envInt(1024, 1, 100_000),
+    /** How long a dispatched task may go unanswered before it is dispatched again, ms (default 10 min). */
+    BATCH_TASK_LEASE_MS: envInt(600_000, 1_000, 24 * 3_600_000),
+    /** Time a worker may spend on one batch task, ms (default 170 s, the Fetch API's deadline). */
+    BATCH_TASK_TIMEOUT_MS: envInt(170_000, 1_000, 600_000),
+    /** Largest answer body of a batch task, bytes (default 10 MiB, the Fetch API's). */
+    BATCH_MAX_BODY_BYTES: envInt(10 * 1024 * 1024, 1024, 100 * 1024 * 1024),
+    /** How often the batch reconciler looks for expired leases and finishable runs, ms (default 5 s). */
+    BATCH_RECONCILE_INTERVAL_MS: envInt(5_000, 50, 600_000),
+    /** Most result messages applied in one transaction (default 256). */
+    BATCH_RESULT_BATCH: envInt(256, 1, 10_000),
+    /** How often the schedule leader sweeps expired CSV inputs and export records, ms (default 10 min). */
+    RETENTION_SWEEP_INTERVAL_MS: envInt(600_000, 1_000, 24 * 3_600_000),
+    /**
+     * How long an expired CSV input slot or export record is kept, ms (default 7 days), so asking
+     * for it answers `file_input_expired` / `export_expired` rather than not found. Staged rows go at expiry.
+     */
+    RETENTION_EXPIRED_KEPT_MS: envInt(7 * 24 * 3_600_000, 0, 365 * 24 * 3_600_000),
+    /** Rows one retention statement deletes at most (default 5,000). */
+    RETENTION_BATCH: envInt(5_000, 1, 100_000),
+    ...fetchPolicyConfigShape,
+    /**
+     * Base64 of 32 bytes, as the gateway's: opens tenants' sealed CAPTCHA solver keys for batch
+     * tasks. Optional; without it a tenant's sealed key is not sent (its CAPTCHAs are not solved).
+     */
+    SECRETS_KEY: secretsKeyEnv,
   })
   .refine((config) => config.SCHEDULER_RENEW_INTERVAL_MS * 2 <= config.SCHEDULER_LEASE_TTL_MS, {
     path: ['SCHEDULER_RENEW_INTERVAL_MS'],
     message: 'must be at most half of SCHEDULER_LEASE_TTL_MS, so one failed renewal does not lose the lease',
+  })
+  .refine((config) => config.BATCH_TASK_TIMEOUT_MS < config.BATCH_TASK_LEASE_MS, {
+    path: ['BATCH_TASK_LEASE_MS'],
+    message: 'must be longer than BATCH_TASK_TIMEOUT_MS, or every slow task would be dispatched twice',
   });
 export type SchedulerConfig = z.infer<typeof configSchema>;

@@ -1,8 +1,8 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { DynamicModule, Module } from '@nestjs/common';
-import { crawlMessagingDefinitions, messagingTopology } from '@trawl/contracts';
-import { ensureStream, MessagingConnection } from '@trawl/messaging';
+import { batchMessagingDefinitions, crawlMessagingDefinitions, messagingTopology } from '@trawl/contracts';
+import { ensureConsumer, ensureStream, MessagingConnection } from '@trawl/messaging';
 import { createDataSource, Database } from '@trawl/persistence';
 import { createMetricsRegistry, HealthModule, Logger } from '@trawl/observability';
 import { Clock, systemClock } from '@trawl/scheduling';
@@ -10,6 +10,18 @@ import { SchedulerConfig } from './config';
 import { LeaderElection } from './leadership/leader-election';
 import { LeaseRepository } from './leadership/lease.repository';
 import { BatchRunStarter } from './runs/batch-run-starter';
+import { RunDispatchRepository } from './runs/run-dispatch.repository';
+import { RunDispatcherService } from './runs/run-dispatcher.service';
+import { RunExecutionRepository } from './runs/run-execution.repository';
+import { RunReconcilerService } from './runs/run-reconciler.service';
+import { RetentionRepository } from './retention/retention.repository';
+import { RetentionSweepService } from './retention/retention-sweep.service';
+import { RETENTION_SETTINGS, RetentionSettings } from './retention/retention.settings';
+import { RunResultConsumer } from './runs/run-result.consumer';
+import { RunResultsService } from './runs/run-results.service';
+import { RunsMetrics } from './runs/runs.metrics';
+import { RunsRuntime } from './runs/runs.runtime';
+import { RUNS_SETTINGS, RunsSettings } from './runs/runs.settings';
 import { RUN_STARTER, RunStarter } from './schedules/run-starter';
 import { ScheduleFiringService } from './schedules/schedule-firing.service';
 import { SchedulesRepository } from './schedules/schedules.repository';
@@ -31,9 +43,13 @@ export interface SchedulerModuleOptions {
   clock?: Clock;
 }
 
+/** Attempts of a batch task before it fails with `ERR0001` (the lease ran out each time). */
+const BATCH_TASK_MAX_ATTEMPTS = 3;
+
 /**
- * The scheduler (ARCHITECTURE.md §1): the leader-elected schedule engine. Connections first, so a
- * bad DATABASE_URL or NATS_URL fails the boot. Batch run dispatch arrives with the Batch API.
+ * The scheduler (ARCHITECTURE.md §1): the leader-elected schedule engine, and batch run execution
+ * (dispatch, result intake, reconciler) on every replica. Connections first, so a bad DATABASE_URL
+ * or NATS_URL fails the boot.
  */
 @Module({})
 export class SchedulerModule {
@@ -45,10 +61,14 @@ export class SchedulerModule {
     }).initialize();
     const db = new Database(dataSource, (error) => logger.warn({ err: error }, 'idle database connection lost'));
     const messaging = await MessagingConnection.connect({ servers: config.NATS_URL, name: 'scheduler' });
-    const events = crawlMessagingDefinitions(messagingTopology(config.NATS_PREFIX)).streams.filter((s) =>
-      s.name.endsWith('_EVENTS'),
-    );
+    const topology = messagingTopology(config.NATS_PREFIX);
+    const events = crawlMessagingDefinitions(topology).streams.filter((s) => s.name === topology.streams.events);
     for (const stream of events) await ensureStream(messaging.jsm, stream);
+    const batch = batchMessagingDefinitions(topology);
+    for (const stream of batch.streams) await ensureStream(messaging.jsm, stream);
+    for (const consumer of batch.consumers.filter((c) => c.durable === topology.consumers.batchSchedulers)) {
+      await ensureConsumer(messaging.jsm, consumer);
+    }
     const registry = createMetricsRegistry('scheduler');
     const settings: SchedulerSettings = {
       leaseName: SCHEDULE_LEASE_NAME,
@@ -58,6 +78,26 @@ export class SchedulerModule {
       pollIntervalMs: config.SCHEDULE_POLL_INTERVAL_MS,
       missedGraceMs: config.SCHEDULE_MISSED_GRACE_MS,
       batchSize: config.SCHEDULE_BATCH,
+    };
+    const runsSettings: RunsSettings = {
+      topology,
+      dispatchPollMs: config.BATCH_DISPATCH_POLL_MS,
+      dispatchBatch: config.BATCH_DISPATCH_BATCH,
+      dispatchWindow: config.BATCH_DISPATCH_WINDOW,
+      leaseMs: config.BATCH_TASK_LEASE_MS,
+      taskTimeoutMs: config.BATCH_TASK_TIMEOUT_MS,
+      maxBodyBytes: config.BATCH_MAX_BODY_BYTES,
+      maxAttempts: BATCH_TASK_MAX_ATTEMPTS,
+      reconcileIntervalMs: config.BATCH_RECONCILE_INTERVAL_MS,
+      resultBatch: config.BATCH_RESULT_BATCH,
+      creditPriceUsd: config.FETCH_CREDIT_PRICE_USD,
+      forbiddenDomains: config.FETCH_FORBIDDEN_DOMAINS,
+      secrets: config.SECRETS_KEY,
+    };
+    const retentionSettings: RetentionSettings = {
+      sweepIntervalMs: config.RETENTION_SWEEP_INTERVAL_MS,
+      expiredKeptMs: config.RETENTION_EXPIRED_KEPT_MS,
+      batchSize: config.RETENTION_BATCH,
     };
     return {
       module: SchedulerModule,
@@ -78,6 +118,18 @@ export class SchedulerModule {
         { provide: SCHEDULER_CLOCK, useValue: options.clock ?? systemClock },
         { provide: RUN_STARTER, useValue: options.runStarter ?? new BatchRunStarter() },
         { provide: SchedulerMetrics, useValue: new SchedulerMetrics(registry) },
+        { provide: RUNS_SETTINGS, useValue: runsSettings },
+        { provide: RunsMetrics, useValue: new RunsMetrics(registry) },
+        { provide: RETENTION_SETTINGS, useValue: retentionSettings },
+        RetentionRepository,
+        RetentionSweepService,
+        RunDispatchRepository,
+        RunExecutionRepository,
+        RunResultsService,
+        RunDispatcherService,
+        RunResultConsumer,
+        RunReconcilerService,
+        RunsRuntime,
         LeaseRepository,
         LeaderElection,
         SchedulesRepository,

@@ -1,6 +1,7 @@
 export const SCHEDULER_SETTINGS = Symbol('SCHEDULER_SETTINGS');
 export const SCHEDULER_LOGGER = Symbol('SCHEDULER_LOGGER');
 export const SCHEDULER_CLOCK = Symbol('SCHEDULER_CLOCK');
+export const SCHEDULER_MESSAGING = Symbol('SCHEDULER_MESSAGING');
 
 /** Tunables of the schedule engine (from config), with units. */
 export interface SchedulerSettings {

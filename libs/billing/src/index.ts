@@ -1,2 +1,3 @@
+export * from './charge-buffer';
 export * from './credit-ledger';
 export * from './pricing';

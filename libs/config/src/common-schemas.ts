@@ -30,3 +30,25 @@ export const baseConfigSchema = z.object({
   SHUTDOWN_TIMEOUT_MS: intFromEnv(20_000, 0),
 });
 export type BaseConfig = z.infer<typeof baseConfigSchema>;
+
+/**
+ * Settings of the Fetch API's rules that every service applying them reads (the gateway for Fetch
+ * requests, the scheduler for batch tasks): set them the same on both.
+ */
+export const fetchPolicyConfigShape = {
+  /**
+   * Domains nobody may fetch (`REQS001`), comma-separated; each forbids its subdomains too
+   * (`example.com` forbids `www.example.com`). Default none.
+   */
+  FETCH_FORBIDDEN_DOMAINS: z
+    .string()
+    .default('')
+    .transform((value) =>
+      value
+        .split(',')
+        .map((domain) => domain.trim().toLowerCase().replace(/^\.+|\.+$/g, ''))
+        .filter((domain) => domain.length > 0),
+    ),
+  /** Price of one credit in US dollars: `X-Request-Cost`, a run's `spend.cost` (credits × price). Default 0.0001. */
+  FETCH_CREDIT_PRICE_USD: z.coerce.number().min(0).max(1_000).default(0.0001),
+};

@@ -4,3 +4,4 @@ export * from './provisioning';
 export * from './fetch.messages';
 export * from './webhook.messages';
 export * from './schedule.schema';
+export * from './batch-task.messages';

@@ -10,6 +10,12 @@ export interface MessagingTopology {
     crawlResults: string;
     /** Domain events relayed from the outbox (limits retention, for the webhook dispatcher). */
     events: string;
+    /** Work queue of batch tasks; consumed by fetch workers. */
+    batchWork: string;
+    /** Work queue of batch task results; consumed by schedulers. */
+    batchResults: string;
+    /** Bodies too large for a result message, in chunks (limits retention). */
+    batchBodies: string;
   };
   subjects: {
     crawlPageTask: string;
@@ -23,12 +29,24 @@ export interface MessagingTopology {
     fetchRequest: string;
     eventsWildcard: string;
     event(name: string): string;
+    /** One batch task (`BatchTaskV1`). */
+    batchTask: string;
+    /** Batches of batch task results (`BatchTaskResultBatchV1`). */
+    batchResults: string;
+    /** Prefix of the chunk subjects of spilled bodies (`batchBodySubject`). */
+    batchBodyPrefix: string;
+    /** Core NATS: a batch run ended (stopped, failed); workers skip its queued tasks instead of fetching them (`BatchRunStoppedV1`). */
+    batchRunStopped: string;
   };
   consumers: {
     fetchWorkers: string;
     crawlCoordinators: string;
     /** Queue group of the workers serving `fetchRequest`. */
     fetchRequestWorkers: string;
+    /** Fetch workers' durable on the batch work queue. */
+    batchWorkers: string;
+    /** Schedulers' durable on the batch results. */
+    batchSchedulers: string;
   };
   /** JetStream KV buckets shared by the fetch workers. */
   kv: {
@@ -46,6 +64,9 @@ export function messagingTopology(prefix: string): MessagingTopology {
       crawlWork: `${upper}_CRAWL_WORK`,
       crawlResults: `${upper}_CRAWL_RESULTS`,
       events: `${upper}_EVENTS`,
+      batchWork: `${upper}_BATCH_WORK`,
+      batchResults: `${upper}_BATCH_RESULTS`,
+      batchBodies: `${upper}_BATCH_BODIES`,
     },
     subjects: {
       crawlPageTask: `${prefix}.crawl.page.task.v1`,
@@ -55,11 +76,17 @@ export function messagingTopology(prefix: string): MessagingTopology {
       fetchRequest: `${prefix}.fetch.request.v1`,
       eventsWildcard: `${prefix}.events.>`,
       event: (name: string) => `${prefix}.events.${name}`,
+      batchTask: `${prefix}.batch.task.v1`,
+      batchResults: `${prefix}.batch.results.v1`,
+      batchBodyPrefix: `${prefix}.batch.body.v1`,
+      batchRunStopped: `${prefix}.batch.run.stopped.v1`,
     },
     consumers: {
       fetchWorkers: 'fetch-workers',
       crawlCoordinators: 'crawl-coordinators',
       fetchRequestWorkers: 'fetch-request-workers',
+      batchWorkers: 'batch-workers',
+      batchSchedulers: 'batch-schedulers',
     },
     kv: {
       domainTiers: `${upper}_DOMAIN_TIERS`,

@@ -1,2 +1,3 @@
 export * from './problem';
 export * from './bootstrap';
+export * from './cursor-token';

@@ -4,7 +4,7 @@ import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { SpanExporter } from '@opentelemetry/sdk-trace-base';
+import { NoopSpanProcessor, SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 
 export interface TracingOptions {
@@ -18,6 +18,12 @@ export interface TracingOptions {
 }
 
 let sdk: NodeSDK | undefined;
+let exporting = false;
+
+/** True when spans leave the process (an exporter is configured): callers may skip optional spans otherwise. */
+export function tracesExported(): boolean {
+  return exporting;
+}
 
 /**
  * Starts OpenTelemetry for this process. Call first thing in main.ts, before Nest and pg load, so
@@ -26,9 +32,14 @@ let sdk: NodeSDK | undefined;
 export function startTracing(options: TracingOptions): void {
   if (sdk) return;
   const exporter = options.exporter ?? (options.otlpEndpoint ? new OTLPTraceExporter({ url: options.otlpEndpoint }) : undefined);
+  exporting = exporter !== undefined;
   sdk = new NodeSDK({
     serviceName: options.serviceName,
     traceExporter: exporter,
+    // Without an exporter NodeSDK falls back to OTEL_TRACES_EXPORTER, whose default is OTLP to
+    // localhost:4318: every span was serialized and posted to nobody. A processor that drops them
+    // keeps real trace ids (logs, NATS headers) at no export cost.
+    ...(exporter === undefined && { spanProcessors: [new NoopSpanProcessor()] }),
     textMapPropagator: new W3CTraceContextPropagator(),
     // Automatic spans of every HTTP call, page fetch and query cost a worker ~5% of its CPU
     // (measured by `make bench`); without an exporter nobody sees them. Our own spans still carry
@@ -47,6 +58,7 @@ export function startTracing(options: TracingOptions): void {
 export async function stopTracing(): Promise<void> {
   const current = sdk;
   sdk = undefined;
+  exporting = false;
   await current?.shutdown().catch(() => undefined);
 }
 

@@ -4,9 +4,25 @@ import { FetchAccounts1763884800000 } from './migrations/1763884800000-fetch-acc
 import { Webhooks1764000000010 } from './migrations/1764000000010-webhooks';
 import { Schedules1764000000020 } from './migrations/1764000000020-schedules';
 import { BatchJobs1764000000030 } from './migrations/1764000000030-batch-jobs';
+import { BatchRunCost1764000000040 } from './migrations/1764000000040-batch-run-cost';
+import { BatchApi1764000000050 } from './migrations/1764000000050-batch-api';
+import { BatchFiles1764000000060 } from './migrations/1764000000060-batch-files';
+import { FetchHotPath1764000000070 } from './migrations/1764000000070-fetch-hot-path';
+import { SealedCaptchaSolverKey1764000000080 } from './migrations/1764000000080-sealed-captcha-solver-key';
 
 /** Every migration, in order. Migrations run by `make migrate` (and a Helm pre-upgrade Job), never at pod start. */
-export const MIGRATIONS = [Init1763798400000, FetchAccounts1763884800000, Webhooks1764000000010, Schedules1764000000020, BatchJobs1764000000030];
+export const MIGRATIONS = [
+  Init1763798400000,
+  FetchAccounts1763884800000,
+  Webhooks1764000000010,
+  Schedules1764000000020,
+  BatchJobs1764000000030,
+  BatchRunCost1764000000040,
+  BatchApi1764000000050,
+  BatchFiles1764000000060,
+  FetchHotPath1764000000070,
+  SealedCaptchaSolverKey1764000000080,
+];
 
 export interface DataSourceOptions {
   url: string;

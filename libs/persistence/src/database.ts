@@ -30,6 +30,15 @@ export class Database implements Sql {
     return (await this.pool.query(text, params)).rows as T[];
   }
 
+  /**
+   * Runs a statement of a hot path as a named prepared statement: each pooled connection parses and
+   * plans it once, not on every call (planning alone measured ~0.8 ms for the Fetch slot claim).
+   * `name` must be unique per statement text within the process.
+   */
+  async prepared<T = Record<string, unknown>>(name: string, text: string, params: unknown[] = []): Promise<T[]> {
+    return (await this.pool.query({ name, text, values: params })).rows as T[];
+  }
+
   async transaction<T>(work: (sql: Sql) => Promise<T>, { retries = 3 } = {}): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       const client: PoolClient = await this.pool.connect();

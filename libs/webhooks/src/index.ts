@@ -7,3 +7,4 @@ export * from './delivery-client';
 export * from './signing-keys.repository';
 export * from './signing-key-context';
 export * from './secrets-key.config';
+export * from './captcha-solver-key';

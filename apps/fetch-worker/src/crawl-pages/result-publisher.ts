@@ -1,10 +1,12 @@
-import type { CrawlPageResultBatchV1, CrawlPageResultV1 } from '@trawl/contracts';
+import type { CrawlPageResultV1 } from '@trawl/contracts';
 import { MessagingConnection, publishJson } from '@trawl/messaging';
 
-export interface ResultPublisherOptions {
+export interface ResultPublisherOptions<R> {
   messaging: MessagingConnection;
-  /** Subject of page result batches (`topology.subjects.crawlPageResults`). */
+  /** Subject of result batches (`topology.subjects.crawlPageResults`, `batchResults`). */
   subject: string;
+  /** An upper bound of a result's JSON size, in bytes (default: a crawl page result's, `estimatedBytes`). */
+  estimate?: (result: R) => number;
   /** Most results in one message (default 64). */
   maxResults?: number;
   /**
@@ -16,33 +18,35 @@ export interface ResultPublisherOptions {
   lingerMs?: number;
 }
 
-interface Pending {
-  result: CrawlPageResultV1;
+interface Pending<R> {
+  result: R;
   resolve: () => void;
   reject: (error: unknown) => void;
 }
 
 /**
- * Gathers page results for a few milliseconds and publishes them as one message. `publish()`
- * resolves once the batch holding the result is stored in JetStream, so a task is still acked
- * only after its result is safe.
+ * Gathers results for a few milliseconds and publishes them as one message `{v: 1, results}`.
+ * `publish()` resolves once the batch holding the result is stored in JetStream, so a task is
+ * still acked only after its result is safe.
  */
-export class ResultPublisher {
-  private batch: Pending[] = [];
+export class ResultPublisher<R = CrawlPageResultV1> {
+  private batch: Pending<R>[] = [];
   private batchBytes = 0;
   private timer?: NodeJS.Timeout;
   private readonly maxResults: number;
   private readonly maxBytes: number;
   private readonly lingerMs: number;
+  private readonly estimate: (result: R) => number;
 
-  constructor(private readonly options: ResultPublisherOptions) {
+  constructor(private readonly options: ResultPublisherOptions<R>) {
+    this.estimate = options.estimate ?? (estimatedBytes as unknown as (result: R) => number);
     this.maxResults = options.maxResults ?? 64;
     this.maxBytes = options.maxBytes ?? 512 * 1024;
     this.lingerMs = options.lingerMs ?? 5;
   }
 
-  publish(result: CrawlPageResultV1): Promise<void> {
-    const bytes = estimatedBytes(result);
+  publish(result: R): Promise<void> {
+    const bytes = this.estimate(result);
     if (this.batch.length > 0 && this.batchBytes + bytes > this.maxBytes) this.flush();
     return new Promise<void>((resolve, reject) => {
       this.batch.push({ result, resolve, reject });
@@ -60,7 +64,7 @@ export class ResultPublisher {
     if (batch.length === 0) return;
     this.batch = [];
     this.batchBytes = 0;
-    const message: CrawlPageResultBatchV1 = { v: 1, results: batch.map((p) => p.result) };
+    const message = { v: 1, results: batch.map((p) => p.result) };
     publishJson(this.options.messaging.js, this.options.subject, message).then(
       () => batch.forEach((p) => p.resolve()),
       (error: unknown) => batch.forEach((p) => p.reject(error)),

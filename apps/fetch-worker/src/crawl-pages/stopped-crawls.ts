@@ -1,8 +1,8 @@
-import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
-import type { Subscription } from '@nats-io/nats-core';
+import { Inject, Injectable } from '@nestjs/common';
 import { crawlStoppedV1 } from '@trawl/contracts';
 import type { MessagingConnection } from '@trawl/messaging';
 import type { Logger } from '@trawl/observability';
+import { StopNotices } from '../stop-notices/stop-notices';
 import { WORKER_LOGGER } from '../worker.logger';
 import { WORKER_MESSAGING } from '../worker.messaging';
 
@@ -13,52 +13,29 @@ export const CRAWL_STOPPED_SUBJECT = Symbol('CRAWL_STOPPED_SUBJECT');
 export const STOPPED_CRAWL_MEMORY_MS = 15 * 60_000;
 
 /**
- * Crawls stopped recently, as told by core NATS notices (from the gateway at the stop, repeated by
- * coordinators while the crawl still has pages in flight). Tasks of these crawls that have not
- * started are answered `skipped` instead of fetched: after a stop no new page is fetched (spec §3).
+ * Crawls stopped recently (from the gateway at the stop, repeated by coordinators while the crawl
+ * still has pages in flight). Their tasks not started are answered `skipped` instead of fetched:
+ * after a stop no new page is fetched (spec §3).
  */
 @Injectable()
-export class StoppedCrawls implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private readonly stopped = new Map<string, number>();
-  private subscription?: Subscription;
-
+export class StoppedCrawls extends StopNotices {
   constructor(
-    @Inject(WORKER_MESSAGING) private readonly messaging: MessagingConnection,
-    @Inject(CRAWL_STOPPED_SUBJECT) private readonly subject: string,
-    @Inject(WORKER_LOGGER) private readonly logger: Logger,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    this.subscription ??= this.messaging.nc.subscribe(this.subject, {
-      callback: (error, msg) => {
-        if (error) return;
-        const notice = crawlStoppedV1.safeParse(safeJson(msg.string()));
-        if (notice.success) this.remember(notice.data.crawl_id);
-        else this.logger.warn({ subject: msg.subject }, 'malformed crawl stop notice ignored');
+    @Inject(WORKER_MESSAGING) messaging: MessagingConnection,
+    @Inject(CRAWL_STOPPED_SUBJECT) subject: string,
+    @Inject(WORKER_LOGGER) logger: Logger,
+  ) {
+    super(
+      messaging,
+      {
+        subject,
+        idOf: (payload) => {
+          const notice = crawlStoppedV1.safeParse(payload);
+          return notice.success ? notice.data.crawl_id : undefined;
+        },
+        memoryMs: STOPPED_CRAWL_MEMORY_MS,
+        name: 'crawl stop',
       },
-    });
-  }
-
-  beforeApplicationShutdown(): void {
-    this.subscription?.unsubscribe();
-    this.subscription = undefined;
-  }
-
-  remember(crawlId: string, now = Date.now()): void {
-    this.stopped.set(crawlId, now + STOPPED_CRAWL_MEMORY_MS);
-    for (const [id, until] of this.stopped) if (until < now) this.stopped.delete(id);
-  }
-
-  isStopped(crawlId: string, now = Date.now()): boolean {
-    const until = this.stopped.get(crawlId);
-    return until !== undefined && until >= now;
-  }
-}
-
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
+      logger,
+    );
   }
 }

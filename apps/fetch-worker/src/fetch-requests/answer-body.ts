@@ -46,9 +46,18 @@ export function answerBody(page: TargetPage, options: FetchOptionsV1, transforms
   return { contentType: page.contentType ?? 'application/octet-stream', body: page.body };
 }
 
-/** The page as text: the rendered DOM when there is one, else the body decoded from its charset. */
+/** Decoded bodies by page: block detection, the CAPTCHA check and the answer each read the text. */
+const decodedText = new WeakMap<TargetPage, string>();
+
+/** The page as text: the rendered DOM when there is one, else the body decoded from its charset (once per page). */
 export function pageText(page: TargetPage): string {
-  return page.html ?? decodeHtml(page.body, page.contentType).text;
+  if (page.html !== undefined) return page.html;
+  let text = decodedText.get(page);
+  if (text === undefined) {
+    text = decodeHtml(page.body, page.contentType).text;
+    decodedText.set(page, text);
+  }
+  return text;
 }
 
 /** True when the page is HTML (rendered, typed as HTML, or untyped and sniffed as HTML). */

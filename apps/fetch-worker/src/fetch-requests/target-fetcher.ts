@@ -105,8 +105,8 @@ export class TargetFetcher {
   private isChallenge(page: TargetPage, tier: Tier): boolean {
     const html = observedHtml(page);
     if (html === '') return false;
-    // The status is set aside (as 200) so that a 403 challenge is judged by its content.
-    return this.detector.reason({ status: 200, contentType: page.contentType ?? 'text/html', html, rendered: tier === Tier.JsRender || tier === Tier.PremiumJsRender }) === 'challenge';
+    // The status is set aside so that a 403 challenge is judged by its content.
+    return this.detector.isChallenge({ contentType: page.contentType ?? 'text/html', html, rendered: tier === Tier.JsRender || tier === Tier.PremiumJsRender });
   }
 }
 

@@ -1,8 +1,8 @@
-import { MessagingConnection } from '@trawl/messaging';
-import { uniqueSuffix, waitFor } from '@trawl/testing';
+import { waitFor } from '@trawl/testing';
 import { parseProxyPools } from './proxy-pools';
 import { ProxyRouter } from './proxy-router';
 import { NatsSessionBindings } from './session-bindings';
+import { twoWorkers } from '../../test/support/two-workers';
 
 jest.setTimeout(30_000);
 
@@ -11,29 +11,13 @@ const POOLS = parseProxyPools('standard=http://s1:1|http://s2:1|http://s3:1;prem
 
 /** Two workers: two connections, each with its own router on the same bucket. */
 describe(NatsSessionBindings.name, () => {
-  let workerA: MessagingConnection;
-  let workerB: MessagingConnection;
-  const buckets: string[] = [];
+  const workers = twoWorkers('session-bindings');
 
-  beforeAll(async () => {
-    const servers = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
-    [workerA, workerB] = await Promise.all([
-      MessagingConnection.connect({ servers, name: 'session-bindings-a', requestTimeoutMs: 15_000 }),
-      MessagingConnection.connect({ servers, name: 'session-bindings-b', requestTimeoutMs: 15_000 }),
-    ]);
-  });
-
-  afterAll(async () => {
-    await Promise.all(buckets.map((bucket) => workerA.jsm.streams.delete(`KV_${bucket}`).catch(() => undefined)));
-    await Promise.all([workerA.close(), workerB.close()]);
-  });
-
-  async function routers(ttlMs: number): Promise<[ProxyRouter, ProxyRouter]> {
-    const bucket = `proxy_sessions_${uniqueSuffix()}`;
-    buckets.push(bucket);
-    const a = await NatsSessionBindings.open(workerA.js, bucket, ttlMs);
-    const b = await NatsSessionBindings.open(workerB.js, bucket, ttlMs);
-    return [new ProxyRouter(POOLS, a), new ProxyRouter(POOLS, b)];
+  async function routers(ttlMs: number): Promise<[ProxyRouter, ProxyRouter, string]> {
+    const bucket = workers.bucket('proxy_sessions');
+    const a = await NatsSessionBindings.open(workers.a.js, bucket, ttlMs);
+    const b = await NatsSessionBindings.open(workers.b.js, bucket, ttlMs);
+    return [new ProxyRouter(POOLS, a), new ProxyRouter(POOLS, b), bucket];
   }
 
   it('makes two workers racing on a new session agree on one proxy, though each proposed another', async () => {
@@ -56,10 +40,9 @@ describe(NatsSessionBindings.name, () => {
   });
 
   it('moves a session whose bound proxy left the configuration, for every worker', async () => {
-    const [a, b] = await routers(60_000);
+    const [a, b, bucket] = await routers(60_000);
     // A worker with an older configuration bound the session to a proxy since removed.
-    const bucket = buckets[buckets.length - 1];
-    const old = await NatsSessionBindings.open(workerA.js, bucket, 60_000);
+    const old = await NatsSessionBindings.open(workers.a.js, bucket, 60_000);
     expect(await old.bind(`${TENANT}.9.standard`, 'standard#0123456789ab')).toBe('standard#0123456789ab');
     const moved = await a.choose({ tier: 'basic', sessionId: 9, tenantId: TENANT });
     expect(moved?.id).toMatch(/^standard#/);

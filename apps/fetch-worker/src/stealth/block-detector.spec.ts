@@ -76,4 +76,21 @@ describe(BlockDetector.name, () => {
       expect(new BlockDetector({ thinTextChars: 10 }).reason(page({ html: body }))).toBeUndefined();
     });
   });
+
+  describe('isChallenge', () => {
+    it.each([
+      ['a Cloudflare interstitial', html('<div id="challenge"></div>', 'Just a moment...'), true],
+      ['a thin page with a reCAPTCHA', html('<form><div class="g-recaptcha" data-sitekey="k"></div></form>'), true],
+      ['a long page whose form carries a reCAPTCHA', html(`${ARTICLE}<div class="g-recaptcha"></div>`), false],
+      ['an ordinary page', html(ARTICLE), false],
+      ['an empty JS shell (needs JavaScript, not a challenge)', html('<div id="root"></div><script src="/a.js"></script>'), false],
+    ])('judges %s by its content alone', (_what, body, expected) => {
+      expect(detector.isChallenge({ contentType: 'text/html', html: body, rendered: false })).toBe(expected);
+      expect(detector.isChallenge({ contentType: 'text/html', html: body, rendered: true })).toBe(expected);
+    });
+
+    it('does not inspect bodies that are not HTML', () => {
+      expect(detector.isChallenge({ contentType: 'application/json', html: '<title>Just a moment...</title>', rendered: false })).toBe(false);
+    });
+  });
 });

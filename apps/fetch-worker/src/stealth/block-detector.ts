@@ -62,11 +62,25 @@ export class BlockDetector {
     return this.reason(page) !== undefined;
   }
 
+  /**
+   * Whether `page` is a challenge or CAPTCHA interstitial, whatever its status: {@link reason}'s
+   * `challenge` alone. Parses the HTML only when a CAPTCHA widget is on it (to judge whether the
+   * page is thin), so that ordinary pages cost a few regular expressions.
+   */
+  isChallenge(page: Omit<ObservedPage, 'status'>): boolean {
+    if (!isHtml(page)) return false;
+    if (CHALLENGE_MARKERS.some((marker) => marker.test(page.html))) return true;
+    if (!CAPTCHA_WIDGET_MARKERS.some((marker) => marker.test(page.html))) return false;
+    return this.reason({ ...page, status: 200 }) === 'challenge';
+  }
+
   /** The reason `page` is blocked; undefined when it is a real answer. */
   reason(page: ObservedPage): BlockReason | undefined {
     if (BLOCKING_STATUSES.has(page.status)) return 'status';
     if (!isHtml(page)) return undefined;
     if (CHALLENGE_MARKERS.some((marker) => marker.test(page.html))) return 'challenge';
+    // What follows needs the DOM; a rendered page without a CAPTCHA widget cannot be blocked by it.
+    if (page.rendered && !CAPTCHA_WIDGET_MARKERS.some((marker) => marker.test(page.html))) return undefined;
     const $ = load(page.html);
     const hasNoscript = $('noscript').length > 0;
     const hasScript = $('script').length > 0;
@@ -83,7 +97,7 @@ export class BlockDetector {
   }
 }
 
-function isHtml(page: ObservedPage): boolean {
+function isHtml(page: Pick<ObservedPage, 'contentType' | 'html'>): boolean {
   if (page.contentType === undefined) return /^\s*</.test(page.html);
   return /\b(text\/html|application\/xhtml\+xml)\b/i.test(page.contentType);
 }

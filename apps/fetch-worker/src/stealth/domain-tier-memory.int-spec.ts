@@ -1,9 +1,9 @@
 import { Kvm } from '@nats-io/kv';
-import { MessagingConnection } from '@trawl/messaging';
-import { uniqueSuffix, waitFor } from '@trawl/testing';
+import { waitFor } from '@trawl/testing';
 import { AdaptiveFetcher, type AttemptOutcome } from './adaptive-fetcher';
 import { NatsDomainTierMemory } from './domain-tier-memory';
 import type { FetchTier } from './tiers';
+import { twoWorkers } from '../../test/support/two-workers';
 
 jest.setTimeout(30_000);
 
@@ -21,28 +21,12 @@ function siteNeeding(needs: FetchTier, tried: FetchTier[]) {
 
 /** Two workers: two NATS connections, each with its own memory on the same bucket. */
 describe(NatsDomainTierMemory.name, () => {
-  let workerA: MessagingConnection;
-  let workerB: MessagingConnection;
-  const buckets: string[] = [];
-
-  beforeAll(async () => {
-    const servers = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
-    [workerA, workerB] = await Promise.all([
-      MessagingConnection.connect({ servers, name: 'tier-memory-a', requestTimeoutMs: 15_000 }),
-      MessagingConnection.connect({ servers, name: 'tier-memory-b', requestTimeoutMs: 15_000 }),
-    ]);
-  });
-
-  afterAll(async () => {
-    await Promise.all(buckets.map((bucket) => workerA.jsm.streams.delete(`KV_${bucket}`).catch(() => undefined)));
-    await Promise.all([workerA.close(), workerB.close()]);
-  });
+  const workers = twoWorkers('tier-memory');
 
   async function memories(ttlMs: number): Promise<{ bucket: string; a: NatsDomainTierMemory; b: NatsDomainTierMemory }> {
-    const bucket = `domain_tiers_${uniqueSuffix()}`;
-    buckets.push(bucket);
-    const a = await NatsDomainTierMemory.open(workerA.js, bucket, ttlMs);
-    const b = await NatsDomainTierMemory.open(workerB.js, bucket, ttlMs);
+    const bucket = workers.bucket('domain_tiers');
+    const a = await NatsDomainTierMemory.open(workers.a.js, bucket, ttlMs);
+    const b = await NatsDomainTierMemory.open(workers.b.js, bucket, ttlMs);
     return { bucket, a, b };
   }
 
@@ -61,14 +45,14 @@ describe(NatsDomainTierMemory.name, () => {
   it('applies a changed TTL to an existing bucket, keeping its entries', async () => {
     const { bucket, a } = await memories(60_000);
     await a.remember('shop.test', 'js_render');
-    const reopened = await NatsDomainTierMemory.open(workerB.js, bucket, 120_000);
-    expect((await workerB.jsm.streams.info(`KV_${bucket}`)).config.max_age).toBe(120_000 * 1_000_000);
+    const reopened = await NatsDomainTierMemory.open(workers.b.js, bucket, 120_000);
+    expect((await workers.b.jsm.streams.info(`KV_${bucket}`)).config.max_age).toBe(120_000 * 1_000_000);
     expect(await reopened.recall('shop.test')).toBe('js_render');
   });
 
   it('ignores a value it does not know as a tier', async () => {
     const { bucket, a } = await memories(60_000);
-    const kv = await new Kvm(workerA.js).open(bucket);
+    const kv = await new Kvm(workers.a.js).open(bucket);
     await kv.put('shop.test', 'turbo');
     expect(await a.recall('shop.test')).toBeUndefined();
   });

@@ -17,6 +17,18 @@ export enum BatchErrorCode {
   JobIngesting = 'job_ingesting',
   /** `file_input_id` names no uploaded CSV input of the caller's. */
   FileInputNotFound = 'file_input_not_found',
+  /** Stop, cancel, pause or resume with no run queued, running or paused. */
+  NoRunInFlight = 'no_run_in_flight',
+  /** A rerun or retry-failed while a run of the job is still queued, running or paused. */
+  RunInFlight = 'run_in_flight',
+  /** Retry-failed on a run with nothing to re-queue (no failed task, and not-started ones not asked for). */
+  NothingToRetry = 'nothing_to_retry',
+  /** No run with this id in the job. */
+  RunNotFound = 'run_not_found',
+  /** A schedule operation on a `regular` job. */
+  JobNotScheduled = 'job_not_scheduled',
+  /** A `cursor` that is not one this endpoint handed out (or belongs to another job or run). */
+  InvalidJobsCursor = 'invalid_jobs_cursor',
 }
 
 export class BatchError extends ApiError {

@@ -52,6 +52,23 @@ describe(checkTasks.name, () => {
     expect(invalid[0]).toMatchObject({ index: 0, field: 'service_params.wait' });
   });
 
+  it('reads plain tasks and unusual ones alike (the fast path never accepts what the schema refuses)', () => {
+    const cases: unknown[] = [
+      { url: 'https://shop.test/a', external_id: 'x'.repeat(256) },
+      { url: 'https://shop.test/a', metadata: [1] },
+      { url: 'https://shop.test/a', metadata: { note: 'x'.repeat(9_000) } },
+      { url: 'https://shop.test/a', metadata: { nested: { deep: true } } },
+      { url: 'https://shop.test/a', method: 'DELETE' },
+      { url: 'https://shop.test/a', external_id: 7 },
+      { url: 'https://shop.test/a', service_params: 'js_render' },
+      { url: '' },
+      { url: 'https://shop.test/a', metadata: { sku: 7, ok: true, none: null }, external_id: null, service_params: null },
+    ];
+    const verdicts = cases.map((task) => checkTasks([task], {}).invalid[0]?.field ?? 'ok');
+    expect(verdicts).toEqual(['external_id', 'metadata', 'metadata', 'ok', 'method', 'external_id', 'service_params', 'url', 'ok']);
+    expect(checkTasks([cases[3]], {}).tasks[0]?.metadata).toEqual({ nested: { deep: true } });
+  });
+
   it(`lists at most ${MAX_INVALID_TASKS_LISTED} bad tasks but counts them all`, () => {
     const raw = Array.from({ length: 250 }, () => ({ url: 'not a url' }));
     const { invalid, invalidCount } = checkTasks(raw, {});
@@ -77,6 +94,15 @@ describe(checkServiceParams.name, () => {
       outputs: ['emails', 'links'],
       js_instructions: [{ click: '#more' }, { wait: 500 }],
       allowed_status_codes: [404, 410],
+    });
+  });
+
+  it('accepts custom_headers as an object of headers (a POST task sets its Content-Type there), as the executor does', () => {
+    expect(checkServiceParams('https://shop.test/', { custom_headers: { 'Content-Type': 'application/json' } }).ok).toBe(true);
+    expect(checkServiceParams('https://shop.test/', { custom_headers: ['x'] })).toMatchObject({ ok: false, problem: { parameter: 'custom_headers' } });
+    expect(checkServiceParams('https://shop.test/', { custom_headers: { 'bad name': 'x' } })).toMatchObject({
+      ok: false,
+      problem: { parameter: 'custom_headers' },
     });
   });
 

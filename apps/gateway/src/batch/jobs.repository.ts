@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { Schedule, ScheduleState } from '@trawl/contracts';
 import { Database, RunKind, Sql } from '@trawl/persistence';
 import type { JobTask } from './job-request.schema';
 
@@ -37,6 +38,15 @@ export interface JobRecord {
   /** `created_at` in microseconds since the epoch (exact), for list cursors. */
   createdAtMicros: string;
   latestRun: RunRecord | null;
+  /** The `job_schedules` row of a scheduled job. */
+  schedule: JobScheduleRecord | null;
+}
+
+export interface JobScheduleRecord {
+  schedule: Schedule;
+  state: ScheduleState;
+  anchorAt: Date;
+  nextDueAt: Date | null;
 }
 
 export interface NewJob {
@@ -81,6 +91,10 @@ interface JobRow {
   r_created_at: Date | null;
   r_started_at: Date | null;
   r_finished_at: Date | null;
+  s_schedule: Schedule | null;
+  s_state: ScheduleState | null;
+  s_anchor_at: Date | null;
+  s_next_due_at: Date | null;
 }
 
 const JOB_WITH_LATEST_RUN = `
@@ -90,8 +104,9 @@ const JOB_WITH_LATEST_RUN = `
          r.id AS r_id, r.run_sequence AS r_run_sequence, r.kind AS r_kind, r.status AS r_status,
          r.total AS r_total, r.successful AS r_successful, r.failed AS r_failed, r.credits::text AS r_credits,
          r.failure_reason AS r_failure_reason, r.failure_detail AS r_failure_detail,
-         r.created_at AS r_created_at, r.started_at AS r_started_at, r.finished_at AS r_finished_at
-    FROM jobs j LEFT JOIN job_runs r ON r.id = j.latest_run_id`;
+         r.created_at AS r_created_at, r.started_at AS r_started_at, r.finished_at AS r_finished_at,
+         s.schedule AS s_schedule, s.state AS s_state, s.anchor_at AS s_anchor_at, s.next_due_at AS s_next_due_at
+    FROM jobs j LEFT JOIN job_runs r ON r.id = j.latest_run_id LEFT JOIN job_schedules s ON s.job_id = j.id`;
 
 /** Rows written per INSERT of tasks: big enough to be fast, small enough for Postgres's 65,535 parameters. */
 const TASK_ROWS_PER_STATEMENT = 5_000;
@@ -191,6 +206,25 @@ export class JobsRepository {
   async close(sql: Sql, jobId: string): Promise<void> {
     await sql.query(`UPDATE jobs SET status = 'closed', updated_at = now() WHERE id = $1`, [jobId]);
   }
+
+  /** The job's tasks counted by their own `service_params` (`null`: the job's alone). */
+  async taskParamGroups(tenantId: string, jobId: string): Promise<{ serviceParams: Record<string, unknown> | null; tasks: number }[]> {
+    const rows = await this.db.query<{ service_params: Record<string, unknown> | null; tasks: number }>(
+      `SELECT t.service_params, count(*)::int AS tasks FROM job_tasks t JOIN jobs j ON j.id = t.job_id
+        WHERE j.tenant_id = $1 AND t.job_id = $2 GROUP BY t.service_params`,
+      [tenantId, jobId],
+    );
+    return rows.map((row) => ({ serviceParams: row.service_params, tasks: row.tasks }));
+  }
+
+  /** Sets (or with `null`, removes) the job's webhook; false when the tenant has no such job. */
+  async setWebhook(tenantId: string, jobId: string, webhook: { url: string; signature: boolean } | null): Promise<boolean> {
+    const rows = await this.db.query(
+      `UPDATE jobs SET webhook_url = $3, webhook_signature = $4, updated_at = now() WHERE tenant_id = $1 AND id = $2 RETURNING id`,
+      [tenantId, jobId, webhook?.url ?? null, webhook?.signature ?? false],
+    );
+    return rows.length === 1;
+  }
 }
 
 function toJob(row: JobRow): JobRecord {
@@ -206,6 +240,10 @@ function toJob(row: JobRow): JobRecord {
     taskCount: row.task_count,
     createdAt: row.created_at,
     createdAtMicros: row.created_at_us,
+    schedule:
+      row.s_schedule === null
+        ? null
+        : { schedule: row.s_schedule, state: row.s_state ?? 'active', anchorAt: row.s_anchor_at ?? row.created_at, nextDueAt: row.s_next_due_at },
     latestRun:
       row.r_id === null
         ? null

@@ -1,3 +1,4 @@
+import { decodeCursorToken, encodeCursorToken } from '@trawl/http';
 /**
  * Opaque cursors of the Crawl API: base64url of a small JSON object. They hold no secret (every
  * read is scoped to the caller's tenant anyway); opacity only keeps callers from building them.
@@ -24,39 +25,25 @@ export function isCrawlId(value: string): boolean {
 }
 
 export function encodeResultsCursor(cursor: ResultsCursor): string {
-  return encode({ k: 'r', c: cursor.crawlId, s: cursor.seq });
+  return encodeCursorToken({ k: 'r', c: cursor.crawlId, s: cursor.seq });
 }
 
 /** The cursor, or `undefined` when the token is not a results cursor at all. */
 export function decodeResultsCursor(token: string): ResultsCursor | undefined {
-  const data = decode(token);
+  const data = decodeCursorToken(token);
   if (data?.k !== 'r' || typeof data.c !== 'string' || !isCrawlId(data.c)) return undefined;
   if (typeof data.s !== 'number' || !Number.isInteger(data.s) || data.s < 0 || data.s > MAX_SEQ) return undefined;
   return { crawlId: data.c, seq: data.s };
 }
 
 export function encodeListCursor(cursor: ListCursor): string {
-  return encode({ k: 'l', t: cursor.createdAtMicros, c: cursor.crawlId });
+  return encodeCursorToken({ k: 'l', t: cursor.createdAtMicros, c: cursor.crawlId });
 }
 
 /** The cursor, or `undefined` when the token is not a list cursor at all. */
 export function decodeListCursor(token: string): ListCursor | undefined {
-  const data = decode(token);
+  const data = decodeCursorToken(token);
   if (data?.k !== 'l' || typeof data.c !== 'string' || !isCrawlId(data.c)) return undefined;
   if (typeof data.t !== 'string' || !/^\d{1,18}$/.test(data.t)) return undefined;
   return { createdAtMicros: data.t, crawlId: data.c };
-}
-
-function encode(data: Record<string, unknown>): string {
-  return Buffer.from(JSON.stringify(data), 'utf8').toString('base64url');
-}
-
-function decode(token: string): Record<string, unknown> | undefined {
-  if (token.length === 0 || token.length > 256 || !/^[A-Za-z0-9_-]+$/.test(token)) return undefined;
-  try {
-    const data: unknown = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
-    return data !== null && typeof data === 'object' && !Array.isArray(data) ? (data as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
 }

@@ -4,12 +4,13 @@ import { Registry } from 'prom-client';
 import type { GatewayConfig } from '../config';
 import { GATEWAY_CONFIG, MESSAGING } from '../gateway.tokens';
 import { LimitsModule } from '../limits/limits.module';
+import { TenantsModule } from '../tenants/tenants.module';
 import { FetchController } from './fetch.controller';
 import { FetchMetrics } from './fetch.metrics';
 import { FetchService } from './fetch.service';
 
 @Module({
-  imports: [LimitsModule],
+  imports: [LimitsModule, TenantsModule],
   controllers: [FetchController],
   providers: [
     FetchService,

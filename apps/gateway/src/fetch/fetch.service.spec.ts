@@ -1,4 +1,5 @@
 import { Registry } from 'prom-client';
+import { ChargeBuffer } from '@trawl/billing';
 import type { FetchReplyV1, FetchRequestV1 } from '@trawl/contracts';
 import { MessagingError, MessagingErrorCode, StreamedRpcClient } from '@trawl/messaging';
 import type { Logger } from '@trawl/observability';
@@ -7,6 +8,7 @@ import { loadGatewayConfig } from '../config';
 import type { AdmissionSnapshot } from '../limits/admission.repository';
 import type { LimitsService } from '../limits/limits.service';
 import type { Account } from '../tenants/account';
+import { CaptchaSolverKeys } from '../tenants/captcha-solver-keys';
 import { FetchMetrics } from './fetch.metrics';
 import { FetchCall, FetchService } from './fetch.service';
 import { UsageHeaders } from './usage-headers';
@@ -67,8 +69,10 @@ function setup(options: { account?: Account; reply?: Partial<FetchReplyV1>; fail
   const service = new FetchService(
     rpc as unknown as StreamedRpcClient,
     limits as unknown as LimitsService,
-    db as unknown as Database,
+    // Unbuffered: the charge is written before the answer, where the test can see it.
+    new ChargeBuffer(db as unknown as Database, { flushMs: 0 }),
     new FetchMetrics(new Registry()),
+    new CaptchaSolverKeys(config, logger as unknown as Logger),
     config,
     logger as unknown as Logger,
   );
@@ -97,6 +101,22 @@ describe(FetchService.name, () => {
       expect(usage.toHeaders()).toMatchObject({ 'x-request-credits': '1', 'x-request-cost': '0.5', 'concurrency-remaining': '2' });
     });
 
+    it('passes retry advice with a worker RESP009 answer (every browser busy), billed nothing', async () => {
+      const { service, call, db } = setup({
+        reply: { billed_tier: null, status: 503, content_type: 'application/problem+json', error: { code: 'RESP009', detail: 'busy' } },
+      });
+      const answer = await service.fetch(call());
+      expect(answer.status).toBe(503);
+      expect(Number(answer.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+      expect(Number(answer.headers['retry-after'])).toBeLessThanOrEqual(5);
+      expect(db.query).not.toHaveBeenCalled();
+    });
+
+    it('gives no retry advice with a final worker error', async () => {
+      const { service, call } = setup({ reply: { billed_tier: null, status: 404, error: { code: 'RESP002', detail: 'gone' } } });
+      expect((await service.fetch(call())).headers['retry-after']).toBeUndefined();
+    });
+
     it('bills nothing for a free answer', async () => {
       const { service, call, db } = setup({ reply: { billed_tier: null, status: 422 } });
       await service.fetch(call());
@@ -117,7 +137,7 @@ describe(FetchService.name, () => {
     });
 
     it('sends the tenant CAPTCHA solver and the body of a POST', async () => {
-      const { service, call, sent } = setup({ account: account({ captchaSolver: { endpoint: 'http://s.test/', key: 'k' } }) });
+      const { service, call, sent } = setup({ account: account({ captchaSolver: { endpoint: 'http://s.test/', key: { sealed: null, plaintext: 'k' } } }) });
       await service.fetch(call({ method: 'POST', body: Buffer.from('a=1') }));
       expect(sent[0]).toMatchObject({
         captcha_solver: { endpoint: 'http://s.test/', key: 'k' },

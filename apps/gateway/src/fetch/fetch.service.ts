@@ -1,10 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { IncomingHttpHeaders } from 'node:http';
-import { creditsOfTier, recordCharges, TIER_CREDITS, tierOf } from '@trawl/billing';
+import { ChargeBuffer, creditsOfTier, TIER_CREDITS, tierOf } from '@trawl/billing';
 import { FetchReplyV1, fetchReplyV1, FetchRequestV1, messagingTopology } from '@trawl/contracts';
 import { StreamedRpcClient } from '@trawl/messaging';
 import type { Logger } from '@trawl/observability';
-import { Database } from '@trawl/persistence';
 import type { TenantContext } from '../auth/authenticated-tenant';
 import type { GatewayConfig } from '../config';
 import { GATEWAY_CONFIG, LOGGER } from '../gateway.tokens';
@@ -12,6 +11,7 @@ import { LimitsService } from '../limits/limits.service';
 import type { QueryParameters } from '../problems/query-parameters';
 import type { PlanFeature } from '../tenants/account';
 import { assertAccountMay } from '../tenants/account-standing';
+import { CaptchaSolverKeys } from '../tenants/captcha-solver-keys';
 import { FetchError, FetchErrorCode } from './fetch.errors';
 import { FetchMetrics } from './fetch.metrics';
 import { FetchQuery, parseFetchQuery } from './fetch-query';
@@ -19,7 +19,7 @@ import type { FetchMethod } from './fetch.routes';
 import { ForbiddenDomains } from './forbidden-domains';
 import { targetHeaders } from './forwarded-headers';
 import type { UsageHeaders } from './usage-headers';
-import { AbortReason, workerFailure } from './worker-failure';
+import { AbortReason, retryAdvice, workerFailure } from './worker-failure';
 
 /** One Fetch request as the controller hands it over. */
 export interface FetchCall {
@@ -60,8 +60,9 @@ export class FetchService {
   constructor(
     private readonly rpc: StreamedRpcClient,
     private readonly limits: LimitsService,
-    private readonly db: Database,
+    private readonly charges: ChargeBuffer,
     private readonly metrics: FetchMetrics,
+    private readonly solverKeys: CaptchaSolverKeys,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {
@@ -88,7 +89,8 @@ export class FetchService {
   private async admitAndCall(call: FetchCall, started: bigint): Promise<FetchAnswer> {
     const { tenantId } = call.tenant;
     const snapshot = await this.limits.admit(tenantId);
-    const { account } = snapshot;
+    // Charges this replica answered but has not written yet count as used (ChargeBuffer's window).
+    const account = { ...snapshot.account, creditsUsed: snapshot.account.creditsUsed + this.charges.pendingCredits(tenantId) };
     call.usage.concurrency(account.concurrency, snapshot.slotsInUse);
     this.limits.assertRate(snapshot);
 
@@ -128,7 +130,7 @@ export class FetchService {
     let reply: FetchReplyV1;
     let body: Buffer;
     try {
-      ({ reply, body } = await this.callWorker(call, query, account.captchaSolver));
+      ({ reply, body } = await this.callWorker(call, query, this.solverKeys.open(account)));
     } catch (error) {
       await release();
       throw error;
@@ -138,14 +140,20 @@ export class FetchService {
     const credits = billedTier === null ? 0 : (creditsOfTier(billedTier) ?? 0);
     await Promise.all([
       release(),
-      // One statement (ledger row and running total together): no transaction round trips.
+      // Buffered with other requests' charges (FETCH_LEDGER_FLUSH_MS): one commit for many rows.
       credits > 0 && billedTier !== null
-        ? recordCharges(this.db, [{ tenantId, credits, product: 'fetch', tier: billedTier, ref: `fetch:${call.usage.requestId}` }])
+        ? this.charges.add({ tenantId, credits, product: 'fetch', tier: billedTier, ref: `fetch:${call.usage.requestId}` })
         : undefined,
     ]);
     call.usage.billed(credits);
     this.metrics.answered(reply.error?.code ?? 'OK', reply.billed_tier, secondsSince(started));
-    return { status: reply.status, contentType: reply.content_type, headers: targetAnswerHeaders(reply.headers), body };
+    return {
+      status: reply.status,
+      contentType: reply.content_type,
+      // A worker's own RESP009 (every browser busy) or ERR0001 gets the same advice as the gateway's.
+      headers: { ...targetAnswerHeaders(reply.headers), ...retryAdvice(reply.error?.code) },
+      body,
+    };
   }
 
   private async callWorker(

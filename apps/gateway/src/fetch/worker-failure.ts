@@ -22,18 +22,31 @@ export function workerFailure(error: unknown, abortReason: AbortReason | undefin
   switch (code) {
     case MessagingErrorCode.RpcNoResponders:
     case MessagingErrorCode.RpcBusy: {
-      const retryAfter = 1 + Math.floor(random() * 5);
+      const advice = retryAdvice(FetchErrorCode.NoCapacity, random);
       return new FetchError(
         FetchErrorCode.NoCapacity,
-        `All capacity is busy; retry in ${retryAfter} s with backoff and jitter.`,
+        `All capacity is busy; retry in ${advice['retry-after']} s with backoff and jitter.`,
         {},
-        { 'retry-after': String(retryAfter) },
+        advice,
       );
     }
     default:
       // A worker lost mid-request, a worker that failed, or anything unforeseen: retryable.
-      return new FetchError(FetchErrorCode.WorkerLost, 'The request failed inside the service; retry after 10 to 30 seconds.', {}, {
-        'retry-after': String(10 + Math.floor(random() * 21)),
-      });
+      return new FetchError(
+        FetchErrorCode.WorkerLost,
+        'The request failed inside the service; retry after 10 to 30 seconds.',
+        {},
+        retryAdvice(FetchErrorCode.WorkerLost, random),
+      );
   }
+}
+
+/**
+ * `Retry-After` (seconds, jittered) of a retryable code, whether the gateway or a worker decided
+ * it: 1–5 s for `RESP009` (capacity), 10–30 s for `ERR0001`; nothing for other codes.
+ */
+export function retryAdvice(code: string | undefined, random: () => number = Math.random): Record<string, string> {
+  if (code === FetchErrorCode.NoCapacity) return { 'retry-after': String(1 + Math.floor(random() * 5)) };
+  if (code === FetchErrorCode.WorkerLost) return { 'retry-after': String(10 + Math.floor(random() * 21)) };
+  return {};
 }

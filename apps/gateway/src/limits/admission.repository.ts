@@ -24,7 +24,8 @@ export class AdmissionRepository {
   constructor(private readonly db: Database) {}
 
   async countRequestAndRead(tenantId: string): Promise<AdmissionSnapshot | undefined> {
-    const rows = await this.db.query<AccountRow & { requests: number; resets_in_ms: number; slots_in_use: number }>(
+    const rows = await this.db.prepared<AccountRow & { requests: number; resets_in_ms: number; slots_in_use: number }>(
+      'fetch_admission',
       `WITH rate AS (
          INSERT INTO fetch_rate_windows AS w (tenant_id, window_start, requests)
          VALUES ($1, date_trunc('minute', now()), 1)

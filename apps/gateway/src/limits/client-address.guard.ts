@@ -1,6 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Logger } from '@trawl/observability';
-import { ClientAddressesRepository, ErrorRatePolicy } from './client-addresses.repository';
+import { ClientAddressHealth, isClientError } from './client-address-health';
 import { LimitError, LimitErrorCode } from './limits.errors';
 
 declare module 'fastify' {
@@ -15,17 +14,16 @@ declare module 'fastify' {
 
 /**
  * `BLK0001` (spec §7): a client address whose answers on the guarded routes were mostly errors
- * is blocked for a while. Counted: every 4xx the gateway itself decided (authentication,
- * parameters, account, limits, verb). Not counted: answers about the target (`answeredFromTarget`)
- * and 5xx (our failures, not the client's). The check runs first in `onRequest` (before
- * authentication, so key guessing is blocked too); the count runs after the answer has left.
+ * is blocked for a while. Counted as errors: the 4xx the gateway itself decided (authentication,
+ * parameters, account, verb), not 429s (`AUTH006`, `AUTH008`), not answers about the target
+ * (`answeredFromTarget`), not 5xx (our failures, not the client's); see {@link isClientError}.
+ * The check runs first in `onRequest` (before authentication, so key guessing is blocked too);
+ * the count runs after the answer has left.
  */
 export function installClientAddressGuard(
   fastify: FastifyInstance,
   options: {
-    addresses: ClientAddressesRepository;
-    policy: ErrorRatePolicy;
-    logger: Logger;
+    health: ClientAddressHealth;
     isGuardedRoute: (route: string | undefined) => boolean;
   },
 ): void {
@@ -33,7 +31,7 @@ export function installClientAddressGuard(
   fastify.decorateRequest('answeredFromTarget', false);
   fastify.addHook('onRequest', async (request) => {
     if (!options.isGuardedRoute(request.routeOptions.url)) return;
-    const until = await options.addresses.blockedUntil(request.ip);
+    const until = await options.health.blockedUntil(request.ip);
     if (!until) return;
     blocked.add(request);
     const retryAfter = Math.max(1, Math.ceil((until.getTime() - Date.now()) / 1000));
@@ -45,10 +43,6 @@ export function installClientAddressGuard(
   });
   fastify.addHook('onResponse', async (request, reply) => {
     if (!options.isGuardedRoute(request.routeOptions.url) || blocked.has(request)) return;
-    const isError = !request.answeredFromTarget && reply.statusCode >= 400 && reply.statusCode < 500;
-    // After the answer left: its latency does not wait for this write.
-    options.addresses
-      .record(request.ip, isError, options.policy)
-      .catch((error: unknown) => options.logger.warn({ err: error }, 'could not record a client address outcome'));
+    options.health.record(request.ip, isClientError(reply.statusCode, request.answeredFromTarget));
   });
 }

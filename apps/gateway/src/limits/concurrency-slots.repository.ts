@@ -31,7 +31,8 @@ export class ConcurrencySlotsRepository {
     holder: string,
     leaseMs: number,
   ): Promise<{ slot: number; inUse: number } | undefined> {
-    const rows = await this.db.query<{ slot: number; held_before: number }>(
+    const rows = await this.db.prepared<{ slot: number; held_before: number }>(
+      'fetch_slots_acquire',
       `INSERT INTO fetch_slots AS f (tenant_id, slot, holder, lease_until)
        SELECT $1, s, $3, now() + make_interval(secs => $4::double precision / 1000)
          FROM generate_series(1, $2::int) s
@@ -52,19 +53,24 @@ export class ConcurrencySlotsRepository {
 
   /** Slots held now among 1..limit. */
   async inUse(tenantId: string, limit: number): Promise<number> {
-    const rows = await this.db.query<{ count: number }>(
+    const rows = await this.db.prepared<{ count: number }>(
+      'fetch_slots_in_use',
       `SELECT count(*)::int AS count FROM fetch_slots WHERE tenant_id = $1 AND slot <= $2 AND lease_until > now()`,
       [tenantId, limit],
     );
     return rows[0]?.count ?? 0;
   }
 
-  /** Frees the slot if `holder` still holds it (a lease that passed may belong to another request now). */
+  /**
+   * Frees the slot if `holder` still holds it (a lease that passed may belong to another request now).
+   * The row stays, its lease ended: the next claim of the slot is then an update in place (no new
+   * row, no foreign key check, no dead row for each request).
+   */
   async release(lease: SlotLease): Promise<void> {
-    await this.db.query(`DELETE FROM fetch_slots WHERE tenant_id = $1 AND slot = $2 AND holder = $3`, [
-      lease.tenantId,
-      lease.slot,
-      lease.holder,
-    ]);
+    await this.db.prepared(
+      'fetch_slots_release',
+      `UPDATE fetch_slots SET lease_until = '-infinity', holder = '' WHERE tenant_id = $1 AND slot = $2 AND holder = $3`,
+      [lease.tenantId, lease.slot, lease.holder],
+    );
   }
 }

@@ -3,6 +3,8 @@ import { BatchErrorCode } from '../batch/batch.errors';
 import { CrawlErrorCode } from '../crawls/crawls.errors';
 import { FetchErrorCode } from '../fetch/fetch.errors';
 import { IdempotencyErrorCode } from '../idempotency/idempotency.errors';
+import { JobExportErrorCode } from '../job-exports/job-exports.errors';
+import { JobInputErrorCode } from '../job-inputs/job-inputs.errors';
 import { LimitErrorCode } from '../limits/limits.errors';
 import { AccountErrorCode } from '../tenants/account.errors';
 import { TenantErrorCode } from '../tenants/tenants.errors';
@@ -20,7 +22,9 @@ export type ApiErrorCode =
   | AccountErrorCode
   | TenantErrorCode
   | WebhookErrorCode
-  | BatchErrorCode;
+  | BatchErrorCode
+  | JobInputErrorCode
+  | JobExportErrorCode;
 
 /** How one error code is served: status, wire `code`, `title`, and headers that go with it. */
 export interface ProblemKind {
@@ -124,6 +128,8 @@ export function problemKind(code: ApiErrorCode): ProblemKind {
       return { status: 402, code, title: 'Product not allowed' };
     case TenantErrorCode.TenantNotFound:
       return { status: 404, code, title: 'Tenant not found' };
+    case TenantErrorCode.SecretsUnavailable:
+      return { status: 503, code, title: 'Secrets unavailable', publicDetail: true };
     case WebhookErrorCode.CallbackUrlMustBeHttps:
       return { status: 400, code, title: 'Webhook URL must be https' };
     case WebhookErrorCode.SigningRequiresActiveKey:
@@ -148,6 +154,52 @@ export function problemKind(code: ApiErrorCode): ProblemKind {
       return { status: 409, code, title: 'Job tasks still being written', headers: { 'retry-after': '5' } };
     case BatchErrorCode.FileInputNotFound:
       return { status: 404, code, title: 'File input not found' };
+    case JobInputErrorCode.UploadSignatureInvalid:
+      return { status: 403, code, title: 'Upload URL signature invalid' };
+    case JobInputErrorCode.UploadUrlExpired:
+      return { status: 403, code, title: 'Upload URL expired' };
+    case JobInputErrorCode.InputAlreadyUploaded:
+      return { status: 409, code, title: 'File input already uploaded' };
+    case JobInputErrorCode.UploadInProgress:
+      return { status: 409, code, title: 'Upload in progress' };
+    case JobInputErrorCode.UploadNotCsv:
+      return { status: 415, code, title: 'Upload must be text/csv' };
+    case JobInputErrorCode.CsvTooLarge:
+      return { status: 413, code, title: 'CSV file too large' };
+    case JobInputErrorCode.CsvTooManyRows:
+      return { status: 413, code, title: 'Too many CSV rows' };
+    case JobInputErrorCode.CsvMalformed:
+      return { status: 400, code, title: 'Malformed CSV' };
+    case JobInputErrorCode.CsvColumnMissing:
+      return { status: 400, code, title: 'CSV column missing' };
+    case JobInputErrorCode.CsvInvalidRows:
+      return { status: 400, code, title: 'Invalid CSV rows' };
+    case JobInputErrorCode.InputNotUploaded:
+      return { status: 409, code, title: 'File input not uploaded' };
+    case JobInputErrorCode.InputUsed:
+      return { status: 409, code, title: 'File input already used' };
+    case JobInputErrorCode.InputExpired:
+      return { status: 410, code, title: 'File input expired' };
+    case JobExportErrorCode.ExportNotFound:
+      return { status: 404, code, title: 'Export not found' };
+    case JobExportErrorCode.ExportExpired:
+      return { status: 410, code, title: 'Export expired' };
+    case JobExportErrorCode.ExportTooLarge:
+      return { status: 422, code, title: 'Export too large' };
+    case JobExportErrorCode.RunNotFinished:
+      return { status: 409, code, title: 'Run not finished' };
+    case BatchErrorCode.NoRunInFlight:
+      return { status: 409, code, title: 'No run in flight' };
+    case BatchErrorCode.RunInFlight:
+      return { status: 409, code, title: 'A run is in flight' };
+    case BatchErrorCode.NothingToRetry:
+      return { status: 409, code, title: 'Nothing to retry' };
+    case BatchErrorCode.RunNotFound:
+      return { status: 404, code, title: 'Run not found' };
+    case BatchErrorCode.JobNotScheduled:
+      return { status: 409, code, title: 'Job not scheduled' };
+    case BatchErrorCode.InvalidJobsCursor:
+      return { status: 400, code: 'invalid_cursor', title: 'Invalid cursor' };
     default:
       return unreachable(code);
   }
@@ -168,4 +220,7 @@ export const API_ERROR_CODE_ENUMS = [
   AccountErrorCode,
   TenantErrorCode,
   WebhookErrorCode,
+  JobInputErrorCode,
+  JobExportErrorCode,
+  BatchErrorCode,
 ] as const;

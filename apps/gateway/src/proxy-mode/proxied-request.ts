@@ -4,6 +4,7 @@ import type { Logger } from '@trawl/observability';
 import { FetchError, FetchErrorCode } from '../fetch/fetch.errors';
 import { FETCH_METHODS, FetchMethod } from '../fetch/fetch.routes';
 import { UsageHeaders } from '../fetch/usage-headers';
+import { isClientError } from '../limits/client-address-health';
 import { LimitError, LimitErrorCode } from '../limits/limits.errors';
 import { RequestError, RequestErrorCode } from '../problems/request.errors';
 import { parseProxyAuthorization, proxiedFetchQuery, ProxyCredentials } from './proxy-credentials';
@@ -53,7 +54,7 @@ export class ProxiedRequestHandler {
     });
     const kind = tunnel?.kind ?? 'http';
     let blocked = false;
-    let isClientError = false;
+    let clientError = false;
     try {
       if (this.addresses && address) blocked = await assertNotBlocked(this.addresses, address);
       const credentials = tunnel?.credentials ?? parseProxyAuthorization(request.headers['proxy-authorization']);
@@ -82,7 +83,7 @@ export class ProxiedRequestHandler {
     } catch (error) {
       if (isBlocked(error)) blocked = true;
       const problem = proxyProblemOf(error, this.logger);
-      isClientError = problem.status >= 400 && problem.status < 500;
+      clientError = isClientError(problem.status, false);
       this.metrics.requests.inc({ kind, outcome: problem.code });
       this.logger.debug({ code: problem.code, instance: problem.instance, request_id: usage.requestId, kind }, 'proxied request refused');
       if (response.headersSent || response.destroyed) {
@@ -95,9 +96,7 @@ export class ProxiedRequestHandler {
       response.end(problem.body);
     } finally {
       if (this.addresses && address && !blocked) {
-        this.addresses
-          .record(address, isClientError)
-          .catch((error: unknown) => this.logger.warn({ err: error }, 'could not record a client address outcome'));
+        this.addresses.record(address, clientError);
       }
     }
   }

@@ -8,7 +8,7 @@ import type { GatewayConfig } from '../config';
 import { FetchModule } from '../fetch/fetch.module';
 import { FetchService } from '../fetch/fetch.service';
 import { GATEWAY_CONFIG, LOGGER } from '../gateway.tokens';
-import { ClientAddressesRepository } from '../limits/client-addresses.repository';
+import { ClientAddressHealth } from '../limits/client-address-health';
 import { LimitsModule } from '../limits/limits.module';
 import {
   CertificateAuthority,
@@ -33,7 +33,7 @@ export class ProxyModeRunner implements OnApplicationBootstrap, BeforeApplicatio
   constructor(
     private readonly fetcher: FetchService,
     private readonly authenticator: ApiKeyAuthenticator,
-    private readonly addresses: ClientAddressesRepository,
+    private readonly addresses: ClientAddressHealth,
     private readonly registry: Registry,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
     @Inject(LOGGER) private readonly logger: Logger,
@@ -52,15 +52,9 @@ export class ProxyModeRunner implements OnApplicationBootstrap, BeforeApplicatio
       maxEntries: config.PROXY_MODE_CERT_CACHE_SIZE,
       onIssued: () => metrics.certificatesIssued.inc(),
     });
-    const policy = {
-      windowSeconds: config.CLIENT_ERROR_WINDOW_SECONDS,
-      minRequests: config.CLIENT_ERROR_MIN_REQUESTS,
-      ratePercent: config.CLIENT_ERROR_RATE_PERCENT,
-      blockSeconds: config.CLIENT_BLOCK_SECONDS,
-    };
     const addresses: ClientAddressGuard = {
       blockedUntil: (address) => this.addresses.blockedUntil(address),
-      record: (address, isError) => this.addresses.record(address, isError, policy),
+      record: (address, isError) => this.addresses.record(address, isError),
     };
     const handler = new ProxiedRequestHandler(this.authenticator, this.fetcher, addresses, metrics, this.logger, {
       bodyLimitBytes: config.HTTP_BODY_LIMIT_BYTES,

@@ -19,6 +19,6 @@ export interface ProxyFetcher {
 export interface ClientAddressGuard {
   /** When the address is blocked, until when. */
   blockedUntil(address: string): Promise<Date | undefined>;
-  /** Counts one answer to the address; `isError` for refusals the client caused (4xx of ours). */
-  record(address: string, isError: boolean): Promise<void>;
+  /** Counts one answer to the address (buffered); `isError` for refusals the client caused (`isClientError`). */
+  record(address: string, isError: boolean): void;
 }

@@ -12,6 +12,7 @@ import { parseProxyAuthorization } from './proxy-credentials';
 import type { ProxyModeMetrics } from './proxy-mode.metrics';
 import type { ClientAddressGuard, ProxyAuthenticator } from './proxy-mode.ports';
 import { proxyProblemOf, rawProblemResponse } from './proxy-problems';
+import { isClientError } from '../limits/client-address-health';
 
 export interface ProxyModeServerOptions {
   /** Address to listen on (`HTTP_HOST`). */
@@ -143,7 +144,7 @@ export class ProxyModeServer {
       const problem = proxyProblemOf(error, this.logger);
       this.metrics.connects.inc({ outcome: problem.code });
       this.logger.debug({ code: problem.code, instance: problem.instance }, 'CONNECT refused');
-      if (address && !blocked) this.recordAddress(address, problem.status >= 400 && problem.status < 500);
+      if (address && !blocked) this.recordAddress(address, isClientError(problem.status, false));
       socket.end(rawProblemResponse(problem));
       return;
     }
@@ -193,9 +194,7 @@ export class ProxyModeServer {
   }
 
   private recordAddress(address: string, isError: boolean): void {
-    this.addresses
-      ?.record(address, isError)
-      .catch((error: unknown) => this.logger.warn({ err: error }, 'could not record a client address outcome'));
+    this.addresses?.record(address, isError);
   }
 }
 

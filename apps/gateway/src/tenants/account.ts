@@ -1,3 +1,5 @@
+import type { StoredSolverKey } from '@trawl/webhooks';
+
 /** Features a plan may include (`AUTH010` when a request needs one the plan lacks). */
 export const PLAN_FEATURES = ['js_render', 'premium_proxy', 'proxy_mode'] as const;
 export type PlanFeature = (typeof PLAN_FEATURES)[number];
@@ -29,8 +31,11 @@ export interface Account {
   subscriptionStatus: SubscriptionStatus;
   emailVerified: boolean;
   rateLimitPerMinute: number;
-  /** The tenant's CAPTCHA solver; `key` is a secret (never logged, never answered). */
-  captchaSolver: { endpoint: string; key: string } | null;
+  /**
+   * The tenant's CAPTCHA solver; `key` as stored (sealed, or plaintext from before sealing), opened
+   * only to build a worker request (never logged, never answered).
+   */
+  captchaSolver: { endpoint: string; key: StoredSolverKey } | null;
 }
 
 /** Credits still available in the period (never negative). */

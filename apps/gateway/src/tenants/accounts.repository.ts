@@ -6,7 +6,8 @@ import type { Account, PlanFeature, PlanProduct, SubscriptionStatus } from './ac
 export const ACCOUNT_COLUMNS = `
   t.id, t.name, t.credits_limit, t.credits_used, t.period_started_at, t.period_ends_at, t.period_days,
   t.concurrency, t.max_active_jobs, t.plan_features, t.plan_products, t.subscription_status,
-  t.email_verified, t.rate_limit_per_minute, t.captcha_solver_endpoint, t.captcha_solver_key`;
+  t.email_verified, t.rate_limit_per_minute, t.captcha_solver_endpoint, t.captcha_solver_key,
+  t.captcha_solver_key_sealed`;
 
 export interface AccountRow {
   id: string;
@@ -25,6 +26,7 @@ export interface AccountRow {
   rate_limit_per_minute: number;
   captcha_solver_endpoint: string | null;
   captcha_solver_key: string | null;
+  captcha_solver_key_sealed: Buffer | null;
 }
 
 export function toAccount(row: AccountRow): Account {
@@ -44,8 +46,8 @@ export function toAccount(row: AccountRow): Account {
     emailVerified: row.email_verified,
     rateLimitPerMinute: row.rate_limit_per_minute,
     captchaSolver:
-      row.captcha_solver_endpoint && row.captcha_solver_key
-        ? { endpoint: row.captcha_solver_endpoint, key: row.captcha_solver_key }
+      row.captcha_solver_endpoint && (row.captcha_solver_key_sealed || row.captcha_solver_key)
+        ? { endpoint: row.captcha_solver_endpoint, key: { sealed: row.captcha_solver_key_sealed, plaintext: row.captcha_solver_key } }
         : null,
   };
 }

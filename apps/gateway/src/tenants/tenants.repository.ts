@@ -16,13 +16,15 @@ export interface TenantSettings {
   subscriptionStatus?: string;
   emailVerified?: boolean;
   rateLimitPerMinute?: number;
-  /** `null` removes the solver. */
-  captchaSolver?: { endpoint: string; key: string } | null;
+  /** `null` removes the solver. The key comes sealed; setting it clears a plaintext key of old. */
+  captchaSolver?: { endpoint: string; keySealed: Buffer } | null;
 }
 
 export interface NewTenant extends Required<Omit<TenantSettings, 'periodEndsAt' | 'captchaSolver'>> {
+  /** Chosen by the caller: the solver key is sealed to the tenant's id before the row exists. */
+  id: string;
   periodEndsAt?: Date;
-  captchaSolver?: { endpoint: string; key: string } | null;
+  captchaSolver?: { endpoint: string; keySealed: Buffer } | null;
   key: { hash: Buffer; hint: string; expiresAt: Date | null };
 }
 
@@ -56,8 +58,8 @@ export class TenantsRepository {
       const [row] = await sql.query<{ id: string }>(
         `INSERT INTO tenants (name, credits_limit, concurrency, max_active_jobs, period_days, period_ends_at,
                               plan_features, plan_products, subscription_status, email_verified,
-                              rate_limit_per_minute, captcha_solver_endpoint, captcha_solver_key)
-         VALUES ($1, $2, $3, $4, $5, coalesce($6, now() + make_interval(days => $5)), $7, $8, $9, $10, $11, $12, $13)
+                              rate_limit_per_minute, captcha_solver_endpoint, captcha_solver_key_sealed, id)
+         VALUES ($1, $2, $3, $4, $5, coalesce($6, now() + make_interval(days => $5)), $7, $8, $9, $10, $11, $12, $13, $14)
          RETURNING id`,
         [
           tenant.name,
@@ -72,7 +74,8 @@ export class TenantsRepository {
           tenant.emailVerified,
           tenant.rateLimitPerMinute,
           tenant.captchaSolver?.endpoint ?? null,
-          tenant.captchaSolver?.key ?? null,
+          tenant.captchaSolver?.keySealed ?? null,
+          tenant.id,
         ],
       );
       if (!row) throw new Error('INSERT … RETURNING gave no tenant row');
@@ -105,8 +108,13 @@ export class TenantsRepository {
         sets.push(`${column} = $${params.length}`);
       }
       if (settings.captchaSolver !== undefined) {
-        params.push(settings.captchaSolver?.endpoint ?? null, settings.captchaSolver?.key ?? null);
-        sets.push(`captcha_solver_endpoint = $${params.length - 1}`, `captcha_solver_key = $${params.length}`);
+        params.push(settings.captchaSolver?.endpoint ?? null, settings.captchaSolver?.keySealed ?? null);
+        sets.push(
+          `captcha_solver_endpoint = $${params.length - 1}`,
+          `captcha_solver_key_sealed = $${params.length}`,
+          // A plaintext key from before sealing goes whenever the solver is set or removed.
+          'captcha_solver_key = NULL',
+        );
       }
       const found = await sql.query<{ id: string }>(
         sets.length > 0

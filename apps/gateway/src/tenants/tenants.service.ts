@@ -1,5 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { apiKeyHint, generateApiKey, hashApiKey } from '../auth/api-key';
+import { CaptchaSolverKeys } from './captcha-solver-keys';
 import { TenantError, TenantErrorCode } from './tenants.errors';
 import { CreateTenantBody, TENANT_DEFAULTS, UpdateTenantBody } from './tenants.schemas';
 import { TenantRecord, TenantSettings, TenantsRepository } from './tenants.repository';
@@ -14,12 +16,18 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 @Injectable()
 export class TenantsService {
-  constructor(private readonly tenants: TenantsRepository) {}
+  constructor(
+    private readonly tenants: TenantsRepository,
+    private readonly solverKeys: CaptchaSolverKeys,
+  ) {}
 
+  /** @throws TenantError `secrets_unavailable` (a solver key without `SECRETS_KEY`). */
   async create(request: CreateTenantBody): Promise<CreatedTenant> {
     const apiKey = generateApiKey();
-    const settings = settingsOf(request);
+    const id = randomUUID();
+    const settings = this.settingsOf(id, request);
     const tenant = await this.tenants.createWithKey({
+      id,
       name: settings.name ?? TENANT_DEFAULTS.name,
       creditsLimit: settings.creditsLimit ?? TENANT_DEFAULTS.credits,
       concurrency: settings.concurrency ?? TENANT_DEFAULTS.concurrency,
@@ -37,17 +45,25 @@ export class TenantsService {
     return { tenant, apiKey };
   }
 
-  /** @throws TenantError `tenant_not_found`. */
+  /** @throws TenantError `tenant_not_found`, `secrets_unavailable`. */
   async update(tenantId: string, request: UpdateTenantBody): Promise<TenantRecord> {
     const tenant = UUID.test(tenantId)
-      ? await this.tenants.update(tenantId, settingsOf(request), request.api_key_expires_at)
+      ? await this.tenants.update(tenantId, this.settingsOf(tenantId, request), request.api_key_expires_at)
       : undefined;
     if (!tenant) throw new TenantError(TenantErrorCode.TenantNotFound, 'No tenant has this ID; check the `tenant_id`.');
     return tenant;
   }
+
+  private settingsOf(tenantId: string, request: CreateTenantBody | UpdateTenantBody): TenantSettings {
+    const solver = request.captcha_solver;
+    return {
+      ...settingsOf(request),
+      captchaSolver: solver ? { endpoint: solver.endpoint, keySealed: this.solverKeys.seal(tenantId, solver.key) } : solver,
+    };
+  }
 }
 
-function settingsOf(request: CreateTenantBody | UpdateTenantBody): TenantSettings {
+function settingsOf(request: CreateTenantBody | UpdateTenantBody): Omit<TenantSettings, 'captchaSolver'> {
   return {
     name: request.name,
     creditsLimit: request.credits,
@@ -60,6 +76,5 @@ function settingsOf(request: CreateTenantBody | UpdateTenantBody): TenantSetting
     subscriptionStatus: request.subscription_status,
     emailVerified: request.email_verified,
     rateLimitPerMinute: request.rate_limit_per_minute,
-    captchaSolver: request.captcha_solver,
   };
 }

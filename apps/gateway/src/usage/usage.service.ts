@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { ChargeBuffer } from '@trawl/billing';
 import { LimitsService } from '../limits/limits.service';
 import { creditsLeft } from '../tenants/account';
 import { AccountsService } from '../tenants/accounts.service';
@@ -28,9 +29,13 @@ export class UsageService {
   constructor(
     private readonly accounts: AccountsService,
     private readonly limits: LimitsService,
+    private readonly charges: ChargeBuffer,
   ) {}
 
   async details(tenantId: string): Promise<SubscriptionDetails> {
+    // This replica's Fetch charges still buffered go in first; other replicas' are at most
+    // FETCH_LEDGER_FLUSH_MS behind.
+    await this.charges.flush();
     const account = await this.accounts.current(tenantId);
     const [inUse, activeJobs] = await Promise.all([
       this.limits.inUse(tenantId, account.concurrency),

@@ -1,4 +1,5 @@
 import type { DeliveriesPosition } from './webhook-deliveries.repository';
+import { decodeCursorToken, encodeCursorToken } from '@trawl/http';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -7,19 +8,14 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
  * id). It holds no secret: reads are scoped to the caller's tenant anyway.
  */
 export function encodeDeliveriesCursor(jobId: string, position: DeliveriesPosition): string {
-  return Buffer.from(JSON.stringify({ j: jobId, t: position.createdAtMicros, i: position.id })).toString('base64url');
+  return encodeCursorToken({ j: jobId, t: position.createdAtMicros, i: position.id });
 }
 
 /** The position, or `undefined` when the token is not a cursor of this job's deliveries. */
 export function decodeDeliveriesCursor(jobId: string, token: string): DeliveriesPosition | undefined {
-  let data: unknown;
-  try {
-    data = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
-  } catch {
-    return undefined;
-  }
-  if (typeof data !== 'object' || data === null) return undefined;
-  const { j, t, i } = data as Record<string, unknown>;
+  const data = decodeCursorToken(token);
+  if (!data) return undefined;
+  const { j, t, i } = data;
   if (j !== jobId || typeof t !== 'string' || !/^\d{1,18}$/.test(t) || typeof i !== 'string' || !UUID.test(i)) return undefined;
   return { createdAtMicros: t, id: i };
 }

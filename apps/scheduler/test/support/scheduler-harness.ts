@@ -127,6 +127,8 @@ export async function createSchedule(sql: Sql, tenantId: string, body: unknown, 
   const schedule: Schedule = scheduleSchema.parse(body);
   const timing = scheduleOnReplace(schedule, undefined, now);
   const jobId = randomUUID();
+  // job_schedules.job_id references jobs (migration 1764000000050).
+  await sql.query(`INSERT INTO jobs (id, tenant_id, type, status, service_params) VALUES ($1, $2, 'scheduled', 'closed', '{}')`, [jobId, tenantId]);
   await sql.query(
     `INSERT INTO job_schedules (job_id, tenant_id, schedule, state, anchor_at, next_due_at, created_at, updated_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $7)`,

@@ -9,6 +9,8 @@ export interface NewRun {
   kind: RunKind;
   total: number;
   traceParent: string | undefined;
+  /** The run a rerun or retry-failed run was made from. */
+  sourceRunId?: string;
 }
 
 /** Statuses of a run that still holds an active-job slot. */
@@ -22,11 +24,11 @@ export class RunsRepository {
   /** A new queued run numbered after the job's last one, made the job's latest; answers its `run_sequence`. */
   async insertRun(sql: Sql, run: NewRun): Promise<number> {
     const [row] = await sql.query<{ run_sequence: number }>(
-      `INSERT INTO job_runs (id, job_id, tenant_id, run_sequence, kind, status, total, trace_parent)
-       SELECT $1, $2, $3, coalesce(max(run_sequence), 0) + 1, $4, 'queued', $5, $6
+      `INSERT INTO job_runs (id, job_id, tenant_id, run_sequence, kind, status, total, trace_parent, source_run_id)
+       SELECT $1, $2, $3, coalesce(max(run_sequence), 0) + 1, $4, 'queued', $5, $6, $7
          FROM job_runs WHERE job_id = $2
        RETURNING run_sequence`,
-      [run.id, run.jobId, run.tenantId, run.kind, run.total, run.traceParent ?? null],
+      [run.id, run.jobId, run.tenantId, run.kind, run.total, run.traceParent ?? null, run.sourceRunId ?? null],
     );
     await sql.query(`UPDATE jobs SET latest_run_id = $2, updated_at = now() WHERE id = $1`, [run.jobId, run.id]);
     return row.run_sequence;

@@ -1,0 +1,199 @@
+import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { context, Context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { BatchTaskResultV1, batchTaskV1, BatchTaskV1, MessagingTopology } from '@trawl/contracts';
+import { Disposition, InboundMessage, MessageConsumer, MessagingConnection } from '@trawl/messaging';
+import { Logger, tracer, tracesExported } from '@trawl/observability';
+import { FetchRequestService } from '../fetch-requests/fetch-request.service';
+import { ResultPublisher } from '../crawl-pages/result-publisher';
+import { WORKER_LOGGER } from '../worker.logger';
+import { WORKER_MESSAGING } from '../worker.messaging';
+import { WorkerMetrics } from '../worker.metrics';
+import { fetchRequestOf, isTransient, resultOf, skippedResult } from './batch-task-answer';
+import { MAX_INLINE_BODY_BYTES, spillBody } from './body-spill';
+import { StoppedRuns } from './stopped-runs';
+
+export const BATCH_TASK_CONSUMER_SETTINGS = Symbol('BATCH_TASK_CONSUMER_SETTINGS');
+
+export interface BatchTaskConsumerSettings {
+  topology: MessagingTopology;
+  /** Batch tasks run at once by this worker (`BATCH_CONCURRENCY`); 0 takes none. */
+  concurrency: number;
+  /** On shutdown, how long tasks in flight may still finish, in ms, before they are cancelled and handed back. */
+  drainMs: number;
+  /** On shutdown, the deadline for every message to be settled, in ms. */
+  stopDeadlineMs: number;
+}
+
+/** How often a running task tells JetStream it is still at work; well inside the 30 s ack wait. */
+const WORKING_INTERVAL_MS = 10_000;
+/** Delay before a task handed back (busy browsers, a failed publish) is offered again, in ms. */
+const RETRY_DELAY_MS = 5_000;
+const NEVER = new AbortController().signal;
+
+/**
+ * Takes batch tasks from the work queue, runs each through the Fetch API's own
+ * `FetchRequestService` (same engines, options, tiers and errors) and publishes its result,
+ * gathered with others into one message. A task is acked only once its result is stored; a task
+ * whose claim has already expired is skipped, since the scheduler has dispatched it again.
+ */
+@Injectable()
+export class BatchTaskConsumer implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private consumer?: MessageConsumer<BatchTaskV1>;
+  private readonly shutdown = new AbortController();
+  private stopping?: Promise<void>;
+  private readonly results: ResultPublisher<BatchTaskResultV1>;
+
+  constructor(
+    private readonly fetchRequests: FetchRequestService,
+    @Inject(WORKER_MESSAGING) private readonly messaging: MessagingConnection,
+    @Inject(BATCH_TASK_CONSUMER_SETTINGS) private readonly settings: BatchTaskConsumerSettings,
+    private readonly metrics: WorkerMetrics,
+    @Inject(WORKER_LOGGER) private readonly logger: Logger,
+    private readonly stoppedRuns: StoppedRuns,
+  ) {
+    this.results = new ResultPublisher<BatchTaskResultV1>({
+      messaging,
+      subject: settings.topology.subjects.batchResults,
+      estimate: (result) => 512 + (result.body_base64?.length ?? 0) + (result.error?.detail.length ?? 0) * 6,
+    });
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.start();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.stop();
+  }
+
+  /** Starts consuming (nothing when `concurrency` is 0). Safe to call twice. */
+  async start(): Promise<void> {
+    if (this.consumer || this.stopping || this.settings.concurrency === 0) return;
+    const { topology, concurrency } = this.settings;
+    this.consumer = new MessageConsumer<BatchTaskV1>({
+      js: this.messaging.js,
+      stream: topology.streams.batchWork,
+      durable: topology.consumers.batchWorkers,
+      schema: batchTaskV1,
+      logger: this.logger,
+      concurrency,
+      handler: (message) => this.handle(message),
+    });
+    await this.consumer.start();
+    this.logger.info({ stream: topology.streams.batchWork, concurrency }, 'consuming batch tasks');
+  }
+
+  /** Stops taking tasks, lets those in flight finish for `drainMs`, then cancels the rest (handed back). Safe to call twice. */
+  stop(): Promise<void> {
+    this.stopping ??= this.drain();
+    return this.stopping;
+  }
+
+  private async drain(): Promise<void> {
+    const cancelLate = setTimeout(() => this.shutdown.abort(new Error('worker shutting down')), this.settings.drainMs);
+    try {
+      await this.consumer?.stop(this.settings.stopDeadlineMs);
+    } finally {
+      clearTimeout(cancelLate);
+      this.shutdown.abort(new Error('worker stopped'));
+      this.results.flush();
+    }
+  }
+
+  /** One task: fetch, publish the result, then ack; or hand the task back. */
+  async handle(message: InboundMessage<BatchTaskV1>): Promise<Disposition> {
+    const task = message.data;
+    if (Date.now() >= task.lease_until) {
+      // The scheduler's reconciler takes (or took) the task back and sends it again with a new attempt.
+      this.metrics.batchTasks.inc({ outcome: 'stale' });
+      return { kind: 'ack' };
+    }
+    if (this.stoppedRuns.isStopped(task.run_id)) return this.skip(task);
+    const parent = message.traceContext();
+    this.metrics.batchInFlight.inc();
+    try {
+      // A span per task costs CPU that only pays off when spans are exported; without an exporter the
+      // task runs in its message's context, so logs and the result still carry the run's trace id.
+      if (!tracesExported()) return await context.with(parent, () => this.fetchAndPublish(message));
+      return await this.traced(message, parent);
+    } finally {
+      this.metrics.batchInFlight.dec();
+    }
+  }
+
+  private async traced(message: InboundMessage<BatchTaskV1>, parent: Context): Promise<Disposition> {
+    const task = message.data;
+    const span = tracer().startSpan(
+      'batch.task.fetch',
+      {
+        kind: SpanKind.CONSUMER,
+        attributes: { 'trawl.run_id': task.run_id, 'trawl.seq': task.seq, 'trawl.attempt': task.attempt },
+      },
+      parent,
+    );
+    try {
+      return await context.with(trace.setSpan(parent, span), () => this.fetchAndPublish(message));
+    } catch (error) {
+      span.recordException(error as Error);
+      span.setStatus({ code: SpanStatusCode.ERROR });
+      throw error;
+    } finally {
+      span.end();
+    }
+  }
+
+  /**
+   * A task of a run that ended: not fetched, not billed; a `skipped` result tells the scheduler to
+   * take the claim back at once instead of waiting for its lease (the row is not counted).
+   */
+  private async skip(task: BatchTaskV1): Promise<Disposition> {
+    try {
+      await this.results.publish(skippedResult(task));
+    } catch (error) {
+      // Nothing was fetched: without the result the lease runs out and the reconciler takes it back.
+      this.logger.debug({ err: error, run_id: task.run_id, seq: task.seq }, 'skipped batch task not reported; its lease will');
+    }
+    this.metrics.batchTasks.inc({ outcome: 'skipped' });
+    return { kind: 'ack' };
+  }
+
+  private async fetchAndPublish(message: InboundMessage<BatchTaskV1>): Promise<Disposition> {
+    const task = message.data;
+    // Fields in each call rather than a child logger per task: the calls are rare, the tasks are not.
+    const fields = { run_id: task.run_id, seq: task.seq, attempt: task.attempt };
+    const heartbeat = setInterval(() => {
+      try {
+        message.working();
+      } catch (error) {
+        this.logger.debug({ ...fields, err: error }, 'working() failed');
+      }
+    }, WORKING_INTERVAL_MS);
+    let answer;
+    try {
+      // Never throws: every failure is an answer with an error code, as the Fetch API gives it.
+      answer = await this.fetchRequests.handle(fetchRequestOf(task, Date.now()), NEVER, this.shutdown.signal, { targetHeaders: false });
+    } finally {
+      clearInterval(heartbeat);
+    }
+    if (isTransient(answer, this.shutdown.signal.aborted)) {
+      this.metrics.batchTasks.inc({ outcome: 'handed_back' });
+      return { kind: 'nak', delayMs: this.shutdown.signal.aborted ? 0 : RETRY_DELAY_MS };
+    }
+    const result: BatchTaskResultV1 = resultOf(task, answer);
+    try {
+      if (answer.body.length > MAX_INLINE_BODY_BYTES) {
+        result.body_ref = await spillBody(this.messaging, this.settings.topology, task, answer.body);
+      } else if (answer.body.length > 0) {
+        result.body_base64 = answer.body.toString('base64');
+      }
+      await this.results.publish(result);
+    } catch (error) {
+      // Fetched, but nobody knows: offer the task again rather than lose the result.
+      this.logger.warn({ ...fields, err: error }, 'could not publish batch task result; task handed back');
+      return { kind: 'nak', delayMs: RETRY_DELAY_MS };
+    }
+    this.metrics.batchTasks.inc({ outcome: result.error ? 'failed' : 'succeeded' });
+    this.logger.debug({ ...fields, code: result.error?.code ?? 'ok', tier: result.billed_tier }, 'batch task result published');
+    return { kind: 'ack' };
+  }
+}

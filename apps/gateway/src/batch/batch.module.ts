@@ -1,0 +1,45 @@
+import { Module } from '@nestjs/common';
+import { RunsRepository } from '@trawl/persistence';
+import { systemClock } from '@trawl/scheduling';
+import { JobInputsModule } from '../job-inputs/job-inputs.module';
+import { QuotaModule } from '../quota/quota.module';
+import { WebhooksModule } from '../webhooks/webhooks.module';
+import { BATCH_CLOCK } from './batch.tokens';
+import { JobCostsService } from './job-costs.service';
+import { JobIngestsRepository } from './job-ingests.repository';
+import { JobResultsRepository } from './job-results.repository';
+import { JobResultsService } from './job-results.service';
+import { JobRunsController } from './job-runs.controller';
+import { JobRunsRepository } from './job-runs.repository';
+import { JobRunsService } from './job-runs.service';
+import { JobSchedulesRepository } from './job-schedules.repository';
+import { JobSettingsController } from './job-settings.controller';
+import { JobSettingsService } from './job-settings.service';
+import { JobsController } from './jobs.controller';
+import { JobsRepository } from './jobs.repository';
+import { JobsService } from './jobs.service';
+import { RunStopNotices } from './run-stop-notices';
+import { TaskIngestService } from './task-ingest.service';
+
+/** The Batch API's HTTP side (spec-batch-api, docs/design-batch.md); runs execute in the scheduler. */
+@Module({
+  imports: [QuotaModule, WebhooksModule, JobInputsModule],
+  controllers: [JobsController, JobRunsController, JobSettingsController],
+  providers: [
+    JobsService,
+    JobRunsService,
+    JobResultsService,
+    JobSettingsService,
+    JobCostsService,
+    TaskIngestService,
+    RunStopNotices,
+    JobsRepository,
+    JobRunsRepository,
+    JobResultsRepository,
+    JobSchedulesRepository,
+    JobIngestsRepository,
+    { provide: RunsRepository, useValue: new RunsRepository() },
+    { provide: BATCH_CLOCK, useValue: systemClock },
+  ],
+})
+export class BatchModule {}

@@ -1,0 +1,36 @@
+import { Injectable } from '@nestjs/common';
+import { CreditEstimate, estimateCredits } from './cost-estimate';
+import { JobRunsRepository } from './job-runs.repository';
+import { JobRunsService } from './job-runs.service';
+import { JobsRepository, RunRecord } from './jobs.repository';
+import { JobsService } from './jobs.service';
+
+export interface RunCredits {
+  run: RunRecord;
+  credits: number;
+  byTier: { tier: string; credits: number; tasks: number }[];
+}
+
+/** What a job would cost to run, and what one of its runs did cost (spec-batch-api §1 pricing). */
+@Injectable()
+export class JobCostsService {
+  constructor(
+    private readonly jobs: JobsService,
+    private readonly jobsRepository: JobsRepository,
+    private readonly runs: JobRunsService,
+    private readonly jobRuns: JobRunsRepository,
+  ) {}
+
+  /** @throws BatchError `job_not_found`. */
+  async estimate(tenantId: string, jobId: string): Promise<CreditEstimate> {
+    const job = await this.jobs.get(tenantId, jobId);
+    return estimateCredits(job.serviceParams, await this.jobsRepository.taskParamGroups(tenantId, jobId));
+  }
+
+  /** The credits the ledger holds for the run's tasks. @throws BatchError `job_not_found`, `run_not_found`. */
+  async actual(tenantId: string, jobId: string, runId: string): Promise<RunCredits> {
+    const run = await this.runs.get(tenantId, jobId, runId);
+    const byTier = await this.jobRuns.ledgerCredits(tenantId, run.id);
+    return { run, credits: byTier.reduce((sum, tier) => sum + tier.credits, 0), byTier };
+  }
+}

@@ -1,0 +1,99 @@
+import { Injectable } from '@nestjs/common';
+import { Database } from '@trawl/persistence';
+
+export type RunTaskState = 'queued' | 'dispatched' | 'succeeded' | 'failed' | 'carried';
+
+/** One task of a run with its result, as the results endpoint serves it. */
+export interface TaskResultRecord {
+  seq: number;
+  url: string;
+  method: 'GET' | 'POST';
+  externalId: string | null;
+  metadata: Record<string, unknown> | null;
+  state: RunTaskState;
+  statusCode: number | null;
+  outputFormat: string | null;
+  contentType: string | null;
+  body: Buffer | null;
+  tier: string | null;
+  credits: number;
+  errorCode: string | null;
+  errorDetail: string | null;
+  finishedAt: Date | null;
+}
+
+interface ResultRow {
+  seq: number;
+  url: string;
+  method: 'GET' | 'POST';
+  external_id: string | null;
+  metadata: Record<string, unknown> | null;
+  state: RunTaskState;
+  status_code: number | null;
+  output_format: string | null;
+  content_type: string | null;
+  body: Buffer | null;
+  tier: string | null;
+  credits: number;
+  error_code: string | null;
+  error_detail: string | null;
+  finished_at: Date | null;
+  scanned: number;
+}
+
+/** SQL of a run's task results (run_tasks joined with the job's tasks). */
+@Injectable()
+export class JobResultsRepository {
+  constructor(private readonly db: Database) {}
+
+  /**
+   * Up to `limit` results after `afterSeq`, in task order, cut short once the bodies read add up
+   * to `bodyBudgetBytes` (at least one result is always returned). `octet_length` of a stored body
+   * is read from its TOAST header, so rows past the budget are never decompressed. `scanned` is how
+   * many rows matched before the budget cut (`results.length` when it did not).
+   */
+  async page(
+    tenantId: string,
+    jobId: string,
+    runId: string,
+    options: { afterSeq: number; limit: number; successfulOnly: boolean; bodyBudgetBytes: number },
+  ): Promise<{ results: TaskResultRecord[]; scanned: number }> {
+    const rows = await this.db.query<ResultRow>(
+      `WITH page AS (
+         SELECT rt.seq, rt.state, coalesce(octet_length(rt.body), 0) AS size,
+                sum(coalesce(octet_length(rt.body), 0)) OVER (ORDER BY rt.seq) AS running
+           FROM run_tasks rt JOIN job_runs r ON r.id = rt.run_id
+          WHERE r.tenant_id = $1 AND r.job_id = $2 AND rt.run_id = $3 AND rt.seq > $4
+            AND (NOT $6 OR rt.state IN ('succeeded', 'carried'))
+          ORDER BY rt.seq LIMIT $5
+       )
+       SELECT p.seq, t.url, t.method, t.external_id, t.metadata, p.state, rt.status_code, rt.output_format,
+              rt.content_type, rt.body, rt.tier, rt.credits, rt.error_code, rt.error_detail, rt.finished_at,
+              (SELECT count(*) FROM page)::int AS scanned
+         FROM page p
+         JOIN run_tasks rt ON rt.run_id = $3 AND rt.seq = p.seq
+         JOIN job_tasks t ON t.job_id = $2 AND t.seq = p.seq
+        WHERE p.running - p.size < $7 OR p.seq = (SELECT min(seq) FROM page)
+        ORDER BY p.seq`,
+      [tenantId, jobId, runId, options.afterSeq, options.limit, options.successfulOnly, options.bodyBudgetBytes],
+    );
+    const results = rows.map((row) => ({
+      seq: row.seq,
+      url: row.url,
+      method: row.method,
+      externalId: row.external_id,
+      metadata: row.metadata,
+      state: row.state,
+      statusCode: row.status_code,
+      outputFormat: row.output_format,
+      contentType: row.content_type,
+      body: row.body,
+      tier: row.tier,
+      credits: row.credits,
+      errorCode: row.error_code,
+      errorDetail: row.error_detail,
+      finishedAt: row.finished_at,
+    }));
+    return { results, scanned: rows[0]?.scanned ?? 0 };
+  }
+}

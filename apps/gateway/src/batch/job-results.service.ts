@@ -1,0 +1,65 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { GatewayConfig } from '../config';
+import { GATEWAY_CONFIG } from '../gateway.tokens';
+import { BatchError, BatchErrorCode } from './batch.errors';
+import { resultsCursor } from './job-cursors';
+import { TaskResultRecord, JobResultsRepository } from './job-results.repository';
+import { JobRunsService } from './job-runs.service';
+import { JobRecord, RunRecord } from './jobs.repository';
+import { isFinished, JobsService } from './jobs.service';
+
+export interface ResultsQuery {
+  /** The run to read; default the job's latest. */
+  runId?: string;
+  cursor?: string;
+  successfulOnly: boolean;
+  limit: number;
+}
+
+export interface ResultsPage {
+  job: JobRecord;
+  run: RunRecord | undefined;
+  results: TaskResultRecord[];
+  /** `null` once the page reached the run's last task and no task can still be added to the run. */
+  nextCursor: string | null;
+}
+
+/** Results of a job's runs (spec-batch-api §4 GET /jobs/{job_id}/results), about 1,000 a page. */
+@Injectable()
+export class JobResultsService {
+  constructor(
+    private readonly jobs: JobsService,
+    private readonly runs: JobRunsService,
+    private readonly results: JobResultsRepository,
+    @Inject(GATEWAY_CONFIG) private readonly config: Pick<GatewayConfig, 'BATCH_RESULTS_PAGE_BYTES'>,
+  ) {}
+
+  /**
+   * Reads the job and run BEFORE the rows, so a run seen as ended has every row it will ever hold.
+   *
+   * @throws BatchError `job_not_found`, `run_not_found`, `invalid_jobs_cursor`.
+   */
+  async page(tenantId: string, jobId: string, query: ResultsQuery): Promise<ResultsPage> {
+    const cursor = query.cursor === undefined ? undefined : resultsCursor.decode(query.cursor);
+    if (query.cursor !== undefined && (!cursor || (query.runId !== undefined && cursor.runId !== query.runId))) {
+      throw new BatchError(BatchErrorCode.InvalidJobsCursor, 'This cursor was not handed out for these results; use the `next_cursor` you received.');
+    }
+    const job = await this.jobs.get(tenantId, jobId);
+    const runId = cursor?.runId ?? query.runId ?? job.latestRun?.id;
+    // A scheduled job that has not fired yet has no run, hence no results.
+    if (runId === undefined) return { job, run: undefined, results: [], nextCursor: null };
+    const run = await this.runs.get(tenantId, jobId, runId);
+    const afterSeq = cursor?.seq ?? 0;
+    const { results: rows, scanned } = await this.results.page(tenantId, jobId, runId, {
+      afterSeq,
+      limit: query.limit + 1,
+      successfulOnly: query.successfulOnly,
+      bodyBudgetBytes: this.config.BATCH_RESULTS_PAGE_BYTES,
+    });
+    const results = rows.slice(0, query.limit);
+    const reachedEnd = scanned <= query.limit && rows.length === scanned;
+    const canGrow = job.ingestState === 'ingesting' || (job.status === 'open' && !isFinished(run.status));
+    const lastSeq = results.at(-1)?.seq ?? afterSeq;
+    return { job, run, results, nextCursor: reachedEnd && !canGrow ? null : resultsCursor.encode({ runId, seq: lastSeq }) };
+  }
+}

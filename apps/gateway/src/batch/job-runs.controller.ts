@@ -1,0 +1,138 @@
+import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
+import { z } from 'zod';
+import { AuthenticatedTenant, TenantContext } from '../auth/authenticated-tenant';
+import type { GatewayConfig } from '../config';
+import { GATEWAY_CONFIG } from '../gateway.tokens';
+import { assertNoBody, parseBody } from '../problems/body-validation';
+import { assertKnownQueryParameters, intQueryParameter, QueryParameters, singleQueryValue } from '../problems/query-parameters';
+import { costOfCredits } from './credit-cost';
+import { JobCostsService } from './job-costs.service';
+import { RunTransition } from './job-runs.repository';
+import { JobRunsService } from './job-runs.service';
+import { Pricing, presentRun } from './job.presenter';
+
+const retryFailedBody = z.strictObject({ include_not_started: z.boolean().default(false) });
+
+/**
+ * Runs of a job (spec-batch-api §3, §4): list and read them, steer the run in flight, start a
+ * rerun or a retry of the failed tasks, and price them.
+ */
+@Controller('v1/jobs/:jobId')
+export class JobRunsController {
+  private readonly pricing: Pricing;
+
+  constructor(
+    private readonly runs: JobRunsService,
+    private readonly costs: JobCostsService,
+    @Inject(GATEWAY_CONFIG) config: GatewayConfig,
+  ) {
+    this.pricing = { creditPrice: config.FETCH_CREDIT_PRICE_USD };
+  }
+
+  @Get('runs')
+  async list(@AuthenticatedTenant() tenant: TenantContext, @Param('jobId') jobId: string, @Query() query: QueryParameters) {
+    assertKnownQueryParameters(query, ['cursor', 'limit']);
+    const limit = intQueryParameter(query, 'limit', { min: 1, max: 100, fallback: 20 });
+    const page = await this.runs.list(tenant.tenantId, jobId, singleQueryValue(query, 'cursor') || undefined, limit);
+    return { runs: page.runs.map((run) => presentRun(run, this.pricing)), next_cursor: page.nextCursor ?? null };
+  }
+
+  @Get('runs/:runId')
+  async read(
+    @AuthenticatedTenant() tenant: TenantContext,
+    @Param('jobId') jobId: string,
+    @Param('runId') runId: string,
+    @Query() query: QueryParameters,
+  ) {
+    assertKnownQueryParameters(query, []);
+    return presentRun(await this.runs.get(tenant.tenantId, jobId, runId), this.pricing);
+  }
+
+  @Post('stop')
+  @HttpCode(200)
+  stop(@AuthenticatedTenant() tenant: TenantContext, @Param('jobId') jobId: string, @Body() body: unknown, @Query() query: QueryParameters) {
+    return this.transition(tenant, jobId, 'stop', body, query);
+  }
+
+  /** Alias of stop (spec-batch-api §4). */
+  @Post('cancel')
+  @HttpCode(200)
+  cancel(@AuthenticatedTenant() tenant: TenantContext, @Param('jobId') jobId: string, @Body() body: unknown, @Query() query: QueryParameters) {
+    return this.transition(tenant, jobId, 'stop', body, query);
+  }
+
+  @Post('pause')
+  @HttpCode(200)
+  pause(@AuthenticatedTenant() tenant: TenantContext, @Param('jobId') jobId: string, @Body() body: unknown, @Query() query: QueryParameters) {
+    return this.transition(tenant, jobId, 'pause', body, query);
+  }
+
+  @Post('resume')
+  @HttpCode(200)
+  resume(@AuthenticatedTenant() tenant: TenantContext, @Param('jobId') jobId: string, @Body() body: unknown, @Query() query: QueryParameters) {
+    return this.transition(tenant, jobId, 'resume', body, query);
+  }
+
+  /** A new run replaying every task; `201` with the run. */
+  @Post('rerun')
+  async rerun(@AuthenticatedTenant() tenant: TenantContext, @Param('jobId') jobId: string, @Body() body: unknown, @Query() query: QueryParameters) {
+    assertKnownQueryParameters(query, []);
+    assertNoBody(body);
+    return presentRun(await this.runs.rerun(tenant.tenantId, jobId), this.pricing);
+  }
+
+  /** A new run of the latest run's failed tasks (`include_not_started`: and those it never finished); `201`. */
+  @Post('retry-failed')
+  async retryFailed(
+    @AuthenticatedTenant() tenant: TenantContext,
+    @Param('jobId') jobId: string,
+    @Body() body: unknown,
+    @Query() query: QueryParameters,
+  ) {
+    assertKnownQueryParameters(query, []);
+    const request = parseBody(retryFailedBody, body ?? {});
+    return presentRun(await this.runs.retryFailed(tenant.tenantId, jobId, request.include_not_started), this.pricing);
+  }
+
+  /** Credits (and cost) a run of the job's tasks would take: a range when `mode=auto` picks tiers. */
+  @Get('cost-estimate')
+  async estimate(@AuthenticatedTenant() tenant: TenantContext, @Param('jobId') jobId: string, @Query() query: QueryParameters) {
+    assertKnownQueryParameters(query, []);
+    const estimate = await this.costs.estimate(tenant.tenantId, jobId);
+    const price = this.pricing.creditPrice;
+    return {
+      job_id: jobId,
+      tasks: estimate.tasks,
+      credits: { min: estimate.min, max: estimate.max },
+      cost: { min: costOfCredits(estimate.min, price), max: costOfCredits(estimate.max, price) },
+      tasks_by_tier: estimate.tasksByTier,
+    };
+  }
+
+  /** Credits the ledger holds for one run, by tier, and their cost. */
+  @Get('runs/:runId/cost')
+  async actual(
+    @AuthenticatedTenant() tenant: TenantContext,
+    @Param('jobId') jobId: string,
+    @Param('runId') runId: string,
+    @Query() query: QueryParameters,
+  ) {
+    assertKnownQueryParameters(query, []);
+    const actual = await this.costs.actual(tenant.tenantId, jobId, runId);
+    const price = this.pricing.creditPrice;
+    return {
+      job_id: jobId,
+      run_id: actual.run.id,
+      run_status: actual.run.status,
+      credits: actual.credits,
+      cost: costOfCredits(actual.credits, price),
+      by_tier: actual.byTier.map((tier) => ({ tier: tier.tier, tasks: tier.tasks, credits: tier.credits, cost: costOfCredits(tier.credits, price) })),
+    };
+  }
+
+  private async transition(tenant: TenantContext, jobId: string, transition: RunTransition, body: unknown, query: QueryParameters) {
+    assertKnownQueryParameters(query, []);
+    assertNoBody(body);
+    return presentRun(await this.runs.transition(tenant.tenantId, jobId, transition), this.pricing);
+  }
+}

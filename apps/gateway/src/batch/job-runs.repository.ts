@@ -1,0 +1,164 @@
+import { Injectable } from '@nestjs/common';
+import { Database, RUNS_IN_FLIGHT, RunKind, Sql } from '@trawl/persistence';
+import type { RunRecord, RunStatus } from './jobs.repository';
+
+interface RunRow {
+  id: string;
+  job_id: string;
+  run_sequence: number;
+  kind: RunKind;
+  status: RunStatus;
+  total: number;
+  successful: number;
+  failed: number;
+  credits: string;
+  failure_reason: string | null;
+  failure_detail: string | null;
+  created_at: Date;
+  started_at: Date | null;
+  finished_at: Date | null;
+}
+
+const RUN_COLUMNS = `r.id, r.job_id, r.run_sequence, r.kind, r.status, r.total, r.successful, r.failed, r.credits::text AS credits,
+  r.failure_reason, r.failure_detail, r.created_at, r.started_at, r.finished_at`;
+
+/** What a retry-failed run would hold, counted on its source run. */
+export interface RetryCounts {
+  /** Succeeded (or already carried) rows: carried over with their results. */
+  carried: number;
+  /** Failed rows, queued again. */
+  failed: number;
+  /** Rows that never finished (queued or dispatched when the source run ended). */
+  notStarted: number;
+}
+
+/** Transitions of a run in flight that the API makes (stop, pause, resume). */
+export type RunTransition = 'stop' | 'pause' | 'resume';
+
+/** Which statuses each transition moves a run from. */
+const TRANSITION_FROM: Record<RunTransition, readonly RunStatus[]> = {
+  stop: ['queued', 'running', 'paused'],
+  pause: ['queued', 'running'],
+  resume: ['paused'],
+};
+
+/** SQL of a job's runs as the gateway reads and steers them. Every read takes the tenant. */
+@Injectable()
+export class JobRunsRepository {
+  constructor(private readonly db: Database) {}
+
+  /** Runs of a job, newest first, after `beforeSequence` when given. */
+  async list(tenantId: string, jobId: string, beforeSequence: number | undefined, limit: number): Promise<RunRecord[]> {
+    const rows = await this.db.query<RunRow>(
+      `SELECT ${RUN_COLUMNS} FROM job_runs r
+        WHERE r.tenant_id = $1 AND r.job_id = $2 AND ($3::int IS NULL OR r.run_sequence < $3)
+        ORDER BY r.run_sequence DESC LIMIT $4`,
+      [tenantId, jobId, beforeSequence ?? null, limit],
+    );
+    return rows.map(toRun);
+  }
+
+  async find(tenantId: string, jobId: string, runId: string, sql: Sql = this.db): Promise<RunRecord | undefined> {
+    const [row] = await sql.query<RunRow>(`SELECT ${RUN_COLUMNS} FROM job_runs r WHERE r.tenant_id = $1 AND r.job_id = $2 AND r.id = $3`, [
+      tenantId,
+      jobId,
+      runId,
+    ]);
+    return row && toRun(row);
+  }
+
+  /**
+   * Applies a transition to the job's run in flight in one statement, so it cannot race the
+   * scheduler completing the run. Answers the run as changed, or `undefined` when the job has no run
+   * in flight in a status the transition moves from.
+   */
+  async transition(tenantId: string, jobId: string, transition: RunTransition): Promise<RunRecord | undefined> {
+    const [row] = await this.db.query<RunRow>(
+      `UPDATE job_runs r SET
+         status = CASE $3::text
+                    WHEN 'stop' THEN 'stopped'
+                    WHEN 'pause' THEN 'paused'
+                    ELSE CASE WHEN r.started_at IS NULL THEN 'queued' ELSE 'running' END
+                  END,
+         finished_at = CASE WHEN $3::text = 'stop' THEN now() ELSE r.finished_at END
+        WHERE r.id = (SELECT id FROM job_runs WHERE tenant_id = $1 AND job_id = $2 AND status = ANY($5::text[])
+                       ORDER BY run_sequence DESC LIMIT 1)
+          AND r.status = ANY($4::text[])
+        RETURNING ${RUN_COLUMNS}`,
+      [tenantId, jobId, transition, TRANSITION_FROM[transition], RUNS_IN_FLIGHT],
+    );
+    return row && toRun(row);
+  }
+
+  /** The job's latest run (in flight or not). */
+  async latest(sql: Sql, tenantId: string, jobId: string): Promise<RunRecord | undefined> {
+    const [row] = await sql.query<RunRow>(
+      `SELECT ${RUN_COLUMNS} FROM job_runs r WHERE r.tenant_id = $1 AND r.job_id = $2 ORDER BY r.run_sequence DESC LIMIT 1`,
+      [tenantId, jobId],
+    );
+    return row && toRun(row);
+  }
+
+  async retryCounts(sql: Sql, runId: string): Promise<RetryCounts> {
+    const [row] = await sql.query<RetryCounts>(
+      `SELECT count(*) FILTER (WHERE state IN ('succeeded', 'carried'))::int AS carried,
+              count(*) FILTER (WHERE state = 'failed')::int AS failed,
+              count(*) FILTER (WHERE state IN ('queued', 'dispatched'))::int AS "notStarted"
+         FROM run_tasks WHERE run_id = $1`,
+      [runId],
+    );
+    return row;
+  }
+
+  /**
+   * Fills a retry-failed run from its source: succeeded and carried rows come over as `carried`
+   * with their results (credits 0: this run does not bill them again), failed rows — and with
+   * `includeNotStarted` rows that never finished — are queued afresh. Counts the carried rows as
+   * the run's `successful`.
+   */
+  async copyForRetry(sql: Sql, sourceRunId: string, runId: string, includeNotStarted: boolean): Promise<void> {
+    await sql.query(
+      `INSERT INTO run_tasks (run_id, seq, state, status_code, output_format, content_type, body, tier, credits, error_code, error_detail, finished_at)
+       SELECT $2::uuid, seq, 'carried', status_code, output_format, content_type, body, tier, 0, error_code, error_detail, finished_at
+         FROM run_tasks WHERE run_id = $1 AND state IN ('succeeded', 'carried')
+       UNION ALL
+       SELECT $2::uuid, seq, 'queued', NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL
+         FROM run_tasks WHERE run_id = $1 AND (state = 'failed' OR ($3::boolean AND state IN ('queued', 'dispatched')))`,
+      [sourceRunId, runId, includeNotStarted],
+    );
+    await sql.query(
+      `UPDATE job_runs SET successful = (SELECT count(*) FROM run_tasks WHERE run_id = $1 AND state = 'carried') WHERE id = $1`,
+      [runId],
+    );
+  }
+
+  /** Credits the ledger holds for a run's tasks (refs `batch:<run_id>:<seq>`), by tier. */
+  async ledgerCredits(tenantId: string, runId: string): Promise<{ tier: string; credits: number; tasks: number }[]> {
+    const prefix = `batch:${runId}:`;
+    const rows = await this.db.query<{ tier: string; credits: string; tasks: number }>(
+      `SELECT tier, sum(credits)::text AS credits, count(*)::int AS tasks FROM credit_ledger
+        WHERE tenant_id = $1 AND left(ref, $3) = $2 GROUP BY tier ORDER BY tier`,
+      [tenantId, prefix, prefix.length],
+    );
+    return rows.map((row) => ({ tier: row.tier, credits: Number(row.credits), tasks: row.tasks }));
+  }
+}
+
+export function toRun(row: RunRow): RunRecord {
+  return {
+    id: row.id,
+    jobId: row.job_id,
+    runSequence: row.run_sequence,
+    kind: row.kind,
+    status: row.status,
+    total: row.total,
+    successful: row.successful,
+    failed: row.failed,
+    credits: Number(row.credits),
+    failureReason: row.failure_reason,
+    failureDetail: row.failure_detail,
+    createdAt: row.created_at,
+    startedAt: row.started_at,
+    finishedAt: row.finished_at,
+  };
+}

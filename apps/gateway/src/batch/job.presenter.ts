@@ -1,0 +1,124 @@
+import { costOfCredits } from './credit-cost';
+import type { TaskResultRecord } from './job-results.repository';
+import type { JobRecord, JobScheduleRecord, RunRecord } from './jobs.repository';
+
+/** What presenting needs besides the records: the price of a credit (`FETCH_CREDIT_PRICE_USD`). */
+export interface Pricing {
+  creditPrice: number;
+}
+
+/** Fields that are "absent" are left out, never `null` (as in the Crawl API). */
+export function presentJob(job: JobRecord, pricing: Pricing) {
+  return {
+    job_id: job.id,
+    type: job.type,
+    status: job.status,
+    service_params: job.serviceParams,
+    task_count: job.taskCount,
+    // `ingesting` while the rows of a large submission are written: results may be partial and
+    // adding tasks answers 409 until it is `ready`.
+    ingest_state: job.ingestState,
+    ...(job.webhookUrl !== null && { webhook: { url: job.webhookUrl, signature: job.webhookSignature } }),
+    ...(job.schedule && { schedule: presentSchedule(job.schedule) }),
+    ...(job.latestRun && { latest_run: presentRun(job.latestRun, pricing) }),
+    created_at: job.createdAt.toISOString(),
+  };
+}
+
+export function presentRun(run: RunRecord, pricing: Pricing) {
+  return {
+    run_id: run.id,
+    run_sequence: run.runSequence,
+    kind: run.kind,
+    status: run.status,
+    stats: {
+      total: run.total,
+      completed: run.successful + run.failed,
+      successful: run.successful,
+      failed: run.failed,
+      spend: { credits: run.credits, cost: costOfCredits(run.credits, pricing.creditPrice) },
+    },
+    ...(run.failureReason !== null && { failure_reason: run.failureReason }),
+    ...(run.failureDetail !== null && { failure_detail: run.failureDetail }),
+    created_at: run.createdAt.toISOString(),
+    ...(run.startedAt && { started_at: run.startedAt.toISOString() }),
+    ...(run.finishedAt && { finished_at: run.finishedAt.toISOString() }),
+  };
+}
+
+/** The job's `schedule`: as accepted (normalised), with its state and next due time. */
+export function presentSchedule(record: JobScheduleRecord) {
+  const { schedule_state: _given, ...schedule } = record.schedule;
+  return {
+    ...stripUndefined(schedule),
+    schedule_state: record.state,
+    next_run_at: record.nextDueAt ? record.nextDueAt.toISOString() : null,
+  };
+}
+
+/** How a task of a run stands, in the API's words. */
+const RESULT_STATUS = {
+  queued: 'queued',
+  dispatched: 'in_progress',
+  succeeded: 'successful',
+  carried: 'successful',
+  failed: 'failed',
+} as const;
+
+export function presentResult(result: TaskResultRecord) {
+  const content = result.body === null ? undefined : encodeContent(result.body, result.contentType, result.outputFormat);
+  return {
+    seq: result.seq,
+    url: result.url,
+    method: result.method,
+    external_id: result.externalId,
+    ...(result.metadata !== null && { metadata: result.metadata }),
+    status: RESULT_STATUS[result.state],
+    // Retry-failed carried this result over from the run it retried (not billed again).
+    ...(result.state === 'carried' && { carried_over: true }),
+    ...(result.statusCode !== null && { status_code: result.statusCode }),
+    ...(result.outputFormat !== null && { output_format: result.outputFormat }),
+    ...(result.contentType !== null && { content_type: result.contentType }),
+    ...(content && { content: content.text, encoding: content.encoding }),
+    ...(result.errorCode !== null && { error: { code: result.errorCode, detail: result.errorDetail ?? '' } }),
+    credits: result.credits,
+    ...(result.finishedAt && { finished_at: result.finishedAt.toISOString() }),
+  };
+}
+
+const TEXT_OUTPUT_FORMATS = new Set(['html', 'raw_html', 'json', 'markdown', 'plaintext', 'text']);
+
+/**
+ * Text bodies as strings, anything else (PDF, screenshots, images) as base64, with `encoding` saying
+ * which: JSON cannot carry bytes, and guessing from the bytes would mangle a binary that happens to
+ * look like UTF-8.
+ */
+export function encodeContent(
+  body: Buffer,
+  contentType: string | null,
+  outputFormat: string | null,
+): { text: string; encoding: 'utf8' | 'base64' } {
+  return isText(contentType, outputFormat)
+    ? { text: body.toString('utf8'), encoding: 'utf8' }
+    : { text: body.toString('base64'), encoding: 'base64' };
+}
+
+function isText(contentType: string | null, outputFormat: string | null): boolean {
+  if (contentType) {
+    const type = contentType.split(';')[0]!.trim().toLowerCase();
+    return (
+      type.startsWith('text/') ||
+      type === 'application/json' ||
+      type.endsWith('+json') ||
+      type === 'application/xml' ||
+      type.endsWith('+xml') ||
+      type === 'application/javascript' ||
+      type === 'application/x-ndjson'
+    );
+  }
+  return outputFormat !== null && TEXT_OUTPUT_FORMATS.has(outputFormat);
+}
+
+function stripUndefined<T extends Record<string, unknown>>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

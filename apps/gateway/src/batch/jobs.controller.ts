@@ -1,0 +1,136 @@
+import { Body, Controller, Get, Headers, HttpCode, Inject, Param, Post, Query, Res } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
+import { AuthenticatedTenant, TenantContext } from '../auth/authenticated-tenant';
+import type { GatewayConfig } from '../config';
+import { GATEWAY_CONFIG } from '../gateway.tokens';
+import { IdempotencyService } from '../idempotency/idempotency.service';
+import { assertNoBody, parseBody } from '../problems/body-validation';
+import { assertKnownQueryParameters, intQueryParameter, QueryParameters, singleQueryValue } from '../problems/query-parameters';
+import { RequestError, RequestErrorCode } from '../problems/request.errors';
+import { BatchError, BatchErrorCode } from './batch.errors';
+import { jobListCursor } from './job-cursors';
+import { addTasksBody, createJobBody } from './job-request.schema';
+import { JobResultsService } from './job-results.service';
+import { Pricing, presentJob, presentResult, presentRun } from './job.presenter';
+import { JobListFilter } from './jobs.repository';
+import { JobsService } from './jobs.service';
+
+/** Results per page (spec-batch-api §8: about 1,000). */
+export const RESULTS_PAGE_SIZE = 1_000;
+
+/** Jobs of the Batch API (spec-batch-api §4): create, list, read, results, add tasks, close. */
+@Controller('v1/jobs')
+export class JobsController {
+  private readonly pricing: Pricing;
+
+  constructor(
+    private readonly jobs: JobsService,
+    private readonly results: JobResultsService,
+    @Inject(GATEWAY_CONFIG) config: GatewayConfig,
+  ) {
+    this.pricing = { creditPrice: config.FETCH_CREDIT_PRICE_USD };
+  }
+
+  /** `201` under 10,000 tasks, `202` from 10,000 (the rows are still being written). */
+  @Post()
+  async create(
+    @AuthenticatedTenant() tenant: TenantContext,
+    @Body() body: unknown,
+    @Query() query: QueryParameters,
+    @Headers('idempotency-key') idempotencyHeader: string | undefined,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    assertKnownQueryParameters(query, []);
+    const idempotencyKey = IdempotencyService.keyFromHeader(idempotencyHeader);
+    const request = parseBody(createJobBody, body);
+    const { job, synchronous } = await this.jobs.create(tenant.tenantId, request, idempotencyKey);
+    void reply.status(synchronous ? 201 : 202).header('location', `/v1/jobs/${job.id}`);
+    return presentJob(job, this.pricing);
+  }
+
+  @Get()
+  async list(@AuthenticatedTenant() tenant: TenantContext, @Query() query: QueryParameters) {
+    assertKnownQueryParameters(query, ['status', 'type', 'cursor', 'limit']);
+    const limit = intQueryParameter(query, 'limit', { min: 1, max: 100, fallback: 20 });
+    const filter: JobListFilter = {
+      status: enumParameter(query, 'status', ['open', 'closed'] as const),
+      type: enumParameter(query, 'type', ['regular', 'scheduled'] as const),
+    };
+    const token = singleQueryValue(query, 'cursor') || undefined;
+    const cursor = token === undefined ? undefined : jobListCursor.decode(token);
+    if (token !== undefined && !cursor) {
+      throw new BatchError(BatchErrorCode.InvalidJobsCursor, 'This cursor was not handed out for the job list; use the `next_cursor` you received.');
+    }
+    const rows = await this.jobs.list(tenant.tenantId, filter, cursor && { createdAtMicros: cursor.createdAtMicros, id: cursor.jobId }, limit + 1);
+    const jobs = rows.slice(0, limit);
+    const last = jobs.at(-1);
+    return {
+      jobs: jobs.map((job) => presentJob(job, this.pricing)),
+      next_cursor: rows.length > limit && last ? jobListCursor.encode({ createdAtMicros: last.createdAtMicros, jobId: last.id }) : null,
+    };
+  }
+
+  @Get(':jobId')
+  async read(@AuthenticatedTenant() tenant: TenantContext, @Param('jobId') jobId: string, @Query() query: QueryParameters) {
+    assertKnownQueryParameters(query, []);
+    return presentJob(await this.jobs.get(tenant.tenantId, jobId), this.pricing);
+  }
+
+  /** One page of a run's results; `status=successful` keeps successful tasks, `run_id` picks the run. */
+  @Get(':jobId/results')
+  async readResults(@AuthenticatedTenant() tenant: TenantContext, @Param('jobId') jobId: string, @Query() query: QueryParameters) {
+    assertKnownQueryParameters(query, ['status', 'run_id', 'cursor', 'limit']);
+    const status = enumParameter(query, 'status', ['successful'] as const);
+    const limit = intQueryParameter(query, 'limit', { min: 1, max: RESULTS_PAGE_SIZE, fallback: RESULTS_PAGE_SIZE });
+    const page = await this.results.page(tenant.tenantId, jobId, {
+      runId: singleQueryValue(query, 'run_id') || undefined,
+      cursor: singleQueryValue(query, 'cursor') || undefined,
+      successfulOnly: status === 'successful',
+      limit,
+    });
+    return {
+      job_id: page.job.id,
+      ...(page.run && { run: presentRun(page.run, this.pricing) }),
+      results: page.results.map(presentResult),
+      next_cursor: page.nextCursor,
+    };
+  }
+
+  /** Adds up to 10,000 tasks to an open job; `last_batch: true` closes it. Answers the job. */
+  @Post(':jobId/tasks')
+  @HttpCode(200)
+  async addTasks(
+    @AuthenticatedTenant() tenant: TenantContext,
+    @Param('jobId') jobId: string,
+    @Body() body: unknown,
+    @Query() query: QueryParameters,
+  ) {
+    assertKnownQueryParameters(query, []);
+    const request = parseBody(addTasksBody, body);
+    const job = await this.jobs.addTasks(tenant.tenantId, jobId, request.tasks, request.last_batch);
+    return { ...presentJob(job, this.pricing), tasks_added: request.tasks.length };
+  }
+
+  @Post(':jobId/close')
+  @HttpCode(200)
+  async close(
+    @AuthenticatedTenant() tenant: TenantContext,
+    @Param('jobId') jobId: string,
+    @Body() body: unknown,
+    @Query() query: QueryParameters,
+  ) {
+    assertKnownQueryParameters(query, []);
+    assertNoBody(body);
+    return presentJob(await this.jobs.close(tenant.tenantId, jobId), this.pricing);
+  }
+}
+
+/** A query parameter that takes one of `values`, or `undefined` when absent (400 `invalid_request` otherwise). */
+export function enumParameter<const T extends string>(query: QueryParameters, name: string, values: readonly T[]): T | undefined {
+  const raw = singleQueryValue(query, name);
+  if (raw === undefined || raw === '') return undefined;
+  if (!(values as readonly string[]).includes(raw)) {
+    throw new RequestError(RequestErrorCode.InvalidRequest, `\`${name}\` must be one of: ${values.join(', ')}.`, { parameter: name });
+  }
+  return raw as T;
+}

@@ -1,0 +1,33 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { BatchRunStoppedV1, messagingTopology } from '@trawl/contracts';
+import type { MessagingConnection } from '@trawl/messaging';
+import type { Logger } from '@trawl/observability';
+import type { GatewayConfig } from '../config';
+import { GATEWAY_CONFIG, LOGGER, MESSAGING } from '../gateway.tokens';
+
+/**
+ * Tells fetch workers a batch run was stopped (core NATS, `batchRunStopped`), so its tasks already
+ * in the work queue are handed back unfetched and unbilled. Best effort: schedulers repeat the
+ * notice while the run still has claims out.
+ */
+@Injectable()
+export class RunStopNotices {
+  private readonly subject: string;
+
+  constructor(
+    @Inject(MESSAGING) private readonly messaging: MessagingConnection,
+    @Inject(LOGGER) private readonly logger: Logger,
+    @Inject(GATEWAY_CONFIG) config: GatewayConfig,
+  ) {
+    this.subject = messagingTopology(config.NATS_PREFIX).subjects.batchRunStopped;
+  }
+
+  stopped(runId: string): void {
+    const notice: BatchRunStoppedV1 = { run_id: runId };
+    try {
+      this.messaging.nc.publish(this.subject, JSON.stringify(notice));
+    } catch (error) {
+      this.logger.warn({ err: error, run_id: runId }, 'batch run stop notice not published; schedulers repeat it');
+    }
+  }
+}

@@ -1,0 +1,209 @@
+import { Injectable } from '@nestjs/common';
+import type { Sql } from '@trawl/persistence';
+import type { StoredSolverKey } from '@trawl/webhooks';
+import type { ClaimedTask } from './batch-task-of';
+import type { DispatchableRun } from './dispatch-plan';
+
+/** A run with queued tasks, with what decides whether its tenant may go on. */
+export interface CandidateRun extends DispatchableRun {
+  concurrency: number;
+  /** Subscription not active, or the plan lacks the batch product: the run cannot go on. */
+  accountInactive: boolean;
+  /** The period's credits are spent (and the period has not ended, which would renew them). */
+  outOfCredits: boolean;
+}
+
+/** A run locked for dispatch, with what its tasks share. */
+export interface LockedRun {
+  id: string;
+  jobId: string;
+  tenantId: string;
+  status: 'queued' | 'running';
+  traceParent: string | null;
+  jobParams: Record<string, unknown>;
+}
+
+export interface TenantDispatchInputs {
+  concurrency: number;
+  /** The tenant's batch tasks dispatched with a live lease (read under the dispatch lock). */
+  busy: number;
+  planFeatures: string[];
+  /** The key as stored (sealed, or plaintext from before sealing): the dispatcher opens it. */
+  captchaSolver: { endpoint: string; key: StoredSolverKey } | null;
+}
+
+/** Queued tasks counted per run, at most this many (a round only needs a round's worth). */
+const QUEUED_COUNT_CAP = 1_000;
+
+/** SQL of batch dispatch: candidates, the per-tenant dispatch lock, claims. Rules live in the dispatcher. */
+@Injectable()
+export class RunDispatchRepository {
+  /** Runs queued or running, whose job is fully ingested, with queued tasks; oldest first. */
+  async candidates(sql: Sql, limit: number): Promise<CandidateRun[]> {
+    const rows = await sql.query<{
+      run_id: string;
+      tenant_id: string;
+      queued: number;
+      concurrency: number;
+      account_inactive: boolean;
+      out_of_credits: boolean;
+    }>(
+      `SELECT r.id AS run_id, r.tenant_id, t.concurrency,
+              (SELECT count(*)::int FROM (SELECT 1 FROM run_tasks q WHERE q.run_id = r.id AND q.state = 'queued' LIMIT $2) x) AS queued,
+              (t.subscription_status <> 'active' OR NOT ('batch' = ANY (t.plan_products))) AS account_inactive,
+              (t.credits_used >= t.credits_limit AND t.period_ends_at > now()) AS out_of_credits
+         FROM job_runs r
+         JOIN jobs j ON j.id = r.job_id
+         JOIN tenants t ON t.id = r.tenant_id
+        WHERE r.status IN ('queued', 'running') AND j.ingest_state = 'ready'
+          AND EXISTS (SELECT 1 FROM run_tasks q WHERE q.run_id = r.id AND q.state = 'queued')
+        ORDER BY r.created_at, r.id
+        LIMIT $1`,
+      [limit, QUEUED_COUNT_CAP],
+    );
+    return rows.map((r) => ({
+      runId: r.run_id,
+      tenantId: r.tenant_id,
+      queued: r.queued,
+      concurrency: r.concurrency,
+      accountInactive: r.account_inactive,
+      outOfCredits: r.out_of_credits,
+    }));
+  }
+
+  /** Batch tasks dispatched with a live lease, per tenant (all tenants when `tenantIds` is omitted, keyed ''). */
+  async inFlightByTenant(sql: Sql, tenantIds: string[]): Promise<Map<string, number>> {
+    const rows = await sql.query<{ tenant_id: string; n: number }>(
+      `SELECT r.tenant_id, count(*)::int AS n
+         FROM run_tasks rt JOIN job_runs r ON r.id = rt.run_id
+        WHERE rt.state = 'dispatched' AND rt.lease_until > now() AND r.tenant_id = ANY ($1::uuid[])
+        GROUP BY r.tenant_id`,
+      [tenantIds],
+    );
+    return new Map(rows.map((r) => [r.tenant_id, r.n]));
+  }
+
+  /** Batch tasks dispatched with a live lease, across every tenant, counted up to `cap`. */
+  async inFlight(sql: Sql, cap: number): Promise<number> {
+    const [row] = await sql.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM (SELECT 1 FROM run_tasks WHERE state = 'dispatched' AND lease_until > now() LIMIT $1) x`,
+      [cap],
+    );
+    return row.n;
+  }
+
+  /**
+   * Takes the tenant's dispatch lock for the transaction, or answers false when another scheduler
+   * replica holds it: one dispatcher at a time counts and fills a tenant's concurrency.
+   */
+  async tryLockTenant(sql: Sql, tenantId: string): Promise<boolean> {
+    const [row] = await sql.query<{ locked: boolean }>(
+      `SELECT pg_try_advisory_xact_lock(hashtextextended('batch-dispatch:' || $1::text, 0)) AS locked`,
+      [tenantId],
+    );
+    return row.locked;
+  }
+
+  /** The tenant's dispatch settings with its tasks in flight, in one statement (call it after `tryLockTenant`). */
+  async tenantInputs(sql: Sql, tenantId: string): Promise<TenantDispatchInputs | undefined> {
+    const [row] = await sql.query<{
+      concurrency: number;
+      busy: number;
+      plan_features: string[];
+      captcha_solver_endpoint: string | null;
+      captcha_solver_key: string | null;
+      captcha_solver_key_sealed: Buffer | null;
+    }>(
+      `SELECT t.concurrency, t.plan_features, t.captcha_solver_endpoint, t.captcha_solver_key, t.captcha_solver_key_sealed,
+              (SELECT count(*)::int FROM run_tasks rt JOIN job_runs r ON r.id = rt.run_id
+                WHERE r.tenant_id = t.id AND rt.state = 'dispatched' AND rt.lease_until > now()) AS busy
+         FROM tenants t WHERE t.id = $1`,
+      [tenantId],
+    );
+    if (!row) return undefined;
+    const solver =
+      row.captcha_solver_endpoint && (row.captcha_solver_key_sealed || row.captcha_solver_key)
+        ? { endpoint: row.captcha_solver_endpoint, key: { sealed: row.captcha_solver_key_sealed, plaintext: row.captcha_solver_key } }
+        : null;
+    return { concurrency: row.concurrency, busy: row.busy, planFeatures: row.plan_features, captchaSolver: solver };
+  }
+
+  /**
+   * Locks the tenant's runs that may still dispatch (queued or running: never paused, stopped or
+   * ended), in id order like every writer of runs. A stop or pause committed before this sees the
+   * run leave; one that comes after waits for this transaction, so its claims are the last.
+   */
+  async lockRuns(sql: Sql, tenantId: string, runIds: string[]): Promise<LockedRun[]> {
+    const rows = await sql.query<{
+      id: string;
+      job_id: string;
+      tenant_id: string;
+      status: 'queued' | 'running';
+      trace_parent: string | null;
+      service_params: Record<string, unknown>;
+    }>(
+      `SELECT r.id, r.job_id, r.tenant_id, r.status, r.trace_parent, j.service_params
+         FROM job_runs r JOIN jobs j ON j.id = r.job_id
+        WHERE r.tenant_id = $1 AND r.id = ANY ($2::uuid[]) AND r.status IN ('queued', 'running')
+        ORDER BY r.id
+        FOR UPDATE OF r`,
+      [tenantId, runIds],
+    );
+    return rows.map((r) => ({
+      id: r.id,
+      jobId: r.job_id,
+      tenantId: r.tenant_id,
+      status: r.status,
+      traceParent: r.trace_parent,
+      jobParams: r.service_params ?? {},
+    }));
+  }
+
+  /** Claims up to `limit` queued tasks of a locked run in seq order: new attempt, lease; with their job task's fields. */
+  async claim(sql: Sql, run: { id: string; jobId: string }, limit: number, leaseMs: number): Promise<ClaimedTask[]> {
+    if (limit <= 0) return [];
+    const rows = await sql.query<{
+      seq: number;
+      attempt: number;
+      lease_until_ms: string;
+      url: string;
+      method: 'GET' | 'POST';
+      body: string | null;
+      service_params: Record<string, unknown> | null;
+    }>(
+      `WITH picked AS (
+         SELECT seq FROM run_tasks WHERE run_id = $1 AND state = 'queued' ORDER BY seq LIMIT $2 FOR UPDATE SKIP LOCKED
+       )
+       UPDATE run_tasks rt
+          SET state = 'dispatched', attempt = rt.attempt + 1,
+              lease_until = now() + make_interval(secs => $3::double precision / 1000)
+         FROM picked, job_tasks jt
+        WHERE rt.run_id = $1 AND rt.seq = picked.seq AND jt.job_id = $4 AND jt.seq = rt.seq
+        RETURNING rt.seq, rt.attempt, (extract(epoch FROM rt.lease_until) * 1000)::bigint::text AS lease_until_ms,
+                  jt.url, jt.method, jt.body, jt.service_params`,
+      [run.id, limit, leaseMs, run.jobId],
+    );
+    return rows
+      .map((r) => ({
+        seq: r.seq,
+        attempt: r.attempt,
+        leaseUntilMs: Number(r.lease_until_ms),
+        url: r.url,
+        method: r.method,
+        body: r.body,
+        serviceParams: r.service_params,
+      }))
+      .sort((a, b) => a.seq - b.seq);
+  }
+
+  /** A run that dispatched its first tasks is running from now. */
+  async markRunning(sql: Sql, runIds: string[]): Promise<string[]> {
+    if (runIds.length === 0) return [];
+    const rows = await sql.query<{ id: string }>(
+      `UPDATE job_runs SET status = 'running', started_at = coalesce(started_at, now())
+        WHERE id = ANY ($1::uuid[]) AND status = 'queued' RETURNING id`,
+      [runIds],
+    );
+    return rows.map((r) => r.id);
+  }
+}

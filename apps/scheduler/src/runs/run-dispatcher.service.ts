@@ -1,0 +1,167 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { context, trace } from '@opentelemetry/api';
+import { BatchTaskV1, batchTaskMsgId } from '@trawl/contracts';
+import { ForbiddenDomains } from '@trawl/fetch-params';
+import { MessagingConnection, publishManyJson } from '@trawl/messaging';
+import { contextFromTraceParent, Logger, tracer } from '@trawl/observability';
+import { Database } from '@trawl/persistence';
+import { openCaptchaSolverKey } from '@trawl/webhooks';
+import { SCHEDULER_LOGGER, SCHEDULER_MESSAGING } from '../scheduler.settings';
+import { batchTaskOf } from './batch-task-of';
+import { planDispatch } from './dispatch-plan';
+import { CandidateRun, RunDispatchRepository, TenantDispatchInputs } from './run-dispatch.repository';
+import { RunResultsService } from './run-results.service';
+import { RunsMetrics } from './runs.metrics';
+import { RUNS_SETTINGS, RunsSettings } from './runs.settings';
+import type { TaskResult } from './task-result';
+
+/** Runs looked at per round (oldest first). */
+const CANDIDATE_RUNS = 500;
+
+/**
+ * Moves queued run tasks to fetch workers, fairly: round-robin over tenants, then over a tenant's
+ * runs, never more tasks in flight for a tenant than its `concurrency` (batch tasks have that budget
+ * of their own: they never take the slots of the tenant's live Fetch requests). Per tenant, one
+ * transaction under the tenant's dispatch lock (so replicas never overfill a tenant) claims tasks
+ * (new attempt, lease) of runs still queued or running, moves a queued run to running, and commits;
+ * then the tasks are published with msg id `run:seq:attempt`. A crash between commit and publish
+ * loses nothing: the lease runs out and the reconciler queues the task again.
+ */
+@Injectable()
+export class RunDispatcherService {
+  private readonly forbidden: ForbiddenDomains;
+  private rotation = 0;
+
+  constructor(
+    private readonly db: Database,
+    private readonly dispatch: RunDispatchRepository,
+    private readonly results: RunResultsService,
+    private readonly metrics: RunsMetrics,
+    @Inject(SCHEDULER_MESSAGING) private readonly messaging: MessagingConnection,
+    @Inject(RUNS_SETTINGS) private readonly settings: RunsSettings,
+    @Inject(SCHEDULER_LOGGER) private readonly logger: Logger,
+  ) {
+    this.forbidden = new ForbiddenDomains(settings.forbiddenDomains);
+  }
+
+  /** One dispatch round; answers the number of tasks claimed (published or failed at once). */
+  async dispatchRound(): Promise<number> {
+    const inFlight = await this.dispatch.inFlight(this.db, this.settings.dispatchWindow);
+    const budget = Math.min(this.settings.dispatchBatch, this.settings.dispatchWindow - inFlight);
+    if (budget <= 0) return 0;
+    const candidates = await this.dispatch.candidates(this.db, CANDIDATE_RUNS);
+    const runnable = await this.failRunsThatCannotGoOn(candidates);
+    if (runnable.length === 0) return 0;
+    const tenantIds = [...new Set(runnable.map((c) => c.tenantId))];
+    const busy = await this.dispatch.inFlightByTenant(this.db, tenantIds);
+    const room = new Map(runnable.map((c) => [c.tenantId, c.concurrency - (busy.get(c.tenantId) ?? 0)]));
+    const plan = planDispatch(runnable, room, budget, this.rotation++);
+    let claimed = 0;
+    for (const tenant of plan.tenants) claimed += await this.dispatchTenant(tenant.tenantId, tenant.runs);
+    return claimed;
+  }
+
+  /** Runs of tenants whose account cannot pay for them fail (spec §3 "failure of the run"); the others go on. */
+  private async failRunsThatCannotGoOn(candidates: CandidateRun[]): Promise<CandidateRun[]> {
+    const runnable: CandidateRun[] = [];
+    for (const run of candidates) {
+      const failure = run.accountInactive
+        ? { reason: 'account_inactive', detail: 'The account has no active subscription that includes batch jobs.' }
+        : run.outOfCredits
+          ? { reason: 'insufficient_credits', detail: 'The account ran out of credits for this billing period.' }
+          : undefined;
+      if (!failure) {
+        runnable.push(run);
+        continue;
+      }
+      await this.db.transaction((sql) => this.results.failRun(sql, run.runId, failure));
+    }
+    return runnable;
+  }
+
+  /** The tenant's solver with its key opened; none when a sealed key cannot be opened here (logged). */
+  private solverOf(tenantId: string, tenant: TenantDispatchInputs): { endpoint: string; key: string } | null {
+    if (!tenant.captchaSolver) return null;
+    const key = openCaptchaSolverKey(this.settings.secrets, tenantId, tenant.captchaSolver.key);
+    if (key === undefined) {
+      this.logger.error({ tenant_id: tenantId }, 'CAPTCHA solver key cannot be opened (SECRETS_KEY missing or other): tasks go without a solver');
+      return null;
+    }
+    return { endpoint: tenant.captchaSolver.endpoint, key };
+  }
+
+  private async dispatchTenant(tenantId: string, shares: { runId: string; count: number }[]): Promise<number> {
+    const claimed = await this.db.transaction(async (sql) => {
+      if (!(await this.dispatch.tryLockTenant(sql, tenantId))) return undefined;
+      const tenant = await this.dispatch.tenantInputs(sql, tenantId);
+      if (!tenant) return undefined;
+      // Counted again under the lock (a later statement than the lock's: its snapshot sees every
+      // claim of a replica that held the lock before): another replica may have dispatched since the plan was made.
+      let room = tenant.concurrency - tenant.busy;
+      if (room <= 0) return undefined;
+      const runs = await this.dispatch.lockRuns(sql, tenantId, shares.map((s) => s.runId));
+      const tasks: BatchTaskV1[] = [];
+      const refused: TaskResult[] = [];
+      const started: string[] = [];
+      for (const share of shares) {
+        const run = runs.find((r) => r.id === share.runId);
+        if (!run || room <= 0) continue;
+        const claims = await this.dispatch.claim(sql, run, Math.min(share.count, room), this.settings.leaseMs);
+        if (claims.length === 0) continue;
+        room -= claims.length;
+        if (run.status === 'queued') started.push(run.id);
+        const runContext = {
+          runId: run.id,
+          tenantId,
+          jobParams: run.jobParams,
+          traceParent: run.traceParent,
+          captchaSolver: this.solverOf(tenantId, tenant),
+          planFeatures: tenant.planFeatures,
+          forbidden: this.forbidden,
+          timeoutMs: this.settings.taskTimeoutMs,
+          maxBodyBytes: this.settings.maxBodyBytes,
+        };
+        for (const claim of claims) {
+          const built = batchTaskOf(claim, runContext);
+          if ('task' in built) tasks.push(built.task);
+          else refused.push(built.failed);
+        }
+      }
+      const running = await this.dispatch.markRunning(sql, started);
+      // Refused tasks fail in this transaction: they never reach a worker.
+      await this.results.applyIn(sql, refused);
+      return { tasks, refused: refused.length, running };
+    });
+    if (!claimed) return 0;
+    for (const runId of claimed.running) {
+      this.metrics.transitions.inc({ to: 'running' });
+      this.logger.info({ run_id: runId, tenant_id: tenantId }, 'batch run started');
+    }
+    await this.publish(claimed.tasks);
+    return claimed.tasks.length + claimed.refused;
+  }
+
+  private async publish(tasks: BatchTaskV1[]): Promise<void> {
+    if (tasks.length === 0) return;
+    const byRun = new Map<string, BatchTaskV1[]>();
+    for (const task of tasks) byRun.set(task.run_id, [...(byRun.get(task.run_id) ?? []), task]);
+    for (const [runId, runTasks] of byRun) {
+      const parent = contextFromTraceParent(runTasks[0].trace_parent ?? null);
+      const span = tracer().startSpan('batch.dispatch', { attributes: { 'trawl.run_id': runId, 'trawl.tasks': runTasks.length } }, parent);
+      try {
+        await context.with(trace.setSpan(parent, span), () =>
+          publishManyJson(
+            this.messaging.js,
+            runTasks.map((task) => ({ subject: this.settings.topology.subjects.batchTask, payload: task, msgId: batchTaskMsgId(task) })),
+          ),
+        );
+        this.metrics.dispatched.inc(runTasks.length);
+      } catch (error) {
+        // The claims stay dispatched; their leases run out and the reconciler queues them again.
+        this.logger.warn({ err: error, run_id: runId }, 'publishing batch tasks failed');
+      } finally {
+        span.end();
+      }
+    }
+  }
+}

@@ -1,0 +1,217 @@
+import { Injectable } from '@nestjs/common';
+import type { Sql } from '@trawl/persistence';
+import type { TaskResult } from './task-result';
+
+/** A run locked for a change of its counters or status, with its job's webhook. */
+export interface RunState {
+  id: string;
+  jobId: string;
+  tenantId: string;
+  runSequence: number;
+  status: string;
+  total: number;
+  successful: number;
+  failed: number;
+  credits: number;
+  cost: number;
+  /** The job takes no more tasks (closed) and all of them are written: the run can complete. */
+  jobComplete: boolean;
+  webhook: { url: string; signature: boolean } | null;
+}
+
+/** A task row changed by a result. */
+export interface AppliedTask {
+  runId: string;
+  seq: number;
+  state: 'succeeded' | 'failed';
+  credits: number;
+  tier: string | null;
+}
+
+interface RunRow {
+  id: string;
+  job_id: string;
+  tenant_id: string;
+  run_sequence: number;
+  status: string;
+  total: number;
+  successful: number;
+  failed: number;
+  credits: string;
+  cost: string;
+  job_complete: boolean;
+  webhook_url: string | null;
+  webhook_signature: boolean;
+}
+
+const RUN_STATE = `
+  SELECT r.id, r.job_id, r.tenant_id, r.run_sequence, r.status, r.total, r.successful, r.failed,
+         r.credits::text AS credits, r.cost::text AS cost,
+         (j.status = 'closed' AND j.ingest_state = 'ready') AS job_complete, j.webhook_url, j.webhook_signature
+    FROM job_runs r JOIN jobs j ON j.id = r.job_id`;
+
+/** SQL of result intake, run counters and run ends. Rules live in the services. */
+@Injectable()
+export class RunExecutionRepository {
+  /** Locks runs in id order (the order every writer of several runs takes, so none deadlocks). */
+  async lockRuns(sql: Sql, runIds: string[]): Promise<Map<string, RunState>> {
+    const rows = await sql.query<RunRow>(`${RUN_STATE} WHERE r.id = ANY ($1::uuid[]) ORDER BY r.id FOR UPDATE OF r`, [runIds]);
+    return new Map(rows.map((row) => [row.id, runState(row)]));
+  }
+
+  /**
+   * Writes results onto their task rows, only where the row is still dispatched with the same
+   * attempt: a late answer of an older attempt, or a second copy of one, changes nothing.
+   */
+  async applyResults(sql: Sql, results: TaskResult[]): Promise<AppliedTask[]> {
+    if (results.length === 0) return [];
+    const rows = await sql.query<{ run_id: string; seq: number; state: 'succeeded' | 'failed'; credits: number; tier: string | null }>(
+      `UPDATE run_tasks t
+          SET state = r.state, status_code = r.status_code, content_type = r.content_type, output_format = r.output_format,
+              body = r.body, tier = r.tier, credits = r.credits, error_code = r.error_code, error_detail = r.error_detail,
+              finished_at = now(), lease_until = NULL
+         FROM unnest($1::uuid[], $2::int[], $3::int[], $4::text[], $5::int[], $6::text[], $7::text[], $8::bytea[], $9::text[],
+                     $10::int[], $11::text[], $12::text[])
+              AS r (run_id, seq, attempt, state, status_code, content_type, output_format, body, tier, credits, error_code, error_detail)
+        WHERE t.run_id = r.run_id AND t.seq = r.seq AND t.state = 'dispatched' AND t.attempt = r.attempt
+        RETURNING t.run_id, t.seq, t.state, t.credits, t.tier`,
+      [
+        results.map((r) => r.runId),
+        results.map((r) => r.seq),
+        results.map((r) => r.attempt),
+        results.map((r) => r.state),
+        results.map((r) => r.statusCode),
+        results.map((r) => r.contentType),
+        results.map((r) => r.outputFormat),
+        results.map((r) => r.body),
+        results.map((r) => r.tier),
+        results.map((r) => r.credits),
+        results.map((r) => r.errorCode),
+        results.map((r) => r.errorDetail),
+      ],
+    );
+    return rows.map((r) => ({ runId: r.run_id, seq: r.seq, state: r.state, credits: r.credits, tier: r.tier }));
+  }
+
+  /**
+   * Puts claims a worker did not run back to `queued` (same attempt only; nothing counted). A run
+   * that ended never dispatches them again; one still in flight would, as a new attempt.
+   */
+  async release(sql: Sql, claims: { runId: string; seq: number; attempt: number }[]): Promise<number> {
+    if (claims.length === 0) return 0;
+    const rows = await sql.query<{ seq: number }>(
+      `UPDATE run_tasks t SET state = 'queued', lease_until = NULL
+         FROM unnest($1::uuid[], $2::int[], $3::int[]) AS c (run_id, seq, attempt)
+        WHERE t.run_id = c.run_id AND t.seq = c.seq AND t.state = 'dispatched' AND t.attempt = c.attempt
+        RETURNING t.seq`,
+      [claims.map((c) => c.runId), claims.map((c) => c.seq), claims.map((c) => c.attempt)],
+    );
+    return rows.length;
+  }
+
+  /** Runs that ended (stopped, failed, deleted) while claims of them are still out. */
+  async endedRunsWithClaimsOut(sql: Sql, limit: number): Promise<string[]> {
+    const rows = await sql.query<{ run_id: string }>(
+      `SELECT DISTINCT rt.run_id FROM run_tasks rt JOIN job_runs r ON r.id = rt.run_id
+        WHERE rt.state = 'dispatched' AND r.status NOT IN ('queued', 'running', 'paused')
+        LIMIT $1`,
+      [limit],
+    );
+    return rows.map((r) => r.run_id);
+  }
+
+  /** Raises the counters of locked runs (cost = credits × price), answering their new state. */
+  async addToCounters(
+    sql: Sql,
+    deltas: { runId: string; successful: number; failed: number; credits: number; cost: number }[],
+  ): Promise<void> {
+    if (deltas.length === 0) return;
+    await sql.query(
+      `UPDATE job_runs r
+          SET successful = r.successful + d.successful, failed = r.failed + d.failed,
+              credits = r.credits + d.credits, cost = r.cost + d.cost
+         FROM unnest($1::uuid[], $2::int[], $3::int[], $4::bigint[], $5::numeric[]) AS d (id, successful, failed, credits, cost)
+        WHERE r.id = d.id`,
+      [
+        deltas.map((d) => d.runId),
+        deltas.map((d) => d.successful),
+        deltas.map((d) => d.failed),
+        deltas.map((d) => d.credits),
+        deltas.map((d) => d.cost.toFixed(6)),
+      ],
+    );
+  }
+
+  /** Ends a locked run; answers its final state, or undefined when it had already ended. */
+  async endRun(
+    sql: Sql,
+    runId: string,
+    status: 'completed' | 'failed',
+    failure?: { reason: string; detail: string },
+  ): Promise<RunState | undefined> {
+    const [updated] = await sql.query<{ id: string }>(
+      `UPDATE job_runs SET status = $2, finished_at = now(), failure_reason = $3, failure_detail = $4
+        WHERE id = $1 AND status IN ('queued', 'running', 'paused') RETURNING id`,
+      [runId, status, failure?.reason ?? null, failure?.detail ?? null],
+    );
+    if (!updated) return undefined;
+    const [row] = await sql.query<RunRow>(`${RUN_STATE} WHERE r.id = $1`, [runId]);
+    return row && runState(row);
+  }
+
+  /** Runs with dispatched tasks whose lease ran out. */
+  async runsWithExpiredLeases(sql: Sql, limit: number): Promise<string[]> {
+    const rows = await sql.query<{ run_id: string }>(
+      `SELECT DISTINCT run_id FROM run_tasks WHERE state = 'dispatched' AND lease_until < now() LIMIT $1`,
+      [limit],
+    );
+    return rows.map((r) => r.run_id);
+  }
+
+  /** Expired claims of a locked run, taken for the caller to requeue or fail. */
+  async expiredClaims(sql: Sql, runId: string): Promise<{ seq: number; attempt: number }[]> {
+    return sql.query<{ seq: number; attempt: number }>(
+      `SELECT seq, attempt FROM run_tasks WHERE run_id = $1 AND state = 'dispatched' AND lease_until < now()
+        ORDER BY seq FOR UPDATE SKIP LOCKED`,
+      [runId],
+    );
+  }
+
+  /** Puts claims back in the queue (their next dispatch is a new attempt). */
+  async requeue(sql: Sql, runId: string, seqs: number[]): Promise<void> {
+    if (seqs.length === 0) return;
+    await sql.query(
+      `UPDATE run_tasks SET state = 'queued', lease_until = NULL WHERE run_id = $1 AND seq = ANY ($2::int[]) AND state = 'dispatched'`,
+      [runId, seqs],
+    );
+  }
+
+  /** Runs in flight whose every task has a result, and whose job takes no more tasks. */
+  async finishableRuns(sql: Sql, limit: number): Promise<string[]> {
+    const rows = await sql.query<{ id: string }>(
+      `SELECT r.id FROM job_runs r JOIN jobs j ON j.id = r.job_id
+        WHERE r.status IN ('queued', 'running', 'paused') AND j.status = 'closed' AND j.ingest_state = 'ready'
+          AND r.successful + r.failed >= r.total
+        LIMIT $1`,
+      [limit],
+    );
+    return rows.map((r) => r.id);
+  }
+}
+
+function runState(row: RunRow): RunState {
+  return {
+    id: row.id,
+    jobId: row.job_id,
+    tenantId: row.tenant_id,
+    runSequence: row.run_sequence,
+    status: row.status,
+    total: row.total,
+    successful: row.successful,
+    failed: row.failed,
+    credits: Number(row.credits),
+    cost: Number(row.cost),
+    jobComplete: row.job_complete,
+    webhook: row.webhook_url ? { url: row.webhook_url, signature: row.webhook_signature } : null,
+  };
+}

@@ -1,0 +1,146 @@
+import { Inject, Injectable } from '@nestjs/common';
+import {
+  batchBodyFilter,
+  batchBodySubject,
+  BatchTaskResultBatchV1,
+  batchTaskResultBatchV1,
+  BatchTaskResultV1,
+} from '@trawl/contracts';
+import { BatchConsumer, Disposition, InboundMessage, MessagingConnection } from '@trawl/messaging';
+import type { Logger } from '@trawl/observability';
+import { SCHEDULER_LOGGER, SCHEDULER_MESSAGING } from '../scheduler.settings';
+import { RunResultsService } from './run-results.service';
+import { RUNS_SETTINGS, RunsSettings } from './runs.settings';
+import { TaskResult } from './task-result';
+
+/** How long a batch of results waits for company once its first one is there, in ms. */
+const INTAKE_WAIT_MS = 10;
+
+/**
+ * Takes task results from JetStream in batches and has them applied in one transaction; the
+ * messages are acked only after it commits (a failed batch is nak'ed and comes back). Bodies that
+ * workers spilled to the bodies stream are read before the transaction and purged after it.
+ */
+@Injectable()
+export class RunResultConsumer {
+  private consumer?: BatchConsumer<BatchTaskResultBatchV1>;
+  /** Called after a batch that applied results committed, with how many: tenants have room again. */
+  onApplied?: (applied: number) => void;
+
+  constructor(
+    private readonly results: RunResultsService,
+    @Inject(SCHEDULER_MESSAGING) private readonly messaging: MessagingConnection,
+    @Inject(RUNS_SETTINGS) private readonly settings: RunsSettings,
+    @Inject(SCHEDULER_LOGGER) private readonly logger: Logger,
+  ) {}
+
+  /** Starts consuming. Safe to call twice. */
+  async start(): Promise<void> {
+    if (this.consumer) return;
+    const { topology } = this.settings;
+    this.consumer = new BatchConsumer<BatchTaskResultBatchV1>({
+      js: this.messaging.js,
+      stream: topology.streams.batchResults,
+      durable: topology.consumers.batchSchedulers,
+      schema: batchTaskResultBatchV1,
+      logger: this.logger,
+      maxBatch: this.settings.resultBatch,
+      // Each result holds a tenant slot until it is applied, so the wait is part of every task's
+      // cycle; but one transaction per worker message (often 1 result) cost more CPU per task in
+      // Postgres and here than the wait costs in latency (bench/README.md, Batch).
+      maxWaitMs: INTAKE_WAIT_MS,
+      handler: (messages) => this.handle(messages),
+    });
+    await this.consumer.start();
+  }
+
+  async stop(deadlineMs = 10_000): Promise<void> {
+    await this.consumer?.stop(deadlineMs);
+    this.consumer = undefined;
+  }
+
+  /** One batch: read spilled bodies, apply everything in one transaction, then ack and purge. */
+  async handle(messages: InboundMessage<BatchTaskResultBatchV1>[]): Promise<Disposition[]> {
+    const distinct = distinctResults(messages);
+    const skipped = distinct.filter((r) => r.skipped).map((r) => ({ runId: r.run_id, seq: r.seq, attempt: r.attempt }));
+    const results = await Promise.all(distinct.filter((r) => !r.skipped).map((result) => this.taskResult(result)));
+    const outcome = await this.results.apply(results, skipped);
+    if (outcome.applied > 0) this.onApplied?.(outcome.applied);
+    if (outcome.ignored > 0) this.logger.debug({ ignored: outcome.ignored }, 'late or repeated batch task results ignored');
+    await Promise.all(distinct.filter((r) => r.body_ref).map((r) => this.purgeBody(r)));
+    return messages.map(() => ({ kind: 'ack' }));
+  }
+
+  private async taskResult(result: BatchTaskResultV1): Promise<TaskResult> {
+    let body: Buffer | null = result.body_base64 !== undefined ? Buffer.from(result.body_base64, 'base64') : null;
+    if (result.body_ref) {
+      body = await this.readBody(result);
+      if (body === null) {
+        // The chunks outlived their stream's max age or were purged by an earlier apply of this
+        // result; applying it now can only be late, but say why if it is not.
+        return {
+          ...common(result),
+          state: 'failed',
+          outputFormat: null,
+          body: null,
+          tier: null,
+          credits: 0,
+          errorCode: 'ERR0001',
+          errorDetail: 'The answer body was lost before it was stored; rerun the failed tasks.',
+        };
+      }
+    }
+    const succeeded = result.error === undefined;
+    return {
+      ...common(result),
+      state: succeeded ? 'succeeded' : 'failed',
+      outputFormat: result.output_format ?? null,
+      body,
+      tier: succeeded ? result.billed_tier : null,
+      credits: succeeded ? result.credits : 0,
+      errorCode: result.error?.code ?? null,
+      errorDetail: result.error?.detail ?? null,
+    };
+  }
+
+  private async readBody(result: BatchTaskResultV1): Promise<Buffer | null> {
+    const { topology } = this.settings;
+    const chunks: Buffer[] = [];
+    for (let i = 0; i < result.body_ref!.chunks; i++) {
+      const subject = batchBodySubject(topology, result.run_id, result.seq, result.attempt, i);
+      const stored = await this.messaging.jsm.streams.getMessage(topology.streams.batchBodies, { last_by_subj: subject }).catch((error: unknown) => {
+        if ((error as { code?: unknown })?.code === 10037 || /no message found/i.test(String((error as Error)?.message))) return null;
+        throw error;
+      });
+      if (!stored) return null;
+      chunks.push(Buffer.from(stored.data));
+    }
+    return Buffer.concat(chunks);
+  }
+
+  private async purgeBody(result: BatchTaskResultV1): Promise<void> {
+    const { topology } = this.settings;
+    await this.messaging.jsm.streams
+      .purge(topology.streams.batchBodies, { filter: batchBodyFilter(topology, result.run_id, result.seq, result.attempt) })
+      .catch((error: unknown) => this.logger.warn({ err: error, run_id: result.run_id, seq: result.seq }, 'could not purge a spilled body; its max age will'));
+  }
+}
+
+function common(result: BatchTaskResultV1): Pick<TaskResult, 'runId' | 'seq' | 'attempt' | 'statusCode' | 'contentType'> {
+  return { runId: result.run_id, seq: result.seq, attempt: result.attempt, statusCode: result.status_code, contentType: result.content_type };
+}
+
+/** Each claim (run, seq, attempt) once: one statement must not touch the same row twice. */
+export function distinctResults(messages: InboundMessage<BatchTaskResultBatchV1>[]): BatchTaskResultV1[] {
+  const seen = new Set<string>();
+  const results: BatchTaskResultV1[] = [];
+  for (const message of messages) {
+    for (const result of message.data.results) {
+      const claim = `${result.run_id}:${result.seq}:${result.attempt}`;
+      if (seen.has(claim)) continue;
+      seen.add(claim);
+      results.push(result);
+    }
+  }
+  return results;
+}

@@ -1,0 +1,152 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { Charge, recordCharges } from '@trawl/billing';
+import type { Logger } from '@trawl/observability';
+import { Database, Sql } from '@trawl/persistence';
+import { enqueueWebhookEvent } from '@trawl/webhooks';
+import { SCHEDULER_LOGGER } from '../scheduler.settings';
+import { RunExecutionRepository, RunState } from './run-execution.repository';
+import { RunsMetrics } from './runs.metrics';
+import { RUNS_SETTINGS, RunsSettings } from './runs.settings';
+import type { TaskClaim, TaskResult } from './task-result';
+
+/** What one intake transaction did. */
+export interface IntakeOutcome {
+  applied: number;
+  /** Late or repeated results (the claim was answered, requeued or is another attempt now). */
+  ignored: number;
+  /** Runs that this transaction completed. */
+  completed: string[];
+}
+
+/** Why a run cannot go on (`failure_reason`), with the detail shown to the caller. */
+export interface RunFailure {
+  reason: string;
+  detail: string;
+}
+
+/**
+ * Task results into Postgres, and the ends of runs. One transaction applies a batch of results:
+ * each only onto its own dispatched claim (same attempt), the run counters raised by what was
+ * applied (so `completed = successful + failed` at every instant), one ledger row per billed task
+ * (ref `batch:<run_id>:<seq>`), and the run completed — with its `run.completed` outbox event —
+ * when its last task is in. A stopped run keeps counting results that arrive but stays stopped.
+ */
+@Injectable()
+export class RunResultsService {
+  constructor(
+    private readonly db: Database,
+    private readonly runs: RunExecutionRepository,
+    private readonly metrics: RunsMetrics,
+    @Inject(RUNS_SETTINGS) private readonly settings: RunsSettings,
+    @Inject(SCHEDULER_LOGGER) private readonly logger: Logger,
+  ) {}
+
+  /**
+   * Applies results, and puts back the `skipped` claims (tasks a worker did not run because their
+   * run had ended: not counted, not billed), in one transaction.
+   */
+  apply(results: TaskResult[], skipped: TaskClaim[] = []): Promise<IntakeOutcome> {
+    return this.db.transaction(async (sql) => {
+      const released = await this.runs.release(sql, skipped);
+      if (released > 0) this.metrics.results.inc({ outcome: 'released', state: 'skipped' }, released);
+      return this.applyIn(sql, results);
+    });
+  }
+
+  /** As `apply`, in the caller's transaction (the dispatcher fails tasks it refuses this way). */
+  async applyIn(sql: Sql, results: TaskResult[]): Promise<IntakeOutcome> {
+    if (results.length === 0) return { applied: 0, ignored: 0, completed: [] };
+    const locked = await this.runs.lockRuns(sql, [...new Set(results.map((r) => r.runId))]);
+    const applied = await this.runs.applyResults(sql, results);
+    const deltas = new Map<string, { runId: string; successful: number; failed: number; credits: number; cost: number }>();
+    const charges: Charge[] = [];
+    for (const task of applied) {
+      const delta = deltas.get(task.runId) ?? { runId: task.runId, successful: 0, failed: 0, credits: 0, cost: 0 };
+      if (task.state === 'succeeded') {
+        delta.successful++;
+        delta.credits += task.credits;
+        const run = locked.get(task.runId);
+        if (run && task.credits > 0 && task.tier) {
+          charges.push({ tenantId: run.tenantId, credits: task.credits, product: 'batch', tier: task.tier, ref: `batch:${task.runId}:${task.seq}` });
+        }
+      } else {
+        delta.failed++;
+      }
+      deltas.set(task.runId, delta);
+    }
+    for (const delta of deltas.values()) delta.cost = delta.credits * this.settings.creditPriceUsd;
+    await this.runs.addToCounters(sql, [...deltas.values()]);
+    await recordCharges(sql, charges);
+
+    const completed: string[] = [];
+    for (const delta of deltas.values()) {
+      const run = locked.get(delta.runId);
+      if (!run) continue;
+      const now = { ...run, successful: run.successful + delta.successful, failed: run.failed + delta.failed };
+      if (await this.completeIfDone(sql, now)) completed.push(run.id);
+    }
+    const appliedKeys = new Set(applied.map((a) => `${a.runId}:${a.seq}`));
+    for (const result of results) {
+      const outcome = appliedKeys.has(`${result.runId}:${result.seq}`) ? 'applied' : 'ignored';
+      this.metrics.results.inc({ outcome, state: result.state });
+    }
+    return { applied: applied.length, ignored: results.length - applied.length, completed };
+  }
+
+  /**
+   * Completes a locked run whose every task has a result, if it is still in flight and its job
+   * takes no more tasks (an open job's run waits for its last batch). Answers whether it did.
+   */
+  async completeIfDone(sql: Sql, run: RunState): Promise<boolean> {
+    if (!['queued', 'running', 'paused'].includes(run.status)) return false;
+    if (!run.jobComplete || run.successful + run.failed < run.total) return false;
+    const ended = await this.runs.endRun(sql, run.id, 'completed');
+    if (!ended) return false;
+    await this.announce(sql, ended, 'run.completed');
+    this.metrics.transitions.inc({ to: 'completed' });
+    this.logger.info({ run_id: run.id, job_id: run.jobId, total: run.total, failed: ended.failed }, 'batch run completed');
+    return true;
+  }
+
+  /** Fails a run that cannot go on, with its `run.failed` event; false when it had ended already. */
+  async failRun(sql: Sql, runId: string, failure: RunFailure): Promise<boolean> {
+    const locked = await this.runs.lockRuns(sql, [runId]);
+    if (!locked.has(runId)) return false;
+    const ended = await this.runs.endRun(sql, runId, 'failed', failure);
+    if (!ended) return false;
+    await this.announce(sql, ended, 'run.failed', failure);
+    this.metrics.transitions.inc({ to: 'failed' });
+    this.logger.warn({ run_id: runId, job_id: ended.jobId, reason: failure.reason }, 'batch run failed');
+    return true;
+  }
+
+  /** Locks a run and completes it if it is done (the reconciler's sweep). */
+  async completeRunIfDone(runId: string): Promise<boolean> {
+    return this.db.transaction(async (sql) => {
+      const run = (await this.runs.lockRuns(sql, [runId])).get(runId);
+      return run ? this.completeIfDone(sql, run) : false;
+    });
+  }
+
+  /** The run's end as an outbox event, when its job has a webhook (spec-batch-api §6). */
+  private async announce(sql: Sql, run: RunState, type: 'run.completed' | 'run.failed', failure?: RunFailure): Promise<void> {
+    if (!run.webhook) return;
+    await enqueueWebhookEvent(sql, this.settings.topology, {
+      event_type: type,
+      occurred_at: new Date().toISOString(),
+      tenant_id: run.tenantId,
+      job_id: run.jobId,
+      run_id: run.id,
+      run_sequence: run.runSequence,
+      stats: {
+        total: run.total,
+        completed: run.successful + run.failed,
+        successful: run.successful,
+        failed: run.failed,
+        spend: { credits: run.credits, cost: run.cost },
+      },
+      ...(failure && { failure_reason: failure.reason, failure_detail: failure.detail }),
+      webhook: run.webhook,
+    });
+  }
+}

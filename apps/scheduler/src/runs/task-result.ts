@@ -1,0 +1,44 @@
+/** One dispatch of a task: the attempt a result must match. */
+export interface TaskClaim {
+  runId: string;
+  seq: number;
+  attempt: number;
+}
+
+/** A task's outcome as the intake writes it: from a worker's result, or decided by the scheduler itself. */
+export interface TaskResult {
+  runId: string;
+  seq: number;
+  attempt: number;
+  state: 'succeeded' | 'failed';
+  statusCode: number;
+  contentType: string | null;
+  outputFormat: string | null;
+  body: Buffer | null;
+  /** Tier billed; null for a failed task (free). */
+  tier: string | null;
+  credits: number;
+  errorCode: string | null;
+  errorDetail: string | null;
+}
+
+/** A failure the scheduler decides without a worker (parameters, forbidden domain, lost claims). */
+export function failedResult(
+  claim: { runId: string; seq: number; attempt: number },
+  errorCode: string,
+  statusCode: number,
+  errorDetail: string,
+): TaskResult {
+  return {
+    ...claim,
+    state: 'failed',
+    statusCode,
+    contentType: null,
+    outputFormat: null,
+    body: null,
+    tier: null,
+    credits: 0,
+    errorCode,
+    errorDetail,
+  };
+}

@@ -1,0 +1,167 @@
+import { batchTaskV1, BatchTaskV1, messagingTopology } from '@trawl/contracts';
+import { createMigratedDatabase, TestDatabase, uniqueSuffix } from '@trawl/testing';
+import { RunDispatcherService } from '../src/runs/run-dispatcher.service';
+import type { TaskResult } from '../src/runs/task-result';
+import {
+  createJobWithRun,
+  createTenant,
+  removeBatchStreams,
+  RunsInstance,
+  runRow,
+  runsSettings,
+  startRunsInstance,
+  taskStates,
+} from './support/runs-harness';
+
+/** A worker's successful answer, as the intake takes it. */
+function succeeded(runId: string, seq: number, attempt: number, body = 'ok'): TaskResult {
+  return {
+    runId,
+    seq,
+    attempt,
+    state: 'succeeded',
+    statusCode: 200,
+    contentType: 'text/html; charset=utf-8',
+    outputFormat: 'html',
+    body: Buffer.from(body),
+    tier: 'basic',
+    credits: 1,
+    errorCode: null,
+    errorDetail: null,
+  };
+}
+
+const urls = (n: number) => Array.from({ length: n }, (_, i) => `http://big.test:8090/p/${i + 1}`);
+
+/** Dispatch, leases and run states with no worker: tasks stay in the work queue, results are made up. */
+describe(RunDispatcherService.name, () => {
+  let database: TestDatabase;
+  const prefix = `rd${uniqueSuffix()}`;
+  const topology = messagingTopology(prefix);
+  let a: RunsInstance;
+  let b: RunsInstance;
+
+  beforeAll(async () => {
+    database = await createMigratedDatabase();
+    a = await startRunsInstance(database.url, runsSettings(topology));
+    b = await startRunsInstance(database.url, runsSettings(topology));
+  });
+
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+    await removeBatchStreams(prefix);
+    await database?.drop();
+  });
+
+  /** Tasks of a run published to the work queue, in stream order. */
+  async function published(runId: string): Promise<BatchTaskV1[]> {
+    const info = await a.messaging.jsm.streams.info(topology.streams.batchWork);
+    const tasks: BatchTaskV1[] = [];
+    for (let seq = info.state.first_seq; seq <= info.state.last_seq; seq++) {
+      const stored = await a.messaging.jsm.streams.getMessage(topology.streams.batchWork, { seq }).catch(() => null);
+      if (!stored) continue;
+      const task = batchTaskV1.parse(stored.json());
+      if (task.run_id === runId) tasks.push(task);
+    }
+    return tasks;
+  }
+
+  it('moves a queued run to running at its first dispatch and never passes the tenant’s concurrency', async () => {
+    const tenantId = await createTenant(a.db, 5);
+    const { runId } = await createJobWithRun(a.db, tenantId, urls(20), { serviceParams: { response_type: 'markdown' } });
+    expect(await a.dispatcher.dispatchRound()).toBe(5);
+    expect(await a.dispatcher.dispatchRound()).toBe(0);
+    expect(await taskStates(a.db, runId)).toEqual({ dispatched: 5, queued: 15 });
+    const run = await runRow(a.db, runId);
+    expect(run.status).toBe('running');
+    expect(run.started_at).not.toBeNull();
+    const tasks = await published(runId);
+    expect(tasks.map((t) => [t.seq, t.attempt])).toEqual([1, 2, 3, 4, 5].map((seq) => [seq, 1]));
+    expect(tasks[0]).toMatchObject({ tenant_id: tenantId, url: 'http://big.test:8090/p/1', method: 'GET', options: { response_type: 'markdown' } });
+  });
+
+  it('dispatches nothing more for a stopped run, records its late results, and leaves it stopped', async () => {
+    const tenantId = await createTenant(a.db, 5);
+    const { runId } = await createJobWithRun(a.db, tenantId, urls(20));
+    expect(await a.dispatcher.dispatchRound()).toBe(5);
+    // The gateway's stop.
+    await a.db.query(`UPDATE job_runs SET status = 'stopped', finished_at = now() WHERE id = $1`, [runId]);
+    const outcome = await a.results.apply([1, 2, 3, 4, 5].map((seq) => succeeded(runId, seq, 1)));
+    expect(outcome).toMatchObject({ applied: 5, ignored: 0, completed: [] });
+    expect(await a.dispatcher.dispatchRound()).toBe(0);
+    expect(await taskStates(a.db, runId)).toEqual({ succeeded: 5, queued: 15 });
+    expect(await runRow(a.db, runId)).toMatchObject({ status: 'stopped', successful: 5, failed: 0, credits: 5 });
+  });
+
+  it('dispatches nothing for a paused run until it is resumed', async () => {
+    const tenantId = await createTenant(a.db, 5);
+    const { runId } = await createJobWithRun(a.db, tenantId, urls(8));
+    await a.db.query(`UPDATE job_runs SET status = 'paused' WHERE id = $1`, [runId]);
+    expect(await a.dispatcher.dispatchRound()).toBe(0);
+    expect(await taskStates(a.db, runId)).toEqual({ queued: 8 });
+    await a.db.query(`UPDATE job_runs SET status = 'queued' WHERE id = $1`, [runId]);
+    expect(await a.dispatcher.dispatchRound()).toBe(5);
+  });
+
+  it('ignores a repeated or late result: the row, the counters and the ledger keep the first', async () => {
+    const tenantId = await createTenant(a.db, 5);
+    const { runId } = await createJobWithRun(a.db, tenantId, urls(2));
+    await a.dispatcher.dispatchRound();
+    expect(await a.results.apply([succeeded(runId, 1, 1, 'first')])).toMatchObject({ applied: 1, ignored: 0 });
+    // The same claim again, an older attempt, and a claim that was never made.
+    const again = await a.results.apply([succeeded(runId, 1, 1, 'second'), succeeded(runId, 2, 0), succeeded(runId, 2, 7)]);
+    expect(again).toMatchObject({ applied: 0, ignored: 3 });
+    const [row] = await a.db.query<{ body: Buffer }>(`SELECT body FROM run_tasks WHERE run_id = $1 AND seq = 1`, [runId]);
+    expect(row.body.toString()).toBe('first');
+    expect(await runRow(a.db, runId)).toMatchObject({ status: 'running', successful: 1, failed: 0, credits: 1 });
+    const ledger = await a.db.query(`SELECT 1 FROM credit_ledger WHERE tenant_id = $1`, [tenantId]);
+    expect(ledger).toHaveLength(1);
+  });
+
+  it('dispatches an expired claim again as a new attempt, and fails it with ERR0001 after the third', async () => {
+    const tenantId = await createTenant(a.db, 5);
+    const { runId } = await createJobWithRun(a.db, tenantId, urls(1));
+    await a.dispatcher.dispatchRound();
+    // The message was lost: the lease runs out.
+    await a.db.query(`UPDATE run_tasks SET lease_until = now() - interval '1 second' WHERE run_id = $1`, [runId]);
+    await a.reconciler.reconcileOnce();
+    expect(await taskStates(a.db, runId)).toEqual({ queued: 1 });
+    expect(await a.dispatcher.dispatchRound()).toBe(1);
+    expect((await published(runId)).map((t) => t.attempt)).toEqual([1, 2]);
+    // The first attempt's answer comes late: ignored.
+    expect(await a.results.apply([succeeded(runId, 1, 1)])).toMatchObject({ ignored: 1 });
+
+    await a.db.query(`UPDATE run_tasks SET attempt = 3, lease_until = now() - interval '1 second' WHERE run_id = $1`, [runId]);
+    await a.reconciler.reconcileOnce();
+    const [task] = await a.db.query<{ state: string; error_code: string }>(`SELECT state, error_code FROM run_tasks WHERE run_id = $1`, [runId]);
+    expect(task).toEqual({ state: 'failed', error_code: 'ERR0001' });
+    expect(await runRow(a.db, runId)).toMatchObject({ status: 'completed', successful: 0, failed: 1, credits: 0 });
+  });
+
+  it('never dispatches a task twice at once from two dispatchers, nor passes the tenant’s concurrency', async () => {
+    const tenantId = await createTenant(a.db, 150);
+    const { runId } = await createJobWithRun(a.db, tenantId, urls(400));
+    const rounds = (instance: RunsInstance) => Promise.all(Array.from({ length: 6 }, () => instance.dispatcher.dispatchRound()));
+    await Promise.all([rounds(a), rounds(b), rounds(a), rounds(b)]);
+    expect(await taskStates(a.db, runId)).toEqual({ dispatched: 150, queued: 250 });
+    const tasks = await published(runId);
+    expect(tasks).toHaveLength(150);
+    expect(new Set(tasks.map((t) => t.seq)).size).toBe(150);
+    expect(tasks.every((t) => t.attempt === 1)).toBe(true);
+  });
+
+  it('fails the runs of a tenant whose credits are spent, with run.failed when the job has a webhook', async () => {
+    const tenantId = await createTenant(a.db, 5, { creditsLimit: 0 });
+    const { runId } = await createJobWithRun(a.db, tenantId, urls(3), { webhook: { url: 'https://hooks.test/run', signature: false } });
+    expect(await a.dispatcher.dispatchRound()).toBe(0);
+    const [run] = await a.db.query<{ status: string; failure_reason: string }>(`SELECT status, failure_reason FROM job_runs WHERE id = $1`, [runId]);
+    expect(run).toEqual({ status: 'failed', failure_reason: 'insufficient_credits' });
+    const events = await a.db.query<{ subject: string; payload: { failure_reason: string } }>(
+      `SELECT subject, payload FROM outbox WHERE payload->>'run_id' = $1`,
+      [runId],
+    );
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({ subject: topology.subjects.event('run.failed'), payload: { failure_reason: 'insufficient_credits' } });
+  });
+});

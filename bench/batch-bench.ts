@@ -1,0 +1,301 @@
+/**
+ * The Batch API benchmarks (issue 4), against what a user would do without Trawl, in one run on one
+ * machine:
+ *   1. a 100,000-task job: time to the `202`, time until every task row is readable through the
+ *      results endpoint, and tasks/s end to end vs. a plain undici loop over the same URLs with the
+ *      same concurrency (target ≥ 70 %);
+ *   2. webhook latency: p99 time from a run's completion (`finished_at`) to the receipt of its
+ *      `run.completed` at a real HTTPS receiver (target < 1 s).
+ *
+ *   node -r ./tools/register-aliases.js dist/bench/batch-bench.js [--tasks 100000] [--concurrency 64]
+ *     [--webhook-runs 40] [--only tasks|webhooks] [--profile DIR]
+ *   (--profile: CPU profiles of the gateway, the scheduler and the worker over the Trawl run, written
+ *   when they stop; see tools/cpu-profile.js and tools/cpu-profile-top.js)
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { Client } from 'pg';
+import { Agent, request } from 'undici';
+import { waitFor } from '@trawl/testing';
+import { createTestTls, WebhookReceiver } from '../test/fixtures/webhook-receiver';
+import { ApiClient, Platform } from '../test/support/platform';
+import { startFixtureWebProcess, type FixtureWebProcess } from './fixture-web-process';
+import { processesNamed, processesNamedWith } from './process-stats';
+import { GroupCpuMeter, MachineCpuMeter } from './resource-meter';
+
+const TASKS_TARGET = 0.7;
+const WEBHOOK_P99_TARGET_MS = 1000;
+
+interface BatchBenchOptions {
+  tasks: number;
+  concurrency: number;
+  webhookRuns: number;
+  only?: 'tasks' | 'webhooks';
+  /** Where the services write CPU profiles (--profile). */
+  profileDir?: string;
+}
+
+function parseOptions(args: readonly string[]): BatchBenchOptions {
+  const options: BatchBenchOptions = { tasks: 100_000, concurrency: 64, webhookRuns: 40 };
+  for (let i = 0; i < args.length; i += 2) {
+    const [name, value] = [args[i], args[i + 1] ?? ''];
+    const n = Number(value);
+    if (name === '--tasks' && n > 0) options.tasks = n;
+    else if (name === '--concurrency' && n > 0) options.concurrency = n;
+    else if (name === '--webhook-runs' && n > 0) options.webhookRuns = n;
+    else if (name === '--only' && (value === 'tasks' || value === 'webhooks')) options.only = value;
+    else if (name === '--profile' && value !== '') options.profileDir = resolve(value);
+    else throw new Error(`unknown option "${name} ${value}"`);
+  }
+  return options;
+}
+
+function verdict(ok: boolean): string {
+  return ok ? 'MET' : 'NOT MET';
+}
+
+function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+function pagePath(i: number): string {
+  return `/p/${i + 1}`;
+}
+
+/** What a user without Trawl would run: `concurrency` loops of undici over the same URLs, bodies read. */
+async function plainLoop(web: FixtureWebProcess, tasks: number, concurrency: number) {
+  const agent = new Agent({ connections: concurrency, pipelining: 1 });
+  let next = 0;
+  let errors = 0;
+  const started = performance.now();
+  const loop = async (): Promise<void> => {
+    for (let i = next++; i < tasks; i = next++) {
+      try {
+        const res = await request(`http://127.0.0.1:${web.port}${pagePath(i)}`, { dispatcher: agent, headers: { host: 'big.test' } });
+        await res.body.arrayBuffer();
+        if (res.statusCode !== 200) errors += 1;
+      } catch {
+        errors += 1;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, loop));
+  const seconds = (performance.now() - started) / 1000;
+  await agent.close();
+  return { seconds, perSecond: tasks / seconds, errors };
+}
+
+async function countResults(api: ApiClient, jobId: string): Promise<number> {
+  let count = 0;
+  let cursor: string | null = null;
+  do {
+    const page: any = await api.request('GET', `/v1/jobs/${jobId}/results${cursor ? `?cursor=${encodeURIComponent(cursor)}` : ''}`);
+    if (page.status !== 200) throw new Error(`results answered ${page.status}: ${page.text.slice(0, 300)}`);
+    count += page.body.results.length;
+    cursor = page.body.next_cursor ?? null;
+  } while (cursor);
+  return count;
+}
+
+const MEASURED_SERVICES = ['gateway', 'scheduler', 'fetch-worker'] as const;
+
+/** CPU meters per process (and the machine), read as CPU ms per task like bench/fetch-bench.ts. */
+function cpuMeters(platform: Platform, web: FixtureWebProcess) {
+  const database = new URL(platform.databaseUrl).pathname.slice(1);
+  const meters: Record<string, GroupCpuMeter> = {
+    ...Object.fromEntries(MEASURED_SERVICES.map((service) => [service, new GroupCpuMeter(() => [platform.pid(service) ?? 0].filter(Boolean))])),
+    'fixture web': new GroupCpuMeter(() => [web.pid]),
+    'postgres (this database)': new GroupCpuMeter(() => processesNamedWith('postgres', database)),
+    'nats-server (shared)': new GroupCpuMeter(() => processesNamed('nats-server')),
+    'bench client': new GroupCpuMeter(() => [process.pid]),
+  };
+  const machine = new MachineCpuMeter();
+  return {
+    start(): void {
+      Object.values(meters).forEach((meter) => meter.start());
+      machine.start();
+    },
+    readPerTask(tasks: number): Record<string, number> {
+      return {
+        ...Object.fromEntries(Object.entries(meters).map(([name, meter]) => [name, (meter.stop() * 1000) / Math.max(1, tasks)])),
+        'whole machine': (machine.stop() * 1000) / Math.max(1, tasks),
+      };
+    },
+  };
+}
+
+/**
+ * Samples the batch tasks in flight (dispatched, unanswered) every `intervalMs` while the run goes:
+ * with the tenant's concurrency as the ceiling, their mean says how much of it the pipeline uses.
+ */
+function inFlightSampler(databaseUrl: string, intervalMs = 100) {
+  const client = new Client({ connectionString: databaseUrl });
+  const samples: number[] = [];
+  let running = true;
+  const loop = (async () => {
+    await client.connect();
+    while (running) {
+      const { rows } = await client.query<{ n: number }>(`SELECT count(*)::int AS n FROM run_tasks WHERE state = 'dispatched'`);
+      if (rows[0].n > 0) samples.push(rows[0].n);
+      await new Promise((resolve) => setTimeout(resolve, intervalMs));
+    }
+    await client.end();
+  })();
+  return {
+    async stop(): Promise<{ mean: number; p10: number; p50: number; samples: number }> {
+      running = false;
+      await loop;
+      const sorted = [...samples].sort((a, b) => a - b);
+      return { mean: sorted.reduce((a, b) => a + b, 0) / Math.max(1, sorted.length), p10: percentile(sorted, 10), p50: percentile(sorted, 50), samples: sorted.length };
+    },
+  };
+}
+
+async function benchTasks(web: FixtureWebProcess, platform: Platform, api: ApiClient, options: BatchBenchOptions) {
+  const meters = cpuMeters(platform, web);
+  process.stdout.write(`tasks: plain undici loop, ${options.tasks} URLs, concurrency ${options.concurrency}…\n`);
+  meters.start();
+  const plain = await plainLoop(web, options.tasks, options.concurrency);
+  const plainCpu = meters.readPerTask(options.tasks);
+  process.stdout.write(`tasks: a ${options.tasks}-task job through Trawl…\n`);
+  const tasks = Array.from({ length: options.tasks }, (_, i) => ({ url: `http://big.test:${web.port}${pagePath(i)}`, external_id: String(i) }));
+  const body = { type: 'regular', status: 'closed', service_params: {}, tasks };
+  // With --profile, the services' profiles start over here: only the Trawl run is in them.
+  if (options.profileDir) MEASURED_SERVICES.forEach((service) => process.kill(platform.pid(service) ?? 0, 'SIGUSR2'));
+  meters.start();
+  const sampler = inFlightSampler(platform.databaseUrl);
+  const posted = performance.now();
+  const created = await api.request('POST', '/v1/jobs', body);
+  const toAnswerMs = performance.now() - posted;
+  if (created.status !== 202 && created.status !== 201) throw new Error(`POST /v1/jobs answered ${created.status}: ${created.text.slice(0, 500)}`);
+  const jobId = created.body.job_id as string;
+  const rowsReadable = await waitFor(async () => (await countResults(api, jobId)) >= options.tasks && performance.now(), {
+    timeoutMs: 600_000,
+    intervalMs: 200,
+    what: 'every task row to be readable',
+  });
+  const ended = await waitFor(
+    async () => {
+      const job = await api.request('GET', `/v1/jobs/${jobId}`);
+      return ['completed', 'failed', 'stopped'].includes(job.body.latest_run?.status) && { job: job.body, at: performance.now() };
+    },
+    { timeoutMs: 1_800_000, intervalMs: 250, what: 'the run to end' },
+  );
+  const trawlCpu = meters.readPerTask(options.tasks);
+  const inFlight = await sampler.stop();
+  const seconds = (ended.at - posted) / 1000;
+  const stats = ended.job.latest_run.stats;
+  const viaTrawl = { seconds, perSecond: options.tasks / seconds, failed: stats.failed as number, status: ended.job.latest_run.status as string };
+  const ratio = viaTrawl.perSecond / plain.perSecond;
+  const report = [
+    '',
+    `A ${options.tasks}-task job (big.test pages), concurrency ${options.concurrency}`,
+    `time to the ${created.status}: ${toAnswerMs.toFixed(0)} ms; every task row readable after ${(rowsReadable - posted).toFixed(0)} ms`,
+    '| runner | tasks/s | seconds | failed |',
+    '|--------|---------|---------|--------|',
+    `| plain undici loop | ${plain.perSecond.toFixed(0)} | ${plain.seconds.toFixed(1)} | ${plain.errors} |`,
+    `| Trawl (POST to run completed) | ${viaTrawl.perSecond.toFixed(0)} | ${viaTrawl.seconds.toFixed(1)} | ${viaTrawl.failed} |`,
+    '',
+    `Trawl / plain loop tasks/s: ${(ratio * 100).toFixed(0)} % — target ≥ ${TASKS_TARGET * 100} %: ${verdict(ratio >= TASKS_TARGET && viaTrawl.status === 'completed')}`,
+    `tasks in flight while the run went (concurrency ${options.concurrency}): mean ${inFlight.mean.toFixed(1)}, p10 ${inFlight.p10}, p50 ${inFlight.p50} (${inFlight.samples} samples)`,
+    '',
+    'CPU ms per task (Trawl: POST to run ended, results paging included; "whole machine" includes whatever else runs on it)',
+    '| process | plain loop | Trawl |',
+    '|---------|------------|-------|',
+    ...Object.keys(trawlCpu).map((name) => `| ${name} | ${plainCpu[name].toFixed(3)} | ${trawlCpu[name].toFixed(3)} |`),
+  ].join('\n');
+  return { toAnswerMs, rowsReadableMs: rowsReadable - posted, plain, viaTrawl, ratio, inFlight, cpuMsPerTask: { plain: plainCpu, trawl: trawlCpu }, report };
+}
+
+async function benchWebhooks(web: FixtureWebProcess, api: ApiClient, receiver: WebhookReceiver, options: BatchBenchOptions) {
+  process.stdout.write(`webhooks: ${options.webhookRuns} runs with a signed run.completed…\n`);
+  const key = await api.request('POST', '/v1/hmac/keys/rotate');
+  receiver.trust(key.body.kid, key.body.secret);
+  const latencies: number[] = [];
+  // A few runs at once, as a tenant with several jobs would have.
+  const parallel = 4;
+  let next = 0;
+  const one = async (): Promise<void> => {
+    for (let i = next++; i < options.webhookRuns; i = next++) {
+      const tasks = Array.from({ length: 10 }, (_, t) => ({ url: `http://big.test:${web.port}${pagePath(i * 10 + t)}` }));
+      const created = await api.request('POST', '/v1/jobs', {
+        type: 'regular',
+        status: 'closed',
+        service_params: {},
+        tasks,
+        webhook: { url: receiver.url(`/bench/${i}`), signature: true },
+      });
+      if (created.status !== 201) throw new Error(`POST /v1/jobs answered ${created.status}: ${created.text.slice(0, 300)}`);
+      const jobId = created.body.job_id as string;
+      const arrival = await waitFor(() => receiver.received.find((r) => r.body?.job_id === jobId && r.answered === 200), {
+        timeoutMs: 60_000,
+        intervalMs: 5,
+        what: `the webhook of job ${jobId}`,
+      });
+      const job = await api.request('GET', `/v1/jobs/${jobId}`);
+      const finishedAt = Date.parse(job.body.latest_run.finished_at);
+      latencies.push(arrival.at.getTime() - finishedAt);
+    }
+  };
+  await Promise.all(Array.from({ length: parallel }, one));
+  const sorted = [...latencies].sort((a, b) => a - b);
+  const p50 = percentile(sorted, 50);
+  const p99 = percentile(sorted, 99);
+  const report = [
+    '',
+    `Webhooks: ${options.webhookRuns} runs, run completed → run.completed received (HTTPS, signed)`,
+    `p50 ${p50.toFixed(0)} ms, p99 ${p99.toFixed(0)} ms, max ${sorted[sorted.length - 1].toFixed(0)} ms — target p99 < ${WEBHOOK_P99_TARGET_MS} ms: ${verdict(p99 < WEBHOOK_P99_TARGET_MS)}`,
+  ].join('\n');
+  return { p50, p99, latencies, report };
+}
+
+async function main(): Promise<void> {
+  const options = parseOptions(process.argv.slice(2));
+  const web = await startFixtureWebProcess(Math.max(options.tasks, options.webhookRuns * 10) + 1);
+  const tls = createTestTls();
+  const receiver = new WebhookReceiver(tls);
+  await receiver.start();
+  const caFile = tls.writeCa(join(mkdtempSync(join(tmpdir(), 'trawl-batch-bench-')), 'ca.pem'));
+  const env = { LOG_LEVEL: 'warn' };
+  const platform = new Platform('batch-bench', {
+    hostMap: `${web.hostMap},hooks.test=127.0.0.1`,
+    env: {
+      all: {
+        ...env,
+        SECRETS_KEY: randomBytes(32).toString('base64'),
+        NODE_EXTRA_CA_CERTS: caFile,
+        ...(options.profileDir
+          ? { NODE_OPTIONS: `--require ${resolve(__dirname, '..', '..', 'tools', 'cpu-profile.js')}`, CPU_PROFILE_DIR: options.profileDir }
+          : {}),
+      },
+      'fetch-worker': { BATCH_CONCURRENCY: String(options.concurrency) },
+    },
+  });
+  try {
+    process.stdout.write('batch bench: starting the platform…\n');
+    await platform.start();
+    const tenant = await platform.createTenant({ concurrency: options.concurrency, max_active_jobs: 10, credits: 1_000_000_000 });
+    const api = platform.client(tenant.api_key);
+    const tasks = options.only === 'webhooks' ? undefined : await benchTasks(web, platform, api, options);
+    const webhooks = options.only === 'tasks' ? undefined : await benchWebhooks(web, api, receiver, options);
+    process.stdout.write(`${tasks?.report ?? ''}\n${webhooks?.report ?? ''}\n`);
+    const dir = resolve(__dirname, '..', '..', 'bench', 'results');
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, 'batch-latest.json');
+    const strip = <T extends { report: string }>(r?: T) => (r ? { ...r, report: undefined } : undefined);
+    writeFileSync(file, JSON.stringify({ at: new Date().toISOString(), cores: cpus().length, options, tasks: strip(tasks), webhooks: strip(webhooks) }, null, 2));
+    process.stdout.write(`\nresults: ${file}\n`);
+  } finally {
+    await platform.stop().catch(() => undefined);
+    await receiver.stop();
+    await web.stop();
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`batch-bench: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,164 @@
+import { z } from 'zod';
+import { captchaSolverV1, FETCH_TIERS, FETCH_WORKER_ERROR_CODES, fetchOptionsV1 } from './fetch.messages';
+import type { MessagingTopology } from './messaging-topology';
+import type { ConsumerDefinition, StreamDefinition } from './provisioning';
+
+/**
+ * One task of a batch run for a fetch worker (spec-batch-api §1): the inputs of a `FetchRequestV1`,
+ * built by the scheduler from the job's and the task's `service_params` with the Fetch API's own
+ * rules (`@trawl/fetch-params`), plus the tenant's inputs read when it dispatched. `run_id` + `seq` +
+ * `attempt` identify one claim; the scheduler applies a result only for the current attempt.
+ */
+export const batchTaskV1 = z.object({
+  v: z.literal(1),
+  run_id: z.string().uuid(),
+  seq: z.number().int().positive(),
+  attempt: z.number().int().positive(),
+  tenant_id: z.string().uuid(),
+  url: z.string().url(),
+  method: z.enum(['GET', 'POST']),
+  /** Headers for the target (`custom_headers`, a POST body's content type); lowercase names. */
+  headers: z.record(z.string(), z.string()),
+  body_base64: z.string().optional(),
+  options: fetchOptionsV1,
+  /** Time the worker may spend on the task, in ms (the Fetch API's deadline). */
+  timeout_ms: z.number().int().positive(),
+  /**
+   * Epoch ms when the claim's lease runs out: the reconciler then dispatches the task again, so a
+   * worker that takes the task later skips it rather than fetch it twice.
+   */
+  lease_until: z.number().int().positive(),
+  /** Largest answer body, in bytes (`RESP005` beyond it). */
+  max_body_bytes: z.number().int().positive(),
+  captcha_solver: captchaSolverV1.optional(),
+  /** W3C traceparent of the run, so a task's spans join the request that created it. */
+  trace_parent: z.string().optional(),
+});
+export type BatchTaskV1 = z.infer<typeof batchTaskV1>;
+
+/** Core NATS notice that a batch run ended while tasks of it may still be queued (`batchRunStopped` subject). */
+export const batchRunStoppedV1 = z.object({ run_id: z.string().uuid() });
+export type BatchRunStoppedV1 = z.infer<typeof batchRunStoppedV1>;
+
+/**
+ * Where a body too large for the result message waits: `chunks` messages on
+ * `batchBodySubject(topology, run, seq, attempt, i)` (i = 0 … chunks − 1) of the bodies stream.
+ */
+export const batchBodyRefV1 = z.object({
+  chunks: z.number().int().positive(),
+  bytes: z.number().int().positive(),
+});
+export type BatchBodyRefV1 = z.infer<typeof batchBodyRefV1>;
+
+/** The answer to one batch task: what the Fetch API would have answered, plus how to bill it. */
+export const batchTaskResultV1 = z.object({
+  v: z.literal(1),
+  run_id: z.string().uuid(),
+  seq: z.number().int().positive(),
+  attempt: z.number().int().positive(),
+  /** The Fetch API's HTTP status for this answer (200, a passed-through target status, or the error's). */
+  status_code: z.number().int().min(100).max(599),
+  content_type: z.string(),
+  /** The body's format (`html`, `json`, `markdown`, `plaintext`, `pdf`, `png`, `jpeg`) when it succeeded. */
+  output_format: z.string().optional(),
+  /** The body, inline… */
+  body_base64: z.string().optional(),
+  /** …or in chunks of the bodies stream (too large for one message). */
+  body_ref: batchBodyRefV1.optional(),
+  /** The tier that served a successful task; null when it failed (failed tasks are free). */
+  billed_tier: z.enum(FETCH_TIERS).nullable(),
+  credits: z.number().int().min(0),
+  error: z.object({ code: z.enum(FETCH_WORKER_ERROR_CODES), detail: z.string() }).optional(),
+  target_status: z.number().int().optional(),
+  /**
+   * Set when the worker did not run the task because its run had ended (a `batchRunStopped`
+   * notice): nothing was fetched or billed, and the scheduler puts the claim back instead of
+   * recording a result (the other fields are then 0 / empty).
+   */
+  skipped: z.enum(['run_ended']).optional(),
+});
+export type BatchTaskResultV1 = z.infer<typeof batchTaskResultV1>;
+
+/** Results as workers publish them: several per message, like crawl page results. */
+export const batchTaskResultBatchV1 = z.object({
+  v: z.literal(1),
+  results: z.array(batchTaskResultV1).min(1),
+});
+export type BatchTaskResultBatchV1 = z.infer<typeof batchTaskResultBatchV1>;
+
+/** Subject of chunk `chunk` of a spilled body (one subject per chunk, read with a direct get). */
+export function batchBodySubject(topology: MessagingTopology, runId: string, seq: number, attempt: number, chunk: number): string {
+  return `${topology.subjects.batchBodyPrefix}.${runId}.${seq}.${attempt}.${chunk}`;
+}
+
+/** Every chunk subject of one task's spilled body (for purging once the result is committed). */
+export function batchBodyFilter(topology: MessagingTopology, runId: string, seq: number, attempt: number): string {
+  return `${topology.subjects.batchBodyPrefix}.${runId}.${seq}.${attempt}.>`;
+}
+
+/** `Nats-Msg-Id` of a dispatched task: JetStream drops a second publish of the same claim. */
+export function batchTaskMsgId(task: Pick<BatchTaskV1, 'run_id' | 'seq' | 'attempt'>): string {
+  return `${task.run_id}:${task.seq}:${task.attempt}`;
+}
+
+export interface BatchMessagingSettings {
+  /** Un-acked batch tasks across all fetch workers (default 1024). */
+  workMaxAckPending?: number;
+  /** Un-acked result messages across all schedulers (default 4096). */
+  resultsMaxAckPending?: number;
+}
+
+/**
+ * Streams and consumers of batch runs: a work queue of tasks for fetch workers, a work queue of
+ * result batches for schedulers, and the bodies too large for a result message (limits retention,
+ * purged per task once its result is committed; a day's max age cleans up what nobody purged).
+ * Postgres leases, not JetStream, finally guarantee that a task runs: these limits only bound how
+ * long redelivery takes.
+ */
+export function batchMessagingDefinitions(
+  topology: MessagingTopology,
+  settings: BatchMessagingSettings = {},
+): { streams: StreamDefinition[]; consumers: ConsumerDefinition[] } {
+  return {
+    streams: [
+      {
+        name: topology.streams.batchWork,
+        subjects: [topology.subjects.batchTask],
+        retention: 'workqueue',
+        maxAgeMs: 24 * 3600_000,
+        duplicateWindowMs: 120_000,
+      },
+      {
+        name: topology.streams.batchResults,
+        subjects: [topology.subjects.batchResults],
+        retention: 'workqueue',
+        maxAgeMs: 24 * 3600_000,
+        duplicateWindowMs: 120_000,
+      },
+      {
+        name: topology.streams.batchBodies,
+        subjects: [`${topology.subjects.batchBodyPrefix}.>`],
+        retention: 'limits',
+        maxAgeMs: 24 * 3600_000,
+        duplicateWindowMs: 120_000,
+      },
+    ],
+    consumers: [
+      {
+        stream: topology.streams.batchWork,
+        durable: topology.consumers.batchWorkers,
+        // Workers say `working()` during long fetches, so this only fires for a worker that died.
+        ackWaitMs: 30_000,
+        maxDeliver: 20,
+        maxAckPending: settings.workMaxAckPending ?? 1024,
+      },
+      {
+        stream: topology.streams.batchResults,
+        durable: topology.consumers.batchSchedulers,
+        ackWaitMs: 60_000,
+        maxDeliver: -1,
+        maxAckPending: settings.resultsMaxAckPending ?? 4096,
+      },
+    ],
+  };
+}

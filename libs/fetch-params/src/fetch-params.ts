@@ -1,0 +1,378 @@
+import { z } from 'zod';
+import {
+  BLOCKABLE_RESOURCES,
+  FetchOptionsV1,
+  fetchOptionsV1,
+  jsInstructionV1,
+  OUTPUT_NAMES,
+  ScreenshotOptionsV1,
+} from '@trawl/contracts';
+import { FetchParamsError } from './fetch-params.errors';
+
+/** A query string as a web framework parses it: a repeated parameter becomes an array. */
+export type QueryParameters = Record<string, string | string[] | undefined>;
+
+/** Every query parameter of the Fetch endpoint (fetch-details.md), `apikey` included. */
+export const FETCH_QUERY_PARAMETERS = [
+  'apikey',
+  'url',
+  'js_render',
+  'premium_proxy',
+  'proxy_country',
+  'mode',
+  'session_id',
+  'js_instructions',
+  'wait_for',
+  'wait',
+  'block_resources',
+  'json_response',
+  'css_extractor',
+  'response_type',
+  'outputs',
+  'screenshot',
+  'screenshot_fullpage',
+  'screenshot_selector',
+  'screenshot_format',
+  'screenshot_quality',
+  'device',
+  'window_width',
+  'window_height',
+  'original_status',
+  'allowed_status_codes',
+  'custom_headers',
+  'autoparse',
+  'extract',
+] as const;
+
+/** Longest target URL accepted, in characters. */
+export const MAX_TARGET_URL_LENGTH = 8_192;
+/** Longest `wait`, in ms (fetch-details "Other options"). */
+export const MAX_WAIT_MS = 30_000;
+
+/** A Fetch request's query, validated: what the worker is asked, plus what the gateway itself acts on. */
+export interface FetchQuery {
+  /** The target, as its WHATWG href. */
+  url: string;
+  /** The target's host name, lowercase, without brackets for IPv6. */
+  hostname: string;
+  options: FetchOptionsV1;
+  /** `custom_headers=true`: the caller's headers go to the target. */
+  customHeaders: boolean;
+  /** `extract=auto` (or the deprecated `autoparse=true`). */
+  extract: boolean;
+}
+
+/**
+ * Parses and checks the Fetch endpoint's query. Order: unknown parameters, then each value, then
+ * combinations; the first problem wins. `extract` is answered by the caller (REQS007) after the
+ * domain checks, so this only reports it.
+ *
+ * @throws FetchParamsError `REQS004` (detail and `parameter` name the parameter), `RESP004` (css_extractor).
+ */
+export function parseFetchParams(query: QueryParameters | undefined): FetchQuery {
+  const q = new QueryReader(query ?? {});
+  q.assertKnown();
+  const { url, hostname } = checkTargetUrl(q.string('url'));
+  const extract = q.enumValue('extract', ['auto'] as const) === 'auto' || q.boolean('autoparse', false);
+
+  const jsRender = q.boolean('js_render', false);
+  const premiumProxy = q.boolean('premium_proxy', false);
+  const auto = q.enumValue('mode', ['auto'] as const);
+  const proxyCountry = q.string('proxy_country');
+  if (proxyCountry !== undefined && !/^[a-z]{2}$/i.test(proxyCountry)) {
+    throw invalid('proxy_country', '`proxy_country` must be a two-letter ISO 3166-1 country code, e.g. `us`.');
+  }
+  const sessionId = q.integer('session_id', 0, 99_999);
+  const jsInstructions = q.json('js_instructions', z.array(jsInstructionV1), 'a JSON array of one-key instruction objects, URL-encoded');
+  const waitFor = q.string('wait_for');
+  const wait = q.integer('wait', 0, MAX_WAIT_MS);
+  const blockResources = q.list('block_resources', BLOCKABLE_RESOURCES, { none: true });
+  const jsonResponse = q.boolean('json_response', false);
+  const cssExtractor = cssExtractorOf(q.string('css_extractor'));
+  const responseType = q.enumValue('response_type', ['markdown', 'plaintext', 'pdf'] as const);
+  const outputs = q.list('outputs', OUTPUT_NAMES, { all: true });
+  const screenshot = screenshotOf(q);
+  const device = q.enumValue('device', ['desktop', 'mobile'] as const);
+  const windowWidth = q.integer('window_width', 100, 10_000);
+  const windowHeight = q.integer('window_height', 100, 10_000);
+  const originalStatus = q.boolean('original_status', false);
+  const allowedStatusCodes = q.integerList('allowed_status_codes', 100, 599);
+  const customHeaders = q.boolean('custom_headers', false);
+
+  // Options that only a browser can honour (fetch-details: "Needs js_render"). `json_response` is
+  // not one: without a browser it answers the HTML with an empty `xhr` list.
+  if (!jsRender) {
+    const browserOnly: [string, unknown][] = [
+      ['js_instructions', jsInstructions],
+      ['wait_for', waitFor],
+      ['wait', wait],
+      ['block_resources', blockResources],
+      ['screenshot', screenshot.given],
+      ['window_width', windowWidth],
+      ['window_height', windowHeight],
+      ['response_type', responseType === 'pdf' ? 'pdf' : undefined],
+    ];
+    const needing = browserOnly.find(([, value]) => value !== undefined);
+    if (needing) {
+      const [name] = needing;
+      const what = name === 'response_type' ? '`response_type=pdf`' : `\`${name}\``;
+      throw invalid(name, `${what} needs js_render=true; add \`js_render=true\` or remove \`${name}\`.`);
+    }
+  }
+  if (proxyCountry !== undefined && !premiumProxy && auto === undefined) {
+    throw invalid('proxy_country', '`proxy_country` needs premium_proxy=true (or mode=auto).');
+  }
+  if (auto !== undefined && (jsRender || premiumProxy)) {
+    const name = jsRender ? 'js_render' : 'premium_proxy';
+    throw invalid(
+      'mode',
+      `\`mode=auto\` chooses js_render and premium_proxy itself; remove \`${name}\` or \`mode\`.`,
+    );
+  }
+  // spec §4 rule 1: with extract, the other output formats are ignored rather than refused.
+  if (!extract) assertOneAnswerShape({ cssExtractor, outputs, responseType, jsonResponse, screenshot: screenshot.given });
+
+  const options: FetchOptionsV1 = {
+    js_render: jsRender,
+    premium_proxy: premiumProxy,
+    json_response: jsonResponse,
+    original_status: originalStatus,
+    ...(proxyCountry !== undefined && { proxy_country: proxyCountry.toLowerCase() }),
+    ...(auto !== undefined && { mode: auto }),
+    ...(sessionId !== undefined && { session_id: sessionId }),
+    ...(jsInstructions !== undefined && { js_instructions: jsInstructions }),
+    ...(waitFor !== undefined && { wait_for: waitFor }),
+    ...(wait !== undefined && { wait }),
+    ...(blockResources !== undefined && blockResources.length > 0 && { block_resources: blockResources }),
+    ...(!extract && cssExtractor !== undefined && { css_extractor: cssExtractor }),
+    ...(!extract && responseType !== undefined && { response_type: responseType }),
+    ...(!extract && outputs !== undefined && { outputs }),
+    ...(screenshot.given !== undefined && { screenshot: screenshot.given }),
+    ...(device !== undefined && { device }),
+    ...(windowWidth !== undefined && { window_width: windowWidth }),
+    ...(windowHeight !== undefined && { window_height: windowHeight }),
+    ...(allowedStatusCodes !== undefined && { allowed_status_codes: allowedStatusCodes }),
+  };
+  // The contract is the last word: a combination it refuses is a bug here, not the caller's.
+  return { url, hostname, options: fetchOptionsV1.parse(options), customHeaders, extract };
+}
+
+/** The body of the answer is one thing: the page (maybe transformed), JSON of one kind, or an image. */
+function assertOneAnswerShape(shape: {
+  cssExtractor: unknown;
+  outputs: unknown;
+  responseType: unknown;
+  jsonResponse: boolean;
+  screenshot: unknown;
+}): void {
+  if (shape.responseType !== undefined) {
+    for (const [name, value] of [
+      ['css_extractor', shape.cssExtractor],
+      ['outputs', shape.outputs],
+      ['screenshot', shape.screenshot],
+      ['json_response', shape.jsonResponse || undefined],
+    ] as const) {
+      if (value !== undefined) throw invalid(name, `\`${name}\` cannot be combined with \`response_type\`; remove one of them.`);
+    }
+  }
+  if (shape.cssExtractor !== undefined && shape.outputs !== undefined) {
+    throw invalid('outputs', '`outputs` cannot be combined with `css_extractor`; remove one of them.');
+  }
+  if (shape.jsonResponse) {
+    for (const [name, value] of [
+      ['css_extractor', shape.cssExtractor],
+      ['outputs', shape.outputs],
+    ] as const) {
+      if (value !== undefined) throw invalid(name, `\`${name}\` cannot be combined with \`json_response\`; remove one of them.`);
+    }
+  } else if (shape.screenshot !== undefined) {
+    // Without json_response the body is the image itself: it cannot also be extracted JSON.
+    for (const [name, value] of [
+      ['css_extractor', shape.cssExtractor],
+      ['outputs', shape.outputs],
+    ] as const) {
+      if (value !== undefined) {
+        throw invalid(name, `\`${name}\` cannot be combined with \`screenshot\` (the answer is the image); remove one of them.`);
+      }
+    }
+  }
+}
+
+/**
+ * The `url` parameter checked as the Fetch API checks it (present, ≤ 8,192 characters, encoded,
+ * absolute http/https with a host). @throws FetchParamsError `REQS004` naming `url`.
+ */
+export function checkTargetUrl(raw: string | undefined): { url: string; hostname: string } {
+  if (raw === undefined || raw === '') throw invalid('url', '`url` is required: the URL-encoded address of the page to fetch.');
+  if (raw.length > MAX_TARGET_URL_LENGTH) {
+    throw invalid('url', `\`url\` must be at most ${MAX_TARGET_URL_LENGTH.toLocaleString('en')} characters.`);
+  }
+  // A decoded space or control character means the caller did not encode the URL (or encoded it twice).
+  if (/[\s\u0000-\u001f\u007f]/.test(raw)) {
+    throw invalid('url', '`url` is not properly encoded: URL-encode the whole target URL, once.');
+  }
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw invalid('url', '`url` is not an absolute URL; send a URL-encoded http or https URL.');
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw invalid('url', '`url` must be an http or https URL.');
+  }
+  const hostname = parsed.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  if (hostname === '') throw invalid('url', '`url` has no host.');
+  return { url: parsed.href, hostname };
+}
+
+function cssExtractorOf(raw: string | undefined): Record<string, string> | undefined {
+  if (raw === undefined) return undefined;
+  const refuse = (why: string) =>
+    new FetchParamsError(
+      'RESP004',
+      `\`css_extractor\` ${why}; send a URL-encoded JSON object of names to CSS selectors, e.g. {"title":"h1","links":"a @href"}.`,
+      { parameter: 'css_extractor' },
+    );
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    throw refuse('is not valid JSON');
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw refuse('is not a JSON object');
+  const entries = Object.entries(value);
+  if (entries.length === 0) throw refuse('names no selector');
+  for (const [name, selector] of entries) {
+    if (typeof selector !== 'string' || selector.trim() === '' || /^\s*@/.test(selector)) {
+      throw refuse(`has no usable selector for \`${name}\``);
+    }
+  }
+  return value as Record<string, string>;
+}
+
+function screenshotOf(q: QueryReader): { given: ScreenshotOptionsV1 | undefined } {
+  const viewport = q.boolean('screenshot', false);
+  const fullpage = q.boolean('screenshot_fullpage', false);
+  const selector = q.string('screenshot_selector');
+  const format = q.enumValue('screenshot_format', ['png', 'jpeg'] as const);
+  const quality = q.integer('screenshot_quality', 1, 100);
+  if (selector === '') throw invalid('screenshot_selector', '`screenshot_selector` must not be empty.');
+  if (fullpage && selector !== undefined) {
+    throw invalid('screenshot_selector', '`screenshot_selector` cannot be combined with `screenshot_fullpage`; remove one of them.');
+  }
+  const wanted = viewport || fullpage || selector !== undefined;
+  if (!wanted) {
+    if (format !== undefined) throw invalid('screenshot_format', '`screenshot_format` needs screenshot=true.');
+    if (quality !== undefined) throw invalid('screenshot_quality', '`screenshot_quality` needs screenshot=true.');
+    return { given: undefined };
+  }
+  if (quality !== undefined && format !== 'jpeg') {
+    throw invalid('screenshot_quality', '`screenshot_quality` needs screenshot_format=jpeg.');
+  }
+  return {
+    given: {
+      fullpage,
+      format: format ?? 'png',
+      ...(selector !== undefined && { selector }),
+      ...(quality !== undefined && { quality }),
+    },
+  };
+}
+
+function invalid(parameter: string, detail: string): FetchParamsError {
+  return new FetchParamsError('REQS004', detail, { parameter });
+}
+
+/** Typed reads of single query values; every failure is a `REQS004` naming the parameter. */
+class QueryReader {
+  constructor(private readonly query: QueryParameters) {}
+
+  assertKnown(): void {
+    for (const name of Object.keys(this.query)) {
+      if (!(FETCH_QUERY_PARAMETERS as readonly string[]).includes(name)) {
+        throw invalid(
+          name,
+          `\`${name}\` is not a parameter of the Fetch endpoint; remove it (if it belongs to the target, URL-encode \`url\`).`,
+        );
+      }
+    }
+  }
+
+  string(name: string): string | undefined {
+    const value = this.query[name];
+    if (Array.isArray(value)) throw invalid(name, `Give \`${name}\` at most once.`);
+    return value;
+  }
+
+  boolean(name: string, fallback: boolean): boolean {
+    const raw = this.string(name);
+    if (raw === undefined) return fallback;
+    if (raw === 'true') return true;
+    if (raw === 'false') return false;
+    throw invalid(name, `\`${name}\` must be \`true\` or \`false\`.`);
+  }
+
+  integer(name: string, min: number, max: number): number | undefined {
+    const raw = this.string(name);
+    if (raw === undefined) return undefined;
+    const value = /^-?\d{1,9}$/.test(raw) ? Number(raw) : NaN;
+    if (!(value >= min && value <= max)) {
+      throw invalid(name, `\`${name}\` must be an integer from ${min.toLocaleString('en')} to ${max.toLocaleString('en')}.`);
+    }
+    return value;
+  }
+
+  enumValue<T extends string>(name: string, values: readonly T[]): T | undefined {
+    const raw = this.string(name);
+    if (raw === undefined) return undefined;
+    if (!(values as readonly string[]).includes(raw)) {
+      throw invalid(name, `\`${name}\` must be one of ${values.map((v) => `\`${v}\``).join(', ')}.`);
+    }
+    return raw as T;
+  }
+
+  /** A comma-separated list of known names; `*` (when `all`) means all, `none` (when `none`) means empty. */
+  list<T extends string>(name: string, values: readonly T[], special: { all?: boolean; none?: boolean }): T[] | undefined {
+    const raw = this.string(name);
+    if (raw === undefined) return undefined;
+    const trimmed = raw.trim();
+    if (special.all && trimmed === '*') return [...values];
+    if (special.none && trimmed === 'none') return [];
+    const items = trimmed.split(',').map((item) => item.trim());
+    for (const item of items) {
+      if (!(values as readonly string[]).includes(item)) {
+        const allowed = [...values, ...(special.all ? ['*'] : []), ...(special.none ? ['none'] : [])];
+        throw invalid(name, `\`${name}\` holds \`${item}\`; use a comma-separated list of ${allowed.map((v) => `\`${v}\``).join(', ')}.`);
+      }
+    }
+    return [...new Set(items)] as T[];
+  }
+
+  integerList(name: string, min: number, max: number): number[] | undefined {
+    const raw = this.string(name);
+    if (raw === undefined) return undefined;
+    const items = raw.split(',').map((item) => item.trim());
+    const values = items.map((item) => (/^\d{1,3}$/.test(item) ? Number(item) : NaN));
+    if (values.some((value) => !(value >= min && value <= max))) {
+      throw invalid(name, `\`${name}\` must be a comma-separated list of HTTP status codes (${min}–${max}).`);
+    }
+    return [...new Set(values)];
+  }
+
+  json<S extends z.ZodType>(name: string, schema: S, shape: string): z.output<S> | undefined {
+    const raw = this.string(name);
+    if (raw === undefined) return undefined;
+    let value: unknown;
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      throw invalid(name, `\`${name}\` is not valid JSON; send ${shape}.`);
+    }
+    const parsed = schema.safeParse(value);
+    if (!parsed.success) {
+      const at = parsed.error.issues[0]?.path.map(String).join('.') ?? '';
+      throw invalid(name, `\`${name}\` is not valid${at ? ` at ${at}` : ''}; send ${shape}.`);
+    }
+    return parsed.data;
+  }
+}

@@ -1,0 +1,38 @@
+/**
+ * Headers that never go to the target as a caller's own (`custom_headers`): hop-by-hop headers
+ * (RFC 9110 §7.6.1), the caller's credentials for us, the Host of our API, and what our
+ * infrastructure adds.
+ */
+const NEVER_FORWARDED = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'host',
+  'content-length',
+  'expect',
+  // The worker negotiates compression with the target itself and hands the caller a decoded body.
+  'accept-encoding',
+  'x-api-key',
+  'authorization',
+  'traceparent',
+  'tracestate',
+  'baggage',
+  'forwarded',
+  'via',
+]);
+const NEVER_FORWARDED_PREFIXES = ['x-forwarded-', 'x-real-', 'x-request-', 'x-trawl-', 'cf-', 'x-amzn-'];
+
+/** Whether a caller's header (lowercase name) may go to the target with `custom_headers`. */
+export function isForwardableHeader(lowerName: string): boolean {
+  if (NEVER_FORWARDED.has(lowerName)) return false;
+  return !NEVER_FORWARDED_PREFIXES.some((prefix) => lowerName.startsWith(prefix));
+}
+
+/** Content type of a target body sent without one (fetch-details "Endpoint"). */
+export const DEFAULT_BODY_CONTENT_TYPE = 'application/x-www-form-urlencoded';

@@ -1,0 +1,17 @@
+import type { FetchOptionsV1 } from '@trawl/contracts';
+
+/** The format of a successful answer's body (spec-batch-api §2: recorded on each result). */
+export type OutputFormat = 'html' | 'json' | 'markdown' | 'plaintext' | 'pdf' | 'png' | 'jpeg';
+
+/**
+ * The format the options give an answer, in the worker's precedence (decisions "Output precedence"):
+ * `json_response`, then screenshot, then `response_type`, then `css_extractor`, then `outputs`.
+ * Non-HTML targets (an image, a PDF file) still say `html` here: the result's `content_type` tells.
+ */
+export function outputFormatOf(options: FetchOptionsV1): OutputFormat {
+  if (options.json_response) return 'json';
+  if (options.screenshot) return options.screenshot.format;
+  if (options.response_type) return options.response_type;
+  if (options.css_extractor || options.outputs) return 'json';
+  return 'html';
+}
