@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { Pool } from 'pg';
-import { waitFor } from '@trawl/testing';
+import type { Pool } from 'pg';
+import { testPool, waitFor } from '@trawl/testing';
 import { ApiClient, Platform } from '../support/platform';
 
 /**
@@ -22,7 +22,7 @@ describe('Batch API (e2e)', () => {
       env: { all: { SECRETS_KEY: randomBytes(32).toString('base64') } },
     });
     await platform.start();
-    pool = new Pool({ connectionString: platform.databaseUrl, max: 2 });
+    pool = testPool(platform.databaseUrl, 2);
     api = platform.client((await platform.createTenant({ max_active_jobs: 10 })).api_key);
   }, 120_000);
 

@@ -2,9 +2,9 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Pool } from 'pg';
+import type { Pool } from 'pg';
 import { messagingTopology } from '@trawl/contracts';
-import { waitFor } from '@trawl/testing';
+import { testPool, waitFor } from '@trawl/testing';
 import { enqueueWebhookEvent, RunWebhookEventInput } from '@trawl/webhooks';
 import { createTestTls, WebhookReceiver } from '../fixtures/webhook-receiver';
 import { ApiClient, Platform } from '../support/platform';
@@ -37,7 +37,7 @@ describe('Webhooks (e2e)', () => {
       },
     });
     await platform.start();
-    pool = new Pool({ connectionString: platform.databaseUrl, max: 2 });
+    pool = testPool(platform.databaseUrl, 2);
     api = platform.client((await platform.createTenant()).api_key);
   }, 120_000);
 

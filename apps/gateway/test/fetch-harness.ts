@@ -1,11 +1,11 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { connect } from '@nats-io/transport-node';
 import type { NatsConnection } from '@nats-io/nats-core';
-import { Pool } from 'pg';
+import type { Pool } from 'pg';
 import { ChargeBuffer } from '@trawl/billing';
 import { FetchReplyV1, FetchRequestV1, fetchRequestV1, messagingTopology } from '@trawl/contracts';
 import { RpcReply, RpcRequest, StreamedRpcServer } from '@trawl/messaging';
-import { createMigratedDatabase, TestDatabase, uniqueSuffix } from '@trawl/testing';
+import { createMigratedDatabase, TestDatabase, testPool, uniqueSuffix } from '@trawl/testing';
 import { loadGatewayConfig } from '../src/config';
 import { createGatewayApp } from '../src/gateway.app';
 import { ADMIN_TOKEN } from './gateway-harness';
@@ -39,8 +39,7 @@ export async function startGatewayReplicas(count: number, env: Record<string, st
     ...env,
   });
   const apps: NestFastifyApplication[] = [];
-  const sql = new Pool({ connectionString: db.url, max: 2 });
-  sql.on('error', () => undefined);
+  const sql = testPool(db.url, 2);
   const close = async () => {
     for (const app of apps) await app.close().catch(() => undefined);
     await sql.end();

@@ -1,6 +1,6 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { Pool } from 'pg';
-import { createMigratedDatabase, TestDatabase, uniqueSuffix } from '@trawl/testing';
+import type { Pool } from 'pg';
+import { createMigratedDatabase, TestDatabase, testPool, uniqueSuffix } from '@trawl/testing';
 import { loadGatewayConfig } from '../src/config';
 import { createGatewayApp } from '../src/gateway.app';
 
@@ -49,8 +49,7 @@ export async function startTestGateway(env: Record<string, string> = {}): Promis
     ...env,
   });
   let app: NestFastifyApplication | undefined;
-  const sql = new Pool({ connectionString: db.url, max: 3 });
-  sql.on('error', () => undefined); // idle connections cut when the database is dropped
+  const sql = testPool(db.url, 3);
   try {
     app = await createGatewayApp(config);
     await app.listen(0, '127.0.0.1');

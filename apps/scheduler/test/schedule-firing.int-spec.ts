@@ -1,7 +1,7 @@
-import { Pool } from 'pg';
+import type { Pool } from 'pg';
 import { scheduleSchema } from '@trawl/contracts';
 import { ManualClock, nextDueOnStateChange } from '@trawl/scheduling';
-import { createMigratedDatabase, TestDatabase, uniqueSuffix, waitFor } from '@trawl/testing';
+import { createMigratedDatabase, testPool, TestDatabase, uniqueSuffix, waitFor } from '@trawl/testing';
 import { ScheduleFiringService } from '../src/schedules/schedule-firing.service';
 import {
   createSchedule,
@@ -26,7 +26,7 @@ describe(ScheduleFiringService.name, () => {
 
   beforeAll(async () => {
     database = await createMigratedDatabase();
-    pool = new Pool({ connectionString: database.url, max: 3 });
+    pool = testPool(database.url, 3);
     await createTestRunsTable(pool);
   });
 

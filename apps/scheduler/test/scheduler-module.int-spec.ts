@@ -1,10 +1,10 @@
 import { NestFactory } from '@nestjs/core';
-import { Pool } from 'pg';
+import type { Pool } from 'pg';
 import pino from 'pino';
 import { loadConfig } from '@trawl/config';
 import { messagingTopology } from '@trawl/contracts';
 import { deleteStreams, MessagingConnection } from '@trawl/messaging';
-import { createMigratedDatabase, TestDatabase, uniqueSuffix, waitFor } from '@trawl/testing';
+import { createMigratedDatabase, testPool, TestDatabase, uniqueSuffix, waitFor } from '@trawl/testing';
 import { configSchema } from '../src/config';
 import { SchedulerModule } from '../src/scheduler.module';
 import { SCHEDULE_LEASE_NAME } from '../src/scheduler.settings';
@@ -19,7 +19,7 @@ describe(SchedulerModule.name, () => {
 
   beforeAll(async () => {
     database = await createMigratedDatabase();
-    pool = new Pool({ connectionString: database.url, max: 2 });
+    pool = testPool(database.url, 2);
     await createTestRunsTable(pool);
   });
 

@@ -1,7 +1,7 @@
-import { Pool } from 'pg';
+import type { Pool } from 'pg';
 import type { MessagingConnection } from '@trawl/messaging';
 import { systemClock } from '@trawl/scheduling';
-import { createMigratedDatabase, TestDatabase, uniqueSuffix, waitFor } from '@trawl/testing';
+import { createMigratedDatabase, testPool, TestDatabase, uniqueSuffix, waitFor } from '@trawl/testing';
 import { SchedulerRuntime } from '../src/scheduler.runtime';
 import { createSchedule, createTenant, createTestRunsTable, firingsOf, startInstance, TableRunStarter } from './support/scheduler-harness';
 
@@ -11,7 +11,7 @@ describe(SchedulerRuntime.name, () => {
 
   beforeAll(async () => {
     database = await createMigratedDatabase();
-    pool = new Pool({ connectionString: database.url, max: 2 });
+    pool = testPool(database.url, 2);
     await createTestRunsTable(pool);
   });
 

@@ -1,4 +1,4 @@
-import { Client } from 'pg';
+import { Client, Pool } from 'pg';
 import { migrate } from '@trawl/persistence';
 import { uniqueSuffix } from './unique';
 
@@ -53,4 +53,16 @@ export async function createMigratedDatabase(): Promise<TestDatabase> {
   const db = await createTestDatabase();
   await migrate(db.url);
   return db;
+}
+
+/**
+ * A `pg` pool for a test's own queries. A database dropped `WITH (FORCE)` at teardown (or a slow
+ * suite whose timed-out test still holds a connection) ends its connections with 57P01; unheard,
+ * that 'error' event fails whichever test is running, so the pool and its clients listen for it.
+ */
+export function testPool(connectionString: string, max = 2): Pool {
+  const pool = new Pool({ connectionString, max });
+  pool.on('error', () => undefined);
+  pool.on('connect', (client) => client.on('error', () => undefined));
+  return pool;
 }
