@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { baseConfigSchema, envInt } from '@trawl/config';
+import { baseConfigSchema, envBool, envInt } from '@trawl/config';
 import { parseHostMap } from '@trawl/egress';
 import { proxyConfigShape } from './proxies/proxies.config';
 
@@ -29,6 +29,15 @@ export const fetchWorkerConfigSchema = baseConfigSchema.omit({ DATABASE_URL: tru
   PAGES_PER_BROWSER: envInt(4, 1, 64),
   /** A browser is replaced after serving this many pages (default 100): Chromium leaks. */
   BROWSER_RETIRE_AFTER_PAGES: envInt(100, 1, 100_000),
+  /**
+   * Reuse a rendered page, frozen and wiped, for the next rendering request of the same tenant and
+   * route (default true): a fresh page costs a renderer process start. Never across tenants.
+   */
+  BROWSER_PAGE_REUSE: envBool(true),
+  /** A parked page nobody asked for is closed after this long, in ms (default 30 s). */
+  BROWSER_PAGE_IDLE_MS: envInt(30_000, 100, 600_000),
+  /** A page is closed after serving this many requests (default 50). */
+  BROWSER_PAGE_MAX_USES: envInt(50, 1, 10_000),
   /** Chromium to run: Debian's wrapper script by default. */
   CHROMIUM_PATH: z.string().min(1).default('/usr/bin/chromium'),
   /** Wait between two polls of a CAPTCHA solver task, in ms (default 5 s, as 2captcha asks). */

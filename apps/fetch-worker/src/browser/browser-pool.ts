@@ -1,8 +1,9 @@
-import type { BrowserContext, Page } from 'puppeteer-core';
+import type { BrowserContext, CDPSession, Page } from 'puppeteer-core';
 import type { Logger } from '@trawl/observability';
 import type { EgressProxy, ProxySession, UpstreamChooser } from '../egress-proxy';
 import { BrowserError, BrowserErrorCode } from './browser.errors';
 import { ChromiumProcess, type ChromiumLaunchOptions } from './chromium-process';
+import { parkPage, wakePage, type ReusablePage } from './page-reuse';
 import { withTimeout } from './with-timeout';
 
 export interface BrowserPoolOptions {
@@ -24,9 +25,22 @@ export interface BrowserPoolOptions {
   closeGraceMs?: number;
   /** Pause before launching again after a failed launch, in ms. Default: 1,000. */
   relaunchDelayMs?: number;
+  /** Reuse of pages between requests with the same `reuseKey` (see page-reuse.ts). Default: on. */
+  reuse?: PageReuseOptions;
   /** Passed to each launch (temp folder root, launch and protocol timeouts, extra flags). */
   launch?: Omit<ChromiumLaunchOptions, 'executablePath' | 'proxyUrl'>;
   logger?: Logger;
+}
+
+export interface PageReuseOptions {
+  /** Off: every request gets a fresh context, closed after it. Default: true. */
+  enabled?: boolean;
+  /** Pages kept parked per browser, beyond the ones rendering. Default: `pagesPerBrowser`. */
+  maxParkedPerBrowser?: number;
+  /** A page parked this long is closed, in ms. Default: 30,000. */
+  idleMs?: number;
+  /** A page is closed after serving this many requests. Default: 50. */
+  maxUses?: number;
 }
 
 /** One request's share of the pool: an isolated context with one page, and its egress session. */
@@ -39,6 +53,11 @@ export interface BrowserLease {
   callTimeoutMs: number;
   /** True while the browser under this lease is alive. */
   isConnected(): boolean;
+  /**
+   * Marks the page as not fit for another request (it intercepts requests, runs injected scripts,
+   * emulates a device…): it is closed after `work` instead of parked.
+   */
+  discard(): void;
 }
 
 export interface LeaseRequest {
@@ -48,6 +67,12 @@ export interface LeaseRequest {
   upstream?: UpstreamChooser;
   /** Abandons the request (client gone, shutdown) with `Aborted`: while waiting, or by closing its context. */
   signal?: AbortSignal;
+  /**
+   * Requests with the same key may be served by the same page, one after another (wiped in
+   * between): the tenant and everything that fixes the context's route (upstream proxy, session).
+   * Never shared between tenants. Undefined: a fresh context, closed after the request.
+   */
+  reuseKey?: string;
 }
 
 /** Counters for metrics and tests. */
@@ -64,6 +89,10 @@ export interface BrowserPoolStats {
   crashed: number;
   /** Browsers retired after `retireAfterPages`. */
   retired: number;
+  /** Requests served by a parked page instead of a fresh context, since start. */
+  reused: number;
+  /** Pages parked now, waiting for a request with their key. */
+  parked: number;
 }
 
 interface PooledBrowser {
@@ -71,6 +100,13 @@ interface PooledBrowser {
   active: number;
   served: number;
   state: 'ready' | 'retiring' | 'dead';
+}
+
+interface ParkedPage extends ReusablePage {
+  browser: PooledBrowser;
+  key: string;
+  egress: ProxySession;
+  parkedAt: number;
 }
 
 interface Waiter {
@@ -92,7 +128,10 @@ export class BrowserPool {
   private closed = false;
   private started?: Promise<void>;
   private closing?: Promise<void>;
-  private readonly counters = { launched: 0, crashed: 0, retired: 0 };
+  private readonly counters = { launched: 0, crashed: 0, retired: 0, reused: 0 };
+  private readonly parked: ParkedPage[] = [];
+  private readonly reuse: Required<PageReuseOptions>;
+  private sweeper?: NodeJS.Timeout;
   private readonly size: number;
   private readonly pagesPerBrowser: number;
   private readonly retireAfterPages: number;
@@ -104,6 +143,12 @@ export class BrowserPool {
     this.retireAfterPages = options.retireAfterPages ?? 100;
     this.callTimeoutMs = options.callTimeoutMs ?? 10_000;
     this.slots = new Array<PooledBrowser | undefined>(this.size).fill(undefined);
+    this.reuse = {
+      enabled: options.reuse?.enabled ?? true,
+      maxParkedPerBrowser: options.reuse?.maxParkedPerBrowser ?? this.pagesPerBrowser,
+      idleMs: options.reuse?.idleMs ?? 30_000,
+      maxUses: options.reuse?.maxUses ?? 50,
+    };
   }
 
   /**
@@ -122,6 +167,10 @@ export class BrowserPool {
       results.forEach((result, index) => {
         if (result.status === 'rejected') this.relaunchLater(index);
       });
+      if (this.reuse.enabled) {
+        this.sweeper = setInterval(() => this.closeIdleParked(), Math.max(100, this.reuse.idleMs / 2));
+        this.sweeper.unref();
+      }
     })();
     return this.started;
   }
@@ -134,28 +183,40 @@ export class BrowserPool {
    *   (whatever `work` threw then); otherwise what `work` throws.
    */
   async withPage<T>(request: LeaseRequest, work: (lease: BrowserLease) => Promise<T>): Promise<T> {
-    const browser = await this.acquire(request);
+    const key = this.reuse.enabled ? request.reuseKey : undefined;
+    const browser = await this.acquire(request, key);
     let egress: ProxySession | undefined;
     let context: BrowserContext | undefined;
+    let page: Page | undefined;
+    let cdp: CDPSession | undefined;
+    let uses = 0;
+    let keep = key !== undefined;
     // Closing the context makes every pending call of `work` fail at once: the page stops loading.
     const onAbort = () => void context?.close().catch(() => undefined);
     request.signal?.addEventListener('abort', onAbort, { once: true });
     try {
-      egress = await this.options.proxy.openSession({ upstream: request.upstream });
-      context = await withTimeout(
-        browser.chromium.browser.createBrowserContext({ proxyServer: egress.url, proxyBypassList: ['<-loopback>'] }),
-        this.callTimeoutMs,
-        'createBrowserContext',
-      );
-      const page = await withTimeout(context.newPage(), this.callTimeoutMs, 'newPage');
+      const reused = key === undefined ? undefined : await this.wakeParked(browser, key);
+      if (reused) {
+        ({ egress, context, page, cdp, uses } = reused);
+      } else {
+        egress = await this.options.proxy.openSession({ upstream: request.upstream });
+        context = await withTimeout(
+          browser.chromium.browser.createBrowserContext({ proxyServer: egress.url, proxyBypassList: ['<-loopback>'] }),
+          this.callTimeoutMs,
+          'createBrowserContext',
+        );
+        page = await withTimeout(context.newPage(), this.callTimeoutMs, 'newPage');
+      }
       return await work({
         page,
         context,
         egress,
         callTimeoutMs: this.callTimeoutMs,
         isConnected: () => browser.chromium.connected,
+        discard: () => (keep = false),
       });
     } catch (error) {
+      keep = false;
       if (request.signal?.aborted) throw new BrowserError(BrowserErrorCode.Aborted, 'The request was abandoned', { cause: error });
       if (!browser.chromium.connected) {
         throw new BrowserError(BrowserErrorCode.BrowserCrashed, 'The browser stopped while rendering the page', { cause: error });
@@ -164,10 +225,16 @@ export class BrowserPool {
       throw error;
     } finally {
       request.signal?.removeEventListener('abort', onAbort);
-      if (context && browser.chromium.connected) {
-        await withTimeout(context.close(), this.callTimeoutMs, 'context.close').catch(() => this.retire(browser));
+      const parked =
+        keep && !request.signal?.aborted && context && page && egress
+          ? await this.park(browser, key!, { context, page, egress, cdp, uses: uses + 1 })
+          : false;
+      if (!parked) {
+        if (context && browser.chromium.connected) {
+          await withTimeout(context.close(), this.callTimeoutMs, 'context.close').catch(() => this.retire(browser));
+        }
+        await egress?.close();
       }
-      await egress?.close();
       this.release(browser);
     }
   }
@@ -179,6 +246,7 @@ export class BrowserPool {
       ready: browsers.filter((b) => b.state === 'ready').length,
       active: browsers.reduce((sum, b) => sum + b.active, 0),
       waiting: this.waiters.length,
+      parked: this.parked.length,
       ...this.counters,
     };
   }
@@ -195,6 +263,7 @@ export class BrowserPool {
   close(): Promise<void> {
     this.closing ??= (async () => {
       this.closed = true;
+      clearInterval(this.sweeper);
       for (const waiter of this.waiters.splice(0)) waiter.reject(new BrowserError(BrowserErrorCode.PoolClosed, 'The browser pool is closed'));
       await Promise.allSettled([...this.launching]);
       this.slots.forEach((slot, index) => {
@@ -207,10 +276,10 @@ export class BrowserPool {
     return this.closing;
   }
 
-  private acquire(request: LeaseRequest): Promise<PooledBrowser> {
+  private acquire(request: LeaseRequest, key?: string): Promise<PooledBrowser> {
     if (this.closed) return Promise.reject(new BrowserError(BrowserErrorCode.PoolClosed, 'The browser pool is closed'));
     if (request.signal?.aborted) return Promise.reject(new BrowserError(BrowserErrorCode.Aborted, 'The request was abandoned'));
-    const free = this.waiters.length === 0 ? this.freeBrowser() : undefined;
+    const free = this.waiters.length === 0 ? this.freeBrowser(key) : undefined;
     if (free) return Promise.resolve(this.take(free));
     if (this.waiters.length >= (this.options.maxWaiting ?? 256)) {
       return Promise.reject(new BrowserError(BrowserErrorCode.PoolBusy, 'Every browser is busy and the queue is full'));
@@ -242,14 +311,73 @@ export class BrowserPool {
     });
   }
 
-  /** The ready browser with the fewest pages open and a free slot, if any. */
-  private freeBrowser(): PooledBrowser | undefined {
+  /** A ready browser with a free slot, if any: one with a page parked for `key` first, else the least busy. */
+  private freeBrowser(key?: string): PooledBrowser | undefined {
     let best: PooledBrowser | undefined;
     for (const slot of this.slots) {
       if (slot?.state !== 'ready' || slot.active >= this.pagesPerBrowser || !slot.chromium.connected) continue;
+      if (key !== undefined && this.parked.some((parked) => parked.browser === slot && parked.key === key)) return slot;
       if (!best || slot.active < best.active) best = slot;
     }
     return best;
+  }
+
+  /** Takes the most recently parked page for `key` on `browser` and lets it run; undefined if none woke. */
+  private async wakeParked(browser: PooledBrowser, key: string): Promise<ParkedPage | undefined> {
+    const at = this.parked.findLastIndex((parked) => parked.browser === browser && parked.key === key);
+    if (at < 0) return undefined;
+    const [parked] = this.parked.splice(at, 1);
+    try {
+      await wakePage(parked, this.callTimeoutMs);
+    } catch (error) {
+      this.options.logger?.warn({ err: error }, 'a parked page did not wake; using a fresh context');
+      this.discardParked(parked);
+      return undefined;
+    }
+    parked.egress.resetStats();
+    this.counters.reused++;
+    return parked;
+  }
+
+  /** Parks a page that served a request, for the next request with `key`; false when it cannot be. */
+  private async park(
+    browser: PooledBrowser,
+    key: string,
+    used: Omit<ReusablePage, 'cdp'> & { cdp?: CDPSession; egress: ProxySession },
+  ): Promise<boolean> {
+    if (browser.state !== 'ready' || !browser.chromium.connected || used.uses >= this.reuse.maxUses || this.closed) return false;
+    try {
+      const cdp = used.cdp ?? (await withTimeout(used.page.createCDPSession(), this.callTimeoutMs, 'createCDPSession'));
+      const parked: ParkedPage = { ...used, cdp, browser, key, parkedAt: Date.now() };
+      await parkPage(parked, this.callTimeoutMs);
+      if (browser.state !== 'ready' || this.closed) return false;
+      const ofBrowser = this.parked.filter((other) => other.browser === browser);
+      if (ofBrowser.length >= this.reuse.maxParkedPerBrowser) this.discardParked(ofBrowser[0]);
+      this.parked.push(parked);
+      return true;
+    } catch (error) {
+      this.options.logger?.warn({ err: error }, 'a used page could not be wiped; closing it');
+      return false;
+    }
+  }
+
+  /** Closes a parked page (out of the list) without waiting; its context dies anyway with a browser that is closing. */
+  private discardParked(parked: ParkedPage, browserClosing = false): void {
+    const at = this.parked.indexOf(parked);
+    if (at >= 0) this.parked.splice(at, 1);
+    const closing = (async () => {
+      if (!browserClosing && parked.browser.chromium.connected) {
+        await withTimeout(parked.context.close(), this.callTimeoutMs, 'context.close').catch(() => undefined);
+      }
+      await parked.egress.close();
+    })();
+    this.closingBrowsers.add(closing);
+    void closing.finally(() => this.closingBrowsers.delete(closing));
+  }
+
+  private closeIdleParked(): void {
+    const before = Date.now() - this.reuse.idleMs;
+    for (const parked of this.parked.filter((p) => p.parkedAt < before)) this.discardParked(parked);
   }
 
   private take(browser: PooledBrowser): PooledBrowser {
@@ -278,6 +406,7 @@ export class BrowserPool {
     if (browser.state !== 'ready') return;
     browser.state = 'retiring';
     this.counters.retired++;
+    for (const parked of this.parked.filter((p) => p.browser === browser)) this.discardParked(parked);
     if (browser.active === 0) this.replace(browser);
   }
 
@@ -291,6 +420,7 @@ export class BrowserPool {
 
   private closeBrowser(browser: PooledBrowser): void {
     browser.state = 'dead';
+    for (const parked of this.parked.filter((p) => p.browser === browser)) this.discardParked(parked, true);
     const closing = browser.chromium.close(this.options.closeGraceMs ?? 2_000);
     this.closingBrowsers.add(closing);
     void closing.finally(() => this.closingBrowsers.delete(closing));

@@ -1,4 +1,5 @@
-export { BrowserPool, type BrowserLease, type BrowserPoolOptions, type BrowserPoolStats, type LeaseRequest } from './browser-pool';
+export { BrowserPool, type BrowserLease, type BrowserPoolOptions, type BrowserPoolStats, type LeaseRequest, type PageReuseOptions } from './browser-pool';
+export { registerBrowserPoolMetrics } from './browser-pool.metrics';
 export { BrowserError, BrowserErrorCode } from './browser.errors';
 export { CHROMIUM_FLAGS, ChromiumProcess, type ChromiumLaunchOptions } from './chromium-process';
 export type { CapturedXhr } from './xhr-recorder';

@@ -106,11 +106,17 @@ export async function renderPage(lease: BrowserLease, input: RenderInput, settin
   };
   const call = <T>(work: Promise<T>, what: string, capMs = lease.callTimeoutMs) => withTimeout(work, remaining(capMs), what);
 
+  const viewport = viewportFor(options);
+  // What a later request of the tenant must not inherit: injected scripts, interception and its
+  // listeners, recorded calls, a mobile emulation (switching it back reloads the old document).
+  if (options.block_resources?.includes('websocket') || options.json_response || options.js_instructions?.length || viewport.isMobile) {
+    lease.discard();
+  }
   const browserUserAgent = await call(page.browser().userAgent(), 'userAgent');
   await call(page.setUserAgent({ userAgent: userAgentFor(browserUserAgent, options.device) }), 'setUserAgent');
-  await call(page.setViewport(viewportFor(options)), 'setViewport');
+  await call(page.setViewport(viewport), 'setViewport');
   if (options.block_resources?.includes('websocket')) await call(page.evaluateOnNewDocument(WEBSOCKET_STUB), 'evaluateOnNewDocument');
-  await call(
+  const intercepting = await call(
     interceptRequests(
       page,
       {
@@ -122,50 +128,57 @@ export async function renderPage(lease: BrowserLease, input: RenderInput, settin
     ),
     'setRequestInterception',
   );
+  if (intercepting) lease.discard();
   const xhr = options.json_response ? new XhrRecorder(page, { maxCalls: settings.maxXhrCalls, maxBodyBytes: settings.maxXhrBodyBytes }) : undefined;
   const mainDocument = trackMainDocument(page);
+  try {
+    await navigate(page, input, egress, remaining(settings.navigationTimeoutMs ?? 30_000), deadlineAt);
+    // A slow image must not cost the page: after the grace the DOM is taken as it is.
+    await page.mainFrame().waitForFunction('document.readyState === "complete"', { timeout: remaining(settings.loadGraceMs ?? 10_000) }).catch(() => undefined);
 
-  await navigate(page, input, egress, remaining(settings.navigationTimeoutMs ?? 30_000), deadlineAt);
-  // A slow image must not cost the page: after the grace the DOM is taken as it is.
-  await page.mainFrame().waitForFunction('document.readyState === "complete"', { timeout: remaining(settings.loadGraceMs ?? 10_000) }).catch(() => undefined);
+    let waitForFound: boolean | undefined;
+    if (options.wait_for) {
+      const timeout = remaining(settings.stepTimeoutMs ?? 15_000);
+      waitForFound = await page.waitForSelector(toPuppeteerSelector(options.wait_for), { timeout }).then(
+        () => true,
+        () => false,
+      );
+    }
+    if (options.wait) await new Promise((resolve) => setTimeout(resolve, remaining(options.wait ?? 0)));
+    const instructionsReport = options.js_instructions?.length
+      ? await runInstructions(page, options.js_instructions, { deadlineAt, stepTimeoutMs: settings.stepTimeoutMs ?? 15_000 })
+      : undefined;
 
-  let waitForFound: boolean | undefined;
-  if (options.wait_for) {
-    const timeout = remaining(settings.stepTimeoutMs ?? 15_000);
-    waitForFound = await page.waitForSelector(toPuppeteerSelector(options.wait_for), { timeout }).then(
-      () => true,
-      () => false,
-    );
+    const response = mainDocument.last();
+    if (!response) throw new BrowserError(BrowserErrorCode.NavigationFailed, 'The page answered nothing');
+    const headers = response.headers();
+    refuseIfEgressAnswer(egress.refusalIn(headers));
+    const html = await contentOf(page, remaining(lease.callTimeoutMs));
+    const cookies = await call(lease.context.cookies(), 'cookies');
+    const screenshot = options.screenshot ? await takeScreenshot(page, options.screenshot, remaining(lease.callTimeoutMs * 3)) : undefined;
+    const pdf = options.response_type === 'pdf' ? Buffer.from(await call(page.pdf({ printBackground: true }), 'pdf', lease.callTimeoutMs * 3)) : undefined;
+    const body = await withTimeout(mainDocument.rawBody(), remaining(lease.callTimeoutMs), 'document body');
+    // Chromium shows a document that is not HTML in a viewer of its own: not a page to keep.
+    if (body !== undefined) lease.discard();
+    return {
+      status: response.status(),
+      finalUrl: response.url(),
+      redirectChain: response.request().redirectChain().map((request) => request.url()),
+      headers,
+      contentType: headers['content-type'],
+      html,
+      body,
+      cookies,
+      waitForFound,
+      xhr: xhr ? await xhr.finish(remaining(lease.callTimeoutMs)) : undefined,
+      instructionsReport,
+      screenshot,
+      pdf,
+      egress: egress.stats(),
+    };
+  } finally {
+    mainDocument.stop();
   }
-  if (options.wait) await new Promise((resolve) => setTimeout(resolve, remaining(options.wait ?? 0)));
-  const instructionsReport = options.js_instructions?.length
-    ? await runInstructions(page, options.js_instructions, { deadlineAt, stepTimeoutMs: settings.stepTimeoutMs ?? 15_000 })
-    : undefined;
-
-  const response = mainDocument.last();
-  if (!response) throw new BrowserError(BrowserErrorCode.NavigationFailed, 'The page answered nothing');
-  const headers = response.headers();
-  refuseIfEgressAnswer(egress.refusalIn(headers));
-  const html = await contentOf(page, remaining(lease.callTimeoutMs));
-  const cookies = await call(lease.context.cookies(), 'cookies');
-  const screenshot = options.screenshot ? await takeScreenshot(page, options.screenshot, remaining(lease.callTimeoutMs * 3)) : undefined;
-  const pdf = options.response_type === 'pdf' ? Buffer.from(await call(page.pdf({ printBackground: true }), 'pdf', lease.callTimeoutMs * 3)) : undefined;
-  return {
-    status: response.status(),
-    finalUrl: response.url(),
-    redirectChain: response.request().redirectChain().map((request) => request.url()),
-    headers,
-    contentType: headers['content-type'],
-    html,
-    body: await withTimeout(mainDocument.rawBody(), remaining(lease.callTimeoutMs), 'document body'),
-    cookies,
-    waitForFound,
-    xhr: xhr ? await xhr.finish(remaining(lease.callTimeoutMs)) : undefined,
-    instructionsReport,
-    screenshot,
-    pdf,
-    egress: egress.stats(),
-  };
 }
 
 interface MainDocument {
@@ -173,6 +186,8 @@ interface MainDocument {
   last(): HTTPResponse | undefined;
   /** Its bytes as received, when it is not HTML (read at once: Chromium drops them on navigation). */
   rawBody(): Promise<Buffer | undefined>;
+  /** Stops listening (the page may serve another request). */
+  stop(): void;
 }
 
 const HTML_TYPES = /^\s*(text\/html|application\/xhtml\+xml)\s*(;|$)/i;
@@ -180,7 +195,7 @@ const HTML_TYPES = /^\s*(text\/html|application\/xhtml\+xml)\s*(;|$)/i;
 function trackMainDocument(page: Page): MainDocument {
   let last: HTTPResponse | undefined;
   let raw: Promise<Buffer | undefined> = Promise.resolve(undefined);
-  page.on('response', (response) => {
+  const onResponse = (response: HTTPResponse) => {
     const request = response.request();
     if (!request.isNavigationRequest() || request.frame() !== page.mainFrame()) return;
     const status = response.status();
@@ -189,8 +204,9 @@ function trackMainDocument(page: Page): MainDocument {
     const contentType = response.headers()['content-type'] ?? '';
     raw = HTML_TYPES.test(contentType) ? Promise.resolve(undefined) : response.buffer().catch(() => undefined);
     raw.catch(() => undefined);
-  });
-  return { last: () => last, rawBody: () => raw };
+  };
+  page.on('response', onResponse);
+  return { last: () => last, rawBody: () => raw, stop: () => void page.off('response', onResponse) };
 }
 
 async function navigate(page: Page, input: RenderInput, egress: BrowserLease['egress'], timeoutMs: number, deadlineAt: number): Promise<void> {

@@ -89,6 +89,7 @@ export class ProxySession {
   // Bytes of client sockets that have closed; live sockets are added on read.
   private closedSent = 0;
   private closedReceived = 0;
+  private baseline = { sent: 0, received: 0 };
   private readonly clientSockets = new Set<Socket>();
   /** Random per session, so a target cannot forge the proxy's refusal answer. */
   private readonly refusalToken = randomBytes(12).toString('hex');
@@ -139,15 +140,34 @@ export class ProxySession {
     return `http://127.0.0.1:${this.portNumber}`;
   }
 
-  /** A snapshot of the counters (live tunnels included). */
+  /** A snapshot of the counters since the session opened or was last reset (live tunnels included). */
   stats(): ProxySessionStats {
+    const { sent, received } = this.bytesSoFar();
+    return {
+      ...this.counters,
+      bytesSent: sent - this.baseline.sent,
+      bytesReceived: received - this.baseline.received,
+      failures: [...this.counters.failures],
+    };
+  }
+
+  /**
+   * Starts the counters and the failure record afresh, for a browser page that serves another
+   * request of the same tenant and route (the listener and its keep-alive connections stay).
+   */
+  resetStats(): void {
+    this.baseline = this.bytesSoFar();
+    Object.assign(this.counters, { requests: 0, refusals: 0, upstreamRequests: 0, failures: [] });
+  }
+
+  private bytesSoFar(): { sent: number; received: number } {
     let sent = this.closedSent;
     let received = this.closedReceived;
     for (const socket of this.clientSockets) {
       sent += socket.bytesRead;
       received += socket.bytesWritten;
     }
-    return { ...this.counters, bytesSent: sent, bytesReceived: received, failures: [...this.counters.failures] };
+    return { sent, received };
   }
 
   /**

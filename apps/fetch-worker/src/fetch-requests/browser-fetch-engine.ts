@@ -3,8 +3,8 @@ import { renderPage } from '../browser';
 import type { FetchEngine, TargetPage, TargetRequest } from './fetch-engine';
 
 /**
- * The rendering tiers (`js_render`, `premium_js_render`): the page in a fresh isolated context of the
- * browser pool, its traffic through the worker's egress proxy (and the attempt's upstream proxy).
+ * The rendering tiers (`js_render`, `premium_js_render`): the page in an isolated context of the
+ * browser pool (fresh, or a wiped page of the same tenant and route: see page-reuse.ts), its traffic through the worker's egress proxy (and the attempt's upstream proxy).
  * Only the caller's own headers go with the first navigation: Chromium sends its own browser headers.
  */
 export class BrowserFetchEngine implements FetchEngine {
@@ -19,7 +19,10 @@ export class BrowserFetchEngine implements FetchEngine {
     await this.pool.start();
     const deadlineAt = Date.now() + request.timeoutMs;
     const proxyUrl = request.proxy?.url;
-    const rendered = await this.pool.withPage({ deadlineAt, signal: request.signal, upstream: proxyUrl ? () => proxyUrl : undefined }, (lease) =>
+    // A page's context is bound to its route at creation: reuse needs the same tenant and route.
+    const reuseKey = `${request.tenantId}\n${proxyUrl ?? 'direct'}`;
+    const upstream = proxyUrl ? () => proxyUrl : undefined;
+    const rendered = await this.pool.withPage({ deadlineAt, signal: request.signal, upstream, reuseKey }, (lease) =>
       renderPage(
         lease,
         { url: request.url, method: request.method, headers: request.callerHeaders, body: request.body, options: request.options, deadlineAt },

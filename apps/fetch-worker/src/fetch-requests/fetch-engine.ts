@@ -4,6 +4,8 @@ import type { ProxyChoice } from '../proxies';
 
 /** One target request of the Fetch API, as an engine gets it. */
 export interface TargetRequest {
+  /** Whose request it is: a rendered page is reused only within one tenant. */
+  tenantId: string;
   /** The tier of this attempt (the one billed when it serves): it says whether to render. */
   tier: Tier;
   /** The upstream proxy to go through (ProxyRouter's choice); direct egress when absent. */

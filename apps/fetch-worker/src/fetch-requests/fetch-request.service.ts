@@ -121,6 +121,7 @@ export class FetchRequestService {
   private async serve(request: FetchRequestV1, stop: AbortSignal, withHeaders: boolean): Promise<FetchAnswer> {
     const maxBodyBytes = Math.min(request.max_body_bytes, this.settings.maxBodyBytes);
     const call: TargetCallFactory = (url, method, headers, payload) => ({
+      tenantId: request.tenant_id,
       url,
       method,
       headers: targetRequestHeaders(headers, payload !== undefined),

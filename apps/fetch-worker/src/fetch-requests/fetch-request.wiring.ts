@@ -5,7 +5,7 @@ import type { EgressPolicy } from '@trawl/egress';
 import type { MessagingConnection } from '@trawl/messaging';
 import type { Logger } from '@trawl/observability';
 import type { Registry } from 'prom-client';
-import { BrowserPool } from '../browser';
+import { BrowserPool, registerBrowserPoolMetrics } from '../browser';
 import { CaptchaPass } from '../captcha/captcha-pass';
 import { EgressProxy } from '../egress-proxy';
 import { CaptchaSolverClient } from '../captcha/captcha-solver.client';
@@ -72,7 +72,10 @@ export function wireFetchRequests(deps: FetchRequestWiringDeps): FetchRequestWir
   });
   const engines: FetchEngineSet = { http: new HttpFetchEngine(http, upstream) };
   const browser = browsers(config, policy, logger);
-  if (browser) engines.browser = new BrowserFetchEngine(browser.pool);
+  if (browser) {
+    engines.browser = new BrowserFetchEngine(browser.pool);
+    registerBrowserPoolMetrics(registry, browser.pool);
+  }
   const captcha = new CaptchaPass(new CaptchaSolverClient({ policy, agent, pollIntervalMs: config.CAPTCHA_POLL_INTERVAL_MS }));
   const target = new TargetFetcher({ engines, captcha, proxies, stealth });
   const settings: FetchRequestSettings = { maxBodyBytes: config.MAX_BODY_BYTES };
@@ -114,6 +117,7 @@ function browsers(config: FetchWorkerConfig, policy: EgressPolicy, logger: Logge
     browsers: config.BROWSERS,
     pagesPerBrowser: config.PAGES_PER_BROWSER,
     retireAfterPages: config.BROWSER_RETIRE_AFTER_PAGES,
+    reuse: { enabled: config.BROWSER_PAGE_REUSE, idleMs: config.BROWSER_PAGE_IDLE_MS, maxUses: config.BROWSER_PAGE_MAX_USES },
     logger,
   });
   return { pool, proxy };

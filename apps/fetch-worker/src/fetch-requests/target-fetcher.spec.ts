@@ -20,6 +20,7 @@ const request = (options: Partial<FetchOptionsV1> = {}): FetchRequestV1 => ({
 });
 
 const call: TargetCallFactory = (url, method, headers, body) => ({
+  tenantId: '00000000-0000-4000-8000-000000000001',
   url,
   method,
   headers,

@@ -1,0 +1,137 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Page } from 'puppeteer-core';
+import { EgressPolicy, parseHostMap } from '@trawl/egress';
+import { waitFor } from '@trawl/testing';
+import { fixtureHostMap, startFixtureWeb, type FixtureWeb } from '../../../../test/fixtures/web';
+import { EgressProxy } from '../egress-proxy';
+import { BrowserPool } from './browser-pool';
+
+jest.setTimeout(60_000);
+
+/** What the previous request of a page could leave behind, as the next document sees it. */
+interface Leftovers {
+  cookie: string;
+  local: number;
+  session: number;
+}
+
+describe('BrowserPool page reuse', () => {
+  let web: FixtureWeb;
+  let proxy: EgressProxy;
+  let pool: BrowserPool;
+  let tempRoot: string;
+  const soon = () => Date.now() + 20_000;
+
+  beforeAll(async () => {
+    web = await startFixtureWeb({ bigSitePages: 10 });
+    tempRoot = await mkdtemp(join(tmpdir(), 'trawl-reuse-test-'));
+    proxy = new EgressProxy({ policy: new EgressPolicy({ hostMap: parseHostMap(fixtureHostMap()) }) });
+    pool = new BrowserPool({ proxy, browsers: 1, pagesPerBrowser: 2, retireAfterPages: 1_000, launch: { tempRoot }, reuse: { idleMs: 60_000, maxParkedPerBrowser: 2 } });
+    await pool.start();
+  });
+
+  afterAll(async () => {
+    await pool?.close();
+    await proxy?.close();
+    await web?.close();
+    await rm(tempRoot, { recursive: true, force: true });
+  });
+
+  /** Loads other.test/x, stores everything a page can, and leaves a timer that keeps storing and calling home. */
+  async function dirty(reuseKey: string): Promise<Page> {
+    return pool.withPage({ deadlineAt: soon(), reuseKey }, async ({ page }) => {
+      await page.goto(web.url('other.test', '/x'));
+      await page.evaluate(`
+        document.cookie = 'a=1; path=/';
+        localStorage.setItem('k', 'v');
+        sessionStorage.setItem('s', 'v');
+        setInterval(() => { localStorage.setItem('late', '1'); document.cookie = 'late=1; path=/'; fetch('/tick'); }, 5);
+      `);
+      await waitFor(() => web.hits('other.test', '/tick') > 0, { what: 'the timer calling home' });
+      return page;
+    });
+  }
+
+  async function leftoversSeen(reuseKey: string): Promise<{ page: Page; seen: Leftovers; requests: number }> {
+    return pool.withPage({ deadlineAt: soon(), reuseKey }, async ({ page, egress }) => {
+      await page.goto(web.url('other.test', '/x'));
+      const seen = (await page.evaluate(`({ cookie: document.cookie, local: localStorage.length, session: sessionStorage.length })`)) as Leftovers;
+      return { page, seen, requests: egress.stats().requests };
+    });
+  }
+
+  it('serves the next request of the same key with the same page, silenced and wiped in between', async () => {
+    const before = pool.stats();
+    const first = await dirty('tenant-a');
+    expect(pool.stats().parked).toBe(before.parked + 1);
+    const ticksWhenParked = web.hits('other.test', '/tick');
+
+    const next = await leftoversSeen('tenant-a');
+    expect(next.page).toBe(first);
+    expect(next.seen).toEqual({ cookie: '', local: 0, session: 0 });
+    expect(pool.stats().reused).toBe(before.reused + 1);
+    // The egress counters are the second request's own: one document, nothing of the first.
+    expect(next.requests).toBeGreaterThan(0);
+    expect(next.requests).toBeLessThan(5);
+    // The old document's timer died with it: nothing called home after it was parked.
+    expect(web.hits('other.test', '/tick')).toBe(ticksWhenParked);
+  });
+
+  it('never gives one key’s page to another', async () => {
+    const mine = await dirty('tenant-b');
+    const reusedBefore = pool.stats().reused;
+    const theirs = await leftoversSeen('tenant-c');
+    expect(theirs.page).not.toBe(mine);
+    expect(theirs.seen).toEqual({ cookie: '', local: 0, session: 0 });
+    expect(pool.stats().reused).toBe(reusedBefore);
+  });
+
+  it('closes a page whose request discarded it, and a page whose request failed', async () => {
+    const parkedBefore = pool.stats().parked;
+    await pool.withPage({ deadlineAt: soon(), reuseKey: 'tenant-d' }, async ({ page, discard }) => {
+      await page.goto(web.url('other.test', '/x'));
+      discard();
+    });
+    await expect(
+      pool.withPage({ deadlineAt: soon(), reuseKey: 'tenant-d' }, async () => {
+        throw new Error('render failed');
+      }),
+    ).rejects.toThrow('render failed');
+    expect(pool.stats().parked).toBe(parkedBefore);
+    // Every session left open is a parked page's, or the browser-wide one (evictions close theirs in the background).
+    await waitFor(() => proxy.openSessions === pool.stats().parked + 1, { what: 'no session but the parked pages’' });
+  });
+
+  it('keeps at most maxParkedPerBrowser pages, and none after close', async () => {
+    for (const key of ['tenant-e', 'tenant-f', 'tenant-g']) await dirty(key);
+    expect(pool.stats().parked).toBe(2);
+    // A parked page holds its egress session; closing the pool closes them.
+    expect(proxy.openSessions).toBeGreaterThanOrEqual(2);
+    await pool.close();
+    expect(pool.stats().parked).toBe(0);
+    expect(proxy.openSessions).toBe(0);
+  });
+});
+
+describe('BrowserPool page reuse, idle pages', () => {
+  it('closes a parked page nobody asked for within idleMs', async () => {
+    const web = await startFixtureWeb({ bigSitePages: 10 });
+    const tempRoot = await mkdtemp(join(tmpdir(), 'trawl-reuse-idle-test-'));
+    const proxy = new EgressProxy({ policy: new EgressPolicy({ hostMap: parseHostMap(fixtureHostMap()) }) });
+    const pool = new BrowserPool({ proxy, browsers: 1, pagesPerBrowser: 1, launch: { tempRoot }, reuse: { idleMs: 300 } });
+    try {
+      await pool.start();
+      const sessionsIdle = proxy.openSessions;
+      await pool.withPage({ deadlineAt: Date.now() + 20_000, reuseKey: 'tenant-h' }, ({ page }) => page.goto(web.url('other.test', '/x')));
+      expect(pool.stats().parked).toBe(1);
+      await waitFor(() => pool.stats().parked === 0 && proxy.openSessions === sessionsIdle, { timeoutMs: 10_000, what: 'the idle page closed' });
+    } finally {
+      await pool.close();
+      await proxy.close();
+      await web.close();
+      await rm(tempRoot, { recursive: true, force: true });
+    }
+  });
+});
