@@ -167,6 +167,13 @@ async function benchOverhead(web: FixtureWebProcess, trawl: Trawl, options: Fetc
   return { direct, viaTrawl, overheadMs, share, cpuMsPerRequest: { direct: directCpu, trawl: trawlCpu }, report };
 }
 
+/** A counter of the worker's browser pool, read from its /metrics. */
+async function browserEvent(trawl: Trawl, event: string): Promise<number> {
+  const response = await fetch(`http://127.0.0.1:${trawl.platform.port('fetch-worker')}/metrics`);
+  const line = (await response.text()).split('\n').find((l) => l.startsWith('trawl_worker_browser_events{') && l.includes(`event="${event}"`));
+  return line ? Number(line.split(' ').pop()) : 0;
+}
+
 async function benchRender(
   web: FixtureWebProcess,
   trawl: Trawl,
@@ -174,6 +181,20 @@ async function benchRender(
 ) {
   const page = `http://big.test:${web.port}/p/2`;
   const common = { seconds: options.renderSeconds, warmupSeconds: options.warmup };
+  // Machine CPU over the measured seconds, per page: Chromium is most of it on both sides, and on
+  // 2 cores pages/s follow it.
+  const machineCpu = () => {
+    const meter = new MachineCpuMeter();
+    let seconds = 0;
+    return {
+      onMeasuring: () => meter.start(),
+      stop: () => (seconds = meter.stop()),
+      msPer: (pages: number) => (seconds * 1000) / Math.max(1, pages),
+    };
+  };
+  const plainCpu = machineCpu();
+  const trawlCpu = machineCpu();
+  let reusedBefore: Promise<number> = Promise.resolve(0);
   process.stdout.write(`render: plain puppeteer-core loop, concurrency ${options.renderConcurrency}, ${options.renderSeconds} s…\n`);
   const plain: RenderLoopResult = await puppeteerLoop({
     ...common,
@@ -181,7 +202,9 @@ async function benchRender(
     hostMap: web.hostMap,
     concurrency: options.renderConcurrency,
     executablePath: chromiumPath(),
+    onMeasuring: plainCpu.onMeasuring,
   });
+  plainCpu.stop();
   process.stdout.write(`render: through Trawl (js_render=true)…\n`);
   let treePeak = 0;
   const sampler = setInterval(() => (treePeak = Math.max(treePeak, treeRssBytes(trawl.workerPid))), 250);
@@ -192,19 +215,27 @@ async function benchRender(
       clients: options.renderConcurrency,
       origin: trawl.platform.gatewayUrl,
       path: fetchPath(trawl.apiKey, page, '&js_render=true'),
+      onMeasuring: () => {
+        trawlCpu.onMeasuring();
+        reusedBefore = browserEvent(trawl, 'reused');
+      },
     });
   } finally {
     clearInterval(sampler);
   }
+  trawlCpu.stop();
+  const reused = (await browserEvent(trawl, 'reused')) - (await reusedBefore);
+  const rendered = viaTrawl.requests + viaTrawl.errors;
   const ratio = viaTrawl.perSecond / plain.perSecond;
   const workerPeak = processMemory(trawl.workerPid)?.peakRssBytes ?? 0;
   const report = [
     '',
     `js_render: ${page}, ${options.renderConcurrency} pages at once`,
-    '| engine | pages/s | errors | peak RSS (browser tree) |',
-    '|--------|---------|--------|-------------------------|',
-    `| puppeteer-core loop | ${plain.perSecond.toFixed(1)} | ${plain.errors} | ${(plain.peakRssBytes / MiB).toFixed(0)} MiB |`,
-    `| Trawl | ${viaTrawl.perSecond.toFixed(1)} | ${viaTrawl.errors} | ${(treePeak / MiB).toFixed(0)} MiB (worker + Chromium) |`,
+    '| engine | pages/s | errors | machine CPU ms/page | peak RSS (browser tree) |',
+    '|--------|---------|--------|---------------------|-------------------------|',
+    `| puppeteer-core loop | ${plain.perSecond.toFixed(1)} | ${plain.errors} | ${plainCpu.msPer(plain.pages + plain.errors).toFixed(0)} | ${(plain.peakRssBytes / MiB).toFixed(0)} MiB |`,
+    `| Trawl | ${viaTrawl.perSecond.toFixed(1)} | ${viaTrawl.errors} | ${trawlCpu.msPer(viaTrawl.requests + viaTrawl.errors).toFixed(0)} | ${(treePeak / MiB).toFixed(0)} MiB (worker + Chromium) |`,
+    `Trawl requests served by a reused (wiped) page: ${reused} of ${rendered}`,
     '',
     `Trawl / puppeteer-core pages/s: ${(ratio * 100).toFixed(0)} % — target ≥ ${RENDER_TARGET * 100} %: ${verdict(ratio >= RENDER_TARGET)}`,
     `fetch worker peak RSS with ${options.renderConcurrency} pages rendering: Node ${(workerPeak / MiB).toFixed(0)} MiB, with its Chromium tree ${(treePeak / MiB).toFixed(0)} MiB`,

@@ -29,6 +29,8 @@ export async function puppeteerLoop(options: {
   seconds: number;
   warmupSeconds: number;
   executablePath: string;
+  /** Called once, when the warm-up ends and pages start to count. */
+  onMeasuring?: () => void;
 }): Promise<RenderLoopResult> {
   const rules = options.hostMap
     .split(',')
@@ -76,6 +78,7 @@ export async function puppeteerLoop(options: {
       if (!measuring && Date.now() >= warmupEnds) {
         measuring = true;
         measuredFrom = Date.now();
+        options.onMeasuring?.();
       }
       if (!measuring) continue;
       if (ok) pages += 1;

@@ -27,7 +27,10 @@ export const fetchWorkerConfigSchema = baseConfigSchema.omit({ DATABASE_URL: tru
   BROWSERS: envInt(2, 0, 64),
   /** Pages rendering at once in one browser (default 4). */
   PAGES_PER_BROWSER: envInt(4, 1, 64),
-  /** A browser is replaced after serving this many pages (default 100): Chromium leaks. */
+  /**
+   * A browser is replaced after opening this many pages (default 100): Chromium leaks with every
+   * context. A reused page counts once; it is closed itself after BROWSER_PAGE_MAX_USES requests.
+   */
   BROWSER_RETIRE_AFTER_PAGES: envInt(100, 1, 100_000),
   /**
    * Reuse a rendered page, frozen and wiped, for the next rendering request of the same tenant and

@@ -15,7 +15,10 @@ export interface BrowserPoolOptions {
   browsers?: number;
   /** Pages rendering at once in one browser. Default: 4. */
   pagesPerBrowser?: number;
-  /** A browser is retired (closed once idle, then replaced) after serving this many pages. Default: 100. */
+  /**
+   * A browser is retired (closed once idle, then replaced) after opening this many pages. A reused
+   * page does not count again: its renderer is closed after `reuse.maxUses`. Default: 100.
+   */
   retireAfterPages?: number;
   /** Requests allowed to wait for a slot; beyond it `acquire` fails at once with `PoolBusy`. Default: 256. */
   maxWaiting?: number;
@@ -98,7 +101,7 @@ export interface BrowserPoolStats {
 interface PooledBrowser {
   chromium: ChromiumProcess;
   active: number;
-  served: number;
+  opened: number;
   state: 'ready' | 'retiring' | 'dead';
 }
 
@@ -122,7 +125,7 @@ interface Waiter {
 export class BrowserPool {
   private readonly slots: (PooledBrowser | undefined)[];
   private readonly waiters: Waiter[] = [];
-  private readonly closingBrowsers = new Set<Promise<void>>();
+  private readonly closingBrowsers = new Set<Promise<void>>(); // and other background work close() waits for
   private readonly launching = new Set<Promise<unknown>>();
   private browserProxy?: ProxySession;
   private closed = false;
@@ -199,6 +202,7 @@ export class BrowserPool {
       if (reused) {
         ({ egress, context, page, cdp, uses } = reused);
       } else {
+        this.countOpened(browser);
         egress = await this.options.proxy.openSession({ upstream: request.upstream });
         context = await withTimeout(
           browser.chromium.browser.createBrowserContext({ proxyServer: egress.url, proxyBypassList: ['<-loopback>'] }),
@@ -225,17 +229,13 @@ export class BrowserPool {
       throw error;
     } finally {
       request.signal?.removeEventListener('abort', onAbort);
-      const parked =
-        keep && !request.signal?.aborted && context && page && egress
-          ? await this.park(browser, key!, { context, page, egress, cdp, uses: uses + 1 })
-          : false;
-      if (!parked) {
-        if (context && browser.chromium.connected) {
-          await withTimeout(context.close(), this.callTimeoutMs, 'context.close').catch(() => this.retire(browser));
-        }
-        await egress?.close();
+      if (keep && !request.signal?.aborted && context && page && egress) {
+        // The answer need not wait for the wipe; the slot stays taken until the page is parked.
+        this.inBackground(this.parkOrClose(browser, key!, { context, page, egress, cdp, uses: uses + 1 }));
+      } else {
+        await this.closeLease(browser, context, egress);
+        this.release(browser);
       }
-      this.release(browser);
     }
   }
 
@@ -339,6 +339,28 @@ export class BrowserPool {
     return parked;
   }
 
+  private async closeLease(browser: PooledBrowser, context: BrowserContext | undefined, egress: ProxySession | undefined): Promise<void> {
+    if (context && browser.chromium.connected) {
+      await withTimeout(context.close(), this.callTimeoutMs, 'context.close').catch(() => this.retire(browser));
+    }
+    await egress?.close();
+  }
+
+  private async parkOrClose(browser: PooledBrowser, key: string, used: Parameters<BrowserPool['park']>[2]): Promise<void> {
+    try {
+      if (!(await this.park(browser, key, used))) await this.closeLease(browser, used.context, used.egress);
+    } finally {
+      this.release(browser);
+    }
+  }
+
+  /** Work the pool finishes on its own (parking, closing parked pages); `close()` waits for it. */
+  private inBackground(work: Promise<void>): void {
+    const settled = work.catch((error: unknown) => this.options.logger?.warn({ err: error }, 'browser pool background work failed'));
+    this.closingBrowsers.add(settled);
+    void settled.finally(() => this.closingBrowsers.delete(settled));
+  }
+
   /** Parks a page that served a request, for the next request with `key`; false when it cannot be. */
   private async park(
     browser: PooledBrowser,
@@ -365,14 +387,14 @@ export class BrowserPool {
   private discardParked(parked: ParkedPage, browserClosing = false): void {
     const at = this.parked.indexOf(parked);
     if (at >= 0) this.parked.splice(at, 1);
-    const closing = (async () => {
-      if (!browserClosing && parked.browser.chromium.connected) {
-        await withTimeout(parked.context.close(), this.callTimeoutMs, 'context.close').catch(() => undefined);
-      }
-      await parked.egress.close();
-    })();
-    this.closingBrowsers.add(closing);
-    void closing.finally(() => this.closingBrowsers.delete(closing));
+    this.inBackground(
+      (async () => {
+        if (!browserClosing && parked.browser.chromium.connected) {
+          await withTimeout(parked.context.close(), this.callTimeoutMs, 'context.close').catch(() => undefined);
+        }
+        await parked.egress.close();
+      })(),
+    );
   }
 
   private closeIdleParked(): void {
@@ -382,9 +404,13 @@ export class BrowserPool {
 
   private take(browser: PooledBrowser): PooledBrowser {
     browser.active++;
-    browser.served++;
-    if (browser.served >= this.retireAfterPages) this.retire(browser);
     return browser;
+  }
+
+  /** Counts a page opened in `browser` (Chromium's leaks grow with contexts opened); retires it at its budget. */
+  private countOpened(browser: PooledBrowser): void {
+    browser.opened++;
+    if (browser.opened >= this.retireAfterPages) this.retire(browser);
   }
 
   private dispatch(): void {
@@ -451,7 +477,7 @@ export class BrowserPool {
       return;
     }
     this.counters.launched++;
-    const pooled: PooledBrowser = { chromium, active: 0, served: 0, state: 'ready' };
+    const pooled: PooledBrowser = { chromium, active: 0, opened: 0, state: 'ready' };
     chromium.browser.once('disconnected', () => {
       if (pooled.state === 'dead') return;
       this.counters.crashed++;

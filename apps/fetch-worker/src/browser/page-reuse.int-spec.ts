@@ -65,7 +65,8 @@ describe('BrowserPool page reuse', () => {
   it('serves the next request of the same key with the same page, silenced and wiped in between', async () => {
     const before = pool.stats();
     const first = await dirty('tenant-a');
-    expect(pool.stats().parked).toBe(before.parked + 1);
+    // Parking finishes after the answer.
+    await waitFor(() => pool.stats().parked === before.parked + 1, { what: 'the page parked' });
     const ticksWhenParked = web.hits('other.test', '/tick');
 
     const next = await leftoversSeen('tenant-a');
@@ -106,6 +107,7 @@ describe('BrowserPool page reuse', () => {
 
   it('keeps at most maxParkedPerBrowser pages, and none after close', async () => {
     for (const key of ['tenant-e', 'tenant-f', 'tenant-g']) await dirty(key);
+    await waitFor(() => pool.stats().active === 0, { what: 'the last page parked' });
     expect(pool.stats().parked).toBe(2);
     // A parked page holds its egress session; closing the pool closes them.
     expect(proxy.openSessions).toBeGreaterThanOrEqual(2);
@@ -125,7 +127,7 @@ describe('BrowserPool page reuse, idle pages', () => {
       await pool.start();
       const sessionsIdle = proxy.openSessions;
       await pool.withPage({ deadlineAt: Date.now() + 20_000, reuseKey: 'tenant-h' }, ({ page }) => page.goto(web.url('other.test', '/x')));
-      expect(pool.stats().parked).toBe(1);
+      await waitFor(() => pool.stats().parked === 1, { what: 'the page parked' });
       await waitFor(() => pool.stats().parked === 0 && proxy.openSessions === sessionsIdle, { timeoutMs: 10_000, what: 'the idle page closed' });
     } finally {
       await pool.close();

@@ -84,6 +84,9 @@ export interface RenderedPage {
   egress: ProxySessionStats;
 }
 
+/** What a page was last set to emulate, so a reused page is not set up again. */
+const emulation = new WeakMap<Page, { browserUserAgent: string; userAgent: string; viewportKey: string }>();
+
 // Request headers the browser owns; a caller's copy would corrupt the request.
 const NAVIGATION_HEADERS_DROPPED = new Set(['host', 'content-length', 'connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'te', 'trailer', 'expect']);
 
@@ -112,9 +115,14 @@ export async function renderPage(lease: BrowserLease, input: RenderInput, settin
   if (options.block_resources?.includes('websocket') || options.json_response || options.js_instructions?.length || viewport.isMobile) {
     lease.discard();
   }
-  const browserUserAgent = await call(page.browser().userAgent(), 'userAgent');
-  await call(page.setUserAgent({ userAgent: userAgentFor(browserUserAgent, options.device) }), 'setUserAgent');
-  await call(page.setViewport(viewport), 'setViewport');
+  // A reused page keeps its emulation: set only what differs (each call is a DevTools round trip).
+  const emulated = emulation.get(page);
+  const browserUserAgent = emulated?.browserUserAgent ?? (await call(page.browser().userAgent(), 'userAgent'));
+  const userAgent = userAgentFor(browserUserAgent, options.device);
+  const viewportKey = JSON.stringify(viewport);
+  if (emulated?.userAgent !== userAgent) await call(page.setUserAgent({ userAgent }), 'setUserAgent');
+  if (emulated?.viewportKey !== viewportKey) await call(page.setViewport(viewport), 'setViewport');
+  emulation.set(page, { browserUserAgent, userAgent, viewportKey });
   if (options.block_resources?.includes('websocket')) await call(page.evaluateOnNewDocument(WEBSOCKET_STUB), 'evaluateOnNewDocument');
   const intercepting = await call(
     interceptRequests(
@@ -134,7 +142,7 @@ export async function renderPage(lease: BrowserLease, input: RenderInput, settin
   try {
     await navigate(page, input, egress, remaining(settings.navigationTimeoutMs ?? 30_000), deadlineAt);
     // A slow image must not cost the page: after the grace the DOM is taken as it is.
-    await page.mainFrame().waitForFunction('document.readyState === "complete"', { timeout: remaining(settings.loadGraceMs ?? 10_000) }).catch(() => undefined);
+    await waitForLoad(page, remaining(settings.loadGraceMs ?? 10_000), deadlineAt);
 
     let waitForFound: boolean | undefined;
     if (options.wait_for) {
@@ -236,6 +244,23 @@ function refuseIfEgressAnswer(code: EgressErrorCode | undefined): void {
       throw new BrowserError(BrowserErrorCode.EgressRefused, 'The page is on an address that may not be fetched');
     default:
       throw new BrowserError(BrowserErrorCode.NavigationFailed, 'The page could not be reached');
+  }
+}
+
+/**
+ * Waits for the document's load event, at most `timeoutMs`; never fails. One evaluate that resolves
+ * on `load` costs nothing while the page loads (polling on animation frames makes Chromium draw
+ * frames). When the document is replaced meanwhile (a script redirect), the new one is polled.
+ */
+async function waitForLoad(page: Page, timeoutMs: number, deadlineAt: number): Promise<void> {
+  const until = Math.min(Date.now() + timeoutMs, deadlineAt);
+  const loaded = `document.readyState === 'complete' || new Promise((resolve) => addEventListener('load', () => resolve(true), { once: true }))`;
+  try {
+    await withTimeout(page.evaluate(loaded), Math.max(1, until - Date.now()), 'load');
+  } catch {
+    const left = until - Date.now();
+    if (left <= 0) return;
+    await page.mainFrame().waitForFunction('document.readyState === "complete"', { timeout: left, polling: 100 }).catch(() => undefined);
   }
 }
 
