@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import puppeteer from 'puppeteer-core';
+import { CHROMIUM_FLAGS } from '../apps/fetch-worker/src/browser/chromium-process';
 import { treeRssBytes } from './process-stats';
 
 export interface RenderLoopResult {
@@ -42,17 +43,8 @@ export async function puppeteerLoop(options: {
     executablePath: options.executablePath,
     headless: true,
     userDataDir: profile,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-dev-shm-usage',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-      '--disable-quic',
-      `--host-resolver-rules=${rules}`,
-    ],
+    // The worker's own flags (a careful user would tune Chromium as well as we do).
+    args: [...CHROMIUM_FLAGS.filter((flag) => !flag.startsWith('--headless')), `--host-resolver-rules=${rules}`],
   });
   const pid = browser.process()?.pid ?? 0;
   let peak = 0;
