@@ -118,9 +118,10 @@ interface Waiter {
 }
 
 /**
- * N Chromium browsers, each rendering up to M pages at once, one fresh BrowserContext per request
- * (closed after it). A browser is retired after K pages and replaced at once when it crashes or
- * disconnects. Requests beyond capacity wait in a bounded FIFO queue until their deadline.
+ * N Chromium browsers, each rendering up to M pages at once, each page in a BrowserContext of its
+ * own, reused only by requests with the same key (one tenant and route; see page-reuse.ts). A browser
+ * is retired after opening K pages and replaced at once when it crashes or disconnects. Requests
+ * beyond capacity wait in a bounded FIFO queue until their deadline.
  */
 export class BrowserPool {
   private readonly slots: (PooledBrowser | undefined)[];
@@ -179,7 +180,10 @@ export class BrowserPool {
   }
 
   /**
-   * Runs `work` with a fresh isolated context and page, then closes both (whatever `work` did).
+   * Runs `work` with an isolated context and page: a page parked for `request.reuseKey` on the
+   * browser it gets, else a fresh one. Afterwards the page is parked for its key (in the background,
+   * the slot held until then) unless `work` failed, discarded it or had no key; otherwise context
+   * and egress session are closed before this returns.
    *
    * @throws BrowserError `PoolBusy` when no slot frees before `deadlineAt` or too many wait,
    *   `PoolClosed`, `Aborted` (signal, also while `work` runs), `CallTimeout`; `BrowserCrashed` when the browser died under `work`
