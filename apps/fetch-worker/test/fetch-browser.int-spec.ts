@@ -73,7 +73,7 @@ describe('Fetch API rendering tiers (browser engine)', () => {
       await deleteStreams(messaging.jsm, [`KV_${bucket}`]);
       await messaging.close();
     }
-  }, 30_000);
+  }, 60_000);
 
   function fetchRequest(url: string, options: Partial<FetchOptionsV1> = {}, extra: Partial<FetchRequestV1> = {}): FetchRequestV1 {
     return {
@@ -103,7 +103,7 @@ describe('Fetch API rendering tiers (browser engine)', () => {
     expect(text(page)).toContain('Rendered by JavaScript');
     const cookie = await send(fetchRequest(web.url('js.test', '/redirect')));
     expect(cookie.head.headers).toMatchObject({ 'Zr-Final-Url': web.url('js.test', '/cookie'), 'Zr-Cookies': expect.stringContaining('session=abc123') });
-  }, 30_000);
+  }, 60_000);
 
   it('sends a POST body and the caller’s headers with the first navigation', async () => {
     const answer = await send(
@@ -112,7 +112,7 @@ describe('Fetch API rendering tiers (browser engine)', () => {
     // A JSON document keeps its bytes in the browser too.
     const echoed = JSON.parse(text(answer)) as EchoedRequest;
     expect(echoed).toMatchObject({ method: 'POST', body: 'a=1', headers: { 'x-caller': 'kept', 'content-type': 'application/x-www-form-urlencoded' } });
-  }, 30_000);
+  }, 60_000);
 
   it('answers json_response with the XHR calls and the instructions report', async () => {
     const answer = await send(
@@ -121,7 +121,7 @@ describe('Fetch API rendering tiers (browser engine)', () => {
     const json = JSON.parse(text(answer)) as { html: string; xhr: { url: string }[]; js_instructions_report: { instructions_executed: number; instructions_failed: number } };
     expect(json.xhr.map((call) => new URL(call.url).pathname)).toEqual(expect.arrayContaining(['/api/items', '/api/echo']));
     expect(json.js_instructions_report).toMatchObject({ instructions_executed: 2, instructions_failed: 1 });
-  }, 30_000);
+  }, 60_000);
 
   it('answers a screenshot as a PNG and response_type=pdf as a PDF', async () => {
     const shot = await send(fetchRequest(web.url('js.test', '/'), { screenshot: { fullpage: false, format: 'png' } }));
@@ -130,22 +130,22 @@ describe('Fetch API rendering tiers (browser engine)', () => {
     const pdf = await send(fetchRequest(web.url('js.test', '/'), { response_type: 'pdf' }));
     expect(pdf.head.content_type).toBe('application/pdf');
     expect(pdf.body.subarray(0, 5).toString('latin1')).toBe('%PDF-');
-  }, 30_000);
+  }, 60_000);
 
   it('answers RESP008 for an untrusted certificate and RESP007, billed, for a name that does not resolve', async () => {
     expect((await send(fetchRequest(web.httpsUrl('badtls.test', '/echo')))).head).toMatchObject({ status: 400, error: { code: 'RESP008' } });
     expect((await send(fetchRequest('http://no-such-host.invalid/'))).head).toMatchObject({ status: 404, billed_tier: 'js_render', error: { code: 'RESP007' } });
-  }, 30_000);
+  }, 60_000);
 
   it('with mode=auto, escalates a page that is empty without JavaScript to js_render and bills only that', async () => {
     const answer = await send(fetchRequest(web.url('needs-js.test', '/'), { js_render: false, mode: 'auto' }));
     expect(answer.head).toMatchObject({ status: 200, billed_tier: 'js_render' });
     expect(text(answer)).toContain(STEALTH_TEXTS.needsJs);
-  }, 30_000);
+  }, 60_000);
 
   it('solves a CAPTCHA in the browser by posting the token the way the form would', async () => {
     const answer = await send(fetchRequest(web.url('captcha.test', '/turnstile'), {}, { captcha_solver: { endpoint: solver.endpoint, key: FAKE_SOLVER_KEY } }));
     expect(answer.head).toMatchObject({ status: 200, billed_tier: 'js_render' });
     expect(text(answer)).toContain(CAPTCHA_PROTECTED_TEXT);
-  }, 30_000);
+  }, 60_000);
 });

@@ -5,8 +5,6 @@ import type { DataSource } from 'typeorm';
 import { BatchRunStarter } from '../src/runs/batch-run-starter';
 import { createTenant } from './support/scheduler-harness';
 
-jest.setTimeout(30_000);
-
 describe(BatchRunStarter.name, () => {
   let database: TestDatabase;
   let dataSource: DataSource;

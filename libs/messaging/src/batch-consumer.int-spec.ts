@@ -5,8 +5,6 @@ import { MessagingConnection } from './connection';
 import type { Disposition, InboundMessage } from './inbound-message';
 import { publishJson, publishManyJson } from './publish';
 
-jest.setTimeout(20_000);
-
 type BatchHandler = (msgs: InboundMessage<Job>[]) => Promise<Disposition[]>;
 
 describe(BatchConsumer.name, () => {

@@ -5,8 +5,6 @@ import { connectForTests, CuttableProxy } from '../test/jetstream-fixture';
 import { MessagingConnection } from './connection';
 import { MessagingError, MessagingErrorCode } from './messaging.errors';
 
-jest.setTimeout(20_000);
-
 describe(MessagingConnection.name, () => {
   describe('connect', () => {
     it('connects with JetStream ready, and closes once however often close is called', async () => {

@@ -8,8 +8,6 @@ import { MessageConsumer } from './message-consumer';
 import { MessagingError, MessagingErrorCode } from './messaging.errors';
 import { publishJson, publishManyJson } from './publish';
 
-jest.setTimeout(20_000);
-
 type Handler = (msg: InboundMessage<Job>) => Promise<Disposition>;
 
 describe(MessageConsumer.name, () => {

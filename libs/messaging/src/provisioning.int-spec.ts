@@ -5,8 +5,6 @@ import { deleteStreams, ensureConsumer, ensureStream } from './provisioning';
 
 const NS = 1_000_000;
 
-jest.setTimeout(20_000);
-
 describe('provisioning', () => {
   let conn: MessagingConnection;
   let fx: StreamFixture;

@@ -7,8 +7,6 @@ import { publishJson, publishManyJson } from './publish';
 
 const spanContext = { traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331', traceFlags: TraceFlags.SAMPLED };
 
-jest.setTimeout(20_000);
-
 describe('publish', () => {
   let conn: MessagingConnection;
   let fx: StreamFixture;

@@ -4,8 +4,6 @@ import { ProxyRouter } from './proxy-router';
 import { NatsSessionBindings } from './session-bindings';
 import { twoWorkers } from '../../test/support/two-workers';
 
-jest.setTimeout(30_000);
-
 const TENANT = '6f1c2a8e-4b7d-4e0a-9c1f-2d3e4f5a6b7c';
 const POOLS = parseProxyPools('standard=http://s1:1|http://s2:1|http://s3:1;premium.us=http://us1:1|http://us2:1');
 

@@ -12,8 +12,6 @@ import { parseProxyPools } from './proxy-pools';
 import { ProxyRouter } from './proxy-router';
 import { UpstreamAgents } from './upstream-agent';
 
-jest.setTimeout(30_000);
-
 const TENANT = '6f1c2a8e-4b7d-4e0a-9c1f-2d3e4f5a6b7c';
 
 describe(UpstreamAgents.name, () => {

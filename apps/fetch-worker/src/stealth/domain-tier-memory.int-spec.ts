@@ -5,8 +5,6 @@ import { NatsDomainTierMemory } from './domain-tier-memory';
 import type { FetchTier } from './tiers';
 import { twoWorkers } from '../../test/support/two-workers';
 
-jest.setTimeout(30_000);
-
 const OK_HTML = `<html><body><p>${'Plenty of real content here. '.repeat(20)}</p></body></html>`;
 
 /** A site that blocks every tier below `needs`. */

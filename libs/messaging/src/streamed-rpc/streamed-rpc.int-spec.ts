@@ -5,8 +5,6 @@ import { MessagingError, MessagingErrorCode } from '../messaging.errors';
 import { StreamedRpcClient } from './rpc-client';
 import { RpcHandler, StreamedRpcServer } from './rpc-server';
 
-jest.setTimeout(20_000);
-
 const text = (s: string): Uint8Array => new TextEncoder().encode(s);
 const echo: RpcHandler = async ({ payload, headers }) => ({
   head: text(JSON.stringify({ got: new TextDecoder().decode(payload), header: headers['x-test'] ?? null })),
