@@ -299,7 +299,7 @@ describe(safeRequest.name, () => {
       const shop = await serve(streaming(1_000)); // 64 MiB
       const error = await egressErrorOf(safeRequest(policy, agent, `http://shop.test:${shop.port}/`, { maxBodyBytes: 200_000 }));
       expect(error.code).toBe(EgressErrorCode.BodyTooLarge);
-      await waitFor(() => shop.abandoned === 1, { timeoutMs: 5_000, what: 'the server to see its response abandoned' });
+      await waitFor(() => shop.abandoned === 1, { timeoutMs: 20_000, what: 'the server to see its response abandoned' });
     });
 
     it('fails with BodyTooLarge before reading when the declared length passes the cap', async () => {
@@ -359,7 +359,7 @@ describe(safeRequest.name, () => {
       expect(acceptBody).toHaveBeenCalledWith('application/octet-stream');
       expect(response.status).toBe(200);
       expect(response.body).toHaveLength(0);
-      await waitFor(() => shop.abandoned === 1, { timeoutMs: 5_000, what: 'the server to see its response abandoned' });
+      await waitFor(() => shop.abandoned === 1, { timeoutMs: 20_000, what: 'the server to see its response abandoned' });
     });
   });
 

@@ -121,7 +121,7 @@ describe(BatchConsumer.name, () => {
       const taken: InboundMessage<Job>[] = [];
       await consumer(async (msgs) => (taken.push(...msgs), msgs.map(() => ({ kind: 'ack' })))).start();
       await first.stop(200);
-      await waitFor(() => taken.length === 3, { timeoutMs: 5_000, what: 'the second replica to take over' });
+      await waitFor(() => taken.length === 3, { timeoutMs: 20_000, what: 'the second replica to take over' });
       expect(taken.every((m) => m.deliveryCount === 2)).toBe(true);
       await waitFor(async () => (await fx.messagesInStream()) === 0, { what: 'acks of the second replica' });
     });

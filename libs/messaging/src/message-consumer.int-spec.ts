@@ -298,7 +298,7 @@ describe(MessageConsumer.name, () => {
       await consumer(async (m) => (record(m), { kind: 'ack' }), 2).start();
       const stopAt = Date.now();
       await first.stop(200);
-      await waitFor(() => seen.length === 2, { timeoutMs: 5_000, what: 'the second replica to take over' });
+      await waitFor(() => seen.length === 2, { timeoutMs: 20_000, what: 'the second replica to take over' });
       expect(Date.now() - stopAt).toBeLessThan(5_000);
       expect(seen.every((s) => s.delivery === 2)).toBe(true);
 

@@ -174,7 +174,7 @@ describe(OutboxRelay.name, () => {
       r.start();
       await insertRows(3);
       r.notify();
-      await waitFor(async () => (await unpublished()) === 0, { timeoutMs: 5_000, what: 'rows relayed after notify' });
+      await waitFor(async () => (await unpublished()) === 0, { timeoutMs: 20_000, what: 'rows relayed after notify' });
       expect(await fx.messagesInStream()).toBe(3);
       await r.stop();
       await r.stop();

@@ -86,7 +86,7 @@ describe('streamed request/reply', () => {
       await serverConn.nc.flush();
       const client = new StreamedRpcClient(clientConn.nc, { busyRetries: 2 });
       const first = client.call(subject, text('1'));
-      await waitFor(() => servers[0].inFlight() === 1, { timeoutMs: 5_000 });
+      await waitFor(() => servers[0].inFlight() === 1, { timeoutMs: 20_000 });
       expect(await codeOf(client.call(subject, text('2')))).toBe(MessagingErrorCode.RpcBusy);
       release.open();
       expect(new TextDecoder().decode((await first).head)).toBe('done');
@@ -163,7 +163,7 @@ describe('streamed request/reply', () => {
       await serverConn.nc.flush();
       const client = new StreamedRpcClient(clientConn.nc, { busyRetries: 20 });
       const calls = [client.call(subject, text('1')), client.call(subject, text('2'))];
-      await waitFor(() => seen.length === 2, { timeoutMs: 5_000 });
+      await waitFor(() => seen.length === 2, { timeoutMs: 20_000 });
       release.open();
       const heads = (await Promise.all(calls)).map((r) => new TextDecoder().decode(r.head)).sort();
       expect(heads).toEqual(['a', 'b']);
@@ -178,7 +178,7 @@ describe('streamed request/reply', () => {
       await serverConn.nc.flush();
       const client = new StreamedRpcClient(clientConn.nc);
       const running = client.call(subject, text('x'));
-      await waitFor(() => server.inFlight() === 1, { timeoutMs: 5_000 });
+      await waitFor(() => server.inFlight() === 1, { timeoutMs: 20_000 });
       let stopped = false;
       const stopping = server.stop(5_000).then(() => (stopped = true));
       await serverConn.nc.flush();
