@@ -80,6 +80,22 @@ describe('BrowserPool page reuse', () => {
     expect(web.hits('other.test', '/tick')).toBe(ticksWhenParked);
   });
 
+  it('fetches a cacheable page afresh when the page is reused', async () => {
+    const textOf = () =>
+      pool.withPage({ deadlineAt: soon(), reuseKey: 'tenant-cache' }, async ({ page }) => {
+        await page.goto(web.url('other.test', '/cached'));
+        return page.evaluate('document.body.innerText');
+      });
+    const before = web.hits('other.test', '/cached');
+    const first = (await textOf()) as string;
+    await waitFor(() => pool.stats().active === 0, { what: 'the page parked' });
+    const reusedBefore = pool.stats().reused;
+    const second = (await textOf()) as string;
+    expect(pool.stats().reused).toBe(reusedBefore + 1);
+    expect(web.hits('other.test', '/cached')).toBe(before + 2);
+    expect(second).not.toEqual(first);
+  });
+
   it('never gives one key’s page to another', async () => {
     const mine = await dirty('tenant-b');
     const reusedBefore = pool.stats().reused;
