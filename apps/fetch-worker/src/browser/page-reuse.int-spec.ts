@@ -15,6 +15,8 @@ interface Leftovers {
   cookie: string;
   local: number;
   session: number;
+  name: string;
+  history: number;
 }
 
 describe('BrowserPool page reuse', () => {
@@ -47,6 +49,7 @@ describe('BrowserPool page reuse', () => {
         document.cookie = 'a=1; path=/';
         localStorage.setItem('k', 'v');
         sessionStorage.setItem('s', 'v');
+        window.name = 'left-behind';
         setInterval(() => { localStorage.setItem('late', '1'); document.cookie = 'late=1; path=/'; fetch('/tick'); }, 5);
       `);
       await waitFor(() => web.hits('other.test', '/tick') > 0, { what: 'the timer calling home' });
@@ -56,8 +59,11 @@ describe('BrowserPool page reuse', () => {
 
   async function leftoversSeen(reuseKey: string): Promise<{ page: Page; seen: Leftovers; requests: number }> {
     return pool.withPage({ deadlineAt: soon(), reuseKey }, async ({ page, egress }) => {
-      await page.goto(web.url('other.test', '/x'));
-      const seen = (await page.evaluate(`({ cookie: document.cookie, local: localStorage.length, session: sessionStorage.length })`)) as Leftovers;
+      // Another page of the same site: the same URL again would replace the history entry.
+      await page.goto(web.url('other.test', '/'));
+      const seen = (await page.evaluate(
+        `({ cookie: document.cookie, local: localStorage.length, session: sessionStorage.length, name: window.name, history: history.length })`,
+      )) as Leftovers;
       return { page, seen, requests: egress.stats().requests };
     });
   }
@@ -71,7 +77,9 @@ describe('BrowserPool page reuse', () => {
 
     const next = await leftoversSeen('tenant-a');
     expect(next.page).toBe(first);
-    expect(next.seen).toEqual({ cookie: '', local: 0, session: 0 });
+    expect(next.seen).toEqual({ cookie: '', local: 0, session: 0, name: '', history: expect.any(Number) });
+    // A fresh tab's history holds its first blank document and the page: no more.
+    expect(next.seen.history).toBeLessThanOrEqual(2);
     expect(pool.stats().reused).toBe(before.reused + 1);
     // The egress counters are the second request's own: one document, nothing of the first.
     expect(next.requests).toBeGreaterThan(0);
@@ -101,7 +109,7 @@ describe('BrowserPool page reuse', () => {
     const reusedBefore = pool.stats().reused;
     const theirs = await leftoversSeen('tenant-c');
     expect(theirs.page).not.toBe(mine);
-    expect(theirs.seen).toEqual({ cookie: '', local: 0, session: 0 });
+    expect(theirs.seen).toMatchObject({ cookie: '', local: 0, session: 0, name: '' });
     expect(pool.stats().reused).toBe(reusedBefore);
   });
 

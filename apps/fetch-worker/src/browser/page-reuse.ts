@@ -23,8 +23,9 @@ export interface ReusablePage {
 }
 
 /**
- * Stops the page's scripts and wipes what it stored: cookies, and the storage (session storage too)
- * of every origin its frames and the windows it opened showed; those windows are closed.
+ * Stops the page's scripts and wipes what it stored: cookies, the storage (session storage too) of
+ * every origin its frames and the windows it opened showed, the tab's name and history; those
+ * windows are closed.
  */
 export async function parkPage(target: ReusablePage, timeoutMs: number): Promise<void> {
   const { cdp, page, context } = target;
@@ -33,6 +34,8 @@ export async function parkPage(target: ReusablePage, timeoutMs: number): Promise
   const origins = originsShown(pages);
   await withTimeout(cdp.send('Runtime.evaluate', { expression: SILENCE_DOCUMENT }), timeoutMs, 'silence document');
   await withTimeout(cdp.send('Page.setWebLifecycleState', { state: 'frozen' }), timeoutMs, 'freeze page');
+  // The next document must not see this one in its history (nor keep it alive for back/forward).
+  await withTimeout(cdp.send('Page.resetNavigationHistory'), timeoutMs, 'reset history');
   // Windows the page opened would go on running in the parked context.
   for (const other of pages) {
     if (other !== page) await withTimeout(other.close(), timeoutMs, 'close popup');
@@ -53,6 +56,8 @@ const SILENCE_DOCUMENT = `(() => {
   const lastFrame = requestAnimationFrame(() => {});
   for (let id = Math.max(0, lastFrame - 100_000); id <= lastFrame; id++) cancelAnimationFrame(id);
   window.stop();
+  // The name outlives same-site navigations of the tab: the next document must not read it.
+  window.name = '';
   document.documentElement?.remove();
 })()`;
 
