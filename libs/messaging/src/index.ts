@@ -15,3 +15,4 @@ export { OutboxRelay } from './outbox-relay';
 export type { OutboxRelayOptions } from './outbox-relay';
 export { StreamedRpcClient, StreamedRpcServer } from './streamed-rpc';
 export type { CallOptions, RpcHandler, RpcReply, RpcRequest, StreamedReply, StreamedRpcClientOptions, StreamedRpcServerOptions } from './streamed-rpc';
+export { WakeSignal } from './wake-signal';

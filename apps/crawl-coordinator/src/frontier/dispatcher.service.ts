@@ -3,7 +3,7 @@ import { context, trace } from '@opentelemetry/api';
 import type { CrawlPageTaskV1 } from '@trawl/contracts';
 import { Database } from '@trawl/persistence';
 import { contextFromTraceParent, Logger, tracer } from '@trawl/observability';
-import { publishManyJson } from '@trawl/messaging';
+import { publishManyJson, WakeSignal } from '@trawl/messaging';
 import { COORDINATOR_SETTINGS, CoordinatorSettings } from '../coordinator.settings';
 import { CoordinatorMetrics } from '../coordinator.metrics';
 import { CrawlLifecycleRepository } from '../crawl-lifecycle/crawl-lifecycle.repository';
@@ -21,8 +21,7 @@ import { FrontierRepository } from './frontier.repository';
 export class DispatcherService {
   private running = false;
   private loop?: Promise<void>;
-  private wake?: () => void;
-  private woken = false;
+  private readonly wakeup = new WakeSignal();
 
   constructor(
     private readonly db: Database,
@@ -49,8 +48,7 @@ export class DispatcherService {
 
   /** Dispatch now (new crawl, new links) instead of at the next poll. */
   notify(): void {
-    this.woken = true;
-    this.wake?.();
+    this.wakeup.wake();
   }
 
   /** One dispatch round; returns the number of pages published. */
@@ -131,21 +129,14 @@ export class DispatcherService {
     while (this.running) {
       let published = 0;
       try {
-        this.woken = false;
+        this.wakeup.clear();
         published = await this.dispatchRound();
       } catch (error) {
         this.logger.error({ err: error }, 'dispatch round failed');
       }
       if (!this.running) break;
-      if (published > 0 || this.woken) continue;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, this.settings.dispatchPollMs);
-        this.wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      this.wake = undefined;
+      if (published > 0) continue;
+      await this.wakeup.wait(this.settings.dispatchPollMs);
     }
   }
 }

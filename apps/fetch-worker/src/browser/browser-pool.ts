@@ -112,6 +112,9 @@ interface ParkedPage extends ReusablePage {
   parkedAt: number;
 }
 
+/** A page that served a request (its DevTools session is made at its first parking). */
+type UsedPage = Omit<ReusablePage, 'cdp'> & { cdp?: CDPSession; egress: ProxySession };
+
 interface Waiter {
   resolve(browser: PooledBrowser): void;
   reject(error: BrowserError): void;
@@ -126,7 +129,8 @@ interface Waiter {
 export class BrowserPool {
   private readonly slots: (PooledBrowser | undefined)[];
   private readonly waiters: Waiter[] = [];
-  private readonly closingBrowsers = new Set<Promise<void>>(); // and other background work close() waits for
+  /** Browsers closing, pages being parked or closed: what `close()` waits for. */
+  private readonly background = new Set<Promise<void>>();
   private readonly launching = new Set<Promise<unknown>>();
   private browserProxy?: ProxySession;
   private closed = false;
@@ -277,7 +281,7 @@ export class BrowserPool {
         if (slot) this.closeBrowser(slot);
         this.slots[index] = undefined;
       });
-      await Promise.allSettled([...this.closingBrowsers]);
+      await Promise.allSettled([...this.background]);
       await this.browserProxy?.close();
     })();
     return this.closing;
@@ -353,7 +357,7 @@ export class BrowserPool {
     await egress?.close();
   }
 
-  private async parkOrClose(browser: PooledBrowser, key: string, used: Parameters<BrowserPool['park']>[2]): Promise<void> {
+  private async parkOrClose(browser: PooledBrowser, key: string, used: UsedPage): Promise<void> {
     try {
       if (!(await this.park(browser, key, used))) await this.closeLease(browser, used.context, used.egress);
     } finally {
@@ -364,16 +368,12 @@ export class BrowserPool {
   /** Work the pool finishes on its own (parking, closing parked pages); `close()` waits for it. */
   private inBackground(work: Promise<void>): void {
     const settled = work.catch((error: unknown) => this.options.logger?.warn({ err: error }, 'browser pool background work failed'));
-    this.closingBrowsers.add(settled);
-    void settled.finally(() => this.closingBrowsers.delete(settled));
+    this.background.add(settled);
+    void settled.finally(() => this.background.delete(settled));
   }
 
   /** Parks a page that served a request, for the next request with `key`; false when it cannot be. */
-  private async park(
-    browser: PooledBrowser,
-    key: string,
-    used: Omit<ReusablePage, 'cdp'> & { cdp?: CDPSession; egress: ProxySession },
-  ): Promise<boolean> {
+  private async park(browser: PooledBrowser, key: string, used: UsedPage): Promise<boolean> {
     if (browser.state !== 'ready' || !browser.chromium.connected || used.uses >= this.reuse.maxUses || this.closed) return false;
     try {
       const cdp = used.cdp ?? (await withTimeout(used.page.createCDPSession(), this.callTimeoutMs, 'createCDPSession'));
@@ -454,9 +454,7 @@ export class BrowserPool {
   private closeBrowser(browser: PooledBrowser): void {
     browser.state = 'dead';
     for (const parked of this.parked.filter((p) => p.browser === browser)) this.discardParked(parked, true);
-    const closing = browser.chromium.close(this.options.closeGraceMs ?? 2_000);
-    this.closingBrowsers.add(closing);
-    void closing.finally(() => this.closingBrowsers.delete(closing));
+    this.inBackground(browser.chromium.close(this.options.closeGraceMs ?? 2_000));
   }
 
   /** Launches a browser into slot `index`; `close()` waits for launches in flight. */

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Pool } from 'pg';
-import { MessagingConnection, OutboxRelay } from '@trawl/messaging';
+import { MessagingConnection, OutboxRelay, WakeSignal } from '@trawl/messaging';
 import type { Logger } from '@trawl/observability';
 import { Database } from '@trawl/persistence';
 import { SCHEDULER_LOGGER, SCHEDULER_MESSAGING } from '../scheduler.settings';
@@ -26,9 +26,7 @@ export class RunsRuntime {
   private dispatchLoop?: Promise<void>;
   private reconcileTimer?: NodeJS.Timeout;
   private reconciling?: Promise<unknown>;
-  private wake?: () => void;
-  /** A wake that came while a round ran: the next round starts at once instead of after a poll. */
-  private wakeMissed = false;
+  private readonly wakeup = new WakeSignal();
   /** Results applied since the last round; the round waits a little for more (see `onResults`). */
   private freed = 0;
   private lingerTimer?: NodeJS.Timeout;
@@ -70,7 +68,7 @@ export class RunsRuntime {
       this.running = false;
       clearInterval(this.reconcileTimer);
       clearTimeout(this.lingerTimer);
-      this.wake?.();
+      this.wakeup.wake();
       await this.dispatchLoop;
       await this.reconciling;
       await this.intake.stop();
@@ -100,13 +98,12 @@ export class RunsRuntime {
     clearTimeout(this.lingerTimer);
     this.lingerTimer = undefined;
     this.freed = 0;
-    this.wakeMissed = true;
-    this.wake?.();
+    this.wakeup.wake();
   }
 
   private async dispatchForever(): Promise<void> {
     while (this.running) {
-      this.wakeMissed = false;
+      this.wakeup.clear();
       let claimed = 0;
       try {
         claimed = await this.dispatcher.dispatchRound();
@@ -114,15 +111,8 @@ export class RunsRuntime {
         this.logger.error({ err: error }, 'batch dispatch round failed');
       }
       if (!this.running) break;
-      if (claimed > 0 || this.wakeMissed) continue;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, this.settings.dispatchPollMs);
-        this.wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      this.wake = undefined;
+      if (claimed > 0) continue;
+      await this.wakeup.wait(this.settings.dispatchPollMs);
     }
   }
 }
