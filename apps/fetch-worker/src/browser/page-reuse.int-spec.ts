@@ -88,6 +88,52 @@ describe('BrowserPool page reuse', () => {
     expect(web.hits('other.test', '/tick')).toBe(ticksWhenParked);
   });
 
+  it('wipes the storage of third-party frames too (kept apart from their site’s own)', async () => {
+    /** other.test/x with a js.test frame: storage of a third-party frame is kept apart from js.test's own. */
+    const withFrame = async (page: Page) => {
+      await page.goto(web.url('other.test', '/x'));
+      await page.evaluate(`document.body.insertAdjacentHTML('beforeend', '<iframe src="${web.url('js.test', '/')}"></iframe>')`);
+      await waitFor(() => page.frames().some((frame) => frame.url().startsWith(web.url('js.test', '/'))), { what: 'the frame' });
+      return page.frames().find((candidate) => candidate.url().startsWith(web.url('js.test', '/')))!;
+    };
+    const first = await pool.withPage({ deadlineAt: soon(), reuseKey: 'tenant-h' }, async ({ page }) => {
+      await (await withFrame(page)).evaluate(`localStorage.setItem('k', 'v'); sessionStorage.setItem('s', 'v')`);
+      return page;
+    });
+    await waitFor(() => pool.stats().active === 0, { what: 'the page parked' });
+    const next = await pool.withPage({ deadlineAt: soon(), reuseKey: 'tenant-h' }, async ({ page }) => {
+      const frame = await withFrame(page);
+      return { page, seen: await frame.evaluate(`({ local: localStorage.length, session: sessionStorage.length })`) };
+    });
+    expect(next.page).toBe(first);
+    expect(next.seen).toEqual({ local: 0, session: 0 });
+  });
+
+  it('does not reuse a tab that left an origin (its session storage is out of reach), and the next page sees nothing of it', async () => {
+    const first = await pool.withPage({ deadlineAt: soon(), reuseKey: 'tenant-i' }, async ({ page }) => {
+      await page.goto(web.url('other.test', '/x'));
+      await page.evaluate(`localStorage.setItem('k', 'v'); sessionStorage.setItem('s', 'v')`);
+      await page.goto(web.url('js.test', '/'));
+      return page;
+    });
+    await waitFor(() => pool.stats().active === 0, { what: 'the page closed' });
+    const next = await leftoversSeen('tenant-i');
+    expect(next.page).not.toBe(first);
+    expect(next.seen).toMatchObject({ local: 0, session: 0 });
+  });
+
+  it('does not reuse a page that opened a window', async () => {
+    const first = await pool.withPage({ deadlineAt: soon(), reuseKey: 'tenant-j' }, async ({ page }) => {
+      await page.goto(web.url('other.test', '/x'));
+      await page.evaluate(`window.open('${web.url('other.test', '/')}')`);
+      await waitFor(async () => (await page.browserContext().pages()).length === 2, { what: 'the window' });
+      return page;
+    });
+    await waitFor(() => pool.stats().active === 0, { what: 'the page closed' });
+    const next = await leftoversSeen('tenant-j');
+    expect(next.page).not.toBe(first);
+  });
+
   it('fetches a cacheable page afresh when the page is reused', async () => {
     const textOf = () =>
       pool.withPage({ deadlineAt: soon(), reuseKey: 'tenant-cache' }, async ({ page }) => {

@@ -1,4 +1,4 @@
-import type { BrowserContext, CDPSession, Page } from 'puppeteer-core';
+import type { BrowserContext, CDPSession, Frame, Page } from 'puppeteer-core';
 import { withTimeout } from './with-timeout';
 
 /**
@@ -20,36 +20,94 @@ export interface ReusablePage {
   cdp: CDPSession;
   /** Requests this page has served. */
   uses: number;
+  /** Origins its frames showed since it was last wiped (see {@link trackOrigins}). */
+  origins: Set<string>;
 }
 
 /**
- * Stops the page's scripts and wipes what it stored: cookies, the storage (session storage too) of
- * every origin its frames and the windows it opened showed, the tab's name and history; those
- * windows are closed.
+ * Records the origin of every document the page's frames commit, so that parking can tell a tab
+ * that left an origin (a script redirect, a frame that navigated away): its storage there is out of
+ * reach, and the page is closed instead.
  */
-export async function parkPage(target: ReusablePage, timeoutMs: number): Promise<void> {
-  const { cdp, page, context } = target;
-  // Origins first: silencing the document drops its frames.
-  const pages = await withTimeout(context.pages(), timeoutMs, 'pages');
-  const origins = originsShown(pages);
-  await withTimeout(cdp.send('Runtime.evaluate', { expression: SILENCE_DOCUMENT }), timeoutMs, 'silence document');
-  await withTimeout(cdp.send('Page.setWebLifecycleState', { state: 'frozen' }), timeoutMs, 'freeze page');
-  // The next document must not see this one in its history (nor keep it alive for back/forward).
-  await withTimeout(cdp.send('Page.resetNavigationHistory'), timeoutMs, 'reset history');
-  // Windows the page opened would go on running in the parked context.
-  for (const other of pages) {
-    if (other !== page) await withTimeout(other.close(), timeoutMs, 'close popup');
-  }
-  for (const origin of origins) {
-    await withTimeout(cdp.send('Storage.clearDataForOrigin', { origin, storageTypes: 'all' }), timeoutMs, 'clear origin data');
-    // Session storage belongs to the tab, not to the origin's storage: clearDataForOrigin leaves it.
-    await withTimeout(cdp.send('DOMStorage.clear', { storageId: { securityOrigin: origin, isLocalStorage: false } }), timeoutMs, 'clear session storage');
-  }
-  const cookies = await withTimeout(context.cookies(), timeoutMs, 'cookies');
-  if (cookies.length > 0) await withTimeout(context.deleteCookie(...cookies), timeoutMs, 'delete cookies');
+export function trackOrigins(page: Page): Set<string> {
+  const origins = new Set<string>();
+  page.on('framenavigated', (frame) => {
+    const origin = httpOrigin(frame.url());
+    if (origin) origins.add(origin);
+  });
+  return origins;
 }
 
-/** Clears every timer and animation frame of the document, stops its loads and drops its DOM (and so its frames). */
+/**
+ * Web-exposed storage, as wiped per origin or storage key. Not `all`: that adds the GPU shader
+ * cache (nothing a page can read back, and ~4 ms of the browser's time per call, measured) and
+ * cookies, which are cleared for the whole context at once instead.
+ */
+const STORAGE_TYPES = 'local_storage,indexeddb,cache_storage,service_workers,file_systems,websql';
+
+/**
+ * Stops the page's scripts and wipes what it stored: cookies, the storage (session storage too) of
+ * its origin and of every frame it shows, the tab's name and history. False, with nothing wiped,
+ * when the page cannot be wiped completely and must be closed instead:
+ * - session storage belongs to the tab and is reachable only from a document of its origin, and a
+ *   third-party frame's storage is kept under a key that only the frame itself names, so a tab that
+ *   left an origin (a script sent it on, a frame navigated away or was removed) cannot be wiped;
+ * - a window the page opened has a tab and frames of its own: rare enough to close them all.
+ */
+export async function parkPage(target: ReusablePage, timeoutMs: number): Promise<boolean> {
+  const { cdp, page, context, origins } = target;
+  const pages = await withTimeout(context.pages(), timeoutMs, 'pages');
+  if (pages.some((other) => other !== page)) return false;
+  const mainFrame = page.mainFrame();
+  const mainOrigin = httpOrigin(mainFrame.url());
+  const shown = new Set(page.frames().map((frame) => httpOrigin(frame.url())));
+  if ([...origins].some((origin) => !shown.has(origin))) return false;
+  // Frames of other origins, while they still exist (silencing drops them): their storage key,
+  // and their session storage cleared from inside (a cross-site frame runs in a renderer of its own).
+  const foreign = page.frames().filter((frame) => frame !== mainFrame && httpOrigin(frame.url()) && httpOrigin(frame.url()) !== mainOrigin);
+  const storageKeys = await Promise.all(
+    foreign.map(async (frame) => {
+      const [{ storageKey }] = await Promise.all([
+        withTimeout(cdp.send('Storage.getStorageKey', { frameId: frameIdOf(frame) }), timeoutMs, 'storage key'),
+        withTimeout(frame.evaluate(CLEAR_SESSION_STORAGE), timeoutMs, 'clear frame session storage'),
+      ]);
+      return storageKey;
+    }),
+  );
+  const silenced = await withTimeout(cdp.send('Runtime.evaluate', { expression: SILENCE_DOCUMENT, returnByValue: true }), timeoutMs, 'silence document');
+  // The rest is independent: sent at once, it costs one round trip of waiting instead of one each
+  // (the request's slot is held until the page is parked).
+  const steps: Promise<unknown>[] = [
+    withTimeout(cdp.send('Page.setWebLifecycleState', { state: 'frozen' }), timeoutMs, 'freeze page'),
+    // The next document must not see this one in its history (nor keep it alive for back/forward).
+    withTimeout(cdp.send('Page.resetNavigationHistory'), timeoutMs, 'reset history'),
+    // From a page's session this clears the cookies of its context only (checked), all domains.
+    withTimeout(cdp.send('Network.clearBrowserCookies'), timeoutMs, 'clear cookies'),
+  ];
+  if (mainOrigin) {
+    steps.push(withTimeout(cdp.send('Storage.clearDataForOrigin', { origin: mainOrigin, storageTypes: STORAGE_TYPES }), timeoutMs, 'clear origin data'));
+    if (silenced.result.value !== true) {
+      steps.push(withTimeout(cdp.send('DOMStorage.clear', { storageId: { securityOrigin: mainOrigin, isLocalStorage: false } }), timeoutMs, 'clear session storage'));
+    }
+  }
+  for (const storageKey of new Set(storageKeys)) {
+    steps.push(withTimeout(cdp.send('Storage.clearDataForStorageKey', { storageKey, storageTypes: STORAGE_TYPES }), timeoutMs, 'clear frame data'));
+  }
+  await Promise.all(steps);
+  origins.clear();
+  return true;
+}
+
+/** DevTools' id of a frame; puppeteer keeps it on an internal field (frame ids name OOPIF targets too). */
+function frameIdOf(frame: Frame): string {
+  return (frame as unknown as { _id: string })._id;
+}
+
+/**
+ * Clears every timer and animation frame of the document, stops its loads, drops its DOM (and so
+ * its frames) and clears its session storage; true when that storage could be cleared (an opaque
+ * origin has none to reach).
+ */
 const SILENCE_DOCUMENT = `(() => {
   const lastTimer = setTimeout(() => {}, 0);
   for (let id = Math.max(0, lastTimer - 1_000_000); id <= lastTimer; id++) { clearTimeout(id); clearInterval(id); }
@@ -59,21 +117,15 @@ const SILENCE_DOCUMENT = `(() => {
   // The name outlives same-site navigations of the tab: the next document must not read it.
   window.name = '';
   document.documentElement?.remove();
+  try { sessionStorage.clear(); return true; } catch { return false; }
 })()`;
+
+/** Run in a frame; an opaque origin (a sandboxed frame) has no session storage to reach. */
+const CLEAR_SESSION_STORAGE = `(() => { try { sessionStorage.clear(); } catch {} })()`;
 
 /** Lets a parked page run again, right before its next navigation replaces the old document. */
 export async function wakePage(target: ReusablePage, timeoutMs: number): Promise<void> {
   await withTimeout(target.cdp.send('Page.setWebLifecycleState', { state: 'active' }), timeoutMs, 'wake page');
-}
-
-/** The http(s) origins of the pages' frames (third-party frames keep storage of their own). */
-export function originsShown(pages: readonly Page[]): string[] {
-  const origins = new Set<string>();
-  for (const frame of pages.flatMap((page) => page.frames())) {
-    const origin = httpOrigin(frame.url());
-    if (origin) origins.add(origin);
-  }
-  return [...origins];
 }
 
 function httpOrigin(url: string): string | undefined {

@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { EgressPolicy, parseHostMap } from '@trawl/egress';
 import type { JsInstructionV1 } from '@trawl/contracts';
+import { waitFor } from '@trawl/testing';
 import { fixtureHostMap, startFixtureWeb, type FixtureWeb } from '../../../../test/fixtures/web';
 import { EgressProxy, type UpstreamChooser } from '../egress-proxy';
 import { BrowserErrorCode } from './browser.errors';
@@ -30,9 +31,9 @@ describe(renderPage.name, () => {
   });
   beforeEach(() => web.resetHits());
 
-  function render(url: string, options: Partial<RenderOptions> = {}, rest: Partial<RenderInput> = {}, upstream?: UpstreamChooser) {
+  function render(url: string, options: Partial<RenderOptions> = {}, rest: Partial<RenderInput> = {}, upstream?: UpstreamChooser, reuseKey?: string) {
     const deadlineAt = Date.now() + 30_000;
-    return pool.withPage({ deadlineAt, upstream }, (lease) =>
+    return pool.withPage({ deadlineAt, upstream, reuseKey }, (lease) =>
       renderPage(lease, { url, method: 'GET', headers: {}, options: { ...NO_OPTIONS, ...options }, deadlineAt, ...rest }, { stepTimeoutMs: 2_000, loadGraceMs: 3_000 }),
     );
   }
@@ -42,6 +43,43 @@ describe(renderPage.name, () => {
     expect(page.html).toContain('<h2 id="rendered">Rendered by JavaScript</h2>');
     expect(page).toMatchObject({ status: 200, finalUrl: web.url('js.test', '/'), redirectChain: [], contentType: 'text/html; charset=utf-8' });
     expect(page.egress.bytesReceived).toBeGreaterThan(0);
+  });
+
+  describe('the load event (grace 3 s)', () => {
+    // Twice with one key: the second render runs in the first one's parked page, whose old
+    // document must not pass for the new one.
+    const reuseKey = 'load-tests';
+
+    it('waits for it: what the page wrote on load, after a slow image, is in the DOM', async () => {
+      for (let i = 0; i < 2; i++) {
+        const started = Date.now();
+        const page = await render(web.url('js.test', '/onload'), {}, {}, undefined, reuseKey);
+        expect(page.html).toContain('<p id="loaded">loaded</p>');
+        expect(Date.now() - started).toBeLessThan(2_500);
+        await waitFor(() => pool.stats().active === 0, { what: 'the page parked' });
+      }
+      expect(pool.stats().reused).toBeGreaterThan(0);
+    });
+
+    it('waits for the document a script replaced this one with', async () => {
+      for (let i = 0; i < 2; i++) {
+        const page = await render(web.url('js.test', '/script-redirect'), {}, {}, undefined, reuseKey);
+        expect(page.finalUrl).toBe(web.url('js.test', '/onload'));
+        expect(page.html).toContain('<p id="loaded">loaded</p>');
+        await waitFor(() => pool.stats().active === 0, { what: 'the page parked' });
+      }
+    });
+
+    it('takes the DOM as it is when the page never loads, once the grace is over', async () => {
+      for (let i = 0; i < 2; i++) {
+        const started = Date.now();
+        const page = await render(web.url('js.test', '/never-loads'), {}, {}, undefined, reuseKey);
+        expect(Date.now() - started).toBeGreaterThanOrEqual(2_900);
+        expect(page.html).toContain('<p id="ready">DOM ready</p>');
+        expect(page.html).not.toContain('id="loaded"');
+        await waitFor(() => pool.stats().active === 0, { what: 'the page parked' });
+      }
+    });
   });
 
   it('keeps the bytes of a document that is not HTML', async () => {

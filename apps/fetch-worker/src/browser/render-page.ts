@@ -1,4 +1,4 @@
-import type { Cookie, HTTPResponse, Page } from 'puppeteer-core';
+import type { Cookie, Frame, HTTPRequest, HTTPResponse, Page } from 'puppeteer-core';
 import { EgressErrorCode } from '@trawl/egress';
 import type { FetchOptionsV1 } from '@trawl/contracts';
 import type { BrowserLease } from './browser-pool';
@@ -139,10 +139,11 @@ export async function renderPage(lease: BrowserLease, input: RenderInput, settin
   if (intercepting) lease.discard();
   const xhr = options.json_response ? new XhrRecorder(page, { maxCalls: settings.maxXhrCalls, maxBodyBytes: settings.maxXhrBodyBytes }) : undefined;
   const mainDocument = trackMainDocument(page);
+  const load = watchLoad(page);
   try {
     await navigate(page, input, egress, remaining(settings.navigationTimeoutMs ?? 30_000), deadlineAt);
     // A slow image must not cost the page: after the grace the DOM is taken as it is.
-    await waitForLoad(page, remaining(settings.loadGraceMs ?? 10_000), deadlineAt);
+    await waitForLoad(load.loaded, remaining(settings.loadGraceMs ?? 10_000), deadlineAt);
 
     let waitForFound: boolean | undefined;
     if (options.wait_for) {
@@ -186,6 +187,7 @@ export async function renderPage(lease: BrowserLease, input: RenderInput, settin
     };
   } finally {
     mainDocument.stop();
+    load.stop();
   }
 }
 
@@ -247,21 +249,51 @@ function refuseIfEgressAnswer(code: EgressErrorCode | undefined): void {
   }
 }
 
+interface LoadWatch {
+  /** Resolves at the first load event of a main-frame document of this navigation. */
+  loaded: Promise<void>;
+  stop(): void;
+}
+
 /**
- * Waits for the document's load event, at most `timeoutMs`; never fails. One evaluate that resolves
- * on `load` costs nothing while the page loads (polling on animation frames makes Chromium draw
- * frames). When the document is replaced meanwhile (a script redirect), the new one is polled.
+ * Watches for the load event of the document the coming navigation brings, from the events
+ * puppeteer receives anyway: asking the page (an evaluate) costs a DevTools round trip per request.
+ * Load events before the navigation's first request (a fresh tab's about:blank) do not count. When
+ * a script replaces the document before it loads, the next document's load counts.
  */
-async function waitForLoad(page: Page, timeoutMs: number, deadlineAt: number): Promise<void> {
-  const until = Math.min(Date.now() + timeoutMs, deadlineAt);
-  const loaded = `document.readyState === 'complete' || new Promise((resolve) => addEventListener('load', () => resolve(true), { once: true }))`;
-  try {
-    await withTimeout(page.evaluate(loaded), Math.max(1, until - Date.now()), 'load');
-  } catch {
-    const left = until - Date.now();
-    if (left <= 0) return;
-    await page.mainFrame().waitForFunction('document.readyState === "complete"', { timeout: left, polling: 100 }).catch(() => undefined);
-  }
+function watchLoad(page: Page): LoadWatch {
+  let navigating = false;
+  let resolve!: () => void;
+  const loaded = new Promise<void>((settle) => (resolve = settle));
+  const onRequest = (request: HTTPRequest) => {
+    if (request.isNavigationRequest() && request.frame() === page.mainFrame()) navigating = true;
+  };
+  // A second sign of the navigation, for one that no request showed (the commit comes before load).
+  const onNavigated = (frame: Frame) => {
+    if (frame === page.mainFrame()) navigating = true;
+  };
+  const onLoad = () => {
+    if (navigating) resolve();
+  };
+  page.on('request', onRequest);
+  page.on('framenavigated', onNavigated);
+  page.on('load', onLoad);
+  return {
+    loaded,
+    stop: () => {
+      page.off('request', onRequest);
+      page.off('framenavigated', onNavigated);
+      page.off('load', onLoad);
+    },
+  };
+}
+
+/** Waits for `loaded`, at most `timeoutMs` (and never past the deadline); never fails. */
+async function waitForLoad(loaded: Promise<void>, timeoutMs: number, deadlineAt: number): Promise<void> {
+  const waitMs = Math.max(0, Math.min(timeoutMs, deadlineAt - Date.now()));
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([loaded, new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs)))]);
+  clearTimeout(timer);
 }
 
 /** `page.content()`, retried while the page is between documents (a click that navigated). */
