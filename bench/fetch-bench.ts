@@ -1,12 +1,14 @@
 /**
  * The Fetch API benchmarks (issue 3), each against what a user would do without Trawl, in one run
  * on one machine:
- *   1. gateway overhead: one fixture page fetched through Trawl vs. directly, by N closed-loop clients;
+ *   1. gateway overhead: one fixture page fetched through Trawl vs. directly, by N closed-loop clients,
+ *      once per server latency of `--latency-ms` (0: loopback alone, CPU-bound; 100: a site's latency);
  *   2. js_render: pages/s through Trawl vs. a plain puppeteer-core loop on the same Chromium;
  *   3. the fetch worker's peak memory while pages render (Node and its Chromium tree).
  *
  *   node -r ./tools/register-aliases.js dist/bench/fetch-bench.js [--clients 50] [--seconds 10]
- *     [--render-concurrency 8] [--render-seconds 15] [--warmup 3] [--only overhead|render] [--set KEY=VALUE]…
+ *     [--latency-ms 0,100] [--render-concurrency 8] [--render-seconds 15] [--warmup 3] [--render-warmup 8]
+ *     [--only overhead|render] [--set KEY=VALUE]…
  *     [--profile DIR]   (CPU profiles of the gateway and the worker, written when they stop; see tools/cpu-profile.js)
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -31,18 +33,23 @@ interface FetchBenchOptions {
   renderConcurrency: number;
   renderSeconds: number;
   warmup: number;
+  /** Longer than `warmup`: 8 renderer processes starting at once take seconds of CPU here. */
+  renderWarmup: number;
+  /** The fixture page's latency for each overhead run, in ms. */
+  latenciesMs: number[];
   only?: 'overhead' | 'render';
   serviceEnv: Record<string, string>;
 }
 
 function parseOptions(args: readonly string[]): FetchBenchOptions {
-  const options: FetchBenchOptions = { clients: 50, seconds: 10, renderConcurrency: 8, renderSeconds: 15, warmup: 3, serviceEnv: {} };
+  const options: FetchBenchOptions = { clients: 50, seconds: 10, renderConcurrency: 8, renderSeconds: 15, warmup: 3, renderWarmup: 8, latenciesMs: [0, 100], serviceEnv: {} };
   const numbers: Record<string, keyof FetchBenchOptions> = {
     '--clients': 'clients',
     '--seconds': 'seconds',
     '--render-concurrency': 'renderConcurrency',
     '--render-seconds': 'renderSeconds',
     '--warmup': 'warmup',
+    '--render-warmup': 'renderWarmup',
   };
   for (let i = 0; i < args.length; i += 2) {
     const [name, value] = [args[i], args[i + 1] ?? ''];
@@ -50,6 +57,8 @@ function parseOptions(args: readonly string[]): FetchBenchOptions {
       const n = Number(value);
       if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} needs a positive number, got "${value}"`);
       (options as unknown as Record<string, number>)[numbers[name]] = n;
+    } else if (name === '--latency-ms' && value.split(',').every((part) => /^\d+$/.test(part))) {
+      options.latenciesMs = value.split(',').map(Number);
     } else if (name === '--only' && (value === 'overhead' || value === 'render')) {
       options.only = value;
     } else if (name === '--profile' && value !== '') {
@@ -105,8 +114,9 @@ function verdict(ok: boolean): string {
   return ok ? 'MET' : 'NOT MET';
 }
 
-async function benchOverhead(web: FixtureWebProcess, trawl: Trawl, options: FetchBenchOptions) {
-  const page = `http://big.test:${web.port}/p/1`;
+async function benchOverhead(web: FixtureWebProcess, trawl: Trawl, options: FetchBenchOptions, latencyMs: number) {
+  const path = latencyMs > 0 ? `/p/1?ms=${latencyMs}` : '/p/1';
+  const page = `http://big.test:${web.port}${path}`;
   const common = { clients: options.clients, seconds: options.seconds, warmupSeconds: options.warmup };
   // CPU of each part per answered request: on a shared machine ratios move with the neighbours'
   // load, CPU per request much less; it also shows where Trawl's time goes.
@@ -130,11 +140,11 @@ async function benchOverhead(web: FixtureWebProcess, trawl: Trawl, options: Fetc
     ...Object.fromEntries(Object.entries(meters).map(([name, meter]) => [name, (meter.stop() * 1000) / Math.max(1, answered)])),
     'whole machine': (machine.stop() * 1000) / Math.max(1, answered),
   });
-  process.stdout.write(`overhead: direct, ${options.clients} clients, ${options.seconds} s…\n`);
+  process.stdout.write(`overhead: direct, ${options.clients} clients, ${options.seconds} s, page latency ${latencyMs} ms…\n`);
   const direct = await closedLoopLoad({
     ...common,
     origin: `http://127.0.0.1:${web.port}`,
-    path: '/p/1',
+    path,
     headers: { host: 'big.test' },
     onMeasuring: startMeters,
   });
@@ -149,7 +159,7 @@ async function benchOverhead(web: FixtureWebProcess, trawl: Trawl, options: Fetc
   const share = viaTrawl.perSecond / direct.perSecond;
   const report = [
     '',
-    `Gateway overhead: one ${page} page, ${options.clients} closed-loop clients`,
+    `Gateway overhead: one ${page} page (the site answers after ${latencyMs} ms), ${options.clients} closed-loop clients`,
     '| path | clients | req/s | p50 ms | p99 ms | errors |',
     '|------|---------|-------|--------|--------|--------|',
     loadRow('direct', options.clients, direct),
@@ -164,14 +174,18 @@ async function benchOverhead(web: FixtureWebProcess, trawl: Trawl, options: Fetc
     '|---------|--------|-------|',
     ...cpuRows,
   ].join('\n');
-  return { direct, viaTrawl, overheadMs, share, cpuMsPerRequest: { direct: directCpu, trawl: trawlCpu }, report };
+  return { latencyMs, direct, viaTrawl, overheadMs, share, cpuMsPerRequest: { direct: directCpu, trawl: trawlCpu }, report };
 }
 
 /** A counter of the worker's browser pool, read from its /metrics. */
-async function browserEvent(trawl: Trawl, event: string): Promise<number> {
+type BrowserEvents = Record<'launched' | 'retired' | 'reused', number>;
+
+/** The worker's browser pool counters (trawl_worker_browser_events). */
+async function browserEvents(trawl: Trawl): Promise<BrowserEvents> {
   const response = await fetch(`http://127.0.0.1:${trawl.platform.port('fetch-worker')}/metrics`);
-  const line = (await response.text()).split('\n').find((l) => l.startsWith('trawl_worker_browser_events{') && l.includes(`event="${event}"`));
-  return line ? Number(line.split(' ').pop()) : 0;
+  const lines = (await response.text()).split('\n').filter((l) => l.startsWith('trawl_worker_browser_events{'));
+  const value = (event: string) => Number(lines.find((l) => l.includes(`event="${event}"`))?.split(' ').pop() ?? 0);
+  return { launched: value('launched'), retired: value('retired'), reused: value('reused') };
 }
 
 async function benchRender(
@@ -180,7 +194,7 @@ async function benchRender(
   options: FetchBenchOptions,
 ) {
   const page = `http://big.test:${web.port}/p/2`;
-  const common = { seconds: options.renderSeconds, warmupSeconds: options.warmup };
+  const common = { seconds: options.renderSeconds, warmupSeconds: options.renderWarmup };
   // Machine CPU over the measured seconds, per page: Chromium is most of it on both sides, and on
   // 2 cores pages/s follow it.
   const machineCpu = () => {
@@ -194,7 +208,24 @@ async function benchRender(
   };
   const plainCpu = machineCpu();
   const trawlCpu = machineCpu();
-  let reusedBefore: Promise<number> = Promise.resolve(0);
+  // Where the CPU goes, per process group: both sides' Chromium, the loop's puppeteer (bench
+  // client) against Trawl's worker, gateway, Postgres and NATS.
+  const database = new URL(trawl.platform.databaseUrl).pathname.slice(1);
+  const groups = () => ({
+    Chromium: new GroupCpuMeter(() => processesNamed('chromium')),
+    'fetch worker (Node)': new GroupCpuMeter(() => [trawl.workerPid]),
+    gateway: new GroupCpuMeter(() => [trawl.gatewayPid]),
+    'postgres (this database)': new GroupCpuMeter(() => processesNamedWith('postgres', database)),
+    'nats-server (shared)': new GroupCpuMeter(() => processesNamed('nats-server')),
+    'bench client (the loop runs here)': new GroupCpuMeter(() => [process.pid]),
+    'fixture web': new GroupCpuMeter(() => [web.pid]),
+  });
+  const plainGroups = groups();
+  let plainCpuSeconds: Record<string, number> = {};
+  const trawlGroups = groups();
+  const readGroups = (meters: ReturnType<typeof groups>, pages: number) =>
+    Object.fromEntries(Object.entries(meters).map(([name, meter]) => [name, (meter.stop() * 1000) / Math.max(1, pages)]));
+  let eventsBefore: Promise<BrowserEvents> = Promise.resolve({ launched: 0, retired: 0, reused: 0 });
   process.stdout.write(`render: plain puppeteer-core loop, concurrency ${options.renderConcurrency}, ${options.renderSeconds} s…\n`);
   const plain: RenderLoopResult = await puppeteerLoop({
     ...common,
@@ -202,9 +233,17 @@ async function benchRender(
     hostMap: web.hostMap,
     concurrency: options.renderConcurrency,
     executablePath: chromiumPath(),
-    onMeasuring: plainCpu.onMeasuring,
+    onMeasuring: () => {
+      plainCpu.onMeasuring();
+      Object.values(plainGroups).forEach((meter) => meter.start());
+    },
+    // Read before the loop's browser exits: an exited process's CPU is not counted.
+    onMeasured: () => {
+      plainCpu.stop();
+      plainCpuSeconds = Object.fromEntries(Object.entries(plainGroups).map(([name, meter]) => [name, meter.stop()]));
+    },
   });
-  plainCpu.stop();
+  const plainByGroup = Object.fromEntries(Object.entries(plainCpuSeconds).map(([name, seconds]) => [name, (seconds * 1000) / Math.max(1, plain.pages + plain.errors)]));
   process.stdout.write(`render: through Trawl (js_render=true)…\n`);
   let treePeak = 0;
   const sampler = setInterval(() => (treePeak = Math.max(treePeak, treeRssBytes(trawl.workerPid))), 250);
@@ -217,14 +256,17 @@ async function benchRender(
       path: fetchPath(trawl.apiKey, page, '&js_render=true'),
       onMeasuring: () => {
         trawlCpu.onMeasuring();
-        reusedBefore = browserEvent(trawl, 'reused');
+        Object.values(trawlGroups).forEach((meter) => meter.start());
+        eventsBefore = browserEvents(trawl);
       },
     });
   } finally {
     clearInterval(sampler);
   }
   trawlCpu.stop();
-  const reused = (await browserEvent(trawl, 'reused')) - (await reusedBefore);
+  const trawlByGroup = readGroups(trawlGroups, viaTrawl.requests + viaTrawl.errors);
+  const [eventsAfter, before] = [await browserEvents(trawl), await eventsBefore];
+  const during = (event: keyof BrowserEvents) => eventsAfter[event] - before[event];
   const rendered = viaTrawl.requests + viaTrawl.errors;
   const ratio = viaTrawl.perSecond / plain.perSecond;
   const workerPeak = processMemory(trawl.workerPid)?.peakRssBytes ?? 0;
@@ -235,13 +277,18 @@ async function benchRender(
     '|--------|---------|--------|---------------------|-------------------------|',
     `| puppeteer-core loop | ${plain.perSecond.toFixed(1)} | ${plain.errors} | ${plainCpu.msPer(plain.pages + plain.errors).toFixed(0)} | ${(plain.peakRssBytes / MiB).toFixed(0)} MiB |`,
     `| Trawl | ${viaTrawl.perSecond.toFixed(1)} | ${viaTrawl.errors} | ${trawlCpu.msPer(viaTrawl.requests + viaTrawl.errors).toFixed(0)} | ${(treePeak / MiB).toFixed(0)} MiB (worker + Chromium) |`,
-    `Trawl requests served by a reused (wiped) page: ${reused} of ${rendered}`,
+    `Trawl requests served by a reused (wiped) page: ${during('reused')} of ${rendered}; browsers launched ${during('launched')}, retired ${during('retired')}`,
     '',
-    `Trawl / puppeteer-core pages/s: ${(ratio * 100).toFixed(0)} % — target ≥ ${RENDER_TARGET * 100} %: ${verdict(ratio >= RENDER_TARGET)}`,
+    `Trawl / puppeteer-core pages/s: ${(ratio * 100).toFixed(0)} % (Trawl p50 ${viaTrawl.p50Ms.toFixed(0)} ms, p99 ${viaTrawl.p99Ms.toFixed(0)} ms) — target ≥ ${RENDER_TARGET * 100} %: ${verdict(ratio >= RENDER_TARGET)}`,
     `fetch worker peak RSS with ${options.renderConcurrency} pages rendering: Node ${(workerPeak / MiB).toFixed(0)} MiB, with its Chromium tree ${(treePeak / MiB).toFixed(0)} MiB`,
     viaTrawl.errors > 0 ? `Trawl answers by status: ${JSON.stringify(viaTrawl.statuses)}, errors by code: ${JSON.stringify(viaTrawl.errorCodes)}` : '',
+    '',
+    'CPU ms per page (while measuring)',
+    '| process | puppeteer-core loop | Trawl |',
+    '|---------|---------------------|-------|',
+    ...Object.keys(trawlByGroup).map((name) => `| ${name} | ${plainByGroup[name].toFixed(1)} | ${trawlByGroup[name].toFixed(1)} |`),
   ].join('\n');
-  return { plain, viaTrawl, ratio, workerPeakBytes: workerPeak, treePeakBytes: treePeak, report };
+  return { plain, viaTrawl, ratio, workerPeakBytes: workerPeak, treePeakBytes: treePeak, cpuMsPerPage: { plain: plainByGroup, trawl: trawlByGroup }, report };
 }
 
 async function main(): Promise<void> {
@@ -251,14 +298,15 @@ async function main(): Promise<void> {
   try {
     process.stdout.write('fetch bench: starting gateway and fetch worker…\n');
     trawl = await startTrawl(web, options);
-    const overhead = options.only === 'render' ? undefined : await benchOverhead(web, trawl, options);
+    const overhead = [];
+    if (options.only !== 'render') for (const latencyMs of options.latenciesMs) overhead.push(await benchOverhead(web, trawl, options, latencyMs));
     const render = options.only === 'overhead' ? undefined : await benchRender(web, trawl, options);
-    process.stdout.write(`${overhead?.report ?? ''}\n${render?.report ?? ''}\n`);
+    process.stdout.write(`${overhead.map((run) => run.report).join('\n')}\n${render?.report ?? ''}\n`);
     const dir = resolve(__dirname, '..', '..', 'bench', 'results');
     mkdirSync(dir, { recursive: true });
     const file = join(dir, 'fetch-latest.json');
     const strip = <T extends { report: string }>(r?: T) => (r ? { ...r, report: undefined } : undefined);
-    writeFileSync(file, JSON.stringify({ at: new Date().toISOString(), cores: cpus().length, options, overhead: strip(overhead), render: strip(render) }, null, 2));
+    writeFileSync(file, JSON.stringify({ at: new Date().toISOString(), cores: cpus().length, options, overhead: overhead.map((run) => strip(run)), render: strip(render) }, null, 2));
     process.stdout.write(`\nresults: ${file}\n`);
   } finally {
     await trawl?.platform.stop().catch(() => undefined);

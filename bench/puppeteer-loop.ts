@@ -32,6 +32,8 @@ export async function puppeteerLoop(options: {
   executablePath: string;
   /** Called once, when the warm-up ends and pages start to count. */
   onMeasuring?: () => void;
+  /** Called once, when the measured seconds are over and before the browser closes. */
+  onMeasured?: () => void;
 }): Promise<RenderLoopResult> {
   const rules = options.hostMap
     .split(',')
@@ -80,6 +82,7 @@ export async function puppeteerLoop(options: {
   };
   try {
     await Promise.all(Array.from({ length: options.concurrency }, loop));
+    options.onMeasured?.();
   } finally {
     clearInterval(sampler);
     await browser.close().catch(() => undefined);

@@ -39,8 +39,8 @@ export const fetchWorkerConfigSchema = baseConfigSchema.omit({ DATABASE_URL: tru
   BROWSER_PAGE_REUSE: envBool(true),
   /** A parked page nobody asked for is closed after this long, in ms (default 30 s). */
   BROWSER_PAGE_IDLE_MS: envInt(30_000, 100, 600_000),
-  /** A page is closed after serving this many requests (default 50). */
-  BROWSER_PAGE_MAX_USES: envInt(50, 1, 10_000),
+  /** A page is closed after serving this many requests (default 200; see decisions.md). */
+  BROWSER_PAGE_MAX_USES: envInt(200, 1, 10_000),
   /** Chromium to run: Debian's wrapper script by default. */
   CHROMIUM_PATH: z.string().min(1).default('/usr/bin/chromium'),
   /** Wait between two polls of a CAPTCHA solver task, in ms (default 5 s, as 2captcha asks). */

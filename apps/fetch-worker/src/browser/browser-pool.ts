@@ -42,7 +42,7 @@ export interface PageReuseOptions {
   maxParkedPerBrowser?: number;
   /** A page parked this long is closed, in ms. Default: 30,000. */
   idleMs?: number;
-  /** A page is closed after serving this many requests. Default: 50. */
+  /** A page is closed after serving this many requests. Default: 200. */
   maxUses?: number;
 }
 
@@ -155,7 +155,7 @@ export class BrowserPool {
       enabled: options.reuse?.enabled ?? true,
       maxParkedPerBrowser: options.reuse?.maxParkedPerBrowser ?? this.pagesPerBrowser,
       idleMs: options.reuse?.idleMs ?? 30_000,
-      maxUses: options.reuse?.maxUses ?? 50,
+      maxUses: options.reuse?.maxUses ?? 200,
     };
   }
 
