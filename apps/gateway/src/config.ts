@@ -104,6 +104,14 @@ export const gatewayConfigSchema = baseConfigSchema.extend({
   ...batchFilesConfigShape,
   /** `BATCH_BODY_LIMIT_BYTES`, `BATCH_RESULTS_PAGE_BYTES`, `BATCH_INGEST_RECOVERY_INTERVAL_MS`: see batch/batch.config.ts. */
   ...batchConfigShape,
+}).superRefine((config, context) => {
+  if (config.FILE_TRANSFERS_MAX >= config.DATABASE_POOL_SIZE) {
+    context.addIssue({
+      code: 'custom',
+      path: ['FILE_TRANSFERS_MAX'],
+      message: `must be below DATABASE_POOL_SIZE (${config.DATABASE_POOL_SIZE}): uploads and downloads would take every connection`,
+    });
+  }
 });
 
 export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;

@@ -10,6 +10,7 @@ import { BatchModule } from './batch/batch.module';
 import type { GatewayConfig } from './config';
 import { CrawlsModule } from './crawls/crawls.module';
 import { FetchModule } from './fetch/fetch.module';
+import { FileTransferSlots } from './file-transfers/file-transfer-slots';
 import { GATEWAY_CONFIG, LOGGER, MESSAGING } from './gateway.tokens';
 import { JobExportsModule } from './job-exports/job-exports.module';
 import { JobInputsModule } from './job-inputs/job-inputs.module';
@@ -61,6 +62,8 @@ class GatewayCoreModule {
       { provide: EgressPolicy, useValue: resources.egress },
       { provide: Registry, useValue: resources.registry },
       { provide: ChargeBuffer, useValue: resources.charges },
+      // One cap for uploads and downloads together: they draw on the same connection pool.
+      { provide: FileTransferSlots, useValue: new FileTransferSlots(resources.config.FILE_TRANSFERS_MAX, resources.registry) },
     ];
     return {
       module: GatewayCoreModule,

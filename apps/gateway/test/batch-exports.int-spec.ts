@@ -1,9 +1,12 @@
 import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { get as httpGet, type IncomingMessage } from 'node:http';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createJobBody } from '../src/batch/job-request.schema';
 import type { JobsService } from '../src/batch/jobs.service';
+import { waitFor } from '@trawl/testing';
 import { jobsServiceFor } from './batch-files-support';
 import { startTestGateway, TestGateway } from './gateway-harness';
 
@@ -12,19 +15,25 @@ jest.setTimeout(120_000);
 describe('Bulk exports (POST /v1/jobs/{id}/exports, GET the export URL)', () => {
   let gateway: TestGateway;
   let small: TestGateway;
+  /** Runs one file transfer at a time. */
+  let narrow: TestGateway;
   let jobs: JobsService;
   let closeJobs: () => Promise<void>;
   let scratch: string;
 
   beforeAll(async () => {
-    [gateway, small] = await Promise.all([startTestGateway(), startTestGateway({ EXPORT_MAX_BODY_BYTES: '1000' })]);
+    [gateway, small, narrow] = await Promise.all([
+      startTestGateway(),
+      startTestGateway({ EXPORT_MAX_BODY_BYTES: '1000' }),
+      startTestGateway({ FILE_TRANSFERS_MAX: '1' }),
+    ]);
     ({ jobs, close: closeJobs } = await jobsServiceFor(gateway));
     scratch = mkdtempSync(join(tmpdir(), 'trawl-export-'));
   }, 60_000);
 
   afterAll(async () => {
     await closeJobs?.();
-    await Promise.all([gateway?.close(), small?.close()]);
+    await Promise.all([gateway?.close(), small?.close(), narrow?.close()]);
     if (scratch) rmSync(scratch, { recursive: true, force: true });
   });
 
@@ -161,5 +170,37 @@ describe('Bulk exports (POST /v1/jobs/{id}/exports, GET the export URL)', () => 
     expect(theirs).toMatchObject({ status: 404, body: { code: 'job_not_found' } });
     expect((await fetch(created.body.url)).status).toBe(401);
     expect((await download(created.body.url, owner.api_key)).status).toBe(200);
+  });
+
+  it('runs at most FILE_TRANSFERS_MAX downloads and uploads at once: 503 transfers_busy past it, the slot back when a download is dropped', async () => {
+    const { api_key: key, tenant_id } = await narrow.createTenant();
+    // ~16 MiB that gzip cannot shrink: more than the socket buffers hold, so an unread download stays open.
+    const { jobId, runId } = await finishedJob(narrow, undefined, tenant_id, 8);
+    await writeResults(narrow, runId, 8, () => randomBytes(2 * 1024 * 1024));
+    const created = await narrow.request('POST', `/v1/jobs/${jobId}/exports`, { key });
+    expect(created.status).toBe(201);
+
+    const held = await new Promise<IncomingMessage>((resolve, reject) => {
+      httpGet(created.body.url, { headers: { 'x-api-key': key } }, (res) => {
+        res.pause();
+        resolve(res);
+      }).on('error', reject);
+    });
+    try {
+      expect(held.statusCode).toBe(200);
+      const refused = await fetch(created.body.url, { headers: { 'x-api-key': key } });
+      expect(refused.status).toBe(503);
+      expect(refused.headers.get('retry-after')).toBe('5');
+      expect(await refused.json()).toMatchObject({ code: 'transfers_busy', status: 503 });
+
+      const input = await narrow.request('POST', '/v1/job_inputs', { key, body: { type: 'csv', csv: { header: true, fields: { url: 'url' } } } });
+      const upload = await fetch(input.body.upload.url, { method: 'PUT', headers: { 'content-type': 'text/csv' }, body: 'url\nhttps://shop.test/p/1\n' });
+      expect(upload.status).toBe(503);
+      expect(await upload.json()).toMatchObject({ code: 'transfers_busy' });
+    } finally {
+      held.destroy();
+    }
+    // The dropped download's snapshot ends when the server sees the socket go: then the slot is free.
+    await waitFor(async () => (await download(created.body.url, key)).status === 200, { what: 'a download after the first was dropped' });
   });
 });

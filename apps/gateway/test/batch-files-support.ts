@@ -1,3 +1,4 @@
+import { FileTransferSlots } from '../src/file-transfers/file-transfer-slots';
 import { randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { Readable } from 'node:stream';
@@ -27,7 +28,8 @@ export async function jobsServiceFor(gateway: TestGateway): Promise<{ jobs: Jobs
   const dataSource: DataSource = await createDataSource({ url, poolSize: 3 }).initialize();
   const db = new Database(dataSource);
   const signingKeys = new SigningKeysService(db, new SigningKeysRepository(), new SecretBox(randomBytes(32)));
-  const jobInputs = new JobInputsService(db, new JobInputsRepository(db), loadGatewayConfig({ ADMIN_TOKEN }));
+  const config = loadGatewayConfig({ ADMIN_TOKEN });
+  const jobInputs = new JobInputsService(db, new JobInputsRepository(db), new FileTransferSlots(config.FILE_TRANSFERS_MAX), config);
   const jobsRepository = new JobsRepository(db);
   const ingests = new JobIngestsRepository();
   const ingest = new TaskIngestService(db, ingests, jobsRepository, new RunsRepository(), { BATCH_INGEST_RECOVERY_INTERVAL_MS: 60_000 }, createLogger('test', 'silent'));

@@ -1,3 +1,4 @@
+import { FileTransferSlots } from '../src/file-transfers/file-transfer-slots';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { SecretBox, SigningKeysRepository } from '@trawl/webhooks';
 import { createLogger } from '@trawl/observability';
@@ -33,7 +34,8 @@ describe(JobsService.name, () => {
     dataSource = await createDataSource({ url: database.url, poolSize: 8 }).initialize();
     db = new Database(dataSource);
     signingKeys = new SigningKeysService(db, new SigningKeysRepository(), new SecretBox(randomBytes(32)));
-    const jobInputs = new JobInputsService(db, new JobInputsRepository(db), loadGatewayConfig({ ADMIN_TOKEN: 'test-admin-token-0123456789' }));
+    const config = loadGatewayConfig({ ADMIN_TOKEN: 'test-admin-token-0123456789' });
+    const jobInputs = new JobInputsService(db, new JobInputsRepository(db), new FileTransferSlots(config.FILE_TRANSFERS_MAX), config);
     const jobsRepository = new JobsRepository(db);
     const ingests = new JobIngestsRepository();
     ingest = new TaskIngestService(db, ingests, jobsRepository, new RunsRepository(), { BATCH_INGEST_RECOVERY_INTERVAL_MS: 60_000 }, createLogger('test', 'silent'));

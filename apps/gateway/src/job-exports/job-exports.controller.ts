@@ -9,6 +9,7 @@ import { GATEWAY_CONFIG, LOGGER } from '../gateway.tokens';
 import { publicOrigin } from '../job-inputs/public-origin';
 import { parseBody } from '../problems/body-validation';
 import { assertKnownQueryParameters, QueryParameters } from '../problems/query-parameters';
+import { FileTransferSlots } from '../file-transfers/file-transfer-slots';
 import { ExportRecord } from './job-exports.repository';
 import { exportPath, JobExportsService } from './job-exports.service';
 
@@ -20,6 +21,7 @@ const createExportBody = z.strictObject({ run_id: z.string().nullish() });
 export class JobExportsController {
   constructor(
     private readonly exportsService: JobExportsService,
+    private readonly transfers: FileTransferSlots,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
@@ -49,8 +51,11 @@ export class JobExportsController {
   ): Promise<void> {
     assertKnownQueryParameters(query, []);
     const exported = await this.exportsService.open(tenant.tenantId, jobId, exportId);
+    // Before the status line: a refusal must still be a problem, not a cut archive.
+    const release = this.transfers.take();
     const gzip = createGzip();
-    this.exportsService.writeArchive(exported, gzip).then(
+    // The slot is the archive's database connection: given back when the snapshot ends, not when the socket does.
+    this.exportsService.writeArchive(exported, gzip).finally(release).then(
       () => gzip.end(),
       (error: unknown) => {
         // The status line has left: the client sees a cut archive; the reason is only in the logs.

@@ -25,6 +25,12 @@ export const batchFilesConfigShape = {
     .min(32, { error: 'must be at least 32 characters' })
     .optional()
     .transform((value) => (value === undefined ? undefined : new Secret(value))),
+  /**
+   * CSV uploads and export downloads running at once in this replica (default 4); more answer
+   * `503 transfers_busy`. Each holds one Postgres connection for its whole length, so this must stay
+   * below DATABASE_POOL_SIZE, leaving the rest of the pool to the API's short statements.
+   */
+  FILE_TRANSFERS_MAX: envInt(4, 1, 500),
   /** Largest CSV upload, in bytes. Default 50,000,000 (spec §8: 50 MB). */
   CSV_UPLOAD_MAX_BYTES: envInt(50_000_000, 1_024, 1024 * 1024 * 1024),
   /**

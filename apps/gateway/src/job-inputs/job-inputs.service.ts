@@ -12,6 +12,7 @@ import type { CreateJobInputBody } from './job-input-request.schema';
 import { JobInputError, JobInputErrorCode } from './job-inputs.errors';
 import { JobInputRecord, JobInputsRepository } from './job-inputs.repository';
 import { UploadUrlSigner } from './upload-url-signer';
+import { FileTransferSlots } from '../file-transfers/file-transfer-slots';
 
 /** Spec-batch-api §8: an upload slot lives 24 hours. */
 const SLOT_LIFETIME_SECONDS = 24 * 60 * 60;
@@ -43,6 +44,7 @@ export class JobInputsService {
   constructor(
     private readonly db: Database,
     private readonly inputs: JobInputsRepository,
+    private readonly transfers: FileTransferSlots,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
   ) {
     this.signer = UploadUrlSigner.fromSecrets(config.URL_SIGNING_SECRET, config.ADMIN_TOKEN);
@@ -71,7 +73,8 @@ export class JobInputsService {
    *
    * @throws JobInputError `upload_signature_invalid`, `upload_url_expired`, `csv_too_large`,
    *   `file_input_already_uploaded`, `file_input_upload_in_progress`, `csv_too_many_rows`,
-   *   `csv_malformed`, `csv_column_missing`, `csv_invalid_rows`; BatchError `file_input_not_found`.
+   *   `csv_malformed`, `csv_column_missing`, `csv_invalid_rows`; BatchError `file_input_not_found`;
+   *   FileTransferError `transfers_busy`.
    */
   async receiveUpload(
     inputId: string,
@@ -88,7 +91,12 @@ export class JobInputsService {
     }
     const maxBytes = this.config.CSV_UPLOAD_MAX_BYTES;
     if (contentLength !== undefined && contentLength > maxBytes) throw tooLarge(maxBytes);
-    return this.receiveInTransaction(inputId, body, maxBytes);
+    const release = this.transfers.take();
+    try {
+      return await this.receiveInTransaction(inputId, body, maxBytes);
+    } finally {
+      release();
+    }
   }
 
   private receiveInTransaction(inputId: string, body: Readable, maxBytes: number): Promise<{ input: JobInputRecord; rows: number }> {

@@ -2,6 +2,7 @@ import { AuthErrorCode } from '../auth/auth.errors';
 import { BatchErrorCode } from '../batch/batch.errors';
 import { CrawlErrorCode } from '../crawls/crawls.errors';
 import { FetchErrorCode } from '../fetch/fetch.errors';
+import { FileTransferErrorCode } from '../file-transfers/file-transfers.errors';
 import { IdempotencyErrorCode } from '../idempotency/idempotency.errors';
 import { JobExportErrorCode } from '../job-exports/job-exports.errors';
 import { JobInputErrorCode } from '../job-inputs/job-inputs.errors';
@@ -24,7 +25,8 @@ export type ApiErrorCode =
   | WebhookErrorCode
   | BatchErrorCode
   | JobInputErrorCode
-  | JobExportErrorCode;
+  | JobExportErrorCode
+  | FileTransferErrorCode;
 
 /** How one error code is served: status, wire `code`, `title`, and headers that go with it. */
 export interface ProblemKind {
@@ -188,6 +190,8 @@ export function problemKind(code: ApiErrorCode): ProblemKind {
       return { status: 422, code, title: 'Export too large' };
     case JobExportErrorCode.RunNotFinished:
       return { status: 409, code, title: 'Run not finished' };
+    case FileTransferErrorCode.TransfersBusy:
+      return { status: 503, code, title: 'Too many file transfers', headers: { 'retry-after': '5' }, publicDetail: true };
     case BatchErrorCode.NoRunInFlight:
       return { status: 409, code, title: 'No run in flight' };
     case BatchErrorCode.RunInFlight:

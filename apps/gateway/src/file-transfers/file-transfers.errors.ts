@@ -1,0 +1,13 @@
+import { ApiError } from '../problems/api-error';
+
+/** Refusals of long file transfers (CSV uploads, export downloads). */
+export enum FileTransferErrorCode {
+  /** This replica runs as many uploads and downloads as it may at once. */
+  TransfersBusy = 'transfers_busy',
+}
+
+export class FileTransferError extends ApiError {
+  constructor(override readonly code: FileTransferErrorCode, detail: string) {
+    super(code, detail);
+  }
+}
