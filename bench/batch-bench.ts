@@ -8,7 +8,9 @@
  *      `run.completed` at a real HTTPS receiver (target < 1 s).
  *
  *   node -r ./tools/register-aliases.js dist/bench/batch-bench.js [--tasks 100000] [--concurrency 64]
- *     [--webhook-runs 40] [--only tasks|webhooks] [--profile DIR]
+ *     [--latency-ms 0] [--webhook-runs 40] [--only tasks|webhooks] [--profile DIR]
+ *   (--latency-ms: big.test answers each task's page after that long, as a real site would; at 0 the
+ *   comparison is CPU-bound and measures Trawl's own cost per task)
  *   (--profile: CPU profiles of the gateway, the scheduler and the worker over the Trawl run, written
  *   when they stop; see tools/cpu-profile.js and tools/cpu-profile-top.js)
  */
@@ -32,19 +34,22 @@ interface BatchBenchOptions {
   tasks: number;
   concurrency: number;
   webhookRuns: number;
+  /** The fixture pages' latency, in ms. */
+  latencyMs: number;
   only?: 'tasks' | 'webhooks';
   /** Where the services write CPU profiles (--profile). */
   profileDir?: string;
 }
 
 function parseOptions(args: readonly string[]): BatchBenchOptions {
-  const options: BatchBenchOptions = { tasks: 100_000, concurrency: 64, webhookRuns: 40 };
+  const options: BatchBenchOptions = { tasks: 100_000, concurrency: 64, webhookRuns: 40, latencyMs: 0 };
   for (let i = 0; i < args.length; i += 2) {
     const [name, value] = [args[i], args[i + 1] ?? ''];
     const n = Number(value);
     if (name === '--tasks' && n > 0) options.tasks = n;
     else if (name === '--concurrency' && n > 0) options.concurrency = n;
     else if (name === '--webhook-runs' && n > 0) options.webhookRuns = n;
+    else if (name === '--latency-ms' && Number.isInteger(n) && n >= 0) options.latencyMs = n;
     else if (name === '--only' && (value === 'tasks' || value === 'webhooks')) options.only = value;
     else if (name === '--profile' && value !== '') options.profileDir = resolve(value);
     else throw new Error(`unknown option "${name} ${value}"`);
@@ -61,8 +66,11 @@ function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }
 
+let pageLatencyMs = 0;
+
+/** Task i's page; answered after `--latency-ms` (big.test's `?ms=`). */
 function pagePath(i: number): string {
-  return `/p/${i + 1}`;
+  return pageLatencyMs > 0 ? `/p/${i + 1}?ms=${pageLatencyMs}` : `/p/${i + 1}`;
 }
 
 /** What a user without Trawl would run: `concurrency` loops of undici over the same URLs, bodies read. */
@@ -192,7 +200,7 @@ async function benchTasks(web: FixtureWebProcess, platform: Platform, api: ApiCl
   const ratio = viaTrawl.perSecond / plain.perSecond;
   const report = [
     '',
-    `A ${options.tasks}-task job (big.test pages), concurrency ${options.concurrency}`,
+    `A ${options.tasks}-task job (big.test pages answered after ${options.latencyMs} ms), concurrency ${options.concurrency}`,
     `time to the ${created.status}: ${toAnswerMs.toFixed(0)} ms; every task row readable after ${(rowsReadable - posted).toFixed(0)} ms`,
     '| runner | tasks/s | seconds | failed |',
     '|--------|---------|---------|--------|',
@@ -254,6 +262,7 @@ async function benchWebhooks(web: FixtureWebProcess, api: ApiClient, receiver: W
 
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
+  pageLatencyMs = options.latencyMs;
   const web = await startFixtureWebProcess(Math.max(options.tasks, options.webhookRuns * 10) + 1);
   const tls = createTestTls();
   const receiver = new WebhookReceiver(tls);
