@@ -104,15 +104,22 @@ export const gatewayConfigSchema = baseConfigSchema.extend({
   ...batchFilesConfigShape,
   /** `BATCH_BODY_LIMIT_BYTES`, `BATCH_RESULTS_PAGE_BYTES`, `BATCH_INGEST_RECOVERY_INTERVAL_MS`: see batch/batch.config.ts. */
   ...batchConfigShape,
-}).superRefine((config, context) => {
-  if (config.FILE_TRANSFERS_MAX >= config.DATABASE_POOL_SIZE) {
-    context.addIssue({
-      code: 'custom',
-      path: ['FILE_TRANSFERS_MAX'],
-      message: `must be below DATABASE_POOL_SIZE (${config.DATABASE_POOL_SIZE}): uploads and downloads would take every connection`,
-    });
-  }
-});
+})
+  .superRefine((config, context) => {
+    if (config.FILE_TRANSFERS_MAX !== undefined && config.FILE_TRANSFERS_MAX >= config.DATABASE_POOL_SIZE) {
+      context.addIssue({
+        code: 'custom',
+        path: ['FILE_TRANSFERS_MAX'],
+        message: `must be below DATABASE_POOL_SIZE (${config.DATABASE_POOL_SIZE}): uploads and downloads would take every connection`,
+      });
+    }
+  })
+  .transform((config) => ({ ...config, FILE_TRANSFERS_MAX: config.FILE_TRANSFERS_MAX ?? fileTransfersMax(config.DATABASE_POOL_SIZE) }));
+
+/** FILE_TRANSFERS_MAX when unset: half the pool, at most 4, at least 1. */
+export function fileTransfersMax(poolSize: number): number {
+  return Math.max(1, Math.min(4, Math.floor(poolSize / 2)));
+}
 
 export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;
 

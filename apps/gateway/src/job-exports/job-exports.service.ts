@@ -89,6 +89,8 @@ export class JobExportsService {
         await sql.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
         let linesBytes = 0;
         for await (const page of this.pages(sql, exported)) {
+          // Nothing is written in this pass: a client gone meanwhile is seen here or never.
+          if (out.destroyed) throw new Error('export download closed by the client');
           for (const row of page) linesBytes += resultLine(row).length;
         }
         await write(tarFileHeader('results.jsonl', linesBytes, modifiedAt));

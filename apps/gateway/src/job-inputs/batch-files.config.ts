@@ -26,11 +26,12 @@ export const batchFilesConfigShape = {
     .optional()
     .transform((value) => (value === undefined ? undefined : new Secret(value))),
   /**
-   * CSV uploads and export downloads running at once in this replica (default 4); more answer
+   * CSV uploads and export downloads running at once in this replica; more answer
    * `503 transfers_busy`. Each holds one Postgres connection for its whole length, so this must stay
-   * below DATABASE_POOL_SIZE, leaving the rest of the pool to the API's short statements.
+   * below DATABASE_POOL_SIZE, leaving the rest of the pool to the API's short statements. Default:
+   * half the pool, at most 4 (and 1 with a pool of 1 or 2). See `fileTransfersMax` in config.ts.
    */
-  FILE_TRANSFERS_MAX: envInt(4, 1, 500),
+  FILE_TRANSFERS_MAX: z.coerce.number().int().min(1).max(500).optional(),
   /** Largest CSV upload, in bytes. Default 50,000,000 (spec §8: 50 MB). */
   CSV_UPLOAD_MAX_BYTES: envInt(50_000_000, 1_024, 1024 * 1024 * 1024),
   /**
