@@ -3,7 +3,7 @@ import type { Logger } from '@trawl/observability';
 import type { EgressProxy, ProxySession, UpstreamChooser } from '../egress-proxy';
 import { BrowserError, BrowserErrorCode } from './browser.errors';
 import { ChromiumProcess, type ChromiumLaunchOptions } from './chromium-process';
-import { parkPage, trackOrigins, wakePage, type ReusablePage } from './page-reuse';
+import { parkPage, trackActivity, wakePage, type PageActivity, type ReusablePage } from './page-reuse';
 import { withTimeout } from './with-timeout';
 
 export interface BrowserPoolOptions {
@@ -201,7 +201,7 @@ export class BrowserPool {
     let page: Page | undefined;
     let cdp: CDPSession | undefined;
     let uses = 0;
-    let origins = new Set<string>();
+    let activity: PageActivity = { origins: new Set(), openedWindow: false };
     let keep = key !== undefined;
     // Closing the context makes every pending call of `work` fail at once: the page stops loading.
     const onAbort = () => void context?.close().catch(() => undefined);
@@ -209,7 +209,7 @@ export class BrowserPool {
     try {
       const reused = key === undefined ? undefined : await this.wakeParked(browser, key);
       if (reused) {
-        ({ egress, context, page, cdp, uses, origins } = reused);
+        ({ egress, context, page, cdp, uses, activity } = reused);
       } else {
         this.countOpened(browser);
         egress = await this.options.proxy.openSession({ upstream: request.upstream });
@@ -222,7 +222,7 @@ export class BrowserPool {
         // A page that may serve the tenant again fetches afresh each time, as a new context would:
         // a price watched every minute must not come from an hour-long cache entry.
         if (key !== undefined) {
-          origins = trackOrigins(page);
+          activity = trackActivity(page);
           await withTimeout(page.setCacheEnabled(false), this.callTimeoutMs, 'setCacheEnabled');
         }
       }
@@ -246,7 +246,7 @@ export class BrowserPool {
       request.signal?.removeEventListener('abort', onAbort);
       if (keep && !request.signal?.aborted && context && page && egress) {
         // The answer need not wait for the wipe; the slot stays taken until the page is parked.
-        this.inBackground(this.parkOrClose(browser, key!, { context, page, egress, cdp, uses: uses + 1, origins }));
+        this.inBackground(this.parkOrClose(browser, key!, { context, page, egress, cdp, uses: uses + 1, activity }));
       } else {
         await this.closeLease(browser, context, egress);
         this.release(browser);

@@ -30,7 +30,15 @@ describe('BrowserPool page reuse', () => {
     web = await startFixtureWeb({ bigSitePages: 10 });
     tempRoot = await mkdtemp(join(tmpdir(), 'trawl-reuse-test-'));
     proxy = new EgressProxy({ policy: new EgressPolicy({ hostMap: parseHostMap(fixtureHostMap()) }) });
-    pool = new BrowserPool({ proxy, browsers: 1, pagesPerBrowser: 2, retireAfterPages: 1_000, launch: { tempRoot }, reuse: { idleMs: 60_000, maxParkedPerBrowser: 2 } });
+    pool = new BrowserPool({
+      proxy,
+      browsers: 1,
+      pagesPerBrowser: 2,
+      retireAfterPages: 1_000,
+      // Storage buckets exist in secure contexts only; the fixture web is plain http.
+      launch: { tempRoot, extraArgs: [`--unsafely-treat-insecure-origin-as-secure=${web.url('other.test', '/').replace(/\/$/, '')}`] },
+      reuse: { idleMs: 60_000, maxParkedPerBrowser: 2 },
+    });
     await pool.start();
   });
 
@@ -120,6 +128,50 @@ describe('BrowserPool page reuse', () => {
     const next = await leftoversSeen('tenant-i');
     expect(next.page).not.toBe(first);
     expect(next.seen).toMatchObject({ local: 0, session: 0 });
+  });
+
+  it('wipes a same-origin frame kept under a cross-site one (its storage is keyed apart from the page’s)', async () => {
+    /** other.test/x ⊃ js.test/ ⊃ other.test/x: the inner frame has the page's origin, not its storage key. */
+    const nested = async (page: Page) => {
+      await page.goto(web.url('other.test', '/x'));
+      await page.evaluate(`document.body.insertAdjacentHTML('beforeend', '<iframe src="${web.url('js.test', '/')}"></iframe>')`);
+      await waitFor(() => page.frames().some((frame) => frame.url().startsWith(web.url('js.test', '/'))), { what: 'the middle frame' });
+      const middle = page.frames().find((frame) => frame.url().startsWith(web.url('js.test', '/')))!;
+      await middle.evaluate(`document.body.insertAdjacentHTML('beforeend', '<iframe src="${web.url('other.test', '/x')}"></iframe>')`);
+      await waitFor(() => middle.childFrames().some((frame) => frame.url().startsWith(web.url('other.test', '/x'))), { what: 'the inner frame' });
+      return middle.childFrames().find((frame) => frame.url().startsWith(web.url('other.test', '/x')))!;
+    };
+    const first = await pool.withPage({ deadlineAt: soon(), reuseKey: 'tenant-k' }, async ({ page }) => {
+      await (await nested(page)).evaluate(`localStorage.setItem('k', 'v')`);
+      return page;
+    });
+    await waitFor(() => pool.stats().active === 0, { what: 'the page parked' });
+    const next = await pool.withPage({ deadlineAt: soon(), reuseKey: 'tenant-k' }, async ({ page }) => ({
+      page,
+      local: await (await nested(page)).evaluate('localStorage.length'),
+    }));
+    expect(next.page).toBe(first);
+    expect(next.local).toBe(0);
+  });
+
+  it('does not reuse a page whose scripts broke the silencing, or that named a storage bucket', async () => {
+    for (const [reuseKey, script] of [
+      ['tenant-l', `window.stop = undefined`],
+      ['tenant-m', `navigator.storageBuckets.open('token-abc123')`],
+    ]) {
+      const first = await pool.withPage({ deadlineAt: soon(), reuseKey }, async ({ page }) => {
+        await page.goto(web.url('other.test', '/x'));
+        await page.evaluate(script);
+        return page;
+      });
+      await waitFor(() => pool.stats().active === 0, { what: 'the page closed' });
+      const next = await pool.withPage({ deadlineAt: soon(), reuseKey }, async ({ page }) => {
+        await page.goto(web.url('other.test', '/x'));
+        return { page, buckets: await page.evaluate(`navigator.storageBuckets.keys()`) };
+      });
+      expect(next.page).not.toBe(first);
+      expect(next.buckets).toEqual([]);
+    }
   });
 
   it('does not reuse a page that opened a window', async () => {

@@ -1,4 +1,5 @@
 import type { BrowserContext, CDPSession, Frame, Page } from 'puppeteer-core';
+import { randomUUID } from 'node:crypto';
 import { withTimeout } from './with-timeout';
 
 /**
@@ -20,61 +21,91 @@ export interface ReusablePage {
   cdp: CDPSession;
   /** Requests this page has served. */
   uses: number;
-  /** Origins its frames showed since it was last wiped (see {@link trackOrigins}). */
-  origins: Set<string>;
+  /** What the page did since it was last wiped (see {@link trackActivity}). */
+  activity: PageActivity;
 }
 
+export interface PageActivity {
+  /** Origins of the documents its frames committed. */
+  origins: Set<string>;
+  /** Whether it opened a window (a popup's target may not be attached yet when parking looks). */
+  openedWindow: boolean;
+}
+
+/** Where a parked document is moved (see SILENCE_DOCUMENT); its commits are not the tenant's. */
+const PARKED_PATH = '/__trawl_parked__';
+
 /**
- * Records the origin of every document the page's frames commit, so that parking can tell a tab
- * that left an origin (a script redirect, a frame that navigated away): its storage there is out of
- * reach, and the page is closed instead.
+ * Records what parking must know of a page's request: the origin of every document its frames
+ * commit (a tab that left an origin, by a script redirect or a frame that navigated away, cannot be
+ * wiped there and is closed instead), and whether it opened a window.
  */
-export function trackOrigins(page: Page): Set<string> {
-  const origins = new Set<string>();
+export function trackActivity(page: Page): PageActivity {
+  const activity: PageActivity = { origins: new Set(), openedWindow: false };
   page.on('framenavigated', (frame) => {
-    const origin = httpOrigin(frame.url());
-    if (origin) origins.add(origin);
+    const url = frame.url();
+    const origin = httpOrigin(url);
+    if (origin && new URL(url).pathname !== PARKED_PATH) activity.origins.add(origin);
   });
-  return origins;
+  page.on('popup', () => (activity.openedWindow = true));
+  return activity;
 }
 
 /**
  * Web-exposed storage, as wiped per origin or storage key. Not `all`: that adds the GPU shader
  * cache (nothing a page can read back, and ~4 ms of the browser's time per call, measured) and
- * cookies, which are cleared for the whole context at once instead.
+ * cookies, which are cleared for the whole context at once instead. Storage buckets are not in the
+ * list either (their data is, their names are not): a page that made one is closed instead.
  */
 const STORAGE_TYPES = 'local_storage,indexeddb,cache_storage,service_workers,file_systems,websql';
 
 /**
  * Stops the page's scripts and wipes what it stored: cookies, the storage (session storage too) of
- * its origin and of every frame it shows, the tab's name and history. False, with nothing wiped,
- * when the page cannot be wiped completely and must be closed instead:
+ * its origin and of every frame it shows, the tab's name and history. False when the page cannot
+ * be wiped completely and must be closed instead:
  * - session storage belongs to the tab and is reachable only from a document of its origin, and a
- *   third-party frame's storage is kept under a key that only the frame itself names, so a tab that
- *   left an origin (a script sent it on, a frame navigated away or was removed) cannot be wiped;
- * - a window the page opened has a tab and frames of its own: rare enough to close them all.
+ *   frame's storage may be kept under a key that only the frame itself names (a third-party frame,
+ *   or a same-origin frame under a cross-site one), so a tab that left an origin (a script sent it
+ *   on, a frame navigated away or was removed) cannot be wiped;
+ * - a window the page opened has a tab and frames of its own: rare enough to close them all;
+ * - a script of the page broke the silencing (it replaced `window.stop`, `history.replaceState`…),
+ *   or the page named storage buckets.
  */
 export async function parkPage(target: ReusablePage, timeoutMs: number): Promise<boolean> {
-  const { cdp, page, context, origins } = target;
+  const { cdp, page, context, activity } = target;
+  if (activity.openedWindow) return false;
   const pages = await withTimeout(context.pages(), timeoutMs, 'pages');
   if (pages.some((other) => other !== page)) return false;
   const mainFrame = page.mainFrame();
   const mainOrigin = httpOrigin(mainFrame.url());
-  const shown = new Set(page.frames().map((frame) => httpOrigin(frame.url())));
-  if ([...origins].some((origin) => !shown.has(origin))) return false;
-  // Frames of other origins, while they still exist (silencing drops them): their storage key,
-  // and their session storage cleared from inside (a cross-site frame runs in a renderer of its own).
-  const foreign = page.frames().filter((frame) => frame !== mainFrame && httpOrigin(frame.url()) && httpOrigin(frame.url()) !== mainOrigin);
-  const storageKeys = await Promise.all(
-    foreign.map(async (frame) => {
-      const [{ storageKey }] = await Promise.all([
-        withTimeout(cdp.send('Storage.getStorageKey', { frameId: frameIdOf(frame) }), timeoutMs, 'storage key'),
-        withTimeout(frame.evaluate(CLEAR_SESSION_STORAGE), timeoutMs, 'clear frame session storage'),
-      ]);
-      return storageKey;
-    }),
+  const frames = page.frames();
+  const shown = new Set(frames.map((frame) => httpOrigin(frame.url())));
+  if ([...activity.origins].some((origin) => !shown.has(origin))) return false;
+
+  // Frames, while they still exist (silencing the document drops them): each is silenced and its
+  // session storage cleared from inside (a cross-site frame runs in a renderer of its own), and
+  // its storage key is wiped when it is not the document's own.
+  const subframes = frames.filter((frame) => frame !== mainFrame && httpOrigin(frame.url()));
+  const frameKeys: string[] = [];
+  if (subframes.length > 0) {
+    const keyOf = (frame: Frame) =>
+      withTimeout(cdp.send('Storage.getStorageKey', { frameId: frameIdOf(frame) }), timeoutMs, 'storage key').then((answer) => answer.storageKey);
+    const [mainKey, ...keys] = await Promise.all([keyOf(mainFrame), ...subframes.map(keyOf)]);
+    const silenced = await Promise.all(subframes.map((frame) => withTimeout(frame.evaluate(SILENCE_FRAME), timeoutMs, 'silence frame')));
+    if (silenced.some((clean) => clean !== true)) return false;
+    frameKeys.push(...new Set(keys.filter((key) => key !== mainKey)));
+  }
+
+  const marker = `${PARKED_PATH}?${randomUUID()}`;
+  const silenced = await withTimeout(
+    cdp.send('Runtime.evaluate', { expression: silenceDocument(mainOrigin ? marker : undefined), returnByValue: true, awaitPromise: true }),
+    timeoutMs,
+    'silence document',
   );
-  const silenced = await withTimeout(cdp.send('Runtime.evaluate', { expression: SILENCE_DOCUMENT, returnByValue: true }), timeoutMs, 'silence document');
+  const outcome = silenced.result.value as { session: boolean; url: string; buckets: number } | undefined;
+  if (silenced.exceptionDetails || !outcome || outcome.buckets > 0) return false;
+  if (mainOrigin && !outcome.url.endsWith(marker)) return false;
+
   // The rest is independent: sent at once, it costs one round trip of waiting instead of one each
   // (the request's slot is held until the page is parked).
   const steps: Promise<unknown>[] = [
@@ -86,15 +117,15 @@ export async function parkPage(target: ReusablePage, timeoutMs: number): Promise
   ];
   if (mainOrigin) {
     steps.push(withTimeout(cdp.send('Storage.clearDataForOrigin', { origin: mainOrigin, storageTypes: STORAGE_TYPES }), timeoutMs, 'clear origin data'));
-    if (silenced.result.value !== true) {
+    if (!outcome.session) {
       steps.push(withTimeout(cdp.send('DOMStorage.clear', { storageId: { securityOrigin: mainOrigin, isLocalStorage: false } }), timeoutMs, 'clear session storage'));
     }
   }
-  for (const storageKey of new Set(storageKeys)) {
+  for (const storageKey of frameKeys) {
     steps.push(withTimeout(cdp.send('Storage.clearDataForStorageKey', { storageKey, storageTypes: STORAGE_TYPES }), timeoutMs, 'clear frame data'));
   }
   await Promise.all(steps);
-  origins.clear();
+  activity.origins.clear();
   return true;
 }
 
@@ -103,25 +134,39 @@ function frameIdOf(frame: Frame): string {
   return (frame as unknown as { _id: string })._id;
 }
 
-/**
- * Clears every timer and animation frame of the document, stops its loads, drops its DOM (and so
- * its frames) and clears its session storage; true when that storage could be cleared (an opaque
- * origin has none to reach).
- */
-const SILENCE_DOCUMENT = `(() => {
+/** Clears every timer and animation frame of the document and stops its loads. */
+const STOP_SCRIPTS = `
   const lastTimer = setTimeout(() => {}, 0);
   for (let id = Math.max(0, lastTimer - 1_000_000); id <= lastTimer; id++) { clearTimeout(id); clearInterval(id); }
   const lastFrame = requestAnimationFrame(() => {});
   for (let id = Math.max(0, lastFrame - 100_000); id <= lastFrame; id++) cancelAnimationFrame(id);
-  window.stop();
+  window.stop();`;
+
+/** Session storage cleared (false: an opaque origin, with none to reach) and storage buckets named. */
+const CLEAR_SESSION_AND_COUNT_BUCKETS = `
+  let session = false;
+  try { sessionStorage.clear(); session = true; } catch {}
+  const buckets = navigator.storageBuckets ? (await navigator.storageBuckets.keys()).length : 0;`;
+
+/**
+ * Silences the document and drops its DOM (and so its frames), after moving it to `marker` (a
+ * same-origin path no tenant asks for): otherwise the next request for this very URL with a
+ * `#fragment` would be a same-document navigation, with no new document and no load event.
+ */
+function silenceDocument(marker: string | undefined): string {
+  return `(async () => {${STOP_SCRIPTS}
   // The name outlives same-site navigations of the tab: the next document must not read it.
   window.name = '';
-  document.documentElement?.remove();
-  try { sessionStorage.clear(); return true; } catch { return false; }
+  ${marker ? `history.replaceState(null, '', ${JSON.stringify(marker)});` : ''}
+  document.documentElement?.remove();${CLEAR_SESSION_AND_COUNT_BUCKETS}
+  return { session, url: location.href, buckets };
 })()`;
+}
 
-/** Run in a frame; an opaque origin (a sandboxed frame) has no session storage to reach. */
-const CLEAR_SESSION_STORAGE = `(() => { try { sessionStorage.clear(); } catch {} })()`;
+/** Run in a frame before the document drops it: true when it is silenced and holds no bucket. */
+const SILENCE_FRAME = `(async () => {${STOP_SCRIPTS}${CLEAR_SESSION_AND_COUNT_BUCKETS}
+  return buckets === 0;
+})()`;
 
 /** Lets a parked page run again, right before its next navigation replaces the old document. */
 export async function wakePage(target: ReusablePage, timeoutMs: number): Promise<void> {

@@ -61,6 +61,16 @@ describe(renderPage.name, () => {
       expect(pool.stats().reused).toBeGreaterThan(0);
     });
 
+    it('loads a new document when the URL differs from the last one by a #fragment only', async () => {
+      for (const fragment of ['#top', '#top', '#other']) {
+        const started = Date.now();
+        const page = await render(web.url('js.test', `/onload${fragment}`), {}, {}, undefined, reuseKey);
+        expect(page.html).toContain('<p id="loaded">loaded</p>');
+        expect(Date.now() - started).toBeLessThan(2_500);
+        await waitFor(() => pool.stats().active === 0, { what: 'the page parked' });
+      }
+    });
+
     it('waits for the document a script replaced this one with', async () => {
       for (let i = 0; i < 2; i++) {
         const page = await render(web.url('js.test', '/script-redirect'), {}, {}, undefined, reuseKey);

@@ -222,7 +222,10 @@ function trackMainDocument(page: Page): MainDocument {
 async function navigate(page: Page, input: RenderInput, egress: BrowserLease['egress'], timeoutMs: number, deadlineAt: number): Promise<void> {
   try {
     const response = await withTimeout(page.goto(input.url, { waitUntil: 'domcontentloaded', timeout: timeoutMs }), timeoutMs + 1_000, 'goto');
-    if (response) refuseIfEgressAnswer(egress.refusalIn(response.headers()));
+    // No response: the URL only moved within the current document (parking makes that impossible for
+    // a reused page); there is no new document to wait for.
+    if (!response) throw new BrowserError(BrowserErrorCode.NavigationFailed, 'The page answered nothing');
+    refuseIfEgressAnswer(egress.refusalIn(response.headers()));
   } catch (error) {
     if (error instanceof BrowserError && error.code !== BrowserErrorCode.CallTimeout) throw error;
     // An https page refused by the proxy shows as a tunnel failure: the session knows why.
