@@ -4,6 +4,7 @@ import type { FetchOptionsV1 } from '@trawl/contracts';
 import type { BrowserLease } from './browser-pool';
 import { BrowserError, BrowserErrorCode } from './browser.errors';
 import { imageSize } from './image-size';
+import { leaveParkedUrl } from './page-reuse';
 import { runInstructions, type InstructionsReport } from './js-instructions';
 import { blockedResourceTypes, interceptRequests, WEBSOCKET_STUB } from './request-interception';
 import { toPuppeteerSelector } from './selectors';
@@ -141,6 +142,10 @@ export async function renderPage(lease: BrowserLease, input: RenderInput, settin
   const mainDocument = trackMainDocument(page);
   const load = watchLoad(page);
   try {
+    if (!(await call(leaveParkedUrl(page, input.url, lease.callTimeoutMs), 'leave the parked URL'))) {
+      lease.discard();
+      throw new BrowserError(BrowserErrorCode.NavigationFailed, 'The previous page in this browser tab kept it from loading the page; retry');
+    }
     await navigate(page, input, egress, remaining(settings.navigationTimeoutMs ?? 30_000), deadlineAt);
     // A slow image must not cost the page: after the grace the DOM is taken as it is.
     await waitForLoad(load.loaded, remaining(settings.loadGraceMs ?? 10_000), deadlineAt);
