@@ -8,7 +8,7 @@
  *      `run.completed` at a real HTTPS receiver (target < 1 s).
  *
  *   node -r ./tools/register-aliases.js dist/bench/batch-bench.js [--tasks 100000] [--concurrency 64]
- *     [--latency-ms 0] [--webhook-runs 40] [--only tasks|webhooks] [--profile DIR]
+ *     [--latency-ms 0] [--webhook-runs 40] [--only tasks|webhooks] [--profile DIR] [--set KEY=VALUE]…
  *   (--latency-ms: big.test answers each task's page after that long, as a real site would; at 0 the
  *   comparison is CPU-bound and measures Trawl's own cost per task)
  *   (--profile: CPU profiles of the gateway, the scheduler and the worker over the Trawl run, written
@@ -39,10 +39,12 @@ interface BatchBenchOptions {
   only?: 'tasks' | 'webhooks';
   /** Where the services write CPU profiles (--profile). */
   profileDir?: string;
+  /** Variables for every Trawl service (--set KEY=VALUE). */
+  serviceEnv: Record<string, string>;
 }
 
 function parseOptions(args: readonly string[]): BatchBenchOptions {
-  const options: BatchBenchOptions = { tasks: 100_000, concurrency: 64, webhookRuns: 40, latencyMs: 0 };
+  const options: BatchBenchOptions = { tasks: 100_000, concurrency: 64, webhookRuns: 40, latencyMs: 0, serviceEnv: {} };
   for (let i = 0; i < args.length; i += 2) {
     const [name, value] = [args[i], args[i + 1] ?? ''];
     const n = Number(value);
@@ -52,6 +54,7 @@ function parseOptions(args: readonly string[]): BatchBenchOptions {
     else if (name === '--latency-ms' && Number.isInteger(n) && n >= 0) options.latencyMs = n;
     else if (name === '--only' && (value === 'tasks' || value === 'webhooks')) options.only = value;
     else if (name === '--profile' && value !== '') options.profileDir = resolve(value);
+    else if (name === '--set' && value.includes('=')) options.serviceEnv[value.slice(0, value.indexOf('='))] = value.slice(value.indexOf('=') + 1);
     else throw new Error(`unknown option "${name} ${value}"`);
   }
   return options;
@@ -279,6 +282,7 @@ async function main(): Promise<void> {
         ...(options.profileDir
           ? { NODE_OPTIONS: `--require ${resolve(__dirname, '..', '..', 'tools', 'cpu-profile.js')}`, CPU_PROFILE_DIR: options.profileDir }
           : {}),
+        ...options.serviceEnv,
       },
       'fetch-worker': { BATCH_CONCURRENCY: String(options.concurrency) },
     },

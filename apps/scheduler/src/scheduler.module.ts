@@ -90,6 +90,8 @@ export class SchedulerModule {
       maxAttempts: BATCH_TASK_MAX_ATTEMPTS,
       reconcileIntervalMs: config.BATCH_RECONCILE_INTERVAL_MS,
       resultBatch: config.BATCH_RESULT_BATCH,
+      resultWaitMs: config.BATCH_RESULT_WAIT_MS,
+      dispatchLingerMs: config.BATCH_DISPATCH_LINGER_MS,
       creditPriceUsd: config.FETCH_CREDIT_PRICE_USD,
       forbiddenDomains: config.FETCH_FORBIDDEN_DOMAINS,
       secrets: config.SECRETS_KEY,

@@ -13,9 +13,6 @@ import { RunResultsService } from './run-results.service';
 import { RUNS_SETTINGS, RunsSettings } from './runs.settings';
 import { TaskResult } from './task-result';
 
-/** How long a batch of results waits for company once its first one is there, in ms. */
-const INTAKE_WAIT_MS = 10;
-
 /**
  * Takes task results from JetStream in batches and has them applied in one transaction; the
  * messages are acked only after it commits (a failed batch is nak'ed and comes back). Bodies that
@@ -48,7 +45,7 @@ export class RunResultConsumer {
       // Each result holds a tenant slot until it is applied, so the wait is part of every task's
       // cycle; but one transaction per worker message (often 1 result) cost more CPU per task in
       // Postgres and here than the wait costs in latency (bench/README.md, Batch).
-      maxWaitMs: INTAKE_WAIT_MS,
+      maxWaitMs: this.settings.resultWaitMs,
       handler: (messages) => this.handle(messages),
     });
     await this.consumer.start();

@@ -9,8 +9,6 @@ import { RunReconcilerService } from './run-reconciler.service';
 import { RunResultConsumer } from './run-result.consumer';
 import { RUNS_SETTINGS, RunsSettings } from './runs.settings';
 
-/** Longest wait of a dispatch round for more freed slots after results came in, in ms. */
-const DISPATCH_LINGER_MS = 10;
 /** Freed slots that start a round at once. */
 const DISPATCH_LINGER_TASKS = 16;
 
@@ -79,14 +77,15 @@ export class RunsRuntime {
 
   /**
    * Results free tenant slots. A round for one or two freed slots costs about as many statements as
-   * one for dozens, so the round waits up to `DISPATCH_LINGER_MS` for `DISPATCH_LINGER_TASKS` freed
+   * one for dozens, so the round waits up to `dispatchLingerMs` for `DISPATCH_LINGER_TASKS` freed
    * slots: measured, a round per result took more CPU per task (scheduler and Postgres) than the
    * few milliseconds of idle slots it saved.
    */
   private onResults(applied: number): void {
     this.freed += applied;
     if (this.freed >= DISPATCH_LINGER_TASKS) this.requestRound();
-    else this.lingerTimer ??= setTimeout(() => this.requestRound(), DISPATCH_LINGER_MS);
+    else if (this.settings.dispatchLingerMs === 0) this.requestRound();
+    else this.lingerTimer ??= setTimeout(() => this.requestRound(), this.settings.dispatchLingerMs);
   }
 
   /**

@@ -24,6 +24,10 @@ export interface RunsSettings {
   reconcileIntervalMs: number;
   /** Most result messages applied in one transaction. */
   resultBatch: number;
+  /** How long the first result of a batch waits for more before the batch is applied, ms. */
+  resultWaitMs: number;
+  /** How long a dispatch round waits for more freed slots after results came in, ms. */
+  dispatchLingerMs: number;
   /** US dollars per credit: `stats.spend.cost` = credits × this. */
   creditPriceUsd: number;
   /** Operator's forbidden domains (`FETCH_FORBIDDEN_DOMAINS`): tasks there fail with `REQS001`. */

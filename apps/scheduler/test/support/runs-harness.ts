@@ -29,6 +29,8 @@ export function runsSettings(topology: MessagingTopology, overrides: Partial<Run
     maxAttempts: 3,
     reconcileIntervalMs: 100,
     resultBatch: 64,
+    resultWaitMs: 10,
+    dispatchLingerMs: 10,
     creditPriceUsd: 0.0001,
     forbiddenDomains: [],
     ...overrides,
