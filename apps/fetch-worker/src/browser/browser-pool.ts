@@ -94,6 +94,8 @@ export interface BrowserPoolStats {
   retired: number;
   /** Requests served by a parked page instead of a fresh context, since start. */
   reused: number;
+  /** Pages that served a request cleanly but could not be wiped, so were closed (see `ParkRefusal`), since start. */
+  unwipeable: number;
   /** Pages parked now, waiting for a request with their key. */
   parked: number;
 }
@@ -136,7 +138,7 @@ export class BrowserPool {
   private closed = false;
   private started?: Promise<void>;
   private closing?: Promise<void>;
-  private readonly counters = { launched: 0, crashed: 0, retired: 0, reused: 0 };
+  private readonly counters = { launched: 0, crashed: 0, retired: 0, reused: 0, unwipeable: 0 };
   private readonly parked: ParkedPage[] = [];
   private readonly reuse: Required<PageReuseOptions>;
   private sweeper?: NodeJS.Timeout;
@@ -382,7 +384,12 @@ export class BrowserPool {
     try {
       const cdp = used.cdp ?? (await withTimeout(used.page.createCDPSession(), this.callTimeoutMs, 'createCDPSession'));
       const parked: ParkedPage = { ...used, cdp, browser, key, parkedAt: Date.now() };
-      if (!(await parkPage(parked, this.callTimeoutMs))) return false;
+      const refusal = await parkPage(parked, this.callTimeoutMs);
+      if (refusal) {
+        this.counters.unwipeable++;
+        this.options.logger?.debug({ reason: refusal }, 'a used page cannot be wiped; closing it');
+        return false;
+      }
       if (browser.state !== 'ready' || this.closed) return false;
       const ofBrowser = this.parked.filter((other) => other.browser === browser);
       if (ofBrowser.length >= this.reuse.maxParkedPerBrowser) this.discardParked(ofBrowser[0]);

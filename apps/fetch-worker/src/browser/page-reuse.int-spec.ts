@@ -118,6 +118,7 @@ describe('BrowserPool page reuse', () => {
   });
 
   it('does not reuse a tab that left an origin (its session storage is out of reach), and the next page sees nothing of it', async () => {
+    const unwipeable = pool.stats().unwipeable;
     const first = await pool.withPage({ deadlineAt: soon(), reuseKey: 'tenant-i' }, async ({ page }) => {
       await page.goto(web.url('other.test', '/x'));
       await page.evaluate(`localStorage.setItem('k', 'v'); sessionStorage.setItem('s', 'v')`);
@@ -125,6 +126,8 @@ describe('BrowserPool page reuse', () => {
       return page;
     });
     await waitFor(() => pool.stats().active === 0, { what: 'the page closed' });
+    // Counted, for the operator who wonders why pages are not reused.
+    expect(pool.stats().unwipeable).toBe(unwipeable + 1);
     const next = await leftoversSeen('tenant-i');
     expect(next.page).not.toBe(first);
     expect(next.seen).toMatchObject({ local: 0, session: 0 });
@@ -159,12 +162,14 @@ describe('BrowserPool page reuse', () => {
       ['tenant-l', `window.stop = undefined`],
       ['tenant-m', `navigator.storageBuckets.open('token-abc123')`],
     ]) {
+      const unwipeable = pool.stats().unwipeable;
       const first = await pool.withPage({ deadlineAt: soon(), reuseKey }, async ({ page }) => {
         await page.goto(web.url('other.test', '/x'));
         await page.evaluate(script);
         return page;
       });
       await waitFor(() => pool.stats().active === 0, { what: 'the page closed' });
+      expect(pool.stats().unwipeable).toBe(unwipeable + 1);
       const next = await pool.withPage({ deadlineAt: soon(), reuseKey }, async ({ page }) => {
         await page.goto(web.url('other.test', '/x'));
         return { page, buckets: await page.evaluate(`navigator.storageBuckets.keys()`) };

@@ -61,8 +61,8 @@ const STORAGE_TYPES = 'local_storage,indexeddb,cache_storage,service_workers,fil
 
 /**
  * Stops the page's scripts and wipes what it stored: cookies, the storage (session storage too) of
- * its origin and of every frame it shows, the tab's name and history. False when the page cannot
- * be wiped completely and must be closed instead:
+ * its origin and of every frame it shows, the tab's name and history. Answers why not when the
+ * page cannot be wiped completely and must be closed instead:
  * - session storage belongs to the tab and is reachable only from a document of its origin, and a
  *   frame's storage may be kept under a key that only the frame itself names (a third-party frame,
  *   or a same-origin frame under a cross-site one), so a tab that left an origin (a script sent it
@@ -71,16 +71,16 @@ const STORAGE_TYPES = 'local_storage,indexeddb,cache_storage,service_workers,fil
  * - a script of the page broke the silencing (it replaced `window.stop`, `requestAnimationFrame`…),
  *   or the page named storage buckets.
  */
-export async function parkPage(target: ReusablePage, timeoutMs: number): Promise<boolean> {
+export async function parkPage(target: ReusablePage, timeoutMs: number): Promise<ParkRefusal | undefined> {
   const { cdp, page, context, activity } = target;
-  if (activity.openedWindow) return false;
+  if (activity.openedWindow) return 'opened_window';
   const pages = await withTimeout(context.pages(), timeoutMs, 'pages');
-  if (pages.some((other) => other !== page)) return false;
+  if (pages.some((other) => other !== page)) return 'opened_window';
   const mainFrame = page.mainFrame();
   const mainOrigin = httpOrigin(mainFrame.url());
   const frames = page.frames();
   const shown = new Set(frames.map((frame) => httpOrigin(frame.url())));
-  if ([...activity.origins].some((origin) => !shown.has(origin))) return false;
+  if ([...activity.origins].some((origin) => !shown.has(origin))) return 'left_origin';
 
   // Frames, while they still exist (silencing the document drops them): each is silenced and its
   // session storage cleared from inside (a cross-site frame runs in a renderer of its own), and
@@ -92,7 +92,7 @@ export async function parkPage(target: ReusablePage, timeoutMs: number): Promise
       withTimeout(cdp.send('Storage.getStorageKey', { frameId: frameIdOf(frame) }), timeoutMs, 'storage key').then((answer) => answer.storageKey);
     const [mainKey, ...keys] = await Promise.all([keyOf(mainFrame), ...subframes.map(keyOf)]);
     const silenced = await Promise.all(subframes.map((frame) => withTimeout(frame.evaluate(SILENCE_FRAME), timeoutMs, 'silence frame')));
-    if (silenced.some((clean) => clean !== true)) return false;
+    if (silenced.some((clean) => clean !== true)) return 'frame_not_silenced';
     frameKeys.push(...new Set(keys.filter((key) => key !== mainKey)));
   }
 
@@ -102,7 +102,8 @@ export async function parkPage(target: ReusablePage, timeoutMs: number): Promise
     'silence document',
   );
   const outcome = silenced.result.value as { session: boolean; buckets: number } | undefined;
-  if (silenced.exceptionDetails || !outcome || outcome.buckets > 0) return false;
+  if (silenced.exceptionDetails || !outcome) return 'not_silenced';
+  if (outcome.buckets > 0) return 'storage_buckets';
 
   // The rest is independent: sent at once, it costs one round trip of waiting instead of one each
   // (the request's slot is held until the page is parked).
@@ -124,8 +125,11 @@ export async function parkPage(target: ReusablePage, timeoutMs: number): Promise
   }
   await Promise.all(steps);
   activity.origins.clear();
-  return true;
+  return undefined;
 }
+
+/** Why a page that served a request cleanly cannot be wiped, and is closed instead of parked. */
+export type ParkRefusal = 'opened_window' | 'left_origin' | 'frame_not_silenced' | 'not_silenced' | 'storage_buckets';
 
 /** DevTools' id of a frame; puppeteer keeps it on an internal field (frame ids name OOPIF targets too). */
 function frameIdOf(frame: Frame): string {
