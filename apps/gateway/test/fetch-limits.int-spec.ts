@@ -65,6 +65,22 @@ describe('Fetch limits across two gateway replicas', () => {
       expect(again.headers.get('concurrency-remaining')).toBe('2');
     });
 
+    it('gives back the slot admission took for a request refused after it (REQS004, AUTH004)', async () => {
+      const tenant = await gw.createTenant({ concurrency: 1 });
+      const invalid = await fetch(`${a}/v1/?${q({ apikey: tenant.api_key, url: TARGET, wait: '999999' })}`);
+      expect(invalid.status).toBe(400);
+      expect(await json(invalid)).toMatchObject({ code: 'REQS004' });
+      expect(await slotsHeld(gw, tenant.tenant_id)).toBe(0);
+      const ok = await fetch(`${b}/v1/?${q({ apikey: tenant.api_key, url: TARGET })}`);
+      expect(ok.status).toBe(200);
+      expect(ok.headers.get('concurrency-remaining')).toBe('1');
+
+      const broke = await gw.createTenant({ concurrency: 1, credits: 0 });
+      const spent = await fetch(`${a}/v1/?${q({ apikey: broke.api_key, url: TARGET })}`);
+      expect(await json(spent)).toMatchObject({ code: 'AUTH004' });
+      expect(await slotsHeld(gw, broke.tenant_id)).toBe(0);
+    });
+
     it('frees the slots of a crashed replica when their lease passes', async () => {
       const tenant = await gw.createTenant({ concurrency: 1 });
       // A replica that died mid-request leaves its slot row behind, lease still running.

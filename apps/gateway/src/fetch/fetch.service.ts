@@ -7,9 +7,9 @@ import type { Logger } from '@trawl/observability';
 import type { TenantContext } from '../auth/authenticated-tenant';
 import type { GatewayConfig } from '../config';
 import { GATEWAY_CONFIG, LOGGER } from '../gateway.tokens';
-import { LimitsService } from '../limits/limits.service';
+import { LimitsService, type Admission, type HeldSlot } from '../limits/limits.service';
 import type { QueryParameters } from '../problems/query-parameters';
-import type { PlanFeature } from '../tenants/account';
+import type { Account, PlanFeature } from '../tenants/account';
 import { assertAccountMay } from '../tenants/account-standing';
 import { CaptchaSolverKeys } from '../tenants/captcha-solver-keys';
 import { FetchError, FetchErrorCode } from './fetch.errors';
@@ -88,43 +88,25 @@ export class FetchService {
 
   private async admitAndCall(call: FetchCall, started: bigint): Promise<FetchAnswer> {
     const { tenantId } = call.tenant;
-    const snapshot = await this.limits.admit(tenantId);
-    // Charges this replica answered but has not written yet count as used (ChargeBuffer's window).
-    const account = { ...snapshot.account, creditsUsed: snapshot.account.creditsUsed + this.charges.pendingCredits(tenantId) };
-    call.usage.concurrency(account.concurrency, snapshot.slotsInUse);
-    this.limits.assertRate(snapshot);
-
-    const query = parseFetchQuery(call.query);
-    const forbiddenBy = this.forbidden.match(query.hostname);
-    if (forbiddenBy !== undefined) {
-      throw new FetchError(FetchErrorCode.ForbiddenDomain, `Requests to ${forbiddenBy} are forbidden on this service.`, {
-        domain: forbiddenBy,
-      });
+    const admission = await this.limits.admit(tenantId);
+    let account: Account;
+    let held: HeldSlot;
+    let query: FetchQuery;
+    try {
+      ({ account, query } = this.checkRequest(call, admission));
+      held = admission.held ?? (await this.limits.acquireSlot(tenantId, account.concurrency));
+    } catch (error) {
+      // Refused after all: the slot admission took goes back before the answer does.
+      if (admission.held) await this.releaseSlot(admission.held, call);
+      throw error;
     }
-    const tier = tierOf({ jsRender: query.options.js_render, premiumProxy: query.options.premium_proxy });
-    const features = [...featuresOf(query), ...(call.via === 'proxy_mode' ? (['proxy_mode'] as const) : [])];
-    assertAccountMay(account, { product: 'fetch', features, credits: TIER_CREDITS[tier] });
-    if (query.extract) {
-      // No domain is prepared yet (extract comes with its own issue): every domain is unprepared.
-      throw new FetchError(
-        FetchErrorCode.ExtractNotPrepared,
-        `Extract is not prepared for ${query.hostname}. Ask for it with POST /v1/extract/prepared-domains, ` +
-          'check GET /v1/extract/domains, or use css_extractor meanwhile.',
-        { domain: query.hostname },
-      );
-    }
-
-    const held = await this.limits.acquireSlot(tenantId, account.concurrency);
     this.metrics.slotsInUse.inc();
     call.usage.concurrency(account.concurrency, held.inUse);
     const release = async () => {
       // The call has settled: the worker is done with the request (or was lost), so is its slot.
       // Freed before the answer leaves, so that the caller's next request finds it free.
       this.metrics.slotsInUse.dec();
-      await this.limits.release(held.lease).catch((error: unknown) =>
-        // Its lease frees it in time.
-        this.logger.warn({ err: error, request_id: call.usage.requestId }, 'could not release a concurrency slot'),
-      );
+      await this.releaseSlot(held, call);
       call.usage.concurrency(account.concurrency, held.inUse - 1);
     };
     let reply: FetchReplyV1;
@@ -154,6 +136,45 @@ export class FetchService {
       headers: { ...targetAnswerHeaders(reply.headers), ...retryAdvice(reply.error?.code) },
       body,
     };
+  }
+
+  /**
+   * What is checked between admission and the worker, in the order the errors are answered: rate
+   * (`AUTH008`), parameters, forbidden domains (`REQS001`), the account and its plan, `extract`.
+   */
+  private checkRequest(call: FetchCall, admission: Admission): { account: Account; query: FetchQuery } {
+    // Charges this replica answered but has not written yet count as used (ChargeBuffer's window).
+    const account = { ...admission.account, creditsUsed: admission.account.creditsUsed + this.charges.pendingCredits(call.tenant.tenantId) };
+    call.usage.concurrency(account.concurrency, admission.slotsInUse);
+    this.limits.assertRate(admission);
+
+    const query = parseFetchQuery(call.query);
+    const forbiddenBy = this.forbidden.match(query.hostname);
+    if (forbiddenBy !== undefined) {
+      throw new FetchError(FetchErrorCode.ForbiddenDomain, `Requests to ${forbiddenBy} are forbidden on this service.`, {
+        domain: forbiddenBy,
+      });
+    }
+    const tier = tierOf({ jsRender: query.options.js_render, premiumProxy: query.options.premium_proxy });
+    const features = [...featuresOf(query), ...(call.via === 'proxy_mode' ? (['proxy_mode'] as const) : [])];
+    assertAccountMay(account, { product: 'fetch', features, credits: TIER_CREDITS[tier] });
+    if (query.extract) {
+      // No domain is prepared yet (extract comes with its own issue): every domain is unprepared.
+      throw new FetchError(
+        FetchErrorCode.ExtractNotPrepared,
+        `Extract is not prepared for ${query.hostname}. Ask for it with POST /v1/extract/prepared-domains, ` +
+          'check GET /v1/extract/domains, or use css_extractor meanwhile.',
+        { domain: query.hostname },
+      );
+    }
+    return { account, query };
+  }
+
+  private async releaseSlot(held: HeldSlot, call: FetchCall): Promise<void> {
+    await this.limits.release(held.lease).catch((error: unknown) =>
+      // Its lease frees it in time.
+      this.logger.warn({ err: error, request_id: call.usage.requestId }, 'could not release a concurrency slot'),
+    );
   }
 
   private async callWorker(

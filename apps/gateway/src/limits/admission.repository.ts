@@ -10,21 +10,26 @@ export interface AdmissionSnapshot {
   requestsThisMinute: number;
   /** Time until the rate window resets, in ms. */
   windowResetsInMs: number;
-  /** Concurrency slots held now (live leases), across every replica. */
+  /** Concurrency slots held now (live leases), across every replica, not counting `slot`. */
   slotsInUse: number;
+  /** The slot taken for this request by the same statement, when one was free and the rate allowed it. */
+  slot?: number;
 }
 
 /**
- * One round trip on the Fetch hot path: counts the request in the tenant's one-minute rate window
- * and reads the account and the slots in use. The window is one row per tenant rewritten in place
- * (a fixed window: a burst across a minute boundary may get up to twice the limit in 60 s).
+ * One round trip on the Fetch hot path: counts the request in the tenant's one-minute rate window,
+ * reads the account and the slots in use, and takes a free concurrency slot for `holder` when the
+ * window allows the request (a request that then fails a check gives it back; see LimitsService).
+ * The window is one row per tenant rewritten in place (a fixed window: a burst across a minute
+ * boundary may get up to twice the limit in 60 s). The slot is chosen as
+ * `ConcurrencySlotsRepository.tryAcquire` chooses it.
  */
 @Injectable()
 export class AdmissionRepository {
   constructor(private readonly db: Database) {}
 
-  async countRequestAndRead(tenantId: string): Promise<AdmissionSnapshot | undefined> {
-    const rows = await this.db.prepared<AccountRow & { requests: number; resets_in_ms: number; slots_in_use: number }>(
+  async countRequestAndRead(tenantId: string, holder: string, leaseMs: number): Promise<AdmissionSnapshot | undefined> {
+    const rows = await this.db.prepared<AccountRow & { requests: number; resets_in_ms: number; slots_in_use: number; slot: number | null }>(
       'fetch_admission',
       `WITH rate AS (
          INSERT INTO fetch_rate_windows AS w (tenant_id, window_start, requests)
@@ -32,14 +37,28 @@ export class AdmissionRepository {
          ON CONFLICT (tenant_id) DO UPDATE
             SET requests = CASE WHEN w.window_start = excluded.window_start THEN w.requests + 1 ELSE 1 END,
                 window_start = excluded.window_start
-         RETURNING requests, window_start)
+         RETURNING requests, window_start),
+       taken AS (
+         INSERT INTO fetch_slots AS f (tenant_id, slot, holder, lease_until)
+         SELECT $1, s, $2, now() + make_interval(secs => $3::double precision / 1000)
+           FROM tenants t CROSS JOIN rate CROSS JOIN LATERAL generate_series(1, t.concurrency) s
+          WHERE t.id = $1 AND rate.requests <= t.rate_limit_per_minute
+            AND NOT EXISTS (SELECT 1 FROM fetch_slots x WHERE x.tenant_id = $1 AND x.slot = s AND x.lease_until > now())
+          ORDER BY random()
+          LIMIT 1
+         ON CONFLICT (tenant_id, slot) DO UPDATE
+            SET holder = excluded.holder, lease_until = excluded.lease_until
+          WHERE f.lease_until <= now()
+         RETURNING slot)
        SELECT ${ACCOUNT_COLUMNS}, rate.requests,
               ceil(extract(epoch FROM rate.window_start + interval '1 minute' - now()) * 1000)::int AS resets_in_ms,
+              -- The statement's snapshot is from before the insert: the slots held by others.
               (SELECT count(*)::int FROM fetch_slots s
-                WHERE s.tenant_id = t.id AND s.lease_until > now() AND s.slot <= t.concurrency) AS slots_in_use
+                WHERE s.tenant_id = t.id AND s.lease_until > now() AND s.slot <= t.concurrency) AS slots_in_use,
+              (SELECT slot FROM taken) AS slot
          FROM tenants t, rate
         WHERE t.id = $1`,
-      [tenantId],
+      [tenantId, holder, leaseMs],
     );
     const row = rows[0];
     return (
@@ -48,6 +67,7 @@ export class AdmissionRepository {
         requestsThisMinute: row.requests,
         windowResetsInMs: Math.max(0, row.resets_in_ms),
         slotsInUse: row.slots_in_use,
+        ...(row.slot !== null && { slot: row.slot }),
       }
     );
   }

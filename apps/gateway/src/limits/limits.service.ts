@@ -10,6 +10,11 @@ import { LimitError, LimitErrorCode } from './limits.errors';
 /** How often a lost race for a free slot is retried before the request counts as over the limit. */
 const SLOT_RACE_RETRIES = 3;
 
+/** What {@link LimitsService.admit} learnt, and the slot it took when one was free. */
+export interface Admission extends AdmissionSnapshot {
+  held?: HeldSlot;
+}
+
 /** A held slot and the tenant's slots in use right after taking it. */
 export interface HeldSlot {
   lease: SlotLease;
@@ -36,18 +41,22 @@ export class LimitsService {
   }
 
   /**
-   * Counts the request in the tenant's rate window and reads its account (the billing period
-   * renewed first if it has ended) and its slots in use. Does not refuse: see {@link assertRate}.
+   * Counts the request in the tenant's rate window, reads its account (the billing period renewed
+   * first if it has ended) and its slots in use, and takes a free slot when the window allows the
+   * request: one round trip for what a request that goes on needs. Does not refuse (see
+   * {@link assertRate}); a request refused later must {@link release} `held`.
    */
-  async admit(tenantId: string): Promise<AdmissionSnapshot> {
-    const snapshot = await this.admission.countRequestAndRead(tenantId);
+  async admit(tenantId: string): Promise<Admission> {
+    const holder = randomUUID();
+    const snapshot = await this.admission.countRequestAndRead(tenantId, holder, this.slotLeaseMs);
     if (!snapshot) throw new Error(`Tenant ${tenantId} of an authenticated key does not exist`);
+    const held = snapshot.slot === undefined ? undefined : { lease: { tenantId, slot: snapshot.slot, holder }, inUse: snapshot.slotsInUse + 1 };
     if (snapshot.account.periodEndsAt.getTime() <= Date.now()) {
       await this.accounts.renewPeriodIfEnded(tenantId, snapshot.account.periodEndsAt);
       const account = await this.accounts.find(tenantId);
-      if (account) return { ...snapshot, account };
+      if (account) return { ...snapshot, account, held };
     }
-    return snapshot;
+    return { ...snapshot, held };
   }
 
   /** @throws LimitError `AUTH008` with `Retry-After` (seconds to the next window) when the minute's requests are spent. */
@@ -63,7 +72,8 @@ export class LimitsService {
   }
 
   /**
-   * Takes one of the tenant's `limit` concurrency slots.
+   * Takes one of the tenant's `limit` concurrency slots (when admission found none free, or lost
+   * the race for the one it chose).
    * @throws LimitError `AUTH006` when every slot is held.
    */
   async acquireSlot(tenantId: string, limit: number): Promise<HeldSlot> {
