@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Database } from '@trawl/persistence';
 import { ACCOUNT_COLUMNS, AccountRow, toAccount } from '../tenants/accounts.repository';
+import { claimSlotSql } from './concurrency-slots.repository';
 import type { Account } from '../tenants/account';
 
 /** What the gateway knows about a tenant when a Fetch request arrives. */
@@ -21,7 +22,7 @@ export interface AdmissionSnapshot {
  * reads the account and the slots in use, and takes a free concurrency slot for `holder` when the
  * window allows the request (a request that then fails a check gives it back; see LimitsService).
  * The window is one row per tenant rewritten in place (a fixed window: a burst across a minute
- * boundary may get up to twice the limit in 60 s). The slot is chosen as
+ * boundary may get up to twice the limit in 60 s). The slot is chosen by {@link claimSlotSql}, as
  * `ConcurrencySlotsRepository.tryAcquire` chooses it.
  */
 @Injectable()
@@ -38,18 +39,9 @@ export class AdmissionRepository {
             SET requests = CASE WHEN w.window_start = excluded.window_start THEN w.requests + 1 ELSE 1 END,
                 window_start = excluded.window_start
          RETURNING requests, window_start),
-       taken AS (
-         INSERT INTO fetch_slots AS f (tenant_id, slot, holder, lease_until)
-         SELECT $1, s, $2, now() + make_interval(secs => $3::double precision / 1000)
-           FROM tenants t CROSS JOIN rate CROSS JOIN LATERAL generate_series(1, t.concurrency) s
-          WHERE t.id = $1 AND rate.requests <= t.rate_limit_per_minute
-            AND NOT EXISTS (SELECT 1 FROM fetch_slots x WHERE x.tenant_id = $1 AND x.slot = s AND x.lease_until > now())
-          ORDER BY random()
-          LIMIT 1
-         ON CONFLICT (tenant_id, slot) DO UPDATE
-            SET holder = excluded.holder, lease_until = excluded.lease_until
-          WHERE f.lease_until <= now()
-         RETURNING slot)
+       taken AS (${claimSlotSql(
+         'FROM tenants t CROSS JOIN rate CROSS JOIN LATERAL generate_series(1, t.concurrency) s WHERE t.id = $1 AND rate.requests <= t.rate_limit_per_minute',
+       )})
        SELECT ${ACCOUNT_COLUMNS}, rate.requests,
               ceil(extract(epoch FROM rate.window_start + interval '1 minute' - now()) * 1000)::int AS resets_in_ms,
               -- The statement's snapshot is from before the insert: the slots held by others.

@@ -1,6 +1,26 @@
 import { Injectable } from '@nestjs/common';
 import { Database } from '@trawl/persistence';
 
+/**
+ * The statement that claims one free slot of tenant `$1` for holder `$2` with a lease of `$3` ms,
+ * among the slot numbers `s` that `candidates` (a FROM clause ending in a WHERE condition) yields;
+ * it returns the slot and `returning`'s columns. Slots are tried in random order so that replicas
+ * racing for a tenant's slots rarely pick the same one; a loser of such a race (the row was taken
+ * between its read and its write) gets no row. One rule for admission and for `tryAcquire`.
+ */
+export function claimSlotSql(candidates: string, returning = ''): string {
+  return `INSERT INTO fetch_slots AS f (tenant_id, slot, holder, lease_until)
+       SELECT $1, s, $2, now() + make_interval(secs => $3::double precision / 1000)
+         ${candidates}
+          AND NOT EXISTS (SELECT 1 FROM fetch_slots x WHERE x.tenant_id = $1 AND x.slot = s AND x.lease_until > now())
+        ORDER BY random()
+        LIMIT 1
+       ON CONFLICT (tenant_id, slot) DO UPDATE
+          SET holder = excluded.holder, lease_until = excluded.lease_until
+        WHERE f.lease_until <= now()
+       RETURNING slot${returning}`;
+}
+
 /** A held concurrency slot: release it with the same holder. */
 export interface SlotLease {
   tenantId: string;
@@ -19,11 +39,9 @@ export class ConcurrencySlotsRepository {
   constructor(private readonly db: Database) {}
 
   /**
-   * Takes a free slot in one statement, with the slots now held (this one included); `undefined`
-   * when none was free. Slots are tried in random
-   * order so that replicas racing for a tenant's slots rarely pick the same one; a loser of such a
-   * race (the row was taken between its read and its write) gets `undefined` too, and the caller
-   * asks again while slots remain.
+   * Takes a free slot in one statement (see {@link claimSlotSql}), with the slots now held (this
+   * one included); `undefined` when none was free or a race was lost, and the caller asks again
+   * while slots remain.
    */
   async tryAcquire(
     tenantId: string,
@@ -33,19 +51,12 @@ export class ConcurrencySlotsRepository {
   ): Promise<{ slot: number; inUse: number } | undefined> {
     const rows = await this.db.prepared<{ slot: number; held_before: number }>(
       'fetch_slots_acquire',
-      `INSERT INTO fetch_slots AS f (tenant_id, slot, holder, lease_until)
-       SELECT $1, s, $3, now() + make_interval(secs => $4::double precision / 1000)
-         FROM generate_series(1, $2::int) s
-        WHERE NOT EXISTS (SELECT 1 FROM fetch_slots x WHERE x.tenant_id = $1 AND x.slot = s AND x.lease_until > now())
-        ORDER BY random()
-        LIMIT 1
-       ON CONFLICT (tenant_id, slot) DO UPDATE
-          SET holder = excluded.holder, lease_until = excluded.lease_until
-        WHERE f.lease_until <= now()
-       RETURNING slot,
-         -- The statement's snapshot is from before the insert: the slots held by others.
-         (SELECT count(*)::int FROM fetch_slots x WHERE x.tenant_id = $1 AND x.slot <= $2 AND x.lease_until > now()) AS held_before`,
-      [tenantId, limit, holder, leaseMs],
+      claimSlotSql(
+        'FROM generate_series(1, $4::int) s WHERE true',
+        // The statement's snapshot is from before the insert: the slots held by others.
+        `, (SELECT count(*)::int FROM fetch_slots x WHERE x.tenant_id = $1 AND x.slot <= $4 AND x.lease_until > now()) AS held_before`,
+      ),
+      [tenantId, holder, leaseMs, limit],
     );
     const row = rows[0];
     return row && { slot: row.slot, inUse: row.held_before + 1 };
