@@ -114,14 +114,10 @@ function verdict(ok: boolean): string {
   return ok ? 'MET' : 'NOT MET';
 }
 
-async function benchOverhead(web: FixtureWebProcess, trawl: Trawl, options: FetchBenchOptions, latencyMs: number) {
-  const path = latencyMs > 0 ? `/p/1?ms=${latencyMs}` : '/p/1';
-  const page = `http://big.test:${web.port}${path}`;
-  const common = { clients: options.clients, seconds: options.seconds, warmupSeconds: options.warmup };
-  // CPU of each part per answered request: on a shared machine ratios move with the neighbours'
-  // load, CPU per request much less; it also shows where Trawl's time goes.
+/** CPU meters of Trawl's processes, Postgres (this bench's database), NATS, the fixture web and this process (the bench client, where the puppeteer loop runs too). */
+function processMeters(web: FixtureWebProcess, trawl: Trawl): Record<string, GroupCpuMeter> {
   const database = new URL(trawl.platform.databaseUrl).pathname.slice(1);
-  const meters = {
+  return {
     gateway: new GroupCpuMeter(() => [trawl.gatewayPid]),
     worker: new GroupCpuMeter(() => [trawl.workerPid]),
     'fixture web': new GroupCpuMeter(() => [web.pid]),
@@ -129,6 +125,15 @@ async function benchOverhead(web: FixtureWebProcess, trawl: Trawl, options: Fetc
     'nats-server (shared)': new GroupCpuMeter(() => processesNamed('nats-server')),
     'bench client': new GroupCpuMeter(() => [process.pid]),
   };
+}
+
+async function benchOverhead(web: FixtureWebProcess, trawl: Trawl, options: FetchBenchOptions, latencyMs: number) {
+  const path = latencyMs > 0 ? `/p/1?ms=${latencyMs}` : '/p/1';
+  const page = `http://big.test:${web.port}${path}`;
+  const common = { clients: options.clients, seconds: options.seconds, warmupSeconds: options.warmup };
+  // CPU of each part per answered request: on a shared machine ratios move with the neighbours'
+  // load, CPU per request much less; it also shows where Trawl's time goes.
+  const meters = processMeters(web, trawl);
   const machine = new MachineCpuMeter();
   const startMeters = () => {
     Object.values(meters).forEach((meter) => meter.start());
@@ -210,16 +215,7 @@ async function benchRender(
   const trawlCpu = machineCpu();
   // Where the CPU goes, per process group: both sides' Chromium, the loop's puppeteer (bench
   // client) against Trawl's worker, gateway, Postgres and NATS.
-  const database = new URL(trawl.platform.databaseUrl).pathname.slice(1);
-  const groups = () => ({
-    Chromium: new GroupCpuMeter(() => processesNamed('chromium')),
-    'fetch worker (Node)': new GroupCpuMeter(() => [trawl.workerPid]),
-    gateway: new GroupCpuMeter(() => [trawl.gatewayPid]),
-    'postgres (this database)': new GroupCpuMeter(() => processesNamedWith('postgres', database)),
-    'nats-server (shared)': new GroupCpuMeter(() => processesNamed('nats-server')),
-    'bench client (the loop runs here)': new GroupCpuMeter(() => [process.pid]),
-    'fixture web': new GroupCpuMeter(() => [web.pid]),
-  });
+  const groups = () => ({ Chromium: new GroupCpuMeter(() => processesNamed('chromium')), ...processMeters(web, trawl) });
   const plainGroups = groups();
   let plainCpuSeconds: Record<string, number> = {};
   const trawlGroups = groups();

@@ -117,7 +117,7 @@ export const gatewayConfigSchema = baseConfigSchema.extend({
   .transform((config) => ({ ...config, FILE_TRANSFERS_MAX: config.FILE_TRANSFERS_MAX ?? fileTransfersMax(config.DATABASE_POOL_SIZE) }));
 
 /** FILE_TRANSFERS_MAX when unset: half the pool, at most 4, at least 1. */
-export function fileTransfersMax(poolSize: number): number {
+function fileTransfersMax(poolSize: number): number {
   return Math.max(1, Math.min(4, Math.floor(poolSize / 2)));
 }
 

@@ -43,9 +43,8 @@ const PARKED_PATH = '/__trawl_parked__';
 export function trackActivity(page: Page): PageActivity {
   const activity: PageActivity = { origins: new Set(), openedWindow: false };
   page.on('framenavigated', (frame) => {
-    const url = frame.url();
-    const origin = httpOrigin(url);
-    if (origin && new URL(url).pathname !== PARKED_PATH) activity.origins.add(origin);
+    const url = httpUrl(frame.url());
+    if (url && url.pathname !== PARKED_PATH) activity.origins.add(url.origin);
   });
   page.on('popup', () => (activity.openedWindow = true));
   return activity;
@@ -193,9 +192,13 @@ export async function wakePage(target: ReusablePage, timeoutMs: number): Promise
 }
 
 function httpOrigin(url: string): string | undefined {
+  return httpUrl(url)?.origin;
+}
+
+function httpUrl(url: string): URL | undefined {
   try {
     const parsed = new URL(url);
-    return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? parsed.origin : undefined;
+    return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? parsed : undefined;
   } catch {
     return undefined;
   }

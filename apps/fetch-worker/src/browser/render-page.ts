@@ -142,7 +142,7 @@ export async function renderPage(lease: BrowserLease, input: RenderInput, settin
   const mainDocument = trackMainDocument(page);
   const load = watchLoad(page);
   try {
-    if (!(await call(leaveParkedUrl(page, input.url, lease.callTimeoutMs), 'leave the parked URL'))) {
+    if (!(await leaveParkedUrl(page, input.url, remaining(lease.callTimeoutMs)))) {
       lease.discard();
       throw new BrowserError(BrowserErrorCode.NavigationFailed, 'The previous page in this browser tab kept it from loading the page; retry');
     }
