@@ -10,7 +10,14 @@ import type { MsgHdrs } from '@nats-io/nats-core';
  *   beat       still working (lets the client tell a slow call from a dead server)
  *   head       the reply head (payload), then `Trawl-Rpc-Chunks` chunk messages follow
  *   chunk      a piece of the body, `Trawl-Rpc-Seq` 0…n-1, in order (NATS keeps one publisher's order)
+ *   whole      head and body in one message: the payload is the head's `Trawl-Rpc-Head-Bytes`
+ *              bytes, then the body. Sent only to a client whose request carried
+ *              `Trawl-Rpc-Whole: 1`, so that old clients and new servers (or the reverse) still
+ *              understand each other during a rolling upgrade.
  *   failed     the handler threw; the payload is a short message
+ *
+ * A client receives every reply on one wildcard inbox subscription, `<inbox>.<call id>`: a call
+ * costs the server no subscription of its own (no SUB/UNSUB, no churn of its subject index).
  *
  * Cancels travel on `<subject>.cancel` to every server (not the queue group): only the server that
  * holds the call id acts on it.
@@ -19,9 +26,11 @@ export const KIND_HEADER = 'Trawl-Rpc-Kind';
 export const CALL_HEADER = 'Trawl-Rpc-Call';
 export const CHUNKS_HEADER = 'Trawl-Rpc-Chunks';
 export const SEQ_HEADER = 'Trawl-Rpc-Seq';
+export const WHOLE_HEADER = 'Trawl-Rpc-Whole';
+export const HEAD_BYTES_HEADER = 'Trawl-Rpc-Head-Bytes';
 
-export type ReplyKind = 'busy' | 'accepted' | 'beat' | 'head' | 'chunk' | 'failed';
-const KINDS = new Set<string>(['busy', 'accepted', 'beat', 'head', 'chunk', 'failed']);
+export type ReplyKind = 'busy' | 'accepted' | 'beat' | 'head' | 'chunk' | 'whole' | 'failed';
+const KINDS = new Set<string>(['busy', 'accepted', 'beat', 'head', 'chunk', 'whole', 'failed']);
 
 export function cancelSubject(subject: string): string {
   return `${subject}.cancel`;

@@ -1,7 +1,7 @@
-import { createInbox, headers as natsHeaders, Msg, NatsConnection, nuid } from '@nats-io/nats-core';
+import { createInbox, headers as natsHeaders, Msg, NatsConnection, nuid, Subscription } from '@nats-io/nats-core';
 import { MessagingError, MessagingErrorCode } from '../messaging.errors';
 import { activeTraceHeaders } from '../trace-context';
-import { CALL_HEADER, cancelSubject, CHUNKS_HEADER, replyKind, SEQ_HEADER } from './protocol';
+import { CALL_HEADER, cancelSubject, CHUNKS_HEADER, HEAD_BYTES_HEADER, replyKind, SEQ_HEADER, WHOLE_HEADER } from './protocol';
 
 export interface StreamedRpcClientOptions {
   /** Time for a server to accept or refuse a call before another is asked, in ms (default 2 000). */
@@ -28,15 +28,26 @@ const BUSY_PAUSE_MS = 20;
 
 type Phase = 'asking' | 'accepted' | 'receiving';
 
+/** A call waiting for its replies on the shared inbox. */
+interface PendingCall {
+  onMessage(msg: Msg): void;
+  /** The inbox subscription ended (connection closed): no reply can come any more. */
+  onInboxClosed(): void;
+}
+
 /**
  * Client of `StreamedRpcServer`: one request, one server of the queue group, a reply of any size.
  * Always settles: with the reply, or a `MessagingError` (`rpc_no_responders`, `rpc_busy`,
  * `rpc_worker_lost`, `rpc_cancelled`, `rpc_remote_failure`) — never hangs on a dead server.
+ * Replies of all calls arrive on one wildcard subscription, told apart by the last token of the
+ * subject, which is the call id (see `protocol.ts`).
  */
 export class StreamedRpcClient {
   private readonly acceptTimeoutMs: number;
   private readonly silenceTimeoutMs: number;
   private readonly busyRetries: number;
+  private readonly pending = new Map<string, PendingCall>();
+  private inbox?: { prefix: string; sub: Subscription };
 
   constructor(
     private readonly nc: NatsConnection,
@@ -49,8 +60,6 @@ export class StreamedRpcClient {
 
   call(subject: string, payload: Uint8Array, options: CallOptions = {}): Promise<StreamedReply> {
     return new Promise<StreamedReply>((resolve, reject) => {
-      const inbox = createInbox();
-      const sub = this.nc.subscribe(inbox);
       let callId = '';
       let phase: Phase = 'asking';
       let tries = 0;
@@ -62,7 +71,7 @@ export class StreamedRpcClient {
 
       const finish = (error: MessagingError | undefined, reply?: StreamedReply): void => {
         clearTimeout(timer);
-        sub.unsubscribe();
+        this.pending.delete(callId);
         options.signal?.removeEventListener('abort', onAbort);
         if (error) reject(error);
         else resolve(reply as StreamedReply);
@@ -80,13 +89,18 @@ export class StreamedRpcClient {
           return;
         }
         tries += 1;
+        // A new id per try: answers of an earlier try arrive on another subject and are dropped.
+        this.pending.delete(callId);
         callId = nuid.next();
         phase = 'asking';
         const h = natsHeaders();
         for (const [key, value] of Object.entries({ ...activeTraceHeaders(), ...options.headers })) h.set(key, value);
         h.set(CALL_HEADER, callId);
+        h.set(WHOLE_HEADER, '1');
         try {
-          this.nc.publish(subject, payload, { reply: inbox, headers: h });
+          const reply = this.replySubject(callId);
+          this.pending.set(callId, { onMessage, onInboxClosed });
+          this.nc.publish(subject, payload, { reply, headers: h });
         } catch (error) {
           fail(MessagingErrorCode.RpcNoResponders, `could not send to ${subject}: ${(error as Error).message}`);
           return;
@@ -108,6 +122,11 @@ export class StreamedRpcClient {
       };
       const lost = (): void =>
         cancelled ? cancelled_() : fail(MessagingErrorCode.RpcWorkerLost, `the server of ${subject} went silent for ${this.silenceTimeoutMs} ms`);
+      const onInboxClosed = (): void => fail(MessagingErrorCode.RpcWorkerLost, `the reply inbox of ${subject} closed`);
+      const settle = (reply: StreamedReply): void => {
+        if (cancelled) cancelled_();
+        else finish(undefined, reply);
+      };
 
       const onMessage = (msg: Msg): void => {
         const kind = replyKind(msg.headers);
@@ -117,7 +136,7 @@ export class StreamedRpcClient {
           else fail(MessagingErrorCode.RpcNoResponders, `no server serves ${subject}`);
           return;
         }
-        if (!kind || msg.headers?.get(CALL_HEADER) !== callId) return; // a stale answer of an earlier try
+        if (!kind || msg.headers?.get(CALL_HEADER) !== callId) return;
         switch (kind) {
           case 'busy':
             // A short, growing pause lets a slot free before the next member is asked.
@@ -134,6 +153,16 @@ export class StreamedRpcClient {
             if (cancelled) cancelled_();
             else fail(MessagingErrorCode.RpcRemoteFailure, `the server of ${subject} failed: ${msg.string()}`);
             return;
+          case 'whole': {
+            const headBytes = Number(msg.headers?.get(HEAD_BYTES_HEADER));
+            if (!Number.isInteger(headBytes) || headBytes < 0 || headBytes > msg.data.length) {
+              fail(MessagingErrorCode.RpcRemoteFailure, `reply of ${subject} has a bad head length`);
+              return;
+            }
+            // Copies: the message's buffer belongs to the connection's read buffer.
+            settle({ head: msg.data.slice(0, headBytes), body: Buffer.from(msg.data.subarray(headBytes)) });
+            return;
+          }
           case 'head':
             head = msg.data;
             expected = Number(msg.headers?.get(CHUNKS_HEADER) ?? '0');
@@ -149,24 +178,35 @@ export class StreamedRpcClient {
             break;
         }
         arm(this.silenceTimeoutMs, lost);
-        if (phase === 'receiving' && chunks.length === expected) {
-          if (cancelled) cancelled_();
-          else finish(undefined, { head: head as Uint8Array, body: Buffer.concat(chunks) });
-        }
+        if (phase === 'receiving' && chunks.length === expected) settle({ head: head as Uint8Array, body: Buffer.concat(chunks) });
       };
 
-      void (async () => {
-        for await (const msg of sub) onMessage(msg);
-      })().catch((error: unknown) => fail(MessagingErrorCode.RpcWorkerLost, `reply inbox closed: ${(error as Error).message}`));
-
       if (options.signal?.aborted) {
-        sub.unsubscribe();
         reject(new MessagingError(MessagingErrorCode.RpcCancelled, `call to ${subject} cancelled before it was sent`));
         return;
       }
       options.signal?.addEventListener('abort', onAbort, { once: true });
       ask();
     });
+  }
+
+  /** The reply subject of a call; subscribes the shared inbox on first use (again after it closed). */
+  private replySubject(callId: string): string {
+    if (!this.inbox) {
+      const prefix = createInbox();
+      const sub = this.nc.subscribe(`${prefix}.*`, {
+        callback: (error, msg) => {
+          if (!error) this.pending.get(msg.subject.slice(prefix.length + 1))?.onMessage(msg);
+        },
+      });
+      const inbox = { prefix, sub };
+      this.inbox = inbox;
+      void sub.closed.then(() => {
+        if (this.inbox === inbox) this.inbox = undefined;
+        for (const call of [...this.pending.values()]) call.onInboxClosed();
+      });
+    }
+    return `${this.inbox.prefix}.${callId}`;
   }
 
   private publishCancel(subject: string, callId: string): void {

@@ -1,7 +1,17 @@
 import { headers as natsHeaders, Msg, NatsConnection, Subscription } from '@nats-io/nats-core';
 import { consoleLogger, MessagingLogger } from '../inbound-message';
 import { MessagingError, MessagingErrorCode } from '../messaging.errors';
-import { CALL_HEADER, callerHeaders, cancelSubject, CHUNKS_HEADER, KIND_HEADER, ReplyKind, SEQ_HEADER } from './protocol';
+import {
+  CALL_HEADER,
+  callerHeaders,
+  cancelSubject,
+  CHUNKS_HEADER,
+  HEAD_BYTES_HEADER,
+  KIND_HEADER,
+  ReplyKind,
+  SEQ_HEADER,
+  WHOLE_HEADER,
+} from './protocol';
 
 export interface StreamedRpcServerOptions {
   subject: string;
@@ -134,6 +144,14 @@ export class StreamedRpcServer {
       return;
     }
     const size = this.chunkBytes();
+    if (msg.headers?.get(WHOLE_HEADER) === '1' && result.head.length + result.body.length <= size) {
+      // One message instead of two: most pages fit (see protocol.ts).
+      const whole = Buffer.allocUnsafe(result.head.length + result.body.length);
+      whole.set(result.head, 0);
+      whole.set(result.body, result.head.length);
+      this.send(reply, callId, 'whole', whole, { [HEAD_BYTES_HEADER]: String(result.head.length) });
+      return;
+    }
     const chunks = Math.ceil(result.body.length / size);
     this.send(reply, callId, 'head', result.head, { [CHUNKS_HEADER]: String(chunks) });
     for (let seq = 0; seq < chunks; seq += 1) {

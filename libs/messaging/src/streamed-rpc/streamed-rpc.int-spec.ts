@@ -1,8 +1,10 @@
+import { createInbox, headers as natsHeaders } from '@nats-io/nats-core';
 import { uniqueSuffix, waitFor } from '@trawl/testing';
 import { connectForTests, gate } from '../../test/jetstream-fixture';
 import type { MessagingConnection } from '../connection';
 import { MessagingError, MessagingErrorCode } from '../messaging.errors';
 import { StreamedRpcClient } from './rpc-client';
+import { CALL_HEADER, HEAD_BYTES_HEADER, KIND_HEADER, WHOLE_HEADER } from './protocol';
 import { RpcHandler, StreamedRpcServer } from './rpc-server';
 
 const text = (s: string): Uint8Array => new TextEncoder().encode(s);
@@ -140,6 +142,40 @@ describe('streamed request/reply', () => {
       expect(servers[0].inFlight()).toBe(0);
     });
 
+    it('serves many calls, in parallel and in turn, on one inbox subscription', async () => {
+      serve(echo, 8);
+      await serverConn.nc.flush();
+      const own = await connectForTests('rpc-one-inbox');
+      try {
+        const client = new StreamedRpcClient(own.nc);
+        const subscriptions = () => (own.nc as unknown as { protocol: { subscriptions: { size(): number } } }).protocol.subscriptions.size();
+        const before = subscriptions();
+        const parallel = await Promise.all(Array.from({ length: 20 }, (_, i) => client.call(subject, text(`p${i}`))));
+        expect(parallel.map((r) => r.body.toString())).toEqual(Array.from({ length: 20 }, (_, i) => `body of p${i}`));
+        for (let i = 0; i < 5; i += 1) expect((await client.call(subject, text(`s${i}`))).body.toString()).toBe(`body of s${i}`);
+        expect(subscriptions()).toBe(before + 1);
+      } finally {
+        await own.close();
+      }
+    });
+
+    it('fails the calls in flight with rpc_worker_lost as soon as its connection closes, not after the silence timeout', async () => {
+      const started = gate();
+      serve(async ({ signal }) => {
+        started.open();
+        await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+        return { head: text('nobody listens'), body: Buffer.alloc(0) };
+      });
+      await serverConn.nc.flush();
+      const doomed = await connectForTests('rpc-doomed-client');
+      const call = codeOf(new StreamedRpcClient(doomed.nc, { silenceTimeoutMs: 60_000 }).call(subject, text('x')));
+      await started.promise;
+      const closedAt = Date.now();
+      await doomed.nc.close();
+      expect(await call).toBe(MessagingErrorCode.RpcWorkerLost);
+      expect(Date.now() - closedAt).toBeLessThan(30_000);
+    });
+
     it('fails with rpc_remote_failure when the handler throws', async () => {
       serve(async () => {
         throw new Error('boom');
@@ -167,6 +203,35 @@ describe('streamed request/reply', () => {
       release.open();
       const heads = (await Promise.all(calls)).map((r) => new TextDecoder().decode(r.head)).sort();
       expect(heads).toEqual(['a', 'b']);
+    });
+
+    it('answers a small reply in one message to a client that asks for it, in head and chunks to one that does not', async () => {
+      serve(async () => ({ head: text('{"h":1}'), body: Buffer.from('the body') }));
+      await serverConn.nc.flush();
+      const kindsOf = async (whole: boolean) => {
+        const inbox = createInbox();
+        const sub = clientConn.nc.subscribe(inbox);
+        const h = natsHeaders();
+        h.set(CALL_HEADER, `call-${whole}`);
+        if (whole) h.set(WHOLE_HEADER, '1');
+        clientConn.nc.publish(subject, text('x'), { reply: inbox, headers: h });
+        const got: Array<{ kind: string; data: string; headBytes?: string }> = [];
+        for await (const msg of sub) {
+          const kind = msg.headers?.get(KIND_HEADER) ?? '';
+          got.push({ kind, data: msg.string(), ...(kind === 'whole' && { headBytes: msg.headers?.get(HEAD_BYTES_HEADER) }) });
+          if (kind === 'whole' || kind === 'chunk') break;
+        }
+        return got;
+      };
+      expect(await kindsOf(true)).toEqual([
+        { kind: 'accepted', data: '' },
+        { kind: 'whole', data: '{"h":1}the body', headBytes: '7' },
+      ]);
+      expect(await kindsOf(false)).toEqual([
+        { kind: 'accepted', data: '' },
+        { kind: 'head', data: '{"h":1}' },
+        { kind: 'chunk', data: 'the body' },
+      ]);
     });
 
     it('stop waits for the call in flight and then serves no more', async () => {
