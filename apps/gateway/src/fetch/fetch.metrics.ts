@@ -8,6 +8,8 @@ export class FetchMetrics {
   readonly requests: Counter<'code' | 'tier'>;
   readonly duration: Histogram<'code'>;
   readonly slotsInUse: Gauge;
+  /** Postgres on the hot path: an operator sees what admission and the slot's release add to each request. */
+  readonly limitsStep: Histogram<'step'>;
 
   constructor(registry: Registry) {
     this.requests = new Counter({
@@ -21,6 +23,13 @@ export class FetchMetrics {
       help: 'Time from a Fetch request received to its answer ready, by code.',
       labelNames: ['code'] as const,
       buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 30, 60, 120, 180],
+      registers: [registry],
+    });
+    this.limitsStep = new Histogram({
+      name: 'trawl_fetch_limits_seconds',
+      help: 'Time of the Postgres steps of a Fetch request: admit (rate window, account, slot) and release (the slot).',
+      labelNames: ['step'] as const,
+      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
       registers: [registry],
     });
     this.slotsInUse = new Gauge({

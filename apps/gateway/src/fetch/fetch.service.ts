@@ -88,7 +88,9 @@ export class FetchService {
 
   private async admitAndCall(call: FetchCall, started: bigint): Promise<FetchAnswer> {
     const { tenantId } = call.tenant;
+    const admitted = process.hrtime.bigint();
     const admission = await this.limits.admit(tenantId);
+    this.metrics.limitsStep.observe({ step: 'admit' }, secondsSince(admitted));
     let account: Account;
     let held: HeldSlot;
     let query: FetchQuery;
@@ -171,10 +173,12 @@ export class FetchService {
   }
 
   private async releaseSlot(held: HeldSlot, call: FetchCall): Promise<void> {
+    const started = process.hrtime.bigint();
     await this.limits.release(held.lease).catch((error: unknown) =>
       // Its lease frees it in time.
       this.logger.warn({ err: error, request_id: call.usage.requestId }, 'could not release a concurrency slot'),
     );
+    this.metrics.limitsStep.observe({ step: 'release' }, secondsSince(started));
   }
 
   private async callWorker(

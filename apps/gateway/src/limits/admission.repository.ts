@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Database } from '@trawl/persistence';
 import { ACCOUNT_COLUMNS, AccountRow, toAccount } from '../tenants/accounts.repository';
-import { claimSlotSql } from './concurrency-slots.repository';
+import { claimSlotCtes } from './concurrency-slots.repository';
 import type { Account } from '../tenants/account';
 
 /** What the gateway knows about a tenant when a Fetch request arrives. */
@@ -22,8 +22,8 @@ export interface AdmissionSnapshot {
  * reads the account and the slots in use, and takes a free concurrency slot for `holder` when the
  * window allows the request (a request that then fails a check gives it back; see LimitsService).
  * The window is one row per tenant rewritten in place (a fixed window: a burst across a minute
- * boundary may get up to twice the limit in 60 s). The slot is chosen by {@link claimSlotSql}, as
- * `ConcurrencySlotsRepository.tryAcquire` chooses it.
+ * boundary may get up to twice the limit in 60 s). The slot is claimed by {@link claimSlotCtes}, as
+ * `ConcurrencySlotsRepository.tryAcquire` claims it.
  */
 @Injectable()
 export class AdmissionRepository {
@@ -39,15 +39,13 @@ export class AdmissionRepository {
             SET requests = CASE WHEN w.window_start = excluded.window_start THEN w.requests + 1 ELSE 1 END,
                 window_start = excluded.window_start
          RETURNING requests, window_start),
-       taken AS (${claimSlotSql(
-         'FROM tenants t CROSS JOIN rate CROSS JOIN LATERAL generate_series(1, t.concurrency) s WHERE t.id = $1 AND rate.requests <= t.rate_limit_per_minute',
-       )})
+       ${claimSlotCtes({ from: 'tenants t, rate', limit: 't.concurrency', allowed: 't.id = $1 AND rate.requests <= t.rate_limit_per_minute' })}
        SELECT ${ACCOUNT_COLUMNS}, rate.requests,
               ceil(extract(epoch FROM rate.window_start + interval '1 minute' - now()) * 1000)::int AS resets_in_ms,
               -- The statement's snapshot is from before the insert: the slots held by others.
               (SELECT count(*)::int FROM fetch_slots s
                 WHERE s.tenant_id = t.id AND s.lease_until > now() AND s.slot <= t.concurrency) AS slots_in_use,
-              (SELECT slot FROM taken) AS slot
+              (SELECT slot FROM claimed) AS slot
          FROM tenants t, rate
         WHERE t.id = $1`,
       [tenantId, holder, leaseMs],

@@ -1,24 +1,49 @@
 import { Injectable } from '@nestjs/common';
 import { Database } from '@trawl/persistence';
 
+/** Where a claim looks for a tenant's free slot: the slots are 1..`limit` of the rows of `from`, and only if `allowed` holds. */
+export interface SlotScope {
+  /** FROM items (no leading FROM) that `limit` and `allowed` read, e.g. `tenants t`. */
+  from: string;
+  limit: string;
+  allowed: string;
+}
+
 /**
- * The statement that claims one free slot of tenant `$1` for holder `$2` with a lease of `$3` ms,
- * among the slot numbers `s` that `candidates` (a FROM clause ending in a WHERE condition) yields;
- * it returns the slot and `returning`'s columns. Slots are tried in random order so that replicas
- * racing for a tenant's slots rarely pick the same one; a loser of such a race (the row was taken
- * between its read and its write) gets no row. One rule for admission and for `tryAcquire`.
+ * CTEs that claim one free slot of tenant `$1` for holder `$2` with a lease of `$3` ms; `claimed`
+ * yields its number, or nothing. A slot's row, once made, stays (a release ends its lease), so a
+ * claim is mostly an update of an ended lease: `FOR UPDATE SKIP LOCKED` hands requests that claim
+ * at the same moment different rows, where picking among the free rows by their snapshot made
+ * them collide and the losers go round again (two or three more round trips each, most often
+ * when the tenant is near its limit). When no row is free and some slot numbers have none yet (a
+ * new tenant, a raised limit, or after a Postgres crash emptied the unlogged table), the claim
+ * makes them all, free, and takes the lowest: requests that do so at the same moment are the one
+ * race left (`ON CONFLICT DO NOTHING`, the loser asks again and finds the rows). One rule for
+ * admission and for `tryAcquire`.
  */
-export function claimSlotSql(candidates: string, returning = ''): string {
-  return `INSERT INTO fetch_slots AS f (tenant_id, slot, holder, lease_until)
-       SELECT $1, s, $2, now() + make_interval(secs => $3::double precision / 1000)
-         ${candidates}
-          AND NOT EXISTS (SELECT 1 FROM fetch_slots x WHERE x.tenant_id = $1 AND x.slot = s AND x.lease_until > now())
-        ORDER BY random()
+export function claimSlotCtes(scope: SlotScope): string {
+  const lease = `now() + make_interval(secs => $3::double precision / 1000)`;
+  return `free AS (
+       SELECT f.slot FROM fetch_slots f, ${scope.from}
+        WHERE f.tenant_id = $1 AND f.slot <= ${scope.limit} AND f.lease_until <= now() AND ${scope.allowed}
         LIMIT 1
-       ON CONFLICT (tenant_id, slot) DO UPDATE
-          SET holder = excluded.holder, lease_until = excluded.lease_until
-        WHERE f.lease_until <= now()
-       RETURNING slot${returning}`;
+        FOR UPDATE OF f SKIP LOCKED),
+     reused AS (
+       UPDATE fetch_slots f SET holder = $2, lease_until = ${lease}
+         FROM free
+        WHERE f.tenant_id = $1 AND f.slot = free.slot
+       RETURNING f.slot),
+     fresh AS (
+       INSERT INTO fetch_slots (tenant_id, slot, holder, lease_until)
+       SELECT $1, m.s, CASE WHEN m.first THEN $2 ELSE '' END, CASE WHEN m.first THEN ${lease} ELSE '-infinity' END
+         FROM (SELECT s, s = min(s) OVER () AS first
+                 FROM ${scope.from} CROSS JOIN LATERAL generate_series(1, ${scope.limit}) s
+                WHERE ${scope.allowed}
+                  AND NOT EXISTS (SELECT 1 FROM free)
+                  AND NOT EXISTS (SELECT 1 FROM fetch_slots x WHERE x.tenant_id = $1 AND x.slot = s)) m
+       ON CONFLICT (tenant_id, slot) DO NOTHING
+       RETURNING slot, holder),
+     claimed AS (SELECT slot FROM reused UNION ALL SELECT slot FROM fresh WHERE holder = $2)`;
 }
 
 /** A held concurrency slot: release it with the same holder. */
@@ -39,7 +64,7 @@ export class ConcurrencySlotsRepository {
   constructor(private readonly db: Database) {}
 
   /**
-   * Takes a free slot in one statement (see {@link claimSlotSql}), with the slots now held (this
+   * Takes a free slot in one statement (see {@link claimSlotCtes}), with the slots now held (this
    * one included); `undefined` when none was free or a race was lost, and the caller asks again
    * while slots remain.
    */
@@ -51,11 +76,11 @@ export class ConcurrencySlotsRepository {
   ): Promise<{ slot: number; inUse: number } | undefined> {
     const rows = await this.db.prepared<{ slot: number; held_before: number }>(
       'fetch_slots_acquire',
-      claimSlotSql(
-        'FROM generate_series(1, $4::int) s WHERE true',
-        // The statement's snapshot is from before the insert: the slots held by others.
-        `, (SELECT count(*)::int FROM fetch_slots x WHERE x.tenant_id = $1 AND x.slot <= $4 AND x.lease_until > now()) AS held_before`,
-      ),
+      `WITH ${claimSlotCtes({ from: 'tenants t', limit: '$4::int', allowed: 't.id = $1' })}
+       SELECT slot,
+              -- The statement's snapshot is from before the claim: the slots held by others.
+              (SELECT count(*)::int FROM fetch_slots x WHERE x.tenant_id = $1 AND x.slot <= $4 AND x.lease_until > now()) AS held_before
+         FROM claimed`,
       [tenantId, holder, leaseMs, limit],
     );
     const row = rows[0];
