@@ -20,6 +20,7 @@ import { closedLoopLoad, type LoadResult } from './load-loop';
 import { childRunning, processesNamed, processesNamedWith, processMemory, treeRssBytes } from './process-stats';
 import { GroupCpuMeter, MachineCpuMeter } from './resource-meter';
 import { puppeteerLoop, type RenderLoopResult } from './puppeteer-loop';
+import { scrapeTotals, totalsDelta, type MetricTotals } from './service-metrics';
 
 const SERVICES: readonly ServiceName[] = ['gateway', 'fetch-worker'];
 const OVERHEAD_TARGET_MS = 2;
@@ -155,8 +156,18 @@ async function benchOverhead(web: FixtureWebProcess, trawl: Trawl, options: Fetc
   });
   const directCpu = readMeters(direct.requests + direct.errors);
   process.stdout.write(`overhead: through Trawl…\n`);
-  const viaTrawl = await closedLoopLoad({ ...common, origin: trawl.platform.gatewayUrl, path: fetchPath(trawl.apiKey, page), onMeasuring: startMeters });
+  let metricsBefore: Promise<ServiceTotals> | undefined;
+  const viaTrawl = await closedLoopLoad({
+    ...common,
+    origin: trawl.platform.gatewayUrl,
+    path: fetchPath(trawl.apiKey, page),
+    onMeasuring: () => {
+      startMeters();
+      metricsBefore = scrapeServices(trawl);
+    },
+  });
   const trawlCpu = readMeters(viaTrawl.requests + viaTrawl.errors);
+  const timings = stepTimings(await (metricsBefore as Promise<ServiceTotals>), await scrapeServices(trawl));
   const cpuRows = Object.keys(trawlCpu).map(
     (name) => `| ${name} | ${(directCpu as Record<string, number>)[name].toFixed(3)} | ${(trawlCpu as Record<string, number>)[name].toFixed(3)} |`,
   );
@@ -178,8 +189,34 @@ async function benchOverhead(web: FixtureWebProcess, trawl: Trawl, options: Fetc
     '| process | direct | Trawl |',
     '|---------|--------|-------|',
     ...cpuRows,
+    '',
+    "Where a request's time goes (mean of each service's histograms while measuring; nested: a step's time includes those below it)",
+    '| service | histogram | count | mean ms |',
+    '|---------|-----------|-------|---------|',
+    ...timings,
   ].join('\n');
   return { latencyMs, direct, viaTrawl, overheadMs, share, cpuMsPerRequest: { direct: directCpu, trawl: trawlCpu }, report };
+}
+
+type ServiceTotals = Record<'gateway' | 'worker', MetricTotals>;
+
+async function scrapeServices(trawl: Trawl): Promise<ServiceTotals> {
+  const [gateway, worker] = await Promise.all([scrapeTotals(trawl.platform.port('gateway')), scrapeTotals(trawl.platform.port('fetch-worker'))]);
+  return { gateway, worker };
+}
+
+/** Table rows: the mean of every `trawl_*_seconds` histogram that moved between two scrapes. */
+function stepTimings(before: ServiceTotals, after: ServiceTotals): string[] {
+  const rows: string[] = [];
+  for (const service of ['gateway', 'worker'] as const) {
+    const delta = totalsDelta(before[service], after[service]);
+    for (const name of Object.keys(delta).filter((n) => n.startsWith('trawl_') && n.endsWith('_seconds_sum'))) {
+      const base = name.slice(0, -'_sum'.length);
+      const count = delta[`${base}_count`] ?? 0;
+      if (count > 0) rows.push(`| ${service} | ${base} | ${count} | ${((1000 * delta[name]) / count).toFixed(2)} |`);
+    }
+  }
+  return rows;
 }
 
 /** A counter of the worker's browser pool, read from its /metrics. */
