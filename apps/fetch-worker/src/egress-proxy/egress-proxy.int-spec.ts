@@ -1,6 +1,7 @@
 import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { EgressErrorCode, EgressPolicy, parseHostMap } from '@trawl/egress';
+import { waitFor } from '@trawl/testing';
 import { fixtureHostMap, startFixtureWeb, type FixtureWeb } from '../../../../test/fixtures/web';
 import { EgressProxy } from './egress-proxy';
 import { EGRESS_REFUSAL_HEADER, type ProxySession } from './proxy-session';
@@ -12,9 +13,9 @@ interface Answer {
 }
 
 /** A plain-HTTP request in absolute form, as Chromium sends it to a proxy. */
-function viaProxy(session: ProxySession, url: string): Promise<Answer> {
+function viaProxy(session: ProxySession, url: string, method = 'GET'): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port: session.port, path: url, headers: { host: new URL(url).host }, agent: false }, (res) => {
+    const req = request({ host: '127.0.0.1', port: session.port, method, path: url, headers: { host: new URL(url).host }, agent: false }, (res) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => (body += chunk));
@@ -23,6 +24,34 @@ function viaProxy(session: ProxySession, url: string): Promise<Answer> {
     req.on('error', reject);
     req.end();
   });
+}
+
+/** A target that counts its connections; `drop` decides which requests it answers by closing the connection instead. */
+async function startCountingTarget(drop: (requestOnConnection: number, method: string) => boolean = () => false) {
+  const sockets: Socket[] = [];
+  const server = createServer((req, res) => {
+    const socket = req.socket;
+    const seen = ((socket as Socket & { served?: number }).served ?? 0) + 1;
+    (socket as Socket & { served?: number }).served = seen;
+    if (drop(seen, req.method ?? '')) {
+      socket.destroy(); // as a server whose keep-alive timer fired as the request came
+      return;
+    }
+    req.resume();
+    req.on('end', () => res.end(`answer ${seen} on connection ${sockets.indexOf(socket) + 1}`));
+  });
+  server.on('connection', (socket: Socket) => sockets.push(socket));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as AddressInfo).port,
+    connections: () => sockets.length,
+    open: () => sockets.filter((socket) => !socket.destroyed).length,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
 }
 
 /** CONNECT through the proxy; answers the status line and, on 200, the socket of the tunnel. */
@@ -90,6 +119,16 @@ describe(EgressProxy.name, () => {
     await web.close();
   });
   beforeEach(() => web.resetHits());
+  // Closed even when a test fails half-way: an open server would keep jest from ending.
+  const targets: Array<{ close(): Promise<void> }> = [];
+  const countingTarget = async (...args: Parameters<typeof startCountingTarget>) => {
+    const target = await startCountingTarget(...args);
+    targets.push(target);
+    return target;
+  };
+  afterEach(async () => {
+    await Promise.all(targets.splice(0).map((target) => target.close()));
+  });
 
   describe('plain HTTP', () => {
     it('forwards a request for an allowed host to the checked address, Host header intact', async () => {
@@ -118,6 +157,35 @@ describe(EgressProxy.name, () => {
     it('does not take a forged refusal header from a target for its own', async () => {
       const session = await proxy.openSession();
       expect(session.refusalIn({ [EGRESS_REFUSAL_HEADER]: 'forged blocked_address' })).toBeUndefined();
+      await session.close();
+    });
+
+    it("keeps its connection to a target for the session's next requests, and ends it with the session", async () => {
+      const target = await countingTarget();
+      const session = await proxy.openSession();
+      const answers = [];
+      for (let i = 0; i < 3; i += 1) answers.push(await viaProxy(session, `http://other.test:${target.port}/p${i}`));
+      expect(answers.map((a) => [a.status, a.body])).toEqual([
+        [200, 'answer 1 on connection 1'],
+        [200, 'answer 2 on connection 1'],
+        [200, 'answer 3 on connection 1'],
+      ]);
+      expect(target.connections()).toBe(1);
+      await session.close();
+      await waitFor(() => target.open() === 0, { what: "the session's pooled connection closed" });
+    });
+
+    it('sends a GET again on a new connection when the target closed the kept one as it arrived; never a POST', async () => {
+      const target = await countingTarget((onConnection) => onConnection === 2);
+      const session = await proxy.openSession();
+      expect((await viaProxy(session, `http://other.test:${target.port}/a`)).body).toBe('answer 1 on connection 1');
+      const again = await viaProxy(session, `http://other.test:${target.port}/b`);
+      expect([again.status, again.body]).toEqual([200, 'answer 1 on connection 2']);
+      expect(target.connections()).toBe(2);
+      // A POST may have reached the target: sending it twice is not the proxy's call.
+      const post = await viaProxy(session, `http://other.test:${target.port}/c`, 'POST');
+      expect(post.status).toBe(502);
+      expect(target.connections()).toBe(2);
       await session.close();
     });
 
