@@ -222,6 +222,9 @@ function stepTimings(before: ServiceTotals, after: ServiceTotals): string[] {
 /** A counter of the worker's browser pool, read from its /metrics. */
 type BrowserEvents = Record<'launched' | 'retired' | 'reused', number>;
 
+/** Pages each render slot loads before measuring starts (besides `--render-warmup` seconds). */
+const RENDER_WARMUP_PAGES_PER_SLOT = 4;
+
 /** The worker's browser pool counters (trawl_worker_browser_events). */
 async function browserEvents(trawl: Trawl): Promise<BrowserEvents> {
   const response = await fetch(`http://127.0.0.1:${trawl.platform.port('fetch-worker')}/metrics`);
@@ -236,7 +239,9 @@ async function benchRender(
   options: FetchBenchOptions,
 ) {
   const page = `http://big.test:${web.port}/p/2`;
-  const common = { seconds: options.renderSeconds, warmupSeconds: options.renderWarmup };
+  // The warm-up also waits for a few pages per slot: a first page costs a renderer start (seconds
+  // of CPU on a slow machine), and a fixed time alone measured those on slow machines.
+  const common = { seconds: options.renderSeconds, warmupSeconds: options.renderWarmup, warmupAnswers: options.renderConcurrency * RENDER_WARMUP_PAGES_PER_SLOT };
   // Machine CPU over the measured seconds, per page: Chromium is most of it on both sides, and on
   // 2 cores pages/s follow it.
   const machineCpu = () => {

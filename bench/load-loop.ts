@@ -26,6 +26,8 @@ export interface LoadOptions {
   /** Measured duration, after `warmupSeconds`. */
   seconds: number;
   warmupSeconds: number;
+  /** Answers (of every client together) the warm-up waits for besides its seconds; default 0. */
+  warmupAnswers?: number;
 }
 
 /** Runs `clients` loops against one origin over a pool of as many keep-alive connections. */
@@ -37,7 +39,9 @@ export async function closedLoopLoad(options: LoadOptions): Promise<LoadResult> 
   let errors = 0;
   let measuring = false;
   const warmupEnds = Date.now() + options.warmupSeconds * 1000;
-  const ends = warmupEnds + options.seconds * 1000;
+  // Set when the warm-up ends: after its seconds and its answers, whichever comes last.
+  let ends = Number.POSITIVE_INFINITY;
+  let warmupAnswers = 0;
   let measuredFrom = 0;
   const loop = async (): Promise<void> => {
     while (Date.now() < ends) {
@@ -53,9 +57,11 @@ export async function closedLoopLoad(options: LoadOptions): Promise<LoadResult> 
         status = 0;
       }
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      if (!measuring && Date.now() >= warmupEnds) {
+      warmupAnswers += 1;
+      if (!measuring && Date.now() >= warmupEnds && warmupAnswers >= (options.warmupAnswers ?? 0)) {
         measuring = true;
         measuredFrom = Date.now();
+        ends = measuredFrom + options.seconds * 1000;
         options.onMeasuring?.();
       }
       if (!measuring) continue;

@@ -29,6 +29,8 @@ export async function puppeteerLoop(options: {
   concurrency: number;
   seconds: number;
   warmupSeconds: number;
+  /** Pages (of every slot together) the warm-up waits for besides its seconds; default 0. */
+  warmupAnswers?: number;
   executablePath: string;
   /** Called once, when the warm-up ends and pages start to count. */
   onMeasuring?: () => void;
@@ -56,7 +58,9 @@ export async function puppeteerLoop(options: {
   let measuring = false;
   let measuredFrom = 0;
   const warmupEnds = Date.now() + options.warmupSeconds * 1000;
-  const ends = warmupEnds + options.seconds * 1000;
+  // Set when the warm-up ends: after its seconds and its answers, whichever comes last.
+  let ends = Number.POSITIVE_INFINITY;
+  let warmupAnswers = 0;
   const loop = async (): Promise<void> => {
     const context = await browser.createBrowserContext();
     const page = await context.newPage();
@@ -69,9 +73,11 @@ export async function puppeteerLoop(options: {
       } catch {
         ok = false;
       }
-      if (!measuring && Date.now() >= warmupEnds) {
+      warmupAnswers += 1;
+      if (!measuring && Date.now() >= warmupEnds && warmupAnswers >= (options.warmupAnswers ?? 0)) {
         measuring = true;
         measuredFrom = Date.now();
+        ends = measuredFrom + options.seconds * 1000;
         options.onMeasuring?.();
       }
       if (!measuring) continue;
