@@ -81,6 +81,55 @@ describe('Fetch limits across two gateway replicas', () => {
       expect(await slotsHeld(gw, broke.tenant_id)).toBe(0);
     });
 
+    it("answers a tenant using at most half its slots before the slot's release commits; nearer the limit, after", async () => {
+      const locked = async (tenantId: string) => {
+        // Holds the tenant's live slot row, so that its release has to wait.
+        const client = await gw.sql.connect();
+        await client.query('BEGIN');
+        await client.query(`SELECT 1 FROM fetch_slots WHERE tenant_id = $1 AND lease_until > now() FOR UPDATE`, [tenantId]);
+        return async () => {
+          await client.query('COMMIT');
+          client.release();
+        };
+      };
+      const releaseWaiting = async () => {
+        const { rows } = await gw.sql.query(
+          `SELECT count(*)::int AS n FROM pg_stat_activity
+            WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'UPDATE fetch_slots%'`,
+        );
+        return rows[0].n === 1;
+      };
+      for (const [concurrency, answersFirst] of [
+        [4, true],
+        [1, false],
+      ] as const) {
+        const tenant = await gw.createTenant({ concurrency });
+        const go = gate();
+        worker.behaviour = async (request) => {
+          await go.wait;
+          return answer(request, { body: 'ok' });
+        };
+        let settled = false;
+        const status = fetch(`${a}/v1/?${q({ apikey: tenant.api_key, url: TARGET })}`).then((r) => {
+          settled = true;
+          return r.status;
+        });
+        await waitFor(() => worker.inFlight() === 1, { what: 'the request at the worker' });
+        const unlock = await locked(tenant.tenant_id);
+        go.open();
+        if (answersFirst) {
+          expect(await status).toBe(200);
+          expect(await slotsHeld(gw, tenant.tenant_id)).toBe(1); // its release still waits on the row
+        } else {
+          await waitFor(releaseWaiting, { what: 'the release waiting on the locked row' });
+          expect(settled).toBe(false);
+        }
+        await unlock();
+        expect(await status).toBe(200);
+        await waitFor(async () => (await slotsHeld(gw, tenant.tenant_id)) === 0, { what: 'the slot released' });
+      }
+    });
+
     it('frees the slots of a crashed replica when their lease passes', async () => {
       const tenant = await gw.createTenant({ concurrency: 1 });
       // A replica that died mid-request leaves its slot row behind, lease still running.
