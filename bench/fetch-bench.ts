@@ -225,7 +225,7 @@ function stepTimings(before: ServiceTotals, after: ServiceTotals): string[] {
 type BrowserEvents = Record<'launched' | 'retired' | 'reused', number>;
 
 /** Pages each render slot loads before measuring starts (besides `--render-warmup` seconds). */
-const RENDER_WARMUP_PAGES_PER_SLOT = 10;
+const RENDER_WARMUP_PAGES_PER_SLOT = 20;
 
 /** The worker's browser pool counters (trawl_worker_browser_events). */
 async function browserEvents(trawl: Trawl): Promise<BrowserEvents> {
