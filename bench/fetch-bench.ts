@@ -20,7 +20,7 @@ import { closedLoopLoad, type LoadResult } from './load-loop';
 import { childRunning, processesNamed, processesNamedWith, processMemory, treeRssBytes } from './process-stats';
 import { GroupCpuMeter, MachineCpuMeter } from './resource-meter';
 import { puppeteerLoop, type RenderLoopResult } from './puppeteer-loop';
-import { scrapeTotals, totalsDelta, type MetricTotals } from './service-metrics';
+import { scrapeTotals, totalsDelta, trawlHistograms, type MetricTotals } from './service-metrics';
 
 const SERVICES: readonly ServiceName[] = ['gateway', 'fetch-worker'];
 const OVERHEAD_TARGET_MS = 2;
@@ -92,10 +92,9 @@ async function startTrawl(web: FixtureWebProcess, options: FetchBenchOptions): P
   const env = { LOG_LEVEL: 'warn', FETCH_CONCURRENCY: workerCapacity, ...options.serviceEnv };
   const platform = new Platform('fetch-bench', { hostMap: web.hostMap, services: SERVICES, env: { gateway: env, 'fetch-worker': env } });
   await platform.start();
-  // Far above the load, as the README says: at most half of it in use, so that an answer need not
-  // wait for its slot's release (see FetchService); a tenant near its limit pays that round trip.
+  // Limits well above the load, so the bench measures the path, not the quotas: at most half the
+  // slots in use, so that an answer need not wait for its slot's release (see FetchService).
   const concurrency = 2 * Math.max(options.clients, options.renderConcurrency) + 10;
-  // Limits well above the load, so the bench measures the path, not the quotas.
   // (The admin API caps rate_limit_per_minute at 1,000,000; asking for more used to be refused and
   // silently fall back to the default 600/min, so the bench measured AUTH008 and then BLK0001.)
   const tenant = await platform.createTenant({ concurrency, credits: 1_000_000_000, rate_limit_per_minute: 1_000_000 });
@@ -211,11 +210,8 @@ async function scrapeServices(trawl: Trawl): Promise<ServiceTotals> {
 function stepTimings(before: ServiceTotals, after: ServiceTotals): string[] {
   const rows: string[] = [];
   for (const service of ['gateway', 'worker'] as const) {
-    const delta = totalsDelta(before[service], after[service]);
-    for (const name of Object.keys(delta).filter((n) => n.startsWith('trawl_') && n.endsWith('_seconds_sum'))) {
-      const base = name.slice(0, -'_sum'.length);
-      const count = delta[`${base}_count`] ?? 0;
-      if (count > 0) rows.push(`| ${service} | ${base} | ${count} | ${((1000 * delta[name]) / count).toFixed(2)} |`);
+    for (const { name, count, sumSeconds } of trawlHistograms(totalsDelta(before[service], after[service]))) {
+      if (count > 0) rows.push(`| ${service} | ${name} | ${count} | ${((1000 * sumSeconds) / count).toFixed(2)} |`);
     }
   }
   return rows;

@@ -1,4 +1,5 @@
 import { Pool } from 'undici';
+import { MeasuredWindow } from './measured-window';
 
 /** Latencies and throughput of a closed-loop load (each client sends its next request when the last answered). */
 export interface LoadResult {
@@ -37,14 +38,9 @@ export async function closedLoopLoad(options: LoadOptions): Promise<LoadResult> 
   const statuses: Record<number, number> = {};
   const errorCodes: Record<string, number> = {};
   let errors = 0;
-  let measuring = false;
-  const warmupEnds = Date.now() + options.warmupSeconds * 1000;
-  // Set when the warm-up ends: after its seconds and its answers, whichever comes last.
-  let ends = Number.POSITIVE_INFINITY;
-  let warmupAnswers = 0;
-  let measuredFrom = 0;
+  const window = new MeasuredWindow(options);
   const loop = async (): Promise<void> => {
-    while (Date.now() < ends) {
+    while (window.open) {
       const started = process.hrtime.bigint();
       let status = 0;
       let code = 'no answer';
@@ -57,14 +53,7 @@ export async function closedLoopLoad(options: LoadOptions): Promise<LoadResult> 
         status = 0;
       }
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      warmupAnswers += 1;
-      if (!measuring && Date.now() >= warmupEnds && warmupAnswers >= (options.warmupAnswers ?? 0)) {
-        measuring = true;
-        measuredFrom = Date.now();
-        ends = measuredFrom + options.seconds * 1000;
-        options.onMeasuring?.();
-      }
-      if (!measuring) continue;
+      if (!window.counts()) continue;
       statuses[status] = (statuses[status] ?? 0) + 1;
       if (status < 200 || status >= 300) {
         errors += 1;
@@ -77,7 +66,7 @@ export async function closedLoopLoad(options: LoadOptions): Promise<LoadResult> 
   } finally {
     await pool.close();
   }
-  const seconds = (Date.now() - measuredFrom) / 1000;
+  const seconds = window.seconds;
   latencies.sort((a, b) => a - b);
   return {
     requests: latencies.length,

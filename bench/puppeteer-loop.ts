@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import puppeteer from 'puppeteer-core';
 import { CHROMIUM_FLAGS } from '../apps/fetch-worker/src/browser/chromium-process';
+import { MeasuredWindow } from './measured-window';
 import { treeRssBytes } from './process-stats';
 
 export interface RenderLoopResult {
@@ -55,16 +56,11 @@ export async function puppeteerLoop(options: {
   const sampler = setInterval(() => (peak = Math.max(peak, treeRssBytes(pid))), 250);
   let pages = 0;
   let errors = 0;
-  let measuring = false;
-  let measuredFrom = 0;
-  const warmupEnds = Date.now() + options.warmupSeconds * 1000;
-  // Set when the warm-up ends: after its seconds and its answers, whichever comes last.
-  let ends = Number.POSITIVE_INFINITY;
-  let warmupAnswers = 0;
+  const window = new MeasuredWindow(options);
   const loop = async (): Promise<void> => {
     const context = await browser.createBrowserContext();
     const page = await context.newPage();
-    while (Date.now() < ends) {
+    while (window.open) {
       let ok = false;
       try {
         const response = await page.goto(options.url, { waitUntil: 'load', timeout: 30_000 });
@@ -73,14 +69,7 @@ export async function puppeteerLoop(options: {
       } catch {
         ok = false;
       }
-      warmupAnswers += 1;
-      if (!measuring && Date.now() >= warmupEnds && warmupAnswers >= (options.warmupAnswers ?? 0)) {
-        measuring = true;
-        measuredFrom = Date.now();
-        ends = measuredFrom + options.seconds * 1000;
-        options.onMeasuring?.();
-      }
-      if (!measuring) continue;
+      if (!window.counts()) continue;
       if (ok) pages += 1;
       else errors += 1;
     }
@@ -94,6 +83,6 @@ export async function puppeteerLoop(options: {
     await browser.close().catch(() => undefined);
     rmSync(profile, { recursive: true, force: true });
   }
-  const seconds = (Date.now() - measuredFrom) / 1000;
+  const seconds = window.seconds;
   return { pages, errors, seconds, perSecond: pages / seconds, peakRssBytes: peak };
 }

@@ -1,4 +1,5 @@
 import type { CrawlerMeasurement } from './measurement';
+import { trawlHistograms } from './service-metrics';
 
 /** Trawl's pages/s must be at least this multiple of Crawlee's on the same machine and site. */
 export const TARGET_RATIO = 3;
@@ -105,11 +106,8 @@ export function formatTrawlTimings(trawl: CrawlerMeasurement): string {
   for (const [service, allTotals] of Object.entries(metrics)) {
     // Trawl's own series only: process CPU is in the CPU table, and Node's gauges do not subtract.
     const totals = Object.fromEntries(Object.entries(allTotals).filter(([name]) => name.startsWith('trawl_')));
-    for (const name of Object.keys(totals).filter((n) => n.endsWith('_seconds_sum'))) {
-      const base = name.slice(0, -'_sum'.length);
-      const count = totals[`${base}_count`] ?? 0;
-      const sum = totals[name];
-      rows.push([service, base, String(count), sum.toFixed(2), count > 0 ? `${((1000 * sum) / count).toFixed(1)} ms` : '—']);
+    for (const { name, count, sumSeconds } of trawlHistograms(totals)) {
+      rows.push([service, name, String(count), sumSeconds.toFixed(2), count > 0 ? `${((1000 * sumSeconds) / count).toFixed(1)} ms` : '—']);
     }
     for (const name of Object.keys(totals).filter((n) => n.endsWith('_total'))) rows.push([service, name, String(totals[name]), '', '']);
   }

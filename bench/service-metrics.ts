@@ -73,3 +73,13 @@ export function sampleGauges<K extends string>(
 export function meanOf(values: readonly number[]): number | undefined {
   return values.length === 0 ? undefined : values.reduce((a, b) => a + b, 0) / values.length;
 }
+
+/** Trawl's own `*_seconds` histograms among `totals` (e.g. a {@link totalsDelta}): count and sum of each. */
+export function trawlHistograms(totals: MetricTotals): Array<{ name: string; count: number; sumSeconds: number }> {
+  return Object.keys(totals)
+    .filter((name) => name.startsWith('trawl_') && name.endsWith('_seconds_sum'))
+    .map((sumName) => {
+      const name = sumName.slice(0, -'_sum'.length);
+      return { name, count: totals[`${name}_count`] ?? 0, sumSeconds: totals[sumName] };
+    });
+}

@@ -112,9 +112,9 @@ export class ProxySession {
    * Keep-alive connections to plain-HTTP targets that the session connected directly, pooled by
    * host and port as a browser pools them: a page's requests to its site, and the next page's,
    * reuse a connection instead of paying a TCP handshake to the target each (~1 ms of CPU here,
-   * a round trip to the site on a real network). Each was made by {@link openTo}, to the address
-   * the policy checked. Requests through an upstream proxy are not pooled: rotation picks the
-   * upstream per request.
+   * a round trip to the site on a real network). Each was made by {@link openDirect}, to the
+   * address the policy checked. A session that may route through an upstream proxy keeps none:
+   * rotation picks the upstream per request.
    */
   private readonly targets: Agent;
 
@@ -264,22 +264,13 @@ export class ProxySession {
       this.refuse(res, 400, EgressErrorCode.InvalidUrl);
       return;
     }
-    let upstreamUrl: string | undefined;
-    try {
-      upstreamUrl = await this.chooseUpstream(target);
-    } catch (error) {
-      const { status, code } = this.fail(target, error);
-      this.refuse(res, status, code);
-      return;
-    }
-    if (upstreamUrl === undefined) {
+    if (this.options.upstream === undefined && !this.options.denyAll) {
       this.forward(req, res, target, { agent: this.targets }, true);
       return;
     }
     let socket: Socket;
     try {
-      socket = await this.openThroughUpstream(upstreamUrl, await this.deps.policy.resolve(target.host), target.port);
-      this.track(socket);
+      socket = await this.openTo(target);
     } catch (error) {
       const { status, code } = this.fail(target, error);
       this.refuse(res, status, code);
@@ -345,23 +336,21 @@ export class ProxySession {
   }
 
   /** Resolves once, checks, then connects to that address, directly or through the chosen upstream. */
-  private async openTo(target: Pick<ProxyTarget, 'host' | 'port'>): Promise<Socket> {
-    const upstreamUrl = await this.chooseUpstream(target);
-    if (upstreamUrl === undefined) return this.openDirect(target);
-    const socket = await this.openThroughUpstream(upstreamUrl, await this.deps.policy.resolve(target.host), target.port);
+  private async openTo(target: ProxyTarget): Promise<Socket> {
+    if (this.options.denyAll) {
+      throw new EgressError(EgressErrorCode.BlockedAddress, 'This proxy session refuses every target');
+    }
+    const address = await this.deps.policy.resolve(target.host);
+    const upstreamUrl = await this.options.upstream?.(target);
+    const socket = upstreamUrl
+      ? await this.openThroughUpstream(upstreamUrl, address, target.port)
+      : await this.connectDirect(address, target.port);
     this.track(socket);
     return socket;
   }
 
-  /** The upstream proxy for a target, undefined to connect directly. @throws EgressError in a deny-all session. */
-  private async chooseUpstream(target: Pick<ProxyTarget, 'host' | 'port'>): Promise<string | undefined> {
-    if (this.options.denyAll) {
-      throw new EgressError(EgressErrorCode.BlockedAddress, 'This proxy session refuses every target');
-    }
-    return (await this.options.upstream?.(target as ProxyTarget)) || undefined;
-  }
-
-  private async openDirect(target: Pick<ProxyTarget, 'host' | 'port'>): Promise<Socket> {
+  /** A direct connection for the session's kept connections (`targets`): resolved once, checked, connected to that address. */
+  private async openDirect(target: ProxyTarget): Promise<Socket> {
     const socket = await this.connectDirect(await this.deps.policy.resolve(target.host), target.port);
     this.track(socket);
     return socket;

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Database } from '@trawl/persistence';
 
 /** Where a claim looks for a tenant's free slot: the slots are 1..`limit` of the rows of `from`, and only if `allowed` holds. */
-export interface SlotScope {
+interface SlotScope {
   /** FROM items (no leading FROM) that `limit` and `allowed` read, e.g. `tenants t`. */
   from: string;
   limit: string;

@@ -136,7 +136,8 @@ export class StreamedRpcClient {
           else fail(MessagingErrorCode.RpcNoResponders, `no server serves ${subject}`);
           return;
         }
-        if (!kind || msg.headers?.get(CALL_HEADER) !== callId) return;
+        // Routed by the subject's call id: answers of an earlier try never reach this call.
+        if (!kind) return;
         switch (kind) {
           case 'busy':
             // A short, growing pause lets a slot free before the next member is asked.

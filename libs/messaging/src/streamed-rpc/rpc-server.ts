@@ -146,10 +146,7 @@ export class StreamedRpcServer {
     const size = this.chunkBytes();
     if (msg.headers?.get(WHOLE_HEADER) === '1' && result.head.length + result.body.length <= size) {
       // One message instead of two: most pages fit (see protocol.ts).
-      const whole = Buffer.allocUnsafe(result.head.length + result.body.length);
-      whole.set(result.head, 0);
-      whole.set(result.body, result.head.length);
-      this.send(reply, callId, 'whole', whole, { [HEAD_BYTES_HEADER]: String(result.head.length) });
+      this.send(reply, callId, 'whole', Buffer.concat([result.head, result.body]), { [HEAD_BYTES_HEADER]: String(result.head.length) });
       return;
     }
     const chunks = Math.ceil(result.body.length / size);
