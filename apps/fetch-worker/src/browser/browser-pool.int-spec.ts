@@ -49,12 +49,15 @@ describe(BrowserPool.name, () => {
   describe('crash recovery', () => {
     it('fails the pages of a killed Chromium with BrowserCrashed, then renders again on fresh browsers', async () => {
       const crashedBefore = pool.stats().crashed;
-      // Fresh browsers (well under their page budget, so none retires mid-test): four renders of a page that answers after 5 s: all of them are in flight when Chromium dies.
-      const renders = Array.from({ length: 4 }, (_, i) => title(web.url('slow.test', `/slow/${i + 1}?ms=5000`)).then(
+      // Fresh browsers (well under their page budget, so none retires mid-test): four renders of a
+      // page that answers after 12 s, so that all of them are in flight when Chromium dies even on a
+      // loaded machine where opening a page takes seconds.
+      const renders = Array.from({ length: 4 }, (_, i) => title(web.url('slow.test', `/slow/${i + 1}?ms=12000`)).then(
         () => undefined,
         (error: unknown) => error,
       ));
-      await waitFor(() => pool.stats().active === 4 && [1, 2, 3, 4].every((i) => web.hits('slow.test', `/slow/${i}?ms=5000`) === 1), {
+      await waitFor(() => pool.stats().active === 4 && [1, 2, 3, 4].every((i) => web.hits('slow.test', `/slow/${i}?ms=12000`) === 1), {
+        timeoutMs: 20_000,
         what: 'four pages in flight',
       });
       noteGroups();
