@@ -20,7 +20,7 @@ import { closedLoopLoad, type LoadResult } from './load-loop';
 import { childRunning, processesNamed, processesNamedWith, processMemory, treeRssBytes } from './process-stats';
 import { GroupCpuMeter, MachineCpuMeter } from './resource-meter';
 import { puppeteerLoop, type RenderLoopResult } from './puppeteer-loop';
-import { scrapeTotals, totalsDelta, trawlHistograms, type MetricTotals } from './service-metrics';
+import { scrapeLabelled, scrapeTotals, totalsDelta, trawlHistograms, type MetricTotals } from './service-metrics';
 
 const SERVICES: readonly ServiceName[] = ['gateway', 'fetch-worker'];
 const OVERHEAD_TARGET_MS = 2;
@@ -92,9 +92,10 @@ async function startTrawl(web: FixtureWebProcess, options: FetchBenchOptions): P
   const env = { LOG_LEVEL: 'warn', FETCH_CONCURRENCY: workerCapacity, ...options.serviceEnv };
   const platform = new Platform('fetch-bench', { hostMap: web.hostMap, services: SERVICES, env: { gateway: env, 'fetch-worker': env } });
   await platform.start();
-  // Limits well above the load, so the bench measures the path, not the quotas: at most half the
-  // slots in use, so that an answer need not wait for its slot's release (see FetchService).
-  const concurrency = 2 * Math.max(options.clients, options.renderConcurrency) + 10;
+  // Limits well above the load, so the bench measures the path, not the quotas: far under half the
+  // slots in use, so that an answer need not wait for its slot's release, nor a request for its
+  // admission (head start: half, counting the admissions under way; see FetchService).
+  const concurrency = 4 * Math.max(options.clients, options.renderConcurrency) + 10;
   // (The admin API caps rate_limit_per_minute at 1,000,000; asking for more used to be refused and
   // silently fall back to the default 600/min, so the bench measured AUTH008 and then BLK0001.)
   const tenant = await platform.createTenant({ concurrency, credits: 1_000_000_000, rate_limit_per_minute: 1_000_000 });
@@ -199,20 +200,43 @@ async function benchOverhead(web: FixtureWebProcess, trawl: Trawl, options: Fetc
   return { latencyMs, direct, viaTrawl, overheadMs, share, cpuMsPerRequest: { direct: directCpu, trawl: trawlCpu }, report };
 }
 
-type ServiceTotals = Record<'gateway' | 'worker', MetricTotals>;
+type ServiceTotals = Record<'gateway' | 'worker', MetricTotals> & { gatewaySteps: MetricTotals };
+
+/** The gateway's series told apart by label: admission and release, and the requests that started early. */
+const GATEWAY_STEP_SERIES = ['trawl_fetch_limits_seconds_sum', 'trawl_fetch_limits_seconds_count', 'trawl_fetch_head_starts_total'];
 
 async function scrapeServices(trawl: Trawl): Promise<ServiceTotals> {
-  const [gateway, worker] = await Promise.all([scrapeTotals(trawl.platform.port('gateway')), scrapeTotals(trawl.platform.port('fetch-worker'))]);
-  return { gateway, worker };
+  const [gateway, worker, gatewaySteps] = await Promise.all([
+    scrapeTotals(trawl.platform.port('gateway')),
+    scrapeTotals(trawl.platform.port('fetch-worker')),
+    scrapeLabelled(trawl.platform.port('gateway'), GATEWAY_STEP_SERIES),
+  ]);
+  return { gateway, worker, gatewaySteps };
 }
 
-/** Table rows: the mean of every `trawl_*_seconds` histogram that moved between two scrapes. */
+/**
+ * Table rows: the mean of every `trawl_*_seconds` histogram that moved between two scrapes (the
+ * gateway's Postgres steps one by one), and how many requests went to a worker before their
+ * admission returned (head start), with their count in place of a time.
+ */
 function stepTimings(before: ServiceTotals, after: ServiceTotals): string[] {
   const rows: string[] = [];
+  const row = (service: string, name: string, count: number, sumSeconds: number) => {
+    if (count > 0) rows.push(`| ${service} | ${name} | ${count} | ${((1000 * sumSeconds) / count).toFixed(2)} |`);
+  };
   for (const service of ['gateway', 'worker'] as const) {
     for (const { name, count, sumSeconds } of trawlHistograms(totalsDelta(before[service], after[service]))) {
-      if (count > 0) rows.push(`| ${service} | ${name} | ${count} | ${((1000 * sumSeconds) / count).toFixed(2)} |`);
+      if (name !== 'trawl_fetch_limits_seconds') row(service, name, count, sumSeconds);
     }
+  }
+  const steps = totalsDelta(before.gatewaySteps, after.gatewaySteps);
+  for (const step of ['admit', 'release']) {
+    const labels = `{step="${step}"}`;
+    row('gateway', `trawl_fetch_limits_seconds${labels}`, steps[`trawl_fetch_limits_seconds_count${labels}`] ?? 0, steps[`trawl_fetch_limits_seconds_sum${labels}`] ?? 0);
+  }
+  for (const outcome of ['admitted', 'called_off']) {
+    const name = `trawl_fetch_head_starts_total{outcome="${outcome}"}`;
+    rows.push(`| gateway | ${name} | ${steps[name] ?? 0} | |`);
   }
   return rows;
 }

@@ -16,6 +16,27 @@ export async function scrapeTotals(port: number): Promise<MetricTotals> {
   return totals;
 }
 
+/**
+ * The series of the metrics named `names` (full series names, e.g. `x_seconds_sum`), one per label
+ * set, where {@link scrapeTotals} would add them up. Keyed `name{a="1",b="2"}` with the labels
+ * sorted and without `service` (every Trawl series carries it).
+ */
+export async function scrapeLabelled(port: number, names: readonly string[]): Promise<MetricTotals> {
+  const res = await fetch(`http://127.0.0.1:${port}/metrics`);
+  if (!res.ok) throw new Error(`/metrics on port ${port} answered ${res.status}`);
+  const series: MetricTotals = {};
+  for (const line of (await res.text()).split('\n')) {
+    const match = /^([a-zA-Z_:][\w:]*)\{([^}]*)\}\s+(\S+)/.exec(line);
+    if (!match || !names.includes(match[1])) continue;
+    const labels = [...match[2].matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)]
+      .filter(([, name]) => name !== 'service')
+      .map(([, name, value]) => `${name}="${value}"`)
+      .sort();
+    series[`${match[1]}{${labels.join(',')}}`] = Number(match[3]);
+  }
+  return series;
+}
+
 /** `after - before` for every series of `after` that moved. */
 export function totalsDelta(before: MetricTotals, after: MetricTotals): MetricTotals {
   const delta: MetricTotals = {};

@@ -63,6 +63,12 @@ export const gatewayConfigSchema = baseConfigSchema.extend({
    * not billed); 0 commits each row before its request is answered, at one WAL flush per request.
    */
   FETCH_LEDGER_FLUSH_MS: envInt(25, 0, 5_000),
+  /**
+   * How recent this replica's last admission of a tenant must be for the tenant's next plain GET to
+   * go to a worker while its own admission is still under way, in ms (see HeadStarts: only for a
+   * tenant far from its limits). Default 2,000; 0 makes every request wait for its admission.
+   */
+  FETCH_HEAD_START_MS: envInt(2_000, 0, 60_000),
   /** Window over which a client address's error rate is measured, in seconds. Default 60. */
   CLIENT_ERROR_WINDOW_SECONDS: envInt(60, 1, 86_400),
   /** Fewest requests in a window before the error rate can block an address. Default 50. */

@@ -170,6 +170,74 @@ describe('Fetch limits across two gateway replicas', () => {
     });
   });
 
+  describe('head start', () => {
+    /** Holds the tenant's rate-window row, so that its next admission waits in Postgres. */
+    const admissionHeld = async (tenantId: string) => {
+      const client = await gw.sql.connect();
+      await client.query('BEGIN');
+      await client.query(`SELECT 1 FROM fetch_rate_windows WHERE tenant_id = $1 FOR UPDATE`, [tenantId]);
+      return async () => {
+        await client.query('COMMIT');
+        client.release();
+      };
+    };
+    const admissionsWaiting = async () => {
+      const { rows } = await gw.sql.query(
+        `SELECT count(*)::int AS n FROM pg_stat_activity
+          WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'WITH rate AS%'`,
+      );
+      return rows[0].n as number;
+    };
+    const seenBy = (tenant: { api_key: string }) => (params: Record<string, string> = {}, init: RequestInit = {}) =>
+      fetch(`${a}/v1/?${q({ apikey: tenant.api_key, url: TARGET, ...params })}`, init);
+
+    it("sends a roomy tenant's GET to a worker while its admission waits in Postgres; a POST waits for its admission", async () => {
+      const tenant = await gw.createTenant({ concurrency: 10 });
+      const send = seenBy(tenant);
+      expect((await send()).status).toBe(200); // this replica now knows the tenant is far from its limits
+      const atWorker = worker.requests.length;
+      const unlock = await admissionHeld(tenant.tenant_id);
+      const get = send({ url: `${TARGET}early` });
+      await waitFor(() => worker.requests.length === atWorker + 1, { what: 'the GET at the worker before its admission' });
+      expect(await admissionsWaiting()).toBe(1);
+      const post = send({ url: `${TARGET}form` }, { method: 'POST', body: 'a=1', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+      await waitFor(async () => (await admissionsWaiting()) === 2, { what: "the POST's admission waiting" });
+      expect(worker.requests.length).toBe(atWorker + 1);
+      await unlock();
+      expect((await get).status).toBe(200);
+      expect((await post).status).toBe(200);
+      expect(worker.requests.slice(atWorker).map((r) => r.url)).toEqual([`${TARGET}early`, `${TARGET}form`]);
+      await waitFor(async () => (await slotsHeld(gw, tenant.tenant_id)) === 0, { what: 'the slots released' });
+    });
+
+    it('calls a request that started early off at the worker when its admission refuses it, and bills nothing', async () => {
+      const tenant = await gw.createTenant({ concurrency: 10 });
+      const send = seenBy(tenant);
+      expect((await send()).status).toBe(200);
+      // The replica still remembers an active account; Postgres no longer has one.
+      expect((await gw.patchTenant(tenant.tenant_id, { subscription_status: 'cancelled' })).status).toBe(200);
+      let calledOff = false;
+      worker.behaviour = async (request, call) => {
+        await new Promise<void>((resolve) => call.signal.addEventListener('abort', () => resolve(), { once: true }));
+        calledOff = true;
+        return answer(request, { status: 500, billed_tier: null, error: { code: 'CTX0001', detail: 'cancelled' } });
+      };
+      const atWorker = worker.requests.length;
+      const unlock = await admissionHeld(tenant.tenant_id);
+      const refused = send();
+      await waitFor(() => worker.requests.length === atWorker + 1, { what: 'the request at the worker before its admission' });
+      await unlock();
+      const answered = await refused;
+      expect(answered.status).toBe(402);
+      expect(await json(answered)).toMatchObject({ code: 'AUTH011' });
+      await waitFor(() => calledOff, { what: 'the worker told to stop' });
+      await gw.flushCharges();
+      const { rows } = await gw.sql.query(`SELECT count(*)::int AS n FROM credit_ledger WHERE tenant_id = $1`, [tenant.tenant_id]);
+      expect(rows[0].n).toBe(1); // the first request only
+      expect(await slotsHeld(gw, tenant.tenant_id)).toBe(0);
+    });
+  });
+
   describe('rate limit', () => {
     it('refuses requests over the minute limit with AUTH008 and Retry-After, on any replica', async () => {
       const tenant = await gw.createTenant({ rate_limit_per_minute: 2 });

@@ -10,6 +10,8 @@ export class FetchMetrics {
   readonly slotsInUse: Gauge;
   /** Postgres on the hot path: an operator sees what admission and the slot's release add to each request. */
   readonly limitsStep: Histogram<'step'>;
+  /** Requests sent to a worker before their admission returned, by what admission then said: a high `called_off` is wasted work. */
+  readonly headStarts: Counter<'outcome'>;
 
   constructor(registry: Registry) {
     this.requests = new Counter({
@@ -30,6 +32,12 @@ export class FetchMetrics {
       help: 'Time of the Postgres steps of a Fetch request: admit (rate window, account, slot) and release (the slot).',
       labelNames: ['step'] as const,
       buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
+      registers: [registry],
+    });
+    this.headStarts = new Counter({
+      name: 'trawl_fetch_head_starts_total',
+      help: 'Fetch requests sent to a worker before their admission returned, by outcome: admitted, or called_off when admission refused them.',
+      labelNames: ['outcome'] as const,
       registers: [registry],
     });
     this.slotsInUse = new Gauge({

@@ -8,6 +8,7 @@ import { TenantsModule } from '../tenants/tenants.module';
 import { FetchController } from './fetch.controller';
 import { FetchMetrics } from './fetch.metrics';
 import { FetchService } from './fetch.service';
+import { HeadStarts } from './head-start';
 
 @Module({
   imports: [LimitsModule, TenantsModule],
@@ -23,6 +24,12 @@ import { FetchService } from './fetch.service';
           silenceTimeoutMs: config.FETCH_RPC_SILENCE_TIMEOUT_MS,
           busyRetries: config.FETCH_RPC_BUSY_RETRIES,
         }),
+    },
+    {
+      provide: HeadStarts,
+      inject: [GATEWAY_CONFIG],
+      useFactory: (config: GatewayConfig) =>
+        new HeadStarts({ maxAgeMs: config.FETCH_HEAD_START_MS, maxTenants: config.API_KEY_CACHE_MAX_ENTRIES }),
     },
     { provide: FetchMetrics, inject: [Registry], useFactory: (registry: Registry) => new FetchMetrics(registry) },
   ],

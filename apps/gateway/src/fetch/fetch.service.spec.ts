@@ -6,11 +6,13 @@ import type { Logger } from '@trawl/observability';
 import type { Database } from '@trawl/persistence';
 import { loadGatewayConfig } from '../config';
 import type { AdmissionSnapshot } from '../limits/admission.repository';
+import { LimitError, LimitErrorCode } from '../limits/limits.errors';
 import type { LimitsService } from '../limits/limits.service';
 import type { Account } from '../tenants/account';
 import { CaptchaSolverKeys } from '../tenants/captcha-solver-keys';
 import { FetchMetrics } from './fetch.metrics';
 import { FetchCall, FetchService } from './fetch.service';
+import { HeadStarts } from './head-start';
 import { UsageHeaders } from './usage-headers';
 
 const TENANT = '3f0c2a5e-8d1b-4c7e-9a6f-1b2c3d4e5f60';
@@ -39,7 +41,7 @@ function account(fields: Partial<Account> = {}): Account {
 function setup(options: { account?: Account; reply?: Partial<FetchReplyV1>; failure?: Error } = {}) {
   const sent: FetchRequestV1[] = [];
   const rpc = {
-    call: jest.fn(async (_subject: string, payload: Uint8Array) => {
+    call: jest.fn(async (_subject: string, payload: Uint8Array, _options?: { signal?: AbortSignal }) => {
       const request = JSON.parse(Buffer.from(payload).toString()) as FetchRequestV1;
       sent.push(request);
       if (options.failure) throw options.failure;
@@ -73,6 +75,7 @@ function setup(options: { account?: Account; reply?: Partial<FetchReplyV1>; fail
     new ChargeBuffer(db as unknown as Database, { flushMs: 0 }),
     new FetchMetrics(new Registry()),
     new CaptchaSolverKeys(config, logger as unknown as Logger),
+    new HeadStarts({ maxAgeMs: 2_000, maxTenants: 10 }),
     config,
     logger as unknown as Logger,
   );
@@ -89,7 +92,76 @@ function setup(options: { account?: Account; reply?: Partial<FetchReplyV1>; fail
   return { service, call, sent, limits, db, rpc };
 }
 
+/** A promise the test settles itself. */
+function deferred<T>(): { promise: Promise<T>; resolve: (value: T) => void } {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((done) => (resolve = done));
+  return { promise, resolve };
+}
+
 describe(FetchService.name, () => {
+  describe('head start', () => {
+    // Far from its limits: 1 slot of 10 in use, 1 request of 100 this minute, 100 credits.
+    const roomy = () => setup({ account: account({ concurrency: 10 }) });
+
+    it("sends a tenant's next GET to the worker while its admission is under way, and answers once admitted", async () => {
+      const { service, call, limits, rpc } = roomy();
+      await service.fetch(call());
+      const admission = deferred<AdmissionSnapshot>();
+      limits.admit.mockImplementationOnce(() => admission.promise);
+      const answering = service.fetch(call());
+      expect(rpc.call).toHaveBeenCalledTimes(2);
+      admission.resolve({ account: account({ concurrency: 10 }), requestsThisMinute: 2, windowResetsInMs: 1_000, slotsInUse: 1 });
+      await expect(answering).resolves.toMatchObject({ status: 200, body: Buffer.from('ok') });
+      expect(limits.release).toHaveBeenCalledTimes(2);
+    });
+
+    it('calls the worker off and answers the refusal, unbilled, when admission refuses a request that started early', async () => {
+      const { service, call, limits, rpc, db } = roomy();
+      await service.fetch(call());
+      db.query.mockClear();
+      limits.assertRate.mockImplementationOnce(() => {
+        throw new LimitError(LimitErrorCode.RateLimited, 'over', { 'retry-after': '1' });
+      });
+      // The worker is still fetching when admission refuses: it must be told to stop.
+      let calledOff = false;
+      rpc.call.mockImplementationOnce(
+        (_subject: string, _payload: Uint8Array, options?: { signal?: AbortSignal }) =>
+          new Promise((_resolve, reject) =>
+            options?.signal?.addEventListener('abort', () => {
+              calledOff = true;
+              reject(new MessagingError(MessagingErrorCode.RpcCancelled, 'cancelled'));
+            }),
+          ),
+      );
+      await expect(service.fetch(call())).rejects.toMatchObject({ code: 'AUTH008' });
+      expect(rpc.call).toHaveBeenCalledTimes(2);
+      expect(calledOff).toBe(true);
+      expect(limits.release).toHaveBeenCalledTimes(1);
+      expect(db.query).not.toHaveBeenCalled();
+    });
+
+    it('waits for admission on the first request of a tenant, for a request with a body, and near the limits', async () => {
+      const { service, call, limits, rpc } = roomy();
+      const waitsForAdmission = async (fetchCall: FetchCall) => {
+        const admission = deferred<AdmissionSnapshot>();
+        limits.admit.mockImplementationOnce(() => admission.promise);
+        const calls = rpc.call.mock.calls.length;
+        const answering = service.fetch(fetchCall);
+        const early = rpc.call.mock.calls.length > calls;
+        admission.resolve({ account: account({ concurrency: 10 }), requestsThisMinute: 1, windowResetsInMs: 1_000, slotsInUse: 4 });
+        await answering;
+        return !early;
+      };
+      expect(await waitsForAdmission(call())).toBe(true);
+      // The last admission showed 4 of 10 slots held, 5 with its own: one more passes half.
+      expect(await waitsForAdmission(call())).toBe(true);
+      limits.admit.mockImplementationOnce(async () => ({ account: account({ concurrency: 10 }), requestsThisMinute: 1, windowResetsInMs: 1_000, slotsInUse: 0 }));
+      await service.fetch(call());
+      expect(await waitsForAdmission(call({ method: 'POST', body: Buffer.from('a=1') }))).toBe(true);
+    });
+  });
+
   describe('fetch', () => {
     it('answers with the worker page, keeps only Zr- headers, bills and frees the slot', async () => {
       const { service, call, limits, db } = setup();

@@ -15,6 +15,7 @@ import { CaptchaSolverKeys } from '../tenants/captcha-solver-keys';
 import { FetchError, FetchErrorCode } from './fetch.errors';
 import { FetchMetrics } from './fetch.metrics';
 import { FetchQuery, parseFetchQuery } from './fetch-query';
+import { HeadStarts } from './head-start';
 import type { FetchMethod } from './fetch.routes';
 import { ForbiddenDomains } from './forbidden-domains';
 import { targetHeaders } from './forwarded-headers';
@@ -35,6 +36,19 @@ export interface FetchCall {
   usage: UsageHeaders;
   /** How the request arrived; proxy mode also needs the plan's `proxy_mode` feature. Default `api`. */
   via?: 'api' | 'proxy_mode';
+}
+
+/** A worker's reply: its head, and the page body. */
+interface WorkerAnswer {
+  reply: FetchReplyV1;
+  body: Buffer;
+}
+
+/** A worker call started before its admission returned ({@link FetchService.startEarly}). */
+interface EarlyCall {
+  settled: Promise<Settled<WorkerAnswer>>;
+  /** Admission refused the request: the worker is told to stop and its answer dropped. */
+  callOff(): void;
 }
 
 /** The worker's answer, ready to send. */
@@ -63,6 +77,7 @@ export class FetchService {
     private readonly charges: ChargeBuffer,
     private readonly metrics: FetchMetrics,
     private readonly solverKeys: CaptchaSolverKeys,
+    private readonly headStarts: HeadStarts,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {
@@ -88,20 +103,25 @@ export class FetchService {
 
   private async admitAndCall(call: FetchCall, started: bigint): Promise<FetchAnswer> {
     const { tenantId } = call.tenant;
-    const admitted = process.hrtime.bigint();
-    const admission = await this.limits.admit(tenantId);
-    this.metrics.limitsStep.observe({ step: 'admit' }, secondsSince(admitted));
+    const parsed = parseQuery(call.query);
+    const early = this.startEarly(call, parsed);
+    const admission = await this.admit(tenantId).catch((error: unknown) => {
+      early?.callOff();
+      throw error;
+    });
     let account: Account;
     let held: HeldSlot;
     let query: FetchQuery;
     try {
-      ({ account, query } = this.checkRequest(call, admission));
+      ({ account, query } = this.checkRequest(call, admission, parsed));
       held = admission.held ?? (await this.limits.acquireSlot(tenantId, account.concurrency));
     } catch (error) {
       // Refused after all: the slot admission took goes back before the answer does.
+      early?.callOff();
       if (admission.held) await this.releaseSlot(admission.held, call);
       throw error;
     }
+    if (early) this.metrics.headStarts.inc({ outcome: 'admitted' });
     this.metrics.slotsInUse.inc();
     call.usage.concurrency(account.concurrency, held.inUse);
     const release = async () => {
@@ -110,14 +130,12 @@ export class FetchService {
       call.usage.concurrency(account.concurrency, held.inUse - 1);
       await this.releaseSlot(held, call);
     };
-    let reply: FetchReplyV1;
-    let body: Buffer;
-    try {
-      ({ reply, body } = await this.callWorker(call, query, this.solverKeys.open(account)));
-    } catch (error) {
+    const called = early ? await early.settled : await settle(this.callWorker(call, query, this.solverKeys.open(account)));
+    if (!called.ok) {
       await release();
-      throw error;
+      throw called.error;
     }
+    const { reply, body } = called.value;
 
     const billedTier = reply.billed_tier;
     const credits = billedTier === null ? 0 : (creditsOfTier(billedTier) ?? 0);
@@ -139,17 +157,63 @@ export class FetchService {
     };
   }
 
+  /** Admission in Postgres (rate window, account, a slot), timed, and remembered for the tenant's next requests' head starts. */
+  private async admit(tenantId: string): Promise<Admission> {
+    const admitted = process.hrtime.bigint();
+    const ended = this.headStarts.admissionStarted(tenantId);
+    try {
+      const admission = await this.limits.admit(tenantId);
+      // Without a slot from admission, the request takes one next (or is refused): count it.
+      this.headStarts.admitted(tenantId, admission, admission.held?.inUse ?? admission.slotsInUse + 1);
+      return admission;
+    } finally {
+      ended();
+      this.metrics.limitsStep.observe({ step: 'admit' }, secondsSince(admitted));
+    }
+  }
+
+  /**
+   * Sends a plain GET to a worker before its admission returns when the tenant's last admission
+   * here left it far from its limits ({@link HeadStarts}): the admission's round trip then overlaps
+   * the worker's fetch. A request with a body never starts early: the target must not see what
+   * might be refused. Anything admission would surely refuse (parameters, forbidden domain,
+   * `extract`, plan) does not start either.
+   */
+  private startEarly(call: FetchCall, parsed: ParsedQuery): EarlyCall | undefined {
+    if (call.method !== 'GET' || !parsed.ok) return undefined;
+    const query = parsed.value;
+    if (query.extract || this.forbidden.match(query.hostname) !== undefined) return undefined;
+    const tenantId = call.tenant.tenantId;
+    const tier = tierOf({ jsRender: query.options.js_render, premiumProxy: query.options.premium_proxy });
+    const account = this.headStarts.startable(tenantId, {
+      features: featuresOf(query, call.via),
+      credits: TIER_CREDITS[tier],
+      pendingCredits: this.charges.pendingCredits(tenantId),
+    });
+    if (!account) return undefined;
+    const callOff = new AbortController();
+    const settled = settle(this.callWorker(call, query, this.solverKeys.open(account), callOff.signal));
+    return {
+      settled,
+      callOff: () => {
+        this.metrics.headStarts.inc({ outcome: 'called_off' });
+        callOff.abort();
+      },
+    };
+  }
+
   /**
    * What is checked between admission and the worker, in the order the errors are answered: rate
    * (`AUTH008`), parameters, forbidden domains (`REQS001`), the account and its plan, `extract`.
    */
-  private checkRequest(call: FetchCall, admission: Admission): { account: Account; query: FetchQuery } {
+  private checkRequest(call: FetchCall, admission: Admission, parsed: ParsedQuery): { account: Account; query: FetchQuery } {
     // Charges this replica answered but has not written yet count as used (ChargeBuffer's window).
     const account = { ...admission.account, creditsUsed: admission.account.creditsUsed + this.charges.pendingCredits(call.tenant.tenantId) };
     call.usage.concurrency(account.concurrency, admission.slotsInUse);
     this.limits.assertRate(admission);
 
-    const query = parseFetchQuery(call.query);
+    if (!parsed.ok) throw parsed.error;
+    const query = parsed.value;
     const forbiddenBy = this.forbidden.match(query.hostname);
     if (forbiddenBy !== undefined) {
       throw new FetchError(FetchErrorCode.ForbiddenDomain, `Requests to ${forbiddenBy} are forbidden on this service.`, {
@@ -157,8 +221,7 @@ export class FetchService {
       });
     }
     const tier = tierOf({ jsRender: query.options.js_render, premiumProxy: query.options.premium_proxy });
-    const features = [...featuresOf(query), ...(call.via === 'proxy_mode' ? (['proxy_mode'] as const) : [])];
-    assertAccountMay(account, { product: 'fetch', features, credits: TIER_CREDITS[tier] });
+    assertAccountMay(account, { product: 'fetch', features: featuresOf(query, call.via), credits: TIER_CREDITS[tier] });
     if (query.extract) {
       // No domain is prepared yet (extract comes with its own issue): every domain is unprepared.
       throw new FetchError(
@@ -184,7 +247,9 @@ export class FetchService {
     call: FetchCall,
     query: FetchQuery,
     captchaSolver: { endpoint: string; key: string } | null,
-  ): Promise<{ reply: FetchReplyV1; body: Buffer }> {
+    /** Aborts a call started early that admission then refused; nobody waits for its answer. */
+    callOff?: AbortSignal,
+  ): Promise<WorkerAnswer> {
     const hasBody = call.method !== 'GET' && call.body !== undefined && call.body.length > 0;
     const deadlineAt = Date.now() + this.config.FETCH_DEADLINE_MS;
     const request: FetchRequestV1 = {
@@ -217,6 +282,8 @@ export class FetchService {
     const deadlineTimer = setTimeout(() => stop('deadline'), deadlineAt + this.config.FETCH_DEADLINE_MARGIN_MS - Date.now());
     if (call.clientGone.aborted) onClientGone();
     else call.clientGone.addEventListener('abort', onClientGone, { once: true });
+    const onCallOff = () => abort.abort('called_off');
+    callOff?.addEventListener('abort', onCallOff, { once: true });
     try {
       const { head, body } = await this.rpc.call(this.subject, Buffer.from(JSON.stringify(request)), {
         signal: abort.signal,
@@ -234,6 +301,7 @@ export class FetchService {
     } finally {
       clearTimeout(deadlineTimer);
       call.clientGone.removeEventListener('abort', onClientGone);
+      callOff?.removeEventListener('abort', onCallOff);
     }
   }
 }
@@ -245,7 +313,7 @@ export class FetchService {
  * free, still find free slots (unless its load doubles in that moment). Nearer the limit the answer
  * waits, so that a client at its limit does not get `AUTH006` for a slot it has given back.
  */
-export function mayAnswerBeforeRelease(inUse: number, limit: number): boolean {
+function mayAnswerBeforeRelease(inUse: number, limit: number): boolean {
   return inUse * 2 <= limit;
 }
 
@@ -254,12 +322,35 @@ function secondsSince(started: bigint): number {
 }
 
 /** Features of the plan a request uses; `mode=auto` may escalate to both. */
-function featuresOf(query: FetchQuery): PlanFeature[] {
-  if (query.options.mode === 'auto') return ['js_render', 'premium_proxy'];
+function featuresOf(query: FetchQuery, via: FetchCall['via']): PlanFeature[] {
+  const viaProxy = via === 'proxy_mode' ? (['proxy_mode'] as const) : [];
+  if (query.options.mode === 'auto') return ['js_render', 'premium_proxy', ...viaProxy];
   return [
     ...(query.options.js_render ? (['js_render'] as const) : []),
     ...(query.options.premium_proxy ? (['premium_proxy'] as const) : []),
+    ...viaProxy,
   ];
+}
+
+type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
+
+/** A promise's outcome as a value: a call started early may fail before anyone awaits it, and must not count as unhandled. */
+function settle<T>(promise: Promise<T>): Promise<Settled<T>> {
+  return promise.then(
+    (value) => ({ ok: true, value }),
+    (error: unknown) => ({ ok: false, error }),
+  );
+}
+
+/** The Fetch parameters, parsed once; a parameter error is answered after the rate check, as the spec orders them. */
+type ParsedQuery = Settled<FetchQuery>;
+
+function parseQuery(query: QueryParameters): ParsedQuery {
+  try {
+    return { ok: true, value: parseFetchQuery(query) };
+  } catch (error) {
+    return { ok: false, error };
+  }
 }
 
 /** Only `Zr-` headers of a worker's answer reach the caller: a worker cannot set ours, or cookies on our origin. */

@@ -17,33 +17,44 @@ export interface AccountNeeds {
  * @throws AccountError
  */
 export function assertAccountMay(account: Account, needs: AccountNeeds): void {
+  const refusal = accountRefusal(account, needs);
+  if (refusal) throw refusal;
+}
+
+/** Whether the account may make this request now ({@link assertAccountMay} without the error). */
+export function accountMay(account: Account, needs: AccountNeeds): boolean {
+  return accountRefusal(account, needs) === undefined;
+}
+
+function accountRefusal(account: Account, needs: AccountNeeds): AccountError | undefined {
   if (account.subscriptionStatus !== 'active') {
-    throw new AccountError(
+    return new AccountError(
       AccountErrorCode.NoActiveSubscription,
       `Your account has no active subscription (${account.subscriptionStatus}); subscribe to use the API.`,
     );
   }
   if (!account.emailVerified) {
-    throw new AccountError(AccountErrorCode.EmailNotVerified, 'Verify the e-mail address of your account to use the API.');
+    return new AccountError(AccountErrorCode.EmailNotVerified, 'Verify the e-mail address of your account to use the API.');
   }
   if (!account.products.includes(needs.product)) {
-    throw new AccountError(AccountErrorCode.ProductNotAllowed, `Your subscription does not include the ${needs.product} product.`, {
+    return new AccountError(AccountErrorCode.ProductNotAllowed, `Your subscription does not include the ${needs.product} product.`, {
       product: needs.product,
     });
   }
   const missing = (needs.features ?? []).find((feature) => !account.features.includes(feature));
   if (missing) {
-    throw new AccountError(AccountErrorCode.FeatureNotInPlan, `Your plan does not include \`${missing}\`; upgrade or remove it.`, {
+    return new AccountError(AccountErrorCode.FeatureNotInPlan, `Your plan does not include \`${missing}\`; upgrade or remove it.`, {
       feature: missing,
     });
   }
   const credits = needs.credits ?? 0;
   if (credits > 0 && creditsLeft(account) < credits) {
-    throw new AccountError(
+    return new AccountError(
       AccountErrorCode.CreditsSpent,
       `The credits of this period are spent (${creditsLeft(account)} left, this request needs ${credits}); ` +
         `they renew at ${account.periodEndsAt.toISOString()}. Check usage_percent and period_ends_at before retrying.`,
       { period_ends_at: account.periodEndsAt.toISOString() },
     );
   }
+  return undefined;
 }

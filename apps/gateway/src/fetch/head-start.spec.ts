@@ -1,0 +1,112 @@
+import type { Account } from '../tenants/account';
+import { HeadStarts, HeadStartNeeds } from './head-start';
+
+const TENANT = 't1';
+
+function account(fields: Partial<Account> = {}): Account {
+  return {
+    tenantId: TENANT,
+    name: 't',
+    creditsLimit: 1_000,
+    creditsUsed: 0,
+    periodStartedAt: new Date(0),
+    periodEndsAt: new Date(Date.now() + 86_400_000),
+    periodDays: 30,
+    concurrency: 20,
+    maxActiveJobs: 3,
+    features: ['js_render'],
+    products: ['fetch'],
+    subscriptionStatus: 'active',
+    emailVerified: true,
+    rateLimitPerMinute: 100,
+    captchaSolver: null,
+    ...fields,
+  };
+}
+
+const basic: HeadStartNeeds = { features: [], credits: 1, pendingCredits: 0 };
+
+function setup(fields: Partial<Account> = {}, seen: { slotsInUse?: number; requestsThisMinute?: number } = {}) {
+  let now = 1_000_000;
+  const headStarts = new HeadStarts({ maxAgeMs: 2_000, maxTenants: 10, now: () => now });
+  const admitted = (more: Partial<Account> = {}, slotsInUse = seen.slotsInUse ?? 1, requestsThisMinute = seen.requestsThisMinute ?? 1) =>
+    headStarts.admitted(TENANT, { account: account({ ...fields, ...more }), requestsThisMinute, windowResetsInMs: 30_000, slotsInUse: 0 }, slotsInUse);
+  admitted();
+  return { headStarts, admitted, advance: (ms: number) => (now += ms) };
+}
+
+describe(HeadStarts.name, () => {
+  it('lets a request of a recently admitted tenant far from its limits start, with the account last seen', () => {
+    const { headStarts } = setup();
+    expect(headStarts.startable(TENANT, basic)).toMatchObject({ tenantId: TENANT, concurrency: 20 });
+    expect(headStarts.startable('another tenant', basic)).toBeUndefined();
+  });
+
+  it('forgets what an admission showed after maxAgeMs', () => {
+    const { headStarts, advance } = setup();
+    advance(1_999);
+    expect(headStarts.startable(TENANT, basic)).toBeDefined();
+    advance(1);
+    expect(headStarts.startable(TENANT, basic)).toBeUndefined();
+  });
+
+  it('keeps a tenant within half its concurrency, counting the admissions still under way here', () => {
+    const { headStarts } = setup({}, { slotsInUse: 8 });
+    // 8 held + this one = 9 of 20.
+    expect(headStarts.startable(TENANT, basic)).toBeDefined();
+    const ended = headStarts.admissionStarted(TENANT);
+    // 8 held + one under way + this one = 10 of 20: still half.
+    expect(headStarts.startable(TENANT, basic)).toBeDefined();
+    const ended2 = headStarts.admissionStarted(TENANT);
+    expect(headStarts.startable(TENANT, basic)).toBeUndefined();
+    ended2();
+    ended2();
+    expect(headStarts.startable(TENANT, basic)).toBeDefined();
+    ended();
+  });
+
+  it('keeps a tenant within half its rate window', () => {
+    // 49 this minute + this one = 50 of 100.
+    expect(setup({ rateLimitPerMinute: 100 }, { requestsThisMinute: 49 }).headStarts.startable(TENANT, basic)).toBeDefined();
+    expect(setup({ rateLimitPerMinute: 100 }, { requestsThisMinute: 50 }).headStarts.startable(TENANT, basic)).toBeUndefined();
+  });
+
+  it('counts a window that has ended as empty', () => {
+    let now = 0;
+    const headStarts = new HeadStarts({ maxAgeMs: 2_000, maxTenants: 10, now: () => now });
+    headStarts.admitted(TENANT, { account: account(), requestsThisMinute: 90, windowResetsInMs: 500, slotsInUse: 0 }, 1);
+    expect(headStarts.startable(TENANT, basic)).toBeUndefined();
+    now = 500;
+    expect(headStarts.startable(TENANT, basic)).toBeDefined();
+  });
+
+  it('asks for twice the credits the coming requests may cost, unwritten charges counted', () => {
+    const { headStarts } = setup({ creditsLimit: 100, creditsUsed: 50 });
+    expect(headStarts.startable(TENANT, { features: ['js_render'], credits: 25, pendingCredits: 0 })).toBeDefined();
+    expect(headStarts.startable(TENANT, { features: ['js_render'], credits: 25, pendingCredits: 1 })).toBeUndefined();
+    headStarts.admissionStarted(TENANT);
+    expect(headStarts.startable(TENANT, { features: [], credits: 12, pendingCredits: 0 })).toBeDefined();
+    expect(headStarts.startable(TENANT, { features: [], credits: 13, pendingCredits: 0 })).toBeUndefined();
+  });
+
+  it('never starts what the plan or the account state refuses', () => {
+    expect(setup().headStarts.startable(TENANT, { ...basic, features: ['premium_proxy'] })).toBeUndefined();
+    expect(setup({ subscriptionStatus: 'cancelled' }).headStarts.startable(TENANT, basic)).toBeUndefined();
+    expect(setup({ emailVerified: false }).headStarts.startable(TENANT, basic)).toBeUndefined();
+    expect(setup({ products: ['batch'] }).headStarts.startable(TENANT, basic)).toBeUndefined();
+  });
+
+  it('judges by the newest admission, a refused one too', () => {
+    const { headStarts, admitted } = setup();
+    admitted({ subscriptionStatus: 'cancelled' });
+    expect(headStarts.startable(TENANT, basic)).toBeUndefined();
+    admitted();
+    expect(headStarts.startable(TENANT, basic)).toBeDefined();
+  });
+
+  it('never starts anything early when maxAgeMs is 0', () => {
+    const headStarts = new HeadStarts({ maxAgeMs: 0, maxTenants: 10 });
+    headStarts.admitted(TENANT, { account: account(), requestsThisMinute: 1, windowResetsInMs: 30_000, slotsInUse: 0 }, 1);
+    expect(headStarts.startable(TENANT, basic)).toBeUndefined();
+  });
+});
