@@ -69,6 +69,12 @@ export const gatewayConfigSchema = baseConfigSchema.extend({
    * tenant far from its limits). Default 2,000; 0 makes every request wait for its admission.
    */
   FETCH_HEAD_START_MS: envInt(2_000, 0, 60_000),
+  /**
+   * Longest wait of a slot release that no answer waits for (a roomy tenant's) for an admission
+   * statement of this replica to ride on, in ms; after it, one statement writes all that wait.
+   * Default 5. 0 writes each release alone at once.
+   */
+  FETCH_RELEASE_LINGER_MS: envInt(5, 0, 1_000),
   /** Window over which a client address's error rate is measured, in seconds. Default 60. */
   CLIENT_ERROR_WINDOW_SECONDS: envInt(60, 1, 86_400),
   /** Fewest requests in a window before the error rate can block an address. Default 50. */

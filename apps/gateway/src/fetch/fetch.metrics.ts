@@ -29,7 +29,7 @@ export class FetchMetrics {
     });
     this.limitsStep = new Histogram({
       name: 'trawl_fetch_limits_seconds',
-      help: 'Time of the Postgres steps of a Fetch request: admit (rate window, account, slot) and release (the slot).',
+      help: 'Time of the Postgres steps of a Fetch request: admit (rate window, account, slot) and release (the slot; for a tenant far from its limit, until written with an admission).',
       labelNames: ['step'] as const,
       buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
       registers: [registry],

@@ -124,11 +124,11 @@ export class FetchService {
     if (early) this.metrics.headStarts.inc({ outcome: 'admitted' });
     this.metrics.slotsInUse.inc();
     call.usage.concurrency(account.concurrency, held.inUse);
-    const release = async () => {
+    const release = async (soon = false) => {
       // The call has settled: the worker is done with the request (or was lost), so is its slot.
       this.metrics.slotsInUse.dec();
       call.usage.concurrency(account.concurrency, held.inUse - 1);
-      await this.releaseSlot(held, call);
+      await this.releaseSlot(held, call, soon);
     };
     const called = early ? await early.settled : await settle(this.callWorker(call, query, this.solverKeys.open(account)));
     if (!called.ok) {
@@ -140,7 +140,8 @@ export class FetchService {
     const billedTier = reply.billed_tier;
     const credits = billedTier === null ? 0 : (creditsOfTier(billedTier) ?? 0);
     await Promise.all([
-      mayAnswerBeforeRelease(held.inUse, account.concurrency) ? void release() : release(),
+      // Nobody waits for a roomy tenant's release: it rides on this replica's next admission.
+      mayAnswerBeforeRelease(held.inUse, account.concurrency) ? void release(true) : release(),
       // Buffered with other requests' charges (FETCH_LEDGER_FLUSH_MS): one commit for many rows.
       credits > 0 && billedTier !== null
         ? this.charges.add({ tenantId, credits, product: 'fetch', tier: billedTier, ref: `fetch:${call.usage.requestId}` })
@@ -234,9 +235,9 @@ export class FetchService {
     return { account, query };
   }
 
-  private async releaseSlot(held: HeldSlot, call: FetchCall): Promise<void> {
+  private async releaseSlot(held: HeldSlot, call: FetchCall, soon = false): Promise<void> {
     const started = process.hrtime.bigint();
-    await this.limits.release(held.lease).catch((error: unknown) =>
+    await (soon ? this.limits.releaseSoon(held.lease) : this.limits.release(held.lease)).catch((error: unknown) =>
       // Its lease frees it in time.
       this.logger.warn({ err: error, request_id: call.usage.requestId }, 'could not release a concurrency slot'),
     );

@@ -122,4 +122,30 @@ describe('Fetch admission in Postgres', () => {
     expect(got.sort()).toEqual([1, 2, 3, 4, 5, 6]);
     expect(await slots.tryAcquire(tenantId, 6, randomUUID(), LEASE_MS)).toBeUndefined();
   });
+  it("frees the slots it is given (any tenant's, only while their holder holds them) as it admits", async () => {
+    const other = await tenant(3);
+    const mine = await tenant(3);
+    const [o1, o2] = await admitTogether(other, 2);
+    const [m1] = await admitTogether(mine, 1);
+    const stale = { tenantId: other, slot: o2.slot ?? 0, holder: randomUUID() }; // a holder that no longer holds it
+    const snapshot = await admission.countRequestAndRead(mine, randomUUID(), LEASE_MS, [
+      { tenantId: other, slot: o1.slot ?? 0, holder: o1.holder },
+      { tenantId: mine, slot: m1.slot ?? 0, holder: m1.holder },
+      stale,
+    ]);
+    expect(snapshot?.slot).toBe(2); // slot 1 was still held in the statement's own view
+    expect(await slotRows(other)).toEqual([
+      { slot: 1, held: false },
+      { slot: 2, held: true },
+      { slot: 3, held: false },
+    ]);
+    expect(await slotRows(mine)).toEqual([
+      { slot: 1, held: false },
+      { slot: 2, held: true },
+      { slot: 3, held: false },
+    ]);
+    await slots.releaseMany([{ tenantId: other, slot: o2.slot ?? 0, holder: o2.holder }, { tenantId: mine, slot: 2, holder: 'not its holder' }]);
+    expect((await slotRows(other)).every((r) => !r.held)).toBe(true);
+    expect((await slotRows(mine)).map((r) => r.held)).toEqual([false, true, false]);
+  });
 });

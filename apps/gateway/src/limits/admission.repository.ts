@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Database } from '@trawl/persistence';
 import { ACCOUNT_COLUMNS, AccountRow, toAccount } from '../tenants/accounts.repository';
-import { claimSlotCtes } from './concurrency-slots.repository';
+import { claimSlotCtes, leaseArrays, releaseLeasesCte, SlotLease } from './concurrency-slots.repository';
 import type { Account } from '../tenants/account';
 
 /** What the gateway knows about a tenant when a Fetch request arrives. */
@@ -29,7 +29,17 @@ export interface AdmissionSnapshot {
 export class AdmissionRepository {
   constructor(private readonly db: Database) {}
 
-  async countRequestAndRead(tenantId: string, holder: string, leaseMs: number): Promise<AdmissionSnapshot | undefined> {
+  /**
+   * Also frees the slots of `releasing` (any tenant's), which saves each of those releases a
+   * statement of its own; a slot freed so is not yet free to this statement's claim and still
+   * counts in its `slotsInUse`.
+   */
+  async countRequestAndRead(
+    tenantId: string,
+    holder: string,
+    leaseMs: number,
+    releasing: readonly SlotLease[] = [],
+  ): Promise<AdmissionSnapshot | undefined> {
     const rows = await this.db.prepared<AccountRow & { requests: number; resets_in_ms: number; slots_in_use: number; slot: number | null }>(
       'fetch_admission',
       `WITH rate AS (
@@ -39,7 +49,8 @@ export class AdmissionRepository {
             SET requests = CASE WHEN w.window_start = excluded.window_start THEN w.requests + 1 ELSE 1 END,
                 window_start = excluded.window_start
          RETURNING requests, window_start),
-       ${claimSlotCtes({ from: 'tenants t, rate', limit: 't.concurrency', allowed: 't.id = $1 AND rate.requests <= t.rate_limit_per_minute' })}
+       ${claimSlotCtes({ from: 'tenants t, rate', limit: 't.concurrency', allowed: 't.id = $1 AND rate.requests <= t.rate_limit_per_minute' })},
+       ${releaseLeasesCte(4)}
        SELECT ${ACCOUNT_COLUMNS}, rate.requests,
               ceil(extract(epoch FROM rate.window_start + interval '1 minute' - now()) * 1000)::int AS resets_in_ms,
               -- The statement's snapshot is from before the insert: the slots held by others.
@@ -48,7 +59,7 @@ export class AdmissionRepository {
               (SELECT slot FROM claimed) AS slot
          FROM tenants t, rate
         WHERE t.id = $1`,
-      [tenantId, holder, leaseMs],
+      [tenantId, holder, leaseMs, ...leaseArrays(releasing)],
     );
     const row = rows[0];
     return (

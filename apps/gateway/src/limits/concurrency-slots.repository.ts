@@ -46,6 +46,23 @@ export function claimSlotCtes(scope: SlotScope): string {
      claimed AS (SELECT slot FROM reused UNION ALL SELECT slot FROM fresh WHERE holder = $2)`;
 }
 
+/**
+ * A CTE `released` that frees the slots of `leases` (see {@link leaseArrays}), each only if its
+ * holder still holds it, as {@link ConcurrencySlotsRepository.release} does one; its parameters are
+ * `$first` to `$first + 2`. Postgres runs a data-modifying CTE whether or not the statement reads it.
+ */
+export function releaseLeasesCte(first: number): string {
+  return `released AS (
+       UPDATE fetch_slots s SET lease_until = '-infinity', holder = ''
+         FROM unnest($${first}::uuid[], $${first + 1}::int[], $${first + 2}::text[]) AS r(tenant_id, slot, holder)
+        WHERE s.tenant_id = r.tenant_id AND s.slot = r.slot AND s.holder = r.holder)`;
+}
+
+/** The parameters of {@link releaseLeasesCte}. */
+export function leaseArrays(leases: readonly SlotLease[]): [string[], number[], string[]] {
+  return [leases.map((l) => l.tenantId), leases.map((l) => l.slot), leases.map((l) => l.holder)];
+}
+
 /** A held concurrency slot: release it with the same holder. */
 export interface SlotLease {
   tenantId: string;
@@ -108,5 +125,10 @@ export class ConcurrencySlotsRepository {
       `UPDATE fetch_slots SET lease_until = '-infinity', holder = '' WHERE tenant_id = $1 AND slot = $2 AND holder = $3`,
       [lease.tenantId, lease.slot, lease.holder],
     );
+  }
+
+  /** Frees many slots in one statement, each as {@link release} would. */
+  async releaseMany(leases: readonly SlotLease[]): Promise<void> {
+    await this.db.prepared('fetch_slots_release_many', `WITH ${releaseLeasesCte(1)} SELECT 1`, leaseArrays(leases));
   }
 }

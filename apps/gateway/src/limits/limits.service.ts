@@ -1,11 +1,13 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { BeforeApplicationShutdown, Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { GatewayConfig } from '../config';
-import { GATEWAY_CONFIG } from '../gateway.tokens';
+import { GATEWAY_CONFIG, LOGGER } from '../gateway.tokens';
+import type { Logger } from '@trawl/observability';
 import { AccountsRepository } from '../tenants/accounts.repository';
 import { AdmissionRepository, AdmissionSnapshot } from './admission.repository';
 import { ConcurrencySlotsRepository, SlotLease } from './concurrency-slots.repository';
 import { LimitError, LimitErrorCode } from './limits.errors';
+import { PendingReleases } from './pending-releases';
 
 /** How often a lost race for a free slot is retried before the request counts as over the limit. */
 const SLOT_RACE_RETRIES = 3;
@@ -26,18 +28,25 @@ export interface HeldSlot {
  * replica: a per-tenant rate window (`AUTH008`) and per-tenant concurrency slots (`AUTH006`).
  */
 @Injectable()
-export class LimitsService {
+export class LimitsService implements BeforeApplicationShutdown {
   /** A slot's lease outlives the longest request: deadline, the gateway's margin, the RPC's silence timeout, slack. */
   private readonly slotLeaseMs: number;
+  private readonly pendingReleases: PendingReleases;
 
   constructor(
     private readonly admission: AdmissionRepository,
     private readonly slots: ConcurrencySlotsRepository,
     private readonly accounts: AccountsRepository,
     @Inject(GATEWAY_CONFIG) config: GatewayConfig,
+    @Inject(LOGGER) logger: Logger,
   ) {
     this.slotLeaseMs =
       config.FETCH_DEADLINE_MS + config.FETCH_DEADLINE_MARGIN_MS + config.FETCH_RPC_SILENCE_TIMEOUT_MS + 30_000;
+    this.pendingReleases = new PendingReleases(
+      (leases) => this.slots.releaseMany(leases),
+      config.FETCH_RELEASE_LINGER_MS,
+      (error) => logger.warn({ err: error }, 'could not release concurrency slots; retrying with the next statement'),
+    );
   }
 
   /**
@@ -48,7 +57,16 @@ export class LimitsService {
    */
   async admit(tenantId: string): Promise<Admission> {
     const holder = randomUUID();
-    const snapshot = await this.admission.countRequestAndRead(tenantId, holder, this.slotLeaseMs);
+    // Releases waiting to be written ride on this statement.
+    const releasing = this.pendingReleases.take();
+    let snapshot: AdmissionSnapshot | undefined;
+    try {
+      snapshot = await this.admission.countRequestAndRead(tenantId, holder, this.slotLeaseMs, releasing.leases);
+    } catch (error) {
+      releasing.failed();
+      throw error;
+    }
+    releasing.written();
     if (!snapshot) throw new Error(`Tenant ${tenantId} of an authenticated key does not exist`);
     const held = snapshot.slot === undefined ? undefined : { lease: { tenantId, slot: snapshot.slot, holder }, inUse: snapshot.slotsInUse + 1 };
     if (snapshot.account.periodEndsAt.getTime() <= Date.now()) {
@@ -91,8 +109,21 @@ export class LimitsService {
     );
   }
 
+  /** Frees the slot now: one statement of its own. */
   release(lease: SlotLease): Promise<void> {
     return this.slots.release(lease);
+  }
+
+  /**
+   * Frees the slot with the next admission statement of this replica, or alone after
+   * `FETCH_RELEASE_LINGER_MS`: for a slot whose release nobody waits for. Resolves once written.
+   */
+  releaseSoon(lease: SlotLease): Promise<void> {
+    return this.pendingReleases.add(lease);
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.pendingReleases.flush();
   }
 
   /** Slots held now by the tenant. */
