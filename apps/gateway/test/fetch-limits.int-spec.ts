@@ -397,11 +397,11 @@ describe('Fetch answers when the workers fail', () => {
     }
   });
 
-  it('answers 500 ERR0001 when the worker dies mid-request, and frees the slot', async () => {
+  it('answers 500 ERR0001 when the worker dies mid-request with a body, never sending it twice, and frees the slot', async () => {
     const worker = await TestWorker.start(gw.prefix);
     const tenant = await gw.createTenant();
     worker.behaviour = () => new Promise(() => undefined);
-    const pending = fetch(`${base}/v1/?${q({ apikey: tenant.api_key, url: TARGET })}`);
+    const pending = fetch(`${base}/v1/?${q({ apikey: tenant.api_key, url: TARGET })}`, { method: 'POST', body: 'order=1' });
     await waitFor(() => worker.requests.length === 1, { what: 'the request at the worker' });
     // The worker's process dies: its connection goes, and with it the beats.
     await worker.nc.close();
@@ -409,6 +409,30 @@ describe('Fetch answers when the workers fail', () => {
     expect(response.status).toBe(500);
     expect(await json(response)).toMatchObject({ code: 'ERR0001', detail: expect.stringContaining('retry') });
     expect(await slotsHeld(gw, tenant.tenant_id)).toBe(0);
+  });
+
+  it('asks another worker for a GET whose worker died before accepting it', async () => {
+    const doomed = await TestWorker.start(gw.prefix);
+    const tenant = await gw.createTenant();
+    const healthy = gate();
+    // Dies as soon as it has the request, before the accept it may hold back (a quarter of 300 ms).
+    doomed.behaviour = async () => {
+      await doomed.nc.close();
+      healthy.open();
+      return new Promise(() => undefined);
+    };
+    const pending = fetch(`${base}/v1/?${q({ apikey: tenant.api_key, url: TARGET })}`);
+    await healthy.wait;
+    const other = await TestWorker.start(gw.prefix);
+    try {
+      const response = await pending;
+      expect(response.status).toBe(200);
+      expect(doomed.requests).toHaveLength(1);
+      expect(other.requests).toHaveLength(1);
+      await waitFor(async () => (await slotsHeld(gw, tenant.tenant_id)) === 0, { what: 'the slot released' });
+    } finally {
+      await other.close();
+    }
   });
 
   it('answers 504 CTX0002 when no answer comes by the deadline, and tells the worker', async () => {

@@ -6,7 +6,11 @@ import type { MsgHdrs } from '@nats-io/nats-core';
  * `Trawl-Rpc-Kind` header:
  *
  *   busy       the server is full (or stopping): the client asks another member of the queue group
- *   accepted   the server took the call; from now on it beats every `heartbeatMs`
+ *   accepted   the server took the call; from now on it beats every `heartbeatMs`. Sent at once,
+ *              or, when the request carried `Trawl-Rpc-Accept-Within: <ms>`, only if the call
+ *              is not answered within that time: an answer (head, whole, failed) implies it, so a
+ *              quick call costs one reply message instead of two. A client asks for at most a
+ *              quarter of its accept timeout, so that a late accept still arrives in time.
  *   beat       still working (lets the client tell a slow call from a dead server)
  *   head       the reply head (payload), then `Trawl-Rpc-Chunks` chunk messages follow
  *   chunk      a piece of the body, `Trawl-Rpc-Seq` 0…n-1, in order (NATS keeps one publisher's order)
@@ -28,6 +32,7 @@ export const CHUNKS_HEADER = 'Trawl-Rpc-Chunks';
 export const SEQ_HEADER = 'Trawl-Rpc-Seq';
 export const WHOLE_HEADER = 'Trawl-Rpc-Whole';
 export const HEAD_BYTES_HEADER = 'Trawl-Rpc-Head-Bytes';
+export const ACCEPT_WITHIN_HEADER = 'Trawl-Rpc-Accept-Within';
 
 export type ReplyKind = 'busy' | 'accepted' | 'beat' | 'head' | 'chunk' | 'whole' | 'failed';
 const KINDS = new Set<string>(['busy', 'accepted', 'beat', 'head', 'chunk', 'whole', 'failed']);

@@ -1,7 +1,7 @@
 import { createInbox, headers as natsHeaders, Msg, NatsConnection, nuid, Subscription } from '@nats-io/nats-core';
 import { MessagingError, MessagingErrorCode } from '../messaging.errors';
 import { activeTraceHeaders } from '../trace-context';
-import { CALL_HEADER, cancelSubject, CHUNKS_HEADER, HEAD_BYTES_HEADER, replyKind, SEQ_HEADER, WHOLE_HEADER } from './protocol';
+import { ACCEPT_WITHIN_HEADER, CALL_HEADER, cancelSubject, CHUNKS_HEADER, HEAD_BYTES_HEADER, replyKind, SEQ_HEADER, WHOLE_HEADER } from './protocol';
 
 export interface StreamedRpcClientOptions {
   /** Time for a server to accept or refuse a call before another is asked, in ms (default 2 000). */
@@ -17,6 +17,13 @@ export interface CallOptions {
   headers?: Record<string, string>;
   /** Cancels the call: the server is told and the call rejects with `rpc_cancelled` once the server's handler ended. */
   signal?: AbortSignal;
+  /**
+   * Whether running the call twice is harmless (default true). Then a server may hold back its
+   * `accepted` (protocol.ts), and a server lost before accepting has the call asked of another
+   * server. When false the server accepts at once, so that a server lost after it took the call
+   * fails it with `rpc_worker_lost` instead: the work it may have started is never started again.
+   */
+  idempotent?: boolean;
 }
 
 export interface StreamedReply {
@@ -46,6 +53,8 @@ export class StreamedRpcClient {
   private readonly acceptTimeoutMs: number;
   private readonly silenceTimeoutMs: number;
   private readonly busyRetries: number;
+  /** How long a server may hold back its `accepted` (see protocol.ts): a quarter of the accept timeout. */
+  private readonly acceptWithin: string;
   private readonly pending = new Map<string, PendingCall>();
   private inbox?: { prefix: string; sub: Subscription };
 
@@ -56,6 +65,7 @@ export class StreamedRpcClient {
     this.acceptTimeoutMs = options.acceptTimeoutMs ?? 2_000;
     this.silenceTimeoutMs = options.silenceTimeoutMs ?? 10_000;
     this.busyRetries = options.busyRetries ?? 5;
+    this.acceptWithin = String(Math.floor(this.acceptTimeoutMs / 4));
   }
 
   call(subject: string, payload: Uint8Array, options: CallOptions = {}): Promise<StreamedReply> {
@@ -97,6 +107,7 @@ export class StreamedRpcClient {
         for (const [key, value] of Object.entries({ ...activeTraceHeaders(), ...options.headers })) h.set(key, value);
         h.set(CALL_HEADER, callId);
         h.set(WHOLE_HEADER, '1');
+        if (options.idempotent !== false) h.set(ACCEPT_WITHIN_HEADER, this.acceptWithin);
         try {
           const reply = this.replySubject(callId);
           this.pending.set(callId, { onMessage, onInboxClosed });

@@ -2,6 +2,7 @@ import { headers as natsHeaders, Msg, NatsConnection, Subscription } from '@nats
 import { consoleLogger, MessagingLogger } from '../inbound-message';
 import { MessagingError, MessagingErrorCode } from '../messaging.errors';
 import {
+  ACCEPT_WITHIN_HEADER,
   CALL_HEADER,
   callerHeaders,
   cancelSubject,
@@ -120,13 +121,17 @@ export class StreamedRpcServer {
     }
     const controller = new AbortController();
     this.calls.set(callId, controller);
-    this.send(reply, callId, 'accepted');
+    // An answer sent within the client's window implies the accept (protocol.ts): most calls need none.
+    const acceptWithin = Number(msg.headers?.get(ACCEPT_WITHIN_HEADER) ?? 0);
+    const accept = acceptWithin > 0 ? setTimeout(() => this.send(reply, callId, 'accepted'), acceptWithin) : undefined;
+    if (!accept) this.send(reply, callId, 'accepted');
     const beat = setInterval(() => {
       // A closed connection beats for nobody (and would keep the process alive).
       if (this.nc.isClosed()) clearInterval(beat);
       else this.send(reply, callId, 'beat');
     }, this.options.heartbeatMs ?? 2_000);
     const done = this.handle(handler, msg, reply, callId, controller.signal).finally(() => {
+      clearTimeout(accept);
       clearInterval(beat);
       this.calls.delete(callId);
       this.settled.delete(done);

@@ -4,7 +4,7 @@ import { connectForTests, gate } from '../../test/jetstream-fixture';
 import type { MessagingConnection } from '../connection';
 import { MessagingError, MessagingErrorCode } from '../messaging.errors';
 import { StreamedRpcClient } from './rpc-client';
-import { CALL_HEADER, HEAD_BYTES_HEADER, KIND_HEADER, WHOLE_HEADER } from './protocol';
+import { ACCEPT_WITHIN_HEADER, CALL_HEADER, HEAD_BYTES_HEADER, KIND_HEADER, WHOLE_HEADER } from './protocol';
 import { RpcHandler, StreamedRpcServer } from './rpc-server';
 
 const text = (s: string): Uint8Array => new TextEncoder().encode(s);
@@ -103,10 +103,37 @@ describe('streamed request/reply', () => {
         return { head: text('too late'), body: Buffer.alloc(0) };
       }, 1, doomed);
       await doomed.nc.flush();
-      const call = codeOf(new StreamedRpcClient(clientConn.nc, { silenceTimeoutMs: 600 }).call(subject, text('x')));
+      // Sees the server's accept on its way to the client.
+      const observer = serverConn.nc.subscribe('_INBOX.>');
+      await serverConn.nc.flush();
+      const accepted = (async () => {
+        for await (const msg of observer) if (msg.headers?.get(KIND_HEADER) === 'accepted') return;
+      })();
+      const call = codeOf(new StreamedRpcClient(clientConn.nc, { silenceTimeoutMs: 600, acceptTimeoutMs: 400 }).call(subject, text('x')));
       await started.promise;
+      await accepted;
+      observer.unsubscribe();
       await doomed.nc.close(); // the process "dies": no more beats, no reply
       expect(await call).toBe(MessagingErrorCode.RpcWorkerLost);
+    });
+
+    it('asks another server when the one that took the call dies before accepting it', async () => {
+      const doomed = await connectForTests('rpc-doomed-server');
+      const started = gate();
+      serve(async ({ signal }) => {
+        started.open();
+        await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+        return { head: text('too late'), body: Buffer.alloc(0) };
+      }, 1, doomed);
+      await doomed.nc.flush();
+      // It may hold back its accept for 0.5 s: it dies well before, and the client asks again at 2 s.
+      const call = new StreamedRpcClient(clientConn.nc, { acceptTimeoutMs: 2_000 }).call(subject, text('x'));
+      await started.promise;
+      await doomed.nc.close();
+      serve(echo);
+      await serverConn.nc.flush();
+      const reply = await call;
+      expect(JSON.parse(new TextDecoder().decode(reply.head))).toMatchObject({ got: 'x' });
     });
 
     it('keeps beating while a slow handler works longer than the silence timeout', async () => {
@@ -232,6 +259,57 @@ describe('streamed request/reply', () => {
         { kind: 'head', data: '{"h":1}' },
         { kind: 'chunk', data: 'the body' },
       ]);
+    });
+
+    it("sends no accept for a call answered within the client's accept window; a slower call is accepted when the window ends", async () => {
+      const slow = gate();
+      serve(async ({ payload }) => {
+        if (new TextDecoder().decode(payload) === 'slow') await slow.promise;
+        return { head: text('{}'), body: Buffer.from('b') };
+      }, 4, serverConn, 60_000);
+      await serverConn.nc.flush();
+      const kindsOf = async (payload: string, acceptWithin: string | undefined, whenAccepted?: () => void) => {
+        const inbox = createInbox();
+        const sub = clientConn.nc.subscribe(inbox);
+        const h = natsHeaders();
+        h.set(CALL_HEADER, `call-${payload}-${acceptWithin}`);
+        h.set(WHOLE_HEADER, '1');
+        if (acceptWithin !== undefined) h.set(ACCEPT_WITHIN_HEADER, acceptWithin);
+        clientConn.nc.publish(subject, text(payload), { reply: inbox, headers: h });
+        const kinds: string[] = [];
+        for await (const msg of sub) {
+          const kind = msg.headers?.get(KIND_HEADER) ?? '';
+          kinds.push(kind);
+          if (kind === 'accepted') whenAccepted?.();
+          if (kind === 'whole') break;
+        }
+        return kinds;
+      };
+      expect(await kindsOf('quick', '5000')).toEqual(['whole']);
+      // A client that does not say (an older one) gets its accept at once, as before.
+      expect(await kindsOf('quick', undefined)).toEqual(['accepted', 'whole']);
+      expect(await kindsOf('slow', '50', () => slow.open())).toEqual(['accepted', 'whole']);
+    });
+
+    it('asks servers to hold back their accept for a quarter of its accept timeout, unless the call must not run twice', async () => {
+      const seen: string[] = [];
+      serve(async ({ headers }) => {
+        seen.push(headers['trawl-rpc-accept-within'] ?? 'none');
+        return { head: text('{}'), body: Buffer.from('b') };
+      });
+      const raw = clientConn.nc.subscribe(`${subject}`, { queue: 'observers' });
+      const client = new StreamedRpcClient(clientConn.nc, { acceptTimeoutMs: 400 });
+      await clientConn.nc.flush();
+      await client.call(subject, text('x'));
+      // A call that must not run twice asks for its accept at once.
+      await client.call(subject, text('y'), { idempotent: false });
+      const asked: Array<string | undefined> = [];
+      for await (const msg of raw) {
+        asked.push(msg.headers?.get(ACCEPT_WITHIN_HEADER) || undefined);
+        if (asked.length === 2) break;
+      }
+      expect(asked).toEqual(['100', undefined]);
+      expect(seen).toEqual(['none', 'none']); // the protocol's own headers are not the handler's business
     });
 
     it('stop waits for the call in flight and then serves no more', async () => {
