@@ -128,7 +128,9 @@ describe('Fetch API accounts and limits (e2e)', () => {
   it('answers ERR0001 quickly, with Retry-After, when the worker is killed mid-request, and frees the slot', async () => {
     const tenant = await platform.createTenant({ concurrency: 1 });
     const started = Date.now();
-    const inFlight = fetchApi(tenant.api_key, web.url('slow.test', '/slow/2?ms=30000'));
+    // With a body: never sent twice, so a lost worker's request is answered ERR0001 however early
+    // it died (a GET whose worker died before accepting it is asked of another worker instead).
+    const inFlight = fetchApi(tenant.api_key, web.url('slow.test', '/slow/2?ms=30000'), { method: 'POST', body: 'order=1' });
     await waitFor(() => web.hits('slow.test', '/slow/2?ms=30000') >= 1, { timeoutMs: 10_000, what: 'the slow page to be requested' });
     await platform.kill('fetch-worker', 'SIGKILL');
     const lost = await inFlight;
