@@ -9,6 +9,17 @@ async function slotsHeld(gw: GatewayReplicas, tenantId: string): Promise<number>
   return rows[0].n;
 }
 
+/** Runs `lockQuery` (a `SELECT … FOR UPDATE` of the tenant's rows) in a transaction left open; the returned function commits it. */
+async function rowsLocked(gw: GatewayReplicas, lockQuery: string, tenantId: string): Promise<() => Promise<void>> {
+  const client = await gw.sql.connect();
+  await client.query('BEGIN');
+  await client.query(lockQuery, [tenantId]);
+  return async () => {
+    await client.query('COMMIT');
+    client.release();
+  };
+}
+
 describe('Fetch limits across two gateway replicas', () => {
   let gw: GatewayReplicas;
   let worker: TestWorker;
@@ -82,16 +93,8 @@ describe('Fetch limits across two gateway replicas', () => {
     });
 
     it("answers a tenant using at most half its slots before the slot's release commits; nearer the limit, after", async () => {
-      const locked = async (tenantId: string) => {
-        // Holds the tenant's live slot row, so that its release has to wait.
-        const client = await gw.sql.connect();
-        await client.query('BEGIN');
-        await client.query(`SELECT 1 FROM fetch_slots WHERE tenant_id = $1 AND lease_until > now() FOR UPDATE`, [tenantId]);
-        return async () => {
-          await client.query('COMMIT');
-          client.release();
-        };
-      };
+      // Holds the tenant's live slot row, so that its release has to wait.
+      const locked = (tenantId: string) => rowsLocked(gw, `SELECT 1 FROM fetch_slots WHERE tenant_id = $1 AND lease_until > now() FOR UPDATE`, tenantId);
       const releaseWaiting = async () => {
         const { rows } = await gw.sql.query(
           `SELECT count(*)::int AS n FROM pg_stat_activity
@@ -172,15 +175,7 @@ describe('Fetch limits across two gateway replicas', () => {
 
   describe('head start', () => {
     /** Holds the tenant's rate-window row, so that its next admission waits in Postgres. */
-    const admissionHeld = async (tenantId: string) => {
-      const client = await gw.sql.connect();
-      await client.query('BEGIN');
-      await client.query(`SELECT 1 FROM fetch_rate_windows WHERE tenant_id = $1 FOR UPDATE`, [tenantId]);
-      return async () => {
-        await client.query('COMMIT');
-        client.release();
-      };
-    };
+    const admissionHeld = (tenantId: string) => rowsLocked(gw, `SELECT 1 FROM fetch_rate_windows WHERE tenant_id = $1 FOR UPDATE`, tenantId);
     const admissionsWaiting = async () => {
       const { rows } = await gw.sql.query(
         `SELECT count(*)::int AS n FROM pg_stat_activity

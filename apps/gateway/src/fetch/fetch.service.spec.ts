@@ -9,6 +9,7 @@ import type { AdmissionSnapshot } from '../limits/admission.repository';
 import { LimitError, LimitErrorCode } from '../limits/limits.errors';
 import type { LimitsService } from '../limits/limits.service';
 import type { Account } from '../tenants/account';
+import { testAccount } from '../tenants/account.test-support';
 import { CaptchaSolverKeys } from '../tenants/captcha-solver-keys';
 import { FetchMetrics } from './fetch.metrics';
 import { FetchCall, FetchService } from './fetch.service';
@@ -18,24 +19,7 @@ import { UsageHeaders } from './usage-headers';
 const TENANT = '3f0c2a5e-8d1b-4c7e-9a6f-1b2c3d4e5f60';
 
 function account(fields: Partial<Account> = {}): Account {
-  return {
-    tenantId: TENANT,
-    name: 't',
-    creditsLimit: 100,
-    creditsUsed: 0,
-    periodStartedAt: new Date(),
-    periodEndsAt: new Date(Date.now() + 86_400_000),
-    periodDays: 30,
-    concurrency: 3,
-    maxActiveJobs: 3,
-    features: ['js_render', 'premium_proxy'],
-    products: ['fetch'],
-    subscriptionStatus: 'active',
-    emailVerified: true,
-    rateLimitPerMinute: 100,
-    captchaSolver: null,
-    ...fields,
-  };
+  return testAccount({ tenantId: TENANT, ...fields });
 }
 
 function setup(options: { account?: Account; reply?: Partial<FetchReplyV1>; failure?: Error } = {}) {

@@ -1,27 +1,11 @@
 import type { Account } from '../tenants/account';
+import { testAccount } from '../tenants/account.test-support';
 import { HeadStarts, HeadStartNeeds } from './head-start';
 
 const TENANT = 't1';
 
 function account(fields: Partial<Account> = {}): Account {
-  return {
-    tenantId: TENANT,
-    name: 't',
-    creditsLimit: 1_000,
-    creditsUsed: 0,
-    periodStartedAt: new Date(0),
-    periodEndsAt: new Date(Date.now() + 86_400_000),
-    periodDays: 30,
-    concurrency: 20,
-    maxActiveJobs: 3,
-    features: ['js_render'],
-    products: ['fetch'],
-    subscriptionStatus: 'active',
-    emailVerified: true,
-    rateLimitPerMinute: 100,
-    captchaSolver: null,
-    ...fields,
-  };
+  return testAccount({ tenantId: TENANT, creditsLimit: 1_000, concurrency: 20, features: ['js_render'], ...fields });
 }
 
 const basic: HeadStartNeeds = { features: [], credits: 1, pendingCredits: 0 };

@@ -94,7 +94,8 @@ describe('streamed request/reply', () => {
       expect(new TextDecoder().decode((await first).head)).toBe('done');
     });
 
-    it('fails with rpc_worker_lost when the server dies after accepting, instead of hanging', async () => {
+    /** A server on a connection of its own (the test closes it: the process "dies"), whose handler runs until cancelled. */
+    async function doomedServer() {
       const doomed = await connectForTests('rpc-doomed-server');
       const started = gate();
       serve(async ({ signal }) => {
@@ -103,6 +104,11 @@ describe('streamed request/reply', () => {
         return { head: text('too late'), body: Buffer.alloc(0) };
       }, 1, doomed);
       await doomed.nc.flush();
+      return { doomed, started };
+    }
+
+    it('fails with rpc_worker_lost when the server dies after accepting, instead of hanging', async () => {
+      const { doomed, started } = await doomedServer();
       // Sees the server's accept on its way to the client.
       const observer = serverConn.nc.subscribe('_INBOX.>');
       await serverConn.nc.flush();
@@ -118,14 +124,7 @@ describe('streamed request/reply', () => {
     });
 
     it('asks another server when the one that took the call dies before accepting it', async () => {
-      const doomed = await connectForTests('rpc-doomed-server');
-      const started = gate();
-      serve(async ({ signal }) => {
-        started.open();
-        await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
-        return { head: text('too late'), body: Buffer.alloc(0) };
-      }, 1, doomed);
-      await doomed.nc.flush();
+      const { doomed, started } = await doomedServer();
       // It may hold back its accept for 0.5 s: it dies well before, and the client asks again at 2 s.
       const call = new StreamedRpcClient(clientConn.nc, { acceptTimeoutMs: 2_000 }).call(subject, text('x'));
       await started.promise;
