@@ -194,7 +194,7 @@ describe('Fetch limits across two gateway replicas', () => {
       const unlock = await admissionHeld(tenant.tenant_id);
       const get = send({ url: `${TARGET}early` });
       await waitFor(() => worker.requests.length === atWorker + 1, { what: 'the GET at the worker before its admission' });
-      expect(await admissionsWaiting()).toBe(1);
+      await waitFor(async () => (await admissionsWaiting()) === 1, { what: 'its admission waiting on the locked row' });
       const post = send({ url: `${TARGET}form` }, { method: 'POST', body: 'a=1', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
       await waitFor(async () => (await admissionsWaiting()) === 2, { what: "the POST's admission waiting" });
       expect(worker.requests.length).toBe(atWorker + 1);

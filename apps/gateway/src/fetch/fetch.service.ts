@@ -289,8 +289,8 @@ export class FetchService {
       const { head, body } = await this.rpc.call(this.subject, Buffer.from(JSON.stringify(request)), {
         signal: abort.signal,
         headers: { 'x-request-id': call.usage.requestId },
-        // A body goes to its target at most once from here: a worker lost with it answers ERR0001.
-        idempotent: !hasBody,
+        // Only a GET may be asked of a second worker: a worker lost with a POST or PUT answers ERR0001.
+        idempotent: call.method === 'GET',
       });
       if (abortReason !== undefined) throw workerFailure(undefined, abortReason);
       return { reply: fetchReplyV1.parse(JSON.parse(Buffer.from(head).toString('utf8'))), body };

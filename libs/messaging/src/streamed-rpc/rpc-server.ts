@@ -122,7 +122,8 @@ export class StreamedRpcServer {
     const controller = new AbortController();
     this.calls.set(callId, controller);
     // An answer sent within the client's window implies the accept (protocol.ts): most calls need none.
-    const acceptWithin = Number(msg.headers?.get(ACCEPT_WITHIN_HEADER) ?? 0);
+    // Capped: a timer past 2^31 ms would fire at once.
+    const acceptWithin = Math.min(Number(msg.headers?.get(ACCEPT_WITHIN_HEADER) ?? 0), 60_000);
     const accept = acceptWithin > 0 ? setTimeout(() => this.send(reply, callId, 'accepted'), acceptWithin) : undefined;
     if (!accept) this.send(reply, callId, 'accepted');
     const beat = setInterval(() => {
