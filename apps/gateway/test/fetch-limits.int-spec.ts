@@ -255,6 +255,17 @@ describe('Fetch limits across two gateway replicas', () => {
         const response = await fetch(`${a}/v1/?${q({ apikey: '0'.repeat(40), url: TARGET })}`, { headers: from });
         expect(response.status).toBe(401);
       }
+      // Replica a writes its counts within CLIENT_HEALTH_FLUSH_MS. Until then, 200s from b would
+      // count as this address's successes and could dilute the rate below the threshold.
+      await waitFor(
+        async () => {
+          const { rows } = await gw.sql.query(
+            `SELECT 1 FROM client_address_health WHERE address = '198.51.100.7' AND blocked_until > now()`,
+          );
+          return rows.length === 1;
+        },
+        { what: 'the block written by replica a' },
+      );
       const tenant = await gw.createTenant();
       const blocked = await waitFor(
         async () => {
