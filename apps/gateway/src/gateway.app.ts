@@ -6,6 +6,7 @@ import { EgressPolicy, parseHostMap } from '@trawl/egress';
 import { MessagingConnection } from '@trawl/messaging';
 import { createLogger, createMetricsRegistry, Logger, PinoNestLogger } from '@trawl/observability';
 import { createDataSource, Database } from '@trawl/persistence';
+import { closeConnectionsWhenClosing } from '@trawl/http';
 import { installApiKeyAuthentication } from './auth/api-key.hook';
 import { installAccountGuard } from './auth/account-guard.hook';
 import { raiseTaskListBodyLimit } from './batch/batch-body-limit';
@@ -112,6 +113,8 @@ export async function createGatewayApp(
       new FastifyAdapter({ bodyLimit: config.HTTP_BODY_LIMIT_BYTES, trustProxy: trustedProxies(config.TRUSTED_PROXIES) }),
       { logger: new PinoNestLogger(resources.logger), bufferLogs: false },
     );
+    // startHttpService does this for the service; this app is the tests' gateway.
+    closeConnectionsWhenClosing(app.getHttpAdapter().getInstance() as unknown as FastifyInstance);
     configureGatewayApp(app, resources);
     return app;
   } catch (error) {

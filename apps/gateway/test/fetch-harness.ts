@@ -21,6 +21,8 @@ export interface GatewayReplicas {
   patchTenant(id: string, fields: Record<string, unknown>): Promise<Response>;
   /** Writes every replica's buffered Fetch charges now (`FETCH_LEDGER_FLUSH_MS`), so the ledger can be read. */
   flushCharges(): Promise<void>;
+  /** Shuts every replica down as a rollout would (SIGTERM); the database stays readable until `close`. */
+  stopReplicas(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -40,8 +42,14 @@ export async function startGatewayReplicas(count: number, env: Record<string, st
   });
   const apps: NestFastifyApplication[] = [];
   const sql = testPool(db.url, 2);
-  const close = async () => {
+  let stopped = false;
+  const stopReplicas = async () => {
+    if (stopped) return;
+    stopped = true;
     for (const app of apps) await app.close().catch(() => undefined);
+  };
+  const close = async () => {
+    await stopReplicas();
     await sql.end();
     await db.drop();
   };
@@ -72,6 +80,7 @@ export async function startGatewayReplicas(count: number, env: Record<string, st
     async flushCharges() {
       await Promise.all(apps.map((app) => app.get(ChargeBuffer).flush()));
     },
+    stopReplicas,
     close,
   };
 }

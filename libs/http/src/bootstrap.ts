@@ -2,6 +2,8 @@ import { INestApplication, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Logger, PinoNestLogger } from '@trawl/observability';
+import type { FastifyInstance } from 'fastify';
+import { closeConnectionsWhenClosing } from './drain-on-close';
 
 export interface HttpServiceOptions {
   module: Type<unknown> | import('@nestjs/common').DynamicModule;
@@ -25,6 +27,7 @@ export async function startHttpService(options: HttpServiceOptions): Promise<INe
     logger: new PinoNestLogger(options.logger),
     bufferLogs: false,
   });
+  closeConnectionsWhenClosing(app.getHttpAdapter().getInstance() as unknown as FastifyInstance);
   await options.configure?.(app);
   await app.listen(options.port, options.host);
   const address = app.getHttpServer().address();

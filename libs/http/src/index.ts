@@ -1,3 +1,4 @@
 export * from './problem';
 export * from './bootstrap';
 export * from './cursor-token';
+export * from './drain-on-close';

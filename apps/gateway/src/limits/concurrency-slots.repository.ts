@@ -55,7 +55,7 @@ export function releaseLeasesCte(first: number): string {
   return `released AS (
        UPDATE fetch_slots s SET lease_until = '-infinity', holder = ''
          FROM unnest($${first}::uuid[], $${first + 1}::int[], $${first + 2}::text[]) AS r(tenant_id, slot, holder)
-        WHERE s.tenant_id = r.tenant_id AND s.slot = r.slot AND s.holder = r.holder)`;
+        WHERE s.tenant_id = r.tenant_id AND s.slot = r.slot AND s.holder = r.holder AND s.lease_until > now())`;
 }
 
 /** The parameters of {@link releaseLeasesCte}. */
@@ -122,7 +122,8 @@ export class ConcurrencySlotsRepository {
   async release(lease: SlotLease): Promise<void> {
     await this.db.prepared(
       'fetch_slots_release',
-      `UPDATE fetch_slots SET lease_until = '-infinity', holder = '' WHERE tenant_id = $1 AND slot = $2 AND holder = $3`,
+      `UPDATE fetch_slots SET lease_until = '-infinity', holder = ''
+        WHERE tenant_id = $1 AND slot = $2 AND holder = $3 AND lease_until > now()`,
       [lease.tenantId, lease.slot, lease.holder],
     );
   }

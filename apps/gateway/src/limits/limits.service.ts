@@ -1,4 +1,4 @@
-import { BeforeApplicationShutdown, Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { GatewayConfig } from '../config';
 import { GATEWAY_CONFIG, LOGGER } from '../gateway.tokens';
@@ -11,6 +11,9 @@ import { PendingReleases } from './pending-releases';
 
 /** How often a lost race for a free slot is retried before the request counts as over the limit. */
 const SLOT_RACE_RETRIES = 3;
+
+/** Most waiting releases one admission statement carries; more wait for the next, or their own statement. */
+const RELEASES_PER_ADMISSION = 32;
 
 /** What {@link LimitsService.admit} learnt, and the slot it took when one was free. */
 export interface Admission extends AdmissionSnapshot {
@@ -28,7 +31,7 @@ export interface HeldSlot {
  * replica: a per-tenant rate window (`AUTH008`) and per-tenant concurrency slots (`AUTH006`).
  */
 @Injectable()
-export class LimitsService implements BeforeApplicationShutdown {
+export class LimitsService implements OnApplicationShutdown {
   /** A slot's lease outlives the longest request: deadline, the gateway's margin, the RPC's silence timeout, slack. */
   private readonly slotLeaseMs: number;
   private readonly pendingReleases: PendingReleases;
@@ -42,11 +45,12 @@ export class LimitsService implements BeforeApplicationShutdown {
   ) {
     this.slotLeaseMs =
       config.FETCH_DEADLINE_MS + config.FETCH_DEADLINE_MARGIN_MS + config.FETCH_RPC_SILENCE_TIMEOUT_MS + 30_000;
-    this.pendingReleases = new PendingReleases(
-      (leases) => this.slots.releaseMany(leases),
-      config.FETCH_RELEASE_LINGER_MS,
-      (error) => logger.warn({ err: error }, 'could not release concurrency slots; retrying with the next statement'),
-    );
+    this.pendingReleases = new PendingReleases({
+      writeAlone: (leases) => this.slots.releaseMany(leases),
+      lingerMs: config.FETCH_RELEASE_LINGER_MS,
+      leaseMs: this.slotLeaseMs,
+      onWriteFailed: (error) => logger.warn({ err: error }, 'could not release concurrency slots; retrying'),
+    });
   }
 
   /**
@@ -58,7 +62,7 @@ export class LimitsService implements BeforeApplicationShutdown {
   async admit(tenantId: string): Promise<Admission> {
     const holder = randomUUID();
     // Releases waiting to be written ride on this statement.
-    const releasing = this.pendingReleases.take();
+    const releasing = this.pendingReleases.take(RELEASES_PER_ADMISSION);
     let snapshot: AdmissionSnapshot | undefined;
     try {
       snapshot = await this.admission.countRequestAndRead(tenantId, holder, this.slotLeaseMs, releasing.leases);
@@ -122,7 +126,11 @@ export class LimitsService implements BeforeApplicationShutdown {
     return this.pendingReleases.add(lease);
   }
 
-  async beforeApplicationShutdown(): Promise<void> {
+  /**
+   * After the HTTP server drained (the last answers' releases are queued by then) and before the
+   * pool closes: the core module, global, shuts down after every feature module.
+   */
+  async onApplicationShutdown(): Promise<void> {
     await this.pendingReleases.flush();
   }
 

@@ -10,15 +10,18 @@ describe(PendingReleases.name, () => {
   function setup(lingerMs = 5, fail = false) {
     const written: SlotLease[][] = [];
     const failures: unknown[] = [];
-    const releases = new PendingReleases(
-      async (leases) => {
-        if (fail) throw new Error('down');
+    const state = { fail };
+    const releases = new PendingReleases({
+      writeAlone: async (leases) => {
+        if (state.fail) throw new Error('down');
         written.push(leases);
       },
       lingerMs,
-      (error) => failures.push(error),
-    );
-    return { releases, written, failures };
+      leaseMs: 60_000,
+      maxRetryMs: 1_000,
+      onWriteFailed: (error) => failures.push(error),
+    });
+    return { releases, written, failures, state };
   }
 
   it('hands waiting releases to the next statement, and settles them when it is written', async () => {
@@ -56,14 +59,47 @@ describe(PendingReleases.name, () => {
     expect(written).toEqual([[lease(1)]]);
   });
 
-  it('retries a release it could not write alone, and reports the failure', async () => {
+  it('retries a release it could not write alone, backing off while writes fail, and reports each failure', async () => {
     const down = setup(5, true);
     void down.releases.add(lease(1));
     await jest.advanceTimersByTimeAsync(5);
     expect(down.failures).toHaveLength(1);
     expect(down.releases.size).toBe(1);
-    await jest.advanceTimersByTimeAsync(5);
+    // Retries after 10, 20, 40 ms…
+    await jest.advanceTimersByTimeAsync(9);
+    expect(down.failures).toHaveLength(1);
+    await jest.advanceTimersByTimeAsync(1);
     expect(down.failures).toHaveLength(2);
+    await jest.advanceTimersByTimeAsync(20);
+    expect(down.failures).toHaveLength(3);
+    // …and never more than maxRetryMs (1 s) apart: 40+80+…+640 ms, then 1 s each.
+    await jest.advanceTimersByTimeAsync(40 + 80 + 160 + 320 + 640);
+    expect(down.failures).toHaveLength(8);
+    await jest.advanceTimersByTimeAsync(1_000);
+    expect(down.failures).toHaveLength(9);
+    down.state.fail = false;
+    await jest.advanceTimersByTimeAsync(1_000);
+    expect(down.written).toEqual([[lease(1)]]);
+    expect(down.releases.size).toBe(0);
+  });
+
+  it('drops a release its lease outlived, settling it unwritten', async () => {
+    const down = setup(5, true);
+    const dropped = down.releases.add(lease(1));
+    await jest.advanceTimersByTimeAsync(60_000);
+    expect(down.releases.take().leases).toEqual([]);
+    await dropped;
+    expect(down.written).toEqual([]);
+  });
+
+  it('gives a statement at most the releases asked for, oldest first', () => {
+    const { releases } = setup();
+    for (const slot of [1, 2, 3]) void releases.add(lease(slot));
+    const first = releases.take(2);
+    expect(first.leases).toEqual([lease(1), lease(2)]);
+    expect(releases.size).toBe(1);
+    first.failed();
+    expect(releases.take().leases).toEqual([lease(1), lease(2), lease(3)]);
   });
 
   it('writes each release at once with a linger of 0', async () => {

@@ -8,44 +8,72 @@ export interface ReleaseBatch {
   failed(): void;
 }
 
+export interface PendingReleasesOptions {
+  /** Writes releases in a statement of their own. */
+  writeAlone: (leases: SlotLease[]) => Promise<void>;
+  /** How long a release waits for an admission statement to ride on; 0 writes each at once. */
+  lingerMs: number;
+  /** A release older than this is dropped unwritten: its lease has passed, its slot is free anyway. */
+  leaseMs: number;
+  /** Longest wait between retries while writes fail (they back off from `lingerMs`). */
+  maxRetryMs?: number;
+  onWriteFailed: (error: unknown) => void;
+  now?: () => number;
+}
+
+interface Waiting {
+  lease: SlotLease;
+  queuedAt: number;
+  written: () => void;
+}
+
 /**
  * Slot releases that need not be written before an answer (a roomy tenant's; see FetchService),
  * held up to `lingerMs` so that they ride on the next admission statement of this replica instead
  * of costing a statement each: under load a release then costs no round trip of its own. Without
  * an admission within `lingerMs`, one statement writes every release that waits. A release whose
- * statement failed waits for the next one; one never written frees its slot when its lease passes.
+ * statement failed waits for the next one; while Postgres fails, retries back off up to
+ * `maxRetryMs`, and a release not written within its lease is dropped (the lease freed its slot).
  */
 export class PendingReleases {
-  private pending: Array<{ lease: SlotLease; written: () => void }> = [];
+  private pending: Waiting[] = [];
   private timer: NodeJS.Timeout | undefined;
+  private failures = 0;
+  private readonly maxRetryMs: number;
+  private readonly now: () => number;
 
-  constructor(
-    private readonly writeAlone: (leases: SlotLease[]) => Promise<void>,
-    private readonly lingerMs: number,
-    private readonly onWriteFailed: (error: unknown) => void,
-  ) {}
+  constructor(private readonly options: PendingReleasesOptions) {
+    this.maxRetryMs = options.maxRetryMs ?? 5_000;
+    this.now = options.now ?? Date.now;
+  }
 
-  /** Queues the release of `lease`; resolves once it is written. */
+  /** Queues the release of `lease`; resolves once it is written (or dropped when its lease passed). */
   add(lease: SlotLease): Promise<void> {
     return new Promise((written) => {
-      this.pending.push({ lease, written });
-      if (this.lingerMs <= 0) void this.flush();
-      else this.arm();
+      this.pending.push({ lease, queuedAt: this.now(), written });
+      if (this.options.lingerMs <= 0) void this.flush();
+      else this.arm(this.options.lingerMs);
     });
   }
 
-  /** Takes every waiting release for a statement about to run. */
-  take(): ReleaseBatch {
-    const taken = this.pending;
-    this.pending = [];
+  /**
+   * Takes at most `max` waiting releases for a statement about to run: one client's admission
+   * carries a few others' releases, not a backlog.
+   */
+  take(max = Number.POSITIVE_INFINITY): ReleaseBatch {
+    this.dropExpired();
+    const taken = this.pending.length <= max ? this.pending : this.pending.slice(0, max);
+    this.pending = taken === this.pending ? [] : this.pending.slice(max);
     return {
       leases: taken.map((entry) => entry.lease),
       written: () => {
+        if (taken.length > 0) this.failures = 0;
         for (const entry of taken) entry.written();
       },
       failed: () => {
-        this.pending.push(...taken);
-        if (this.pending.length > 0) this.arm();
+        this.pending.unshift(...taken);
+        this.failures += 1;
+        if (this.pending.length > 0) this.arm(this.retryDelay());
       },
     };
   }
@@ -57,11 +85,11 @@ export class PendingReleases {
     const batch = this.take();
     if (batch.leases.length === 0) return;
     try {
-      await this.writeAlone(batch.leases);
+      await this.options.writeAlone(batch.leases);
       batch.written();
     } catch (error) {
       batch.failed();
-      this.onWriteFailed(error);
+      this.options.onWriteFailed(error);
     }
   }
 
@@ -69,9 +97,25 @@ export class PendingReleases {
     return this.pending.length;
   }
 
-  private arm(): void {
+  private retryDelay(): number {
+    const base = Math.max(1, this.options.lingerMs);
+    return Math.min(this.maxRetryMs, base * 2 ** Math.min(this.failures, 20));
+  }
+
+  private dropExpired(): void {
+    const oldest = this.now() - this.options.leaseMs;
+    if (!this.pending.some((entry) => entry.queuedAt <= oldest)) return;
+    const kept: Waiting[] = [];
+    for (const entry of this.pending) {
+      if (entry.queuedAt > oldest) kept.push(entry);
+      else entry.written();
+    }
+    this.pending = kept;
+  }
+
+  private arm(delayMs: number): void {
     if (this.timer) return;
-    this.timer = setTimeout(() => void this.flush(), this.lingerMs);
+    this.timer = setTimeout(() => void this.flush(), delayMs);
     // The server keeps the process alive while there is work; this timer alone must not.
     this.timer.unref();
   }

@@ -1,0 +1,59 @@
+import { connect } from 'node:net';
+import { waitFor } from '@trawl/testing';
+import { answer, gate, GatewayReplicas, startGatewayReplicas, TestWorker } from './fetch-harness';
+
+/** Whether a new TCP connection to `url` is refused: the server stopped listening. */
+function refusesConnections(url: string): Promise<boolean> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve) => {
+    const socket = connect(Number(port), hostname);
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once('error', () => resolve(true));
+  });
+}
+
+const q = (params: Record<string, string>) => new URLSearchParams(params).toString();
+
+describe('A gateway replica shutting down', () => {
+  let gw: GatewayReplicas;
+  let worker: TestWorker;
+
+  beforeAll(async () => {
+    // Releases linger as long as config allows: longer than the shutdown takes.
+    gw = await startGatewayReplicas(1, { FETCH_RELEASE_LINGER_MS: '1000' });
+    worker = await TestWorker.start(gw.prefix);
+  });
+
+  afterAll(async () => {
+    await worker?.close();
+    await gw?.close();
+  });
+
+  it('answers the requests under way, then writes their slot releases before its pool closes', async () => {
+    const tenant = await gw.createTenant({ concurrency: 10 });
+    const held = async () => {
+      const { rows } = await gw.sql.query(`SELECT count(*)::int AS n FROM fetch_slots WHERE tenant_id = $1 AND lease_until > now()`, [
+        tenant.tenant_id,
+      ]);
+      return rows[0].n as number;
+    };
+    const url = gw.urls[0]!;
+    const release = gate();
+    worker.behaviour = async (request) => {
+      await release.wait;
+      return answer(request, { body: 'ok' });
+    };
+    const underWay = fetch(`${url}/v1/?${q({ apikey: tenant.api_key, url: 'http://shop.test/' })}`);
+    await waitFor(() => worker.inFlight() === 1, { what: 'the request at the worker' });
+    const stopped = gw.stopReplicas();
+    await waitFor(() => refusesConnections(url), { what: 'the replica no longer taking connections' });
+    release.open();
+    // The roomy tenant's answer leaves before its release is written; the drain waits for it.
+    expect((await underWay).status).toBe(200);
+    await stopped;
+    expect(await held()).toBe(0);
+  });
+});
