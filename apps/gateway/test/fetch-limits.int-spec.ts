@@ -213,9 +213,12 @@ describe('Fetch limits across two gateway replicas', () => {
       // The replica still remembers an active account; Postgres no longer has one.
       expect((await gw.patchTenant(tenant.tenant_id, { subscription_status: 'cancelled' })).status).toBe(200);
       let calledOff = false;
+      const stopped = gate();
       worker.behaviour = async (request, call) => {
         await new Promise<void>((resolve) => call.signal.addEventListener('abort', () => resolve(), { once: true }));
         calledOff = true;
+        // Still winding down: the slot admission took stays held until the worker has stopped.
+        await stopped.wait;
         return answer(request, { status: 500, billed_tier: null, error: { code: 'CTX0001', detail: 'cancelled' } });
       };
       const atWorker = worker.requests.length;
@@ -227,10 +230,35 @@ describe('Fetch limits across two gateway replicas', () => {
       expect(answered.status).toBe(402);
       expect(await json(answered)).toMatchObject({ code: 'AUTH011' });
       await waitFor(() => calledOff, { what: 'the worker told to stop' });
+      expect(await slotsHeld(gw, tenant.tenant_id)).toBe(1);
+      stopped.open();
+      await waitFor(async () => (await slotsHeld(gw, tenant.tenant_id)) === 0, { what: 'the slot released once the worker stopped' });
       await gw.flushCharges();
       const { rows } = await gw.sql.query(`SELECT count(*)::int AS n FROM credit_ledger WHERE tenant_id = $1`, [tenant.tenant_id]);
       expect(rows[0].n).toBe(1); // the first request only
-      expect(await slotsHeld(gw, tenant.tenant_id)).toBe(0);
+    });
+    it('answers the refusal, unbilled, when the page of a request that started early came before its admission', async () => {
+      const tenant = await gw.createTenant({ concurrency: 10 });
+      const send = seenBy(tenant);
+      expect((await send()).status).toBe(200);
+      expect((await gw.patchTenant(tenant.tenant_id, { subscription_status: 'cancelled' })).status).toBe(200);
+      const answered = gate();
+      worker.behaviour = async (request) => {
+        answered.open();
+        return answer(request, { body: 'a billable page' });
+      };
+      const unlock = await admissionHeld(tenant.tenant_id);
+      const refused = send();
+      await answered.wait;
+      await waitFor(async () => (await admissionsWaiting()) === 1, { what: 'its admission waiting on the locked row' });
+      await unlock();
+      const response = await refused;
+      expect(response.status).toBe(402);
+      expect(await json(response)).toMatchObject({ code: 'AUTH011' });
+      await gw.flushCharges();
+      const { rows } = await gw.sql.query(`SELECT count(*)::int AS n FROM credit_ledger WHERE tenant_id = $1`, [tenant.tenant_id]);
+      expect(rows[0].n).toBe(1); // the first request only
+      await waitFor(async () => (await slotsHeld(gw, tenant.tenant_id)) === 0, { what: 'the slot released' });
     });
   });
 

@@ -116,17 +116,25 @@ export class FetchService {
       ({ account, query } = this.checkRequest(call, admission, parsed));
       held = admission.held ?? (await this.limits.acquireSlot(tenantId, account.concurrency));
     } catch (error) {
-      // Refused after all: the slot admission took goes back before the answer does.
-      early?.callOff();
-      if (admission.held) await this.releaseSlot(admission.held, call);
+      const taken = admission.held;
+      if (early) {
+        early.callOff();
+        // The worker may still be at it: the slot admission took waits until it has stopped.
+        if (taken) void early.settled.then(() => this.releaseSlot(taken, call));
+      } else if (taken) {
+        // Refused after all: the slot admission took goes back before the answer does.
+        await this.releaseSlot(taken, call);
+      }
       throw error;
     }
     if (early) this.metrics.headStarts.inc({ outcome: 'admitted' });
     this.metrics.slotsInUse.inc();
+    const slotGiven = this.headStarts.slotHeld(tenantId);
     call.usage.concurrency(account.concurrency, held.inUse);
     const release = async (soon = false) => {
       // The call has settled: the worker is done with the request (or was lost), so is its slot.
       this.metrics.slotsInUse.dec();
+      slotGiven();
       call.usage.concurrency(account.concurrency, held.inUse - 1);
       await this.releaseSlot(held, call, soon);
     };
@@ -161,14 +169,14 @@ export class FetchService {
   /** Admission in Postgres (rate window, account, a slot), timed, and remembered for the tenant's next requests' head starts. */
   private async admit(tenantId: string): Promise<Admission> {
     const admitted = process.hrtime.bigint();
-    const ended = this.headStarts.admissionStarted(tenantId);
+    const underWay = this.headStarts.admissionStarted(tenantId);
     try {
       const admission = await this.limits.admit(tenantId);
       // Without a slot from admission, the request takes one next (or is refused): count it.
-      this.headStarts.admitted(tenantId, admission, admission.held?.inUse ?? admission.slotsInUse + 1);
+      underWay.admitted(admission, admission.held?.inUse ?? admission.slotsInUse + 1);
       return admission;
     } finally {
-      ended();
+      underWay.end();
       this.metrics.limitsStep.observe({ step: 'admit' }, secondsSince(admitted));
     }
   }

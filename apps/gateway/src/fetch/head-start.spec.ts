@@ -10,11 +10,18 @@ function account(fields: Partial<Account> = {}): Account {
 
 const basic: HeadStartNeeds = { features: [], credits: 1, pendingCredits: 0 };
 
+/** One admission that started and returned showing `snapshot`. */
+function admit(headStarts: HeadStarts, snapshot: { account: Account; requestsThisMinute: number; windowResetsInMs?: number }, slotsInUse: number) {
+  const underWay = headStarts.admissionStarted(TENANT);
+  underWay.admitted({ windowResetsInMs: 30_000, slotsInUse: 0, ...snapshot }, slotsInUse);
+  underWay.end();
+}
+
 function setup(fields: Partial<Account> = {}, seen: { slotsInUse?: number; requestsThisMinute?: number } = {}) {
   let now = 1_000_000;
   const headStarts = new HeadStarts({ maxAgeMs: 2_000, maxTenants: 10, now: () => now });
   const admitted = (more: Partial<Account> = {}, slotsInUse = seen.slotsInUse ?? 1, requestsThisMinute = seen.requestsThisMinute ?? 1) =>
-    headStarts.admitted(TENANT, { account: account({ ...fields, ...more }), requestsThisMinute, windowResetsInMs: 30_000, slotsInUse: 0 }, slotsInUse);
+    admit(headStarts, { account: account({ ...fields, ...more }), requestsThisMinute }, slotsInUse);
   admitted();
   return { headStarts, admitted, advance: (ms: number) => (now += ms) };
 }
@@ -38,15 +45,39 @@ describe(HeadStarts.name, () => {
     const { headStarts } = setup({}, { slotsInUse: 8 });
     // 8 held + this one = 9 of 20.
     expect(headStarts.startable(TENANT, basic)).toBeDefined();
-    const ended = headStarts.admissionStarted(TENANT);
+    const first = headStarts.admissionStarted(TENANT);
     // 8 held + one under way + this one = 10 of 20: still half.
     expect(headStarts.startable(TENANT, basic)).toBeDefined();
-    const ended2 = headStarts.admissionStarted(TENANT);
+    const second = headStarts.admissionStarted(TENANT);
     expect(headStarts.startable(TENANT, basic)).toBeUndefined();
-    ended2();
-    ended2();
+    second.end();
+    second.end();
     expect(headStarts.startable(TENANT, basic)).toBeDefined();
-    ended();
+    first.end();
+  });
+
+  it('counts the slots this replica holds when its last snapshot shows fewer', () => {
+    const { headStarts } = setup({}, { slotsInUse: 1 });
+    const given = Array.from({ length: 9 }, () => headStarts.slotHeld(TENANT));
+    // 9 held here + this one = 10 of 20.
+    expect(headStarts.startable(TENANT, basic)).toBeDefined();
+    const tenth = headStarts.slotHeld(TENANT);
+    expect(headStarts.startable(TENANT, basic)).toBeUndefined();
+    tenth();
+    tenth();
+    expect(headStarts.startable(TENANT, basic)).toBeDefined();
+    for (const give of given) give();
+  });
+
+  it('keeps the view of the admission that started last when an earlier one returns after it', () => {
+    const { headStarts } = setup();
+    const earlier = headStarts.admissionStarted(TENANT);
+    const later = headStarts.admissionStarted(TENANT);
+    later.admitted({ account: account(), requestsThisMinute: 2, windowResetsInMs: 30_000, slotsInUse: 0 }, 12);
+    later.end();
+    earlier.admitted({ account: account(), requestsThisMinute: 1, windowResetsInMs: 30_000, slotsInUse: 0 }, 1);
+    earlier.end();
+    expect(headStarts.startable(TENANT, basic)).toBeUndefined();
   });
 
   it('keeps a tenant within half its rate window', () => {
@@ -58,7 +89,7 @@ describe(HeadStarts.name, () => {
   it('counts a window that has ended as empty', () => {
     let now = 0;
     const headStarts = new HeadStarts({ maxAgeMs: 2_000, maxTenants: 10, now: () => now });
-    headStarts.admitted(TENANT, { account: account(), requestsThisMinute: 90, windowResetsInMs: 500, slotsInUse: 0 }, 1);
+    admit(headStarts, { account: account(), requestsThisMinute: 90, windowResetsInMs: 500 }, 1);
     expect(headStarts.startable(TENANT, basic)).toBeUndefined();
     now = 500;
     expect(headStarts.startable(TENANT, basic)).toBeDefined();
@@ -90,7 +121,7 @@ describe(HeadStarts.name, () => {
 
   it('never starts anything early when maxAgeMs is 0', () => {
     const headStarts = new HeadStarts({ maxAgeMs: 0, maxTenants: 10 });
-    headStarts.admitted(TENANT, { account: account(), requestsThisMinute: 1, windowResetsInMs: 30_000, slotsInUse: 0 }, 1);
+    admit(headStarts, { account: account(), requestsThisMinute: 1 }, 1);
     expect(headStarts.startable(TENANT, basic)).toBeUndefined();
   });
 });

@@ -5,6 +5,8 @@ import { accountMay } from '../tenants/account-standing';
 
 /** What this replica's last admission of a tenant showed. */
 interface LastAdmission {
+  /** Order in which its admission started on this replica: a later one's view is newer. */
+  seq: number;
   account: Account;
   /** Slots the tenant held across every replica right after that admission, its own included. */
   slotsInUse: number;
@@ -39,6 +41,9 @@ export class HeadStarts {
   private readonly last: TtlLruCache<string, LastAdmission>;
   /** Admissions under way on this replica, by tenant. */
   private readonly admitting = new Map<string, number>();
+  /** Slots this replica holds now, by tenant. */
+  private readonly holding = new Map<string, number>();
+  private seq = 0;
 
   constructor(
     private readonly options: { maxAgeMs: number; maxTenants: number; now?: () => number },
@@ -56,7 +61,10 @@ export class HeadStarts {
     const account = last.account;
     // This request, and those of the tenant whose admission this replica is still waiting for.
     const coming = (this.admitting.get(tenantId) ?? 0) + 1;
-    if ((last.slotsInUse + coming) * 2 > account.concurrency) return undefined;
+    // The snapshot counts every replica but ages; what this replica holds now is exact. Under a
+    // steady load here, snapshots taken by concurrent admissions each miss the others' slots.
+    const inUse = Math.max(last.slotsInUse, this.holding.get(tenantId) ?? 0);
+    if ((inUse + coming) * 2 > account.concurrency) return undefined;
     const requestsThisMinute = this.now() < last.windowEndsAt ? last.requestsThisMinute : 0;
     if ((requestsThisMinute + coming) * 2 > account.rateLimitPerMinute) return undefined;
     const may = accountMay(
@@ -66,33 +74,50 @@ export class HeadStarts {
     return may ? account : undefined;
   }
 
-  /** Counts an admission of `tenantId` under way; call the returned function when it has returned or failed. */
-  admissionStarted(tenantId: string): () => void {
-    this.admitting.set(tenantId, (this.admitting.get(tenantId) ?? 0) + 1);
-    let ended = false;
-    return () => {
-      if (ended) return;
-      ended = true;
-      const left = (this.admitting.get(tenantId) ?? 1) - 1;
-      if (left > 0) this.admitting.set(tenantId, left);
-      else this.admitting.delete(tenantId);
+  /**
+   * Counts an admission of `tenantId` under way. Tell the returned handle what it showed
+   * (`admitted`, with `slotsInUse` counting the slot it took or will take), and `end` it once it
+   * has returned or failed. Any admission refreshes the view, a refused one too, unless one that
+   * started later has already returned: the next request is judged by the newest state.
+   */
+  admissionStarted(tenantId: string): { admitted(snapshot: AdmissionSnapshot, slotsInUse: number): void; end(): void } {
+    const seq = ++this.seq;
+    const end = counter(this.admitting, tenantId);
+    return {
+      admitted: (snapshot, slotsInUse) => {
+        const newest = this.last.get(tenantId);
+        if (newest && newest.seq > seq) return;
+        this.last.set(tenantId, {
+          seq,
+          account: snapshot.account,
+          slotsInUse,
+          requestsThisMinute: snapshot.requestsThisMinute,
+          windowEndsAt: this.now() + snapshot.windowResetsInMs,
+        });
+      },
+      end,
     };
   }
 
-  /**
-   * Remembers what an admission of `tenantId` showed; `slotsInUse` counts the slot it took, if any.
-   * Any admission refreshes it, a refused one too: the next request is judged by the newest state.
-   */
-  admitted(tenantId: string, snapshot: AdmissionSnapshot, slotsInUse: number): void {
-    this.last.set(tenantId, {
-      account: snapshot.account,
-      slotsInUse,
-      requestsThisMinute: snapshot.requestsThisMinute,
-      windowEndsAt: this.now() + snapshot.windowResetsInMs,
-    });
+  /** Counts a slot of `tenantId` this replica holds; call the returned function when it is released. */
+  slotHeld(tenantId: string): () => void {
+    return counter(this.holding, tenantId);
   }
 
   private now(): number {
     return (this.options.now ?? Date.now)();
   }
+}
+
+/** Adds one to `key`'s count; the returned function takes it away again (once), deleting a count of 0. */
+function counter(counts: Map<string, number>, key: string): () => void {
+  counts.set(key, (counts.get(key) ?? 0) + 1);
+  let ended = false;
+  return () => {
+    if (ended) return;
+    ended = true;
+    const left = (counts.get(key) ?? 1) - 1;
+    if (left > 0) counts.set(key, left);
+    else counts.delete(key);
+  };
 }
