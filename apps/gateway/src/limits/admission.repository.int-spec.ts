@@ -125,7 +125,8 @@ describe('Fetch admission in Postgres', () => {
   it("frees the slots it is given (any tenant's, only while their holder holds them) as it admits", async () => {
     const other = await tenant(3);
     const mine = await tenant(3);
-    const [o1, o2] = await admitTogether(other, 2);
+    // Admitted at once, either may get either slot: o1 is the one on slot 1.
+    const [o1, o2] = (await admitTogether(other, 2)).sort((x, y) => (x.slot ?? 0) - (y.slot ?? 0));
     const [m1] = await admitTogether(mine, 1);
     const stale = { tenantId: other, slot: o2.slot ?? 0, holder: randomUUID() }; // a holder that no longer holds it
     const snapshot = await admission.countRequestAndRead(mine, randomUUID(), LEASE_MS, [
