@@ -103,7 +103,7 @@ export class FetchService {
 
   private async admitAndCall(call: FetchCall, started: bigint): Promise<FetchAnswer> {
     const { tenantId } = call.tenant;
-    const parsed = parseQuery(call.query);
+    const parsed = this.parseRequest(call);
     const early = this.startEarly(call, parsed);
     const admission = await this.admit(tenantId).catch((error: unknown) => {
       early?.callOff();
@@ -188,15 +188,14 @@ export class FetchService {
    * might be refused. Anything admission would surely refuse (parameters, forbidden domain,
    * `extract`, plan) does not start either.
    */
-  private startEarly(call: FetchCall, parsed: ParsedQuery): EarlyCall | undefined {
+  private startEarly(call: FetchCall, parsed: ParsedRequest): EarlyCall | undefined {
     if (call.method !== 'GET' || !parsed.ok) return undefined;
-    const query = parsed.value;
-    if (query.extract || this.forbidden.match(query.hostname) !== undefined) return undefined;
+    const { query, forbiddenBy, features, credits } = parsed.value;
+    if (query.extract || forbiddenBy !== undefined) return undefined;
     const tenantId = call.tenant.tenantId;
-    const tier = tierOf({ jsRender: query.options.js_render, premiumProxy: query.options.premium_proxy });
     const account = this.headStarts.startable(tenantId, {
-      features: featuresOf(query, call.via),
-      credits: TIER_CREDITS[tier],
+      features,
+      credits,
       pendingCredits: this.charges.pendingCredits(tenantId),
     });
     if (!account) return undefined;
@@ -215,22 +214,20 @@ export class FetchService {
    * What is checked between admission and the worker, in the order the errors are answered: rate
    * (`AUTH008`), parameters, forbidden domains (`REQS001`), the account and its plan, `extract`.
    */
-  private checkRequest(call: FetchCall, admission: Admission, parsed: ParsedQuery): { account: Account; query: FetchQuery } {
+  private checkRequest(call: FetchCall, admission: Admission, parsed: ParsedRequest): { account: Account; query: FetchQuery } {
     // Charges this replica answered but has not written yet count as used (ChargeBuffer's window).
     const account = { ...admission.account, creditsUsed: admission.account.creditsUsed + this.charges.pendingCredits(call.tenant.tenantId) };
     call.usage.concurrency(account.concurrency, admission.slotsInUse);
     this.limits.assertRate(admission);
 
     if (!parsed.ok) throw parsed.error;
-    const query = parsed.value;
-    const forbiddenBy = this.forbidden.match(query.hostname);
+    const { query, forbiddenBy, features, credits } = parsed.value;
     if (forbiddenBy !== undefined) {
       throw new FetchError(FetchErrorCode.ForbiddenDomain, `Requests to ${forbiddenBy} are forbidden on this service.`, {
         domain: forbiddenBy,
       });
     }
-    const tier = tierOf({ jsRender: query.options.js_render, premiumProxy: query.options.premium_proxy });
-    assertAccountMay(account, { product: 'fetch', features: featuresOf(query, call.via), credits: TIER_CREDITS[tier] });
+    assertAccountMay(account, { product: 'fetch', features, credits });
     if (query.extract) {
       // No domain is prepared yet (extract comes with its own issue): every domain is unprepared.
       throw new FetchError(
@@ -241,6 +238,20 @@ export class FetchService {
       );
     }
     return { account, query };
+  }
+
+  /** The parameters, parsed once, and what the checks before and after admission ask of them. */
+  private parseRequest(call: FetchCall): ParsedRequest {
+    try {
+      const query = parseFetchQuery(call.query);
+      const tier = tierOf({ jsRender: query.options.js_render, premiumProxy: query.options.premium_proxy });
+      return {
+        ok: true,
+        value: { query, forbiddenBy: this.forbidden.match(query.hostname), features: featuresOf(query, call.via), credits: TIER_CREDITS[tier] },
+      };
+    } catch (error) {
+      return { ok: false, error };
+    }
   }
 
   private async releaseSlot(held: HeldSlot, call: FetchCall, soon = false): Promise<void> {
@@ -353,16 +364,12 @@ function settle<T>(promise: Promise<T>): Promise<Settled<T>> {
   );
 }
 
-/** The Fetch parameters, parsed once; a parameter error is answered after the rate check, as the spec orders them. */
-type ParsedQuery = Settled<FetchQuery>;
-
-function parseQuery(query: QueryParameters): ParsedQuery {
-  try {
-    return { ok: true, value: parseFetchQuery(query) };
-  } catch (error) {
-    return { ok: false, error };
-  }
-}
+/**
+ * The Fetch parameters, parsed once, with the forbidden domain they name, the plan features they
+ * use and the credits they cost at least; a parameter error is answered after the rate check, as
+ * the spec orders them.
+ */
+type ParsedRequest = Settled<{ query: FetchQuery; forbiddenBy: string | undefined; features: PlanFeature[]; credits: number }>;
 
 /** Only `Zr-` headers of a worker's answer reach the caller: a worker cannot set ours, or cookies on our origin. */
 function targetAnswerHeaders(headers: Record<string, string | string[]>): Record<string, string | string[]> {
