@@ -387,7 +387,8 @@ describe('Fetch answers when the workers fail', () => {
 
   beforeAll(async () => {
     gw = await startGatewayReplicas(1, {
-      FETCH_RPC_ACCEPT_TIMEOUT_MS: '300',
+      // Long enough for a test to start a second worker before a lost GET is asked again.
+      FETCH_RPC_ACCEPT_TIMEOUT_MS: '1500',
       FETCH_RPC_SILENCE_TIMEOUT_MS: '600',
       FETCH_RPC_BUSY_RETRIES: '1',
       FETCH_DEADLINE_MS: '2500',
@@ -450,7 +451,7 @@ describe('Fetch answers when the workers fail', () => {
     const doomed = await TestWorker.start(gw.prefix);
     const tenant = await gw.createTenant();
     const healthy = gate();
-    // Dies as soon as it has the request, before the accept it may hold back (a quarter of 300 ms).
+    // Dies as soon as it has the request, before the accept it may hold back (a quarter of 1.5 s).
     doomed.behaviour = async () => {
       await doomed.nc.close();
       healthy.open();
