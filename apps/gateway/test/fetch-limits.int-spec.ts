@@ -250,6 +250,9 @@ describe('Fetch limits across two gateway replicas', () => {
       const unlock = await admissionHeld(tenant.tenant_id);
       const refused = send();
       await answered.wait;
+      // The page is on its way to the gateway (published, and through NATS) before admission returns.
+      await waitFor(() => worker.inFlight() === 0, { what: 'the worker done with the page' });
+      await worker.nc.flush();
       await waitFor(async () => (await admissionsWaiting()) === 1, { what: 'its admission waiting on the locked row' });
       await unlock();
       const response = await refused;
@@ -391,7 +394,8 @@ describe('Fetch answers when the workers fail', () => {
       FETCH_RPC_ACCEPT_TIMEOUT_MS: '1500',
       FETCH_RPC_SILENCE_TIMEOUT_MS: '600',
       FETCH_RPC_BUSY_RETRIES: '1',
-      FETCH_DEADLINE_MS: '2500',
+      // Leaves a GET asked again after the accept timeout time to be answered.
+      FETCH_DEADLINE_MS: '4000',
       FETCH_DEADLINE_MARGIN_MS: '0',
     });
     base = gw.urls[0]!;

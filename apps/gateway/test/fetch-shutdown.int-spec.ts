@@ -34,12 +34,7 @@ describe('A gateway replica shutting down', () => {
 
   it('answers the requests under way, then writes their slot releases before its pool closes', async () => {
     const tenant = await gw.createTenant({ concurrency: 10 });
-    const held = async () => {
-      const { rows } = await gw.sql.query(`SELECT count(*)::int AS n FROM fetch_slots WHERE tenant_id = $1 AND lease_until > now()`, [
-        tenant.tenant_id,
-      ]);
-      return rows[0].n as number;
-    };
+    const held = () => slotsHeldBy(gw, tenant.tenant_id);
     const url = gw.urls[0]!;
     const release = gate();
     worker.behaviour = async (request) => {
@@ -57,3 +52,48 @@ describe('A gateway replica shutting down', () => {
     expect(await held()).toBe(0);
   });
 });
+
+describe('A gateway replica shutting down while a worker still works for a client that left', () => {
+  let gw: GatewayReplicas;
+  let worker: TestWorker;
+
+  beforeAll(async () => {
+    gw = await startGatewayReplicas(1);
+    worker = await TestWorker.start(gw.prefix);
+  });
+
+  afterAll(async () => {
+    await worker?.close();
+    await gw?.close();
+  });
+
+  it('gives the slot back instead of leaving it held for its lease', async () => {
+    const tenant = await gw.createTenant({ concurrency: 2 });
+    const url = gw.urls[0]!;
+    const finish = gate();
+    let told = false;
+    worker.behaviour = async (request, call) => {
+      call.signal.addEventListener('abort', () => (told = true), { once: true });
+      // A worker slow to stop: the gateway keeps the slot until it has (CTX0001).
+      await finish.wait;
+      return answer(request, { status: 500, billed_tier: null, error: { code: 'CTX0001', detail: 'cancelled' } });
+    };
+    const client = new AbortController();
+    const leaving = fetch(`${url}/v1/?${q({ apikey: tenant.api_key, url: 'http://shop.test/' })}`, { signal: client.signal }).catch(
+      () => undefined,
+    );
+    await waitFor(() => worker.inFlight() === 1, { what: 'the request at the worker' });
+    client.abort();
+    await leaving;
+    await waitFor(() => told, { what: 'the worker told the client left' });
+    expect(await slotsHeldBy(gw, tenant.tenant_id)).toBe(1);
+    await gw.stopReplicas();
+    expect(await slotsHeldBy(gw, tenant.tenant_id)).toBe(0);
+    finish.open();
+  });
+});
+
+async function slotsHeldBy(gw: GatewayReplicas, tenantId: string): Promise<number> {
+  const { rows } = await gw.sql.query(`SELECT count(*)::int AS n FROM fetch_slots WHERE tenant_id = $1 AND lease_until > now()`, [tenantId]);
+  return rows[0].n as number;
+}

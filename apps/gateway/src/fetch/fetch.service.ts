@@ -120,7 +120,13 @@ export class FetchService {
       if (early) {
         early.callOff();
         // The worker may still be at it: the slot admission took waits until it has stopped.
-        if (taken) void early.settled.then(() => this.releaseSlot(taken, call));
+        if (taken) {
+          const slotGiven = this.headStarts.slotHeld(tenantId);
+          void early.settled.then(async () => {
+            slotGiven();
+            await this.releaseSlot(taken, call);
+          });
+        }
       } else if (taken) {
         // Refused after all: the slot admission took goes back before the answer does.
         await this.releaseSlot(taken, call);

@@ -69,15 +69,35 @@ describe(HeadStarts.name, () => {
     for (const give of given) give();
   });
 
-  it('keeps the view of the admission that started last when an earlier one returns after it', () => {
-    const { headStarts } = setup();
-    const earlier = headStarts.admissionStarted(TENANT);
-    const later = headStarts.admissionStarted(TENANT);
-    later.admitted({ account: account(), requestsThisMinute: 2, windowResetsInMs: 30_000, slotsInUse: 0 }, 12);
-    later.end();
-    earlier.admitted({ account: account(), requestsThisMinute: 1, windowResetsInMs: 30_000, slotsInUse: 0 }, 1);
-    earlier.end();
+  it('keeps the view of the admission Postgres ran last when one it ran earlier returns after it', () => {
+    const { headStarts, advance } = setup({}, { requestsThisMinute: 1 });
+    const first = headStarts.admissionStarted(TENANT);
+    const second = headStarts.admissionStarted(TENANT);
+    // The second to start ran first in Postgres (the rate row counts it 2nd), and returns first.
+    second.admitted({ account: account(), requestsThisMinute: 2, windowResetsInMs: 30_000, slotsInUse: 0 }, 1);
+    second.end();
+    advance(3);
+    first.admitted({ account: account(), requestsThisMinute: 3, windowResetsInMs: 29_990, slotsInUse: 0 }, 12);
+    first.end();
     expect(headStarts.startable(TENANT, basic)).toBeUndefined();
+    // An older view arriving late is ignored.
+    const late = headStarts.admissionStarted(TENANT);
+    late.admitted({ account: account(), requestsThisMinute: 2, windowResetsInMs: 29_980, slotsInUse: 0 }, 1);
+    late.end();
+    expect(headStarts.startable(TENANT, basic)).toBeUndefined();
+  });
+
+  it('takes the view of a new rate window over the last of the old one', () => {
+    let now = 0;
+    const headStarts = new HeadStarts({ maxAgeMs: 2_000, maxTenants: 10, now: () => now });
+    admit(headStarts, { account: account(), requestsThisMinute: 40, windowResetsInMs: 500 }, 12);
+    expect(headStarts.startable(TENANT, basic)).toBeUndefined();
+    now = 600;
+    admit(headStarts, { account: account(), requestsThisMinute: 1, windowResetsInMs: 59_900 }, 1);
+    expect(headStarts.startable(TENANT, basic)).toBeDefined();
+    // The old window's last admission, returning late, is older.
+    admit(headStarts, { account: account(), requestsThisMinute: 41, windowResetsInMs: 0 }, 12);
+    expect(headStarts.startable(TENANT, basic)).toBeDefined();
   });
 
   it('keeps a tenant within half its rate window', () => {

@@ -5,8 +5,6 @@ import { accountMay } from '../tenants/account-standing';
 
 /** What this replica's last admission of a tenant showed. */
 interface LastAdmission {
-  /** Order in which its admission started on this replica: a later one's view is newer. */
-  seq: number;
   account: Account;
   /** Slots the tenant held across every replica right after that admission, its own included. */
   slotsInUse: number;
@@ -43,7 +41,6 @@ export class HeadStarts {
   private readonly admitting = new Map<string, number>();
   /** Slots this replica holds now, by tenant. */
   private readonly holding = new Map<string, number>();
-  private seq = 0;
 
   constructor(
     private readonly options: { maxAgeMs: number; maxTenants: number; now?: () => number },
@@ -77,23 +74,22 @@ export class HeadStarts {
   /**
    * Counts an admission of `tenantId` under way. Tell the returned handle what it showed
    * (`admitted`, with `slotsInUse` counting the slot it took or will take), and `end` it once it
-   * has returned or failed. Any admission refreshes the view, a refused one too, unless one that
-   * started later has already returned: the next request is judged by the newest state.
+   * has returned or failed. Any admission refreshes the view, a refused one too, unless Postgres
+   * ran it before the one kept: the next request is judged by the newest state.
    */
   admissionStarted(tenantId: string): { admitted(snapshot: AdmissionSnapshot, slotsInUse: number): void; end(): void } {
-    const seq = ++this.seq;
     const end = counter(this.admitting, tenantId);
     return {
       admitted: (snapshot, slotsInUse) => {
-        const newest = this.last.get(tenantId);
-        if (newest && newest.seq > seq) return;
-        this.last.set(tenantId, {
-          seq,
+        const seen: LastAdmission = {
           account: snapshot.account,
           slotsInUse,
           requestsThisMinute: snapshot.requestsThisMinute,
           windowEndsAt: this.now() + snapshot.windowResetsInMs,
-        });
+        };
+        const kept = this.last.get(tenantId);
+        if (kept && ranBefore(seen, kept)) return;
+        this.last.set(tenantId, seen);
       },
       end,
     };
@@ -107,6 +103,17 @@ export class HeadStarts {
   private now(): number {
     return (this.options.now ?? Date.now)();
   }
+}
+
+/**
+ * Whether Postgres ran admission `a` before `b`. Admissions of a tenant take its rate-window row in
+ * turn, so within a window the request count orders them; the order they started in here does not
+ * (one may wait longer for a pooled connection). Window ends agree to well within 10 s.
+ */
+function ranBefore(a: LastAdmission, b: LastAdmission): boolean {
+  const windowA = Math.round(a.windowEndsAt / 10_000);
+  const windowB = Math.round(b.windowEndsAt / 10_000);
+  return windowA !== windowB ? windowA < windowB : a.requestsThisMinute < b.requestsThisMinute;
 }
 
 /** Adds one to `key`'s count; the returned function takes it away again (once), deleting a count of 0. */

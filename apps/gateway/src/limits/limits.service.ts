@@ -35,6 +35,8 @@ export class LimitsService implements OnApplicationShutdown {
   /** A slot's lease outlives the longest request: deadline, the gateway's margin, the RPC's silence timeout, slack. */
   private readonly slotLeaseMs: number;
   private readonly pendingReleases: PendingReleases;
+  /** Slots this replica holds, by holder: what a shutdown gives back when their calls cannot end first. */
+  private readonly held = new Map<string, SlotLease>();
 
   constructor(
     private readonly admission: AdmissionRepository,
@@ -72,7 +74,7 @@ export class LimitsService implements OnApplicationShutdown {
     }
     releasing.written();
     if (!snapshot) throw new Error(`Tenant ${tenantId} of an authenticated key does not exist`);
-    const held = snapshot.slot === undefined ? undefined : { lease: { tenantId, slot: snapshot.slot, holder }, inUse: snapshot.slotsInUse + 1 };
+    const held = snapshot.slot === undefined ? undefined : this.holding({ tenantId, slot: snapshot.slot, holder }, snapshot.slotsInUse + 1);
     if (snapshot.account.periodEndsAt.getTime() <= Date.now()) {
       await this.accounts.renewPeriodIfEnded(tenantId, snapshot.account.periodEndsAt);
       const account = await this.accounts.find(tenantId);
@@ -102,7 +104,7 @@ export class LimitsService implements OnApplicationShutdown {
     const holder = randomUUID();
     for (let attempt = 0; attempt <= SLOT_RACE_RETRIES; attempt++) {
       const taken = await this.slots.tryAcquire(tenantId, limit, holder, this.slotLeaseMs);
-      if (taken) return { lease: { tenantId, slot: taken.slot, holder }, inUse: taken.inUse };
+      if (taken) return this.holding({ tenantId, slot: taken.slot, holder }, taken.inUse);
       // Nothing taken: either every slot is held, or another replica won the slot we chose.
       if ((await this.slots.inUse(tenantId, limit)) >= limit) break;
     }
@@ -114,24 +116,37 @@ export class LimitsService implements OnApplicationShutdown {
   }
 
   /** Frees the slot now: one statement of its own. */
-  release(lease: SlotLease): Promise<void> {
-    return this.slots.release(lease);
+  async release(lease: SlotLease): Promise<void> {
+    // Already given back by a shutdown (see onApplicationShutdown).
+    if (!this.held.delete(lease.holder)) return;
+    await this.slots.release(lease);
   }
 
   /**
    * Frees the slot with the next admission statement of this replica, or alone after
    * `FETCH_RELEASE_LINGER_MS`: for a slot whose release nobody waits for. Resolves once written.
    */
-  releaseSoon(lease: SlotLease): Promise<void> {
-    return this.pendingReleases.add(lease);
+  async releaseSoon(lease: SlotLease): Promise<void> {
+    if (!this.held.delete(lease.holder)) return;
+    await this.pendingReleases.add(lease);
   }
 
   /**
-   * After the HTTP server drained (the last answers' releases are queued by then) and before the
-   * pool closes: the core module, global, shuts down after every feature module.
+   * After the HTTP server drained and before the pool closes (the core module, global, shuts down
+   * after every feature module): writes the waiting releases, and gives back the slots of calls
+   * still under way (a client that left, a refused head start winding down). Their workers may
+   * still be at them, but this replica will not be there to release them: held, they would count
+   * against their tenants for a whole lease (minutes) through a rollout.
    */
   async onApplicationShutdown(): Promise<void> {
+    for (const lease of this.held.values()) void this.pendingReleases.add(lease);
+    this.held.clear();
     await this.pendingReleases.flush();
+  }
+
+  private holding(lease: SlotLease, inUse: number): HeldSlot {
+    this.held.set(lease.holder, lease);
+    return { lease, inUse };
   }
 
   /** Slots held now by the tenant. */

@@ -102,6 +102,43 @@ describe(PendingReleases.name, () => {
     expect(releases.take().leases).toEqual([lease(1), lease(2), lease(3)]);
   });
 
+  it('keeps to its backoff while writes fail, a linger of 0 too', async () => {
+    const down = setup(0, true);
+    void down.releases.add(lease(1));
+    await jest.advanceTimersByTimeAsync(0);
+    expect(down.failures).toHaveLength(1);
+    void down.releases.add(lease(2));
+    await jest.advanceTimersByTimeAsync(0);
+    // Not one statement more per release: both wait for the retry.
+    expect(down.failures).toHaveLength(1);
+    down.state.fail = false;
+    await jest.advanceTimersByTimeAsync(2);
+    expect(down.written).toEqual([[lease(1), lease(2)]]);
+  });
+
+  it('resolves a flush only once a write an earlier flush started has ended', async () => {
+    let finishFirst!: () => void;
+    const written: SlotLease[][] = [];
+    const releases = new PendingReleases({
+      writeAlone: async (leases) => {
+        if (written.length === 0) await new Promise<void>((resolve) => (finishFirst = resolve));
+        written.push(leases);
+      },
+      lingerMs: 5,
+      leaseMs: 60_000,
+      onWriteFailed: () => undefined,
+    });
+    void releases.add(lease(1));
+    await jest.advanceTimersByTimeAsync(5); // the timer's flush starts writing lease 1
+    let flushed = false;
+    const last = releases.flush().then(() => (flushed = true));
+    await jest.advanceTimersByTimeAsync(10);
+    expect(flushed).toBe(false);
+    finishFirst();
+    await last;
+    expect(written).toEqual([[lease(1)]]);
+  });
+
   it('writes each release at once with a linger of 0', async () => {
     const { releases, written } = setup(0);
     await releases.add(lease(1));

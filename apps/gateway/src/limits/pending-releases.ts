@@ -39,6 +39,8 @@ export class PendingReleases {
   private pending: Waiting[] = [];
   private timer: NodeJS.Timeout | undefined;
   private failures = 0;
+  /** The statement a flush is running, which a later flush (at shutdown) waits for. */
+  private writing: Promise<void> | undefined;
   private readonly maxRetryMs: number;
   private readonly now: () => number;
 
@@ -51,7 +53,8 @@ export class PendingReleases {
   add(lease: SlotLease): Promise<void> {
     return new Promise((written) => {
       this.pending.push({ lease, queuedAt: this.now(), written });
-      if (this.options.lingerMs <= 0) void this.flush();
+      // While writes fail, the backoff's timer decides when to try again, whatever the linger.
+      if (this.options.lingerMs <= 0 && this.failures === 0) void this.flush();
       else this.arm(this.options.lingerMs);
     });
   }
@@ -78,19 +81,30 @@ export class PendingReleases {
     };
   }
 
-  /** Writes every waiting release now, in one statement (on a timer, and at shutdown). */
+  /**
+   * Writes every waiting release now, in one statement (on a timer, and at shutdown); resolves once
+   * that statement and any a previous flush still runs have ended.
+   */
   async flush(): Promise<void> {
     clearTimeout(this.timer);
     this.timer = undefined;
+    const earlier = this.writing;
     const batch = this.take();
-    if (batch.leases.length === 0) return;
-    try {
-      await this.options.writeAlone(batch.leases);
-      batch.written();
-    } catch (error) {
-      batch.failed();
-      this.options.onWriteFailed(error);
+    if (batch.leases.length > 0) {
+      const writing = this.options.writeAlone(batch.leases).then(
+        () => batch.written(),
+        (error: unknown) => {
+          batch.failed();
+          this.options.onWriteFailed(error);
+        },
+      );
+      this.writing = writing;
+      void writing.finally(() => {
+        if (this.writing === writing) this.writing = undefined;
+      });
+      await writing;
     }
+    await earlier;
   }
 
   get size(): number {
