@@ -384,6 +384,70 @@ describe('Fetch limits across two gateway replicas', () => {
   });
 });
 
+describe('Fetch admissions shared by requests of a tenant', () => {
+  let gw: GatewayReplicas;
+  let worker: TestWorker;
+
+  beforeAll(async () => {
+    // A linger far longer than the requests below take to arrive.
+    gw = await startGatewayReplicas(1, { FETCH_ADMISSION_LINGER_MS: '1000' });
+    worker = await TestWorker.start(gw.prefix);
+  });
+
+  afterAll(async () => {
+    await worker?.close();
+    await gw?.close();
+  });
+
+  let afterRelease: (() => void) | undefined;
+  afterEach(() => afterRelease?.()); // a failed test must not leave the worker stuck
+
+  async function admissionBatches(): Promise<{ count: number; sum: number }> {
+    const text = await (await fetch(`${gw.urls[0]}/metrics`)).text();
+    const value = (name: string) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
+    return { count: value('trawl_fetch_admission_batch_requests_count'), sum: value('trawl_fetch_admission_batch_requests_sum') };
+  }
+
+  it('admits requests that started early together in one statement: each its own slot, every one counted', async () => {
+    const tenant = await gw.createTenant({ concurrency: 40 });
+    const url = `${gw.urls[0]}/v1/?${q({ apikey: tenant.api_key, url: TARGET })}`;
+    expect((await fetch(url)).status).toBe(200); // now known to be far from its limits
+    const release = gate();
+    afterRelease = release.open;
+    worker.behaviour = async (request) => {
+      await release.wait;
+      return answer(request, { body: 'ok' });
+    };
+    const before = await admissionBatches();
+    const answers = Array.from({ length: 5 }, () => fetch(url));
+    await waitFor(() => worker.inFlight() === 5, { what: 'five requests at the worker' });
+    // Their workers still at it, they wait out the linger together.
+    await waitFor(async () => (await slotsHeld(gw, tenant.tenant_id)) === 5, { what: 'their five slots taken' });
+    const after = await admissionBatches();
+    expect(after.count - before.count).toBe(1);
+    expect(after.sum - before.sum).toBe(5);
+    release.open();
+    const responses = await Promise.all(answers);
+    expect(responses.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
+    // Each counted the slots of those admitted before it in the statement (and its own, given back).
+    const remaining = responses.map((r) => Number(r.headers.get('concurrency-remaining')));
+    expect([...remaining].sort()).toEqual([36, 37, 38, 39, 40]);
+    const { rows } = await gw.sql.query(`SELECT requests FROM fetch_rate_windows WHERE tenant_id = $1`, [tenant.tenant_id]);
+    expect(rows[0].requests).toBe(6);
+    await waitFor(async () => (await slotsHeld(gw, tenant.tenant_id)) === 0, { what: 'the slots released' });
+  });
+
+  it('admits a request that started early at once when its worker answers, not after the linger', async () => {
+    const tenant = await gw.createTenant({ concurrency: 40 });
+    const url = `${gw.urls[0]}/v1/?${q({ apikey: tenant.api_key, url: TARGET })}`;
+    expect((await fetch(url)).status).toBe(200);
+    const started = Date.now();
+    expect((await fetch(url)).status).toBe(200);
+    // The linger is 1 s: an answer that waited it out would take longer.
+    expect(Date.now() - started).toBeLessThan(900);
+  });
+});
+
 describe('Fetch answers when the workers fail', () => {
   let gw: GatewayReplicas;
   let base: string;

@@ -96,6 +96,9 @@ describe(FetchService.name, () => {
       limits.admit.mockImplementationOnce(() => admission.promise);
       const answering = service.fetch(call());
       expect(rpc.call).toHaveBeenCalledTimes(2);
+      // Only the request already at its worker may wait to share its admission statement.
+      const calls = limits.admit.mock.calls as unknown as Array<[string, { workerDone?: Promise<unknown> }]>;
+      expect(calls.map(([, options]) => options.workerDone instanceof Promise)).toEqual([false, true]);
       admission.resolve({ account: account({ concurrency: 10 }), requestsThisMinute: 2, windowResetsInMs: 1_000, slotsInUse: 1 });
       await expect(answering).resolves.toMatchObject({ status: 200, body: Buffer.from('ok') });
       // Roomy: both releases wait to ride on a next admission.

@@ -105,7 +105,7 @@ export class FetchService {
     const { tenantId } = call.tenant;
     const parsed = this.parseRequest(call);
     const early = this.startEarly(call, parsed);
-    const admission = await this.admit(tenantId).catch((error: unknown) => {
+    const admission = await this.admit(tenantId, early?.settled).catch((error: unknown) => {
       early?.callOff();
       throw error;
     });
@@ -173,11 +173,12 @@ export class FetchService {
   }
 
   /** Admission in Postgres (rate window, account, a slot), timed, and remembered for the tenant's next requests' head starts. */
-  private async admit(tenantId: string): Promise<Admission> {
+  private async admit(tenantId: string, workerDone: Promise<unknown> | undefined): Promise<Admission> {
     const admitted = process.hrtime.bigint();
     const underWay = this.headStarts.admissionStarted(tenantId);
     try {
-      const admission = await this.limits.admit(tenantId);
+      // A request already at its worker may wait a moment (not past its answer) to share the statement.
+      const admission = await this.limits.admit(tenantId, { workerDone });
       // Without a slot from admission, the request takes one next (or is refused): count it.
       underWay.admitted(admission, admission.held?.inUse ?? admission.slotsInUse + 1);
       return admission;

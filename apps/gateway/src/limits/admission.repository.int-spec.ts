@@ -149,4 +149,51 @@ describe('Fetch admission in Postgres', () => {
     expect((await slotRows(other)).every((r) => !r.held)).toBe(true);
     expect((await slotRows(mine)).map((r) => r.held)).toEqual([false, true, false]);
   });
+  describe('several requests of a tenant in one statement', () => {
+    it('counts them all and gives each holder its own slot, the first holders first', async () => {
+      const tenantId = await tenant(5);
+      const [busy] = await admitTogether(tenantId, 1);
+      const holders = [randomUUID(), randomUUID(), randomUUID()];
+      const batch = await admission.countRequestsAndRead(tenantId, holders, LEASE_MS);
+      expect(batch?.requestsThisMinute).toBe(5); // the tenant's first, busy, and these three
+      expect(batch?.slotsInUse).toBe(1);
+      expect([...(batch?.slots.keys() ?? [])].sort()).toEqual([...holders].sort());
+      expect(new Set(batch?.slots.values()).size).toBe(3);
+      expect([...(batch?.slots.values() ?? [])]).not.toContain(busy.slot);
+      // One left: of three more, the first gets it.
+      const more = [randomUUID(), randomUUID(), randomUUID()];
+      const second = await admission.countRequestsAndRead(tenantId, more, LEASE_MS);
+      expect([...(second?.slots.keys() ?? [])]).toEqual(more.slice(0, 1));
+    });
+
+    it('claims slots only for the holders the minute still allows', async () => {
+      const tenantId = await tenant(10, 5); // one request this minute already
+      const holders = Array.from({ length: 6 }, () => randomUUID());
+      const batch = await admission.countRequestsAndRead(tenantId, holders, LEASE_MS);
+      expect(batch?.requestsThisMinute).toBe(7);
+      expect([...(batch?.slots.keys() ?? [])].sort()).toEqual(holders.slice(0, 4).sort());
+    });
+
+    it("makes a new tenant's slot rows and hands the lowest out in order", async () => {
+      const tenantId = await newTenant(4);
+      const holders = [randomUUID(), randomUUID()];
+      const batch = await admission.countRequestsAndRead(tenantId, holders, LEASE_MS);
+      expect(holders.map((h) => batch?.slots.get(h))).toEqual([1, 2]);
+      expect(await slotRows(tenantId)).toEqual([
+        { slot: 1, held: true },
+        { slot: 2, held: true },
+        { slot: 3, held: false },
+        { slot: 4, held: false },
+      ]);
+    });
+
+    it('uses free rows first, then makes the missing ones, when a raised limit leaves too few', async () => {
+      const tenantId = await tenant(2);
+      await db.query(`UPDATE tenants SET concurrency = 4 WHERE id = $1`, [tenantId]);
+      const holders = [randomUUID(), randomUUID(), randomUUID()];
+      const batch = await admission.countRequestsAndRead(tenantId, holders, LEASE_MS);
+      expect(holders.map((h) => batch?.slots.get(h))).toEqual([1, 2, 3]);
+      expect((await slotRows(tenantId)).map((r) => r.held)).toEqual([true, true, true, false]);
+    });
+  });
 });

@@ -17,59 +17,99 @@ export interface AdmissionSnapshot {
   slot?: number;
 }
 
+/** What one statement admitting several requests of a tenant learnt. */
+export interface BatchAdmission {
+  account: Account;
+  /** Requests of the tenant in the current minute, this statement's included. */
+  requestsThisMinute: number;
+  windowResetsInMs: number;
+  /** Slots held by others when the statement ran. */
+  slotsInUse: number;
+  /** The slot taken for each holder that got one. */
+  slots: Map<string, number>;
+}
+
 /**
- * One round trip on the Fetch hot path: counts the request in the tenant's one-minute rate window,
- * reads the account and the slots in use, and takes a free concurrency slot for `holder` when the
- * window allows the request (a request that then fails a check gives it back; see LimitsService).
- * The window is one row per tenant rewritten in place (a fixed window: a burst across a minute
- * boundary may get up to twice the limit in 60 s). The slot is claimed by {@link claimSlotCtes}, as
- * `ConcurrencySlotsRepository.tryAcquire` claims it.
+ * One round trip on the Fetch hot path: counts requests in the tenant's one-minute rate window,
+ * reads the account and the slots in use, and takes a free concurrency slot for each holder the
+ * window allows (a request that then fails a check gives it back; see LimitsService). Requests of
+ * one tenant arriving together share the statement: holders in the order they arrived, so the
+ * rate allows the first ones. The window is one row per tenant rewritten in place (a fixed window:
+ * a burst across a minute boundary may get up to twice the limit in 60 s). Slots are claimed by
+ * {@link claimSlotCtes}, as `ConcurrencySlotsRepository.tryAcquire` claims them.
  */
 @Injectable()
 export class AdmissionRepository {
   constructor(private readonly db: Database) {}
 
-  /**
-   * Also frees the slots of `releasing` (any tenant's), which saves each of those releases a
-   * statement of its own; a slot freed so is not yet free to this statement's claim and still
-   * counts in its `slotsInUse`.
-   */
+  /** {@link countRequestsAndRead} for one request. */
   async countRequestAndRead(
     tenantId: string,
     holder: string,
     leaseMs: number,
     releasing: readonly SlotLease[] = [],
   ): Promise<AdmissionSnapshot | undefined> {
-    const rows = await this.db.prepared<AccountRow & { requests: number; resets_in_ms: number; slots_in_use: number; slot: number | null }>(
+    const batch = await this.countRequestsAndRead(tenantId, [holder], leaseMs, releasing);
+    if (!batch) return undefined;
+    const slot = batch.slots.get(holder);
+    return {
+      account: batch.account,
+      requestsThisMinute: batch.requestsThisMinute,
+      windowResetsInMs: batch.windowResetsInMs,
+      slotsInUse: batch.slotsInUse,
+      ...(slot !== undefined && { slot }),
+    };
+  }
+
+  /**
+   * Admits `holders` (one per request, distinct) of the tenant. Also frees the slots of
+   * `releasing` (any tenant's), which saves each of those releases a statement of its own; a slot
+   * freed so is not yet free to this statement's claims and still counts in its `slotsInUse`.
+   */
+  async countRequestsAndRead(
+    tenantId: string,
+    holders: readonly string[],
+    leaseMs: number,
+    releasing: readonly SlotLease[] = [],
+  ): Promise<BatchAdmission | undefined> {
+    const rows = await this.db.prepared<
+      AccountRow & { requests: number; resets_in_ms: number; slots_in_use: number; claimed_slots: number[]; claimed_holders: string[] }
+    >(
       'fetch_admission',
       `WITH rate AS (
          INSERT INTO fetch_rate_windows AS w (tenant_id, window_start, requests)
-         VALUES ($1, date_trunc('minute', now()), 1)
+         VALUES ($1, date_trunc('minute', now()), cardinality($2::text[]))
          ON CONFLICT (tenant_id) DO UPDATE
-            SET requests = CASE WHEN w.window_start = excluded.window_start THEN w.requests + 1 ELSE 1 END,
+            SET requests = CASE WHEN w.window_start = excluded.window_start THEN w.requests + excluded.requests ELSE excluded.requests END,
                 window_start = excluded.window_start
          RETURNING requests, window_start),
-       ${claimSlotCtes({ from: 'tenants t, rate', limit: 't.concurrency', allowed: 't.id = $1 AND rate.requests <= t.rate_limit_per_minute' })},
+       ${claimSlotCtes({
+         // The holders the minute's limit still allows, first come first.
+         want: `least(cardinality($2::text[]), greatest(0, t.rate_limit_per_minute - rate.requests + cardinality($2::text[]))) AS n,
+                t.concurrency AS lim FROM tenants t, rate WHERE t.id = $1`,
+       })},
        ${releaseLeasesCte(4)}
        SELECT ${ACCOUNT_COLUMNS}, rate.requests,
               ceil(extract(epoch FROM rate.window_start + interval '1 minute' - now()) * 1000)::int AS resets_in_ms,
               -- The statement's snapshot is from before the insert: the slots held by others.
               (SELECT count(*)::int FROM fetch_slots s
                 WHERE s.tenant_id = t.id AND s.lease_until > now() AND s.slot <= t.concurrency) AS slots_in_use,
-              (SELECT slot FROM claimed) AS slot
+              (SELECT coalesce(array_agg(slot ORDER BY slot), '{}') FROM claimed) AS claimed_slots,
+              (SELECT coalesce(array_agg(holder ORDER BY slot), '{}') FROM claimed) AS claimed_holders
          FROM tenants t, rate
         WHERE t.id = $1`,
-      [tenantId, holder, leaseMs, ...leaseArrays(releasing)],
+      [tenantId, holders, leaseMs, ...leaseArrays(releasing)],
     );
     const row = rows[0];
-    return (
-      row && {
-        account: toAccount(row),
-        requestsThisMinute: row.requests,
-        windowResetsInMs: Math.max(0, row.resets_in_ms),
-        slotsInUse: row.slots_in_use,
-        ...(row.slot !== null && { slot: row.slot }),
-      }
-    );
+    if (!row) return undefined;
+    const slots = new Map<string, number>();
+    row.claimed_holders.forEach((holder, i) => slots.set(holder, row.claimed_slots[i]!));
+    return {
+      account: toAccount(row),
+      requestsThisMinute: row.requests,
+      windowResetsInMs: Math.max(0, row.resets_in_ms),
+      slotsInUse: row.slots_in_use,
+      slots,
+    };
   }
 }

@@ -1,49 +1,55 @@
 import { Injectable } from '@nestjs/common';
 import { Database } from '@trawl/persistence';
 
-/** Where a claim looks for a tenant's free slot: the slots are 1..`limit` of the rows of `from`, and only if `allowed` holds. */
+/**
+ * Where a claim looks for a tenant's free slots: `want` yields one row (or none: nothing claimed)
+ * with `n`, how many slots to claim, and `lim`, the tenant's limit (slots are 1..lim).
+ */
 interface SlotScope {
-  /** FROM items (no leading FROM) that `limit` and `allowed` read, e.g. `tenants t`. */
-  from: string;
-  limit: string;
-  allowed: string;
+  /** A SELECT list and FROM clause producing `n` and `lim`, e.g. `1 AS n, t.concurrency AS lim FROM tenants t WHERE t.id = $1`. */
+  want: string;
 }
 
 /**
- * CTEs that claim one free slot of tenant `$1` for holder `$2` with a lease of `$3` ms; `claimed`
- * yields its number, or nothing. A slot's row, once made, stays (a release ends its lease), so a
- * claim is mostly an update of an ended lease: `FOR UPDATE SKIP LOCKED` hands requests that claim
- * at the same moment different rows, where picking among the free rows by their snapshot made
- * them collide and the losers go round again (two or three more round trips each, most often
- * when the tenant is near its limit). When no row is free and some slot numbers have none yet (a
- * new tenant, a raised limit, or after a Postgres crash emptied the unlogged table), the claim
- * makes them all, free, and takes the lowest: requests that do so at the same moment are the one
- * race left (`ON CONFLICT DO NOTHING`, the loser asks again and finds the rows). One rule for
- * admission and for `tryAcquire`.
+ * CTEs that claim up to `n` free slots of tenant `$1` for the holders `$2` (text[], in order: the
+ * first `n` of them are served, lowest slot first) with a lease of `$3` ms; `claimed` yields each
+ * claim's `slot` and `holder`. A slot's row, once made, stays (a release ends its lease), so a
+ * claim is mostly an update of an ended lease: `FOR UPDATE SKIP LOCKED` hands statements that
+ * claim at the same moment different rows, where picking among the free rows by their snapshot
+ * made them collide and the losers go round again (two or three more round trips each, most often
+ * when the tenant is near its limit). When fewer rows are free than wanted and some slot numbers
+ * have none yet (a new tenant, a raised limit, or after a Postgres crash emptied the unlogged
+ * table), the claim makes them all, free, and takes the lowest it still needs: statements that do
+ * so at the same moment are the one race left (`ON CONFLICT DO NOTHING`; a holder left without a
+ * slot asks again and finds the rows). One rule for admission and for `tryAcquire`.
  */
 export function claimSlotCtes(scope: SlotScope): string {
   const lease = `now() + make_interval(secs => $3::double precision / 1000)`;
-  return `free AS (
-       SELECT f.slot FROM fetch_slots f, ${scope.from}
-        WHERE f.tenant_id = $1 AND f.slot <= ${scope.limit} AND f.lease_until <= now() AND ${scope.allowed}
-        LIMIT 1
-        FOR UPDATE OF f SKIP LOCKED),
+  return `want AS (SELECT ${scope.want}),
+     free AS (
+       SELECT f.slot FROM fetch_slots f
+        WHERE f.tenant_id = $1 AND f.slot <= coalesce((SELECT lim FROM want), 0) AND f.lease_until <= now()
+        ORDER BY f.slot
+        LIMIT coalesce((SELECT n FROM want), 0)
+        FOR UPDATE SKIP LOCKED),
+     picked AS (SELECT slot, row_number() OVER (ORDER BY slot) AS i FROM free),
+     holders AS (SELECT holder, i FROM unnest($2::text[]) WITH ORDINALITY AS h(holder, i)),
      reused AS (
-       UPDATE fetch_slots f SET holder = $2, lease_until = ${lease}
-         FROM free
-        WHERE f.tenant_id = $1 AND f.slot = free.slot
-       RETURNING f.slot),
+       UPDATE fetch_slots f SET holder = h.holder, lease_until = ${lease}
+         FROM picked p JOIN holders h ON h.i = p.i
+        WHERE f.tenant_id = $1 AND f.slot = p.slot
+       RETURNING f.slot, f.holder),
      fresh AS (
        INSERT INTO fetch_slots (tenant_id, slot, holder, lease_until)
-       SELECT $1, m.s, CASE WHEN m.first THEN $2 ELSE '' END, CASE WHEN m.first THEN ${lease} ELSE '-infinity' END
-         FROM (SELECT s, s = min(s) OVER () AS first
-                 FROM ${scope.from} CROSS JOIN LATERAL generate_series(1, ${scope.limit}) s
-                WHERE ${scope.allowed}
-                  AND NOT EXISTS (SELECT 1 FROM free)
+       SELECT $1, m.s, coalesce(h.holder, ''), CASE WHEN h.holder IS NULL THEN '-infinity' ELSE ${lease} END
+         FROM (SELECT s, (SELECT count(*) FROM picked) + row_number() OVER (ORDER BY s) AS i, want.n
+                 FROM want CROSS JOIN LATERAL generate_series(1, want.lim) s
+                WHERE (SELECT count(*) FROM picked) < want.n
                   AND NOT EXISTS (SELECT 1 FROM fetch_slots x WHERE x.tenant_id = $1 AND x.slot = s)) m
+         LEFT JOIN holders h ON h.i = m.i AND m.i <= m.n
        ON CONFLICT (tenant_id, slot) DO NOTHING
        RETURNING slot, holder),
-     claimed AS (SELECT slot FROM reused UNION ALL SELECT slot FROM fresh WHERE holder = $2)`;
+     claimed AS (SELECT slot, holder FROM reused UNION ALL SELECT slot, holder FROM fresh WHERE holder <> '')`;
 }
 
 /**
@@ -93,12 +99,12 @@ export class ConcurrencySlotsRepository {
   ): Promise<{ slot: number; inUse: number } | undefined> {
     const rows = await this.db.prepared<{ slot: number; held_before: number }>(
       'fetch_slots_acquire',
-      `WITH ${claimSlotCtes({ from: 'tenants t', limit: '$4::int', allowed: 't.id = $1' })}
+      `WITH ${claimSlotCtes({ want: '1 AS n, $4::int AS lim FROM tenants t WHERE t.id = $1' })}
        SELECT slot,
               -- The statement's snapshot is from before the claim: the slots held by others.
               (SELECT count(*)::int FROM fetch_slots x WHERE x.tenant_id = $1 AND x.slot <= $4 AND x.lease_until > now()) AS held_before
          FROM claimed`,
-      [tenantId, holder, leaseMs, limit],
+      [tenantId, [holder], leaseMs, limit],
     );
     const row = rows[0];
     return row && { slot: row.slot, inUse: row.held_before + 1 };

@@ -4,7 +4,9 @@ import type { GatewayConfig } from '../config';
 import { GATEWAY_CONFIG, LOGGER } from '../gateway.tokens';
 import type { Logger } from '@trawl/observability';
 import { AccountsRepository } from '../tenants/accounts.repository';
+import { Histogram, Registry } from 'prom-client';
 import { AdmissionRepository, AdmissionSnapshot } from './admission.repository';
+import { KeyedBatches } from './keyed-batches';
 import { ConcurrencySlotsRepository, SlotLease } from './concurrency-slots.repository';
 import { LimitError, LimitErrorCode } from './limits.errors';
 import { PendingReleases } from './pending-releases';
@@ -14,6 +16,9 @@ const SLOT_RACE_RETRIES = 3;
 
 /** Most waiting releases one admission statement carries; more wait for the next, or their own statement. */
 const RELEASES_PER_ADMISSION = 32;
+
+/** Most requests of a tenant one admission statement admits. */
+const REQUESTS_PER_ADMISSION = 32;
 
 /** What {@link LimitsService.admit} learnt, and the slot it took when one was free. */
 export interface Admission extends AdmissionSnapshot {
@@ -37,6 +42,7 @@ export class LimitsService implements OnApplicationShutdown {
   private readonly pendingReleases: PendingReleases;
   /** Slots this replica holds, by holder: what a shutdown gives back when their calls cannot end first. */
   private readonly held = new Map<string, SlotLease>();
+  private readonly admissions: KeyedBatches<string, string, Admission>;
 
   constructor(
     private readonly admission: AdmissionRepository,
@@ -44,6 +50,7 @@ export class LimitsService implements OnApplicationShutdown {
     private readonly accounts: AccountsRepository,
     @Inject(GATEWAY_CONFIG) config: GatewayConfig,
     @Inject(LOGGER) logger: Logger,
+    registry: Registry,
   ) {
     this.slotLeaseMs =
       config.FETCH_DEADLINE_MS + config.FETCH_DEADLINE_MARGIN_MS + config.FETCH_RPC_SILENCE_TIMEOUT_MS + 30_000;
@@ -53,34 +60,67 @@ export class LimitsService implements OnApplicationShutdown {
       leaseMs: this.slotLeaseMs,
       onWriteFailed: (error) => logger.warn({ err: error }, 'could not release concurrency slots; retrying'),
     });
+    const batchSize = new Histogram({
+      name: 'trawl_fetch_admission_batch_requests',
+      help: 'Fetch requests of one tenant admitted by one statement',
+      buckets: [1, 2, 4, 8, 16, 32],
+      registers: [registry],
+    });
+    this.admissions = new KeyedBatches({
+      run: (tenantId, holders) => this.admitTogether(tenantId, holders),
+      lingerMs: config.FETCH_ADMISSION_LINGER_MS,
+      maxBatch: REQUESTS_PER_ADMISSION,
+      onBatch: (size) => batchSize.observe(size),
+    });
   }
 
   /**
    * Counts the request in the tenant's rate window, reads its account (the billing period renewed
    * first if it has ended) and its slots in use, and takes a free slot when the window allows the
    * request: one round trip for what a request that goes on needs. Does not refuse (see
-   * {@link assertRate}); a request refused later must {@link release} `held`.
+   * {@link assertRate}); a request refused later must {@link release} `held`. A request whose
+   * worker call started already (`workerDone` given) lingers up to `FETCH_ADMISSION_LINGER_MS` for
+   * others of its tenant to share the statement, or until its worker answered; one that waits for
+   * its admission takes those lingering along at once.
    */
-  async admit(tenantId: string): Promise<Admission> {
-    const holder = randomUUID();
+  admit(tenantId: string, options: { workerDone?: Promise<unknown> } = {}): Promise<Admission> {
+    return this.admissions.add(tenantId, randomUUID(), options.workerDone);
+  }
+
+  /** One statement for `holders`, the tenant's requests in the order they came. */
+  private async admitTogether(tenantId: string, holders: string[]): Promise<Admission[]> {
     // Releases waiting to be written ride on this statement.
     const releasing = this.pendingReleases.take(RELEASES_PER_ADMISSION);
-    let snapshot: AdmissionSnapshot | undefined;
+    let batch: Awaited<ReturnType<AdmissionRepository['countRequestsAndRead']>>;
     try {
-      snapshot = await this.admission.countRequestAndRead(tenantId, holder, this.slotLeaseMs, releasing.leases);
+      batch = await this.admission.countRequestsAndRead(tenantId, holders, this.slotLeaseMs, releasing.leases);
     } catch (error) {
       releasing.failed();
       throw error;
     }
     releasing.written();
-    if (!snapshot) throw new Error(`Tenant ${tenantId} of an authenticated key does not exist`);
-    const held = snapshot.slot === undefined ? undefined : this.holding({ tenantId, slot: snapshot.slot, holder }, snapshot.slotsInUse + 1);
-    if (snapshot.account.periodEndsAt.getTime() <= Date.now()) {
-      await this.accounts.renewPeriodIfEnded(tenantId, snapshot.account.periodEndsAt);
+    if (!batch) throw new Error(`Tenant ${tenantId} of an authenticated key does not exist`);
+    let claimed = 0;
+    const admissions = holders.map((holder, i): Admission => {
+      const slot = batch.slots.get(holder);
+      // Slots held by others: those before the statement and those it gave earlier holders.
+      const slotsInUse = batch.slotsInUse + claimed;
+      const snapshot: AdmissionSnapshot = {
+        account: batch.account,
+        requestsThisMinute: batch.requestsThisMinute - holders.length + i + 1,
+        windowResetsInMs: batch.windowResetsInMs,
+        slotsInUse,
+      };
+      if (slot === undefined) return snapshot;
+      claimed += 1;
+      return { ...snapshot, slot, held: this.holding({ tenantId, slot, holder }, slotsInUse + 1) };
+    });
+    if (batch.account.periodEndsAt.getTime() <= Date.now()) {
+      await this.accounts.renewPeriodIfEnded(tenantId, batch.account.periodEndsAt);
       const account = await this.accounts.find(tenantId);
-      if (account) return { ...snapshot, account, held };
+      if (account) return admissions.map((admission) => ({ ...admission, account }));
     }
-    return { ...snapshot, held };
+    return admissions;
   }
 
   /** @throws LimitError `AUTH008` with `Retry-After` (seconds to the next window) when the minute's requests are spent. */
