@@ -85,6 +85,12 @@ export async function startGatewayReplicas(count: number, env: Record<string, st
   };
 }
 
+/** Concurrency slots the tenant holds now (live leases), across every replica. */
+export async function slotsHeld(gw: GatewayReplicas, tenantId: string): Promise<number> {
+  const { rows } = await gw.sql.query(`SELECT count(*)::int AS n FROM fetch_slots WHERE tenant_id = $1 AND lease_until > now()`, [tenantId]);
+  return rows[0].n as number;
+}
+
 /** What a test worker does with one request. */
 export type WorkerBehaviour = (request: FetchRequestV1, call: RpcRequest) => Promise<RpcReply>;
 

@@ -1,13 +1,8 @@
 import { waitFor } from '@trawl/testing';
-import { answer, gate, GatewayReplicas, json, startGatewayReplicas, TestWorker } from './fetch-harness';
+import { answer, gate, GatewayReplicas, json, slotsHeld, startGatewayReplicas, TestWorker } from './fetch-harness';
 
 const TARGET = 'http://shop.test/';
 const q = (params: Record<string, string>) => new URLSearchParams(params).toString();
-
-async function slotsHeld(gw: GatewayReplicas, tenantId: string): Promise<number> {
-  const { rows } = await gw.sql.query(`SELECT count(*)::int AS n FROM fetch_slots WHERE tenant_id = $1 AND lease_until > now()`, [tenantId]);
-  return rows[0].n;
-}
 
 /** Runs `lockQuery` (a `SELECT … FOR UPDATE` of the tenant's rows) in a transaction left open; the returned function commits it. */
 async function rowsLocked(gw: GatewayReplicas, lockQuery: string, tenantId: string): Promise<() => Promise<void>> {

@@ -1,6 +1,6 @@
 import { connect } from 'node:net';
 import { waitFor } from '@trawl/testing';
-import { answer, gate, GatewayReplicas, startGatewayReplicas, TestWorker } from './fetch-harness';
+import { answer, gate, GatewayReplicas, slotsHeld, startGatewayReplicas, TestWorker } from './fetch-harness';
 
 /** Whether a new TCP connection to `url` is refused: the server stopped listening. */
 function refusesConnections(url: string): Promise<boolean> {
@@ -34,7 +34,7 @@ describe('A gateway replica shutting down', () => {
 
   it('answers the requests under way, then writes their slot releases before its pool closes', async () => {
     const tenant = await gw.createTenant({ concurrency: 10 });
-    const held = () => slotsHeldBy(gw, tenant.tenant_id);
+    const held = () => slotsHeld(gw, tenant.tenant_id);
     const url = gw.urls[0]!;
     const release = gate();
     worker.behaviour = async (request) => {
@@ -86,14 +86,10 @@ describe('A gateway replica shutting down while a worker still works for a clien
     client.abort();
     await leaving;
     await waitFor(() => told, { what: 'the worker told the client left' });
-    expect(await slotsHeldBy(gw, tenant.tenant_id)).toBe(1);
+    expect(await slotsHeld(gw, tenant.tenant_id)).toBe(1);
     await gw.stopReplicas();
-    expect(await slotsHeldBy(gw, tenant.tenant_id)).toBe(0);
+    expect(await slotsHeld(gw, tenant.tenant_id)).toBe(0);
     finish.open();
   });
 });
 
-async function slotsHeldBy(gw: GatewayReplicas, tenantId: string): Promise<number> {
-  const { rows } = await gw.sql.query(`SELECT count(*)::int AS n FROM fetch_slots WHERE tenant_id = $1 AND lease_until > now()`, [tenantId]);
-  return rows[0].n as number;
-}
