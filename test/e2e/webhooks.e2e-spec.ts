@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Pool } from 'pg';
 import { messagingTopology } from '@trawl/contracts';
-import { testPool, waitFor } from '@trawl/testing';
+import { sqlOn, testPool, waitFor } from '@trawl/testing';
 import { enqueueWebhookEvent, RunWebhookEventInput } from '@trawl/webhooks';
 import { createTestTls, WebhookReceiver } from '../fixtures/webhook-receiver';
 import { ApiClient, Platform } from '../support/platform';
@@ -50,7 +50,7 @@ describe('Webhooks (e2e)', () => {
   /** A run end with a signed webhook to the receiver, written to the outbox. */
   async function endRun(overrides: Partial<RunWebhookEventInput> = {}): Promise<{ eventId: string; jobId: string }> {
     const jobId = overrides.job_id ?? randomUUID();
-    const sql = { query: async <T>(text: string, params?: unknown[]) => (await pool.query(text, params)).rows as T[] };
+    const sql = sqlOn(pool);
     const eventId = await enqueueWebhookEvent(sql, messagingTopology(platform.prefix), {
       event_type: 'run.completed',
       occurred_at: new Date().toISOString(),

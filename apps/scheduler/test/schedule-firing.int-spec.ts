@@ -1,7 +1,7 @@
 import type { Pool } from 'pg';
 import { scheduleSchema } from '@trawl/contracts';
 import { ManualClock, nextDueOnStateChange } from '@trawl/scheduling';
-import { createMigratedDatabase, testPool, TestDatabase, uniqueSuffix, waitFor } from '@trawl/testing';
+import { createMigratedDatabase, sqlOn, testPool, TestDatabase, uniqueSuffix, waitFor } from '@trawl/testing';
 import { ScheduleFiringService } from '../src/schedules/schedule-firing.service';
 import {
   createSchedule,
@@ -54,7 +54,7 @@ describe(ScheduleFiringService.name, () => {
     return instance;
   }
 
-  const sql = { query: async <T>(text: string, params: unknown[] = []) => (await pool.query(text, params)).rows as T[] };
+  const sql = sqlOn(() => pool);
 
   it('fires each due time exactly once with two replicas electing and firing side by side, across a DST change', async () => {
     const clock = new ManualClock('2026-03-28T00:00:00Z');

@@ -4,7 +4,7 @@ import pino from 'pino';
 import { loadConfig } from '@trawl/config';
 import { messagingTopology } from '@trawl/contracts';
 import { deleteStreams, MessagingConnection } from '@trawl/messaging';
-import { createMigratedDatabase, testPool, TestDatabase, uniqueSuffix, waitFor } from '@trawl/testing';
+import { createMigratedDatabase, sqlOn, testPool, TestDatabase, uniqueSuffix, waitFor } from '@trawl/testing';
 import { configSchema } from '../src/config';
 import { SchedulerModule } from '../src/scheduler.module';
 import { SCHEDULE_LEASE_NAME } from '../src/scheduler.settings';
@@ -31,7 +31,7 @@ describe(SchedulerModule.name, () => {
     await messaging.close();
   });
 
-  const sql = { query: async <T>(text: string, params: unknown[] = []) => (await pool.query(text, params)).rows as T[] };
+  const sql = sqlOn(() => pool);
 
   it('boots, leads, fires a due schedule through the wired run starter, and releases the lease on close', async () => {
     const config = loadConfig(configSchema, {

@@ -1,7 +1,7 @@
 import type { Pool } from 'pg';
 import type { MessagingConnection } from '@trawl/messaging';
 import { systemClock } from '@trawl/scheduling';
-import { createMigratedDatabase, testPool, TestDatabase, uniqueSuffix, waitFor } from '@trawl/testing';
+import { createMigratedDatabase, sqlOn, testPool, TestDatabase, uniqueSuffix, waitFor } from '@trawl/testing';
 import { SchedulerRuntime } from '../src/scheduler.runtime';
 import { createSchedule, createTenant, createTestRunsTable, firingsOf, startInstance, TableRunStarter } from './support/scheduler-harness';
 
@@ -20,7 +20,7 @@ describe(SchedulerRuntime.name, () => {
     await database.drop();
   });
 
-  const sql = { query: async <T>(text: string, params: unknown[] = []) => (await pool.query(text, params)).rows as T[] };
+  const sql = sqlOn(() => pool);
 
   it('elects itself, fires what is due on its timers, and gives the lease up on stop', async () => {
     const leaseName = `test.schedules.${uniqueSuffix()}`;

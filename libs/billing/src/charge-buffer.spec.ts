@@ -11,11 +11,14 @@ function ledger() {
   const statements: string[][] = [];
   const state = { failing: false };
   const sql: Sql = {
-    query: jest.fn(async (_text: string, params: unknown[] = []) => {
+    query: jest.fn(async () => {
+      throw new Error('the ledger statement is a prepared one');
+    }) as Sql['query'],
+    prepared: jest.fn(async (_name: string, _text: string, params: unknown[] = []) => {
       if (state.failing) throw new Error('database down');
       statements.push(params[4] as string[]);
       return [];
-    }) as Sql['query'],
+    }) as Sql['prepared'],
   };
   return { sql, statements, state };
 }
@@ -54,7 +57,10 @@ describe(ChargeBuffer.name, () => {
   describe('pendingCredits', () => {
     it("counts a tenant's charges until their batch is committed", async () => {
       let commit!: () => void;
-      const sql: Sql = { query: jest.fn(() => new Promise<never[]>((resolve) => (commit = () => resolve([])))) as Sql['query'] };
+      const sql: Sql = {
+        query: jest.fn() as Sql['query'],
+        prepared: jest.fn(() => new Promise<never[]>((resolve) => (commit = () => resolve([])))) as Sql['prepared'],
+      };
       const buffer = new ChargeBuffer(sql, { flushMs: 60_000 });
       await buffer.add(charge('a', 5));
       await buffer.add({ ...charge('b', 10), tenantId: 'other' });

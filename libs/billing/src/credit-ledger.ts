@@ -17,7 +17,8 @@ export interface Charge {
 export async function recordCharges(sql: Sql, charges: Charge[]): Promise<number> {
   const billable = charges.filter((c) => c.credits > 0);
   if (billable.length === 0) return 0;
-  const rows = await sql.query<{ tenant_id: string; credits: string }>(
+  const rows = await sql.prepared<{ tenant_id: string; credits: string }>(
+    'credit_ledger_record',
     `WITH ins AS (
        INSERT INTO credit_ledger (tenant_id, credits, product, tier, ref)
        SELECT * FROM unnest($1::uuid[], $2::int[], $3::text[], $4::text[], $5::text[])

@@ -4,6 +4,8 @@ import { DataSource } from 'typeorm';
 /** What repositories run SQL on: the pool, or one transaction. */
 export interface Sql {
   query<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>;
+  /** As `query`, as a named prepared statement (see {@link Database.prepared}). */
+  prepared<T = Record<string, unknown>>(name: string, text: string, params?: unknown[]): Promise<T[]>;
 }
 
 /**
@@ -47,6 +49,8 @@ export class Database implements Sql {
         await client.query('BEGIN');
         const result = await work({
           query: async <R>(text: string, params: unknown[] = []) => (await client.query(text, params)).rows as R[],
+          prepared: async <R>(name: string, text: string, params: unknown[] = []) =>
+            (await client.query({ name, text, values: params })).rows as R[],
         });
         await client.query('COMMIT');
         return result;

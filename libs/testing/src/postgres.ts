@@ -1,5 +1,5 @@
 import { Client, Pool } from 'pg';
-import { migrate } from '@trawl/persistence';
+import { migrate, type Sql } from '@trawl/persistence';
 import { uniqueSuffix } from './unique';
 
 /** The server tests create their databases on: `TEST_DATABASE_URL`, else the loopback default. */
@@ -65,4 +65,14 @@ export function testPool(connectionString: string, max = 2): Pool {
   pool.on('error', () => undefined);
   pool.on('connect', (client) => client.on('error', () => undefined));
   return pool;
+}
+
+/** `Sql` on a test pool, for repositories and helpers that take one; `pool` may be a getter (a pool made in `beforeAll`). */
+export function sqlOn(pool: Pool | (() => Pool)): Sql {
+  const current = typeof pool === 'function' ? pool : () => pool;
+  return {
+    query: async <T>(text: string, params: unknown[] = []) => (await current().query(text, params)).rows as T[],
+    prepared: async <T>(name: string, text: string, params: unknown[] = []) =>
+      (await current().query({ name, text, values: params })).rows as T[],
+  };
 }

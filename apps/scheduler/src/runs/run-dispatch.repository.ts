@@ -40,7 +40,7 @@ const QUEUED_COUNT_CAP = 1_000;
 export class RunDispatchRepository {
   /** Runs queued or running, whose job is fully ingested, with queued tasks; oldest first. */
   async candidates(sql: Sql, limit: number): Promise<CandidateRun[]> {
-    const rows = await sql.query<{
+    const rows = await sql.prepared<{
       run_id: string;
       tenant_id: string;
       queued: number;
@@ -48,6 +48,7 @@ export class RunDispatchRepository {
       account_inactive: boolean;
       out_of_credits: boolean;
     }>(
+      'dispatch_candidates',
       `SELECT r.id AS run_id, r.tenant_id, t.concurrency,
               (SELECT count(*)::int FROM (SELECT 1 FROM run_tasks q WHERE q.run_id = r.id AND q.state = 'queued' LIMIT $2) x) AS queued,
               (t.subscription_status <> 'active' OR NOT ('batch' = ANY (t.plan_products))) AS account_inactive,
@@ -73,7 +74,8 @@ export class RunDispatchRepository {
 
   /** Batch tasks dispatched with a live lease, per tenant (all tenants when `tenantIds` is omitted, keyed ''). */
   async inFlightByTenant(sql: Sql, tenantIds: string[]): Promise<Map<string, number>> {
-    const rows = await sql.query<{ tenant_id: string; n: number }>(
+    const rows = await sql.prepared<{ tenant_id: string; n: number }>(
+      'dispatch_in_flight_by_tenant',
       `SELECT r.tenant_id, count(*)::int AS n
          FROM run_tasks rt JOIN job_runs r ON r.id = rt.run_id
         WHERE rt.state = 'dispatched' AND rt.lease_until > now() AND r.tenant_id = ANY ($1::uuid[])
@@ -85,7 +87,8 @@ export class RunDispatchRepository {
 
   /** Batch tasks dispatched with a live lease, across every tenant, counted up to `cap`. */
   async inFlight(sql: Sql, cap: number): Promise<number> {
-    const [row] = await sql.query<{ n: number }>(
+    const [row] = await sql.prepared<{ n: number }>(
+      'dispatch_in_flight',
       `SELECT count(*)::int AS n FROM (SELECT 1 FROM run_tasks WHERE state = 'dispatched' AND lease_until > now() LIMIT $1) x`,
       [cap],
     );
@@ -97,7 +100,8 @@ export class RunDispatchRepository {
    * replica holds it: one dispatcher at a time counts and fills a tenant's concurrency.
    */
   async tryLockTenant(sql: Sql, tenantId: string): Promise<boolean> {
-    const [row] = await sql.query<{ locked: boolean }>(
+    const [row] = await sql.prepared<{ locked: boolean }>(
+      'dispatch_lock_tenant',
       `SELECT pg_try_advisory_xact_lock(hashtextextended('batch-dispatch:' || $1::text, 0)) AS locked`,
       [tenantId],
     );
@@ -106,7 +110,7 @@ export class RunDispatchRepository {
 
   /** The tenant's dispatch settings with its tasks in flight, in one statement (call it after `tryLockTenant`). */
   async tenantInputs(sql: Sql, tenantId: string): Promise<TenantDispatchInputs | undefined> {
-    const [row] = await sql.query<{
+    const [row] = await sql.prepared<{
       concurrency: number;
       busy: number;
       plan_features: string[];
@@ -114,6 +118,7 @@ export class RunDispatchRepository {
       captcha_solver_key: string | null;
       captcha_solver_key_sealed: Buffer | null;
     }>(
+      'dispatch_tenant_inputs',
       `SELECT t.concurrency, t.plan_features, t.captcha_solver_endpoint, t.captcha_solver_key, t.captcha_solver_key_sealed,
               (SELECT count(*)::int FROM run_tasks rt JOIN job_runs r ON r.id = rt.run_id
                 WHERE r.tenant_id = t.id AND rt.state = 'dispatched' AND rt.lease_until > now()) AS busy
@@ -134,7 +139,7 @@ export class RunDispatchRepository {
    * run leave; one that comes after waits for this transaction, so its claims are the last.
    */
   async lockRuns(sql: Sql, tenantId: string, runIds: string[]): Promise<LockedRun[]> {
-    const rows = await sql.query<{
+    const rows = await sql.prepared<{
       id: string;
       job_id: string;
       tenant_id: string;
@@ -142,6 +147,7 @@ export class RunDispatchRepository {
       trace_parent: string | null;
       service_params: Record<string, unknown>;
     }>(
+      'dispatch_lock_runs',
       `SELECT r.id, r.job_id, r.tenant_id, r.status, r.trace_parent, j.service_params
          FROM job_runs r JOIN jobs j ON j.id = r.job_id
         WHERE r.tenant_id = $1 AND r.id = ANY ($2::uuid[]) AND r.status IN ('queued', 'running')
@@ -162,7 +168,7 @@ export class RunDispatchRepository {
   /** Claims up to `limit` queued tasks of a locked run in seq order: new attempt, lease; with their job task's fields. */
   async claim(sql: Sql, run: { id: string; jobId: string }, limit: number, leaseMs: number): Promise<ClaimedTask[]> {
     if (limit <= 0) return [];
-    const rows = await sql.query<{
+    const rows = await sql.prepared<{
       seq: number;
       attempt: number;
       lease_until_ms: string;
@@ -171,6 +177,7 @@ export class RunDispatchRepository {
       body: string | null;
       service_params: Record<string, unknown> | null;
     }>(
+      'dispatch_claim',
       `WITH picked AS (
          SELECT seq FROM run_tasks WHERE run_id = $1 AND state = 'queued' ORDER BY seq LIMIT $2 FOR UPDATE SKIP LOCKED
        )
@@ -199,7 +206,8 @@ export class RunDispatchRepository {
   /** A run that dispatched its first tasks is running from now. */
   async markRunning(sql: Sql, runIds: string[]): Promise<string[]> {
     if (runIds.length === 0) return [];
-    const rows = await sql.query<{ id: string }>(
+    const rows = await sql.prepared<{ id: string }>(
+      'dispatch_mark_running',
       `UPDATE job_runs SET status = 'running', started_at = coalesce(started_at, now())
         WHERE id = ANY ($1::uuid[]) AND status = 'queued' RETURNING id`,
       [runIds],

@@ -55,7 +55,7 @@ const RUN_STATE = `
 export class RunExecutionRepository {
   /** Locks runs in id order (the order every writer of several runs takes, so none deadlocks). */
   async lockRuns(sql: Sql, runIds: string[]): Promise<Map<string, RunState>> {
-    const rows = await sql.query<RunRow>(`${RUN_STATE} WHERE r.id = ANY ($1::uuid[]) ORDER BY r.id FOR UPDATE OF r`, [runIds]);
+    const rows = await sql.prepared<RunRow>('run_exec_lock_runs', `${RUN_STATE} WHERE r.id = ANY ($1::uuid[]) ORDER BY r.id FOR UPDATE OF r`, [runIds]);
     return new Map(rows.map((row) => [row.id, runState(row)]));
   }
 
@@ -65,7 +65,8 @@ export class RunExecutionRepository {
    */
   async applyResults(sql: Sql, results: TaskResult[]): Promise<AppliedTask[]> {
     if (results.length === 0) return [];
-    const rows = await sql.query<{ run_id: string; seq: number; state: 'succeeded' | 'failed'; credits: number; tier: string | null }>(
+    const rows = await sql.prepared<{ run_id: string; seq: number; state: 'succeeded' | 'failed'; credits: number; tier: string | null }>(
+      'run_exec_apply_results',
       `UPDATE run_tasks t
           SET state = r.state, status_code = r.status_code, content_type = r.content_type, output_format = r.output_format,
               body = r.body, tier = r.tier, credits = r.credits, error_code = r.error_code, error_detail = r.error_detail,
@@ -126,7 +127,8 @@ export class RunExecutionRepository {
     deltas: { runId: string; successful: number; failed: number; credits: number; cost: number }[],
   ): Promise<void> {
     if (deltas.length === 0) return;
-    await sql.query(
+    await sql.prepared(
+      'run_exec_add_to_counters',
       `UPDATE job_runs r
           SET successful = r.successful + d.successful, failed = r.failed + d.failed,
               credits = r.credits + d.credits, cost = r.cost + d.cost
