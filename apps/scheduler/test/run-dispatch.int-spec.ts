@@ -70,8 +70,9 @@ describe(RunDispatcherService.name, () => {
   it('moves a queued run to running at its first dispatch and never passes the tenant’s concurrency', async () => {
     const tenantId = await createTenant(a.db, 5);
     const { runId } = await createJobWithRun(a.db, tenantId, urls(20), { serviceParams: { response_type: 'markdown' } });
-    expect(await a.dispatcher.dispatchRound()).toBe(5);
-    expect(await a.dispatcher.dispatchRound()).toBe(0);
+    // Held back by the tenant's concurrency: another round at once would find no room.
+    expect(await a.dispatcher.dispatchRound()).toEqual({ claimed: 5, more: false });
+    expect((await a.dispatcher.dispatchRound()).claimed).toBe(0);
     expect(await taskStates(a.db, runId)).toEqual({ dispatched: 5, queued: 15 });
     const run = await runRow(a.db, runId);
     expect(run.status).toBe('running');
@@ -84,12 +85,12 @@ describe(RunDispatcherService.name, () => {
   it('dispatches nothing more for a stopped run, records its late results, and leaves it stopped', async () => {
     const tenantId = await createTenant(a.db, 5);
     const { runId } = await createJobWithRun(a.db, tenantId, urls(20));
-    expect(await a.dispatcher.dispatchRound()).toBe(5);
+    expect((await a.dispatcher.dispatchRound()).claimed).toBe(5);
     // The gateway's stop.
     await a.db.query(`UPDATE job_runs SET status = 'stopped', finished_at = now() WHERE id = $1`, [runId]);
     const outcome = await a.results.apply([1, 2, 3, 4, 5].map((seq) => succeeded(runId, seq, 1)));
     expect(outcome).toMatchObject({ applied: 5, ignored: 0, completed: [] });
-    expect(await a.dispatcher.dispatchRound()).toBe(0);
+    expect((await a.dispatcher.dispatchRound()).claimed).toBe(0);
     expect(await taskStates(a.db, runId)).toEqual({ succeeded: 5, queued: 15 });
     expect(await runRow(a.db, runId)).toMatchObject({ status: 'stopped', successful: 5, failed: 0, credits: 5 });
   });
@@ -98,10 +99,10 @@ describe(RunDispatcherService.name, () => {
     const tenantId = await createTenant(a.db, 5);
     const { runId } = await createJobWithRun(a.db, tenantId, urls(8));
     await a.db.query(`UPDATE job_runs SET status = 'paused' WHERE id = $1`, [runId]);
-    expect(await a.dispatcher.dispatchRound()).toBe(0);
+    expect((await a.dispatcher.dispatchRound()).claimed).toBe(0);
     expect(await taskStates(a.db, runId)).toEqual({ queued: 8 });
     await a.db.query(`UPDATE job_runs SET status = 'queued' WHERE id = $1`, [runId]);
-    expect(await a.dispatcher.dispatchRound()).toBe(5);
+    expect((await a.dispatcher.dispatchRound()).claimed).toBe(5);
   });
 
   it('ignores a repeated or late result: the row, the counters and the ledger keep the first', async () => {
@@ -127,7 +128,7 @@ describe(RunDispatcherService.name, () => {
     await a.db.query(`UPDATE run_tasks SET lease_until = now() - interval '1 second' WHERE run_id = $1`, [runId]);
     await a.reconciler.reconcileOnce();
     expect(await taskStates(a.db, runId)).toEqual({ queued: 1 });
-    expect(await a.dispatcher.dispatchRound()).toBe(1);
+    expect((await a.dispatcher.dispatchRound()).claimed).toBe(1);
     expect((await published(runId)).map((t) => t.attempt)).toEqual([1, 2]);
     // The first attempt's answer comes late: ignored.
     expect(await a.results.apply([succeeded(runId, 1, 1)])).toMatchObject({ ignored: 1 });
@@ -154,7 +155,7 @@ describe(RunDispatcherService.name, () => {
   it('fails the runs of a tenant whose credits are spent, with run.failed when the job has a webhook', async () => {
     const tenantId = await createTenant(a.db, 5, { creditsLimit: 0 });
     const { runId } = await createJobWithRun(a.db, tenantId, urls(3), { webhook: { url: 'https://hooks.test/run', signature: false } });
-    expect(await a.dispatcher.dispatchRound()).toBe(0);
+    expect((await a.dispatcher.dispatchRound()).claimed).toBe(0);
     const [run] = await a.db.query<{ status: string; failure_reason: string }>(`SELECT status, failure_reason FROM job_runs WHERE id = $1`, [runId]);
     expect(run).toEqual({ status: 'failed', failure_reason: 'insufficient_credits' });
     const events = await a.db.query<{ subject: string; payload: { failure_reason: string } }>(

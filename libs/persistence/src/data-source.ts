@@ -9,6 +9,7 @@ import { BatchApi1764000000050 } from './migrations/1764000000050-batch-api';
 import { BatchFiles1764000000060 } from './migrations/1764000000060-batch-files';
 import { FetchHotPath1764000000070 } from './migrations/1764000000070-fetch-hot-path';
 import { SealedCaptchaSolverKey1764000000080 } from './migrations/1764000000080-sealed-captcha-solver-key';
+import { RunTaskBodyLz41764000000090 } from './migrations/1764000000090-run-task-body-lz4';
 
 /** Every migration, in order. Migrations run by `make migrate` (and a Helm pre-upgrade Job), never at pod start. */
 export const MIGRATIONS = [
@@ -22,6 +23,7 @@ export const MIGRATIONS = [
   BatchFiles1764000000060,
   FetchHotPath1764000000070,
   SealedCaptchaSolverKey1764000000080,
+  RunTaskBodyLz41764000000090,
 ];
 
 export interface DataSourceOptions {

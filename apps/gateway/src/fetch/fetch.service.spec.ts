@@ -50,7 +50,7 @@ function setup(options: { account?: Account; reply?: Partial<FetchReplyV1>; fail
     release: jest.fn(async () => undefined),
     releaseSoon: jest.fn(async () => undefined),
   };
-  const db = { query: jest.fn(async () => [{ tenant_id: TENANT, credits: '1' }]) };
+  const db = { query: jest.fn(), prepared: jest.fn(async () => [{ tenant_id: TENANT, credits: '1' }]) };
   const config = loadGatewayConfig({ ADMIN_TOKEN: 'x'.repeat(16), FETCH_CREDIT_PRICE_USD: '0.5' });
   const logger = { info: jest.fn(), warn: jest.fn(), error: jest.fn() };
   const service = new FetchService(
@@ -109,7 +109,7 @@ describe(FetchService.name, () => {
     it('calls the worker off and answers the refusal, unbilled, when admission refuses a request that started early', async () => {
       const { service, call, limits, rpc, db } = roomy();
       await service.fetch(call());
-      db.query.mockClear();
+      db.prepared.mockClear();
       limits.assertRate.mockImplementationOnce(() => {
         throw new LimitError(LimitErrorCode.RateLimited, 'over', { 'retry-after': '1' });
       });
@@ -128,7 +128,7 @@ describe(FetchService.name, () => {
       expect(rpc.call).toHaveBeenCalledTimes(2);
       expect(calledOff).toBe(true);
       expect(limits.releaseSoon).toHaveBeenCalledTimes(1); // the first request's; the refused one held none
-      expect(db.query).not.toHaveBeenCalled();
+      expect(db.prepared).not.toHaveBeenCalled();
     });
 
     it('waits for admission on the first request of a tenant, for a request with a body, and near the limits', async () => {
@@ -159,7 +159,13 @@ describe(FetchService.name, () => {
       const answer = await service.fetch(call({ usage }));
       expect(answer).toEqual({ status: 200, contentType: 'text/html', headers: { 'zr-final-url': 'https://shop.test/' }, body: Buffer.from('ok') });
       expect(limits.release).toHaveBeenCalledWith({ tenantId: TENANT, slot: 1, holder: 'h' });
-      expect(db.query).toHaveBeenCalledWith(expect.stringContaining('credit_ledger'), [[TENANT], [1], ['fetch'], ['basic'], ['fetch:req-1']]);
+      expect(db.prepared).toHaveBeenCalledWith('credit_ledger_record', expect.stringContaining('credit_ledger'), [
+        [TENANT],
+        [1],
+        ['fetch'],
+        ['basic'],
+        ['fetch:req-1'],
+      ]);
       expect(usage.toHeaders()).toMatchObject({ 'x-request-credits': '1', 'x-request-cost': '0.5', 'concurrency-remaining': '2' });
     });
 
@@ -171,7 +177,7 @@ describe(FetchService.name, () => {
       expect(answer.status).toBe(503);
       expect(Number(answer.headers['retry-after'])).toBeGreaterThanOrEqual(1);
       expect(Number(answer.headers['retry-after'])).toBeLessThanOrEqual(5);
-      expect(db.query).not.toHaveBeenCalled();
+      expect(db.prepared).not.toHaveBeenCalled();
     });
 
     it('gives no retry advice with a final worker error', async () => {
@@ -182,7 +188,7 @@ describe(FetchService.name, () => {
     it('bills nothing for a free answer', async () => {
       const { service, call, db } = setup({ reply: { billed_tier: null, status: 422 } });
       await service.fetch(call());
-      expect(db.query).not.toHaveBeenCalled();
+      expect(db.prepared).not.toHaveBeenCalled();
     });
 
     it('frees the slot and answers RESP009 when no worker serves', async () => {

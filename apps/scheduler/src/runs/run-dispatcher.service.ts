@@ -44,21 +44,26 @@ export class RunDispatcherService {
     this.forbidden = new ForbiddenDomains(settings.forbiddenDomains);
   }
 
-  /** One dispatch round; answers the number of tasks claimed (published or failed at once). */
-  async dispatchRound(): Promise<number> {
+  /**
+   * One dispatch round; answers the number of tasks claimed (published or failed at once), and
+   * whether another round may claim more at once: this one used its whole budget, or saw as many
+   * runs as it looks at. Otherwise what held it back (tenants' concurrency, nothing queued) changes
+   * only with results, new runs or time, which wake the loop themselves.
+   */
+  async dispatchRound(): Promise<{ claimed: number; more: boolean }> {
     const inFlight = await this.dispatch.inFlight(this.db, this.settings.dispatchWindow);
     const budget = Math.min(this.settings.dispatchBatch, this.settings.dispatchWindow - inFlight);
-    if (budget <= 0) return 0;
+    if (budget <= 0) return { claimed: 0, more: false };
     const candidates = await this.dispatch.candidates(this.db, CANDIDATE_RUNS);
     const runnable = await this.failRunsThatCannotGoOn(candidates);
-    if (runnable.length === 0) return 0;
+    if (runnable.length === 0) return { claimed: 0, more: false };
     const tenantIds = [...new Set(runnable.map((c) => c.tenantId))];
     const busy = await this.dispatch.inFlightByTenant(this.db, tenantIds);
     const room = new Map(runnable.map((c) => [c.tenantId, c.concurrency - (busy.get(c.tenantId) ?? 0)]));
     const plan = planDispatch(runnable, room, budget, this.rotation++);
     let claimed = 0;
     for (const tenant of plan.tenants) claimed += await this.dispatchTenant(tenant.tenantId, tenant.runs);
-    return claimed;
+    return { claimed, more: claimed > 0 && (claimed >= budget || candidates.length >= CANDIDATE_RUNS) };
   }
 
   /** Runs of tenants whose account cannot pay for them fail (spec §3 "failure of the run"); the others go on. */

@@ -103,14 +103,15 @@ export class RunsRuntime {
   private async dispatchForever(): Promise<void> {
     while (this.running) {
       this.wakeup.clear();
-      let claimed = 0;
+      let more = false;
       try {
-        claimed = await this.dispatcher.dispatchRound();
+        ({ more } = await this.dispatcher.dispatchRound());
       } catch (error) {
         this.logger.error({ err: error }, 'batch dispatch round failed');
       }
       if (!this.running) break;
-      if (claimed > 0) continue;
+      // A round held back by the tenants' concurrency would find no room again at once.
+      if (more) continue;
       await this.wakeup.wait(this.settings.dispatchPollMs);
     }
   }
