@@ -49,6 +49,7 @@ function setup(options: { account?: Account; reply?: Partial<FetchReplyV1>; fail
     acquireSlot: jest.fn(async () => ({ lease: { tenantId: TENANT, slot: 1, holder: 'h' }, inUse: 2 })),
     release: jest.fn(async () => undefined),
     releaseSoon: jest.fn(async () => undefined),
+    slotsHeldHere: jest.fn(() => 0),
   };
   const db = { query: jest.fn(), prepared: jest.fn(async () => [{ tenant_id: TENANT, credits: '1' }]) };
   const config = loadGatewayConfig({ ADMIN_TOKEN: 'x'.repeat(16), FETCH_CREDIT_PRICE_USD: '0.5' });

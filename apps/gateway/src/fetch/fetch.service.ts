@@ -120,13 +120,7 @@ export class FetchService {
       if (early) {
         early.callOff();
         // The worker may still be at it: the slot admission took waits until it has stopped.
-        if (taken) {
-          const slotGiven = this.headStarts.slotHeld(tenantId);
-          void early.settled.then(async () => {
-            slotGiven();
-            await this.releaseSlot(taken, call);
-          });
-        }
+        if (taken) void early.settled.then(() => this.releaseSlot(taken, call));
       } else if (taken) {
         // Refused after all: the slot admission took goes back before the answer does.
         await this.releaseSlot(taken, call);
@@ -135,12 +129,10 @@ export class FetchService {
     }
     if (early) this.metrics.headStarts.inc({ outcome: 'admitted' });
     this.metrics.slotsInUse.inc();
-    const slotGiven = this.headStarts.slotHeld(tenantId);
     call.usage.concurrency(account.concurrency, held.inUse);
     const release = async (soon = false) => {
       // The call has settled: the worker is done with the request (or was lost), so is its slot.
       this.metrics.slotsInUse.dec();
-      slotGiven();
       call.usage.concurrency(account.concurrency, held.inUse - 1);
       await this.releaseSlot(held, call, soon);
     };
@@ -204,6 +196,7 @@ export class FetchService {
       features,
       credits,
       pendingCredits: this.charges.pendingCredits(tenantId),
+      slotsHeldHere: this.limits.slotsHeldHere(tenantId),
     });
     if (!account) return undefined;
     const callOff = new AbortController();

@@ -1,5 +1,6 @@
 import { TtlLruCache } from '../auth/ttl-lru-cache';
 import type { AdmissionSnapshot } from '../limits/admission.repository';
+import { addTo } from '../limits/counts';
 import type { Account, PlanFeature } from '../tenants/account';
 import { accountMay } from '../tenants/account-standing';
 
@@ -20,6 +21,8 @@ export interface HeadStartNeeds {
   credits: number;
   /** Credits this replica billed the tenant but has not written yet. */
   pendingCredits: number;
+  /** Concurrency slots of the tenant this replica holds now. */
+  slotsHeldHere: number;
 }
 
 /**
@@ -39,8 +42,6 @@ export class HeadStarts {
   private readonly last: TtlLruCache<string, LastAdmission>;
   /** Admissions under way on this replica, by tenant. */
   private readonly admitting = new Map<string, number>();
-  /** Slots this replica holds now, by tenant. */
-  private readonly holding = new Map<string, number>();
 
   constructor(
     private readonly options: { maxAgeMs: number; maxTenants: number; now?: () => number },
@@ -60,7 +61,7 @@ export class HeadStarts {
     const coming = (this.admitting.get(tenantId) ?? 0) + 1;
     // The snapshot counts every replica but ages; what this replica holds now is exact. Under a
     // steady load here, snapshots taken by concurrent admissions each miss the others' slots.
-    const inUse = Math.max(last.slotsInUse, this.holding.get(tenantId) ?? 0);
+    const inUse = Math.max(last.slotsInUse, needs.slotsHeldHere);
     if ((inUse + coming) * 2 > account.concurrency) return undefined;
     const requestsThisMinute = this.now() < last.windowEndsAt ? last.requestsThisMinute : 0;
     if ((requestsThisMinute + coming) * 2 > account.rateLimitPerMinute) return undefined;
@@ -95,11 +96,6 @@ export class HeadStarts {
     };
   }
 
-  /** Counts a slot of `tenantId` this replica holds; call the returned function when it is released. */
-  slotHeld(tenantId: string): () => void {
-    return counter(this.holding, tenantId);
-  }
-
   private now(): number {
     return (this.options.now ?? Date.now)();
   }
@@ -118,13 +114,12 @@ function ranBefore(a: LastAdmission, b: LastAdmission): boolean {
 
 /** Adds one to `key`'s count; the returned function takes it away again (once), deleting a count of 0. */
 function counter(counts: Map<string, number>, key: string): () => void {
-  counts.set(key, (counts.get(key) ?? 0) + 1);
+  addTo(counts, key, 1);
   let ended = false;
   return () => {
     if (ended) return;
     ended = true;
-    const left = (counts.get(key) ?? 1) - 1;
-    if (left > 0) counts.set(key, left);
-    else counts.delete(key);
+    addTo(counts, key, -1);
   };
 }
+

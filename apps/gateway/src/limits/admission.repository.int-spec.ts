@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createDataSource, Database } from '@trawl/persistence';
 import { createMigratedDatabase, TestDatabase } from '@trawl/testing';
 import { AdmissionRepository } from './admission.repository';
-import { ConcurrencySlotsRepository } from './concurrency-slots.repository';
+import { ConcurrencySlotsRepository, SlotLease } from './concurrency-slots.repository';
 
 const LEASE_MS = 60_000;
 
@@ -45,11 +45,17 @@ describe('Fetch admission in Postgres', () => {
     return db.query(`SELECT slot, lease_until > now() AS held FROM fetch_slots WHERE tenant_id = $1 ORDER BY slot`, [tenantId]);
   }
 
+  /** One request's admission: what the statement learnt, and the slot it took for `holder`. */
+  async function admitOne(tenantId: string, holder: string, releasing: SlotLease[] = []) {
+    const batch = await admission.countRequestsAndRead(tenantId, [holder], LEASE_MS, releasing);
+    return batch && { ...batch, slot: batch.slots.get(holder) };
+  }
+
   async function admitTogether(tenantId: string, requests: number) {
     return Promise.all(
       Array.from({ length: requests }, async () => {
         const holder = randomUUID();
-        const snapshot = await admission.countRequestAndRead(tenantId, holder, LEASE_MS);
+        const snapshot = await admitOne(tenantId, holder);
         return { holder, slot: snapshot?.slot };
       }),
     );
@@ -106,7 +112,7 @@ describe('Fetch admission in Postgres', () => {
     const held = await admitTogether(limited, 2);
     expect(held.every((h) => h.slot !== undefined)).toBe(true);
     await releaseAll(limited, held);
-    expect((await admission.countRequestAndRead(limited, randomUUID(), LEASE_MS))?.slot).toBeUndefined();
+    expect((await admitOne(limited, randomUUID()))?.slot).toBeUndefined();
 
     const lowered = await tenant(4);
     await releaseAll(lowered, await admitTogether(lowered, 4)); // rows for slots 1–4 exist, all free
@@ -129,7 +135,7 @@ describe('Fetch admission in Postgres', () => {
     const [o1, o2] = (await admitTogether(other, 2)).sort((x, y) => (x.slot ?? 0) - (y.slot ?? 0));
     const [m1] = await admitTogether(mine, 1);
     const stale = { tenantId: other, slot: o2.slot ?? 0, holder: randomUUID() }; // a holder that no longer holds it
-    const snapshot = await admission.countRequestAndRead(mine, randomUUID(), LEASE_MS, [
+    const snapshot = await admitOne(mine, randomUUID(), [
       { tenantId: other, slot: o1.slot ?? 0, holder: o1.holder },
       { tenantId: mine, slot: m1.slot ?? 0, holder: m1.holder },
       stale,

@@ -11,10 +11,8 @@ export interface AdmissionSnapshot {
   requestsThisMinute: number;
   /** Time until the rate window resets, in ms. */
   windowResetsInMs: number;
-  /** Concurrency slots held now (live leases), across every replica, not counting `slot`. */
+  /** Concurrency slots held now (live leases), across every replica, not counting one taken for this request. */
   slotsInUse: number;
-  /** The slot taken for this request by the same statement, when one was free and the rate allowed it. */
-  slot?: number;
 }
 
 /** What one statement admitting several requests of a tenant learnt. */
@@ -41,25 +39,6 @@ export interface BatchAdmission {
 @Injectable()
 export class AdmissionRepository {
   constructor(private readonly db: Database) {}
-
-  /** {@link countRequestsAndRead} for one request. */
-  async countRequestAndRead(
-    tenantId: string,
-    holder: string,
-    leaseMs: number,
-    releasing: readonly SlotLease[] = [],
-  ): Promise<AdmissionSnapshot | undefined> {
-    const batch = await this.countRequestsAndRead(tenantId, [holder], leaseMs, releasing);
-    if (!batch) return undefined;
-    const slot = batch.slots.get(holder);
-    return {
-      account: batch.account,
-      requestsThisMinute: batch.requestsThisMinute,
-      windowResetsInMs: batch.windowResetsInMs,
-      slotsInUse: batch.slotsInUse,
-      ...(slot !== undefined && { slot }),
-    };
-  }
 
   /**
    * Admits `holders` (one per request, distinct) of the tenant. Also frees the slots of

@@ -5,9 +5,10 @@ import { GATEWAY_CONFIG, LOGGER } from '../gateway.tokens';
 import type { Logger } from '@trawl/observability';
 import { AccountsRepository } from '../tenants/accounts.repository';
 import { Histogram, Registry } from 'prom-client';
-import { AdmissionRepository, AdmissionSnapshot } from './admission.repository';
+import { AdmissionRepository, AdmissionSnapshot, BatchAdmission } from './admission.repository';
 import { KeyedBatches } from './keyed-batches';
 import { ConcurrencySlotsRepository, SlotLease } from './concurrency-slots.repository';
+import { addTo } from './counts';
 import { LimitError, LimitErrorCode } from './limits.errors';
 import { PendingReleases } from './pending-releases';
 
@@ -42,6 +43,8 @@ export class LimitsService implements OnApplicationShutdown {
   private readonly pendingReleases: PendingReleases;
   /** Slots this replica holds, by holder: what a shutdown gives back when their calls cannot end first. */
   private readonly held = new Map<string, SlotLease>();
+  /** The same, counted by tenant (head starts weigh them). */
+  private readonly heldByTenant = new Map<string, number>();
   private readonly admissions: KeyedBatches<string, string, Admission>;
 
   constructor(
@@ -91,7 +94,7 @@ export class LimitsService implements OnApplicationShutdown {
   private async admitTogether(tenantId: string, holders: string[]): Promise<Admission[]> {
     // Releases waiting to be written ride on this statement.
     const releasing = this.pendingReleases.take(RELEASES_PER_ADMISSION);
-    let batch: Awaited<ReturnType<AdmissionRepository['countRequestsAndRead']>>;
+    let batch: BatchAdmission | undefined;
     try {
       batch = await this.admission.countRequestsAndRead(tenantId, holders, this.slotLeaseMs, releasing.leases);
     } catch (error) {
@@ -113,7 +116,7 @@ export class LimitsService implements OnApplicationShutdown {
       };
       if (slot === undefined) return snapshot;
       claimed += 1;
-      return { ...snapshot, slot, held: this.holding({ tenantId, slot, holder }, slotsInUse + 1) };
+      return { ...snapshot, held: this.holding({ tenantId, slot, holder }, slotsInUse + 1) };
     });
     if (batch.account.periodEndsAt.getTime() <= Date.now()) {
       await this.accounts.renewPeriodIfEnded(tenantId, batch.account.periodEndsAt);
@@ -157,8 +160,7 @@ export class LimitsService implements OnApplicationShutdown {
 
   /** Frees the slot now: one statement of its own. */
   async release(lease: SlotLease): Promise<void> {
-    // Already given back by a shutdown (see onApplicationShutdown).
-    if (!this.held.delete(lease.holder)) return;
+    if (!this.forget(lease)) return;
     await this.slots.release(lease);
   }
 
@@ -167,8 +169,13 @@ export class LimitsService implements OnApplicationShutdown {
    * `FETCH_RELEASE_LINGER_MS`: for a slot whose release nobody waits for. Resolves once written.
    */
   async releaseSoon(lease: SlotLease): Promise<void> {
-    if (!this.held.delete(lease.holder)) return;
+    if (!this.forget(lease)) return;
     await this.pendingReleases.add(lease);
+  }
+
+  /** Slots of the tenant this replica holds now (taken and not yet given back). */
+  slotsHeldHere(tenantId: string): number {
+    return this.heldByTenant.get(tenantId) ?? 0;
   }
 
   /**
@@ -181,12 +188,21 @@ export class LimitsService implements OnApplicationShutdown {
   async onApplicationShutdown(): Promise<void> {
     for (const lease of this.held.values()) void this.pendingReleases.add(lease);
     this.held.clear();
+    this.heldByTenant.clear();
     await this.pendingReleases.flush();
   }
 
   private holding(lease: SlotLease, inUse: number): HeldSlot {
     this.held.set(lease.holder, lease);
+    addTo(this.heldByTenant, lease.tenantId, 1);
     return { lease, inUse };
+  }
+
+  /** Stops counting the slot as held here; false when a shutdown already gave it back. */
+  private forget(lease: SlotLease): boolean {
+    if (!this.held.delete(lease.holder)) return false;
+    addTo(this.heldByTenant, lease.tenantId, -1);
+    return true;
   }
 
   /** Slots held now by the tenant. */

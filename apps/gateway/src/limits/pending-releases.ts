@@ -65,8 +65,7 @@ export class PendingReleases {
    */
   take(max = Number.POSITIVE_INFINITY): ReleaseBatch {
     this.dropExpired();
-    const taken = this.pending.length <= max ? this.pending : this.pending.slice(0, max);
-    this.pending = taken === this.pending ? [] : this.pending.slice(max);
+    const taken = this.pending.splice(0, max);
     return {
       leases: taken.map((entry) => entry.lease),
       written: () => {
