@@ -53,6 +53,24 @@ describe(ApiKeyAuthenticator.name, () => {
       expect(lookups).toBe(1);
     });
 
+    it('refuses a revoked key once the TTL since its lookup passed, however often it is used meanwhile', async () => {
+      jest.useFakeTimers({ now: new Date('2026-11-26T00:00:00Z') });
+      try {
+        const auth = authenticator(1_000);
+        await auth.authenticate(key);
+        stored = { keyId: 'k1', tenantId: 't1', expiresAt: null, revokedAt: new Date(Date.now()) };
+        for (let i = 0; i < 2; i++) {
+          jest.advanceTimersByTime(400);
+          await expect(auth.authenticate(key)).resolves.toEqual({ tenantId: 't1', keyId: 'k1' });
+        }
+        jest.advanceTimersByTime(400);
+        await expect(auth.authenticate(key)).rejects.toMatchObject({ code: AuthErrorCode.KeyNotFound });
+        expect(lookups).toBe(2);
+      } finally {
+        jest.useRealTimers();
+      }
+    });
+
     it('asks every time when the cache is off', async () => {
       const auth = authenticator(0);
       await auth.authenticate(key);

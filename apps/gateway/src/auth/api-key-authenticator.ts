@@ -39,7 +39,8 @@ export class ApiKeyAuthenticator {
     const keyHash = hashApiKey(presented);
     const cacheKey = keyHash.toString('base64');
     const now = new Date();
-    const record = this.validKeys.get(cacheKey) ?? (await this.apiKeys.findByHash(keyHash));
+    const cached = this.validKeys.get(cacheKey);
+    const record = cached ?? (await this.apiKeys.findByHash(keyHash));
     if (!record || (record.revokedAt && record.revokedAt <= now)) {
       this.validKeys.delete(cacheKey);
       throw new AuthError(AuthErrorCode.KeyNotFound, 'This API key does not exist or was revoked; use a current key.');
@@ -48,7 +49,9 @@ export class ApiKeyAuthenticator {
       this.validKeys.delete(cacheKey);
       throw new AuthError(AuthErrorCode.KeyExpired, 'This API key has reached the end of its validity period; use a current key.');
     }
-    this.validKeys.set(cacheKey, record);
+    // Only a record just read from Postgres starts a lifetime: refreshing it on a hit would keep a
+    // revoked key working for as long as it is used more often than the TTL.
+    if (!cached) this.validKeys.set(cacheKey, record);
     return { tenantId: record.tenantId, keyId: record.keyId };
   }
 }
