@@ -85,6 +85,7 @@ export function parseFetchParams(query: QueryParameters | undefined): FetchQuery
   const sessionId = q.integer('session_id', 0, 99_999);
   const jsInstructions = q.json('js_instructions', z.array(jsInstructionV1), 'a JSON array of one-key instruction objects, URL-encoded');
   const waitFor = q.string('wait_for');
+  if (waitFor !== undefined && waitFor.trim() === '') throw invalid('wait_for', '`wait_for` must be a CSS selector or an XPath; it is empty.');
   const wait = q.integer('wait', 0, MAX_WAIT_MS);
   const blockResources = q.list('block_resources', BLOCKABLE_RESOURCES, { none: true });
   const jsonResponse = q.boolean('json_response', false);
@@ -153,8 +154,15 @@ export function parseFetchParams(query: QueryParameters | undefined): FetchQuery
     ...(windowHeight !== undefined && { window_height: windowHeight }),
     ...(allowedStatusCodes !== undefined && { allowed_status_codes: allowedStatusCodes }),
   };
-  // The contract is the last word: a combination it refuses is a bug here, not the caller's.
-  return { url, hostname, options: fetchOptionsV1.parse(options), customHeaders, extract };
+  // The contract is the last word. What it refuses and the checks above let through is still the
+  // caller's value: answered as REQS004 naming it, not as a server error.
+  const checked = fetchOptionsV1.safeParse(options);
+  if (!checked.success) {
+    const issue = checked.error.issues[0];
+    const parameter = String(issue?.path[0] ?? 'url');
+    throw invalid(parameter, `\`${parameter}\` is not valid: ${issue?.message ?? 'refused'}.`);
+  }
+  return { url, hostname, options: checked.data, customHeaders, extract };
 }
 
 /** The body of the answer is one thing: the page (maybe transformed), JSON of one kind, or an image. */

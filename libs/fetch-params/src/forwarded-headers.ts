@@ -1,7 +1,8 @@
 /**
  * Headers that never go to the target as a caller's own (`custom_headers`): hop-by-hop headers
- * (RFC 9110 §7.6.1), the caller's credentials for us, the Host of our API, and what our
- * infrastructure adds.
+ * (RFC 9110 §7.6.1), the caller's credentials for us (`X-API-Key`, `Proxy-Authorization`), the Host
+ * of our API, and what our infrastructure adds. `Authorization` is the target's: Trawl never reads
+ * it on `/v1/`, and a client behind proxy mode sends it for the site (a Bearer token, basic auth).
  */
 const NEVER_FORWARDED = new Set([
   'connection',
@@ -19,7 +20,6 @@ const NEVER_FORWARDED = new Set([
   // The worker negotiates compression with the target itself and hands the caller a decoded body.
   'accept-encoding',
   'x-api-key',
-  'authorization',
   'traceparent',
   'tracestate',
   'baggage',

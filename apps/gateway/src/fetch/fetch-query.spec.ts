@@ -122,6 +122,9 @@ describe(parseFetchQuery.name, () => {
       ['js_instructions', '[{"click":"#a","wait":1}]'],
       ['js_instructions', '[{"teleport":"#a"}]'],
       ['js_instructions', '{"click":"#a"}'],
+      ['wait_for', ''],
+      ['wait_for', '  '],
+      ['js_instructions', '[{"click":""}]'],
     ])('refuses %s=%s with REQS004 naming it', (parameter, value) => {
       const extra: Record<string, string> = { ...js, premium_proxy: 'true' };
       if (parameter === 'screenshot_quality') Object.assign(extra, { screenshot: 'true', screenshot_format: 'jpeg' });

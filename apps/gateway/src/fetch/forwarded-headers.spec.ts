@@ -17,8 +17,9 @@ describe(targetHeaders.name, () => {
     'content-type': 'application/json',
   };
 
-  it('forwards the caller headers, minus hop-by-hop, credentials, host and ours, with custom_headers', () => {
+  it('forwards the caller headers, minus hop-by-hop, our credentials, host and ours (the target Authorization goes), with custom_headers', () => {
     expect(targetHeaders(incoming, { customHeaders: true, hasBody: false })).toEqual({
+      authorization: 'Bearer secret',
       'user-agent': 'MyBot/1.0',
       'accept-language': 'de',
       cookie: 'a=1',
