@@ -1,6 +1,8 @@
 import { Tier } from '@trawl/billing';
 import type { FetchOptionsV1, FetchRequestV1 } from '@trawl/contracts';
 import type { CaptchaPass } from '../captcha/captcha-pass';
+import { parseProxyPools, ProxyRouter } from '../proxies';
+import { AdaptiveFetcher, type DomainTierMemory } from '../stealth';
 import type { FetchEngine, TargetPage, TargetRequest } from './fetch-engine';
 import { TargetCallFactory, TargetFetcher } from './target-fetcher';
 
@@ -70,6 +72,44 @@ describe(TargetFetcher.name, () => {
       expect((await fetcher(engine(403, '<html><body><h1>Forbidden</h1></body></html>')).fetch(request(), call, stop())).status).toBe(403);
       const shell = '<html><body><div id="root"></div><noscript>enable JS</noscript><script>render()</script></body></html>';
       expect((await fetcher(engine(200, shell)).fetch(request(), call, stop())).status).toBe(200);
+    });
+
+    describe('with mode=auto', () => {
+      const memory: DomainTierMemory = { recall: async () => undefined, remember: async () => undefined };
+      const adaptive = (engines: { http: FetchEngine; browser?: FetchEngine }, pools = '') =>
+        new TargetFetcher({ engines, captcha: noCaptcha, stealth: new AdaptiveFetcher({ memory }), proxies: new ProxyRouter(parseProxyPools(pools)) });
+      const tiersAsked = (...engines: (FetchEngine & { asked: TargetRequest[] })[]) => engines.flatMap((e) => e.asked.map((a) => a.tier));
+
+      it('does not escalate to premium without a premium pool: it would be the same request, billed 10', async () => {
+        const http = engine(429, '<p>slow down</p>');
+        const browser = engine(429, '<p>slow down</p>');
+        await expect(adaptive({ http, browser }).fetch(request({ mode: 'auto' }), call, stop())).rejects.toMatchObject({ code: 'all_tiers_blocked' });
+        expect(tiersAsked(http, browser)).toEqual([Tier.Basic, Tier.JsRender]);
+      });
+
+      it('does not try a rendering tier on a worker without a browser, and goes on to premium', async () => {
+        let calls = 0;
+        const http: FetchEngine & { asked: TargetRequest[] } = {
+          asked: [],
+          fetch: async (target) => {
+            http.asked.push(target);
+            calls++;
+            return { tier: target.tier, status: calls === 1 ? 403 : 200, finalUrl: target.url, headers: {}, contentType: 'text/html', body: Buffer.from('<p>a page with enough words to be real</p>') };
+          },
+        };
+        const page = await adaptive({ http }, 'premium=http://premium.proxy.test:3128').fetch(request({ mode: 'auto' }), call, stop());
+        expect(page.tier).toBe(Tier.Premium);
+        expect(tiersAsked(http)).toEqual([Tier.Basic, Tier.Premium]);
+      });
+
+      it('escalates through every tier when the worker has a browser and a premium pool', async () => {
+        const http = engine(403, CHALLENGE);
+        const browser = engine(403, CHALLENGE);
+        await expect(adaptive({ http, browser }, 'premium=http://premium.proxy.test:3128').fetch(request({ mode: 'auto' }), call, stop())).rejects.toMatchObject({
+          code: 'all_tiers_blocked',
+        });
+        expect(tiersAsked(http, browser).sort()).toEqual([Tier.Basic, Tier.JsRender, Tier.Premium, Tier.PremiumJsRender].sort());
+      });
     });
 
     it('fetches with mode=auto at the asked tier when adaptive stealth is not wired', async () => {

@@ -54,7 +54,7 @@ export class TargetFetcher {
           return { result: page, page: { status: page.status, contentType: page.contentType, html: observedHtml(page) } };
         },
         // Only the premium pools have countries (fetch-details: proxy_country with mode=auto).
-        { floor: options.proxy_country ? 'premium' : undefined, signal: stop },
+        { floor: options.proxy_country ? 'premium' : undefined, available: this.autoTiers(request), signal: stop },
       );
       return { ...adaptive.result, tier: adaptive.tier as Tier };
     }
@@ -74,6 +74,22 @@ export class TargetFetcher {
       'The target answered with an anti-bot challenge this configuration cannot pass; retry with js_render=true and/or premium_proxy=true, or mode=auto.',
       { targetStatus: page.status },
     );
+  }
+
+  /**
+   * The tiers `mode=auto` may escalate to on this worker: a rendering tier only with a browser (else
+   * it would end the request with ERR0001 instead of trying the next tier), a premium tier only with
+   * a premium pool (premium through direct egress is the basic request again, billed 10 or 25
+   * credits). With `proxy_country` the premium tiers stay: a missing country is the caller's REQS004.
+   */
+  private autoTiers(request: FetchRequestV1): FetchTier[] {
+    const rendering = this.deps.engines.browser !== undefined;
+    const premium = request.options.proxy_country !== undefined || (this.deps.proxies?.offersPremium() ?? false);
+    const tiers: FetchTier[] = ['basic'];
+    if (rendering) tiers.push('js_render');
+    if (premium) tiers.push('premium');
+    if (premium && rendering) tiers.push('premium_js_render');
+    return tiers;
   }
 
   private async attempt(request: FetchRequestV1, call: TargetCallFactory, tier: Tier, stop: AbortSignal): Promise<TargetPage> {

@@ -62,6 +62,11 @@ export class ProxyRouter {
     return toChoice(next);
   }
 
+  /** Whether any premium pool is configured (else a premium tier egresses like basic). */
+  offersPremium(): boolean {
+    return this.pools.premium.length > 0 || this.anyCountry.length > 0;
+  }
+
   /** The countries with a premium pool, for the REQS004 detail. */
   countries(): string[] {
     return [...this.pools.premiumByCountry.keys()].sort();
