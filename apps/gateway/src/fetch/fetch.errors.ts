@@ -16,6 +16,8 @@ export enum FetchErrorCode {
   NoCapacity = 'RESP009',
   /** The worker stopped answering mid-request, or failed; retryable. */
   WorkerLost = 'ERR0001',
+  /** Anything unexpected in the gateway itself (a bug, Postgres down); retry after 10–30 s. */
+  Internal = 'ERR0000',
   /** The caller closed the connection; the worker was told to stop. */
   Cancelled = 'CTX0001',
   /** No answer by the request's deadline. */

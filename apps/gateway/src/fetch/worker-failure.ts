@@ -43,10 +43,10 @@ export function workerFailure(error: unknown, abortReason: AbortReason | undefin
 
 /**
  * `Retry-After` (seconds, jittered) of a retryable code, whether the gateway or a worker decided
- * it: 1–5 s for `RESP009` (capacity), 10–30 s for `ERR0001`; nothing for other codes.
+ * it: 1–5 s for `RESP009` (capacity), 10–30 s for `ERR0001` and `ERR0000`; nothing for other codes.
  */
 export function retryAdvice(code: string | undefined, random: () => number = Math.random): Record<string, string> {
   if (code === FetchErrorCode.NoCapacity) return { 'retry-after': String(1 + Math.floor(random() * 5)) };
-  if (code === FetchErrorCode.WorkerLost) return { 'retry-after': String(10 + Math.floor(random() * 21)) };
+  if (code === FetchErrorCode.WorkerLost || code === FetchErrorCode.Internal) return { 'retry-after': String(10 + Math.floor(random() * 21)) };
   return {};
 }

@@ -108,6 +108,8 @@ export function problemKind(code: ApiErrorCode): ProblemKind {
       return { status: 503, code, title: 'All capacity busy', publicDetail: true };
     case FetchErrorCode.WorkerLost:
       return { status: 500, code, title: 'Unknown internal error', publicDetail: true };
+    case FetchErrorCode.Internal:
+      return { status: 500, code, title: 'Unexpected internal error' };
     case FetchErrorCode.Cancelled:
       return { status: 500, code, title: 'Request cancelled by the client', publicDetail: true };
     case FetchErrorCode.DeadlineExceeded:

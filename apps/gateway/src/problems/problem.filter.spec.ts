@@ -4,7 +4,7 @@ import { CrawlError, CrawlErrorCode } from '../crawls/crawls.errors';
 import { FetchError, FetchErrorCode } from '../fetch/fetch.errors';
 import { ProblemFilter } from './problem.filter';
 
-function fakeHost() {
+function fakeHost(route = { method: 'POST', url: '/v1/crawls?apikey=secret', routeOptions: { url: '/v1/crawls' } }) {
   const sent: { status?: number; headers: Record<string, string>; body?: string } = { headers: {} };
   const reply = {
     sent: false,
@@ -22,7 +22,7 @@ function fakeHost() {
       return reply;
     },
   };
-  const request = { method: 'POST', url: '/v1/crawls?apikey=secret', routeOptions: { url: '/v1/crawls' } };
+  const request = route;
   const host = {
     switchToHttp: () => ({ getResponse: () => reply, getRequest: () => request }),
   } as unknown as ArgumentsHost;
@@ -63,6 +63,23 @@ describe(ProblemFilter.name, () => {
         expect.objectContaining({ err: failure, instance: body.instance, route: 'POST /v1/crawls' }),
         expect.any(String),
       );
+    });
+
+    it('serves an unexpected error on the Fetch endpoint as ERR0000 with a Retry-After of 10 to 30 s', () => {
+      const { host, sent } = fakeHost({ method: 'GET', url: '/v1/?apikey=secret&url=x', routeOptions: { url: '/v1/' } });
+      filter.catch(new Error('connection to 10.0.0.7 refused'), host);
+      expect(sent.status).toBe(500);
+      expect(JSON.parse(sent.body!)).toMatchObject({ status: 500, code: 'ERR0000' });
+      expect(sent.body).not.toContain('10.0.0.7');
+      expect(Number(sent.headers['retry-after'])).toBeGreaterThanOrEqual(10);
+      expect(Number(sent.headers['retry-after'])).toBeLessThanOrEqual(30);
+    });
+
+    it('serves a body the Fetch endpoint cannot take as REQS004 naming body', () => {
+      const { host, sent } = fakeHost({ method: 'POST', url: '/v1/?apikey=secret&url=x', routeOptions: { url: '/v1' } });
+      filter.catch(Object.assign(new Error('too large'), { statusCode: 413 }), host);
+      expect(sent.status).toBe(400);
+      expect(JSON.parse(sent.body!)).toMatchObject({ code: 'REQS004', parameter: 'body' });
     });
 
     it('keeps the detail of a 5xx written for the caller, with its own headers, and logs no error', () => {

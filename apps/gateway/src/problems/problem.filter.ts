@@ -2,6 +2,8 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException } from '@nestjs/co
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { problem, PROBLEM_CONTENT_TYPE } from '@trawl/http';
 import type { Logger } from '@trawl/observability';
+import { asFetchProblem } from '../fetch/fetch-problems';
+import { isFetchRoute } from '../fetch/fetch.routes';
 import { ApiError } from './api-error';
 import { problemKind } from './problem-catalog';
 import { RequestError, RequestErrorCode } from './request.errors';
@@ -22,7 +24,8 @@ export class ProblemFilter implements ExceptionFilter {
     const http = host.switchToHttp();
     const reply = http.getResponse<FastifyReply>();
     const request = http.getRequest<FastifyRequest>();
-    const error = toApiError(exception, request);
+    const general = toApiError(exception, request);
+    const error = isFetchRoute(request.routeOptions?.url) ? asFetchProblem(general) : general;
     const kind = problemKind(error.code);
     const detail = kind.status >= 500 && !kind.publicDetail ? INTERNAL_DETAIL : error.detail;
     const body = problem(kind.status, kind.code, kind.title, detail, kind.status >= 500 ? {} : error.extensions);

@@ -34,9 +34,11 @@ describe(proxyProblemOf.name, () => {
     expect(bodyOf(invalid)).toMatchObject({ status: 400, code: 'REQS004', parameter: 'wait' });
   });
 
-  it('hides what an unexpected error says behind a generic 500', () => {
+  it('hides what an unexpected error says behind a generic 500 ERR0000 to retry after 10 to 30 s', () => {
     const problem = proxyProblemOf(new Error('password=hunter2 leaked'), logger);
     expect(problem.status).toBe(500);
+    expect(bodyOf(problem)).toMatchObject({ code: 'ERR0000' });
+    expect(Number(problem.headers['retry-after'])).toBeGreaterThanOrEqual(10);
     expect(problem.body.toString('utf8')).not.toContain('hunter2');
   });
 });

@@ -2,15 +2,16 @@ import { STATUS_CODES } from 'node:http';
 import { problem, PROBLEM_CONTENT_TYPE } from '@trawl/http';
 import type { Logger } from '@trawl/observability';
 import { AuthErrorCode } from '../auth/auth.errors';
+import { FetchErrorCode } from '../fetch/fetch.errors';
+import { retryAdvice } from '../fetch/worker-failure';
 import { ApiError } from '../problems/api-error';
 import { problemKind } from '../problems/problem-catalog';
-import { RequestErrorCode } from '../problems/request.errors';
 import { ProxyModeError, ProxyModeErrorCode } from './proxy-mode.errors';
 
 /** A refusal of a proxied request, ready to write on a response or a raw CONNECT socket. */
 export interface ProxyProblem {
   status: number;
-  /** The wire `code` (or `internal_error`), for metrics. */
+  /** The wire `code` (`ERR0000` for anything unexpected), for metrics. */
   code: string;
   /** The problem's `instance`, also in the logs for a 5xx. */
   instance: string;
@@ -62,8 +63,10 @@ export function rawProblemResponse(answer: ProxyProblem, extraHeaders: Record<st
   return Buffer.concat([Buffer.from(`${head.join('\r\n')}\r\n\r\n`, 'latin1'), answer.body]);
 }
 
+/** Proxy mode is the Fetch API: an unexpected failure is its `ERR0000`, retried after 10–30 s. */
 function internal(error: unknown, logger: Logger): ProxyProblem {
-  const answer = render(500, RequestErrorCode.Internal, 'Internal error', INTERNAL_DETAIL, {}, {});
+  const kind = problemKind(FetchErrorCode.Internal);
+  const answer = render(kind.status, kind.code, kind.title, INTERNAL_DETAIL, {}, retryAdvice(FetchErrorCode.Internal));
   logger.error({ err: error, instance: answer.instance }, 'proxied request failed');
   return answer;
 }
