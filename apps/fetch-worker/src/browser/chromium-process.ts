@@ -19,6 +19,10 @@ export const CHROMIUM_FLAGS = [
   '--disable-dev-shm-usage',
   '--hide-scrollbars',
   '--mute-audio',
+  // WebRTC's ICE sends UDP straight from the worker's interfaces, past the egress proxy and its
+  // policy, and shows targets the worker's own address. Only proxied (TCP) candidates remain, and
+  // the egress proxy refuses what it would not carry anyway.
+  '--webrtc-ip-handling-policy=disable_non_proxied_udp',
   // Chromium keeps one spare renderer warm for the context it last navigated in; with many contexts
   // navigating in turn it kills and starts one at nearly every load (measured: ~30 % of the CPU
   // of rendering a small page here). A server gains nothing from it.
