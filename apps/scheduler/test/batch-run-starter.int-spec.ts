@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createDataSource, Database } from '@trawl/persistence';
+import { createDataSource, Database, RunsRepository } from '@trawl/persistence';
 import { createMigratedDatabase, TestDatabase } from '@trawl/testing';
 import type { DataSource } from 'typeorm';
 import { BatchRunStarter } from '../src/runs/batch-run-starter';
@@ -67,6 +67,18 @@ describe(BatchRunStarter.name, () => {
     const tenant = await createTenant(db); // max_active_jobs 3
     for (let i = 0; i < 3; i += 1) expect((await start(tenant, await job(tenant, 'scheduled', 1))).outcome).toBe('started');
     expect(await start(tenant, await job(tenant, 'scheduled', 1))).toEqual({ outcome: 'refused', reason: 'quota_exceeded' });
+  });
+
+  it('refuses a start while a run of the job is in flight, whoever started it', async () => {
+    const tenant = await createTenant(db);
+    const jobId = await job(tenant, 'scheduled', 3);
+    // A rerun committed after the firing's own look: only the starter, under the job lock, can see it.
+    const rerunId = randomUUID();
+    await db.transaction((sql) =>
+      new RunsRepository().insertRun(sql, { id: rerunId, jobId, tenantId: tenant, kind: 'rerun', total: 3, traceParent: undefined }),
+    );
+    expect(await start(tenant, jobId)).toEqual({ outcome: 'refused', reason: 'previous_running' });
+    expect(await db.query(`SELECT id FROM job_runs WHERE job_id = $1`, [jobId])).toEqual([{ id: rerunId }]);
   });
 
   it('refuses a job that is gone, not scheduled, or another tenant’s', async () => {

@@ -1,7 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';
 import { scheduleSchema } from '@trawl/contracts';
+import { ActiveJobsRepository, Database, RunsRepository, Sql } from '@trawl/persistence';
 import { ManualClock, nextDueOnStateChange } from '@trawl/scheduling';
 import { createMigratedDatabase, sqlOn, testPool, TestDatabase, uniqueSuffix, waitFor } from '@trawl/testing';
+import { BatchRunStarter } from '../src/runs/batch-run-starter';
 import { ScheduleFiringService } from '../src/schedules/schedule-firing.service';
 import {
   createSchedule,
@@ -221,6 +224,47 @@ describe(ScheduleFiringService.name, () => {
       ['2026-06-01T04:00:00.000Z', 'skipped_previous_running', false],
       ['2026-06-01T06:00:00.000Z', 'started', true],
     ]);
+  });
+
+  it('starts no second run when a rerun commits between the firing’s in-flight check and its run start', async () => {
+    // The gateway's rerun as it writes it: tenant lock, job lock, in-flight check, then the run.
+    const rerun = (db: Database, tenantId: string, jobId: string) =>
+      db.transaction(async (tx) => {
+        await new ActiveJobsRepository().lockTenantAndCount(tx, tenantId);
+        await new RunsRepository().lockJob(tx, tenantId, jobId);
+        if (await new RunsRepository().runInFlight(tx, tenantId, jobId)) throw new Error('rerun refused: a run is in flight');
+        await new RunsRepository().insertRun(tx, { id: randomUUID(), jobId, tenantId, kind: 'rerun', total: 0, traceParent: undefined });
+      });
+    let interleave: (() => Promise<void>) | undefined;
+    class InterleavingStarter extends BatchRunStarter {
+      override async runInFlight(tx: Sql, job: { tenantId: string; jobId: string }) {
+        const seen = await super.runInFlight(tx, job);
+        const before = interleave;
+        interleave = undefined;
+        await before?.();
+        return seen;
+      }
+    }
+    const clock = new ManualClock('2026-06-01T00:00:00Z');
+    const leader = await startInstance(database.url, leaseName, 'a', clock, new InterleavingStarter());
+    instances.push(leader);
+    const tenantId = await createTenant(sql);
+    const jobId = await createSchedule(sql, tenantId, { rate: { every: 1, unit: 'hour' } }, clock.now());
+    // On another connection of the same pool, while the firing's transaction is open and has looked.
+    interleave = () => rerun(leader.db, tenantId, jobId);
+    clock.set('2026-06-01T01:00:00Z');
+    await leader.election.electOnce();
+    const [result] = await leader.firings.fireDueOnce();
+
+    expect(interleave).toBeUndefined();
+    expect(result?.fired?.outcome).toBe('skipped_previous_running');
+    expect(await firingsOf(sql, tenantId, jobId)).toMatchObject([
+      { due_at: '2026-06-01T01:00:00.000Z', outcome: 'skipped_previous_running', run_id: null },
+    ]);
+    expect(await sql.query(`SELECT kind, status FROM job_runs WHERE job_id = $1`, [jobId])).toEqual([{ kind: 'rerun', status: 'queued' }]);
+    expect(await leader.registry.getSingleMetricAsString('trawl_schedule_firings_total')).toContain(
+      'trawl_schedule_firings_total{outcome="skipped_previous_running"} 1',
+    );
   });
 
   it('records a refused run start and moves on', async () => {

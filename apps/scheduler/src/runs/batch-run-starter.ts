@@ -23,6 +23,9 @@ export class BatchRunStarter implements RunStarter {
     if (!quota) return { outcome: 'refused', reason: 'job_unavailable' };
     const job = await this.runs.lockJob(sql, request.tenantId, request.jobId);
     if (!job || job.type !== 'scheduled' || job.ingestState !== 'ready') return { outcome: 'refused', reason: 'job_unavailable' };
+    // The firing's earlier look took no lock: a rerun or retry-failed may have committed a run since.
+    // Reruns check under this same job lock, so of the two at most one run is ever started.
+    if (await this.runs.runInFlight(sql, request.tenantId, request.jobId)) return { outcome: 'refused', reason: 'previous_running' };
     if (quota.active >= quota.maxActiveJobs) return { outcome: 'refused', reason: 'quota_exceeded' };
     const runId = randomUUID();
     await this.runs.insertRun(sql, { id: runId, jobId: request.jobId, tenantId: request.tenantId, kind: 'scheduled', total: job.taskCount, traceParent: undefined });

@@ -15,9 +15,11 @@ export type ScheduledRunStart =
   | { outcome: 'started'; runId: string }
   /**
    * `quota_exceeded`: the tenant already has its maximum of active jobs and crawls;
-   * `job_unavailable`: the job is gone or can no longer run.
+   * `job_unavailable`: the job is gone or can no longer run;
+   * `previous_running`: a run of the job is in flight, seen under the job lock (a rerun or retry may
+   * have started one after the firing's own `runInFlight` look).
    */
-  | { outcome: 'refused'; reason: 'quota_exceeded' | 'job_unavailable' };
+  | { outcome: 'refused'; reason: 'quota_exceeded' | 'job_unavailable' | 'previous_running' };
 
 /**
  * How the scheduler starts runs, implemented by the Batch API's runs (the scheduler knows no run
@@ -27,7 +29,10 @@ export type ScheduledRunStart =
 export interface RunStarter {
   /** The job's run that has not reached a terminal status, if any (the previous firing's run still going). */
   runInFlight(sql: Sql, job: { tenantId: string; jobId: string }): Promise<{ runId: string } | undefined>;
-  /** Creates the job's next run (all its tasks, as a rerun does) and makes it dispatchable. */
+  /**
+   * Creates the job's next run (all its tasks, as a rerun does) and makes it dispatchable, unless a
+   * run of the job is in flight by then: that check must be made under the lock that reruns take too.
+   */
   startScheduledRun(sql: Sql, request: ScheduledRunRequest): Promise<ScheduledRunStart>;
 }
 

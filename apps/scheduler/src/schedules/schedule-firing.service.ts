@@ -8,7 +8,7 @@ import { Lease, LeaseRepository } from '../leadership/lease.repository';
 import { SchedulerMetrics } from '../scheduler.metrics';
 import { SCHEDULER_CLOCK, SCHEDULER_LOGGER, SCHEDULER_SETTINGS, SchedulerSettings } from '../scheduler.settings';
 import { FiringOutcome, planFiring } from './missed-firings';
-import { RUN_STARTER, RunStarter } from './run-starter';
+import { RUN_STARTER, RunStarter, ScheduledRunStart } from './run-starter';
 import { DueSchedule, SchedulesRepository } from './schedules.repository';
 import { SchedulerError, SchedulerErrorCode } from './schedules.errors';
 
@@ -20,9 +20,10 @@ export interface FiringResult {
   skippedMissed: number;
 }
 
-const REFUSALS: Record<'quota_exceeded' | 'job_unavailable', FiringOutcome> = {
+const REFUSALS: Record<Extract<ScheduledRunStart, { outcome: 'refused' }>['reason'], FiringOutcome> = {
   quota_exceeded: 'skipped_quota',
   job_unavailable: 'skipped_job_unavailable',
+  previous_running: 'skipped_previous_running',
 };
 
 /**
@@ -116,6 +117,8 @@ export class ScheduleFiringService {
     dueAt: Date,
   ): Promise<NonNullable<FiringResult['fired']>> {
     const id = randomUUID();
+    // Unlocked, so only a shortcut: the starter looks again under the job lock (a rerun may commit in
+    // between) and refuses with `previous_running`.
     const previous = await this.runStarter.runInFlight(sql, { tenantId: base.tenantId, jobId: base.jobId });
     const outcome: FiringOutcome = previous ? 'skipped_previous_running' : 'started';
     // The key is claimed before the run is created: a due time that another leader already recorded
