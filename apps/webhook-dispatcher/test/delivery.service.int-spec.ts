@@ -3,12 +3,12 @@ import { Registry } from 'prom-client';
 import { RunWebhookEventV1 } from '@trawl/contracts';
 import { EgressPolicy } from '@trawl/egress';
 import { createLogger } from '@trawl/observability';
-import { createDataSource, Database } from '@trawl/persistence';
+import { createDataSource, Database, Sql } from '@trawl/persistence';
 import { createMigratedDatabase, TestDatabase } from '@trawl/testing';
 import { SecretBox, signingKeyContext, SigningKeysRepository, WebhookDeliveryClient } from '@trawl/webhooks';
 import { createTestTls, WebhookReceiver } from '../../../test/fixtures/webhook-receiver';
-import { DeliveryRepository } from '../src/deliveries/delivery.repository';
-import { DeliveryService, SIGNING_KEY_UNAVAILABLE } from '../src/deliveries/delivery.service';
+import { AttemptRecord, AttemptVerdict, ClaimedDelivery, DeliveryRepository } from '../src/deliveries/delivery.repository';
+import { DeliveryService, INTERNAL_ERROR, SIGNING_KEY_UNAVAILABLE } from '../src/deliveries/delivery.service';
 import { DispatcherMetrics } from '../src/dispatcher.metrics';
 
 describe(DeliveryService.name, () => {
@@ -21,13 +21,15 @@ describe(DeliveryService.name, () => {
   let client: WebhookDeliveryClient;
   let now: Date;
 
-  function service(overrides: { box?: SecretBox | undefined; windowMs?: number } = {}): DeliveryService {
+  function service(
+    overrides: { box?: SecretBox | undefined; windowMs?: number; deliveries?: DeliveryRepository; client?: WebhookDeliveryClient } = {},
+  ): DeliveryService {
     return new DeliveryService({
       db,
-      deliveries: new DeliveryRepository(),
+      deliveries: overrides.deliveries ?? new DeliveryRepository(),
       keys: new SigningKeysRepository(),
       box: 'box' in overrides ? overrides.box : box,
-      client,
+      client: overrides.client ?? client,
       schedule: { baseMs: 1_000, maxDelayMs: 10_000, windowMs: overrides.windowMs ?? 60_000 },
       attemptTimeoutMs: 1_000,
       metrics: new DispatcherMetrics(new Registry()),
@@ -37,14 +39,13 @@ describe(DeliveryService.name, () => {
     });
   }
 
-  async function tenant(withKey = true): Promise<string> {
+  /** A tenant with an active key `kid_t`, sealed by `seal` (default: the dispatcher's own box). */
+  async function tenant(withKey = true, seal = (tenantId: string) => box.seal(Buffer.from(secret), signingKeyContext(tenantId, 'kid_t'))): Promise<string> {
     const [row] = await db.query<{ id: string }>(
       `INSERT INTO tenants (name, credits_limit, concurrency, max_active_jobs, period_ends_at)
        VALUES ('t', 1000, 5, 3, now() + interval '30 days') RETURNING id`,
     );
-    if (withKey) {
-      await new SigningKeysRepository().insert(db, row.id, 'kid_t', 'active', box.seal(Buffer.from(secret), signingKeyContext(row.id, 'kid_t')));
-    }
+    if (withKey) await new SigningKeysRepository().insert(db, row.id, 'kid_t', 'active', seal(row.id));
     return row.id;
   }
 
@@ -187,6 +188,70 @@ describe(DeliveryService.name, () => {
       expect(await attempts(e.event_id)).toEqual([{ attempt: 1, status_code: null, error: SIGNING_KEY_UNAVAILABLE }]);
       expect((await delivery(e.event_id)).status).toBe('pending');
       expect(receiver.forEvent(e.event_id)).toHaveLength(0);
+    });
+
+    it('records an attempt whose active key does not open with this SECRETS_KEY, and gives it up after the retry window', async () => {
+      const s = service();
+      // Sealed under another SECRETS_KEY: the operator rotated it without re-sealing the keys.
+      const rotated = new SecretBox(Buffer.alloc(32, 9));
+      const e = event(await tenant(true, (id) => rotated.seal(Buffer.from(secret), signingKeyContext(id, 'kid_t'))));
+      await s.accept(e);
+      const [first] = await s.claim(1);
+      await s.attempt(first);
+      expect(await attempts(e.event_id)).toEqual([{ attempt: 1, status_code: null, error: SIGNING_KEY_UNAVAILABLE }]);
+      // The backoff's time, not the claim's lease end (now + 6 s).
+      expect(await delivery(e.event_id)).toMatchObject({ status: 'pending', next_attempt_at: new Date(now.getTime() + 500) });
+
+      for (let i = 0; i < 100 && (await delivery(e.event_id)).status === 'pending'; i++) {
+        now = (await delivery(e.event_id)).next_attempt_at!;
+        const [claim] = await s.claim(1);
+        await s.attempt(claim);
+      }
+      const last = await delivery(e.event_id);
+      expect(last).toMatchObject({ status: 'failed', next_attempt_at: null });
+      const logged = await attempts(e.event_id);
+      expect(logged).toHaveLength(last.attempts);
+      expect(logged.every((a) => a.error === SIGNING_KEY_UNAVAILABLE)).toBe(true);
+      expect(receiver.forEvent(e.event_id)).toHaveLength(0);
+    });
+
+    it('records an attempt whose key row is corrupt as unsignable', async () => {
+      const s = service();
+      const e = event(await tenant(true, () => Buffer.from([1, 2, 3])));
+      await s.accept(e);
+      const [claim] = await s.claim(1);
+      await s.attempt(claim);
+      expect(await attempts(e.event_id)).toEqual([{ attempt: 1, status_code: null, error: SIGNING_KEY_UNAVAILABLE }]);
+      expect((await delivery(e.event_id)).status).toBe('pending');
+    });
+
+    it('records an attempt that throws inside the dispatcher as internal_error and retries it', async () => {
+      const throwing = { send: () => Promise.reject(new Error('bug in the client')) } as unknown as WebhookDeliveryClient;
+      const s = service({ client: throwing });
+      const e = event(await tenant(), false);
+      await s.accept(e);
+      const [claim] = await s.claim(1);
+      await s.attempt(claim);
+      expect(await attempts(e.event_id)).toEqual([{ attempt: 1, status_code: null, error: INTERNAL_ERROR }]);
+      expect(await delivery(e.event_id)).toMatchObject({ status: 'pending', next_attempt_at: new Date(now.getTime() + 500) });
+    });
+
+    it('records a bare internal_error attempt when the attempt’s own record is refused, and sends again', async () => {
+      // Postgres refusing what one attempt carries (a value out of range, say) refuses it on every retry.
+      class RefusingDeliveries extends DeliveryRepository {
+        override recordAttempt(sql: Sql, claim: ClaimedDelivery, attempt: AttemptRecord, verdict: AttemptVerdict): Promise<boolean> {
+          if (attempt.error !== INTERNAL_ERROR) return Promise.reject(new Error('integer out of range'));
+          return super.recordAttempt(sql, claim, attempt, verdict);
+        }
+      }
+      const s = service({ deliveries: new RefusingDeliveries() });
+      const e = event(await tenant());
+      await s.accept(e);
+      const [claim] = await s.claim(1);
+      await s.attempt(claim);
+      expect(await attempts(e.event_id)).toEqual([{ attempt: 1, status_code: null, error: INTERNAL_ERROR }]);
+      expect(await delivery(e.event_id)).toMatchObject({ status: 'pending', next_attempt_at: new Date(now.getTime() + 500) });
+      expect(receiver.forEvent(e.event_id)).toHaveLength(1);
     });
   });
 });

@@ -83,7 +83,8 @@ export class DeliveryPoller {
   private track(attempt: Promise<void>): void {
     const tracked = attempt
       .catch((error: unknown) => {
-        // The claim's lease lapses and the attempt is made again: nothing is lost.
+        // Only when not even a bare failed attempt could be written (the database is unreachable):
+        // the claim's lease lapses and the attempt is made again, so nothing is lost.
         this.logger.error({ err: error }, 'webhook attempt could not be recorded; it will be retried after its lease');
       })
       .finally(() => {

@@ -35,8 +35,15 @@ export interface DeliveryServiceOptions {
 
 /** Room past the attempt's own deadline before its claim lapses and another replica may retry it. */
 const LEASE_MARGIN_MS = 5_000;
-/** Error text of an attempt that could not be signed (no active key, or no SECRETS_KEY here). */
+/**
+ * Error text of an attempt that could not be signed: no active key, no SECRETS_KEY here, or an active
+ * key that does not open with this SECRETS_KEY (a rotated key, a corrupt row).
+ */
 export const SIGNING_KEY_UNAVAILABLE = 'signing_key_unavailable';
+/** Error text of an attempt that failed inside the dispatcher, or whose own record was refused; details are in the logs. */
+export const INTERNAL_ERROR = 'internal_error';
+/** Largest value of `webhook_delivery_attempts.elapsed_ms` (a Postgres integer). */
+const MAX_ELAPSED_MS = 2_147_483_647;
 
 /**
  * Webhook delivery: takes run events in (one delivery row each, the body fixed once so every attempt
@@ -76,23 +83,14 @@ export class DeliveryService {
     return this.options.deliveries.claimDue(this.options.db, limit, this.clock(), this.options.attemptTimeoutMs + LEASE_MARGIN_MS);
   }
 
-  /** One attempt of a claimed delivery, recorded with what follows it. Never throws for the receiver's failures. */
+  /**
+   * One attempt of a claimed delivery, recorded with what follows it. Throws only when even a bare
+   * `internal_error` attempt cannot be written (the database is unreachable): the claim's lease then
+   * brings the delivery back.
+   */
   async attempt(claim: ClaimedDelivery): Promise<void> {
     const at = this.clock();
-    const signingKey = claim.signed ? await this.signingKey(claim.tenantId) : undefined;
-    const result: AttemptResult =
-      claim.signed && !signingKey
-        ? { delivered: false, statusCode: null, elapsedMs: 0, error: SIGNING_KEY_UNAVAILABLE }
-        : await this.options.client.send({ url: claim.url, eventId: claim.eventId, body: claim.body, signingKey });
-    const verdict = this.verdict(claim, result);
-    const applied = await this.options.db.transaction((sql) =>
-      this.options.deliveries.recordAttempt(
-        sql,
-        claim,
-        { at, statusCode: result.statusCode, error: result.error ?? null, elapsedMs: result.elapsedMs },
-        verdict,
-      ),
-    );
+    const { result, verdict, applied } = await this.record(claim, at, await this.send(claim, at));
     this.options.metrics.attemptSeconds.observe({ result: result.delivered ? 'delivered' : 'failed' }, result.elapsedMs / 1000);
     this.options.metrics.attempts.inc({ outcome: verdict.status === 'pending' ? 'retry_scheduled' : verdict.status });
     const log = { event_id: claim.eventId, tenant_id: claim.tenantId, attempt: claim.attempt, status_code: result.statusCode, error: result.error };
@@ -106,6 +104,59 @@ export class DeliveryService {
     return this.options.deliveries.countDue(this.options.db, this.clock());
   }
 
+  /**
+   * Signs and sends. What throws here becomes a failed attempt: left to the poller, it would be
+   * recorded nowhere and the claim's lease would bring the delivery back every few seconds for ever,
+   * past the retry window.
+   */
+  private async send(claim: ClaimedDelivery, at: Date): Promise<AttemptResult> {
+    try {
+      const signingKey = claim.signed ? await this.signingKey(claim) : undefined;
+      if (claim.signed && !signingKey) return { delivered: false, statusCode: null, elapsedMs: 0, error: SIGNING_KEY_UNAVAILABLE };
+      return await this.options.client.send({ url: claim.url, eventId: claim.eventId, body: claim.body, signingKey });
+    } catch (error) {
+      this.options.logger.error(
+        { err: error, event_id: claim.eventId, tenant_id: claim.tenantId, attempt: claim.attempt },
+        'webhook attempt failed inside the dispatcher',
+      );
+      return { delivered: false, statusCode: null, elapsedMs: Math.max(0, this.clock().getTime() - at.getTime()), error: INTERNAL_ERROR };
+    }
+  }
+
+  /**
+   * Writes the attempt and its verdict. A write refused for what the attempt carries would be refused
+   * again on every retry, so it is replaced by a bare `internal_error` attempt (a 2xx then counts as
+   * failed and is sent again: delivery is at least once, spec-batch-api §6).
+   */
+  private async record(
+    claim: ClaimedDelivery,
+    at: Date,
+    sent: AttemptResult,
+  ): Promise<{ result: AttemptResult; verdict: AttemptVerdict; applied: boolean }> {
+    const write = async (result: AttemptResult) => {
+      const verdict = this.verdict(claim, result);
+      const applied = await this.options.db.transaction((sql) =>
+        this.options.deliveries.recordAttempt(
+          sql,
+          claim,
+          { at, statusCode: result.statusCode, error: result.error ?? null, elapsedMs: result.elapsedMs },
+          verdict,
+        ),
+      );
+      return { result, verdict, applied };
+    };
+    try {
+      return await write(sent);
+    } catch (error) {
+      this.options.logger.error(
+        { err: error, event_id: claim.eventId, tenant_id: claim.tenantId, attempt: claim.attempt, status_code: sent.statusCode, error_text: sent.error },
+        'webhook attempt could not be recorded; recording it as internal_error',
+      );
+      const elapsedMs = Number.isInteger(sent.elapsedMs) && sent.elapsedMs >= 0 && sent.elapsedMs <= MAX_ELAPSED_MS ? sent.elapsedMs : 0;
+      return write({ delivered: false, statusCode: null, elapsedMs, error: INTERNAL_ERROR });
+    }
+  }
+
   private verdict(claim: ClaimedDelivery, result: AttemptResult): AttemptVerdict {
     if (result.delivered) return { status: 'delivered' };
     const next = nextAttemptAt(this.options.schedule, claim.attempt, claim.createdAt, this.clock(), this.random);
@@ -113,11 +164,21 @@ export class DeliveryService {
   }
 
   /** The tenant's active key at the time of the attempt: a finalized rotation signs with the new key. */
-  private async signingKey(tenantId: string): Promise<SigningKey | undefined> {
+  private async signingKey(claim: ClaimedDelivery): Promise<SigningKey | undefined> {
     const { box, keys, db } = this.options;
     if (!box) return undefined;
-    const row = await keys.findByStatus(db, tenantId, 'active');
+    const row = await keys.findByStatus(db, claim.tenantId, 'active');
     if (!row) return undefined;
-    return { kid: row.kid, secret: box.open(row.secretSealed, signingKeyContext(tenantId, row.kid)).toString('utf8') };
+    try {
+      return { kid: row.kid, secret: box.open(row.secretSealed, signingKeyContext(claim.tenantId, row.kid)).toString('utf8') };
+    } catch (error) {
+      // Not the tenant's doing and not fixed by retrying soon: SECRETS_KEY differs from the one that
+      // sealed the key, or the row is corrupt. Operators need this line; the tenant sees the attempt.
+      this.options.logger.error(
+        { err: error, event_id: claim.eventId, tenant_id: claim.tenantId, kid: row.kid },
+        'active webhook signing key cannot be opened with this SECRETS_KEY',
+      );
+      return undefined;
+    }
   }
 }
