@@ -74,7 +74,7 @@ describe(BrowserPool.name, () => {
       noteGroups();
       expect(pool.stats().crashed).toBe(crashedBefore + groups.length);
       expect(pool.browserProcessGroups().some((pgid) => groups.includes(pgid))).toBe(false);
-      await waitFor(() => groups.every((pgid) => processesInGroup(pgid).length === 0), { what: 'killed groups gone' });
+      await waitFor(() => groups.every((pgid) => processesInGroup(pgid, { includeZombies: true }).length === 0), { what: 'killed groups gone' });
 
       const titles = await Promise.all([1, 2, 3].map(() => title(web.url('other.test', '/x'))));
       expect(titles).toEqual(['Other site x', 'Other site x', 'Other site x']);
@@ -147,6 +147,12 @@ describe(BrowserPool.name, () => {
       await pool.close();
       await pool.close();
       for (const pgid of groupsSeen) expect(processesInGroup(pgid)).toEqual([]);
+      // Zombies too: Chromium's helpers, orphaned by the kill, are reaped by init within moments; one
+      // left for good would be a process this pool leaked.
+      await waitFor(() => [...groupsSeen].every((pgid) => processesInGroup(pgid, { includeZombies: true }).length === 0), {
+        timeoutMs: 5_000,
+        what: 'no zombie left in any browser group',
+      });
       expect(await readdir(tempRoot)).toEqual([]);
       await expect(title(web.url('other.test', '/x'))).rejects.toMatchObject({ code: BrowserErrorCode.PoolClosed });
     });
