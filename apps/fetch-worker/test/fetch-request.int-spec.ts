@@ -19,7 +19,7 @@ import { FetchAnswer, FetchRequestService } from '../src/fetch-requests/fetch-re
 import { HttpFetchEngine } from '../src/fetch-requests/http-fetch-engine';
 import { TargetFetcher } from '../src/fetch-requests/target-fetcher';
 import { PageTransforms } from '../src/fetch-requests/page-transforms';
-import { HttpEngine, BROWSER_HEADERS } from '../src/page-fetch/http-engine';
+import { HttpEngine, BROWSER_HEADERS, MOBILE_BROWSER_HEADERS } from '../src/page-fetch/http-engine';
 
 const TENANT_ID = '9a8b7c6d-5e4f-4a3b-9c2d-1e0f2a3b4c5d';
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
@@ -164,6 +164,15 @@ describe(FetchRequestService.name, () => {
         'sec-ch-ua': BROWSER_HEADERS['sec-ch-ua'],
         'accept-language': BROWSER_HEADERS['accept-language'],
         accept: BROWSER_HEADERS.accept,
+      });
+    });
+
+    it('sends Chrome on Android’s headers for device=mobile', async () => {
+      const echoed = json(await send(fetchRequest(web.url('echo.test', '/echo'), {}, { device: 'mobile' }))) as unknown as EchoedRequest;
+      expect(echoed.headers).toMatchObject({
+        'user-agent': expect.stringContaining('Mobile Safari/'),
+        'sec-ch-ua-mobile': '?1',
+        'sec-ch-ua-platform': MOBILE_BROWSER_HEADERS['sec-ch-ua-platform'],
       });
     });
 

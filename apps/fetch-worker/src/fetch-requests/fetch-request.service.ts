@@ -124,7 +124,7 @@ export class FetchRequestService {
       tenantId: request.tenant_id,
       url,
       method,
-      headers: targetRequestHeaders(headers, payload !== undefined),
+      headers: targetRequestHeaders(headers, payload !== undefined, request.options.device),
       callerHeaders: callerRequestHeaders(headers, payload !== undefined),
       body: payload,
       options: request.options,

@@ -1,9 +1,15 @@
-import { BROWSER_HEADERS } from '../page-fetch/http-engine';
+import { BROWSER_HEADERS, MOBILE_BROWSER_HEADERS } from '../page-fetch/http-engine';
 import { DEFAULT_BODY_TYPE, targetRequestHeaders } from './target-request-headers';
 
 describe(targetRequestHeaders.name, () => {
   it('sends Chrome’s navigation headers when the caller sends none', () => {
     expect(targetRequestHeaders({}, false)).toEqual(BROWSER_HEADERS);
+  });
+
+  it('sends Chrome on Android’s for device=mobile, and the caller’s still win', () => {
+    expect(targetRequestHeaders({}, false, 'mobile')).toEqual(MOBILE_BROWSER_HEADERS);
+    expect(MOBILE_BROWSER_HEADERS).toMatchObject({ 'sec-ch-ua-mobile': '?1', 'user-agent': expect.stringContaining(' Mobile Safari/') });
+    expect(targetRequestHeaders({ 'User-Agent': 'bot/1' }, false, 'mobile')['user-agent']).toBe('bot/1');
   });
 
   it('lets the caller’s headers win, whatever their case', () => {

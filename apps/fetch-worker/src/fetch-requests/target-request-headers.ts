@@ -1,4 +1,4 @@
-import { BROWSER_HEADERS } from '../page-fetch/http-engine';
+import { BROWSER_HEADERS, MOBILE_BROWSER_HEADERS } from '../page-fetch/http-engine';
 
 /**
  * Caller headers never forwarded: hop-by-hop ones (RFC 9110 §7.6.1), the ones the HTTP client sets
@@ -40,9 +40,13 @@ export function callerRequestHeaders(callerHeaders: Readonly<Record<string, stri
 
 /**
  * Headers for the target over plain HTTP: a current Chrome's navigation headers
- * (`BROWSER_HEADERS`), with the caller's own over them (`callerRequestHeaders`; names compared
- * case-insensitively, so a caller's `User-Agent` wins).
+ * (`BROWSER_HEADERS`, or Chrome on Android's for `device=mobile`), with the caller's own over them
+ * (`callerRequestHeaders`; names compared case-insensitively, so a caller's `User-Agent` wins).
  */
-export function targetRequestHeaders(callerHeaders: Readonly<Record<string, string>>, hasBody: boolean): Record<string, string> {
-  return { ...BROWSER_HEADERS, ...callerRequestHeaders(callerHeaders, hasBody) };
+export function targetRequestHeaders(
+  callerHeaders: Readonly<Record<string, string>>,
+  hasBody: boolean,
+  device: 'desktop' | 'mobile' = 'desktop',
+): Record<string, string> {
+  return { ...(device === 'mobile' ? MOBILE_BROWSER_HEADERS : BROWSER_HEADERS), ...callerRequestHeaders(callerHeaders, hasBody) };
 }

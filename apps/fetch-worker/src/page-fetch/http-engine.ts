@@ -27,6 +27,14 @@ export const BROWSER_HEADERS: Readonly<Record<string, string>> = {
   priority: 'u=0, i',
 };
 
+/** The same navigation from Chrome 138 on Android, for `device=mobile` (sites serve their mobile page). */
+export const MOBILE_BROWSER_HEADERS: Readonly<Record<string, string>> = {
+  ...BROWSER_HEADERS,
+  'sec-ch-ua-mobile': '?1',
+  'sec-ch-ua-platform': '"Android"',
+  'user-agent': 'Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/138.0.0.0 Mobile Safari/537.36',
+};
+
 export interface HttpEngineOptions {
   policy: EgressPolicy;
   /** Shared keep-alive pool from `createEgressAgent(policy)`; the engine destroys it on `close()`. */
