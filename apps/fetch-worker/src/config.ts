@@ -37,6 +37,11 @@ export const fetchWorkerConfigSchema = baseConfigSchema.omit({ DATABASE_URL: tru
    * route (default true): a fresh page costs a renderer process start. Never across tenants.
    */
   BROWSER_PAGE_REUSE: envBool(true),
+  /**
+   * Most bytes one rendered page (its document and every sub-resource) may download (default
+   * 64 MiB); past it its connections are cut and the request answers RESP005.
+   */
+  BROWSER_MAX_PAGE_BYTES: envInt(64 * 1024 * 1024, 1024 * 1024, 1024 * 1024 * 1024),
   /** A parked page nobody asked for is closed after this long, in ms (default 30 s). */
   BROWSER_PAGE_IDLE_MS: envInt(30_000, 100, 600_000),
   /** A page is closed after serving this many requests (default 200; see decisions.md). */

@@ -18,6 +18,8 @@ export enum BrowserErrorCode {
   DnsFailure = 'dns_failure',
   /** The page could not be loaded: connection refused or reset, TLS failure, … (→ `RESP001`). */
   NavigationFailed = 'navigation_failed',
+  /** The page downloaded more than `BROWSER_MAX_PAGE_BYTES`; its connections were cut (→ `RESP005`). */
+  TooLarge = 'too_large',
   /** `screenshot_selector` matched nothing, or the image could not be taken (→ `RESP001`). */
   ScreenshotFailed = 'screenshot_failed',
   /** The caller aborted (client went away or worker shutdown). */

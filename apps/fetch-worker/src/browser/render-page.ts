@@ -174,6 +174,7 @@ export async function renderPage(lease: BrowserLease, input: RenderInput, settin
     const body = await withTimeout(mainDocument.rawBody(), remaining(lease.callTimeoutMs), 'document body');
     // Chromium shows a document that is not HTML in a viewer of its own: not a page to keep.
     if (body !== undefined) lease.discard();
+    refuseIfOverLimit(lease);
     return {
       status: response.status(),
       finalUrl: response.url(),
@@ -190,10 +191,21 @@ export async function renderPage(lease: BrowserLease, input: RenderInput, settin
       pdf,
       egress: egress.stats(),
     };
+  } catch (error) {
+    // Cut connections surface as whatever failed first (a load error, a lost body): say why.
+    if (!(error instanceof BrowserError && error.code === BrowserErrorCode.TooLarge)) refuseIfOverLimit(lease, error);
+    throw error;
   } finally {
     mainDocument.stop();
     load.stop();
   }
+}
+
+/** The page's downloads passed the egress session's limit: its connections were cut, the page is not kept. */
+function refuseIfOverLimit(lease: BrowserLease, cause?: unknown): void {
+  if (!lease.egress.overLimit) return;
+  lease.discard();
+  throw new BrowserError(BrowserErrorCode.TooLarge, 'The page downloaded more than the maximum download size.', { cause });
 }
 
 interface MainDocument {

@@ -198,6 +198,51 @@ describe(EgressProxy.name, () => {
     });
   });
 
+  describe('download limit (256 KiB per request)', () => {
+    const LIMIT = 256 * 1024;
+    let limited: EgressProxy;
+    beforeAll(() => {
+      limited = new EgressProxy({ policy: new EgressPolicy({ hostMap: parseHostMap(fixtureHostMap()) }), maxBytesPerRequest: LIMIT });
+    });
+    afterAll(() => limited.close());
+
+    /** Reads a plain-HTTP answer through the session until its connection ends, whole or cut. */
+    function download(session: ProxySession, url: string): Promise<{ bytes: number; complete: boolean }> {
+      return new Promise((resolve) => {
+        const req = request({ host: '127.0.0.1', port: session.port, path: url, headers: { host: new URL(url).host }, agent: false }, (res) => {
+          let bytes = 0;
+          res.on('data', (chunk: Buffer) => (bytes += chunk.length));
+          res.on('error', () => undefined);
+          res.on('close', () => resolve({ bytes, complete: res.complete }));
+        });
+        req.on('error', () => resolve({ bytes: 0, complete: false }));
+        req.end();
+      });
+    }
+
+    it('cuts a plain-HTTP answer past the limit, and serves the next request after a reset', async () => {
+      const session = await limited.openSession();
+      const big = await download(session, web.url('echo.test', '/big?kib=2048'));
+      expect(big.complete).toBe(false);
+      expect(big.bytes).toBeLessThan(2048 * 1024);
+      expect(session.overLimit).toBe(true);
+      session.resetStats();
+      expect(session.overLimit).toBe(false);
+      expect(await download(session, web.url('echo.test', '/big?kib=64'))).toMatchObject({ complete: true });
+      expect(session.overLimit).toBe(false);
+      await session.close();
+    });
+
+    it('cuts a tunnel past the limit', async () => {
+      const session = await limited.openSession();
+      const { socket } = await connectThrough(session.port, `echo.test:${web.port}`);
+      const text = await getOverSocket(socket, `echo.test:${web.port}`, '/big?kib=2048');
+      expect(text.length).toBeLessThan(2048 * 1024);
+      expect(session.overLimit).toBe(true);
+      await session.close();
+    });
+  });
+
   describe('CONNECT', () => {
     it('opens a tunnel to an allowed host', async () => {
       const session = await proxy.openSession();

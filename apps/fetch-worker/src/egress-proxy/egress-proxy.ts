@@ -10,6 +10,8 @@ export interface EgressProxyOptions {
   idleTimeoutMs?: number;
   /** Told of every failure (refusal, DNS failure, connect failure), e.g. to count it in metrics. */
   onFailure?: (failure: EgressFailure) => void;
+  /** Most bytes targets may send one page request (see `ProxySessionDeps.maxBytesReceived`). Default: no limit. */
+  maxBytesPerRequest?: number;
 }
 
 /**
@@ -32,6 +34,7 @@ export class EgressProxy {
         connectTimeoutMs: this.options.connectTimeoutMs ?? 10_000,
         idleTimeoutMs: this.options.idleTimeoutMs ?? 120_000,
         onFailure: this.options.onFailure,
+        maxBytesReceived: this.options.maxBytesPerRequest,
         onClose: (closed) => this.sessions.delete(closed),
       },
       options,

@@ -68,6 +68,12 @@ export interface ProxySessionDeps {
   connectTimeoutMs: number;
   /** A tunnel or request idle for this long is closed, in ms. */
   idleTimeoutMs: number;
+  /**
+   * Most bytes the targets may send one request of the session (since it opened or since
+   * `resetStats`): past it every connection is cut and {@link ProxySession.overLimit} is true. A
+   * page must not make the worker (or Chromium) hold an unbounded download. Default: no limit.
+   */
+  maxBytesReceived?: number;
   onFailure?: (failure: EgressFailure) => void;
   onClose?: (session: ProxySession) => void;
 }
@@ -103,6 +109,9 @@ export class ProxySession {
   private closedSent = 0;
   private closedReceived = 0;
   private baseline = { sent: 0, received: 0 };
+  /** Bytes targets sent since the last reset, counted as they arrive (for the limit). */
+  private streamed = 0;
+  private exceeded = false;
   private readonly clientSockets = new Set<Socket>();
   /** Random per session, so a target cannot forge the proxy's refusal answer. */
   private readonly refusalToken = randomBytes(12).toString('hex');
@@ -180,6 +189,8 @@ export class ProxySession {
    */
   resetStats(): void {
     this.baseline = this.bytesSoFar();
+    this.streamed = 0;
+    this.exceeded = false;
     Object.assign(this.counters, { requests: 0, refusals: 0, upstreamRequests: 0, failures: [] });
   }
 
@@ -191,6 +202,11 @@ export class ProxySession {
       received += socket.bytesWritten;
     }
     return { sent, received };
+  }
+
+  /** Whether the targets sent more than `maxBytesReceived` since the last reset (the connections were cut). */
+  get overLimit(): boolean {
+    return this.exceeded;
   }
 
   /**
@@ -220,6 +236,15 @@ export class ProxySession {
       this.server.closeAllConnections();
     });
     return this.closing;
+  }
+
+  /** Counts what a target sent; past the limit, cuts every connection of the session at once. */
+  private countReceived(bytes: number): void {
+    this.streamed += bytes;
+    const limit = this.deps.maxBytesReceived;
+    if (limit === undefined || this.exceeded || this.streamed <= limit) return;
+    this.exceeded = true;
+    for (const socket of this.sockets) socket.destroy();
   }
 
   private track(socket: Socket): void {
@@ -253,6 +278,7 @@ export class ProxySession {
     client.once('close', () => upstreamSocket.destroy());
     client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
     if (head.length > 0) upstreamSocket.write(head);
+    upstreamSocket.on('data', (chunk: Buffer) => this.countReceived(chunk.length));
     upstreamSocket.pipe(client);
     client.pipe(upstreamSocket);
   }
@@ -305,6 +331,7 @@ export class ProxySession {
     });
     outbound.on('response', (answer) => {
       res.writeHead(answer.statusCode ?? 502, answer.statusMessage, endToEndHeaders(answer.rawHeaders));
+      answer.on('data', (chunk: Buffer) => this.countReceived(chunk.length));
       answer.pipe(res);
       answer.on('error', () => res.destroy());
     });

@@ -90,6 +90,8 @@ function browserFailureOf(error: BrowserError, url: string): FetchRequestError {
       return new FetchRequestError('RESP001', error.message, { cause: error });
     case BrowserErrorCode.ScreenshotFailed:
       return new FetchRequestError('RESP001', error.message, { cause: error });
+    case BrowserErrorCode.TooLarge:
+      return new FetchRequestError('RESP005', error.message, { cause: error });
     case BrowserErrorCode.DeadlineExceeded:
       return new FetchRequestError('CTX0002', 'The page did not render within the maximum allowed time.', { cause: error });
     case BrowserErrorCode.PoolBusy:

@@ -110,7 +110,7 @@ export function wireFetchRequests(deps: FetchRequestWiringDeps): FetchRequestWir
  */
 function browsers(config: FetchWorkerConfig, policy: EgressPolicy, logger: Logger): { pool: BrowserPool; proxy: EgressProxy } | undefined {
   if (config.BROWSERS === 0) return undefined;
-  const proxy = new EgressProxy({ policy });
+  const proxy = new EgressProxy({ policy, maxBytesPerRequest: config.BROWSER_MAX_PAGE_BYTES });
   const pool = new BrowserPool({
     proxy,
     executablePath: config.CHROMIUM_PATH,
