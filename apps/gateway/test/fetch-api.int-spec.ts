@@ -247,6 +247,39 @@ describe('Fetch API (gateway, with a test worker on NATS)', () => {
       expect((await json(removed)).captcha_solver).toBeNull();
     });
 
+    it('lets a tenant set, read and remove its own CAPTCHA solver, never showing the key', async () => {
+      const tenant = await gw.createTenant();
+      const other = await gw.createTenant();
+      const solverUrl = `${base}/v1/subscriptions/self/captcha_solver`;
+      const as = (key: string, init: RequestInit = {}) => fetch(solverUrl, { ...init, headers: { 'x-api-key': key, 'content-type': 'application/json' } });
+      const put = await as(tenant.api_key, { method: 'PUT', body: JSON.stringify({ endpoint: 'https://solver.test/api', key: 'tenant-own-key' }) });
+      expect(put.status).toBe(200);
+      const shown = await json(put);
+      expect(shown).toEqual({ captcha_solver: { endpoint: 'https://solver.test/api', key_configured: true } });
+      expect(JSON.stringify(shown)).not.toContain('tenant-own-key');
+      expect(await json(await as(tenant.api_key))).toEqual(shown);
+      expect(await json(await as(other.api_key))).toEqual({ captcha_solver: null });
+
+      const before = worker.requests.length;
+      await fetch(`${base}/v1/?${q({ apikey: tenant.api_key, url: TARGET })}`);
+      expect(worker.requests[before]!.captcha_solver).toEqual({ endpoint: 'https://solver.test/api', key: 'tenant-own-key' });
+
+      const bad = await as(tenant.api_key, { method: 'PUT', body: JSON.stringify({ endpoint: 'ftp://solver.test/', key: '' }) });
+      expect(bad.status).toBe(422);
+      expect(JSON.stringify(await json(bad))).toContain('endpoint');
+      expect((await as(tenant.api_key, { method: 'DELETE' })).status).toBe(204);
+      expect(await json(await as(tenant.api_key))).toEqual({ captcha_solver: null });
+      // A request that starts before its admission returns (head start) uses the account as the
+      // previous admission read it: the removal applies from the request after.
+      await waitFor(
+        async () => {
+          await fetch(`${base}/v1/?${q({ apikey: tenant.api_key, url: TARGET })}`);
+          return worker.requests.at(-1)!.captcha_solver === undefined;
+        },
+        { timeoutMs: 5_000, what: 'requests without the removed solver' },
+      );
+    });
+
     it('refuses to start a crawl without the product or credits, and still lists crawls', async () => {
       const noCrawl = await gw.createTenant({ products: ['fetch'] });
       const start = (key: string) =>

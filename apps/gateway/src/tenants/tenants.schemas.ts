@@ -13,6 +13,18 @@ const optionalInstant = z.iso
   .nullish()
   .transform((value) => (value === undefined || value === null ? value : new Date(value)));
 
+/** A CAPTCHA solver: its API endpoint and the tenant's key for it (stored sealed, never shown again). */
+function captchaSolverFields() {
+  return z.strictObject({
+    endpoint: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }),
+    key: z.string({ error: 'must be a string' }).min(1, { error: 'must not be empty' }).max(1_000),
+  });
+}
+
+/** Body of `PUT /v1/subscriptions/self/captcha_solver`: the tenant sets its own solver. */
+export const captchaSolverBody = captchaSolverFields();
+export type CaptchaSolverBody = z.output<typeof captchaSolverBody>;
+
 /** Fields an operator may set on a tenant, at creation or later; every one is optional. */
 const tenantFields = {
   name: optionalBoundedString(1, 200),
@@ -41,12 +53,7 @@ const tenantFields = {
   /** Fetch requests per minute. */
   rate_limit_per_minute: optionalBoundedInt(1, 1_000_000),
   /** The tenant's CAPTCHA solver; `null` removes it. The key is stored and never shown again. */
-  captcha_solver: z
-    .strictObject({
-      endpoint: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }),
-      key: z.string({ error: 'must be a string' }).min(1, { error: 'must not be empty' }).max(1_000),
-    })
-    .nullish(),
+  captcha_solver: captchaSolverFields().nullish(),
   /** When the tenant's API keys stop working (`AUTH005`); `null` means never. */
   api_key_expires_at: optionalInstant,
 };

@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { apiKeyHint, generateApiKey, hashApiKey } from '../auth/api-key';
 import { CaptchaSolverKeys } from './captcha-solver-keys';
 import { TenantError, TenantErrorCode } from './tenants.errors';
-import { CreateTenantBody, TENANT_DEFAULTS, UpdateTenantBody } from './tenants.schemas';
+import { CaptchaSolverBody, CreateTenantBody, TENANT_DEFAULTS, UpdateTenantBody } from './tenants.schemas';
 import { TenantRecord, TenantSettings, TenantsRepository } from './tenants.repository';
 
 /** A new tenant with its API key: the only time the key is ever shown. */
@@ -50,6 +50,18 @@ export class TenantsService {
     const tenant = UUID.test(tenantId)
       ? await this.tenants.update(tenantId, this.settingsOf(tenantId, request), request.api_key_expires_at)
       : undefined;
+    if (!tenant) throw new TenantError(TenantErrorCode.TenantNotFound, 'No tenant has this ID; check the `tenant_id`.');
+    return tenant;
+  }
+
+  /**
+   * The tenant's own CAPTCHA solver (issue 3: "a tenant configures its key"), or none (`null`);
+   * answers the tenant as stored. The key is sealed and never shown again.
+   * @throws TenantError `secrets_unavailable`.
+   */
+  async setCaptchaSolver(tenantId: string, solver: CaptchaSolverBody | null): Promise<TenantRecord> {
+    const captchaSolver = solver ? { endpoint: solver.endpoint, keySealed: this.solverKeys.seal(tenantId, solver.key) } : null;
+    const tenant = await this.tenants.update(tenantId, { captchaSolver }, undefined);
     if (!tenant) throw new TenantError(TenantErrorCode.TenantNotFound, 'No tenant has this ID; check the `tenant_id`.');
     return tenant;
   }
