@@ -74,11 +74,26 @@ export class SigningKeysService {
     return (await this.keys.findByStatus(this.db, tenantId, 'active')) !== undefined;
   }
 
-  /** The active key with its secret opened, for signing; `undefined` when the tenant has none. */
+  /**
+   * The active key with its secret opened, for signing; `undefined` when the tenant has none.
+   * @throws WebhookError `signing_unavailable` when the secret cannot be opened here (no SECRETS_KEY,
+   *   or not the one that sealed it).
+   */
   async activeKey(tenantId: string): Promise<SigningKey | undefined> {
     const row = await this.keys.findByStatus(this.db, tenantId, 'active');
     if (!row) return undefined;
-    const secret = this.requireBox().open(row.secretSealed, signingKeyContext(tenantId, row.kid)).toString('utf8');
+    const box = this.requireBox();
+    let secret: string;
+    try {
+      secret = box.open(row.secretSealed, signingKeyContext(tenantId, row.kid)).toString('utf8');
+    } catch {
+      // SECRETS_KEY changed since the key was made, or the row is damaged: retrying will not help,
+      // a new key will.
+      throw new WebhookError(
+        WebhookErrorCode.SigningUnavailable,
+        `The active signing key ${row.kid} cannot be used on this installation; rotate to a new one with POST /v1/hmac/keys/rotate and finalize it.`,
+      );
+    }
     return { kid: row.kid, secret };
   }
 

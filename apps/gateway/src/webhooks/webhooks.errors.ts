@@ -8,7 +8,7 @@ export enum WebhookErrorCode {
   SigningRequiresActiveKey = 'webhook_signing_requires_active_key',
   /** `POST /hmac/keys/rotate/finalize` with no candidate staged. */
   NoKeyRotationInProgress = 'no_key_rotation_in_progress',
-  /** The operator has not configured `SECRETS_KEY`, so no secret can be sealed or opened. */
+  /** The operator has not configured `SECRETS_KEY` (no secret can be sealed or opened), or it cannot open the active key. */
   SigningUnavailable = 'signing_unavailable',
   /** A deliveries cursor that is not one this endpoint issued for this job. */
   InvalidDeliveriesCursor = 'webhook_deliveries_invalid_cursor',

@@ -63,5 +63,15 @@ describe('Webhook endpoints (gateway)', () => {
       const extra = await gateway.request('POST', '/v1/webhook/test', { key, body: { url: 'https://a.test', x: 1 } });
       expect(extra.body.code).toBe('unknown_parameter');
     });
+
+    it('answers 503 signing_unavailable, naming the key, when the active key cannot be opened', async () => {
+      const { api_key: key, tenant_id } = await gateway.createTenant();
+      const issued = await gateway.request('POST', '/v1/hmac/keys/rotate', { key });
+      // As if SECRETS_KEY had changed since the key was sealed.
+      await gateway.sql.query(`UPDATE webhook_signing_keys SET secret_sealed = $2 WHERE tenant_id = $1`, [tenant_id, randomBytes(60)]);
+      const res = await gateway.request('POST', '/v1/webhook/test', { key, body: { url: 'https://hooks.test/x', signature: true } });
+      expect(res).toMatchObject({ status: 503, body: { code: 'signing_unavailable' } });
+      expect(res.body.detail).toContain(issued.body.kid);
+    });
   });
 });
