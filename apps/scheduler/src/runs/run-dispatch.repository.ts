@@ -32,14 +32,17 @@ export interface TenantDispatchInputs {
   captchaSolver: { endpoint: string; key: StoredSolverKey } | null;
 }
 
-/** Queued tasks counted per run, at most this many (a round only needs a round's worth). */
-const QUEUED_COUNT_CAP = 1_000;
 
 /** SQL of batch dispatch: candidates, the per-tenant dispatch lock, claims. Rules live in the dispatcher. */
 @Injectable()
 export class RunDispatchRepository {
-  /** Runs queued or running, whose job is fully ingested, with queued tasks; oldest first. */
-  async candidates(sql: Sql, limit: number): Promise<CandidateRun[]> {
+  /**
+   * Runs queued or running, whose job is fully ingested, with queued tasks; oldest first. Queued
+   * tasks are counted up to the round's `budget` or the tenant's concurrency, whichever is less: a
+   * round never claims more of a run, and each counted row is an index and heap visit (a count up
+   * to 1,000 per run and round was the largest part of a round's cost with one big run).
+   */
+  async candidates(sql: Sql, limit: number, budget: number): Promise<CandidateRun[]> {
     const rows = await sql.prepared<{
       run_id: string;
       tenant_id: string;
@@ -50,7 +53,7 @@ export class RunDispatchRepository {
     }>(
       'dispatch_candidates',
       `SELECT r.id AS run_id, r.tenant_id, t.concurrency,
-              (SELECT count(*)::int FROM (SELECT 1 FROM run_tasks q WHERE q.run_id = r.id AND q.state = 'queued' LIMIT $2) x) AS queued,
+              (SELECT count(*)::int FROM (SELECT 1 FROM run_tasks q WHERE q.run_id = r.id AND q.state = 'queued' LIMIT LEAST($2::int, t.concurrency)) x) AS queued,
               (t.subscription_status <> 'active' OR NOT ('batch' = ANY (t.plan_products))) AS account_inactive,
               (t.credits_used >= t.credits_limit AND t.period_ends_at > now()) AS out_of_credits
          FROM job_runs r
@@ -60,7 +63,7 @@ export class RunDispatchRepository {
           AND EXISTS (SELECT 1 FROM run_tasks q WHERE q.run_id = r.id AND q.state = 'queued')
         ORDER BY r.created_at, r.id
         LIMIT $1`,
-      [limit, QUEUED_COUNT_CAP],
+      [limit, budget],
     );
     return rows.map((r) => ({
       runId: r.run_id,

@@ -54,7 +54,7 @@ export class RunDispatcherService {
     const inFlight = await this.dispatch.inFlight(this.db, this.settings.dispatchWindow);
     const budget = Math.min(this.settings.dispatchBatch, this.settings.dispatchWindow - inFlight);
     if (budget <= 0) return { claimed: 0, more: false };
-    const candidates = await this.dispatch.candidates(this.db, CANDIDATE_RUNS);
+    const candidates = await this.dispatch.candidates(this.db, CANDIDATE_RUNS, budget);
     const runnable = await this.failRunsThatCannotGoOn(candidates);
     if (runnable.length === 0) return { claimed: 0, more: false };
     const tenantIds = [...new Set(runnable.map((c) => c.tenantId))];
