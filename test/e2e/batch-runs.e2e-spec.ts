@@ -142,6 +142,32 @@ describe('Batch runs (e2e)', () => {
     expect((await api.request('POST', '/v1/hmac/keys/rotate/finalize')).status).toBe(200);
   }, 120_000);
 
+  it('sends POST and PUT tasks with their bodies and content types to the target', async () => {
+    const created = await api.request('POST', '/v1/jobs', {
+      tasks: [
+        { url: web.url('echo.test', '/echo/post'), method: 'POST', body: 'a=1&b=2', external_id: 'post-form' },
+        {
+          url: web.url('echo.test', '/echo/put'),
+          method: 'PUT',
+          body: '{"sku":42}',
+          external_id: 'put-json',
+          service_params: { custom_headers: { 'Content-Type': 'application/json' } },
+        },
+      ],
+    });
+    expect(created.status).toBe(201);
+    const jobId = created.body.job_id as string;
+    expect((await waitForRunEnd(jobId, 30_000)).latest_run.status).toBe('completed');
+    const echoed = Object.fromEntries(
+      (await readAllResults(jobId)).map((r) => {
+        const text = r.encoding === 'base64' ? Buffer.from(r.content, 'base64').toString('utf8') : r.content;
+        return [r.external_id, JSON.parse(text)];
+      }),
+    );
+    expect(echoed['post-form']).toMatchObject({ method: 'POST', body: 'a=1&b=2', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    expect(echoed['put-json']).toMatchObject({ method: 'PUT', body: '{"sku":42}', headers: { 'content-type': 'application/json' } });
+  }, 60_000);
+
   async function runThroughCrash(victim: ServiceName) {
     const created = await api.request('POST', '/v1/jobs', { type: 'regular', status: 'closed', service_params: {}, tasks: bigTasks(CRASH_TASKS) });
     expect(created.status).toBe(201);

@@ -73,6 +73,7 @@ describe('Batch API (gateway)', () => {
         type: 'regular',
         status: 'closed',
         service_params: { js_render: 'true' },
+        file_input_id: null,
         task_count: 3,
         ingest_state: 'ready',
         webhook: { url: 'https://hooks.test/x', signature: false },
@@ -158,6 +159,16 @@ describe('Batch API (gateway)', () => {
       expect(again.status).toBe(409);
       expect(again.body.code).toBe('idempotency_key_conflict');
       expect((await call(tenant, 'GET', '/v1/jobs')).body.jobs).toHaveLength(1);
+    });
+
+    it('answers a reused Idempotency-Key 409 idempotency_key_conflict even at the active-job limit', async () => {
+      const tenant = await gw.createTenant({ max_active_jobs: 1 });
+      const headers = { 'idempotency-key': 'order-43' };
+      expect((await createJob(tenant, { tasks: tasks(1) }, headers)).status).toBe(201);
+      // The first job holds the only slot: the key is looked at before the limit.
+      const again = await createJob(tenant, { tasks: tasks(1) }, headers);
+      expect(again).toMatchObject({ status: 409, body: { code: 'idempotency_key_conflict' } });
+      expect((await createJob(tenant, { tasks: tasks(1) }, { 'idempotency-key': 'order-44' })).body.code).toBe('quota_exceeded');
     });
 
     it('refuses an http webhook and a signed one without an active key; accepts it once a key exists', async () => {
@@ -249,6 +260,8 @@ describe('Batch API (gateway)', () => {
       // A closed job's run can gain no task: the end is the end.
       expect(third.body.next_cursor).toBeNull();
 
+      // Stopped, the run's queued tasks can no longer succeed: the filtered list is final.
+      await call(tenant, 'POST', `/v1/jobs/${jobId}/stop`);
       const successful = await call(tenant, 'GET', `/v1/jobs/${jobId}/results?status=successful`);
       expect(successful.body.results.map((r: { seq: number }) => r.seq)).toEqual([1, 2, 2_400]);
       expect(successful.body.next_cursor).toBeNull();
@@ -274,6 +287,51 @@ describe('Batch API (gateway)', () => {
       expect((await call(tenant, 'GET', `/v1/jobs/${jobId}/results?status=failed`)).body.code).toBe('invalid_request');
       expect((await call(tenant, 'GET', `/v1/jobs/${jobId}/results?limit=1001`)).body.code).toBe('invalid_request');
       expect((await call(tenant, 'GET', `/v1/jobs/${jobId}/results?page=2`)).body.code).toBe('unknown_parameter');
+    });
+
+    it('with status=successful, never ends the list or passes a task while the run may still answer it', async () => {
+      const { tenant, jobId, runId } = await jobOf(5);
+      const ok = { state: 'succeeded', body: Buffer.from('ok'), contentType: 'text/plain', credits: 1 } as const;
+      await recordResults(runId, [1, 4], ok);
+      await recordResults(runId, [2], { state: 'failed', errorCode: 'RESP001' });
+      await recordResults(runId, [3], { state: 'dispatched' });
+      // seq 5 stays queued; the run is in flight and the job closed.
+      const successful = (cursor?: string) =>
+        call(tenant, 'GET', `/v1/jobs/${jobId}/results?status=successful${cursor ? `&cursor=${cursor}` : ''}`);
+      const seqs = (page: { body: { results: { seq: number }[] } }) => page.body.results.map((r) => r.seq);
+
+      const first = await successful();
+      expect(seqs(first)).toEqual([1]); // 4 waits behind 3, which may still succeed
+      expect(first.body.next_cursor).toEqual(expect.any(String));
+      const waiting = await successful(first.body.next_cursor);
+      expect(seqs(waiting)).toEqual([]);
+      expect(waiting.body.next_cursor).toEqual(expect.any(String));
+
+      await recordResults(runId, [3], ok);
+      const second = await successful(waiting.body.next_cursor);
+      expect(seqs(second)).toEqual([3, 4]);
+      // 5 is still queued: the list is not over.
+      expect(second.body.next_cursor).toEqual(expect.any(String));
+
+      await recordResults(runId, [5], ok);
+      await gw.sql.query(`UPDATE job_runs SET status = 'completed', finished_at = now() WHERE id = $1`, [runId]);
+      const last = await successful(second.body.next_cursor);
+      expect(seqs(last)).toEqual([5]);
+      expect(last.body.next_cursor).toBeNull();
+    });
+
+    it('with status=successful, waits on a stopped run’s claims still out, not on its queued tasks', async () => {
+      const { tenant, jobId, runId } = await jobOf(3);
+      await recordResults(runId, [1], { state: 'dispatched' });
+      await recordResults(runId, [3], { state: 'succeeded', body: Buffer.from('ok'), contentType: 'text/plain' });
+      await call(tenant, 'POST', `/v1/jobs/${jobId}/stop`);
+      const held = await call(tenant, 'GET', `/v1/jobs/${jobId}/results?status=successful`);
+      expect(held.body).toMatchObject({ results: [], next_cursor: expect.any(String) });
+      // The worker's answer comes after the stop and is recorded; seq 2 stays queued for good.
+      await recordResults(runId, [1], { state: 'succeeded', body: Buffer.from('late'), contentType: 'text/plain' });
+      const rest = await call(tenant, 'GET', `/v1/jobs/${jobId}/results?status=successful&cursor=${held.body.next_cursor}`);
+      expect(rest.body.results.map((r: { seq: number }) => r.seq)).toEqual([1, 3]);
+      expect(rest.body.next_cursor).toBeNull();
     });
 
     it('keeps handing out a cursor while the job is open', async () => {
@@ -393,6 +451,7 @@ describe('Batch API (gateway)', () => {
       await recordResults(runId, [1, 2], { state: 'succeeded', body: Buffer.from('kept'), contentType: 'text/html', outputFormat: 'html', credits: 5 });
       await recordResults(runId, [3, 4], { state: 'failed', errorCode: 'RESP001' });
       await recordResults(runId, [5], { state: 'dispatched' });
+      await gw.sql.query(`UPDATE run_tasks SET lease_until = now() - interval '1 second' WHERE run_id = $1 AND seq = 5`, [runId]);
       // seq 6 stays queued.
       expect((await call(tenant, 'POST', `/v1/jobs/${jobId}/retry-failed`)).body.code).toBe('run_in_flight');
       await call(tenant, 'POST', `/v1/jobs/${jobId}/stop`);
@@ -423,6 +482,46 @@ describe('Batch API (gateway)', () => {
         [1, true],
         [2, true],
       ]);
+    });
+
+    it('waits for claims of the latest run still out on workers, and queues again only what no worker holds', async () => {
+      const { tenant, jobId, runId } = await jobOf(4);
+      await recordResults(runId, [1], { state: 'failed', errorCode: 'RESP001' });
+      await recordResults(runId, [2, 3], { state: 'dispatched' });
+      await gw.sql.query(
+        `UPDATE run_tasks SET lease_until = now() + CASE seq WHEN 2 THEN interval '10 minutes' ELSE interval '-1 second' END
+          WHERE run_id = $1 AND seq IN (2, 3)`,
+        [runId],
+      );
+      // seq 4 stays queued.
+      await call(tenant, 'POST', `/v1/jobs/${jobId}/stop`);
+      // A worker may still be fetching seq 2 for the stopped run, which would record and bill it.
+      for (const include_not_started of [true, false]) {
+        const refused = await call(tenant, 'POST', `/v1/jobs/${jobId}/retry-failed`, { include_not_started });
+        expect(refused).toMatchObject({ status: 409, body: { code: 'run_in_flight', run_id: runId, tasks_in_flight: 1 } });
+      }
+      expect((await call(tenant, 'GET', `/v1/jobs/${jobId}/runs`)).body.runs).toHaveLength(1);
+
+      // Its answer comes: seq 2 failed too.
+      await recordResults(runId, [2], { state: 'failed', errorCode: 'RESP001' });
+      const retry = await call(tenant, 'POST', `/v1/jobs/${jobId}/retry-failed`, { include_not_started: true });
+      expect(retry).toMatchObject({ status: 201, body: { run_sequence: 2, stats: { total: 4, successful: 0 } } });
+      const rows = await gw.sql.query(`SELECT run_id, seq, state, lease_until FROM run_tasks WHERE run_id = ANY($1::uuid[]) ORDER BY run_id = $2, seq`, [
+        [runId, retry.body.run_id],
+        runId,
+      ]);
+      expect(rows.rows.map((r) => [r.run_id === runId ? 'old' : 'new', r.seq, r.state])).toEqual([
+        ['new', 1, 'queued'],
+        ['new', 2, 'queued'],
+        ['new', 3, 'queued'],
+        ['new', 4, 'queued'],
+        ['old', 1, 'failed'],
+        ['old', 2, 'failed'],
+        // The expired claim was handed back, so a late answer to it is ignored rather than billed.
+        ['old', 3, 'queued'],
+        ['old', 4, 'queued'],
+      ]);
+      expect(rows.rows.find((r) => r.run_id === runId && r.seq === 3)?.lease_until).toBeNull();
     });
 
     it('answers 409 nothing_to_retry when the latest run has no failed task, hinting at include_not_started', async () => {
@@ -457,6 +556,17 @@ describe('Batch API (gateway)', () => {
         credits: { min: 4, max: 100 },
         tasks_by_tier: { auto: 4 },
       });
+    });
+
+    it('shows the cost stored with each run, as its webhook events send it, whatever today’s price', async () => {
+      const { tenant, jobId, runId } = await jobOf(2);
+      // Billed at 0.0005 a credit; the price (FETCH_CREDIT_PRICE_USD) is 0.0001 now.
+      await gw.sql.query(`UPDATE job_runs SET credits = 10, cost = 0.005 WHERE id = $1`, [runId]);
+      const spend = { credits: 10, cost: 0.005 };
+      expect((await call(tenant, 'GET', `/v1/jobs/${jobId}`)).body.latest_run.stats.spend).toEqual(spend);
+      expect((await call(tenant, 'GET', `/v1/jobs/${jobId}/runs/${runId}`)).body.stats.spend).toEqual(spend);
+      expect((await call(tenant, 'GET', `/v1/jobs/${jobId}/runs`)).body.runs[0].stats.spend).toEqual(spend);
+      expect((await call(tenant, 'GET', `/v1/jobs/${jobId}/results`)).body.run.stats.spend).toEqual(spend);
     });
 
     it('reads a run’s actual credits from the ledger, by tier', async () => {

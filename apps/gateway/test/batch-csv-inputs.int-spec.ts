@@ -330,6 +330,20 @@ describe('CSV inputs (POST /v1/job_inputs, PUT upload URL, jobs from file_input_
       expect(again.body.code).toBe('file_input_used');
     });
 
+    it('names its input as file_input_id, and answers a resend with the used key idempotency_key_conflict', async () => {
+      const { api_key: key } = await gateway.createTenant();
+      const input = await slot(key, { header: false, fields: { url: 0 } });
+      await upload(input.upload.url, 'https://shop.test/1\n');
+      const body = { type: 'regular', status: 'closed', file_input_id: input.file_input_id };
+      const headers = { 'idempotency-key': 'csv-run-1' };
+      const created = await gateway.request('POST', '/v1/jobs', { key, body, headers });
+      expect(created).toMatchObject({ status: 202, body: { file_input_id: input.file_input_id } });
+      expect((await gateway.request('GET', `/v1/jobs/${created.body.job_id}`, { key })).body.file_input_id).toBe(input.file_input_id);
+      // The key is looked at before the input is claimed (which would answer file_input_used).
+      const again = await gateway.request('POST', '/v1/jobs', { key, body, headers });
+      expect(again).toMatchObject({ status: 409, body: { code: 'idempotency_key_conflict' } });
+    });
+
     it("treats another tenant's input as not found, and refuses one not uploaded or expired", async () => {
       const owner = await gateway.createTenant();
       const stranger = await gateway.createTenant();

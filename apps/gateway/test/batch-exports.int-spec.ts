@@ -115,7 +115,7 @@ describe('Bulk exports (POST /v1/jobs/{id}/exports, GET the export URL)', () => 
       url: 'https://shop.test/p/1',
       external_id: 'e1',
       metadata: { k: 'v' },
-      state: 'succeeded',
+      status: 'successful',
       status_code: 200,
       output_format: 'html',
       content_type: 'text/html',
@@ -123,7 +123,7 @@ describe('Bulk exports (POST /v1/jobs/{id}/exports, GET the export URL)', () => 
       credits: 1,
       file: 'bodies/1.html',
     });
-    expect(lines[4]).toMatchObject({ seq: 5, state: 'failed', status_code: 404, error: { code: 'RESP002', detail: 'Not found' }, credits: 0, file: null });
+    expect(lines[4]).toMatchObject({ seq: 5, status: 'failed', status_code: 404, error: { code: 'RESP002', detail: 'Not found' }, credits: 0, file: null });
     for (const seq of [1, 2, 7, 1_203]) {
       expect(readFileSync(join(out, lines[seq - 1].file)).equals(body(seq))).toBe(true);
     }

@@ -110,7 +110,7 @@ describe(JobsService.name, () => {
       // What a gateway that died after writing the first 5,000 rows leaves behind.
       const tasks = urls(12_000).map((task) => ({ url: task.url, method: 'GET', body: null, externalId: task.external_id, metadata: null, serviceParams: null }));
       await db.transaction(async (sql) => {
-        await new JobsRepository(db).insertJob(sql, { id: jobId, tenantId: t, type: 'regular', status: 'closed', serviceParams: {}, webhook: null, idempotencyKey: null, taskCount: 12_000, ingestState: 'ingesting' });
+        await new JobsRepository(db).insertJob(sql, { id: jobId, tenantId: t, type: 'regular', status: 'closed', serviceParams: {}, webhook: null, idempotencyKey: null, fileInputId: null, taskCount: 12_000, ingestState: 'ingesting' });
         await new RunsRepository().insertRun(sql, { id: runId, jobId, tenantId: t, kind: 'initial', total: 12_000, traceParent: undefined });
         await new JobsRepository(db).insertTasks(sql, jobId, 1, tasks.slice(0, 5_000) as never);
         await new RunsRepository().insertRunTasks(sql, runId, 1, 5_000);
@@ -163,6 +163,13 @@ describe(JobsService.name, () => {
       expect((await errorOf(jobs.create(t, body({ tasks: urls(2) }), 'key-1'))).code).toBe(BatchErrorCode.IdempotencyKeyConflict);
       // Another tenant's key space is its own.
       await expect(jobs.create(await tenant(), body({ tasks: urls(1) }), 'key-1')).resolves.toBeDefined();
+    });
+
+    it('answers a reused idempotency key with the conflict even when the account is at its limit', async () => {
+      const t = await tenant(1);
+      await jobs.create(t, body({ tasks: urls(1) }), 'key-at-limit');
+      expect((await errorOf(jobs.create(t, body({ tasks: urls(1) }), 'key-at-limit'))).code).toBe(BatchErrorCode.IdempotencyKeyConflict);
+      expect((await errorOf(jobs.create(t, body({ tasks: urls(1) }), 'key-fresh'))).code).toBe(BatchErrorCode.QuotaExceeded);
     });
 
     it('refuses an http webhook, and a signed one without an active key', async () => {

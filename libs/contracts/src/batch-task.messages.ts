@@ -4,6 +4,13 @@ import type { MessagingTopology } from './messaging-topology';
 import type { ConsumerDefinition, StreamDefinition } from './provisioning';
 
 /**
+ * Methods a batch task may send its target. GET and POST per spec-batch-api §2; PUT as the issue
+ * that post-dates the spec allows (docs/decisions.md, Batch API). POST and PUT carry a body.
+ */
+export const BATCH_TASK_METHODS = ['GET', 'POST', 'PUT'] as const;
+export type BatchTaskMethod = (typeof BATCH_TASK_METHODS)[number];
+
+/**
  * One task of a batch run for a fetch worker (spec-batch-api §1): the inputs of a `FetchRequestV1`,
  * built by the scheduler from the job's and the task's `service_params` with the Fetch API's own
  * rules (`@trawl/fetch-params`), plus the tenant's inputs read when it dispatched. `run_id` + `seq` +
@@ -16,8 +23,8 @@ export const batchTaskV1 = z.object({
   attempt: z.number().int().positive(),
   tenant_id: z.string().uuid(),
   url: z.string().url(),
-  method: z.enum(['GET', 'POST']),
-  /** Headers for the target (`custom_headers`, a POST body's content type); lowercase names. */
+  method: z.enum(BATCH_TASK_METHODS),
+  /** Headers for the target (`custom_headers`, a POST or PUT body's content type); lowercase names. */
   headers: z.record(z.string(), z.string()),
   body_base64: z.string().optional(),
   options: fetchOptionsV1,

@@ -43,6 +43,21 @@ describe(taskFetchInputs.name, () => {
     ).toEqual({});
   });
 
+  it('sends a PUT body as a POST one: with the Content-Type of custom_headers, or the Fetch API default', () => {
+    const typed = taskFetchInputs(
+      { url: 'https://shop.test/item/7', method: 'PUT', body: '{"stock":3}' },
+      { custom_headers: { 'Content-Type': 'application/json' } },
+      null,
+    );
+    expect(typed).toMatchObject({ method: 'PUT', headers: { 'content-type': 'application/json' } });
+    expect(Buffer.from(typed.bodyBase64!, 'base64').toString()).toBe('{"stock":3}');
+    const untyped = taskFetchInputs({ url: 'https://shop.test/item/7', method: 'PUT', body: 'stock=3' }, {}, null);
+    expect(untyped.headers).toEqual({ 'content-type': 'application/x-www-form-urlencoded' });
+    const empty = taskFetchInputs({ url: 'https://shop.test/item/7', method: 'PUT', body: null }, { custom_headers: { 'content-type': 'text/plain' } }, null);
+    expect(empty).toMatchObject({ method: 'PUT', headers: {} });
+    expect(empty.bodyBase64).toBeUndefined();
+  });
+
   it.each([
     [{ wait: '1000' }, 'wait'],
     [{ url: 'https://other.test/' }, 'url'],

@@ -1,3 +1,4 @@
+import type { BatchTaskMethod } from '@trawl/contracts';
 import { FetchQuery, parseFetchParams, QueryParameters } from './fetch-params';
 import { FetchParamsError } from './fetch-params.errors';
 import { DEFAULT_BODY_CONTENT_TYPE, isForwardableHeader } from './forwarded-headers';
@@ -10,7 +11,7 @@ export interface ServiceParamsRequest {
   query: FetchQuery;
   /**
    * Headers named in `custom_headers` when it is an object (spec-batch-api §2: the `Content-Type`
-   * of a POST target is set there); lowercase names, hop-by-hop and credential headers left out.
+   * of a POST or PUT target is set there); lowercase names, hop-by-hop and credential headers left out.
    */
   headers: Record<string, string>;
 }
@@ -51,7 +52,7 @@ export function parseServiceParams(
 export interface TaskFetchInputs {
   url: string;
   hostname: string;
-  method: 'GET' | 'POST';
+  method: BatchTaskMethod;
   headers: Record<string, string>;
   bodyBase64?: string;
   query: FetchQuery;
@@ -59,18 +60,18 @@ export interface TaskFetchInputs {
 
 /**
  * A batch task as a Fetch request: its URL, method and body, and the options and headers of its
- * merged `service_params`. A `POST` body goes with its `Content-Type` from `custom_headers`, or
- * `application/x-www-form-urlencoded`, as the Fetch API sends one.
+ * merged `service_params`. A `POST` or `PUT` body goes with its `Content-Type` from
+ * `custom_headers`, or `application/x-www-form-urlencoded`, as the Fetch API sends one.
  *
  * @throws FetchParamsError as {@link parseServiceParams}
  */
 export function taskFetchInputs(
-  task: { url: string; method: 'GET' | 'POST'; body: string | null },
+  task: { url: string; method: BatchTaskMethod; body: string | null },
   jobParams: Record<string, unknown>,
   taskParams: Record<string, unknown> | null,
 ): TaskFetchInputs {
   const { query, headers } = parseServiceParams(task.url, jobParams, taskParams);
-  const hasBody = task.method === 'POST' && task.body !== null && task.body !== '';
+  const hasBody = task.method !== 'GET' && task.body !== null && task.body !== '';
   const sent = { ...headers };
   if (hasBody) sent['content-type'] ??= DEFAULT_BODY_CONTENT_TYPE;
   else delete sent['content-type'];

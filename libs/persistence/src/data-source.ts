@@ -10,6 +10,7 @@ import { BatchFiles1764000000060 } from './migrations/1764000000060-batch-files'
 import { FetchHotPath1764000000070 } from './migrations/1764000000070-fetch-hot-path';
 import { SealedCaptchaSolverKey1764000000080 } from './migrations/1764000000080-sealed-captcha-solver-key';
 import { RunTaskBodyLz41764000000090 } from './migrations/1764000000090-run-task-body-lz4';
+import { PutBatchTasks1764000000100 } from './migrations/1764000000100-put-batch-tasks';
 
 /** Every migration, in order. Migrations run by `make migrate` (and a Helm pre-upgrade Job), never at pod start. */
 export const MIGRATIONS = [
@@ -24,6 +25,7 @@ export const MIGRATIONS = [
   FetchHotPath1764000000070,
   SealedCaptchaSolverKey1764000000080,
   RunTaskBodyLz41764000000090,
+  PutBatchTasks1764000000100,
 ];
 
 export interface DataSourceOptions {

@@ -19,7 +19,10 @@ export enum BatchErrorCode {
   FileInputNotFound = 'file_input_not_found',
   /** Stop, cancel, pause or resume with no run queued, running or paused. */
   NoRunInFlight = 'no_run_in_flight',
-  /** A rerun or retry-failed while a run of the job is still queued, running or paused. */
+  /**
+   * A rerun or retry-failed while a run of the job is still queued, running or paused; also a
+   * retry-failed while tasks of the ended latest run are still out on workers (`tasks_in_flight`).
+   */
   RunInFlight = 'run_in_flight',
   /** Retry-failed on a run with nothing to re-queue (no failed task, and not-started ones not asked for). */
   NothingToRetry = 'nothing_to_retry',

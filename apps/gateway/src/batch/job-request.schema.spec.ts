@@ -45,6 +45,30 @@ describe(checkTasks.name, () => {
     expect(invalid.find((t) => t.index === 6)?.reason).toContain('js_render');
   });
 
+  it('takes PUT tasks like POST ones: a body of at most 16 KiB, which a GET task may not carry', () => {
+    const body = 'x'.repeat(16 * 1024);
+    const { tasks, invalid } = checkTasks(
+      [
+        { url: 'https://shop.test/item/1', method: 'PUT', body, service_params: { custom_headers: { 'content-type': 'application/json' } } },
+        { url: 'https://shop.test/item/2', method: 'PUT' },
+        { url: 'https://shop.test/item/3', method: 'PUT', body: `${body}x` },
+        { url: 'https://shop.test/item/4', method: 'GET', body: 'x' },
+        { url: 'https://shop.test/item/5', method: 'PATCH', body: 'x' },
+      ],
+      {},
+    );
+    expect(tasks.map((t) => [t.url, t.method, t.body?.length ?? null])).toEqual([
+      ['https://shop.test/item/1', 'PUT', 16 * 1024],
+      ['https://shop.test/item/2', 'PUT', null],
+    ]);
+    expect(invalid.map(({ index, field }) => [index, field])).toEqual([
+      [2, 'body'],
+      [3, 'body'],
+      [4, 'method'],
+    ]);
+    expect(invalid[0]?.reason).toBe('is over 16 KiB');
+  });
+
   it('checks a task under the job parameters merged with its own, the task winning', () => {
     const job = { js_render: 'true', wait: '500' };
     expect(checkTasks([{ url: 'https://shop.test/a' }], job).invalidCount).toBe(0);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { scheduleSchema } from '@trawl/contracts';
+import { BATCH_TASK_METHODS, BatchTaskMethod, scheduleSchema } from '@trawl/contracts';
 import { fieldName } from '../problems/body-validation';
 import { checkServiceParams, checkTargetUrl, ServiceParamsProblem } from './service-params';
 
@@ -9,7 +9,8 @@ export const BATCH_LIMITS = {
   /** Fewer inline tasks than this answer `201`; from here up, `202`. */
   synchronousTasks: 10_000,
   tasksPerAdd: 10_000,
-  postBodyBytes: 16 * 1024,
+  /** A POST or PUT task's `body`, in UTF-8 bytes. */
+  taskBodyBytes: 16 * 1024,
   /** Our bounds (the spec is silent): an `external_id` is an id, `metadata` is a note, not a payload. */
   externalIdChars: 255,
   metadataBytes: 8 * 1024,
@@ -62,15 +63,15 @@ const taskSchema = z
     external_id: z.string().max(BATCH_LIMITS.externalIdChars).nullish(),
     metadata: z.record(z.string(), z.unknown()).nullish(),
     service_params: serviceParams.nullish(),
-    method: z.enum(['GET', 'POST']).default('GET'),
+    method: z.enum(BATCH_TASK_METHODS).default('GET'),
     body: z.string().nullish(),
   })
   .superRefine((task, ctx) => {
-    if (typeof task.body === 'string' && task.method !== 'POST') {
-      ctx.addIssue({ code: 'custom', path: ['body'], message: 'is sent only with `method: "POST"`' });
+    if (typeof task.body === 'string' && task.method === 'GET') {
+      ctx.addIssue({ code: 'custom', path: ['body'], message: 'is sent only with `method: "POST"` or `"PUT"`' });
     }
-    if (typeof task.body === 'string' && Buffer.byteLength(task.body) > BATCH_LIMITS.postBodyBytes) {
-      ctx.addIssue({ code: 'custom', path: ['body'], message: `is over ${BATCH_LIMITS.postBodyBytes / 1024} KiB` });
+    if (typeof task.body === 'string' && Buffer.byteLength(task.body) > BATCH_LIMITS.taskBodyBytes) {
+      ctx.addIssue({ code: 'custom', path: ['body'], message: `is over ${BATCH_LIMITS.taskBodyBytes / 1024} KiB` });
     }
     if (task.metadata && Buffer.byteLength(JSON.stringify(task.metadata)) > BATCH_LIMITS.metadataBytes) {
       ctx.addIssue({ code: 'custom', path: ['metadata'], message: `is over ${BATCH_LIMITS.metadataBytes / 1024} KiB of JSON` });
@@ -80,7 +81,7 @@ const taskSchema = z
 /** A task as stored. */
 export interface JobTask {
   url: string;
-  method: 'GET' | 'POST';
+  method: BatchTaskMethod;
   body: string | null;
   externalId: string | null;
   metadata: Record<string, unknown> | null;

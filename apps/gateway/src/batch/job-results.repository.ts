@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { BatchTaskMethod } from '@trawl/contracts';
 import { Database } from '@trawl/persistence';
 
 export type RunTaskState = 'queued' | 'dispatched' | 'succeeded' | 'failed' | 'carried';
@@ -7,7 +8,7 @@ export type RunTaskState = 'queued' | 'dispatched' | 'succeeded' | 'failed' | 'c
 export interface TaskResultRecord {
   seq: number;
   url: string;
-  method: 'GET' | 'POST';
+  method: BatchTaskMethod;
   externalId: string | null;
   metadata: Record<string, unknown> | null;
   state: RunTaskState;
@@ -25,7 +26,7 @@ export interface TaskResultRecord {
 interface ResultRow {
   seq: number;
   url: string;
-  method: 'GET' | 'POST';
+  method: BatchTaskMethod;
   external_id: string | null;
   metadata: Record<string, unknown> | null;
   state: RunTaskState;
@@ -51,20 +52,40 @@ export class JobResultsRepository {
    * to `bodyBudgetBytes` (at least one result is always returned). `octet_length` of a stored body
    * is read from its TOAST header, so rows past the budget are never decompressed. `scanned` is how
    * many rows matched before the budget cut (`results.length` when it did not).
+   *
+   * With `pendingStates`, the page also stops before the first row after `afterSeq` in one of them
+   * (`pendingFrom`, `null` when there is none). It is read first: a row only ever leaves those
+   * states, so every row before it is final by the time the page is read.
    */
   async page(
     tenantId: string,
     jobId: string,
     runId: string,
-    options: { afterSeq: number; limit: number; successfulOnly: boolean; bodyBudgetBytes: number },
-  ): Promise<{ results: TaskResultRecord[]; scanned: number }> {
+    options: {
+      afterSeq: number;
+      limit: number;
+      successfulOnly: boolean;
+      bodyBudgetBytes: number;
+      pendingStates?: readonly RunTaskState[];
+    },
+  ): Promise<{ results: TaskResultRecord[]; scanned: number; pendingFrom: number | null }> {
+    let pendingFrom: number | null = null;
+    if (options.pendingStates && options.pendingStates.length > 0) {
+      const [pending] = await this.db.query<{ seq: number }>(
+        `SELECT rt.seq FROM run_tasks rt JOIN job_runs r ON r.id = rt.run_id
+          WHERE r.tenant_id = $1 AND r.job_id = $2 AND rt.run_id = $3 AND rt.seq > $4 AND rt.state = ANY ($5::text[])
+          ORDER BY rt.seq LIMIT 1`,
+        [tenantId, jobId, runId, options.afterSeq, options.pendingStates],
+      );
+      pendingFrom = pending?.seq ?? null;
+    }
     const rows = await this.db.query<ResultRow>(
       `WITH page AS (
          SELECT rt.seq, rt.state, coalesce(octet_length(rt.body), 0) AS size,
                 sum(coalesce(octet_length(rt.body), 0)) OVER (ORDER BY rt.seq) AS running
            FROM run_tasks rt JOIN job_runs r ON r.id = rt.run_id
           WHERE r.tenant_id = $1 AND r.job_id = $2 AND rt.run_id = $3 AND rt.seq > $4
-            AND (NOT $6 OR rt.state IN ('succeeded', 'carried'))
+            AND (NOT $6 OR rt.state IN ('succeeded', 'carried')) AND ($8::int IS NULL OR rt.seq < $8)
           ORDER BY rt.seq LIMIT $5
        )
        SELECT p.seq, t.url, t.method, t.external_id, t.metadata, p.state, rt.status_code, rt.output_format,
@@ -75,7 +96,7 @@ export class JobResultsRepository {
          JOIN job_tasks t ON t.job_id = $2 AND t.seq = p.seq
         WHERE p.running - p.size < $7 OR p.seq = (SELECT min(seq) FROM page)
         ORDER BY p.seq`,
-      [tenantId, jobId, runId, options.afterSeq, options.limit, options.successfulOnly, options.bodyBudgetBytes],
+      [tenantId, jobId, runId, options.afterSeq, options.limit, options.successfulOnly, options.bodyBudgetBytes, pendingFrom],
     );
     const results = rows.map((row) => ({
       seq: row.seq,
@@ -94,6 +115,6 @@ export class JobResultsRepository {
       errorDetail: row.error_detail,
       finishedAt: row.finished_at,
     }));
-    return { results, scanned: rows[0]?.scanned ?? 0 };
+    return { results, scanned: rows[0]?.scanned ?? 0, pendingFrom };
   }
 }

@@ -20,7 +20,10 @@ export interface ResultsPage {
   job: JobRecord;
   run: RunRecord | undefined;
   results: TaskResultRecord[];
-  /** `null` once the page reached the run's last task and no task can still be added to the run. */
+  /**
+   * `null` once the page reached the run's last task and nothing can still come: no task can be
+   * added to the run and, with `status=successful`, no task of it can still turn successful.
+   */
   nextCursor: string | null;
 }
 
@@ -50,15 +53,19 @@ export class JobResultsService {
     if (runId === undefined) return { job, run: undefined, results: [], nextCursor: null };
     const run = await this.runs.get(tenantId, jobId, runId);
     const afterSeq = cursor?.seq ?? 0;
-    const { results: rows, scanned } = await this.results.page(tenantId, jobId, runId, {
+    const { results: rows, scanned, pendingFrom } = await this.results.page(tenantId, jobId, runId, {
       afterSeq,
       limit: query.limit + 1,
       successfulOnly: query.successfulOnly,
       bodyBudgetBytes: this.config.BATCH_RESULTS_PAGE_BYTES,
+      // Filtered, a task not yet answered is not listed but may still succeed (on an ended run only
+      // a claim still out can: the run records answers that come after a stop). The page stops
+      // before the first such task, so the cursor never passes a result still to come.
+      pendingStates: !query.successfulOnly ? [] : isFinished(run.status) ? ['dispatched'] : ['queued', 'dispatched'],
     });
     const results = rows.slice(0, query.limit);
     const reachedEnd = scanned <= query.limit && rows.length === scanned;
-    const canGrow = job.ingestState === 'ingesting' || (job.status === 'open' && !isFinished(run.status));
+    const canGrow = job.ingestState === 'ingesting' || (job.status === 'open' && !isFinished(run.status)) || pendingFrom !== null;
     const lastSeq = results.at(-1)?.seq ?? afterSeq;
     return { job, run, results, nextCursor: reachedEnd && !canGrow ? null : resultsCursor.encode({ runId, seq: lastSeq }) };
   }

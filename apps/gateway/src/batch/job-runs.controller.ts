@@ -9,7 +9,7 @@ import { costOfCredits } from './credit-cost';
 import { JobCostsService } from './job-costs.service';
 import { RunTransition } from './job-runs.repository';
 import { JobRunsService } from './job-runs.service';
-import { Pricing, presentRun } from './job.presenter';
+import { presentRun } from './job.presenter';
 
 const retryFailedBody = z.strictObject({ include_not_started: z.boolean().default(false) });
 
@@ -19,14 +19,15 @@ const retryFailedBody = z.strictObject({ include_not_started: z.boolean().defaul
  */
 @Controller('v1/jobs/:jobId')
 export class JobRunsController {
-  private readonly pricing: Pricing;
+  /** `FETCH_CREDIT_PRICE_USD`, for prices not yet billed (an estimate) or read from the ledger's credits. */
+  private readonly creditPrice: number;
 
   constructor(
     private readonly runs: JobRunsService,
     private readonly costs: JobCostsService,
     @Inject(GATEWAY_CONFIG) config: GatewayConfig,
   ) {
-    this.pricing = { creditPrice: config.FETCH_CREDIT_PRICE_USD };
+    this.creditPrice = config.FETCH_CREDIT_PRICE_USD;
   }
 
   @Get('runs')
@@ -34,7 +35,7 @@ export class JobRunsController {
     assertKnownQueryParameters(query, ['cursor', 'limit']);
     const limit = intQueryParameter(query, 'limit', { min: 1, max: 100, fallback: 20 });
     const page = await this.runs.list(tenant.tenantId, jobId, singleQueryValue(query, 'cursor') || undefined, limit);
-    return { runs: page.runs.map((run) => presentRun(run, this.pricing)), next_cursor: page.nextCursor ?? null };
+    return { runs: page.runs.map(presentRun), next_cursor: page.nextCursor ?? null };
   }
 
   @Get('runs/:runId')
@@ -45,7 +46,7 @@ export class JobRunsController {
     @Query() query: QueryParameters,
   ) {
     assertKnownQueryParameters(query, []);
-    return presentRun(await this.runs.get(tenant.tenantId, jobId, runId), this.pricing);
+    return presentRun(await this.runs.get(tenant.tenantId, jobId, runId));
   }
 
   @Post('stop')
@@ -78,7 +79,7 @@ export class JobRunsController {
   async rerun(@AuthenticatedTenant() tenant: TenantContext, @Param('jobId') jobId: string, @Body() body: unknown, @Query() query: QueryParameters) {
     assertKnownQueryParameters(query, []);
     assertNoBody(body);
-    return presentRun(await this.runs.rerun(tenant.tenantId, jobId), this.pricing);
+    return presentRun(await this.runs.rerun(tenant.tenantId, jobId));
   }
 
   /** A new run of the latest run's failed tasks (`include_not_started`: and those it never finished); `201`. */
@@ -91,7 +92,7 @@ export class JobRunsController {
   ) {
     assertKnownQueryParameters(query, []);
     const request = parseBody(retryFailedBody, body ?? {});
-    return presentRun(await this.runs.retryFailed(tenant.tenantId, jobId, request.include_not_started), this.pricing);
+    return presentRun(await this.runs.retryFailed(tenant.tenantId, jobId, request.include_not_started));
   }
 
   /** Credits (and cost) a run of the job's tasks would take: a range when `mode=auto` picks tiers. */
@@ -99,7 +100,7 @@ export class JobRunsController {
   async estimate(@AuthenticatedTenant() tenant: TenantContext, @Param('jobId') jobId: string, @Query() query: QueryParameters) {
     assertKnownQueryParameters(query, []);
     const estimate = await this.costs.estimate(tenant.tenantId, jobId);
-    const price = this.pricing.creditPrice;
+    const price = this.creditPrice;
     return {
       job_id: jobId,
       tasks: estimate.tasks,
@@ -119,7 +120,7 @@ export class JobRunsController {
   ) {
     assertKnownQueryParameters(query, []);
     const actual = await this.costs.actual(tenant.tenantId, jobId, runId);
-    const price = this.pricing.creditPrice;
+    const price = this.creditPrice;
     return {
       job_id: jobId,
       run_id: actual.run.id,
@@ -133,6 +134,6 @@ export class JobRunsController {
   private async transition(tenant: TenantContext, jobId: string, transition: RunTransition, body: unknown, query: QueryParameters) {
     assertKnownQueryParameters(query, []);
     assertNoBody(body);
-    return presentRun(await this.runs.transition(tenant.tenantId, jobId, transition), this.pricing);
+    return presentRun(await this.runs.transition(tenant.tenantId, jobId, transition));
   }
 }

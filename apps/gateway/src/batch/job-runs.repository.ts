@@ -12,6 +12,7 @@ interface RunRow {
   successful: number;
   failed: number;
   credits: string;
+  cost: string;
   failure_reason: string | null;
   failure_detail: string | null;
   created_at: Date;
@@ -20,7 +21,7 @@ interface RunRow {
 }
 
 const RUN_COLUMNS = `r.id, r.job_id, r.run_sequence, r.kind, r.status, r.total, r.successful, r.failed, r.credits::text AS credits,
-  r.failure_reason, r.failure_detail, r.created_at, r.started_at, r.finished_at`;
+  r.cost::text AS cost, r.failure_reason, r.failure_detail, r.created_at, r.started_at, r.finished_at`;
 
 /** What a retry-failed run would hold, counted on its source run. */
 export interface RetryCounts {
@@ -28,8 +29,10 @@ export interface RetryCounts {
   carried: number;
   /** Failed rows, queued again. */
   failed: number;
-  /** Rows that never finished (queued or dispatched when the source run ended). */
+  /** Queued rows: never handed to a worker, or handed back unfetched. */
   notStarted: number;
+  /** Dispatched rows: claims a worker may still be fetching, whose answer would still be recorded and billed. */
+  claimed: number;
 }
 
 /** Transitions of a run in flight that the API makes (stop, pause, resume). */
@@ -99,11 +102,39 @@ export class JobRunsRepository {
     return row && toRun(row);
   }
 
+  /**
+   * Holds result intake off the run until the transaction ends: intake locks a run `FOR UPDATE`
+   * before it writes results onto its rows, so the rows read next stay as read. The same share lock
+   * the foreign key of a new run's `source_run_id` takes anyway, taken earlier.
+   */
+  async holdResults(sql: Sql, runId: string): Promise<void> {
+    await sql.query(`SELECT 1 FROM job_runs WHERE id = $1 FOR KEY SHARE`, [runId]);
+  }
+
+  /**
+   * Puts the expired claims of an ended run back to `queued`, as the scheduler's reconciler would
+   * on its next pass: an answer that comes for one afterwards is ignored, never recorded or billed
+   * (the scheduler applies a result only to a row still dispatched). Rows another transaction holds
+   * (a worker's claims being handed back) are skipped, not waited for: they are being settled, and
+   * this transaction may hold the tenant row such writers take next. Answers how many rows it put back.
+   */
+  async handBackExpiredClaims(sql: Sql, runId: string): Promise<number> {
+    const rows = await sql.query(
+      `UPDATE run_tasks SET state = 'queued', lease_until = NULL
+        WHERE run_id = $1 AND seq IN (SELECT seq FROM run_tasks WHERE run_id = $1 AND state = 'dispatched' AND lease_until < now()
+                                       FOR UPDATE SKIP LOCKED)
+        RETURNING seq`,
+      [runId],
+    );
+    return rows.length;
+  }
+
   async retryCounts(sql: Sql, runId: string): Promise<RetryCounts> {
     const [row] = await sql.query<RetryCounts>(
       `SELECT count(*) FILTER (WHERE state IN ('succeeded', 'carried'))::int AS carried,
               count(*) FILTER (WHERE state = 'failed')::int AS failed,
-              count(*) FILTER (WHERE state IN ('queued', 'dispatched'))::int AS "notStarted"
+              count(*) FILTER (WHERE state = 'queued')::int AS "notStarted",
+              count(*) FILTER (WHERE state = 'dispatched')::int AS claimed
          FROM run_tasks WHERE run_id = $1`,
       [runId],
     );
@@ -113,8 +144,9 @@ export class JobRunsRepository {
   /**
    * Fills a retry-failed run from its source: succeeded and carried rows come over as `carried`
    * with their results (credits 0: this run does not bill them again), failed rows — and with
-   * `includeNotStarted` rows that never finished — are queued afresh. Counts the carried rows as
-   * the run's `successful`.
+   * `includeNotStarted` queued ones — are queued afresh. A dispatched row is never taken: the run
+   * it belongs to may still record and bill its answer. Counts the carried rows as the run's
+   * `successful`.
    */
   async copyForRetry(sql: Sql, sourceRunId: string, runId: string, includeNotStarted: boolean): Promise<void> {
     await sql.query(
@@ -123,7 +155,7 @@ export class JobRunsRepository {
          FROM run_tasks WHERE run_id = $1 AND state IN ('succeeded', 'carried')
        UNION ALL
        SELECT $2::uuid, seq, 'queued', NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL
-         FROM run_tasks WHERE run_id = $1 AND (state = 'failed' OR ($3::boolean AND state IN ('queued', 'dispatched')))`,
+         FROM run_tasks WHERE run_id = $1 AND (state = 'failed' OR ($3::boolean AND state = 'queued'))`,
       [sourceRunId, runId, includeNotStarted],
     );
     await sql.query(
@@ -155,6 +187,7 @@ export function toRun(row: RunRow): RunRecord {
     successful: row.successful,
     failed: row.failed,
     credits: Number(row.credits),
+    cost: Number(row.cost),
     failureReason: row.failure_reason,
     failureDetail: row.failure_detail,
     createdAt: row.created_at,

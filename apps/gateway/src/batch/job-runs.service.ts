@@ -86,7 +86,12 @@ export class JobRunsService {
   /**
    * A new run made from the job's latest run: its successful results are carried over (counted in
    * `successful`, not billed again), its failed tasks — and with `includeNotStarted` the tasks it
-   * never finished — run again. `total` is the number of rows of the new run.
+   * never started — run again. `total` is the number of rows of the new run.
+   *
+   * The latest run must have settled: a task a worker may still be fetching (a claim with a live
+   * lease) has its answer recorded and billed on that run, so queueing it again would bill it twice.
+   * That is `run_in_flight` until each claim is answered, handed back or expired. Expired claims are
+   * handed back here (a late answer is then ignored) and count as not started.
    *
    * @throws BatchError `job_not_found`, `job_ingesting`, `run_in_flight`, `quota_exceeded`,
    *   `nothing_to_retry` (also when the job has never run).
@@ -94,7 +99,19 @@ export class JobRunsService {
   async retryFailed(tenantId: string, jobId: string, includeNotStarted: boolean): Promise<RunRecord> {
     return this.startRun(tenantId, jobId, 'retry_failed', async (sql, _job, runId) => {
       const source = await this.jobRuns.latest(sql, tenantId, jobId);
-      const counts = source ? await this.jobRuns.retryCounts(sql, source.id) : { carried: 0, failed: 0, notStarted: 0 };
+      if (source) {
+        await this.jobRuns.holdResults(sql, source.id);
+        await this.jobRuns.handBackExpiredClaims(sql, source.id);
+      }
+      const counts = source ? await this.jobRuns.retryCounts(sql, source.id) : { carried: 0, failed: 0, notStarted: 0, claimed: 0 };
+      // With no claim out the source run is final: its rows change no more (an ended run dispatches nothing).
+      if (source && counts.claimed > 0) {
+        throw new BatchError(
+          BatchErrorCode.RunInFlight,
+          `The latest run (run ${source.id}) still has ${counts.claimed} task${counts.claimed === 1 ? '' : 's'} out on workers, whose answers it would record and bill; retry once they are answered or handed back (within the task lease, minutes at most).`,
+          { run_id: source.id, tasks_in_flight: counts.claimed },
+        );
+      }
       const requeued = counts.failed + (includeNotStarted ? counts.notStarted : 0);
       if (!source || requeued === 0) {
         const hint = counts.notStarted > 0 ? ' Send `include_not_started: true` to run the tasks it never finished.' : '';

@@ -1,14 +1,12 @@
-import { Body, Controller, Delete, HttpCode, Inject, Param, Post, Put, Query } from '@nestjs/common';
+import { Body, Controller, Delete, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
 import { z } from 'zod';
 import { scheduleSchema, SCHEDULE_STATES } from '@trawl/contracts';
 import { AuthenticatedTenant, TenantContext } from '../auth/authenticated-tenant';
-import type { GatewayConfig } from '../config';
-import { GATEWAY_CONFIG } from '../gateway.tokens';
 import { assertNoBody, parseBody } from '../problems/body-validation';
 import { assertKnownQueryParameters, QueryParameters } from '../problems/query-parameters';
 import { webhookBody } from './job-request.schema';
 import { JobSettingsService } from './job-settings.service';
-import { Pricing, presentJob } from './job.presenter';
+import { presentJob } from './job.presenter';
 
 const scheduleStateBody = z.strictObject({
   schedule_state: z.enum(SCHEDULE_STATES, { error: `must be one of: ${SCHEDULE_STATES.join(', ')}` }),
@@ -17,21 +15,14 @@ const scheduleStateBody = z.strictObject({
 /** A job's webhook and schedule (spec-batch-api §4 PUT/DELETE webhook, PUT schedule, schedule state). */
 @Controller('v1/jobs/:jobId')
 export class JobSettingsController {
-  private readonly pricing: Pricing;
-
-  constructor(
-    private readonly settings: JobSettingsService,
-    @Inject(GATEWAY_CONFIG) config: GatewayConfig,
-  ) {
-    this.pricing = { creditPrice: config.FETCH_CREDIT_PRICE_USD };
-  }
+  constructor(private readonly settings: JobSettingsService) {}
 
   /** Sets or replaces the webhook; answers the job. */
   @Put('webhook')
   async setWebhook(@AuthenticatedTenant() tenant: TenantContext, @Param('jobId') jobId: string, @Body() body: unknown, @Query() query: QueryParameters) {
     assertKnownQueryParameters(query, []);
     const webhook = parseBody(webhookBody, body);
-    return presentJob(await this.settings.setWebhook(tenant.tenantId, jobId, webhook), this.pricing);
+    return presentJob(await this.settings.setWebhook(tenant.tenantId, jobId, webhook));
   }
 
   /** `204`: the job has no webhook any more. */
@@ -48,7 +39,7 @@ export class JobSettingsController {
   async replaceSchedule(@AuthenticatedTenant() tenant: TenantContext, @Param('jobId') jobId: string, @Body() body: unknown, @Query() query: QueryParameters) {
     assertKnownQueryParameters(query, []);
     const schedule = isWrapped(body) ? parseBody(z.strictObject({ schedule: scheduleSchema }), body).schedule : parseBody(scheduleSchema, body);
-    return presentJob(await this.settings.replaceSchedule(tenant.tenantId, jobId, schedule), this.pricing);
+    return presentJob(await this.settings.replaceSchedule(tenant.tenantId, jobId, schedule));
   }
 
   /** Pauses or resumes the schedule (not the run in flight); answers the job. */
@@ -57,7 +48,7 @@ export class JobSettingsController {
   async setScheduleState(@AuthenticatedTenant() tenant: TenantContext, @Param('jobId') jobId: string, @Body() body: unknown, @Query() query: QueryParameters) {
     assertKnownQueryParameters(query, []);
     const { schedule_state } = parseBody(scheduleStateBody, body);
-    return presentJob(await this.settings.setScheduleState(tenant.tenantId, jobId, schedule_state), this.pricing);
+    return presentJob(await this.settings.setScheduleState(tenant.tenantId, jobId, schedule_state));
   }
 }
 

@@ -1,4 +1,65 @@
-import { encodeContent, presentSchedule } from './job.presenter';
+import { encodeContent, presentJob, presentRun, presentSchedule, resultStatus } from './job.presenter';
+import type { JobRecord, RunRecord } from './jobs.repository';
+
+const run: RunRecord = {
+  id: 'a4f4e1a2-8d4c-4a3e-9b1e-2f0c6d7e8f90',
+  jobId: '0b6f3c2e-1d4a-4f5b-8c9d-0e1f2a3b4c5d',
+  runSequence: 1,
+  kind: 'initial',
+  status: 'completed',
+  total: 3,
+  successful: 2,
+  failed: 1,
+  credits: 30,
+  cost: 0.0025,
+  failureReason: null,
+  failureDetail: null,
+  createdAt: new Date('2030-01-01T00:00:00Z'),
+  startedAt: null,
+  finishedAt: null,
+};
+const job: JobRecord = {
+  id: run.jobId,
+  tenantId: '5c1d7e3f-2a4b-4c6d-8e0f-1a2b3c4d5e6f',
+  type: 'regular',
+  status: 'closed',
+  serviceParams: {},
+  webhookUrl: null,
+  webhookSignature: false,
+  ingestState: 'ready',
+  fileInputId: null,
+  taskCount: 3,
+  createdAt: new Date('2030-01-01T00:00:00Z'),
+  createdAtMicros: '1893456000000000',
+  latestRun: run,
+  schedule: null,
+};
+
+describe(presentJob.name, () => {
+  it('shows file_input_id: the CSV input the tasks came from, null for inline tasks', () => {
+    expect(presentJob(job)).toMatchObject({ file_input_id: null });
+    const fromCsv = { ...job, fileInputId: '7d2e4f6a-8b0c-4d1e-9f2a-3b4c5d6e7f80' };
+    expect(presentJob(fromCsv)).toMatchObject({ file_input_id: '7d2e4f6a-8b0c-4d1e-9f2a-3b4c5d6e7f80' });
+  });
+});
+
+describe(presentRun.name, () => {
+  it('shows the cost stored with the run (as webhooks send it), not its credits at today’s price', () => {
+    expect(presentRun(run).stats.spend).toEqual({ credits: 30, cost: 0.0025 });
+  });
+});
+
+describe(resultStatus.name, () => {
+  it.each([
+    ['queued', { status: 'queued' }],
+    ['dispatched', { status: 'in_progress' }],
+    ['succeeded', { status: 'successful' }],
+    ['carried', { status: 'successful', carried_over: true }],
+    ['failed', { status: 'failed' }],
+  ] as const)('says %s as %j', (state, words) => {
+    expect(resultStatus(state)).toEqual(words);
+  });
+});
 
 describe(encodeContent.name, () => {
   it.each([

@@ -1,31 +1,27 @@
-import { costOfCredits } from './credit-cost';
-import type { TaskResultRecord } from './job-results.repository';
+import type { RunTaskState, TaskResultRecord } from './job-results.repository';
 import type { JobRecord, JobScheduleRecord, RunRecord } from './jobs.repository';
 
-/** What presenting needs besides the records: the price of a credit (`FETCH_CREDIT_PRICE_USD`). */
-export interface Pricing {
-  creditPrice: number;
-}
-
 /** Fields that are "absent" are left out, never `null` (as in the Crawl API). */
-export function presentJob(job: JobRecord, pricing: Pricing) {
+export function presentJob(job: JobRecord) {
   return {
     job_id: job.id,
     type: job.type,
     status: job.status,
     service_params: job.serviceParams,
+    // Always there, `null` without a CSV input: spec §2 lists it among the job's fields.
+    file_input_id: job.fileInputId,
     task_count: job.taskCount,
     // `ingesting` while the rows of a large submission are written: results may be partial and
     // adding tasks answers 409 until it is `ready`.
     ingest_state: job.ingestState,
     ...(job.webhookUrl !== null && { webhook: { url: job.webhookUrl, signature: job.webhookSignature } }),
     ...(job.schedule && { schedule: presentSchedule(job.schedule) }),
-    ...(job.latestRun && { latest_run: presentRun(job.latestRun, pricing) }),
+    ...(job.latestRun && { latest_run: presentRun(job.latestRun) }),
     created_at: job.createdAt.toISOString(),
   };
 }
 
-export function presentRun(run: RunRecord, pricing: Pricing) {
+export function presentRun(run: RunRecord) {
   return {
     run_id: run.id,
     run_sequence: run.runSequence,
@@ -36,7 +32,8 @@ export function presentRun(run: RunRecord, pricing: Pricing) {
       completed: run.successful + run.failed,
       successful: run.successful,
       failed: run.failed,
-      spend: { credits: run.credits, cost: costOfCredits(run.credits, pricing.creditPrice) },
+      // The run's stored cost, as its webhook events send it: a later price change rewrites neither.
+      spend: { credits: run.credits, cost: run.cost },
     },
     ...(run.failureReason !== null && { failure_reason: run.failureReason }),
     ...(run.failureDetail !== null && { failure_detail: run.failureDetail }),
@@ -63,7 +60,16 @@ const RESULT_STATUS = {
   succeeded: 'successful',
   carried: 'successful',
   failed: 'failed',
-} as const;
+} as const satisfies Record<RunTaskState, string>;
+
+/**
+ * A run task's state in the API's words: `status`, and `carried_over: true` for a result that
+ * retry-failed carried over from the run it retried (not billed again). Results pages and export
+ * archives both say it this way.
+ */
+export function resultStatus(state: RunTaskState): { status: (typeof RESULT_STATUS)[RunTaskState]; carried_over?: true } {
+  return { status: RESULT_STATUS[state], ...(state === 'carried' && { carried_over: true as const }) };
+}
 
 export function presentResult(result: TaskResultRecord) {
   const content = result.body === null ? undefined : encodeContent(result.body, result.contentType, result.outputFormat);
@@ -73,9 +79,7 @@ export function presentResult(result: TaskResultRecord) {
     method: result.method,
     external_id: result.externalId,
     ...(result.metadata !== null && { metadata: result.metadata }),
-    status: RESULT_STATUS[result.state],
-    // Retry-failed carried this result over from the run it retried (not billed again).
-    ...(result.state === 'carried' && { carried_over: true }),
+    ...resultStatus(result.state),
     ...(result.statusCode !== null && { status_code: result.statusCode }),
     ...(result.outputFormat !== null && { output_format: result.outputFormat }),
     ...(result.contentType !== null && { content_type: result.contentType }),

@@ -1,8 +1,6 @@
-import { Body, Controller, Get, Headers, HttpCode, Inject, Param, Post, Query, Res } from '@nestjs/common';
+import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { AuthenticatedTenant, TenantContext } from '../auth/authenticated-tenant';
-import type { GatewayConfig } from '../config';
-import { GATEWAY_CONFIG } from '../gateway.tokens';
 import { IdempotencyService } from '../idempotency/idempotency.service';
 import { assertNoBody, parseBody } from '../problems/body-validation';
 import { assertKnownQueryParameters, intQueryParameter, QueryParameters, singleQueryValue } from '../problems/query-parameters';
@@ -11,7 +9,7 @@ import { BatchError, BatchErrorCode } from './batch.errors';
 import { jobListCursor } from './job-cursors';
 import { addTasksBody, createJobBody } from './job-request.schema';
 import { JobResultsService } from './job-results.service';
-import { Pricing, presentJob, presentResult, presentRun } from './job.presenter';
+import { presentJob, presentResult, presentRun } from './job.presenter';
 import { JobListFilter } from './jobs.repository';
 import { JobsService } from './jobs.service';
 
@@ -21,15 +19,10 @@ export const RESULTS_PAGE_SIZE = 1_000;
 /** Jobs of the Batch API (spec-batch-api §4): create, list, read, results, add tasks, close. */
 @Controller('v1/jobs')
 export class JobsController {
-  private readonly pricing: Pricing;
-
   constructor(
     private readonly jobs: JobsService,
     private readonly results: JobResultsService,
-    @Inject(GATEWAY_CONFIG) config: GatewayConfig,
-  ) {
-    this.pricing = { creditPrice: config.FETCH_CREDIT_PRICE_USD };
-  }
+  ) {}
 
   /** `201` under 10,000 tasks, `202` from 10,000 (the rows are still being written). */
   @Post()
@@ -45,7 +38,7 @@ export class JobsController {
     const request = parseBody(createJobBody, body);
     const { job, synchronous } = await this.jobs.create(tenant.tenantId, request, idempotencyKey);
     void reply.status(synchronous ? 201 : 202).header('location', `/v1/jobs/${job.id}`);
-    return presentJob(job, this.pricing);
+    return presentJob(job);
   }
 
   @Get()
@@ -65,7 +58,7 @@ export class JobsController {
     const jobs = rows.slice(0, limit);
     const last = jobs.at(-1);
     return {
-      jobs: jobs.map((job) => presentJob(job, this.pricing)),
+      jobs: jobs.map(presentJob),
       next_cursor: rows.length > limit && last ? jobListCursor.encode({ createdAtMicros: last.createdAtMicros, jobId: last.id }) : null,
     };
   }
@@ -73,7 +66,7 @@ export class JobsController {
   @Get(':jobId')
   async read(@AuthenticatedTenant() tenant: TenantContext, @Param('jobId') jobId: string, @Query() query: QueryParameters) {
     assertKnownQueryParameters(query, []);
-    return presentJob(await this.jobs.get(tenant.tenantId, jobId), this.pricing);
+    return presentJob(await this.jobs.get(tenant.tenantId, jobId));
   }
 
   /** One page of a run's results; `status=successful` keeps successful tasks, `run_id` picks the run. */
@@ -90,7 +83,7 @@ export class JobsController {
     });
     return {
       job_id: page.job.id,
-      ...(page.run && { run: presentRun(page.run, this.pricing) }),
+      ...(page.run && { run: presentRun(page.run) }),
       results: page.results.map(presentResult),
       next_cursor: page.nextCursor,
     };
@@ -108,7 +101,7 @@ export class JobsController {
     assertKnownQueryParameters(query, []);
     const request = parseBody(addTasksBody, body);
     const job = await this.jobs.addTasks(tenant.tenantId, jobId, request.tasks, request.last_batch);
-    return { ...presentJob(job, this.pricing), tasks_added: request.tasks.length };
+    return { ...presentJob(job), tasks_added: request.tasks.length };
   }
 
   @Post(':jobId/close')
@@ -121,7 +114,7 @@ export class JobsController {
   ) {
     assertKnownQueryParameters(query, []);
     assertNoBody(body);
-    return presentJob(await this.jobs.close(tenant.tenantId, jobId), this.pricing);
+    return presentJob(await this.jobs.close(tenant.tenantId, jobId));
   }
 }
 

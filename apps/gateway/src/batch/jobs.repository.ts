@@ -17,6 +17,8 @@ export interface RunRecord {
   successful: number;
   failed: number;
   credits: number;
+  /** `stats.spend.cost`: US dollars, added up by the scheduler at the price of each billing (as webhooks send it). */
+  cost: number;
   failureReason: string | null;
   failureDetail: string | null;
   createdAt: Date;
@@ -33,6 +35,8 @@ export interface JobRecord {
   webhookUrl: string | null;
   webhookSignature: boolean;
   ingestState: 'ready' | 'ingesting';
+  /** The CSV input the job's tasks came from; `null` for inline tasks. */
+  fileInputId: string | null;
   taskCount: number;
   createdAt: Date;
   /** `created_at` in microseconds since the epoch (exact), for list cursors. */
@@ -57,6 +61,7 @@ export interface NewJob {
   serviceParams: Record<string, unknown>;
   webhook: { url: string; signature: boolean } | null;
   idempotencyKey: string | null;
+  fileInputId: string | null;
   taskCount: number;
   ingestState: 'ready' | 'ingesting';
 }
@@ -75,6 +80,7 @@ interface JobRow {
   webhook_url: string | null;
   webhook_signature: boolean;
   ingest_state: 'ready' | 'ingesting';
+  file_input_id: string | null;
   task_count: number;
   created_at: Date;
   created_at_us: string;
@@ -86,6 +92,7 @@ interface JobRow {
   r_successful: number | null;
   r_failed: number | null;
   r_credits: string | null;
+  r_cost: string | null;
   r_failure_reason: string | null;
   r_failure_detail: string | null;
   r_created_at: Date | null;
@@ -99,10 +106,10 @@ interface JobRow {
 
 const JOB_WITH_LATEST_RUN = `
   SELECT j.id, j.tenant_id, j.type, j.status, j.service_params, j.webhook_url, j.webhook_signature,
-         j.ingest_state, j.task_count, j.created_at,
+         j.ingest_state, j.file_input_id, j.task_count, j.created_at,
          (extract(epoch FROM j.created_at) * 1000000)::bigint::text AS created_at_us,
          r.id AS r_id, r.run_sequence AS r_run_sequence, r.kind AS r_kind, r.status AS r_status,
-         r.total AS r_total, r.successful AS r_successful, r.failed AS r_failed, r.credits::text AS r_credits,
+         r.total AS r_total, r.successful AS r_successful, r.failed AS r_failed, r.credits::text AS r_credits, r.cost::text AS r_cost,
          r.failure_reason AS r_failure_reason, r.failure_detail AS r_failure_detail,
          r.created_at AS r_created_at, r.started_at AS r_started_at, r.finished_at AS r_finished_at,
          s.schedule AS s_schedule, s.state AS s_state, s.anchor_at AS s_anchor_at, s.next_due_at AS s_next_due_at
@@ -116,12 +123,18 @@ const TASK_ROWS_PER_STATEMENT = 5_000;
 export class JobsRepository {
   constructor(private readonly db: Database) {}
 
+  /** Whether the tenant has a job created with this idempotency key. */
+  async idempotencyKeyUsed(sql: Sql, tenantId: string, idempotencyKey: string): Promise<boolean> {
+    const rows = await sql.query(`SELECT 1 FROM jobs WHERE tenant_id = $1 AND idempotency_key = $2`, [tenantId, idempotencyKey]);
+    return rows.length > 0;
+  }
+
   /** Inserts the job; false when its idempotency key was used before (one use per key). */
   async insertJob(sql: Sql, job: NewJob): Promise<boolean> {
     const rows = await sql.query(
       `INSERT INTO jobs (id, tenant_id, type, status, service_params, webhook_url, webhook_signature,
-                         idempotency_key, task_count, ingest_state)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+                         idempotency_key, task_count, ingest_state, file_input_id)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
        ON CONFLICT (tenant_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
        RETURNING id`,
       [
@@ -135,6 +148,7 @@ export class JobsRepository {
         job.idempotencyKey,
         job.taskCount,
         job.ingestState,
+        job.fileInputId,
       ],
     );
     return rows.length === 1;
@@ -237,6 +251,7 @@ function toJob(row: JobRow): JobRecord {
     webhookUrl: row.webhook_url,
     webhookSignature: row.webhook_signature,
     ingestState: row.ingest_state,
+    fileInputId: row.file_input_id,
     taskCount: row.task_count,
     createdAt: row.created_at,
     createdAtMicros: row.created_at_us,
@@ -257,6 +272,7 @@ function toJob(row: JobRow): JobRecord {
             successful: row.r_successful ?? 0,
             failed: row.r_failed ?? 0,
             credits: Number(row.r_credits ?? 0),
+            cost: Number(row.r_cost ?? 0),
             failureReason: row.r_failure_reason,
             failureDetail: row.r_failure_detail,
             createdAt: row.r_created_at ?? row.created_at,

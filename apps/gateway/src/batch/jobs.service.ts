@@ -49,12 +49,12 @@ export class JobsService {
 
   /**
    * Validates the whole submission first (job parameters, schedule, webhook, every task), then in
-   * one transaction checks the active-job limit under the tenant lock and writes the job with its
-   * first run. Under 10,000 tasks the task rows are written in that transaction too; from 10,000 up
-   * the transaction stores the checked tasks in a staging row (`ingest_state = ingesting`, the run's
-   * `total` exact at once) and the rows are written right after (`TaskIngestService`). A scheduled
-   * job gets its schedule row and no run: its first run is its first firing, so it takes no
-   * active-job slot until then.
+   * one transaction checks the idempotency key, then the active-job limit, under the tenant lock, and
+   * writes the job with its first run. Under 10,000 tasks the task rows are written in that
+   * transaction too; from 10,000 up the transaction stores the checked tasks in a staging row
+   * (`ingest_state = ingesting`, the run's `total` exact at once) and the rows are written right
+   * after (`TaskIngestService`). A scheduled job gets its schedule row and no run: its first run is
+   * its first firing, so it takes no active-job slot until then.
    *
    * @throws RequestError `invalid_parameter`; BatchError `invalid_tasks`, `quota_exceeded`,
    *   `idempotency_key_conflict`, `file_input_not_found`; JobInputError `file_input_used`,
@@ -78,6 +78,11 @@ export class JobsService {
     const ingest = await this.db.transaction(async (sql) => {
       const quota = await this.activeJobs.lockTenantAndCount(sql, tenantId);
       if (!quota) throw new Error(`Tenant ${tenantId} of an authenticated key does not exist`);
+      // Before the limit and the CSV claim: a used key is `409 idempotency_key_conflict` whatever else
+      // the resend would have hit (spec §4). The tenant lock orders it after any first use in flight.
+      if (idempotencyKey !== undefined && (await this.jobs.idempotencyKeyUsed(sql, tenantId, idempotencyKey))) {
+        throw idempotencyKeyConflict();
+      }
       if (!schedule && quota.active >= quota.maxActiveJobs) throw quotaExceeded(quota);
       // A CSV input's rows were checked at upload; they become the tasks in this transaction (spec §4: CSV → 202).
       if (fileInputId !== null) taskCount = await this.jobInputs.claimForJob(sql, tenantId, fileInputId, jobId);
@@ -89,15 +94,11 @@ export class JobsService {
         serviceParams: body.service_params,
         webhook,
         idempotencyKey: idempotencyKey ?? null,
+        fileInputId,
         taskCount,
         ingestState: large ? 'ingesting' : 'ready',
       });
-      if (!inserted) {
-        throw new BatchError(
-          BatchErrorCode.IdempotencyKeyConflict,
-          'This idempotency key was used before; a key is good for one job. Read the job list to find the first one.',
-        );
-      }
+      if (!inserted) throw idempotencyKeyConflict();
       let runId: string | null = null;
       if (schedule) {
         await this.schedules.insert(sql, { tenantId, jobId, schedule, ...scheduleOnReplace(schedule, undefined, now) });
@@ -223,6 +224,13 @@ export function checkScheduleAsOf(schedule: Schedule, now: Date): Schedule {
   const issue = checked.error.issues[0];
   const parameter = ['schedule', ...(issue?.path ?? [])].join('.');
   throw new RequestError(RequestErrorCode.ParameterOutOfRange, `\`${parameter}\` ${issue?.message ?? 'is not valid'}.`, { parameter });
+}
+
+function idempotencyKeyConflict(): BatchError {
+  return new BatchError(
+    BatchErrorCode.IdempotencyKeyConflict,
+    'This idempotency key was used before; a key is good for one job. Read the job list to find the first one.',
+  );
 }
 
 export function jobNotFound(): BatchError {

@@ -1,3 +1,5 @@
+import type { RunTaskState } from '../batch/job-results.repository';
+import { resultStatus } from '../batch/job.presenter';
 import type { ResultRow } from './job-exports.repository';
 
 /** File extensions of result bodies, by output format, then by content type; anything else is `.bin`. */
@@ -32,7 +34,8 @@ export function bodyFileName(row: Pick<ResultRow, 'seq' | 'outputFormat' | 'cont
 
 /**
  * One line of `results.jsonl` (with its newline): the task's fields and its result, and where its
- * body is in the archive. Deterministic: the archive states the file's size before writing it.
+ * body is in the archive. Its `status` (and `carried_over`) are the results endpoint's words, not
+ * the stored state's. Deterministic: the archive states the file's size before writing it.
  */
 export function resultLine(row: ResultRow): Buffer {
   return Buffer.from(
@@ -41,7 +44,8 @@ export function resultLine(row: ResultRow): Buffer {
       url: row.url,
       external_id: row.externalId,
       metadata: row.metadata,
-      state: row.state,
+      // `run_tasks.state` is one of these five (a CHECK constraint).
+      ...resultStatus(row.state as RunTaskState),
       status_code: row.statusCode,
       output_format: row.outputFormat,
       content_type: row.contentType,

@@ -1,4 +1,4 @@
-import type { BatchTaskV1, CaptchaSolverV1 } from '@trawl/contracts';
+import type { BatchTaskMethod, BatchTaskV1, CaptchaSolverV1 } from '@trawl/contracts';
 import { FetchParamsError, ForbiddenDomains, taskFetchInputs } from '@trawl/fetch-params';
 import { failedResult, TaskResult } from './task-result';
 
@@ -8,7 +8,7 @@ export interface ClaimedTask {
   attempt: number;
   leaseUntilMs: number;
   url: string;
-  method: 'GET' | 'POST';
+  method: BatchTaskMethod;
   body: string | null;
   serviceParams: Record<string, unknown> | null;
 }

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { BatchTaskMethod } from '@trawl/contracts';
 import type { Sql } from '@trawl/persistence';
 import type { StoredSolverKey } from '@trawl/webhooks';
 import type { ClaimedTask } from './batch-task-of';
@@ -176,7 +177,7 @@ export class RunDispatchRepository {
       attempt: number;
       lease_until_ms: string;
       url: string;
-      method: 'GET' | 'POST';
+      method: BatchTaskMethod;
       body: string | null;
       service_params: Record<string, unknown> | null;
     }>(
