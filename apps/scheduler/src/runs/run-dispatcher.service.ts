@@ -96,6 +96,9 @@ export class RunDispatcherService {
   }
 
   private async dispatchTenant(tenantId: string, shares: { runId: string; count: number }[]): Promise<number> {
+    // Claims commit without waiting for the disk (Database.transaction's `durable`): the run locks
+    // are held until then. Claims a Postgres crash loses are tasks queued again, or dispatched with
+    // a lease that runs out: fetched again, never lost; a result for a lost claim is ignored.
     const claimed = await this.db.transaction(async (sql) => {
       if (!(await this.dispatch.tryLockTenant(sql, tenantId))) return undefined;
       const tenant = await this.dispatch.tenantInputs(sql, tenantId);
@@ -136,7 +139,7 @@ export class RunDispatcherService {
       // Refused tasks fail in this transaction: they never reach a worker.
       await this.results.applyIn(sql, refused);
       return { tasks, refused: refused.length, running };
-    });
+    }, { durable: false });
     if (!claimed) return 0;
     for (const runId of claimed.running) {
       this.metrics.transitions.inc({ to: 'running' });

@@ -161,6 +161,11 @@ export class RunExecutionRepository {
     return row && runState(row);
   }
 
+  /** Makes the caller's transaction wait for the disk at commit, whatever it began with. */
+  async commitDurably(sql: Sql): Promise<void> {
+    await sql.query(`SET LOCAL synchronous_commit = on`);
+  }
+
   /** Runs with dispatched tasks whose lease ran out. */
   async runsWithExpiredLeases(sql: Sql, limit: number): Promise<string[]> {
     const rows = await sql.query<{ run_id: string }>(

@@ -44,13 +44,21 @@ export class RunResultsService {
   /**
    * Applies results, and puts back the `skipped` claims (tasks a worker did not run because their
    * run had ended: not counted, not billed), in one transaction.
+   *
+   * Its commit does not wait for the disk (see `Database.transaction`'s `durable`): the run lock it
+   * holds until then is what the dispatcher of the same run waits for. Results that a Postgres
+   * crash loses are claims still dispatched afterwards: their lease runs out and they are fetched
+   * again, billed once. A transaction that ends a run commits durably (`completeIfDone`).
    */
   apply(results: TaskResult[], skipped: TaskClaim[] = []): Promise<IntakeOutcome> {
-    return this.db.transaction(async (sql) => {
-      const released = await this.runs.release(sql, skipped);
-      if (released > 0) this.metrics.results.inc({ outcome: 'released', state: 'skipped' }, released);
-      return this.applyIn(sql, results);
-    });
+    return this.db.transaction(
+      async (sql) => {
+        const released = await this.runs.release(sql, skipped);
+        if (released > 0) this.metrics.results.inc({ outcome: 'released', state: 'skipped' }, released);
+        return this.applyIn(sql, results);
+      },
+      { durable: false },
+    );
   }
 
   /** As `apply`, in the caller's transaction (the dispatcher fails tasks it refuses this way). */
@@ -102,6 +110,8 @@ export class RunResultsService {
     if (!run.jobComplete || run.successful + run.failed < run.total) return false;
     const ended = await this.runs.endRun(sql, run.id, 'completed');
     if (!ended) return false;
+    // A run's end is seen outside (its webhook, the API): never lost once committed.
+    await this.runs.commitDurably(sql);
     await this.announce(sql, ended, 'run.completed');
     this.metrics.transitions.inc({ to: 'completed' });
     this.logger.info({ run_id: run.id, job_id: run.jobId, total: run.total, failed: ended.failed }, 'batch run completed');
@@ -114,6 +124,7 @@ export class RunResultsService {
     if (!locked.has(runId)) return false;
     const ended = await this.runs.endRun(sql, runId, 'failed', failure);
     if (!ended) return false;
+    await this.runs.commitDurably(sql);
     await this.announce(sql, ended, 'run.failed', failure);
     this.metrics.transitions.inc({ to: 'failed' });
     this.logger.warn({ run_id: runId, job_id: ended.jobId, reason: failure.reason }, 'batch run failed');
