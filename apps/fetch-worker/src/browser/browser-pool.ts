@@ -397,6 +397,8 @@ export class BrowserPool {
       const cdp = used.cdp ?? (await this.reuseSession(used.page));
       const parked: ParkedPage = { ...used, cdp, browser, key, parkedAt: Date.now() };
       const refusal = await parkPage(parked, this.callTimeoutMs);
+      // Idle from when it is ready to serve: a slow wipe must not count against its idle time.
+      parked.parkedAt = Date.now();
       if (refusal) {
         this.counters.unwipeable++;
         this.options.logger?.debug({ reason: refusal }, 'a used page cannot be wiped; closing it');

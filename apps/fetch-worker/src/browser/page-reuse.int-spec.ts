@@ -249,7 +249,8 @@ describe('BrowserPool page reuse, idle pages', () => {
     const web = await startFixtureWeb({ bigSitePages: 10 });
     const tempRoot = await mkdtemp(join(tmpdir(), 'trawl-reuse-idle-test-'));
     const proxy = new EgressProxy({ policy: new EgressPolicy({ hostMap: parseHostMap(fixtureHostMap()) }) });
-    const pool = new BrowserPool({ proxy, browsers: 1, pagesPerBrowser: 1, launch: { tempRoot }, reuse: { idleMs: 300 } });
+    // Long enough for a poll every 50 ms to see the page parked on a loaded machine.
+    const pool = new BrowserPool({ proxy, browsers: 1, pagesPerBrowser: 1, launch: { tempRoot }, reuse: { idleMs: 1_000 } });
     try {
       await pool.start();
       const sessionsIdle = proxy.openSessions;
