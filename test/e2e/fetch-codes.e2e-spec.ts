@@ -1,8 +1,8 @@
 import { once } from 'node:events';
-import { connect as netConnect, createServer } from 'node:net';
+import { connect as netConnect } from 'node:net';
 import { waitFor } from '@trawl/testing';
 import { FixtureWeb, fixtureHostMap, startFixtureWeb } from '../fixtures/web';
-import { Platform } from '../support/platform';
+import { freePort, Platform } from '../support/platform';
 
 interface FetchAnswer {
   status: number;
@@ -14,15 +14,6 @@ interface FetchAnswer {
 const UNKNOWN_KEY = '0123456789abcdef'.repeat(3).slice(0, 40);
 /** How long the slow page holds the only worker slot, in ms. */
 const SLOW_MS = 4_000;
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  await once(server, 'close');
-  return port;
-}
 
 const basic = (userPass: string) => `Basic ${Buffer.from(userPass, 'utf8').toString('base64')}`;
 

@@ -1,7 +1,7 @@
 import { generateKeyPairSync, X509Certificate } from 'node:crypto';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, connect as netConnect } from 'node:net';
+import { connect as netConnect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect as tlsConnect, TLSSocket } from 'node:tls';
@@ -10,7 +10,7 @@ import { ProxyAgent, request } from 'undici';
 import { FixtureWeb, fixtureHostMap, startFixtureWeb } from '../fixtures/web';
 import { ECHO_HTML, EchoedRequest } from '../fixtures/web/sites/echo';
 import { UNTRUSTED_CERT } from '../fixtures/web/untrusted-tls';
-import { Platform } from '../support/platform';
+import { freePort, Platform } from '../support/platform';
 
 /** The operator's CA for this suite, made here: what a client adds to its trust store. */
 function makeTestCa(): { certPem: string; keyPem: string } {
@@ -35,15 +35,6 @@ function makeTestCa(): { certPem: string; keyPem: string } {
   ]);
   cert.sign(key, forge.md.sha256.create());
   return { certPem: forge.pki.certificateToPem(cert), keyPem: privateKey };
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  await once(server, 'close');
-  return port;
 }
 
 const basic = (userPass: string) => `Basic ${Buffer.from(userPass, 'utf8').toString('base64')}`;

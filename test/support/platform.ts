@@ -33,7 +33,8 @@ interface Running {
   exited: Promise<void>;
 }
 
-async function freePort(): Promise<number> {
+/** A TCP port free on 127.0.0.1 right now (for a service started next with a port of its own). */
+export async function freePort(): Promise<number> {
   const server = createServer();
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
