@@ -263,10 +263,10 @@ describe('Fetch API options (e2e)', () => {
   });
 
   describe('a page reused for the same tenant and route', () => {
-    // A parked page is frozen (Page.setWebLifecycleState) and woken for its next request; Chromium
-    // left a woken page hidden (no animation frames, no IntersectionObserver: element screenshots
-    // and clicks waited out their timeouts) until the pool kept focus emulation on reused pages.
-    // Requests of one tenant through one upstream proxy (pinned by session_id) share the page.
+    // Parked pages used to be frozen (Page.setWebLifecycleState) and woken for their next request;
+    // Chromium left a woken page hidden (no animation frames, no IntersectionObserver: element
+    // screenshots and clicks waited out their timeouts). Requests of one tenant through one upstream
+    // proxy (pinned by session_id) share the page.
     it('renders in a visible page, where screenshot_selector answers', async () => {
       const key = await freshTenant();
       const session = { session_id: '77' };

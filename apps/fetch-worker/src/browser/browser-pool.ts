@@ -378,23 +378,11 @@ export class BrowserPool {
     void settled.finally(() => this.background.delete(settled));
   }
 
-  /**
-   * The DevTools session a reused page keeps for its parks and wakes. Chromium leaves a page that
-   * was frozen and woken again hidden (`visibilityState` "hidden": no animation frames, no
-   * IntersectionObserver, so element screenshots, clicks and lazy loading waited until they timed
-   * out); focus emulation, held by this session for the page's life, keeps it visible and focused.
-   */
-  private async reuseSession(page: UsedPage['page']): Promise<CDPSession> {
-    const cdp = await withTimeout(page.createCDPSession(), this.callTimeoutMs, 'createCDPSession');
-    await withTimeout(cdp.send('Emulation.setFocusEmulationEnabled', { enabled: true }), this.callTimeoutMs, 'focus emulation');
-    return cdp;
-  }
-
   /** Parks a page that served a request, for the next request with `key`; false when it cannot be. */
   private async park(browser: PooledBrowser, key: string, used: UsedPage): Promise<boolean> {
     if (browser.state !== 'ready' || !browser.chromium.connected || used.uses >= this.reuse.maxUses || this.closed) return false;
     try {
-      const cdp = used.cdp ?? (await this.reuseSession(used.page));
+      const cdp = used.cdp ?? (await withTimeout(used.page.createCDPSession(), this.callTimeoutMs, 'createCDPSession'));
       const parked: ParkedPage = { ...used, cdp, browser, key, parkedAt: Date.now() };
       const refusal = await parkPage(parked, this.callTimeoutMs);
       // Idle from when it is ready to serve: a slow wipe must not count against its idle time.

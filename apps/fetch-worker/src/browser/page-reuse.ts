@@ -8,11 +8,14 @@ import { withTimeout } from './with-timeout';
  * fresh context per request runs at a fraction of what a browser can do. A page is reused only by
  * the same tenant through the same route (see `LeaseRequest.reuseKey`): tenants never share a
  * context. Between two requests the old document is silenced (its timers cleared, its loads
- * stopped, its DOM and frames dropped), the page frozen, and its cookies and the storage of every
- * origin it showed wiped. Navigating to about:blank instead would swap the renderer process and
- * lose the gain; navigating a frozen page leaves the next document hidden (no animation frames).
- * What is left: a callback the old document had already queued (a fetch's answer, a message) may
- * run between the wake and the next navigation's commit. That is the same tenant's own page.
+ * stopped, its DOM and frames dropped) and its cookies and the storage of every origin it showed
+ * wiped. Navigating to about:blank instead would swap the renderer process and lose the gain. The
+ * page is not frozen (`Page.setWebLifecycleState`): Chromium 156 leaves a page frozen and made active
+ * again hidden, so its next document had no animation frames and no IntersectionObserver (element
+ * screenshots and clicks waited out their timeouts), and making it visible again (focus emulation)
+ * cost its renderer ~15 % more CPU per page. What is left: a callback the old document had already
+ * queued (a fetch's answer, a message) may run while the page waits or before the next
+ * navigation's commit, in a document without DOM or timers. That is the same tenant's own page.
  */
 export interface ReusablePage {
   context: BrowserContext;
@@ -107,7 +110,6 @@ export async function parkPage(target: ReusablePage, timeoutMs: number): Promise
   // The rest is independent: sent at once, it costs one round trip of waiting instead of one each
   // (the request's slot is held until the page is parked).
   const steps: Promise<unknown>[] = [
-    withTimeout(cdp.send('Page.setWebLifecycleState', { state: 'frozen' }), timeoutMs, 'freeze page'),
     // The next document must not see this one in its history (nor keep it alive for back/forward).
     withTimeout(cdp.send('Page.resetNavigationHistory'), timeoutMs, 'reset history'),
     // From a page's session this clears the cookies of its context only (checked), all domains.
@@ -186,7 +188,11 @@ export async function leaveParkedUrl(page: Page, url: string, timeoutMs: number)
   return typeof moved === 'string' && moved.endsWith(marker);
 }
 
-/** Lets a parked page run again, right before its next navigation replaces the old document. */
+/**
+ * Checks that a parked page still answers, right before its next navigation replaces the old
+ * document (its renderer may have died while it waited). The page was never frozen: `active` is a
+ * state it is in already.
+ */
 export async function wakePage(target: ReusablePage, timeoutMs: number): Promise<void> {
   await withTimeout(target.cdp.send('Page.setWebLifecycleState', { state: 'active' }), timeoutMs, 'wake page');
 }
