@@ -18,7 +18,8 @@ describe('Crawl API (e2e)', () => {
       hostMap: fixtureHostMap(),
       // 50 pages at a time per worker: the stop test stops while every slot holds a slow page.
       env: {
-        'fetch-worker': { PAGE_TIMEOUT_MS: '2000', WORKER_CONCURRENCY: '50' },
+        // Pages time out after 6 s: the stop test's pages take 4 s, fail.test's /hang must time out.
+        'fetch-worker': { PAGE_TIMEOUT_MS: '6000', WORKER_CONCURRENCY: '50' },
         'crawl-coordinator': { RECONCILE_INTERVAL_MS: '500' },
       },
     });
@@ -192,7 +193,7 @@ describe('Crawl API (e2e)', () => {
       } finally {
         await db.end();
       }
-    });
+    }, 30_000);
 
     it('follows redirects between allowed hosts and refuses one into loopback', async () => {
       const { results } = await crawl({ url: web.url('redirect.test', '/all') });
@@ -204,11 +205,13 @@ describe('Crawl API (e2e)', () => {
 
   describe('POST /v1/crawls/{id}/stop', () => {
     it('fetches no new page after a stop and lets pages in flight add their links', async () => {
-      const started = await api.startCrawl({ url: `${web.url('slow.test', '/')}?ms=1500`, max_items: 1000, max_pages: 1000 });
+      const started = await api.startCrawl({ url: `${web.url('slow.test', '/')}?ms=4000`, max_items: 1000, max_pages: 1000 });
       const id = started.body.crawl_id;
       // The start page and its 40 slow links are done, and all 50 slots of the worker hold a slow
-      // second-level page (1.5 s each) while 70 more wait in the queue: nothing starts until the
-      // stop, so "no new page after the stop" is exact.
+      // second-level page (4 s each) while 70 more wait in the queue: nothing starts until the
+      // stop, so "no new page after the stop" is exact. The pages are slow enough that none of
+      // them ends, and frees a slot for a queued task, before the stop notice reaches the worker
+      // on a loaded machine (at 1.5 s, three did in one CI run).
       await waitFor(() => web.hits('slow.test') >= 1 + 40 + 50, { timeoutMs: 20_000, what: 'all worker slots busy' });
       const stop = await api.request('POST', `/v1/crawls/${id}/stop`);
       expect(stop.status).toBe(200);
@@ -225,7 +228,7 @@ describe('Crawl API (e2e)', () => {
       expect(results.length).toBeGreaterThanOrEqual(40);
       const again = await api.request('POST', `/v1/crawls/${id}/stop`);
       expect(again.body).toEqual(stop.body);
-    });
+    }, 60_000);
   });
 
   describe('GET /v1/crawls', () => {
