@@ -50,8 +50,7 @@ export class TenantsService {
     const tenant = UUID.test(tenantId)
       ? await this.tenants.update(tenantId, this.settingsOf(tenantId, request), request.api_key_expires_at)
       : undefined;
-    if (!tenant) throw new TenantError(TenantErrorCode.TenantNotFound, 'No tenant has this ID; check the `tenant_id`.');
-    return tenant;
+    return tenant ?? tenantNotFound();
   }
 
   /**
@@ -60,19 +59,22 @@ export class TenantsService {
    * @throws TenantError `secrets_unavailable`.
    */
   async setCaptchaSolver(tenantId: string, solver: CaptchaSolverBody | null): Promise<TenantRecord> {
-    const captchaSolver = solver ? { endpoint: solver.endpoint, keySealed: this.solverKeys.seal(tenantId, solver.key) } : null;
-    const tenant = await this.tenants.update(tenantId, { captchaSolver }, undefined);
-    if (!tenant) throw new TenantError(TenantErrorCode.TenantNotFound, 'No tenant has this ID; check the `tenant_id`.');
-    return tenant;
+    const tenant = await this.tenants.update(tenantId, { captchaSolver: this.sealed(tenantId, solver) }, undefined);
+    return tenant ?? tenantNotFound();
   }
 
   private settingsOf(tenantId: string, request: CreateTenantBody | UpdateTenantBody): TenantSettings {
-    const solver = request.captcha_solver;
-    return {
-      ...settingsOf(request),
-      captchaSolver: solver ? { endpoint: solver.endpoint, keySealed: this.solverKeys.seal(tenantId, solver.key) } : solver,
-    };
+    return { ...settingsOf(request), captchaSolver: this.sealed(tenantId, request.captcha_solver) };
   }
+
+  /** A solver as stored: its key sealed; `null` (remove) and `undefined` (leave as is) pass through. */
+  private sealed<T extends null | undefined>(tenantId: string, solver: CaptchaSolverBody | T): { endpoint: string; keySealed: Buffer } | T {
+    return solver ? { endpoint: solver.endpoint, keySealed: this.solverKeys.seal(tenantId, solver.key) } : (solver as T);
+  }
+}
+
+function tenantNotFound(): never {
+  throw new TenantError(TenantErrorCode.TenantNotFound, 'No tenant has this ID; check the `tenant_id`.');
 }
 
 function settingsOf(request: CreateTenantBody | UpdateTenantBody): Omit<TenantSettings, 'captchaSolver'> {
