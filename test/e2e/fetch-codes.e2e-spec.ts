@@ -84,6 +84,10 @@ describe('Fetch API error codes (e2e)', () => {
         expectProblem(answer, 405, 'REQS005');
         expect(answer.headers.get('allow')).toBe('GET, POST, PUT');
         expect(answer.headers.get('x-request-credits')).toBe('0');
+        // SDKs pace themselves by the concurrency headers, refusals included; a refused verb holds no slot.
+        const limit = Number(answer.headers.get('concurrency-limit'));
+        expect(limit).toBeGreaterThan(0);
+        expect(answer.headers.get('concurrency-remaining')).toBe(String(limit));
       }
       // HEAD too (no body to read the code from): it does not fetch the page's headers.
       const head = await fetch(`${platform.gatewayUrl}/v1/?${new URLSearchParams({ apikey: apiKey, url })}`, { method: 'HEAD' });

@@ -4,8 +4,7 @@ import { AuthenticatedTenant, TenantContext } from '../auth/authenticated-tenant
 import type { GatewayConfig } from '../config';
 import { GATEWAY_CONFIG } from '../gateway.tokens';
 import type { QueryParameters } from '../problems/query-parameters';
-import { FetchError, FetchErrorCode } from './fetch.errors';
-import { FETCH_METHODS, FetchMethod } from './fetch.routes';
+import { isFetchMethod } from './fetch.routes';
 import { FetchService } from './fetch.service';
 import { requestIdOf } from './request-id';
 import { UsageHeaders } from './usage-headers';
@@ -40,12 +39,10 @@ export class FetchController {
     };
     request.raw.socket.once('close', onClose);
     try {
-      if (!(FETCH_METHODS as readonly string[]).includes(request.method)) {
-        throw new FetchError(FetchErrorCode.MethodNotAllowed, `${request.method} does not fetch a page; use GET, POST or PUT.`);
-      }
+      if (!isFetchMethod(request.method)) return await this.fetcher.refuseMethod(tenant.tenantId, request.method, usage);
       const answer = await this.fetcher.fetch({
         tenant,
-        method: request.method as FetchMethod,
+        method: request.method,
         query,
         headers: request.headers,
         body: rawBody(body),

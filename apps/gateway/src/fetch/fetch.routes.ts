@@ -11,6 +11,10 @@ export function isFetchRoute(route: string | undefined): boolean {
 export const FETCH_METHODS = ['GET', 'POST', 'PUT'] as const;
 export type FetchMethod = (typeof FETCH_METHODS)[number];
 
+export function isFetchMethod(method: string | undefined): method is FetchMethod {
+  return method !== undefined && (FETCH_METHODS as readonly string[]).includes(method);
+}
+
 /**
  * Registers `/v1/` beside every `/v1` route as it is declared: clients call `/v1/`, and Nest
  * strips trailing slashes from its routes. Install before the app initialises its routes.

@@ -10,6 +10,7 @@ import { LimitError, LimitErrorCode } from '../limits/limits.errors';
 import type { LimitsService } from '../limits/limits.service';
 import type { Account } from '../tenants/account';
 import { testAccount } from '../tenants/account.test-support';
+import type { AccountsService } from '../tenants/accounts.service';
 import { CaptchaSolverKeys } from '../tenants/captcha-solver-keys';
 import { FetchMetrics } from './fetch.metrics';
 import { FetchCall, FetchService } from './fetch.service';
@@ -62,6 +63,7 @@ function setup(options: { account?: Account; reply?: Partial<FetchReplyV1>; fail
     new FetchMetrics(new Registry()),
     new CaptchaSolverKeys(config, logger as unknown as Logger),
     new HeadStarts({ maxAgeMs: 2_000, maxTenants: 10 }),
+    { current: jest.fn(async () => options.account ?? account()) } as unknown as AccountsService,
     config,
     logger as unknown as Logger,
   );

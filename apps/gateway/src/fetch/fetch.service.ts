@@ -11,6 +11,7 @@ import { LimitsService, type Admission, type HeldSlot } from '../limits/limits.s
 import type { QueryParameters } from '../problems/query-parameters';
 import type { Account, PlanFeature } from '../tenants/account';
 import { assertAccountMay } from '../tenants/account-standing';
+import { AccountsService } from '../tenants/accounts.service';
 import { CaptchaSolverKeys } from '../tenants/captcha-solver-keys';
 import { FetchError, FetchErrorCode } from './fetch.errors';
 import { FetchMetrics } from './fetch.metrics';
@@ -78,6 +79,7 @@ export class FetchService {
     private readonly metrics: FetchMetrics,
     private readonly solverKeys: CaptchaSolverKeys,
     private readonly headStarts: HeadStarts,
+    private readonly accounts: AccountsService,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {
@@ -99,6 +101,19 @@ export class FetchService {
       this.metrics.answered(typeof code === 'string' ? code : 'ERR0000', null, secondsSince(started));
       throw error;
     }
+  }
+
+  /**
+   * Refuses a verb that fetches nothing, with the concurrency headers every answer carries (SDKs
+   * pace themselves by them): read, not taken, since a refused verb holds no slot.
+   *
+   * @throws FetchError `REQS005`, always.
+   */
+  async refuseMethod(tenantId: string, method: string | undefined, usage: UsageHeaders): Promise<never> {
+    const account = await this.accounts.current(tenantId);
+    usage.concurrency(account.concurrency, await this.limits.inUse(tenantId, account.concurrency));
+    this.metrics.answered(FetchErrorCode.MethodNotAllowed, null, 0);
+    throw new FetchError(FetchErrorCode.MethodNotAllowed, `${method ?? 'This method'} does not fetch a page; use GET, POST or PUT.`);
   }
 
   private async admitAndCall(call: FetchCall, started: bigint): Promise<FetchAnswer> {

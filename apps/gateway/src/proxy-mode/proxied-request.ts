@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '@trawl/observability';
 import { FetchError, FetchErrorCode } from '../fetch/fetch.errors';
-import { FETCH_METHODS, FetchMethod } from '../fetch/fetch.routes';
+import { isFetchMethod } from '../fetch/fetch.routes';
 import { UsageHeaders } from '../fetch/usage-headers';
 import { isClientError } from '../limits/client-address-health';
 import { LimitError, LimitErrorCode } from '../limits/limits.errors';
@@ -59,7 +59,8 @@ export class ProxiedRequestHandler {
       if (this.addresses && address) blocked = await assertNotBlocked(this.addresses, address);
       const credentials = tunnel?.credentials ?? parseProxyAuthorization(request.headers['proxy-authorization']);
       const tenant = await this.authenticator.authenticate(credentials.apiKey);
-      const method = fetchMethodOf(request.method);
+      const method = request.method;
+      if (!isFetchMethod(method)) return await this.fetcher.refuseMethod(tenant.tenantId, method, usage);
       const url = tunnel ? `${tunnel.origin}${originFormOf(request.url)}` : absoluteTargetOf(request.url);
       const body = method === 'GET' ? undefined : await readBody(request, this.options.bodyLimitBytes);
       const answer = await this.fetcher.fetch({
@@ -118,10 +119,6 @@ function isBlocked(error: unknown): boolean {
   return error instanceof LimitError && error.code === LimitErrorCode.AddressBlocked;
 }
 
-function fetchMethodOf(method: string | undefined): FetchMethod {
-  if (method !== undefined && (FETCH_METHODS as readonly string[]).includes(method)) return method as FetchMethod;
-  throw new FetchError(FetchErrorCode.MethodNotAllowed, `${method ?? 'This method'} does not fetch a page; use GET, POST or PUT.`);
-}
 
 /** A plain proxied request names its target in absolute form (RFC 9112 §3.2.2). */
 function absoluteTargetOf(target: string | undefined): string {

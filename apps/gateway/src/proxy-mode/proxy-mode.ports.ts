@@ -1,5 +1,6 @@
 import type { TenantContext } from '../auth/authenticated-tenant';
 import type { FetchAnswer, FetchCall } from '../fetch/fetch.service';
+import type { UsageHeaders } from '../fetch/usage-headers';
 
 /** Turns a presented API key into its tenant; `ApiKeyAuthenticator` is one. */
 export interface ProxyAuthenticator {
@@ -13,6 +14,8 @@ export interface ProxyAuthenticator {
  */
 export interface ProxyFetcher {
   fetch(call: FetchCall): Promise<FetchAnswer>;
+  /** @throws FetchError `REQS005`, with the tenant's concurrency on `usage`. */
+  refuseMethod(tenantId: string, method: string | undefined, usage: UsageHeaders): Promise<never>;
 }
 
 /** `BLK0001` for proxy clients: the same per-address error rate as the Fetch endpoint's. */

@@ -8,7 +8,9 @@ import { waitFor } from '@trawl/testing';
 import { Registry } from 'prom-client';
 import { ProxyAgent, request as undiciRequest } from 'undici';
 import { AuthError, AuthErrorCode } from '../auth/auth.errors';
+import { FetchError, FetchErrorCode } from '../fetch/fetch.errors';
 import type { FetchAnswer, FetchCall } from '../fetch/fetch.service';
+import type { UsageHeaders } from '../fetch/usage-headers';
 import { createCertificateAuthority } from './certificate-authority';
 import { LeafCertificates } from './leaf-certificates';
 import { ProxiedRequestHandler } from './proxied-request';
@@ -30,6 +32,11 @@ class RecordingFetcher implements ProxyFetcher {
     call.usage.billed(1);
     const echo = { method: call.method, query: call.query, body: call.body?.toString('utf8') ?? null };
     return { status: 200, contentType: 'application/json', headers: { 'zr-final-url': String(call.query.url) }, body: Buffer.from(JSON.stringify(echo)) };
+  }
+
+  async refuseMethod(_tenantId: string, method: string | undefined, usage: UsageHeaders): Promise<never> {
+    usage.concurrency(5, 2);
+    throw new FetchError(FetchErrorCode.MethodNotAllowed, `${method ?? 'This method'} does not fetch a page.`);
   }
 }
 
@@ -151,6 +158,8 @@ describe(ProxyModeServer.name, () => {
       expect({ status: origin.status, code: JSON.parse(origin.body).code }).toEqual({ status: 400, code: 'REQS004' });
       const del = await plainRequest('http://shop.test/', auth, 'DELETE');
       expect({ status: del.status, code: JSON.parse(del.body).code }).toEqual({ status: 405, code: 'REQS005' });
+      // The refusal carries the tenant's concurrency like every answer (the pipeline's refuseMethod fills it in).
+      expect({ limit: del.headers['concurrency-limit'], remaining: del.headers['concurrency-remaining'] }).toEqual({ limit: '5', remaining: '3' });
       expect(fetcher.calls).toHaveLength(0);
     });
 
@@ -308,6 +317,7 @@ describe(`${ProxyModeServer.name} stop`, () => {
         await released;
         return { status: 200, contentType: 'text/plain', headers: {}, body: Buffer.from(`done ${String(call.query.url)}`) };
       },
+      refuseMethod: (...args) => new RecordingFetcher().refuseMethod(...args),
     };
     const handler = new ProxiedRequestHandler(authenticator, fetcher, undefined, metrics, logger, { bodyLimitBytes: 1024, creditPriceUsd: 0 });
     const server = new ProxyModeServer(handler, authenticator, undefined, new LeafCertificates(ca), metrics, logger, {
