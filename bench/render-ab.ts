@@ -1,0 +1,120 @@
+/**
+ * What each step Trawl's browser engine adds to a plain page loop costs Chromium: two browsers run
+ * side by side in the same seconds, one loading pages plainly, the other with one of Trawl's steps,
+ * and each browser's process group is charged its own CPU. Side by side, because this machine's
+ * speed drifts by a fifth over minutes: variants measured one after another compare the drift.
+ *
+ *   node -r ./tools/register-aliases.js dist/bench/render-ab.js [--seconds 25] [--concurrency 8] [--pairs plain:park,plain:proxy]
+ *
+ * Variants: `plain` (goto until load, then content), `proxy` (the context behind a session of the
+ * worker's egress proxy), `park` (proxy, then the page wiped by `parkPage` after each load, as the
+ * pool does), `cookies` (the context's cookies read after each load), `nocache` (cache disabled).
+ */
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import puppeteer, { type Browser } from 'puppeteer-core';
+import { EgressPolicy, parseHostMap } from '@trawl/egress';
+import { CHROMIUM_FLAGS } from '../apps/fetch-worker/src/browser/chromium-process';
+import { parkPage, trackActivity } from '../apps/fetch-worker/src/browser/page-reuse';
+import { EgressProxy } from '../apps/fetch-worker/src/egress-proxy';
+import { startFixtureWebProcess } from './fixture-web-process';
+
+const VARIANTS = ['plain', 'proxy', 'park', 'cookies', 'nocache'] as const;
+type Variant = (typeof VARIANTS)[number];
+
+/** User + system CPU seconds of every live process in group `pgid` (reaped children included). */
+function groupCpuSeconds(pgid: number): number {
+  let total = 0;
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+    } catch {
+      continue; // gone meanwhile
+    }
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // fields[2] is the group (field 5); utime, stime, cutime, cstime are fields 14 to 17.
+    if (Number(fields[2]) === pgid) total += fields.slice(11, 15).reduce((sum, ticks) => sum + Number(ticks), 0) / 100;
+  }
+  return total;
+}
+
+interface Side {
+  browser: Browser;
+  variant: Variant;
+  pages: number;
+}
+
+async function main(): Promise<void> {
+  const args = process.argv.slice(2);
+  const option = (name: string, fallback: string) => (args.includes(name) ? args[args.indexOf(name) + 1] : fallback);
+  const seconds = Number(option('--seconds', '25'));
+  const concurrency = Number(option('--concurrency', '8'));
+  const pairs = option('--pairs', 'plain:plain,plain:park,plain:proxy,plain:cookies').split(',').map((pair) => pair.split(':') as [Variant, Variant]);
+  for (const variant of pairs.flat()) if (!VARIANTS.includes(variant)) throw new Error(`unknown variant ${variant}; one of ${VARIANTS.join(', ')}`);
+
+  const web = await startFixtureWebProcess(100);
+  const url = `http://big.test:${web.port}/p/2`;
+  const proxy = new EgressProxy({ policy: new EgressPolicy({ hostMap: parseHostMap('big.test=127.0.0.1') }) });
+  const profiles: string[] = [];
+  const launch = () => {
+    profiles.push(mkdtempSync(join(tmpdir(), 'trawl-render-ab-')));
+    return puppeteer.launch({
+      executablePath: '/usr/bin/chromium',
+      headless: true,
+      userDataDir: profiles[profiles.length - 1],
+      args: [...CHROMIUM_FLAGS.filter((flag) => !flag.startsWith('--headless')), '--host-resolver-rules=MAP big.test 127.0.0.1'],
+    });
+  };
+  const browsers = [await launch(), await launch()];
+  try {
+    process.stdout.write(`| pair | pages/s | Chromium CPU ms/page | variant / first |\n|---|---|---|---|\n`);
+    for (const pair of pairs) {
+      const sides: Side[] = pair.map((variant, at) => ({ browser: browsers[at], variant, pages: 0 }));
+      let open = true;
+      let measuring = false;
+      const loop = async (side: Side) => {
+        const session = side.variant === 'proxy' || side.variant === 'park' ? await proxy.openSession({}) : undefined;
+        const context = await side.browser.createBrowserContext(session ? { proxyServer: session.url, proxyBypassList: ['<-loopback>'] } : {});
+        const page = await context.newPage();
+        const activity = trackActivity(page);
+        const cdp = side.variant === 'park' ? await page.createCDPSession() : undefined;
+        if (side.variant === 'nocache') await page.setCacheEnabled(false);
+        while (open) {
+          await page.goto(url, { waitUntil: 'load', timeout: 30_000 });
+          await page.content();
+          if (side.variant === 'cookies') await context.cookies();
+          if (cdp && (await parkPage({ context, page, cdp, uses: 0, activity }, 10_000))) throw new Error('the page could not be wiped');
+          if (measuring && open) side.pages += 1;
+        }
+        await context.close();
+        await session?.close();
+      };
+      const running = Promise.all(sides.flatMap((side) => Array.from({ length: concurrency / 2 }, () => loop(side))));
+      await new Promise((resolve) => setTimeout(resolve, 5_000)); // renderers started, caches warm
+      const cpuAt = sides.map((side) => groupCpuSeconds(side.browser.process()!.pid!));
+      measuring = true;
+      await new Promise((resolve) => setTimeout(resolve, seconds * 1_000));
+      const cpu = sides.map((side, at) => groupCpuSeconds(side.browser.process()!.pid!) - cpuAt[at]);
+      measuring = false;
+      open = false;
+      await running;
+      const perPage = sides.map((side, at) => (cpu[at] * 1_000) / side.pages);
+      process.stdout.write(
+        `| ${pair.join(' : ')} | ${sides.map((side) => (side.pages / seconds).toFixed(1)).join(' : ')} | ${perPage.map((ms) => ms.toFixed(0)).join(' : ')} | ${((perPage[1] / perPage[0]) * 100).toFixed(0)} % |\n`,
+      );
+    }
+  } finally {
+    await Promise.all(browsers.map((browser) => browser.close()));
+    await proxy.close();
+    await web.stop();
+    for (const profile of profiles) rmSync(profile, { recursive: true, force: true });
+  }
+}
+
+void main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
