@@ -210,7 +210,7 @@ describe('Fetch API (gateway, with a test worker on NATS)', () => {
       ['no credits left', { credits: 0 }, {}, 402, 'AUTH004'],
       ['fewer credits than the tier costs', { credits: 4 }, { js_render: 'true' }, 402, 'AUTH004'],
       ['a feature outside the plan', { features: ['premium_proxy'] }, { js_render: 'true' }, 402, 'AUTH010'],
-      ['mode=auto without both features', { features: ['js_render'] }, { mode: 'auto' }, 402, 'AUTH010'],
+      ['mode=auto with a proxy country outside the plan', { features: ['js_render'] }, { mode: 'auto', proxy_country: 'de' }, 402, 'AUTH010'],
       ['a plan without fetch', { products: ['crawl'] }, {}, 402, 'AUTH012'],
       ['a cancelled subscription', { subscription_status: 'cancelled' }, {}, 402, 'AUTH011'],
       ['an unverified e-mail', { email_verified: false }, {}, 403, 'AUTH009'],
@@ -221,6 +221,13 @@ describe('Fetch API (gateway, with a test worker on NATS)', () => {
       expect(response.status).toBe(status);
       expect((await json(response)).code).toBe(code);
       expect(worker.requests).toHaveLength(0);
+    });
+
+    it("serves mode=auto on a plan without premium_proxy, telling the worker the plan's tiers", async () => {
+      const tenant = await gw.createTenant({ features: ['js_render'] });
+      const response = await fetch(`${base}/v1/?${q({ apikey: tenant.api_key, url: TARGET, mode: 'auto' })}`);
+      expect(response.status).toBe(200);
+      expect(worker.requests.map((request) => request.auto_tiers)).toEqual([['basic', 'js_render']]);
     });
 
     it('sets plan, standing and key expiry with PATCH, and starts refusing at once', async () => {

@@ -1,6 +1,17 @@
-import { creditsOfTier, Tier, TIER_CREDITS, tierOf } from './pricing';
+import { autoTiersOf, creditsOfTier, Tier, TIER_CREDITS, tierOf } from './pricing';
 
 describe('pricing', () => {
+  describe(autoTiersOf.name, () => {
+    it.each([
+      [[], [Tier.Basic]],
+      [['js_render'], [Tier.Basic, Tier.JsRender]],
+      [['premium_proxy', 'proxy_mode'], [Tier.Basic, Tier.Premium]],
+      [['premium_proxy', 'js_render'], [Tier.Basic, Tier.JsRender, Tier.Premium, Tier.PremiumJsRender]],
+    ])('a plan with %j lets mode=auto use %j', (features, tiers) => {
+      expect(autoTiersOf(features)).toEqual(tiers);
+    });
+  });
+
   describe(tierOf.name, () => {
     it.each([
       [false, false, Tier.Basic, 1],

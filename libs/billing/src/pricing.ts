@@ -25,3 +25,17 @@ export function tierOf(options: { jsRender: boolean; premiumProxy: boolean }): T
 export function creditsOfTier(name: string): number | undefined {
   return (Object.values(Tier) as string[]).includes(name) ? TIER_CREDITS[name as Tier] : undefined;
 }
+
+/**
+ * The tiers `mode=auto` may escalate to for a plan with these features (`js_render`,
+ * `premium_proxy`): always basic, and each tier whose features the plan includes.
+ */
+export function autoTiersOf(features: readonly string[]): Tier[] {
+  const jsRender = features.includes('js_render');
+  const premiumProxy = features.includes('premium_proxy');
+  return Object.values(Tier).filter((tier) => {
+    const needsJs = tier === Tier.JsRender || tier === Tier.PremiumJsRender;
+    const needsPremium = tier === Tier.Premium || tier === Tier.PremiumJsRender;
+    return (!needsJs || jsRender) && (!needsPremium || premiumProxy);
+  });
+}

@@ -40,6 +40,8 @@ export const batchTaskV1 = z.object({
   captcha_solver: captchaSolverV1.optional(),
   /** W3C traceparent of the run, so a task's spans join the request that created it. */
   trace_parent: z.string().optional(),
+  /** With `mode: auto`, the tiers the tenant's plan allows (as `FetchRequestV1.auto_tiers`). */
+  auto_tiers: z.array(z.enum(FETCH_TIERS)).min(1).optional(),
 });
 export type BatchTaskV1 = z.infer<typeof batchTaskV1>;
 

@@ -133,6 +133,9 @@ export const captchaSolverV1 = z.object({
 });
 export type CaptchaSolverV1 = z.infer<typeof captchaSolverV1>;
 
+/** Tiers a Fetch answer can be billed at (same names as `@trawl/billing`'s `Tier`). */
+export const FETCH_TIERS = ['basic', 'js_render', 'premium', 'premium_js_render'] as const;
+
 export const fetchRequestV1 = z.object({
   v: z.literal(1),
   /** The gateway's request id (`X-Request-Id`), for logs on both sides. */
@@ -151,6 +154,11 @@ export const fetchRequestV1 = z.object({
   /** Largest answer the tenant may get, in bytes (`RESP005` beyond it). */
   max_body_bytes: z.number().int().positive(),
   captcha_solver: captchaSolverV1.optional(),
+  /**
+   * The tiers the tenant's plan lets `mode: auto` use (always `basic`); absent: every tier. A worker
+   * that predates the field ignores it and may escalate past the plan.
+   */
+  auto_tiers: z.array(z.enum(FETCH_TIERS)).min(1).optional(),
 });
 export type FetchRequestV1 = z.infer<typeof fetchRequestV1>;
 
@@ -187,8 +195,6 @@ export const FETCH_WORKER_ERROR_CODES = [
 ] as const;
 export type FetchWorkerErrorCode = (typeof FETCH_WORKER_ERROR_CODES)[number];
 
-/** Tiers a Fetch answer can be billed at (same names as `@trawl/billing`'s `Tier`). */
-export const FETCH_TIERS = ['basic', 'js_render', 'premium', 'premium_js_render'] as const;
 
 /**
  * The head of a worker's answer; the body follows as raw bytes (`body_bytes` of them). The body is

@@ -17,6 +17,7 @@ export function fetchRequestOf(task: BatchTaskV1, now: number): FetchRequestV1 {
     deadline_at: now + task.timeout_ms,
     max_body_bytes: task.max_body_bytes,
     ...(task.captcha_solver && { captcha_solver: task.captcha_solver }),
+    ...(task.auto_tiers && { auto_tiers: task.auto_tiers }),
   };
 }
 

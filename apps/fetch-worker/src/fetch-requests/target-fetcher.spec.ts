@@ -110,6 +110,19 @@ describe(TargetFetcher.name, () => {
         });
         expect(tiersAsked(http, browser).sort()).toEqual([Tier.Basic, Tier.JsRender, Tier.Premium, Tier.PremiumJsRender].sort());
       });
+
+      it("escalates only to the tiers of the tenant's plan (auto_tiers), and bills the one that served", async () => {
+        const http = engine(403, CHALLENGE);
+        const browser = engine(403, CHALLENGE);
+        const pools = 'premium=http://premium.proxy.test:3128';
+        const withoutRendering = { ...request({ mode: 'auto' }), auto_tiers: [Tier.Basic, Tier.Premium] };
+        await expect(adaptive({ http, browser }, pools).fetch(withoutRendering, call, stop())).rejects.toMatchObject({ code: 'all_tiers_blocked' });
+        expect(tiersAsked(http, browser)).toEqual([Tier.Basic, Tier.Premium]);
+
+        const rendered = engine(200, '<p>a page with enough words to be real</p>');
+        const withoutPremium = { ...request({ mode: 'auto' }), auto_tiers: [Tier.Basic, Tier.JsRender] };
+        expect((await adaptive({ http: engine(403, CHALLENGE), browser: rendered }, pools).fetch(withoutPremium, call, stop())).tier).toBe(Tier.JsRender);
+      });
     });
 
     it('fetches with mode=auto at the asked tier when adaptive stealth is not wired', async () => {

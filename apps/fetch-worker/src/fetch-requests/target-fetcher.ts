@@ -81,6 +81,7 @@ export class TargetFetcher {
    * it would end the request with ERR0001 instead of trying the next tier), a premium tier only with
    * a premium pool (premium through direct egress is the basic request again, billed 10 or 25
    * credits). With `proxy_country` the premium tiers stay: a missing country is the caller's REQS004.
+   * Only tiers of the tenant's plan (`auto_tiers`) count.
    */
   private autoTiers(request: FetchRequestV1): FetchTier[] {
     const rendering = this.deps.engines.browser !== undefined;
@@ -89,7 +90,9 @@ export class TargetFetcher {
     if (rendering) tiers.push('js_render');
     if (premium) tiers.push('premium');
     if (premium && rendering) tiers.push('premium_js_render');
-    return tiers;
+    // The plan's tiers, from the gateway: a tenant without premium_proxy is never escalated (and billed) there.
+    const plan = request.auto_tiers;
+    return plan ? tiers.filter((tier) => plan.includes(tier)) : tiers;
   }
 
   private async attempt(request: FetchRequestV1, call: TargetCallFactory, tier: Tier, stop: AbortSignal): Promise<TargetPage> {

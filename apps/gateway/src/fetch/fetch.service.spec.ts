@@ -207,6 +207,21 @@ describe(FetchService.name, () => {
       expect(rpc.call).not.toHaveBeenCalled();
     });
 
+    it("lets mode=auto escalate only within the plan: no AUTH010, the plan's tiers sent to the worker", async () => {
+      const { service, call, sent } = setup({ account: account({ features: ['js_render'] }) });
+      await service.fetch(call({ query: { url: 'https://shop.test/', mode: 'auto' } }));
+      expect(sent[0].auto_tiers).toEqual(['basic', 'js_render']);
+      // A plain request tells the worker nothing of the plan.
+      await service.fetch(call());
+      expect(sent[1].auto_tiers).toBeUndefined();
+    });
+
+    it('refuses mode=auto with a proxy country when the plan lacks premium_proxy (only the premium pool has countries)', async () => {
+      const { service, call, rpc } = setup({ account: account({ features: ['js_render'] }) });
+      await expect(service.fetch(call({ query: { url: 'https://shop.test/', mode: 'auto', proxy_country: 'de' } }))).rejects.toMatchObject({ code: 'AUTH010' });
+      expect(rpc.call).not.toHaveBeenCalled();
+    });
+
     it('sends the tenant CAPTCHA solver and the body of a POST', async () => {
       const { service, call, sent } = setup({ account: account({ captchaSolver: { endpoint: 'http://s.test/', key: { sealed: null, plaintext: 'k' } } }) });
       await service.fetch(call({ method: 'POST', body: Buffer.from('a=1') }));

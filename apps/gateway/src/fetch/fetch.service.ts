@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { IncomingHttpHeaders } from 'node:http';
-import { ChargeBuffer, creditsOfTier, TIER_CREDITS, tierOf } from '@trawl/billing';
+import { autoTiersOf, ChargeBuffer, creditsOfTier, TIER_CREDITS, tierOf } from '@trawl/billing';
 import { FetchReplyV1, fetchReplyV1, FetchRequestV1, messagingTopology } from '@trawl/contracts';
 import { StreamedRpcClient } from '@trawl/messaging';
 import type { Logger } from '@trawl/observability';
@@ -151,7 +151,7 @@ export class FetchService {
       call.usage.concurrency(account.concurrency, held.inUse - 1);
       await this.releaseSlot(held, call, soon);
     };
-    const called = early ? await early.settled : await settle(this.callWorker(call, query, this.solverKeys.open(account)));
+    const called = early ? await early.settled : await settle(this.callWorker(call, query, account));
     if (!called.ok) {
       await release();
       throw called.error;
@@ -215,7 +215,7 @@ export class FetchService {
     });
     if (!account) return undefined;
     const callOff = new AbortController();
-    const settled = settle(this.callWorker(call, query, this.solverKeys.open(account), callOff.signal));
+    const settled = settle(this.callWorker(call, query, account, callOff.signal));
     return {
       settled,
       callOff: () => {
@@ -281,11 +281,13 @@ export class FetchService {
   private async callWorker(
     call: FetchCall,
     query: FetchQuery,
-    captchaSolver: { endpoint: string; key: string } | null,
+    /** Whose CAPTCHA solver key the worker gets, and the tiers `mode=auto` may use. */
+    account: Account,
     /** Aborts a call started early that admission then refused; nobody waits for its answer. */
     callOff?: AbortSignal,
   ): Promise<WorkerAnswer> {
     const hasBody = call.method !== 'GET' && call.body !== undefined && call.body.length > 0;
+    const captchaSolver = this.solverKeys.open(account);
     const deadlineAt = Date.now() + this.config.FETCH_DEADLINE_MS;
     const request: FetchRequestV1 = {
       v: 1,
@@ -299,6 +301,7 @@ export class FetchService {
       deadline_at: deadlineAt,
       max_body_bytes: this.config.FETCH_MAX_BODY_BYTES,
       ...(captchaSolver && { captcha_solver: captchaSolver }),
+      ...(query.options.mode === 'auto' && { auto_tiers: autoTiersOf(account.features) }),
     };
 
     const abort = new AbortController();
@@ -361,7 +364,9 @@ function secondsSince(started: bigint): number {
 /** Features of the plan a request uses; `mode=auto` may escalate to both. */
 function featuresOf(query: FetchQuery, via: FetchCall['via']): PlanFeature[] {
   const viaProxy = via === 'proxy_mode' ? (['proxy_mode'] as const) : [];
-  if (query.options.mode === 'auto') return ['js_render', 'premium_proxy', ...viaProxy];
+  // `mode=auto` escalates only within the plan (`autoTiersOf`): it needs no feature of its own,
+  // but a proxy country is only ever served by the premium pool.
+  if (query.options.mode === 'auto') return [...(query.options.proxy_country ? (['premium_proxy'] as const) : []), ...viaProxy];
   return [
     ...(query.options.js_render ? (['js_render'] as const) : []),
     ...(query.options.premium_proxy ? (['premium_proxy'] as const) : []),

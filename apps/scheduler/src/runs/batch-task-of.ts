@@ -1,3 +1,4 @@
+import { autoTiersOf } from '@trawl/billing';
 import type { BatchTaskMethod, BatchTaskV1, CaptchaSolverV1 } from '@trawl/contracts';
 import { FetchParamsError, ForbiddenDomains, taskFetchInputs } from '@trawl/fetch-params';
 import { failedResult, TaskResult } from './task-result';
@@ -50,7 +51,9 @@ export function batchTaskOf(claim: ClaimedTask, run: RunDispatchContext): { task
     return { failed: failedResult(id, 'REQS007', 403, `Extract is not prepared for ${inputs.hostname}; use css_extractor meanwhile.`) };
   }
   const { options } = inputs.query;
-  const needs = options.mode === 'auto' ? ['js_render', 'premium_proxy'] : [options.js_render && 'js_render', options.premium_proxy && 'premium_proxy'];
+  // `mode=auto` escalates only within the plan (`auto_tiers`): it needs no feature of its own, but
+  // a proxy country is only ever served by the premium pool.
+  const needs = options.mode === 'auto' ? [options.proxy_country && 'premium_proxy'] : [options.js_render && 'js_render', options.premium_proxy && 'premium_proxy'];
   const missing = needs.find((feature): feature is string => typeof feature === 'string' && !run.planFeatures.includes(feature));
   if (missing) return { failed: failedResult(id, 'AUTH010', 402, `Your plan does not include \`${missing}\`; upgrade or remove it.`) };
   return {
@@ -70,6 +73,7 @@ export function batchTaskOf(claim: ClaimedTask, run: RunDispatchContext): { task
       max_body_bytes: run.maxBodyBytes,
       ...(run.captchaSolver && { captcha_solver: run.captchaSolver }),
       ...(run.traceParent && { trace_parent: run.traceParent }),
+      ...(options.mode === 'auto' && { auto_tiers: autoTiersOf(run.planFeatures) }),
     },
   };
 }

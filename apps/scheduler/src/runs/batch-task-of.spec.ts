@@ -1,0 +1,38 @@
+import { ForbiddenDomains } from '@trawl/fetch-params';
+import { batchTaskOf, type ClaimedTask, type RunDispatchContext } from './batch-task-of';
+
+const claim = (serviceParams: Record<string, unknown>): ClaimedTask => ({
+  seq: 1,
+  attempt: 1,
+  leaseUntilMs: Date.now() + 60_000,
+  url: 'https://shop.test/p/1',
+  method: 'GET',
+  body: null,
+  serviceParams,
+});
+
+const run = (planFeatures: string[]): RunDispatchContext => ({
+  runId: '6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b',
+  tenantId: '3f0c2a5e-8d1b-4c7e-9a6f-1b2c3d4e5f60',
+  jobParams: {},
+  traceParent: null,
+  captchaSolver: null,
+  planFeatures,
+  forbidden: new ForbiddenDomains([]),
+  timeoutMs: 30_000,
+  maxBodyBytes: 1_000_000,
+});
+
+describe(batchTaskOf.name, () => {
+  it("sends a mode=auto task with the plan's tiers, whatever features the plan lacks", () => {
+    const made = batchTaskOf(claim({ mode: 'auto' }), run(['premium_proxy']));
+    expect(made).toMatchObject({ task: { auto_tiers: ['basic', 'premium'] } });
+    const plain = batchTaskOf(claim({}), run(['premium_proxy']));
+    expect('task' in plain && 'auto_tiers' in plain.task).toBe(false);
+  });
+
+  it('fails a mode=auto task with a proxy country at once with AUTH010 when the plan lacks premium_proxy', () => {
+    expect(batchTaskOf(claim({ mode: 'auto', proxy_country: 'de' }), run(['js_render']))).toMatchObject({ failed: { errorCode: 'AUTH010' } });
+    expect(batchTaskOf(claim({ js_render: true }), run([]))).toMatchObject({ failed: { errorCode: 'AUTH010' } });
+  });
+});
