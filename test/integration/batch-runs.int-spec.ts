@@ -36,7 +36,8 @@ describe(RunsRuntime.name, () => {
   beforeAll(async () => {
     database = await createMigratedDatabase();
     web = await startFixtureWeb({ bigSitePages: 300 });
-    scheduler = await startRunsInstance(database.url, runsSettings(topology));
+    // Tasks may take 30 s: the stopped-run tests hold worker slots with 15 s pages.
+    scheduler = await startRunsInstance(database.url, runsSettings(topology, { taskTimeoutMs: 30_000 }));
     const config = loadConfig(fetchWorkerConfigSchema, {
       NATS_URL,
       NATS_PREFIX: prefix,
@@ -155,8 +156,8 @@ describe(RunsRuntime.name, () => {
   describe('a stopped run', () => {
     const WORKER_SLOTS = 16;
     // Every task must be dispatched and every slow one started within it, also on a loaded CI
-    // machine: at 3 s a slow page once ended first and a queued one took its slot.
-    const SLOW_MS = 8_000;
+    // machine: at 3 s, and once at 8 s, slow pages ended first and queued ones took their slots.
+    const SLOW_MS = 15_000;
 
     it.each([
       ['the gateway tells the workers at the stop', true],
@@ -174,7 +175,8 @@ describe(RunsRuntime.name, () => {
           const slowHits = slow.reduce((n, url) => n + web.hits('slow.test', new URL(url).pathname + new URL(url).search), 0);
           return row.n === 40 && slowHits === WORKER_SLOTS;
         },
-        { timeoutMs: 20_000, intervalMs: 10, what: 'every task dispatched and every worker slot busy' },
+        // Less than SLOW_MS: past it a slow page may have ended and freed its slot to a queued task.
+        { timeoutMs: SLOW_MS - 1_000, intervalMs: 10, what: 'every task dispatched and every worker slot busy' },
       );
       expect(queued.map((path) => web.hits('big.test', path))).toEqual(queued.map(() => 0));
 
