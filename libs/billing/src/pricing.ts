@@ -27,6 +27,21 @@ export function creditsOfTier(name: string): number | undefined {
 }
 
 /**
+ * The plan features (`js_render`, `premium_proxy`) a Fetch request or batch task with these options
+ * needs. `mode=auto` needs none of its own, since it escalates only within the plan
+ * ({@link autoTiersOf}), but a proxy country is only ever served by the premium pool.
+ */
+export function featuresNeeded(options: {
+  js_render: boolean;
+  premium_proxy: boolean;
+  mode?: 'auto';
+  proxy_country?: string;
+}): ('js_render' | 'premium_proxy')[] {
+  if (options.mode === 'auto') return options.proxy_country ? ['premium_proxy'] : [];
+  return [...(options.js_render ? (['js_render'] as const) : []), ...(options.premium_proxy ? (['premium_proxy'] as const) : [])];
+}
+
+/**
  * The tiers `mode=auto` may escalate to for a plan with these features (`js_render`,
  * `premium_proxy`): always basic, and each tier whose features the plan includes.
  */

@@ -195,7 +195,6 @@ export const FETCH_WORKER_ERROR_CODES = [
 ] as const;
 export type FetchWorkerErrorCode = (typeof FETCH_WORKER_ERROR_CODES)[number];
 
-
 /**
  * The head of a worker's answer; the body follows as raw bytes (`body_bytes` of them). The body is
  * exactly what the gateway sends: the page, a transform of it, JSON, an image or a problem+json.

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { IncomingHttpHeaders } from 'node:http';
-import { autoTiersOf, ChargeBuffer, creditsOfTier, TIER_CREDITS, tierOf } from '@trawl/billing';
+import { autoTiersOf, ChargeBuffer, creditsOfTier, featuresNeeded, TIER_CREDITS, tierOf } from '@trawl/billing';
 import { FetchReplyV1, fetchReplyV1, FetchRequestV1, messagingTopology } from '@trawl/contracts';
 import { StreamedRpcClient } from '@trawl/messaging';
 import type { Logger } from '@trawl/observability';
@@ -361,17 +361,9 @@ function secondsSince(started: bigint): number {
   return Number(process.hrtime.bigint() - started) / 1e9;
 }
 
-/** Features of the plan a request uses; `mode=auto` may escalate to both. */
+/** Features of the plan a request uses (proxy mode is one). */
 function featuresOf(query: FetchQuery, via: FetchCall['via']): PlanFeature[] {
-  const viaProxy = via === 'proxy_mode' ? (['proxy_mode'] as const) : [];
-  // `mode=auto` escalates only within the plan (`autoTiersOf`): it needs no feature of its own,
-  // but a proxy country is only ever served by the premium pool.
-  if (query.options.mode === 'auto') return [...(query.options.proxy_country ? (['premium_proxy'] as const) : []), ...viaProxy];
-  return [
-    ...(query.options.js_render ? (['js_render'] as const) : []),
-    ...(query.options.premium_proxy ? (['premium_proxy'] as const) : []),
-    ...viaProxy,
-  ];
+  return [...featuresNeeded(query.options), ...(via === 'proxy_mode' ? (['proxy_mode'] as const) : [])];
 }
 
 type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };

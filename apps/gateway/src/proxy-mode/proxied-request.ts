@@ -119,7 +119,6 @@ function isBlocked(error: unknown): boolean {
   return error instanceof LimitError && error.code === LimitErrorCode.AddressBlocked;
 }
 
-
 /** A plain proxied request names its target in absolute form (RFC 9112 §3.2.2). */
 function absoluteTargetOf(target: string | undefined): string {
   if (target !== undefined && /^https?:\/\//i.test(target)) return target;

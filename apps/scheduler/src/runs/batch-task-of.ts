@@ -1,4 +1,4 @@
-import { autoTiersOf } from '@trawl/billing';
+import { autoTiersOf, featuresNeeded } from '@trawl/billing';
 import type { BatchTaskMethod, BatchTaskV1, CaptchaSolverV1 } from '@trawl/contracts';
 import { FetchParamsError, ForbiddenDomains, taskFetchInputs } from '@trawl/fetch-params';
 import { failedResult, TaskResult } from './task-result';
@@ -51,10 +51,7 @@ export function batchTaskOf(claim: ClaimedTask, run: RunDispatchContext): { task
     return { failed: failedResult(id, 'REQS007', 403, `Extract is not prepared for ${inputs.hostname}; use css_extractor meanwhile.`) };
   }
   const { options } = inputs.query;
-  // `mode=auto` escalates only within the plan (`auto_tiers`): it needs no feature of its own, but
-  // a proxy country is only ever served by the premium pool.
-  const needs = options.mode === 'auto' ? [options.proxy_country && 'premium_proxy'] : [options.js_render && 'js_render', options.premium_proxy && 'premium_proxy'];
-  const missing = needs.find((feature): feature is string => typeof feature === 'string' && !run.planFeatures.includes(feature));
+  const missing = featuresNeeded(options).find((feature) => !run.planFeatures.includes(feature));
   if (missing) return { failed: failedResult(id, 'AUTH010', 402, `Your plan does not include \`${missing}\`; upgrade or remove it.`) };
   return {
     task: {
