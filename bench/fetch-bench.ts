@@ -8,7 +8,7 @@
  *
  *   node -r ./tools/register-aliases.js dist/bench/fetch-bench.js [--clients 50] [--seconds 10]
  *     [--latency-ms 0,100] [--render-concurrency 8] [--render-seconds 15] [--render-rounds 3] [--warmup 3] [--render-warmup 8]
- *     [--only overhead|render] [--set KEY=VALUE]…
+ *     [--only overhead|render] [--loop-viewport 1920x1080] [--set KEY=VALUE]…
  *     [--profile DIR]   (CPU profiles of the gateway and the worker, written when they stop; see tools/cpu-profile.js)
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -20,6 +20,7 @@ import { closedLoopLoad, type LoadResult } from './load-loop';
 import { childRunning, processesNamed, processesNamedWith, processMemory, treeRssBytes } from './process-stats';
 import { GroupCpuMeter, MachineCpuMeter } from './resource-meter';
 import { puppeteerLoop, type RenderLoopResult } from './puppeteer-loop';
+import { DESKTOP_VIEWPORT } from '../apps/fetch-worker/src/browser/viewport';
 import { scrapeLabelled, scrapeTotals, totalsDelta, trawlHistograms, type MetricTotals } from './service-metrics';
 
 const SERVICES: readonly ServiceName[] = ['gateway', 'fetch-worker'];
@@ -41,11 +42,13 @@ interface FetchBenchOptions {
   /** The fixture page's latency for each overhead run, in ms. */
   latenciesMs: number[];
   only?: 'overhead' | 'render';
+  /** The loop's viewport: Trawl's desktop default, so both render the same page the same way. */
+  loopViewport: { width: number; height: number };
   serviceEnv: Record<string, string>;
 }
 
 function parseOptions(args: readonly string[]): FetchBenchOptions {
-  const options: FetchBenchOptions = { clients: 50, seconds: 10, renderConcurrency: 8, renderSeconds: 15, renderRounds: 3, warmup: 3, renderWarmup: 8, latenciesMs: [0, 100], serviceEnv: {} };
+  const options: FetchBenchOptions = { clients: 50, seconds: 10, renderConcurrency: 8, renderSeconds: 15, renderRounds: 3, warmup: 3, renderWarmup: 8, latenciesMs: [0, 100], loopViewport: { ...DESKTOP_VIEWPORT }, serviceEnv: {} };
   const numbers: Record<string, keyof FetchBenchOptions> = {
     '--clients': 'clients',
     '--seconds': 'seconds',
@@ -63,6 +66,9 @@ function parseOptions(args: readonly string[]): FetchBenchOptions {
       (options as unknown as Record<string, number>)[numbers[name]] = n;
     } else if (name === '--latency-ms' && value.split(',').every((part) => /^\d+$/.test(part))) {
       options.latenciesMs = value.split(',').map(Number);
+    } else if (name === '--loop-viewport' && /^\d+x\d+$/.test(value)) {
+      const [width, height] = value.split('x').map(Number);
+      options.loopViewport = { width, height };
     } else if (name === '--only' && (value === 'overhead' || value === 'render')) {
       options.only = value;
     } else if (name === '--profile' && value !== '') {
@@ -318,6 +324,7 @@ async function renderRound(web: FixtureWebProcess, trawl: Trawl, options: FetchB
       url: page,
       hostMap: web.hostMap,
       concurrency: options.renderConcurrency,
+      viewport: options.loopViewport,
       executablePath: chromiumPath(),
       onMeasuring: () => {
         plainCpu.onMeasuring();
@@ -378,7 +385,7 @@ async function renderRound(web: FixtureWebProcess, trawl: Trawl, options: FetchB
   const workerPeak = processMemory(trawl.workerPid)?.peakRssBytes ?? 0;
   const report = [
     '',
-    `js_render: ${page}, ${options.renderConcurrency} pages at once (round ${order.round}${order.trawlFirst ? ', Trawl first' : ''})`,
+    `js_render: ${page}, ${options.renderConcurrency} pages at once, loop viewport ${options.loopViewport.width}×${options.loopViewport.height} (round ${order.round}${order.trawlFirst ? ', Trawl first' : ''})`,
     '| engine | pages/s | errors | machine CPU ms/page | peak RSS (browser tree) |',
     '|--------|---------|--------|---------------------|-------------------------|',
     `| puppeteer-core loop | ${plain.perSecond.toFixed(1)} | ${plain.errors} | ${plainCpu.msPer(plain.pages + plain.errors).toFixed(0)} | ${(plain.peakRssBytes / MiB).toFixed(0)} MiB |`,

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import puppeteer from 'puppeteer-core';
+import puppeteer, { type BrowserContext } from 'puppeteer-core';
 import { CHROMIUM_FLAGS } from '../apps/fetch-worker/src/browser/chromium-process';
 import { MeasuredWindow } from './measured-window';
 import { treeRssBytes } from './process-stats';
@@ -35,8 +35,10 @@ export async function puppeteerLoop(options: {
   executablePath: string;
   /** Called once, when the warm-up ends and pages start to count. */
   onMeasuring?: () => void;
-  /** Called once, when the measured seconds are over and before the browser closes. */
+  /** Called once, when the measured seconds are over and before any page or the browser closes. */
   onMeasured?: () => void;
+  /** The pages' viewport (Trawl renders at its desktop default unless asked otherwise). */
+  viewport: { width: number; height: number };
 }): Promise<RenderLoopResult> {
   const rules = options.hostMap
     .split(',')
@@ -57,9 +59,12 @@ export async function puppeteerLoop(options: {
   let pages = 0;
   let errors = 0;
   const window = new MeasuredWindow(options);
+  const contexts: BrowserContext[] = [];
   const loop = async (): Promise<void> => {
     const context = await browser.createBrowserContext();
+    contexts.push(context);
     const page = await context.newPage();
+    await page.setViewport(options.viewport);
     while (window.open) {
       let ok = false;
       try {
@@ -73,11 +78,12 @@ export async function puppeteerLoop(options: {
       if (ok) pages += 1;
       else errors += 1;
     }
-    await context.close().catch(() => undefined);
   };
   try {
     await Promise.all(Array.from({ length: options.concurrency }, loop));
+    // Before the pages close: a renderer that exited is charged to its zygote only once reaped.
     options.onMeasured?.();
+    await Promise.all(contexts.map((context) => context.close().catch(() => undefined)));
   } finally {
     clearInterval(sampler);
     await browser.close().catch(() => undefined);

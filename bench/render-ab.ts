@@ -15,12 +15,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import puppeteer, { type Browser } from 'puppeteer-core';
 import { EgressPolicy, parseHostMap } from '@trawl/egress';
+import { BrowserPool, renderPage, type RenderOptions } from '../apps/fetch-worker/src/browser';
 import { CHROMIUM_FLAGS } from '../apps/fetch-worker/src/browser/chromium-process';
 import { parkPage, trackActivity } from '../apps/fetch-worker/src/browser/page-reuse';
 import { EgressProxy } from '../apps/fetch-worker/src/egress-proxy';
 import { startFixtureWebProcess } from './fixture-web-process';
 
-const VARIANTS = ['plain', 'proxy', 'park', 'cookies', 'nocache'] as const;
+const VARIANTS = ['plain', 'proxy', 'park', 'cookies', 'nocache', 'wide', 'engine'] as const;
 type Variant = (typeof VARIANTS)[number];
 
 /** User + system CPU seconds of every live process in group `pgid` (reaped children included). */
@@ -45,6 +46,12 @@ interface Side {
   browser: Browser;
   variant: Variant;
   pages: number;
+  /** The `engine` variant's pool (one browser of its own), instead of `browser`. */
+  pool?: BrowserPool;
+}
+
+function sidePgid(side: Side): number {
+  return side.pool ? side.pool.browserProcessGroups()[0] : side.browser.process()!.pid!;
 }
 
 async function main(): Promise<void> {
@@ -73,15 +80,34 @@ async function main(): Promise<void> {
     process.stdout.write(`| pair | pages/s | Chromium CPU ms/page | variant / first |\n|---|---|---|---|\n`);
     for (const pair of pairs) {
       const sides: Side[] = pair.map((variant, at) => ({ browser: browsers[at], variant, pages: 0 }));
+      for (const side of sides.filter((one) => one.variant === 'engine')) {
+        side.pool = new BrowserPool({
+          proxy,
+          browsers: 1,
+          pagesPerBrowser: concurrency / 2,
+          launch: { extraArgs: ['--host-resolver-rules=MAP big.test 127.0.0.1'] },
+        });
+        await side.pool.start();
+      }
       let open = true;
       let measuring = false;
+      const engineLoop = async (pool: BrowserPool, side: Side) => {
+        while (open) {
+          await pool.withPage({ deadlineAt: Date.now() + 30_000, reuseKey: 'tenant' }, (lease) =>
+            renderPage(lease, { url, method: 'GET', headers: {}, options: { json_response: false } as RenderOptions, deadlineAt: Date.now() + 30_000 }),
+          );
+          if (measuring && open) side.pages += 1;
+        }
+      };
       const loop = async (side: Side) => {
+        if (side.pool) return engineLoop(side.pool, side);
         const session = side.variant === 'proxy' || side.variant === 'park' ? await proxy.openSession({}) : undefined;
         const context = await side.browser.createBrowserContext(session ? { proxyServer: session.url, proxyBypassList: ['<-loopback>'] } : {});
         const page = await context.newPage();
         const activity = trackActivity(page);
         const cdp = side.variant === 'park' ? await page.createCDPSession() : undefined;
         if (side.variant === 'nocache') await page.setCacheEnabled(false);
+        if (side.variant === 'wide') await page.setViewport({ width: 1920, height: 1080 });
         while (open) {
           await page.goto(url, { waitUntil: 'load', timeout: 30_000 });
           await page.content();
@@ -94,13 +120,14 @@ async function main(): Promise<void> {
       };
       const running = Promise.all(sides.flatMap((side) => Array.from({ length: concurrency / 2 }, () => loop(side))));
       await new Promise((resolve) => setTimeout(resolve, 5_000)); // renderers started, caches warm
-      const cpuAt = sides.map((side) => groupCpuSeconds(side.browser.process()!.pid!));
+      const cpuAt = sides.map((side) => groupCpuSeconds(sidePgid(side)));
       measuring = true;
       await new Promise((resolve) => setTimeout(resolve, seconds * 1_000));
-      const cpu = sides.map((side, at) => groupCpuSeconds(side.browser.process()!.pid!) - cpuAt[at]);
+      const cpu = sides.map((side, at) => groupCpuSeconds(sidePgid(side)) - cpuAt[at]);
       measuring = false;
       open = false;
       await running;
+      await Promise.all(sides.map((side) => side.pool?.close()));
       const perPage = sides.map((side, at) => (cpu[at] * 1_000) / side.pages);
       process.stdout.write(
         `| ${pair.join(' : ')} | ${sides.map((side) => (side.pages / seconds).toFixed(1)).join(' : ')} | ${perPage.map((ms) => ms.toFixed(0)).join(' : ')} | ${((perPage[1] / perPage[0]) * 100).toFixed(0)} % |\n`,
