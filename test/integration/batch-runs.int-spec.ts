@@ -98,13 +98,14 @@ describe(RunsRuntime.name, () => {
     expect(tasks[199]).toMatchObject({ status_code: 404, output_format: null, tier: null, credits: 0, error_code: 'RESP002' });
     for (let page = 1; page <= 199; page++) expect(web.hits('big.test', `/p/${page}`)).toBeGreaterThanOrEqual(1);
 
-    const ledger = await scheduler.db.query<{ ref: string; credits: number; product: string; tier: string }>(
-      `SELECT ref, credits, product, tier FROM credit_ledger WHERE tenant_id = $1 ORDER BY id`,
+    const ledger = await scheduler.db.query<{ ref: string; credits: number; product: string; tier: string; cost_usd: number }>(
+      `SELECT ref, credits, product, tier, cost_usd::float8 AS cost_usd FROM credit_ledger WHERE tenant_id = $1 ORDER BY id`,
       [tenantId],
     );
     expect(ledger).toHaveLength(199);
     expect(new Set(ledger.map((l) => l.ref))).toEqual(new Set(Array.from({ length: 199 }, (_, i) => `batch:${runId}:${i + 1}`)));
-    expect(ledger.every((l) => l.credits === 1 && l.product === 'batch' && l.tier === 'basic')).toBe(true);
+    // Each row keeps its dollars at the scheduler's price (creditPriceUsd 0.0001).
+    expect(ledger.every((l) => l.credits === 1 && l.product === 'batch' && l.tier === 'basic' && l.cost_usd === 0.0001)).toBe(true);
     const [tenant] = await scheduler.db.query<{ credits_used: string }>(`SELECT credits_used FROM tenants WHERE id = $1`, [tenantId]);
     expect(Number(tenant.credits_used)).toBe(199);
 

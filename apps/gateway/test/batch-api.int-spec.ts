@@ -569,23 +569,26 @@ describe('Batch API (gateway)', () => {
       expect((await call(tenant, 'GET', `/v1/jobs/${jobId}/results`)).body.run.stats.spend).toEqual(spend);
     });
 
-    it('reads a run’s actual credits from the ledger, by tier', async () => {
-      const { tenant, jobId, runId } = await jobOf(3);
+    it('reads a run’s actual credits from the ledger, by tier, at the price each row was billed', async () => {
+      const { tenant, jobId, runId } = await jobOf(4);
+      // Billed at 0.0005 a credit (today's price is 0.0001), except one row from before the ledger
+      // kept prices, which today's price prices.
       await gw.sql.query(
-        `INSERT INTO credit_ledger (tenant_id, credits, product, tier, ref) VALUES
-           ($1, 1, 'batch_task', 'basic', $2), ($1, 25, 'batch_task', 'premium_js_render', $3), ($1, 1, 'batch_task', 'basic', $4)`,
-        [tenant.tenant_id, `batch:${runId}:1`, `batch:${runId}:2`, `batch:${randomUUID()}:1`],
+        `INSERT INTO credit_ledger (tenant_id, credits, product, tier, ref, cost_usd) VALUES
+           ($1, 1, 'batch_task', 'basic', $2, 0.0005), ($1, 25, 'batch_task', 'premium_js_render', $3, 0.0125),
+           ($1, 1, 'batch_task', 'basic', $4, NULL), ($1, 1, 'batch_task', 'basic', $5, 0.0005)`,
+        [tenant.tenant_id, `batch:${runId}:1`, `batch:${runId}:2`, `batch:${runId}:3`, `batch:${randomUUID()}:1`],
       );
       const cost = await call(tenant, 'GET', `/v1/jobs/${jobId}/runs/${runId}/cost`);
       expect(cost.body).toMatchObject({
         run_id: runId,
-        credits: 26,
+        credits: 27,
         by_tier: [
-          { tier: 'basic', tasks: 1, credits: 1 },
-          { tier: 'premium_js_render', tasks: 1, credits: 25 },
+          { tier: 'basic', tasks: 2, credits: 2, cost: 0.0006 },
+          { tier: 'premium_js_render', tasks: 1, credits: 25, cost: 0.0125 },
         ],
       });
-      expect(cost.body.cost).toBeCloseTo(26 * 0.0001, 10);
+      expect(cost.body.cost).toBeCloseTo(0.0131, 10);
       expect((await call(await gw.createTenant(), 'GET', `/v1/jobs/${jobId}/runs/${runId}/cost`)).status).toBe(404);
     });
   });

@@ -70,8 +70,11 @@ describe('Fetch API (gateway, with a test worker on NATS)', () => {
       expect(sent!.body_base64).toBeUndefined();
 
       await gw.flushCharges();
-      const { rows } = await gw.sql.query(`SELECT credits, product, tier, ref FROM credit_ledger WHERE tenant_id = $1`, [tenant.tenant_id]);
-      expect(rows).toEqual([{ credits: 5, product: 'fetch', tier: 'js_render', ref: `fetch:${requestId}` }]);
+      const { rows } = await gw.sql.query(`SELECT credits, product, tier, ref, cost_usd::float8 AS cost_usd FROM credit_ledger WHERE tenant_id = $1`, [
+        tenant.tenant_id,
+      ]);
+      // The dollars at this moment's price (FETCH_CREDIT_PRICE_USD, 0.001 in this suite), kept with the row.
+      expect(rows).toEqual([{ credits: 5, product: 'fetch', tier: 'js_render', ref: `fetch:${requestId}`, cost_usd: 0.005 }]);
       const { rows: used } = await gw.sql.query(`SELECT credits_used FROM tenants WHERE id = $1`, [tenant.tenant_id]);
       expect(Number(used[0].credits_used)).toBe(5);
     });

@@ -8,6 +8,8 @@ export interface Charge {
   tier: string;
   /** Unique per billed unit of work (e.g. `crawl:<id>:<frontier id>:<attempt>`): a charge is recorded once. */
   ref: string;
+  /** What the credits cost in US dollars at this price (kept with the row); absent where no price applies (crawl pages). */
+  costUsd?: number;
 }
 
 /**
@@ -20,8 +22,8 @@ export async function recordCharges(sql: Sql, charges: Charge[]): Promise<number
   const rows = await sql.prepared<{ tenant_id: string; credits: string }>(
     'credit_ledger_record',
     `WITH ins AS (
-       INSERT INTO credit_ledger (tenant_id, credits, product, tier, ref)
-       SELECT * FROM unnest($1::uuid[], $2::int[], $3::text[], $4::text[], $5::text[])
+       INSERT INTO credit_ledger (tenant_id, credits, product, tier, ref, cost_usd)
+       SELECT * FROM unnest($1::uuid[], $2::int[], $3::text[], $4::text[], $5::text[], $6::numeric[])
        ON CONFLICT (tenant_id, ref) DO NOTHING
        RETURNING tenant_id, credits
      ), totals AS (
@@ -36,7 +38,13 @@ export async function recordCharges(sql: Sql, charges: Charge[]): Promise<number
       billable.map((c) => c.product),
       billable.map((c) => c.tier),
       billable.map((c) => c.ref),
+      billable.map((c) => (c.costUsd === undefined ? null : costString(c.costUsd))),
     ],
   );
   return rows.reduce((sum, r) => sum + Number(r.credits), 0);
+}
+
+/** Dollars as Postgres' numeric reads them: to a hundred-millionth, without float noise (0.1 + 0.2). */
+function costString(usd: number): string {
+  return usd.toFixed(8);
 }

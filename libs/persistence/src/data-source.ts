@@ -11,6 +11,7 @@ import { FetchHotPath1764000000070 } from './migrations/1764000000070-fetch-hot-
 import { SealedCaptchaSolverKey1764000000080 } from './migrations/1764000000080-sealed-captcha-solver-key';
 import { RunTaskBodyLz41764000000090 } from './migrations/1764000000090-run-task-body-lz4';
 import { PutBatchTasks1764000000100 } from './migrations/1764000000100-put-batch-tasks';
+import { LedgerCost1764000000110 } from './migrations/1764000000110-ledger-cost';
 
 /** Every migration, in order. Migrations run by `make migrate` (and a Helm pre-upgrade Job), never at pod start. */
 export const MIGRATIONS = [
@@ -26,6 +27,7 @@ export const MIGRATIONS = [
   SealedCaptchaSolverKey1764000000080,
   RunTaskBodyLz41764000000090,
   PutBatchTasks1764000000100,
+  LedgerCost1764000000110,
 ];
 
 export interface DataSourceOptions {

@@ -7,3 +7,11 @@
 export function costOfCredits(credits: number, pricePerCredit: number): number {
   return Math.round(credits * pricePerCredit * 1e6) / 1e6;
 }
+
+/**
+ * What ledger rows cost: the dollars each row was billed at, and today's price for the credits of
+ * rows billed before the ledger kept prices. Rounded as {@link costOfCredits}.
+ */
+export function costOfLedger(rows: { costUsd: number; unpricedCredits: number }, pricePerCredit: number): number {
+  return Math.round((rows.costUsd + rows.unpricedCredits * pricePerCredit) * 1e6) / 1e6;
+}

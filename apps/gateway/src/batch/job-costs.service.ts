@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { CreditEstimate, estimateCredits } from './cost-estimate';
-import { JobRunsRepository } from './job-runs.repository';
+import { JobRunsRepository, type LedgerTier } from './job-runs.repository';
 import { JobRunsService } from './job-runs.service';
 import { JobsRepository, RunRecord } from './jobs.repository';
 import { JobsService } from './jobs.service';
@@ -8,7 +8,7 @@ import { JobsService } from './jobs.service';
 export interface RunCredits {
   run: RunRecord;
   credits: number;
-  byTier: { tier: string; credits: number; tasks: number }[];
+  byTier: LedgerTier[];
 }
 
 /** What a job would cost to run, and what one of its runs did cost (spec-batch-api §1 pricing). */

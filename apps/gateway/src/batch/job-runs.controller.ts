@@ -5,7 +5,7 @@ import type { GatewayConfig } from '../config';
 import { GATEWAY_CONFIG } from '../gateway.tokens';
 import { assertNoBody, parseBody } from '../problems/body-validation';
 import { assertKnownQueryParameters, intQueryParameter, QueryParameters, singleQueryValue } from '../problems/query-parameters';
-import { costOfCredits } from './credit-cost';
+import { costOfCredits, costOfLedger } from './credit-cost';
 import { JobCostsService } from './job-costs.service';
 import { RunTransition } from './job-runs.repository';
 import { JobRunsService } from './job-runs.service';
@@ -19,7 +19,7 @@ const retryFailedBody = z.strictObject({ include_not_started: z.boolean().defaul
  */
 @Controller('v1/jobs/:jobId')
 export class JobRunsController {
-  /** `FETCH_CREDIT_PRICE_USD`, for prices not yet billed (an estimate) or read from the ledger's credits. */
+  /** `FETCH_CREDIT_PRICE_USD`, for prices not yet billed (an estimate) and ledger rows billed before it kept prices. */
   private readonly creditPrice: number;
 
   constructor(
@@ -126,8 +126,11 @@ export class JobRunsController {
       run_id: actual.run.id,
       run_status: actual.run.status,
       credits: actual.credits,
-      cost: costOfCredits(actual.credits, price),
-      by_tier: actual.byTier.map((tier) => ({ tier: tier.tier, tasks: tier.tasks, credits: tier.credits, cost: costOfCredits(tier.credits, price) })),
+      cost: costOfLedger(
+        { costUsd: sum(actual.byTier.map((tier) => tier.costUsd)), unpricedCredits: sum(actual.byTier.map((tier) => tier.unpricedCredits)) },
+        price,
+      ),
+      by_tier: actual.byTier.map((tier) => ({ tier: tier.tier, tasks: tier.tasks, credits: tier.credits, cost: costOfLedger(tier, price) })),
     };
   }
 
@@ -136,4 +139,8 @@ export class JobRunsController {
     assertNoBody(body);
     return presentRun(await this.runs.transition(tenant.tenantId, jobId, transition));
   }
+}
+
+function sum(values: number[]): number {
+  return values.reduce((total, value) => total + value, 0);
 }

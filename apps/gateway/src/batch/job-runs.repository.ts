@@ -164,16 +164,38 @@ export class JobRunsRepository {
     );
   }
 
-  /** Credits the ledger holds for a run's tasks (refs `batch:<run_id>:<seq>`), by tier. */
-  async ledgerCredits(tenantId: string, runId: string): Promise<{ tier: string; credits: number; tasks: number }[]> {
+  /**
+   * Credits the ledger holds for a run's tasks (refs `batch:<run_id>:<seq>`), by tier, with the
+   * dollars they were billed at and the credits of rows billed without a price (older rows).
+   */
+  async ledgerCredits(tenantId: string, runId: string): Promise<LedgerTier[]> {
     const prefix = `batch:${runId}:`;
-    const rows = await this.db.query<{ tier: string; credits: string; tasks: number }>(
-      `SELECT tier, sum(credits)::text AS credits, count(*)::int AS tasks FROM credit_ledger
+    const rows = await this.db.query<{ tier: string; credits: string; tasks: number; cost_usd: string; unpriced_credits: string }>(
+      `SELECT tier, sum(credits)::text AS credits, count(*)::int AS tasks, coalesce(sum(cost_usd), 0)::text AS cost_usd,
+              coalesce(sum(credits) FILTER (WHERE cost_usd IS NULL), 0)::text AS unpriced_credits
+         FROM credit_ledger
         WHERE tenant_id = $1 AND left(ref, $3) = $2 GROUP BY tier ORDER BY tier`,
       [tenantId, prefix, prefix.length],
     );
-    return rows.map((row) => ({ tier: row.tier, credits: Number(row.credits), tasks: row.tasks }));
+    return rows.map((row) => ({
+      tier: row.tier,
+      credits: Number(row.credits),
+      tasks: row.tasks,
+      costUsd: Number(row.cost_usd),
+      unpricedCredits: Number(row.unpriced_credits),
+    }));
   }
+}
+
+/** One tier of a run's ledger rows. */
+export interface LedgerTier {
+  tier: string;
+  credits: number;
+  tasks: number;
+  /** Dollars of the rows billed with a price. */
+  costUsd: number;
+  /** Credits of the rows billed before the ledger kept prices. */
+  unpricedCredits: number;
 }
 
 export function toRun(row: RunRow): RunRecord {

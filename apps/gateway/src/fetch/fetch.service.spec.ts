@@ -168,6 +168,7 @@ describe(FetchService.name, () => {
         ['fetch'],
         ['basic'],
         ['fetch:req-1'],
+        ['0.50000000'],
       ]);
       expect(usage.toHeaders()).toMatchObject({ 'x-request-credits': '1', 'x-request-cost': '0.5', 'concurrency-remaining': '2' });
     });

@@ -165,7 +165,7 @@ export class FetchService {
       mayAnswerBeforeRelease(held.inUse, account.concurrency) ? void release(true) : release(),
       // Buffered with other requests' charges (FETCH_LEDGER_FLUSH_MS): one commit for many rows.
       credits > 0 && billedTier !== null
-        ? this.charges.add({ tenantId, credits, product: 'fetch', tier: billedTier, ref: `fetch:${call.usage.requestId}` })
+        ? this.charges.add({ tenantId, credits, product: 'fetch', tier: billedTier, ref: `fetch:${call.usage.requestId}`, costUsd: call.usage.costOf(credits) })
         : undefined,
     ]);
     call.usage.billed(credits);

@@ -22,9 +22,14 @@ export class UsageHeaders {
     this.credits = credits;
   }
 
-  /** `X-Request-Cost` in US dollars (credits × price), without float noise. */
+  /** What `credits` cost in US dollars at this answer's price (what the ledger keeps), without float noise. */
+  costOf(credits: number): number {
+    return Number((credits * this.creditPriceUsd).toFixed(8));
+  }
+
+  /** `X-Request-Cost` in US dollars (credits × price). */
   cost(): string {
-    return String(Number((this.credits * this.creditPriceUsd).toFixed(8)));
+    return String(this.costOf(this.credits));
   }
 
   toHeaders(): Record<string, string> {

@@ -75,7 +75,14 @@ export class RunResultsService {
         delta.credits += task.credits;
         const run = locked.get(task.runId);
         if (run && task.credits > 0 && task.tier) {
-          charges.push({ tenantId: run.tenantId, credits: task.credits, product: 'batch', tier: task.tier, ref: `batch:${task.runId}:${task.seq}` });
+          charges.push({
+            tenantId: run.tenantId,
+            credits: task.credits,
+            product: 'batch',
+            tier: task.tier,
+            ref: `batch:${task.runId}:${task.seq}`,
+            costUsd: task.credits * this.settings.creditPriceUsd,
+          });
         }
       } else {
         delta.failed++;
