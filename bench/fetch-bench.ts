@@ -17,7 +17,7 @@ import { join, resolve } from 'node:path';
 import { Platform, type ServiceName } from '../test/support/platform';
 import { startFixtureWebProcess, type FixtureWebProcess } from './fixture-web-process';
 import { closedLoopLoad, type LoadResult } from './load-loop';
-import { childRunning, processesNamed, processesNamedWith, processMemory, treeRssBytes } from './process-stats';
+import { childRunning, processesNamed, processesNamedWith, processMemory, treePssBytes, treeRssBytes } from './process-stats';
 import { GroupCpuMeter, MachineCpuMeter } from './resource-meter';
 import { puppeteerLoop, type RenderLoopResult } from './puppeteer-loop';
 import { DESKTOP_VIEWPORT } from '../apps/fetch-worker/src/browser/viewport';
@@ -340,11 +340,13 @@ async function renderRound(web: FixtureWebProcess, trawl: Trawl, options: FetchB
   };
 
   let treePeak = 0;
+  let treePssPeak = 0;
   const runTrawl = async () => {
     process.stdout.write(`render round ${order.round}: through Trawl (js_render=true)…\n`);
     const meters = groups();
     let eventsBefore: Promise<BrowserEvents> = Promise.resolve({ launched: 0, retired: 0, reused: 0 });
     const sampler = setInterval(() => (treePeak = Math.max(treePeak, treeRssBytes(trawl.workerPid))), 250);
+    const pssSampler = setInterval(() => (treePssPeak = Math.max(treePssPeak, treePssBytes(trawl.workerPid))), 1_000);
     let result: LoadResult;
     try {
       result = await closedLoopLoad({
@@ -360,6 +362,7 @@ async function renderRound(web: FixtureWebProcess, trawl: Trawl, options: FetchB
       });
     } finally {
       clearInterval(sampler);
+      clearInterval(pssSampler);
     }
     trawlCpu.stop();
     const cpuSeconds = Object.fromEntries(Object.entries(meters).map(([name, meter]) => [name, meter.stop()]));
@@ -386,14 +389,14 @@ async function renderRound(web: FixtureWebProcess, trawl: Trawl, options: FetchB
   const report = [
     '',
     `js_render: ${page}, ${options.renderConcurrency} pages at once, loop viewport ${options.loopViewport.width}×${options.loopViewport.height} (round ${order.round}${order.trawlFirst ? ', Trawl first' : ''})`,
-    '| engine | pages/s | errors | machine CPU ms/page | peak RSS (browser tree) |',
-    '|--------|---------|--------|---------------------|-------------------------|',
-    `| puppeteer-core loop | ${plain.perSecond.toFixed(1)} | ${plain.errors} | ${plainCpu.msPer(plain.pages + plain.errors).toFixed(0)} | ${(plain.peakRssBytes / MiB).toFixed(0)} MiB |`,
-    `| Trawl | ${viaTrawl.perSecond.toFixed(1)} | ${viaTrawl.errors} | ${trawlCpu.msPer(viaTrawl.requests + viaTrawl.errors).toFixed(0)} | ${(treePeak / MiB).toFixed(0)} MiB (worker + Chromium) |`,
+    '| engine | pages/s | errors | machine CPU ms/page | peak memory of the tree: PSS (RSS summed) |',
+    '|--------|---------|--------|---------------------|-------------------------------------------|',
+    `| puppeteer-core loop | ${plain.perSecond.toFixed(1)} | ${plain.errors} | ${plainCpu.msPer(plain.pages + plain.errors).toFixed(0)} | ${(plain.peakPssBytes / MiB).toFixed(0)} MiB (${(plain.peakRssBytes / MiB).toFixed(0)} MiB) |`,
+    `| Trawl | ${viaTrawl.perSecond.toFixed(1)} | ${viaTrawl.errors} | ${trawlCpu.msPer(viaTrawl.requests + viaTrawl.errors).toFixed(0)} | ${(treePssPeak / MiB).toFixed(0)} MiB (${(treePeak / MiB).toFixed(0)} MiB), worker + Chromium |`,
     `Trawl requests served by a reused (wiped) page: ${during('reused')} of ${rendered}; browsers launched ${during('launched')}, retired ${during('retired')}`,
     '',
     `Trawl / puppeteer-core pages/s: ${(ratio * 100).toFixed(0)} % (Trawl p50 ${viaTrawl.p50Ms.toFixed(0)} ms, p99 ${viaTrawl.p99Ms.toFixed(0)} ms) — target ≥ ${RENDER_TARGET * 100} %: ${verdict(ratio >= RENDER_TARGET)}`,
-    `fetch worker peak RSS with ${options.renderConcurrency} pages rendering: Node ${(workerPeak / MiB).toFixed(0)} MiB, with its Chromium tree ${(treePeak / MiB).toFixed(0)} MiB`,
+    `fetch worker peak memory with ${options.renderConcurrency} pages rendering: Node ${(workerPeak / MiB).toFixed(0)} MiB RSS; with its Chromium tree ${(treePssPeak / MiB).toFixed(0)} MiB PSS (${(treePeak / MiB).toFixed(0)} MiB of RSS summed over its processes, shared pages counted in each)`,
     viaTrawl.errors > 0 ? `Trawl answers by status: ${JSON.stringify(viaTrawl.statuses)}, errors by code: ${JSON.stringify(viaTrawl.errorCodes)}` : '',
     '',
     'CPU ms per page (while measuring)',
@@ -401,7 +404,7 @@ async function renderRound(web: FixtureWebProcess, trawl: Trawl, options: FetchB
     '|---------|---------------------|-------|',
     ...Object.keys(trawlByGroup).map((name) => `| ${name} | ${plainByGroup[name].toFixed(1)} | ${trawlByGroup[name].toFixed(1)} |`),
   ].join('\n');
-  return { ...order, plain, viaTrawl, ratio, workerPeakBytes: workerPeak, treePeakBytes: treePeak, cpuMsPerPage: { plain: plainByGroup, trawl: trawlByGroup }, report };
+  return { ...order, plain, viaTrawl, ratio, workerPeakBytes: workerPeak, treePeakBytes: treePeak, treePeakPssBytes: treePssPeak, cpuMsPerPage: { plain: plainByGroup, trawl: trawlByGroup }, report };
 }
 
 async function main(): Promise<void> {

@@ -122,3 +122,16 @@ export function processTree(pid: number): number[] {
 export function treeRssBytes(pid: number): number {
   return processTree(pid).reduce((sum, member) => sum + (processMemory(member)?.rssBytes ?? 0), 0);
 }
+
+/**
+ * Proportional set size of `pid` and all its descendants: each shared page divided among the
+ * processes that map it, so the sum is what the tree really holds (an RSS sum counts Chromium's
+ * shared code and memory once per process). Reading smaps_rollup walks page tables: sample it
+ * seldom.
+ */
+export function treePssBytes(pid: number): number {
+  return processTree(pid).reduce((sum, member) => {
+    const rollup = readProc(member, 'smaps_rollup');
+    return sum + (rollup === undefined ? 0 : statusKiB(rollup, 'Pss') * 1024);
+  }, 0);
+}

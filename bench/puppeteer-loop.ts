@@ -4,15 +4,17 @@ import { join } from 'node:path';
 import puppeteer, { type BrowserContext } from 'puppeteer-core';
 import { CHROMIUM_FLAGS } from '../apps/fetch-worker/src/browser/chromium-process';
 import { MeasuredWindow } from './measured-window';
-import { treeRssBytes } from './process-stats';
+import { treePssBytes, treeRssBytes } from './process-stats';
 
 export interface RenderLoopResult {
   pages: number;
   errors: number;
   seconds: number;
   perSecond: number;
-  /** Highest RSS of Chromium's whole process tree, sampled every 250 ms. */
+  /** Highest RSS of Chromium's whole process tree (summed over its processes), sampled every 250 ms. */
   peakRssBytes: number;
+  /** Highest PSS of that tree (shared pages counted once), sampled every second. */
+  peakPssBytes: number;
 }
 
 /**
@@ -56,6 +58,8 @@ export async function puppeteerLoop(options: {
   const pid = browser.process()?.pid ?? 0;
   let peak = 0;
   const sampler = setInterval(() => (peak = Math.max(peak, treeRssBytes(pid))), 250);
+  let peakPss = 0;
+  const pssSampler = setInterval(() => (peakPss = Math.max(peakPss, treePssBytes(pid))), 1_000);
   let pages = 0;
   let errors = 0;
   const window = new MeasuredWindow(options);
@@ -86,9 +90,10 @@ export async function puppeteerLoop(options: {
     await Promise.all(contexts.map((context) => context.close().catch(() => undefined)));
   } finally {
     clearInterval(sampler);
+    clearInterval(pssSampler);
     await browser.close().catch(() => undefined);
     rmSync(profile, { recursive: true, force: true });
   }
   const seconds = window.seconds;
-  return { pages, errors, seconds, perSecond: pages / seconds, peakRssBytes: peak };
+  return { pages, errors, seconds, perSecond: pages / seconds, peakRssBytes: peak, peakPssBytes: peakPss };
 }

@@ -8,7 +8,10 @@
  *
  * Variants: `plain` (goto until load, then content), `proxy` (the context behind a session of the
  * worker's egress proxy), `park` (proxy, then the page wiped by `parkPage` after each load, as the
- * pool does), `cookies` (the context's cookies read after each load), `nocache` (cache disabled).
+ * pool does), `cookies` (the context's cookies read after each load), `nocache` (cache disabled),
+ * `wide` (Trawl's 1920×1080 viewport), `pause` (50 ms after each page, as a served page waits for
+ * its next request), `engine` (the worker's own BrowserPool and renderPage, one browser of its own).
+ * Each row also splits each side's CPU by Chromium process type.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,7 +24,7 @@ import { parkPage, trackActivity } from '../apps/fetch-worker/src/browser/page-r
 import { EgressProxy } from '../apps/fetch-worker/src/egress-proxy';
 import { startFixtureWebProcess } from './fixture-web-process';
 
-const VARIANTS = ['plain', 'proxy', 'park', 'cookies', 'nocache', 'wide', 'engine'] as const;
+const VARIANTS = ['plain', 'proxy', 'park', 'cookies', 'nocache', 'wide', 'engine', 'pause'] as const;
 type Variant = (typeof VARIANTS)[number];
 
 /** User + system CPU seconds of every live process in group `pgid` (reaped children included). */
@@ -40,6 +43,27 @@ function groupCpuSeconds(pgid: number): number {
     if (Number(fields[2]) === pgid) total += fields.slice(11, 15).reduce((sum, ticks) => sum + Number(ticks), 0) / 100;
   }
   return total;
+}
+
+/** CPU seconds of group `pgid` by Chromium process type (browser, renderer, gpu-process, utility…), reaped children under their parent. */
+function groupCpuByType(pgid: number): Map<string, number> {
+  const byType = new Map<string, number>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    let stat: string;
+    let cmdline: string;
+    try {
+      stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      cmdline = readFileSync(`/proc/${name}/cmdline`, 'utf8');
+    } catch {
+      continue;
+    }
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (Number(fields[2]) !== pgid) continue;
+    const type = /--utility-sub-type=[a-z]+\.mojom\.(\w+)/.exec(cmdline)?.[1] ?? /--type=([a-z-]+)/.exec(cmdline)?.[1] ?? 'browser';
+    byType.set(type, (byType.get(type) ?? 0) + fields.slice(11, 15).reduce((sum, ticks) => sum + Number(ticks), 0) / 100);
+  }
+  return byType;
 }
 
 interface Side {
@@ -77,7 +101,7 @@ async function main(): Promise<void> {
   };
   const browsers = [await launch(), await launch()];
   try {
-    process.stdout.write(`| pair | pages/s | Chromium CPU ms/page | variant / first |\n|---|---|---|---|\n`);
+    process.stdout.write(`| pair | pages/s | Chromium CPU ms/page | variant / first | ms/page by process type (first ‖ second) |\n|---|---|---|---|---|\n`);
     for (const pair of pairs) {
       const sides: Side[] = pair.map((variant, at) => ({ browser: browsers[at], variant, pages: 0 }));
       for (const side of sides.filter((one) => one.variant === 'engine')) {
@@ -112,6 +136,7 @@ async function main(): Promise<void> {
           await page.goto(url, { waitUntil: 'load', timeout: 30_000 });
           await page.content();
           if (side.variant === 'cookies') await context.cookies();
+          if (side.variant === 'pause') await new Promise((resolve) => setTimeout(resolve, 50));
           if (cdp && (await parkPage({ context, page, cdp, uses: 0, activity }, 10_000))) throw new Error('the page could not be wiped');
           if (measuring && open) side.pages += 1;
         }
@@ -121,16 +146,21 @@ async function main(): Promise<void> {
       const running = Promise.all(sides.flatMap((side) => Array.from({ length: concurrency / 2 }, () => loop(side))));
       await new Promise((resolve) => setTimeout(resolve, 5_000)); // renderers started, caches warm
       const cpuAt = sides.map((side) => groupCpuSeconds(sidePgid(side)));
+      const typesAt = sides.map((side) => groupCpuByType(sidePgid(side)));
       measuring = true;
       await new Promise((resolve) => setTimeout(resolve, seconds * 1_000));
       const cpu = sides.map((side, at) => groupCpuSeconds(sidePgid(side)) - cpuAt[at]);
+      const types = sides.map((side, at) => {
+        const now = groupCpuByType(sidePgid(side));
+        return [...now].map(([type, seconds]) => `${type} ${(((seconds - (typesAt[at].get(type) ?? 0)) * 1_000) / Math.max(1, side.pages)).toFixed(1)}`).join(', ');
+      });
       measuring = false;
       open = false;
       await running;
       await Promise.all(sides.map((side) => side.pool?.close()));
       const perPage = sides.map((side, at) => (cpu[at] * 1_000) / side.pages);
       process.stdout.write(
-        `| ${pair.join(' : ')} | ${sides.map((side) => (side.pages / seconds).toFixed(1)).join(' : ')} | ${perPage.map((ms) => ms.toFixed(0)).join(' : ')} | ${((perPage[1] / perPage[0]) * 100).toFixed(0)} % |\n`,
+        `| ${pair.join(' : ')} | ${sides.map((side) => (side.pages / seconds).toFixed(1)).join(' : ')} | ${perPage.map((ms) => ms.toFixed(0)).join(' : ')} | ${((perPage[1] / perPage[0]) * 100).toFixed(0)} % | ${types.join(' ‖ ')} |\n`,
       );
     }
   } finally {
