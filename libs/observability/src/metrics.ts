@@ -4,6 +4,9 @@ import { collectDefaultMetrics, Registry } from 'prom-client';
 export function createMetricsRegistry(service: string): Registry {
   const registry = new Registry();
   registry.setDefaultLabels({ service });
-  collectDefaultMetrics({ register: registry });
+  // The event-loop delay histogram samples on a libuv timer: at prom-client's 10 ms that timer
+  // alone cost each idle service 3–6 ms of CPU a second (bare Node: 2.75 ms/s at 10 ms, 0.83 at 50).
+  // Each tick still measures its own delay exactly, so a stall shows as well at 50 ms.
+  collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 50 });
   return registry;
 }
