@@ -3,7 +3,7 @@ import type { Logger } from '@trawl/observability';
 import type { EgressProxy, ProxySession, UpstreamChooser } from '../egress-proxy';
 import { BrowserError, BrowserErrorCode } from './browser.errors';
 import { ChromiumProcess, type ChromiumLaunchOptions } from './chromium-process';
-import { parkPage, trackActivity, wakePage, type PageActivity, type ReusablePage } from './page-reuse';
+import { parkPage, trackActivity, type PageActivity, type ReusablePage } from './page-reuse';
 import { withTimeout } from './with-timeout';
 
 export interface BrowserPoolOptions {
@@ -112,6 +112,8 @@ interface ParkedPage extends ReusablePage {
   key: string;
   egress: ProxySession;
   parkedAt: number;
+  /** Stops watching the parked page for its renderer's death (see {@link BrowserPool.watchWhileParked}). */
+  unwatch?: () => void;
 }
 
 /** A page that served a request (its DevTools session is made at its first parking). */
@@ -339,15 +341,17 @@ export class BrowserPool {
     return best;
   }
 
-  /** Takes the most recently parked page for `key` on `browser` and lets it run; undefined if none woke. */
+  /**
+   * Takes the most recently parked page for `key` on `browser`; undefined if none. No DevTools
+   * call: a parked page whose renderer died has left the list already (see
+   * {@link watchWhileParked}), and a round trip here waited for the busy browser on every request.
+   */
   private async wakeParked(browser: PooledBrowser, key: string): Promise<ParkedPage | undefined> {
     const at = this.parked.findLastIndex((parked) => parked.browser === browser && parked.key === key);
     if (at < 0) return undefined;
     const [parked] = this.parked.splice(at, 1);
-    try {
-      await wakePage(parked, this.callTimeoutMs);
-    } catch (error) {
-      this.options.logger?.warn({ err: error }, 'a parked page did not wake; using a fresh context');
+    parked.unwatch?.();
+    if (parked.page.isClosed()) {
       this.discardParked(parked);
       return undefined;
     }
@@ -396,6 +400,7 @@ export class BrowserPool {
       const ofBrowser = this.parked.filter((other) => other.browser === browser);
       if (ofBrowser.length >= this.reuse.maxParkedPerBrowser) this.discardParked(ofBrowser[0]);
       this.parked.push(parked);
+      this.watchWhileParked(parked);
       return true;
     } catch (error) {
       this.options.logger?.warn({ err: error }, 'a used page could not be wiped; closing it');
@@ -403,8 +408,26 @@ export class BrowserPool {
     }
   }
 
+  /** A parked page whose renderer crashes, or that closes, leaves the list at once: no request gets it. */
+  private watchWhileParked(parked: ParkedPage): void {
+    const gone = () => {
+      if (!this.parked.includes(parked)) return;
+      this.options.logger?.warn({ pgid: parked.browser.chromium.pgid }, 'a parked page crashed or closed; discarding it');
+      this.discardParked(parked);
+    };
+    // puppeteer reports a renderer crash (Inspector.targetCrashed) as the page's 'error' event.
+    parked.page.on('error', gone);
+    parked.page.on('close', gone);
+    parked.unwatch = () => {
+      parked.page.off('error', gone);
+      parked.page.off('close', gone);
+      parked.unwatch = undefined;
+    };
+  }
+
   /** Closes a parked page (out of the list) without waiting; its context dies anyway with a browser that is closing. */
   private discardParked(parked: ParkedPage, browserClosing = false): void {
+    parked.unwatch?.();
     const at = this.parked.indexOf(parked);
     if (at >= 0) this.parked.splice(at, 1);
     this.inBackground(

@@ -232,6 +232,24 @@ describe('BrowserPool page reuse', () => {
     await waitFor(() => proxy.openSessions === pool.stats().parked + 1, { what: 'no session but the parked pages’' });
   });
 
+  it('never hands out a parked page whose renderer crashed: the next request loads in a fresh one', async () => {
+    const before = pool.stats();
+    const crashed = await dirty('tenant-i');
+    // Parked (it may have pushed out an older page of another tenant).
+    await waitFor(() => pool.stats().active === 0, { what: 'the page parked' });
+    const parked = pool.stats().parked;
+    const cdp = await crashed.createCDPSession();
+    // The renderer dies while the page waits for the tenant's next request.
+    void cdp.send('Page.crash').catch(() => undefined);
+    await waitFor(() => pool.stats().parked === parked - 1, { what: 'the crashed page discarded' });
+
+    const next = await leftoversSeen('tenant-i');
+    expect(next.page).not.toBe(crashed);
+    expect(next.seen).toMatchObject({ cookie: '', local: 0, session: 0, name: '' });
+    expect(pool.stats().reused).toBe(before.reused);
+    expect(pool.stats().crashed).toBe(before.crashed);
+  });
+
   it('keeps at most maxParkedPerBrowser pages, and none after close', async () => {
     for (const key of ['tenant-e', 'tenant-f', 'tenant-g']) await dirty(key);
     await waitFor(() => pool.stats().active === 0, { what: 'the last page parked' });

@@ -188,15 +188,6 @@ export async function leaveParkedUrl(page: Page, url: string, timeoutMs: number)
   return typeof moved === 'string' && moved.endsWith(marker);
 }
 
-/**
- * Checks that a parked page still answers, right before its next navigation replaces the old
- * document (its renderer may have died while it waited). The page was never frozen: `active` is a
- * state it is in already.
- */
-export async function wakePage(target: ReusablePage, timeoutMs: number): Promise<void> {
-  await withTimeout(target.cdp.send('Page.setWebLifecycleState', { state: 'active' }), timeoutMs, 'wake page');
-}
-
 function httpOrigin(url: string): string | undefined {
   return httpUrl(url)?.origin;
 }
