@@ -211,7 +211,7 @@ export class BrowserPool {
     const onAbort = () => void context?.close().catch(() => undefined);
     request.signal?.addEventListener('abort', onAbort, { once: true });
     try {
-      const reused = key === undefined ? undefined : await this.wakeParked(browser, key);
+      const reused = key === undefined ? undefined : this.takeParked(browser, key);
       if (reused) {
         ({ egress, context, page, cdp, uses, activity } = reused);
       } else {
@@ -343,18 +343,14 @@ export class BrowserPool {
 
   /**
    * Takes the most recently parked page for `key` on `browser`; undefined if none. No DevTools
-   * call: a parked page whose renderer died has left the list already (see
+   * call: a parked page whose renderer died or that closed has left the list already (see
    * {@link watchWhileParked}), and a round trip here waited for the busy browser on every request.
    */
-  private async wakeParked(browser: PooledBrowser, key: string): Promise<ParkedPage | undefined> {
+  private takeParked(browser: PooledBrowser, key: string): ParkedPage | undefined {
     const at = this.parked.findLastIndex((parked) => parked.browser === browser && parked.key === key);
     if (at < 0) return undefined;
     const [parked] = this.parked.splice(at, 1);
     parked.unwatch?.();
-    if (parked.page.isClosed()) {
-      this.discardParked(parked);
-      return undefined;
-    }
     parked.egress.resetStats();
     this.counters.reused++;
     return parked;

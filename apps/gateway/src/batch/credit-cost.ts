@@ -5,7 +5,7 @@
  * stored as it was billed (`job_runs.cost`), which a later price change does not rewrite.
  */
 export function costOfCredits(credits: number, pricePerCredit: number): number {
-  return Math.round(credits * pricePerCredit * 1e6) / 1e6;
+  return toMillionths(credits * pricePerCredit);
 }
 
 /**
@@ -13,5 +13,9 @@ export function costOfCredits(credits: number, pricePerCredit: number): number {
  * rows billed before the ledger kept prices. Rounded as {@link costOfCredits}.
  */
 export function costOfLedger(rows: { costUsd: number; unpricedCredits: number }, pricePerCredit: number): number {
-  return Math.round((rows.costUsd + rows.unpricedCredits * pricePerCredit) * 1e6) / 1e6;
+  return toMillionths(rows.costUsd + rows.unpricedCredits * pricePerCredit);
+}
+
+function toMillionths(usd: number): number {
+  return Math.round(usd * 1e6) / 1e6;
 }

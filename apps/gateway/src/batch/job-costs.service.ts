@@ -7,7 +7,10 @@ import { JobsService } from './jobs.service';
 
 export interface RunCredits {
   run: RunRecord;
+  /** The run's totals, over every tier. */
   credits: number;
+  costUsd: number;
+  unpricedCredits: number;
   byTier: LedgerTier[];
 }
 
@@ -31,6 +34,7 @@ export class JobCostsService {
   async actual(tenantId: string, jobId: string, runId: string): Promise<RunCredits> {
     const run = await this.runs.get(tenantId, jobId, runId);
     const byTier = await this.jobRuns.ledgerCredits(tenantId, run.id);
-    return { run, credits: byTier.reduce((sum, tier) => sum + tier.credits, 0), byTier };
+    const total = (of: (tier: LedgerTier) => number) => byTier.reduce((sum, tier) => sum + of(tier), 0);
+    return { run, credits: total((t) => t.credits), costUsd: total((t) => t.costUsd), unpricedCredits: total((t) => t.unpricedCredits), byTier };
   }
 }

@@ -126,10 +126,7 @@ export class JobRunsController {
       run_id: actual.run.id,
       run_status: actual.run.status,
       credits: actual.credits,
-      cost: costOfLedger(
-        { costUsd: sum(actual.byTier.map((tier) => tier.costUsd)), unpricedCredits: sum(actual.byTier.map((tier) => tier.unpricedCredits)) },
-        price,
-      ),
+      cost: costOfLedger(actual, price),
       by_tier: actual.byTier.map((tier) => ({ tier: tier.tier, tasks: tier.tasks, credits: tier.credits, cost: costOfLedger(tier, price) })),
     };
   }
@@ -139,8 +136,4 @@ export class JobRunsController {
     assertNoBody(body);
     return presentRun(await this.runs.transition(tenant.tenantId, jobId, transition));
   }
-}
-
-function sum(values: number[]): number {
-  return values.reduce((total, value) => total + value, 0);
 }
