@@ -191,6 +191,34 @@ describe('BrowserPool page reuse', () => {
     expect(next.page).not.toBe(first);
   });
 
+  it('does not reuse a page whose workers still run: they outlive the silenced document', async () => {
+    for (const [reuseKey, kind] of [
+      ['tenant-w', 'Worker'],
+      ['tenant-sw', 'SharedWorker'],
+    ]) {
+      const path = `/${kind}-tick`;
+      const tick = web.url('other.test', path);
+      const unwipeable = pool.stats().unwipeable;
+      const first = await pool.withPage({ deadlineAt: soon(), reuseKey }, async ({ page }) => {
+        await page.goto(web.url('other.test', '/x'));
+        await page.evaluate(`
+          const code = 'setInterval(() => fetch(${JSON.stringify(tick)}).catch(() => {}), 5)';
+          window.keep = new ${kind}(URL.createObjectURL(new Blob([code], { type: 'text/javascript' })));
+        `);
+        await waitFor(() => web.hits('other.test', path) > 0, { what: `the ${kind} calling home` });
+        return page;
+      });
+      await waitFor(() => first.isClosed(), { what: `the page with a ${kind} closed` });
+      expect(pool.stats().unwipeable).toBe(unwipeable + 1);
+      // The worker died with its page: once the next request is done, nothing more calls home.
+      const next = await leftoversSeen(reuseKey);
+      expect(next.page).not.toBe(first);
+      const ticks = web.hits('other.test', path);
+      await leftoversSeen(reuseKey);
+      expect(web.hits('other.test', path)).toBe(ticks);
+    }
+  });
+
   it('fetches a cacheable page afresh when the page is reused', async () => {
     const textOf = () =>
       pool.withPage({ deadlineAt: soon(), reuseKey: 'tenant-cache' }, async ({ page }) => {

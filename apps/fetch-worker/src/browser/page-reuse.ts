@@ -71,7 +71,8 @@ const STORAGE_TYPES = 'local_storage,indexeddb,cache_storage,service_workers,fil
  *   on, a frame navigated away or was removed) cannot be wiped;
  * - a window the page opened has a tab and frames of its own: rare enough to close them all;
  * - a script of the page broke the silencing (it replaced `window.stop`, `requestAnimationFrame`…),
- *   or the page named storage buckets.
+ *   or the page named storage buckets;
+ * - a worker of the page is running (see {@link WORKER_TARGETS}).
  */
 export async function parkPage(target: ReusablePage, timeoutMs: number): Promise<ParkRefusal | undefined> {
   const { cdp, page, context, activity } = target;
@@ -106,6 +107,8 @@ export async function parkPage(target: ReusablePage, timeoutMs: number): Promise
   const outcome = silenced.result.value as { session: boolean; buckets: number } | undefined;
   if (silenced.exceptionDetails || !outcome) return 'not_silenced';
   if (outcome.buckets > 0) return 'storage_buckets';
+  // Looked at once the document is silenced, so a worker it started just before has been announced.
+  if (page.workers().length > 0 || context.targets().some((other) => WORKER_TARGETS.has(other.type()))) return 'workers_running';
 
   // The rest is independent: sent at once, it costs one round trip of waiting instead of one each
   // (the request's slot is held until the page is parked).
@@ -130,7 +133,15 @@ export async function parkPage(target: ReusablePage, timeoutMs: number): Promise
 }
 
 /** Why a page that served a request cleanly cannot be wiped, and is closed instead of parked. */
-export type ParkRefusal = 'opened_window' | 'left_origin' | 'frame_not_silenced' | 'not_silenced' | 'storage_buckets';
+export type ParkRefusal = 'opened_window' | 'left_origin' | 'frame_not_silenced' | 'not_silenced' | 'storage_buckets' | 'workers_running';
+
+/**
+ * Workers run on after their document is silenced and its DOM dropped (only closing the tab ends
+ * them): one would keep calling the target through the page's egress session, counted against the
+ * tenant's next request, and write storage after the wipe. Rare enough to close the page instead.
+ * Dedicated workers are the page's own (`page.workers()`); these are the context's.
+ */
+const WORKER_TARGETS: ReadonlySet<string> = new Set(['shared_worker', 'service_worker']);
 
 /** DevTools' id of a frame; puppeteer keeps it on an internal field (frame ids name OOPIF targets too). */
 function frameIdOf(frame: Frame): string {
