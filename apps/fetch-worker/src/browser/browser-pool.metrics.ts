@@ -21,12 +21,12 @@ export function registerBrowserPoolMetrics(registry: Registry, pool: BrowserPool
   });
   new Gauge({
     name: 'trawl_worker_browser_events',
-    help: 'Since the worker started: browsers launched, crashed, retired; requests served by a reused page; used pages closed because they could not be wiped',
+    help: 'Since the worker started: browsers launched, crashed, retired; requests served by a reused page; used pages closed because they could not be wiped; reused pages found unresponsive (their requests retried)',
     labelNames: ['event'],
     registers: [registry],
     collect() {
       const stats = pool.stats();
-      for (const event of ['launched', 'crashed', 'retired', 'reused', 'unwipeable'] as const) this.set({ event }, stats[event]);
+      for (const event of ['launched', 'crashed', 'retired', 'reused', 'unwipeable', 'unresponsive'] as const) this.set({ event }, stats[event]);
     },
   });
 }

@@ -56,6 +56,8 @@ export interface BrowserLease {
   callTimeoutMs: number;
   /** True while the browser under this lease is alive. */
   isConnected(): boolean;
+  /** Whether the page served an earlier request of the same key (it was parked, not opened for this one). */
+  reused: boolean;
   /**
    * Marks the page as not fit for another request (it intercepts requests, runs injected scripts,
    * emulates a device…): it is closed after `work` instead of parked.
@@ -96,6 +98,8 @@ export interface BrowserPoolStats {
   reused: number;
   /** Pages that served a request cleanly but could not be wiped, so were closed (see `ParkRefusal`), since start. */
   unwipeable: number;
+  /** Reused pages found unresponsive (`PageUnresponsive`) and closed, their requests retried in a fresh page, since start. */
+  unresponsive: number;
   /** Pages parked now, waiting for a request with their key. */
   parked: number;
 }
@@ -140,7 +144,7 @@ export class BrowserPool {
   private closed = false;
   private started?: Promise<void>;
   private closing?: Promise<void>;
-  private readonly counters = { launched: 0, crashed: 0, retired: 0, reused: 0, unwipeable: 0 };
+  private readonly counters = { launched: 0, crashed: 0, retired: 0, reused: 0, unwipeable: 0, unresponsive: 0 };
   private readonly parked: ParkedPage[] = [];
   private readonly reuse: Required<PageReuseOptions>;
   private sweeper?: NodeJS.Timeout;
@@ -191,13 +195,27 @@ export class BrowserPool {
    * Runs `work` with an isolated context and page: a page parked for `request.reuseKey` on the
    * browser it gets, else a fresh one. Afterwards the page is parked for its key (in the background,
    * the slot held until then) unless `work` failed, discarded it or had no key; otherwise context
-   * and egress session are closed before this returns.
+   * and egress session are closed before this returns. When `work` throws `PageUnresponsive` on a
+   * reused page, that page is closed and `work` runs once more, in a fresh page.
    *
    * @throws BrowserError `PoolBusy` when no slot frees before `deadlineAt` or too many wait,
    *   `PoolClosed`, `Aborted` (signal, also while `work` runs), `CallTimeout`; `BrowserCrashed` when the browser died under `work`
    *   (whatever `work` threw then); otherwise what `work` throws.
    */
   async withPage<T>(request: LeaseRequest, work: (lease: BrowserLease) => Promise<T>): Promise<T> {
+    try {
+      return await this.serve(request, work, true);
+    } catch (error) {
+      if (!(error instanceof BrowserError && error.code === BrowserErrorCode.PageUnresponsive)) throw error;
+      // Parked pages are not asked whether they answer before each request (a round trip on every
+      // request): the rare one whose renderer hung while it waited is found here, and closed.
+      this.counters.unresponsive++;
+      this.options.logger?.warn('a reused page stopped answering; retrying its request in a fresh page');
+      return this.serve(request, work, false);
+    }
+  }
+
+  private async serve<T>(request: LeaseRequest, work: (lease: BrowserLease) => Promise<T>, mayReuse: boolean): Promise<T> {
     const key = this.reuse.enabled ? request.reuseKey : undefined;
     const browser = await this.acquire(request, key);
     let egress: ProxySession | undefined;
@@ -211,7 +229,7 @@ export class BrowserPool {
     const onAbort = () => void context?.close().catch(() => undefined);
     request.signal?.addEventListener('abort', onAbort, { once: true });
     try {
-      const reused = key === undefined ? undefined : this.takeParked(browser, key);
+      const reused = key === undefined || !mayReuse ? undefined : this.takeParked(browser, key);
       if (reused) {
         ({ egress, context, page, cdp, uses, activity } = reused);
       } else {
@@ -236,6 +254,7 @@ export class BrowserPool {
         egress,
         callTimeoutMs: this.callTimeoutMs,
         isConnected: () => browser.chromium.connected,
+        reused: reused !== undefined,
         discard: () => (keep = false),
       });
     } catch (error) {

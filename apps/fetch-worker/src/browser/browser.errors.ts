@@ -24,6 +24,11 @@ export enum BrowserErrorCode {
   ScreenshotFailed = 'screenshot_failed',
   /** The caller aborted (client went away or worker shutdown). */
   Aborted = 'aborted',
+  /**
+   * A reused page's renderer stopped answering (its main document arrived, the page never took it)
+   * during a GET, which a retry may repeat: the pool retries the request once in a fresh page.
+   */
+  PageUnresponsive = 'page_unresponsive',
 }
 
 /** A failure of the browser engine; the message is safe to show a tenant (no internal addresses). */

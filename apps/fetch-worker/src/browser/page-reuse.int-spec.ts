@@ -7,6 +7,7 @@ import { waitFor } from '@trawl/testing';
 import { fixtureHostMap, startFixtureWeb, type FixtureWeb } from '../../../../test/fixtures/web';
 import { EgressProxy } from '../egress-proxy';
 import { BrowserPool } from './browser-pool';
+import { renderPage } from './render-page';
 
 jest.setTimeout(60_000);
 
@@ -276,6 +277,42 @@ describe('BrowserPool page reuse', () => {
     expect(next.seen).toMatchObject({ cookie: '', local: 0, session: 0, name: '' });
     expect(pool.stats().reused).toBe(before.reused);
     expect(pool.stats().crashed).toBe(before.crashed);
+  });
+
+  it('retries in a fresh page a request whose reused page hung while parked', async () => {
+    const url = web.url('other.test', '/');
+    // The second request's set-up differs for tenant-h2 (a wider window): it meets the hung page in a
+    // DevTools call before its navigation, not in the navigation.
+    for (const [reuseKey, width] of [
+      ['tenant-h', undefined],
+      ['tenant-h2', 1_280],
+    ] as const) {
+      const render = (window_width?: number) =>
+        pool.withPage({ deadlineAt: Date.now() + 40_000, reuseKey }, async (lease) => ({
+          page: lease.page,
+          reused: lease.reused,
+          result: await renderPage(
+            lease,
+            { url, method: 'GET', headers: {}, options: { json_response: false, window_width }, deadlineAt: Date.now() + 40_000 },
+            { commitTimeoutMs: 1_000 },
+          ),
+        }));
+      const hung = (await render()).page;
+      await waitFor(() => pool.stats().active === 0, { what: 'the page parked' });
+      const before = pool.stats();
+      const cdp = await hung.createCDPSession();
+      // A callback of the old document that never returns: the renderer's main thread is lost.
+      void cdp.send('Runtime.evaluate', { expression: 'for (;;) {}' }).catch(() => undefined);
+
+      const next = await render(width);
+      expect(next.page).not.toBe(hung);
+      expect(next.reused).toBe(false);
+      expect(next.result.status).toBe(200);
+      expect(next.result.html).toContain('</html>');
+      expect(hung.isClosed()).toBe(true);
+      // Not failed, and the browser neither retired nor taken for crashed.
+      expect(pool.stats()).toMatchObject({ unresponsive: before.unresponsive + 1, reused: before.reused + 1, retired: before.retired, crashed: before.crashed });
+    }
   });
 
   it('keeps at most maxParkedPerBrowser pages, and none after close', async () => {

@@ -34,6 +34,11 @@ export interface RenderInput {
 export interface RenderSettings {
   /** Longest wait for the main document (until DOMContentLoaded), in ms. Default: 30,000. */
   navigationTimeoutMs?: number;
+  /**
+   * Longest a reused page may take to show a main document that has arrived, in ms, before it is
+   * taken for hung (`PageUnresponsive`, GET only). Default: 5,000.
+   */
+  commitTimeoutMs?: number;
   /** Longest wait for the load event after DOMContentLoaded; not an error when exceeded, in ms. Default: 10,000. */
   loadGraceMs?: number;
   /** Longest a single js_instruction (or wait_for) may take, in ms. Default: 15,000. */
@@ -109,6 +114,10 @@ export async function renderPage(lease: BrowserLease, input: RenderInput, settin
     return Math.min(capMs, left);
   };
   const call = <T>(work: Promise<T>, what: string, capMs = lease.callTimeoutMs) => withTimeout(work, remaining(capMs), what);
+  // A reused page that does not answer before its navigation has hung while parked (see
+  // watchCommit): a GET is handed to a fresh page instead of failing, or retiring the browser.
+  const retryable = lease.reused && input.method === 'GET';
+  const setUp = <T>(work: Promise<T>, what: string): Promise<T> => (retryable ? call(work, what).catch(asUnresponsive) : call(work, what));
 
   const viewport = viewportFor(options);
   // What a later request of the tenant must not inherit: injected scripts, interception and its
@@ -118,14 +127,14 @@ export async function renderPage(lease: BrowserLease, input: RenderInput, settin
   }
   // A reused page keeps its emulation: set only what differs (each call is a DevTools round trip).
   const emulated = emulation.get(page);
-  const browserUserAgent = emulated?.browserUserAgent ?? (await call(page.browser().userAgent(), 'userAgent'));
+  const browserUserAgent = emulated?.browserUserAgent ?? (await setUp(page.browser().userAgent(), 'userAgent'));
   const userAgent = userAgentFor(browserUserAgent, options.device);
   const viewportKey = JSON.stringify(viewport);
-  if (emulated?.userAgent !== userAgent) await call(page.setUserAgent({ userAgent }), 'setUserAgent');
-  if (emulated?.viewportKey !== viewportKey) await call(page.setViewport(viewport), 'setViewport');
+  if (emulated?.userAgent !== userAgent) await setUp(page.setUserAgent({ userAgent }), 'setUserAgent');
+  if (emulated?.viewportKey !== viewportKey) await setUp(page.setViewport(viewport), 'setViewport');
   emulation.set(page, { browserUserAgent, userAgent, viewportKey });
-  if (options.block_resources?.includes('websocket')) await call(page.evaluateOnNewDocument(WEBSOCKET_STUB), 'evaluateOnNewDocument');
-  const intercepting = await call(
+  if (options.block_resources?.includes('websocket')) await setUp(page.evaluateOnNewDocument(WEBSOCKET_STUB), 'evaluateOnNewDocument');
+  const intercepting = await setUp(
     interceptRequests(
       page,
       {
@@ -142,11 +151,19 @@ export async function renderPage(lease: BrowserLease, input: RenderInput, settin
   const mainDocument = trackMainDocument(page);
   const load = watchLoad(page);
   try {
-    if (!(await leaveParkedUrl(page, input.url, remaining(lease.callTimeoutMs)))) {
+    const left = leaveParkedUrl(page, input.url, remaining(lease.callTimeoutMs));
+    if (!(await (retryable ? left.catch(asUnresponsive) : left))) {
       lease.discard();
       throw new BrowserError(BrowserErrorCode.NavigationFailed, 'The previous page in this browser tab kept it from loading the page; retry');
     }
-    await navigate(page, input, egress, remaining(settings.navigationTimeoutMs ?? 30_000), deadlineAt);
+    // A parked page's renderer may have hung while it waited (a callback of its old document): its
+    // next document arrives but is never shown. Only a GET is handed to a fresh page for it.
+    const hung = lease.reused && input.method === 'GET' ? watchCommit(page, settings.commitTimeoutMs ?? 5_000) : undefined;
+    try {
+      await Promise.race([navigate(page, input, egress, remaining(settings.navigationTimeoutMs ?? 30_000), deadlineAt), ...(hung ? [hung.failed] : [])]);
+    } finally {
+      hung?.stop();
+    }
     // A slow image must not cost the page: after the grace the DOM is taken as it is.
     await waitForLoad(load.loaded, remaining(settings.loadGraceMs ?? 10_000), deadlineAt);
 
@@ -199,6 +216,13 @@ export async function renderPage(lease: BrowserLease, input: RenderInput, settin
     mainDocument.stop();
     load.stop();
   }
+}
+
+function asUnresponsive(error: unknown): never {
+  if (error instanceof BrowserError && error.code === BrowserErrorCode.CallTimeout) {
+    throw new BrowserError(BrowserErrorCode.PageUnresponsive, 'The reused browser page stopped answering', { cause: error });
+  }
+  throw error;
 }
 
 /** The page's downloads passed the egress session's limit: its connections were cut, the page is not kept. */
@@ -267,6 +291,39 @@ function refuseIfEgressAnswer(code: EgressErrorCode | undefined): void {
     default:
       throw new BrowserError(BrowserErrorCode.NavigationFailed, 'The page could not be reached');
   }
+}
+
+interface CommitWatch {
+  /** Rejects with `PageUnresponsive` when the main document arrived and was not shown within the limit. */
+  failed: Promise<never>;
+  stop(): void;
+}
+
+/** Watches the coming navigation: from its main document's response to its commit, at most `timeoutMs`. */
+function watchCommit(page: Page, timeoutMs: number): CommitWatch {
+  let timer: NodeJS.Timeout | undefined;
+  let fail!: (error: BrowserError) => void;
+  const failed = new Promise<never>((_, reject) => (fail = reject));
+  failed.catch(() => undefined);
+  const onResponse = (response: HTTPResponse) => {
+    const request = response.request();
+    if (timer || !request.isNavigationRequest() || request.frame() !== page.mainFrame()) return;
+    // A redirect is followed before anything is shown: its target may take long to answer.
+    const status = response.status();
+    if (status >= 300 && status < 400 && response.headers()['location'] !== undefined) return;
+    timer = setTimeout(() => fail(new BrowserError(BrowserErrorCode.PageUnresponsive, 'The reused browser page stopped answering')), timeoutMs);
+  };
+  const onNavigated = (frame: Frame) => {
+    if (frame === page.mainFrame()) stop();
+  };
+  const stop = () => {
+    clearTimeout(timer);
+    page.off('response', onResponse);
+    page.off('framenavigated', onNavigated);
+  };
+  page.on('response', onResponse);
+  page.on('framenavigated', onNavigated);
+  return { failed, stop };
 }
 
 interface LoadWatch {

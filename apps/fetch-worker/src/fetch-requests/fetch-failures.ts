@@ -102,6 +102,7 @@ function browserFailureOf(error: BrowserError, url: string): FetchRequestError {
     case BrowserErrorCode.CallTimeout:
     case BrowserErrorCode.BrowserCrashed:
     case BrowserErrorCode.Aborted:
+    case BrowserErrorCode.PageUnresponsive:
       return new FetchRequestError('ERR0001', error.message, { cause: error });
   }
 }
