@@ -25,8 +25,9 @@ export enum BrowserErrorCode {
   /** The caller aborted (client went away or worker shutdown). */
   Aborted = 'aborted',
   /**
-   * A reused page's renderer stopped answering (its main document arrived, the page never took it)
-   * during a GET, which a retry may repeat: the pool retries the request once in a fresh page.
+   * A reused page's renderer stopped answering before the request sent anything, or (a GET only,
+   * which may be sent again) its main document arrived and was never shown: the pool retries the
+   * request once in a fresh page.
    */
   PageUnresponsive = 'page_unresponsive',
 }

@@ -281,19 +281,21 @@ describe('BrowserPool page reuse', () => {
 
   it('retries in a fresh page a request whose reused page hung while parked', async () => {
     const url = web.url('other.test', '/');
-    // The second request's set-up differs for tenant-h2 (a wider window): it meets the hung page in a
-    // DevTools call before its navigation, not in the navigation.
-    for (const [reuseKey, width] of [
-      ['tenant-h', undefined],
-      ['tenant-h2', 1_280],
+    // The second request's set-up differs for tenant-h2 and tenant-h3 (a wider window): it meets the
+    // hung page in a DevTools call before its navigation (before a POST's body is sent), not in the
+    // navigation.
+    for (const [reuseKey, width, method] of [
+      ['tenant-h', undefined, 'GET'],
+      ['tenant-h2', 1_280, 'GET'],
+      ['tenant-h3', 1_280, 'POST'],
     ] as const) {
-      const render = (window_width?: number) =>
+      const render = (window_width?: number, verb: 'GET' | 'POST' = 'GET') =>
         pool.withPage({ deadlineAt: Date.now() + 40_000, reuseKey }, async (lease) => ({
           page: lease.page,
           reused: lease.reused,
           result: await renderPage(
             lease,
-            { url, method: 'GET', headers: {}, options: { json_response: false, window_width }, deadlineAt: Date.now() + 40_000 },
+            { url, method: verb, headers: {}, body: Buffer.from('a=1'), options: { json_response: false, window_width }, deadlineAt: Date.now() + 40_000 },
             { commitTimeoutMs: 1_000 },
           ),
         }));
@@ -304,7 +306,7 @@ describe('BrowserPool page reuse', () => {
       // A callback of the old document that never returns: the renderer's main thread is lost.
       void cdp.send('Runtime.evaluate', { expression: 'for (;;) {}' }).catch(() => undefined);
 
-      const next = await render(width);
+      const next = await render(width, method);
       expect(next.page).not.toBe(hung);
       expect(next.reused).toBe(false);
       expect(next.result.status).toBe(200);

@@ -115,9 +115,9 @@ export async function renderPage(lease: BrowserLease, input: RenderInput, settin
   };
   const call = <T>(work: Promise<T>, what: string, capMs = lease.callTimeoutMs) => withTimeout(work, remaining(capMs), what);
   // A reused page that does not answer before its navigation has hung while parked (see
-  // watchCommit): a GET is handed to a fresh page instead of failing, or retiring the browser.
-  const retryable = lease.reused && input.method === 'GET';
-  const setUp = <T>(work: Promise<T>, what: string): Promise<T> => (retryable ? call(work, what).catch(asUnresponsive) : call(work, what));
+  // watchCommit): nothing was sent yet, so the request is handed to a fresh page instead of
+  // failing, or retiring the browser.
+  const setUp = <T>(work: Promise<T>, what: string): Promise<T> => (lease.reused ? call(work, what).catch(asUnresponsive) : call(work, what));
 
   const viewport = viewportFor(options);
   // What a later request of the tenant must not inherit: injected scripts, interception and its
@@ -152,7 +152,7 @@ export async function renderPage(lease: BrowserLease, input: RenderInput, settin
   const load = watchLoad(page);
   try {
     const left = leaveParkedUrl(page, input.url, remaining(lease.callTimeoutMs));
-    if (!(await (retryable ? left.catch(asUnresponsive) : left))) {
+    if (!(await (lease.reused ? left.catch(asUnresponsive) : left))) {
       lease.discard();
       throw new BrowserError(BrowserErrorCode.NavigationFailed, 'The previous page in this browser tab kept it from loading the page; retry');
     }
