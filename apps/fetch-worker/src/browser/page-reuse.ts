@@ -57,9 +57,10 @@ export function trackActivity(page: Page): PageActivity {
  * Web-exposed storage, as wiped per origin or storage key. Not `all`: that adds the GPU shader
  * cache (nothing a page can read back, and ~4 ms of the browser's time per call, measured) and
  * cookies, which are cleared for the whole context at once instead. Storage buckets are not in the
- * list either (their data is, their names are not): a page that made one is closed instead.
+ * list either (their data is, their names are not): a page that made one is closed instead. Not
+ * `websql`: Chromium no longer has it, and DevTools refuses it as a storage type (checked, 156).
  */
-const STORAGE_TYPES = 'local_storage,indexeddb,cache_storage,service_workers,file_systems,websql';
+const STORAGE_TYPES = 'local_storage,indexeddb,cache_storage,service_workers,file_systems';
 
 /**
  * Stops the page's scripts and wipes what it stored: cookies, the storage (session storage too) of
