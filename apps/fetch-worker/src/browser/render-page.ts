@@ -117,7 +117,8 @@ export async function renderPage(lease: BrowserLease, input: RenderInput, settin
   // A reused page that does not answer before its navigation has hung while parked (see
   // watchCommit): nothing was sent yet, so the request is handed to a fresh page instead of
   // failing, or retiring the browser.
-  const setUp = <T>(work: Promise<T>, what: string): Promise<T> => (lease.reused ? call(work, what).catch(asUnresponsive) : call(work, what));
+  const unlessHung = <T>(work: Promise<T>): Promise<T> => (lease.reused ? work.catch(asUnresponsive) : work);
+  const setUp = <T>(work: Promise<T>, what: string): Promise<T> => unlessHung(call(work, what));
 
   const viewport = viewportFor(options);
   // What a later request of the tenant must not inherit: injected scripts, interception and its
@@ -151,8 +152,7 @@ export async function renderPage(lease: BrowserLease, input: RenderInput, settin
   const mainDocument = trackMainDocument(page);
   const load = watchLoad(page);
   try {
-    const left = leaveParkedUrl(page, input.url, remaining(lease.callTimeoutMs));
-    if (!(await (lease.reused ? left.catch(asUnresponsive) : left))) {
+    if (!(await unlessHung(leaveParkedUrl(page, input.url, remaining(lease.callTimeoutMs))))) {
       lease.discard();
       throw new BrowserError(BrowserErrorCode.NavigationFailed, 'The previous page in this browser tab kept it from loading the page; retry');
     }
@@ -247,10 +247,7 @@ function trackMainDocument(page: Page): MainDocument {
   let last: HTTPResponse | undefined;
   let raw: Promise<Buffer | undefined> = Promise.resolve(undefined);
   const onResponse = (response: HTTPResponse) => {
-    const request = response.request();
-    if (!request.isNavigationRequest() || request.frame() !== page.mainFrame()) return;
-    const status = response.status();
-    if (status >= 300 && status < 400 && response.headers()['location'] !== undefined) return;
+    if (!isMainDocument(page, response)) return;
     last = response;
     const contentType = response.headers()['content-type'] ?? '';
     raw = HTML_TYPES.test(contentType) ? Promise.resolve(undefined) : response.buffer().catch(() => undefined);
@@ -258,6 +255,14 @@ function trackMainDocument(page: Page): MainDocument {
   };
   page.on('response', onResponse);
   return { last: () => last, rawBody: () => raw, stop: () => void page.off('response', onResponse) };
+}
+
+/** A response of the main frame's document, not a redirect (one is followed before anything is shown). */
+function isMainDocument(page: Page, response: HTTPResponse): boolean {
+  const request = response.request();
+  if (!request.isNavigationRequest() || request.frame() !== page.mainFrame()) return false;
+  const status = response.status();
+  return !(status >= 300 && status < 400 && response.headers()['location'] !== undefined);
 }
 
 async function navigate(page: Page, input: RenderInput, egress: BrowserLease['egress'], timeoutMs: number, deadlineAt: number): Promise<void> {
@@ -306,11 +311,8 @@ function watchCommit(page: Page, timeoutMs: number): CommitWatch {
   const failed = new Promise<never>((_, reject) => (fail = reject));
   failed.catch(() => undefined);
   const onResponse = (response: HTTPResponse) => {
-    const request = response.request();
-    if (timer || !request.isNavigationRequest() || request.frame() !== page.mainFrame()) return;
-    // A redirect is followed before anything is shown: its target may take long to answer.
-    const status = response.status();
-    if (status >= 300 && status < 400 && response.headers()['location'] !== undefined) return;
+    // Not from a redirect: its target may take long to answer.
+    if (timer || !isMainDocument(page, response)) return;
     timer = setTimeout(() => fail(new BrowserError(BrowserErrorCode.PageUnresponsive, 'The reused browser page stopped answering')), timeoutMs);
   };
   const onNavigated = (frame: Frame) => {
