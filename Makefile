@@ -55,7 +55,7 @@ bench: setup build
 	node -r ./tools/register-aliases.js dist/bench/crawl-bench.js
 	node -r ./tools/register-aliases.js dist/bench/fetch-bench.js
 	node -r ./tools/register-aliases.js dist/bench/batch-bench.js
-	node -r ./tools/register-aliases.js dist/bench/batch-bench.js --only tasks --tasks 20000 --latency-ms 100
+	node -r ./tools/register-aliases.js dist/bench/batch-bench.js --only tasks --tasks 20000 --latency-ms 0
 
 clean:
 	rm -rf dist test-output
