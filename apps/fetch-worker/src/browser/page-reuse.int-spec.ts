@@ -97,6 +97,42 @@ describe('BrowserPool page reuse', () => {
     expect(web.hits('other.test', '/tick')).toBe(ticksWhenParked);
   });
 
+  it('wipes what a page kept in IndexedDB, Cache Storage and its private file system', async () => {
+    // Reads what the origin holds in each; used before the first request too, so the test cannot
+    // pass on storage it failed to write.
+    const stored = `(async () => ({
+      databases: (await indexedDB.databases()).map((db) => db.name),
+      caches: await caches.keys(),
+      files: await (async () => { const names = []; for await (const name of (await navigator.storage.getDirectory()).keys()) names.push(name); return names; })(),
+    }))()`;
+    const first = await pool.withPage({ deadlineAt: soon(), reuseKey: 'tenant-idb' }, async ({ page }) => {
+      await page.goto(web.url('other.test', '/x'));
+      await page.evaluate(`(async () => {
+        await new Promise((resolve, reject) => {
+          const open = indexedDB.open('tokens', 1);
+          open.onupgradeneeded = () => open.result.createObjectStore('kv').put('secret', 'k');
+          open.onsuccess = () => { open.result.close(); resolve(); };
+          open.onerror = () => reject(open.error);
+        });
+        await (await caches.open('pages')).put('/x', new Response('kept'));
+        const file = await (await navigator.storage.getDirectory()).getFileHandle('note.txt', { create: true });
+        const writable = await file.createWritable();
+        await writable.write('kept');
+        await writable.close();
+      })()`);
+      return { page, seen: await page.evaluate(stored) };
+    });
+    expect(first.seen).toEqual({ databases: ['tokens'], caches: ['pages'], files: ['note.txt'] });
+    await waitFor(() => pool.stats().active === 0, { what: 'the page parked' });
+
+    const next = await pool.withPage({ deadlineAt: soon(), reuseKey: 'tenant-idb' }, async ({ page }) => {
+      await page.goto(web.url('other.test', '/'));
+      return { page, seen: await page.evaluate(stored) };
+    });
+    expect(next.page).toBe(first.page);
+    expect(next.seen).toEqual({ databases: [], caches: [], files: [] });
+  });
+
   it('wipes the storage of third-party frames too (kept apart from their site’s own)', async () => {
     /** other.test/x with a js.test frame: storage of a third-party frame is kept apart from js.test's own. */
     const withFrame = async (page: Page) => {
