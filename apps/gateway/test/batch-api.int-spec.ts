@@ -171,6 +171,19 @@ describe('Batch API (gateway)', () => {
       expect((await createJob(tenant, { tasks: tasks(1) }, { 'idempotency-key': 'order-44' })).body.code).toBe('quota_exceeded');
     });
 
+    it('answers a reused Idempotency-Key 409 even when the resent body is refused; an unused key gets the refusal', async () => {
+      const tenant = await gw.createTenant();
+      const headers = { 'idempotency-key': 'order-45' };
+      expect((await createJob(tenant, { tasks: tasks(1) }, headers)).status).toBe(201);
+      const badTask = { tasks: [{ url: 'ftp://shop.test/' }] };
+      const unsignable = { tasks: tasks(1), webhook: { url: 'https://hooks.test/x', signature: true } };
+      for (const body of [badTask, unsignable]) {
+        expect(await createJob(tenant, body, headers)).toMatchObject({ status: 409, body: { code: 'idempotency_key_conflict' } });
+      }
+      expect((await createJob(tenant, badTask, { 'idempotency-key': 'order-46' })).body.code).toBe('invalid_tasks');
+      expect((await createJob(tenant, unsignable, { 'idempotency-key': 'order-47' })).body.code).toBe('webhook_signing_requires_active_key');
+    });
+
     it('refuses an http webhook and a signed one without an active key; accepts it once a key exists', async () => {
       const tenant = await gw.createTenant();
       const http = await createJob(tenant, { tasks: tasks(1), webhook: { url: 'http://hooks.test/x' } });

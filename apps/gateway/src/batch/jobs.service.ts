@@ -62,13 +62,16 @@ export class JobsService {
    *   `webhook_signing_requires_active_key`.
    */
   async create(tenantId: string, body: CreateJobBody, idempotencyKey: string | undefined): Promise<CreatedJob> {
-    this.checkJobParams(body.service_params);
     const now = this.clock.now();
-    const schedule = body.schedule ? checkScheduleAsOf(body.schedule, now) : null;
-    const webhook = await this.checkWebhook(tenantId, body.webhook);
+    const { schedule, webhook, tasks } = await this.refusedUnderUsedKey(tenantId, idempotencyKey, async () => {
+      this.checkJobParams(body.service_params);
+      const checkedSchedule = body.schedule ? checkScheduleAsOf(body.schedule, now) : null;
+      const checkedWebhook = await this.checkWebhook(tenantId, body.webhook);
+      const checked = checkTasks(body.tasks ?? [], body.service_params);
+      if (checked.invalidCount > 0) throw BatchError.invalidTasks(checked.invalid, checked.invalidCount);
+      return { schedule: checkedSchedule, webhook: checkedWebhook, tasks: checked.tasks };
+    });
     const fileInputId = body.file_input_id ?? null;
-    const { tasks, invalid, invalidCount } = checkTasks(body.tasks ?? [], body.service_params);
-    if (invalidCount > 0) throw BatchError.invalidTasks(invalid, invalidCount);
 
     const jobId = randomUUID();
     const large = tasks.length >= BATCH_LIMITS.synchronousTasks;
@@ -180,6 +183,22 @@ export class JobsService {
       if (job.status === 'open') await this.jobs.close(sql, jobId);
     });
     return this.get(tenantId, jobId);
+  }
+
+  /**
+   * Runs the checks of a submission's body; when one refuses it and the submission's idempotency
+   * key was used before, answers `409 idempotency_key_conflict` instead: spec §4 gives the conflict
+   * for any reuse of a key, whether or not the body is the same, so a client that deduplicates on
+   * 409 never reads a resend as a new request that failed. Read without the tenant lock: a used key
+   * stays used.
+   */
+  private async refusedUnderUsedKey<T>(tenantId: string, idempotencyKey: string | undefined, checks: () => Promise<T>): Promise<T> {
+    try {
+      return await checks();
+    } catch (error) {
+      if (idempotencyKey !== undefined && (await this.jobs.idempotencyKeyUsed(this.db, tenantId, idempotencyKey))) throw idempotencyKeyConflict();
+      throw error;
+    }
   }
 
   private checkJobParams(params: Record<string, unknown>): void {
