@@ -120,6 +120,27 @@ describe(RunDispatcherService.name, () => {
     expect(ledger).toHaveLength(1);
   });
 
+  it('bills a failed task whose answer the Fetch API bills (a 404), and not one it does not', async () => {
+    const tenantId = await createTenant(a.db, 5);
+    const { runId } = await createJobWithRun(a.db, tenantId, urls(2));
+    await a.dispatcher.dispatchRound();
+    const failed = (seq: number, errorCode: string, statusCode: number, billed: boolean): TaskResult => ({
+      ...succeeded(runId, seq, 1),
+      state: 'failed',
+      statusCode,
+      outputFormat: null,
+      body: null,
+      tier: billed ? 'basic' : null,
+      credits: billed ? 1 : 0,
+      errorCode,
+      errorDetail: 'from the worker',
+    });
+    expect(await a.results.apply([failed(1, 'RESP002', 404, true), failed(2, 'RESP001', 500, false)])).toMatchObject({ applied: 2 });
+    expect(await runRow(a.db, runId)).toMatchObject({ status: 'completed', successful: 0, failed: 2, credits: 1 });
+    const ledger = await a.db.query<{ ref: string; credits: number }>(`SELECT ref, credits FROM credit_ledger WHERE tenant_id = $1`, [tenantId]);
+    expect(ledger).toEqual([{ ref: `batch:${runId}:1`, credits: 1 }]);
+  });
+
   it('dispatches an expired claim again as a new attempt, and fails it with ERR0001 after the third', async () => {
     const tenantId = await createTenant(a.db, 5);
     const { runId } = await createJobWithRun(a.db, tenantId, urls(1));

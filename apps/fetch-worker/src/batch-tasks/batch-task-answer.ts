@@ -23,14 +23,14 @@ export function fetchRequestOf(task: BatchTaskV1, now: number): FetchRequestV1 {
 
 /**
  * A task's result from the Fetch API's answer, body left out (the caller puts it inline or spills
- * it). A task succeeds exactly when the answer carries no error code; only then is it billed, at
- * the tier that served it (spec-batch-api §1: failed requests cost nothing — a `RESP002` 404 or a
- * `RESP007` unknown domain, which the Fetch API bills, is a failed, free task here).
+ * it). A task succeeds exactly when the answer carries no error code, and is billed exactly when
+ * the Fetch API would bill the answer, at the tier that served it (spec-batch-api §1: pricing equals
+ * the Fetch API's): a `RESP002` 404/410 or a `RESP007` unknown domain is a failed task that is billed.
  */
 export function resultOf(task: BatchTaskV1, answer: FetchAnswer): Omit<BatchTaskResultV1, 'body_base64' | 'body_ref'> {
   const { head } = answer;
   const succeeded = head.error === undefined;
-  const tier = succeeded ? head.billed_tier : null;
+  const tier = head.billed_tier;
   return {
     v: 1,
     run_id: task.run_id,

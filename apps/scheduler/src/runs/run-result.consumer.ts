@@ -93,8 +93,9 @@ export class RunResultConsumer {
       state: succeeded ? 'succeeded' : 'failed',
       outputFormat: result.output_format ?? null,
       body,
-      tier: succeeded ? result.billed_tier : null,
-      credits: succeeded ? result.credits : 0,
+      // Billed as the Fetch API bills its answer: failures such as a 404 included (the worker decides).
+      tier: result.billed_tier,
+      credits: result.billed_tier === null ? 0 : result.credits,
       errorCode: result.error?.code ?? null,
       errorDetail: result.error?.detail ?? null,
     };

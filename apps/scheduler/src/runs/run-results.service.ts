@@ -70,22 +70,20 @@ export class RunResultsService {
     const charges: Charge[] = [];
     for (const task of applied) {
       const delta = deltas.get(task.runId) ?? { runId: task.runId, successful: 0, failed: 0, credits: 0, cost: 0 };
-      if (task.state === 'succeeded') {
-        delta.successful++;
+      if (task.state === 'succeeded') delta.successful++;
+      else delta.failed++;
+      // A failed task is billed when the Fetch API bills its answer (a 404, an unknown domain).
+      const run = locked.get(task.runId);
+      if (run && task.credits > 0 && task.tier) {
         delta.credits += task.credits;
-        const run = locked.get(task.runId);
-        if (run && task.credits > 0 && task.tier) {
-          charges.push({
-            tenantId: run.tenantId,
-            credits: task.credits,
-            product: 'batch',
-            tier: task.tier,
-            ref: `batch:${task.runId}:${task.seq}`,
-            costUsd: task.credits * this.settings.creditPriceUsd,
-          });
-        }
-      } else {
-        delta.failed++;
+        charges.push({
+          tenantId: run.tenantId,
+          credits: task.credits,
+          product: 'batch',
+          tier: task.tier,
+          ref: `batch:${task.runId}:${task.seq}`,
+          costUsd: task.credits * this.settings.creditPriceUsd,
+        });
       }
       deltas.set(task.runId, delta);
     }

@@ -15,7 +15,7 @@ export interface TaskResult {
   contentType: string | null;
   outputFormat: string | null;
   body: Buffer | null;
-  /** Tier billed; null for a failed task (free). */
+  /** Tier billed; null when the task is free (failures other than those the Fetch API bills). */
   tier: string | null;
   credits: number;
   errorCode: string | null;
