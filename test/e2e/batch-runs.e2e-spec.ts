@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { waitFor } from '@trawl/testing';
 import { bigSitePath, FixtureWeb, fixtureHostMap, startFixtureWeb } from '../fixtures/web';
 import { createTestTls, WebhookReceiver } from '../fixtures/webhook-receiver';
-import { ApiClient, Platform, ServiceName } from '../support/platform';
+import { ApiClient, Platform } from '../support/platform';
 
 const CRASH_TASKS = 5_000;
 
@@ -17,6 +17,7 @@ const CRASH_TASKS = 5_000;
  * 5,000-task run still ends with exactly one result per task and exact stats.
  */
 describe('Batch runs (e2e)', () => {
+  const replicas = { scheduler: 2, 'fetch-worker': 1 } as const;
   const tls = createTestTls();
   const receiver = new WebhookReceiver(tls);
   let web: FixtureWeb;
@@ -31,8 +32,8 @@ describe('Batch runs (e2e)', () => {
     const caFile = tls.writeCa(join(mkdtempSync(join(tmpdir(), 'trawl-batch-')), 'ca.pem'));
     platform = new Platform('batch-runs', {
       hostMap: `${fixtureHostMap()},hooks.test=127.0.0.1`,
-      // Two schedulers share dispatch and result intake; the crash test kills one of them.
-      replicas: { scheduler: 2 },
+      // Two schedulers share dispatch and result intake; the crash test kills both.
+      replicas: { scheduler: replicas.scheduler },
       env: {
         all: { SECRETS_KEY: randomBytes(32).toString('base64'), NODE_EXTRA_CA_CERTS: caFile, WEBHOOK_ATTEMPT_TIMEOUT_MS: '2000' },
         'webhook-dispatcher': { WEBHOOK_RETRY_BASE_MS: '300', WEBHOOK_POLL_INTERVAL_MS: '100' },
@@ -109,9 +110,11 @@ describe('Batch runs (e2e)', () => {
     expect(ended.latest_run.status).toBe('completed');
     const stats = ended.latest_run.stats;
     expect(stats).toMatchObject({ total: tasks.length, completed: tasks.length });
-    expect(stats.successful + stats.failed).toBe(stats.completed);
-    // 40 pages and the billed 404 succeed for the run's purposes or not — what matters: each counted once.
+    // The 404 and the unknown domain fail, and are billed as the Fetch API bills them.
+    expect(stats).toMatchObject({ successful: 40, failed: 2, spend: { credits: 42 } });
     const results = await readAllResults(jobId);
+    expect(results.find((r) => r.external_id === 'missing')).toMatchObject({ status: 'failed', status_code: 404, credits: 1, error: { code: 'RESP002' } });
+    expect(results.find((r) => r.external_id === 'dns')).toMatchObject({ status: 'failed', credits: 1, error: { code: 'RESP007' } });
     expect(results).toHaveLength(tasks.length);
     expect(new Set(results.map((r) => r.external_id))).toEqual(new Set(tasks.map((t) => t.external_id)));
     expect(results.find((r) => r.external_id === 'page-1')).toMatchObject({ status_code: 200, metadata: { n: 1 } });
@@ -168,7 +171,7 @@ describe('Batch runs (e2e)', () => {
     expect(echoed['put-json']).toMatchObject({ method: 'PUT', body: '{"sku":42}', headers: { 'content-type': 'application/json' } });
   }, 60_000);
 
-  async function runThroughCrash(victim: ServiceName) {
+  async function runThroughCrash(victim: keyof typeof replicas) {
     const created = await api.request('POST', '/v1/jobs', { type: 'regular', status: 'closed', service_params: {}, tasks: bigTasks(CRASH_TASKS) });
     expect(created.status).toBe(201);
     const jobId = created.body.job_id as string;
@@ -176,8 +179,14 @@ describe('Batch runs (e2e)', () => {
       timeoutMs: 90_000,
       what: 'a third of the tasks done',
     });
-    await platform.kill(victim, 'SIGKILL');
-    await platform.startService(victim);
+    // Every replica: the run must survive a moment with no scheduler (or no worker) at all, not
+    // only a replica whose peer carries on.
+    for (let replica = 0; replica < replicas[victim]; replica++) await platform.kill(replica === 0 ? victim : `${victim}-${replica}`, 'SIGKILL');
+    // Proof that the kill landed mid-run: nothing is left to finish the run until a restart.
+    const killedAt = (await api.request('GET', `/v1/jobs/${jobId}`)).body.latest_run;
+    expect(killedAt.status).toBe('running');
+    expect(killedAt.stats.completed).toBeLessThan(CRASH_TASKS);
+    for (let replica = 0; replica < replicas[victim]; replica++) await platform.startService(victim, replica);
     const ended = await waitForRunEnd(jobId, 240_000);
     return { ended, results: await readAllResults(jobId) };
   }
