@@ -68,7 +68,8 @@ export function configureGatewayApp(app: NestFastifyApplication, resources: Gate
     done: (error: Error | null, body?: unknown) => void,
   ) => void;
   // The Fetch endpoint forwards POST/PUT bodies to the target as they came, whatever their type
-  // (fetch-details "Endpoint"); text/plain arrives as a string from Fastify's own parser.
+  // (fetch-details "Endpoint"), as bytes: text/plain too, which Fastify's own parser would decode
+  // as UTF-8 whatever its charset (a windows-1252 form reached the target altered).
   const fetchBody = (request: { routeOptions: { url?: string } }, body: Buffer, done: (error: Error | null, body?: unknown) => void) =>
     isFetchRoute(request.routeOptions.url) ? (done(null, body), true) : false;
   // Bodiless POSTs (stop, admin defaults) often still send `Content-Type: application/json`.
@@ -79,6 +80,11 @@ export function configureGatewayApp(app: NestFastifyApplication, resources: Gate
   });
   // All bodies are JSON (spec-crawl-api §4): a form body is refused rather than half-understood.
   app.useBodyParser('application/x-www-form-urlencoded', { bodyLimit }, (request, body, done) => {
+    if (fetchBody(request, body, done)) return;
+    done(new RequestError(RequestErrorCode.UnsupportedMediaType, 'Send the body as JSON with `Content-Type: application/json`.'), undefined);
+  });
+  fastify.removeContentTypeParser('text/plain');
+  app.useBodyParser('text/plain', { bodyLimit }, (request, body, done) => {
     if (fetchBody(request, body, done)) return;
     done(new RequestError(RequestErrorCode.UnsupportedMediaType, 'Send the body as JSON with `Content-Type: application/json`.'), undefined);
   });

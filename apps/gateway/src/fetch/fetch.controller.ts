@@ -62,9 +62,7 @@ export class FetchController {
   }
 }
 
-/** The body as the gateway's parsers give it for this route: a Buffer, or text for `text/plain`. */
+/** The body as the gateway's parsers give it for this route: its bytes. */
 function rawBody(body: unknown): Buffer | undefined {
-  if (Buffer.isBuffer(body)) return body;
-  if (typeof body === 'string') return Buffer.from(body, 'utf8');
-  return undefined;
+  return Buffer.isBuffer(body) ? body : undefined;
 }

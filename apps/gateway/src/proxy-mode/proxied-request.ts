@@ -92,7 +92,7 @@ export class ProxiedRequestHandler {
         return;
       }
       // A body we did not read would be taken for the next request on this connection.
-      if (problem.code === RequestErrorCode.PayloadTooLarge) response.shouldKeepAlive = false;
+      if (error instanceof RequestError && error.code === RequestErrorCode.PayloadTooLarge) response.shouldKeepAlive = false;
       response.writeHead(problem.status, { ...problem.headers, ...usage.toHeaders(), 'content-length': String(problem.body.length) });
       response.end(problem.body);
     } finally {

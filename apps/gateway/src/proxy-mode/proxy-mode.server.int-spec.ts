@@ -163,12 +163,14 @@ describe(ProxyModeServer.name, () => {
       expect(fetcher.calls).toHaveLength(0);
     });
 
-    it('refuses a body over the limit with 413 and closes the connection', async () => {
+    it('refuses a body over the limit with 400 REQS004 naming the body, and closes the connection', async () => {
       const auth = `Basic ${Buffer.from(`${KEY}:`).toString('base64')}`;
       const res = await plainRequest('http://shop.test/', auth, 'POST', 'x'.repeat(2048));
-      expect({ status: res.status, code: JSON.parse(res.body).code, connection: res.headers.connection }).toEqual({
-        status: 413,
-        code: 'payload_too_large',
+      const body = JSON.parse(res.body);
+      expect({ status: res.status, code: body.code, parameter: body.parameter, connection: res.headers.connection }).toEqual({
+        status: 400,
+        code: 'REQS004',
+        parameter: 'body',
         connection: 'close',
       });
     });

@@ -2,6 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import { problem, PROBLEM_CONTENT_TYPE } from '@trawl/http';
 import type { Logger } from '@trawl/observability';
 import { AuthErrorCode } from '../auth/auth.errors';
+import { asFetchProblem } from '../fetch/fetch-problems';
 import { FetchErrorCode } from '../fetch/fetch.errors';
 import { retryAdvice } from '../fetch/worker-failure';
 import { ApiError } from '../problems/api-error';
@@ -46,14 +47,17 @@ export function proxyProblemOf(error: unknown, logger: Logger): ProxyProblem {
         return render(407, error.code, 'Invalid Proxy-Authorization', error.detail, {}, PROXY_AUTHENTICATE);
     }
   }
-  if (error instanceof ApiError) {
-    const kind = problemKind(error.code);
-    const status = PROXY_CREDENTIAL_CODES.has(error.code) ? 407 : kind.status;
-    const headers = { ...kind.headers, ...error.headers, ...(status === 407 ? PROXY_AUTHENTICATE : {}) };
-    if (status >= 500 && !kind.publicDetail) return internal(error, logger);
-    return render(status, kind.code, kind.title, error.detail, status >= 500 ? {} : error.extensions, headers);
-  }
+  if (error instanceof ApiError) return apiProblem(asFetchProblem(error), logger);
   return internal(error, logger);
+}
+
+/** Proxy mode speaks the Fetch endpoint's codes (a body it cannot take is `REQS004` naming `body`). */
+function apiProblem(error: ApiError, logger: Logger): ProxyProblem {
+  const kind = problemKind(error.code);
+  const status = PROXY_CREDENTIAL_CODES.has(error.code) ? 407 : kind.status;
+  const headers = { ...kind.headers, ...error.headers, ...(status === 407 ? PROXY_AUTHENTICATE : {}) };
+  if (status >= 500 && !kind.publicDetail) return internal(error, logger);
+  return render(status, kind.code, kind.title, error.detail, status >= 500 ? {} : error.extensions, headers);
 }
 
 /** The bytes of a whole HTTP/1.1 answer for a CONNECT refused before any tunnel exists. */
