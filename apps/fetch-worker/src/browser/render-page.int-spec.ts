@@ -118,6 +118,13 @@ describe(renderPage.name, () => {
     expect(echoed.headers.host).toBe(`echo.test:${web.port}`);
   });
 
+  it('sends a POST body that is not UTF-8 byte for byte', async () => {
+    const bytes = Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x00, 0xff, 0x80]);
+    const page = await render(web.url('echo.test', '/echo'), {}, { method: 'POST', body: bytes, headers: { 'content-type': 'application/octet-stream' } });
+    const echoed = JSON.parse(/\{.*\}/s.exec(page.html.replace(/&amp;/g, '&').replace(/&quot;/g, '"'))![0]);
+    expect(Buffer.from(echoed.body_base64, 'base64')).toEqual(bytes);
+  });
+
   it('waits for a selector and for a time', async () => {
     const page = await render(web.url('js.test', '/late'), { wait_for: '#late' });
     expect(page.waitForFound).toBe(true);

@@ -141,7 +141,7 @@ export async function renderPage(lease: BrowserLease, input: RenderInput, settin
       {
         method: input.method,
         headers: Object.fromEntries(Object.entries(input.headers).filter(([name]) => !NAVIGATION_HEADERS_DROPPED.has(name.toLowerCase()))),
-        postData: input.method === 'GET' ? undefined : (input.body ?? Buffer.alloc(0)).toString('utf8'),
+        body: input.method === 'GET' ? undefined : (input.body ?? Buffer.alloc(0)),
       },
       blockedResourceTypes(options.block_resources ?? []),
     ),

@@ -6,8 +6,8 @@ export interface FirstNavigation {
   method: 'GET' | 'POST' | 'PUT';
   /** Headers added to the browser's own (the caller's with `custom_headers`, the body's content type). */
   headers: Record<string, string>;
-  /** Body of a POST/PUT, as text (Chromium's interception takes a string). */
-  postData?: string;
+  /** Body of a POST/PUT, as the caller sent it. */
+  body?: Buffer;
 }
 
 // Chromium's types that the API's `other` covers (beacons, prefetches, CSP reports, …).
@@ -39,7 +39,7 @@ export const WEBSOCKET_STUB = `(() => {
  * @returns whether interception was turned on.
  */
 export async function interceptRequests(page: Page, first: FirstNavigation, blocked: ReadonlySet<ResourceType>): Promise<boolean> {
-  const rewritesFirst = first.method !== 'GET' || Object.keys(first.headers).length > 0 || first.postData !== undefined;
+  const rewritesFirst = first.method !== 'GET' || Object.keys(first.headers).length > 0 || first.body !== undefined;
   if (!rewritesFirst && blocked.size === 0) return false;
   let firstSeen = !rewritesFirst;
   await page.setRequestInterception(true);
@@ -47,17 +47,34 @@ export async function interceptRequests(page: Page, first: FirstNavigation, bloc
     const settle = (work: Promise<void>) => work.catch(() => undefined); // the page may be gone already
     if (!firstSeen && request.isNavigationRequest() && request.frame() === page.mainFrame()) {
       firstSeen = true;
-      void settle(
-        request.continue({
-          method: first.method,
-          postData: first.postData,
-          headers: { ...request.headers(), ...first.headers },
-        }),
-      );
+      void settle(continueFirst(request, first));
       return;
     }
     if (blocked.has(request.resourceType())) void settle(request.abort('blockedbyclient'));
     else void settle(request.continue());
   });
   return true;
+}
+
+/**
+ * Continues the first navigation with the caller's method, headers and body. DevTools takes the
+ * body as base64 of its bytes, but puppeteer's `continue` takes text and sends its UTF-8, so a body
+ * that is not UTF-8 (a Latin-1 form, protobuf, a file) reached the target altered: with a body the
+ * request is continued over the page's DevTools session directly (puppeteer leaves a request nobody
+ * resolved through it alone).
+ */
+async function continueFirst(request: HTTPRequest, first: FirstNavigation): Promise<void> {
+  const headers = { ...request.headers(), ...first.headers };
+  // Puppeteer's own id of the paused request (an internal field, as for frame ids).
+  const requestId = (request as unknown as { _interceptionId?: string })._interceptionId;
+  if (!first.body?.length || requestId === undefined) {
+    await request.continue({ method: first.method, headers, postData: first.body?.length ? first.body.toString('utf8') : undefined });
+    return;
+  }
+  await request.client.send('Fetch.continueRequest', {
+    requestId,
+    method: first.method,
+    postData: first.body.toString('base64'),
+    headers: Object.entries(headers).map(([name, value]) => ({ name, value })),
+  });
 }
