@@ -183,6 +183,16 @@ describe(renderPage.name, () => {
     expect(page.xhr).toHaveLength(2);
   });
 
+  it('reports every call for json_response when one never finishes loading, without waiting it out', async () => {
+    const started = Date.now();
+    const page = await render(web.url('js.test', '/xhr-poll'), { json_response: true, js_instructions: [{ wait_for: '#calls li' }] });
+    expect(page.xhr!.find((call) => call.url.endsWith('/api/items?page=2'))).toMatchObject({ status_code: 200, body: '{"items":["a","b"]}' });
+    // The poll's headers are known; its body never ends, so it is reported empty.
+    expect(page.xhr!.find((call) => call.url.endsWith('/api/poll'))).toMatchObject({ status_code: 200, body: '', headers: { 'content-type': 'text/event-stream' } });
+    // Far less than the 10 s a DevTools call may take: the poll had a second's grace, no more.
+    expect(Date.now() - started).toBeLessThan(6_000);
+  });
+
   it('blocks the resource types of block_resources and loads them otherwise', async () => {
     const assets = ['/assets/pixel.png', '/assets/style.css', '/assets/app.js'];
     const loaded = await render(web.url('js.test', '/assets'));

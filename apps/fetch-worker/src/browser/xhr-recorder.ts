@@ -1,5 +1,4 @@
-import type { HTTPResponse, Page } from 'puppeteer-core';
-import { withTimeout } from './with-timeout';
+import type { HTTPRequest, HTTPResponse, Page } from 'puppeteer-core';
 
 /** One XHR or fetch call of the page (fetch-details "json_response"). */
 export interface CapturedXhr {
@@ -21,12 +20,26 @@ export interface XhrRecorderLimits {
   maxBodyBytes?: number;
 }
 
+/** How long a call still loading when the page is taken may take to finish its body, in ms. */
+const UNFINISHED_GRACE_MS = 1_000;
+
+interface RecordedCall {
+  request: HTTPRequest;
+  call: Omit<CapturedXhr, 'body'>;
+  body: Promise<string>;
+  /** Whether its body finished loading (or failed): then reading it waits for nothing but Chromium. */
+  loaded: boolean;
+}
+
 /**
  * Records the page's XHR and fetch calls from the moment it is attached. Bodies are read as the
- * responses arrive (Chromium drops them once the page navigates or closes).
+ * responses arrive (Chromium drops them once the page navigates or closes). A call whose body is
+ * still loading when the page is taken (a long poll, a stream: it may never end) is given a short
+ * grace and then reported with an empty body, so it neither holds the answer back nor costs the
+ * other calls theirs.
  */
 export class XhrRecorder {
-  private readonly calls: Promise<CapturedXhr>[] = [];
+  private readonly calls: RecordedCall[] = [];
   private droppedCount = 0;
   private readonly maxCalls: number;
   private readonly maxBodyBytes: number;
@@ -35,6 +48,11 @@ export class XhrRecorder {
     this.maxCalls = limits.maxCalls ?? 200;
     this.maxBodyBytes = limits.maxBodyBytes ?? 1024 * 1024;
     page.on('response', (response) => this.onResponse(response));
+    const loaded = (request: HTTPRequest) => {
+      for (const recorded of this.calls) if (recorded.request === request) recorded.loaded = true;
+    };
+    page.on('requestfinished', loaded);
+    page.on('requestfailed', loaded);
   }
 
   /** Calls seen beyond `maxCalls`. */
@@ -42,9 +60,23 @@ export class XhrRecorder {
     return this.droppedCount;
   }
 
-  /** The calls recorded so far, in order of response; waits at most `timeoutMs` for bodies. */
+  /**
+   * The calls recorded so far, in order of response. Bodies that finished loading are waited for
+   * at most `timeoutMs` in all, those still loading at most a second; a body not read by then is
+   * empty.
+   */
   async finish(timeoutMs: number): Promise<CapturedXhr[]> {
-    return withTimeout(Promise.all(this.calls), timeoutMs, 'xhr bodies').catch(() => []);
+    const deadline = Date.now() + timeoutMs;
+    const timers: NodeJS.Timeout[] = [];
+    const bodyBy = (recorded: RecordedCall) => {
+      const waitMs = Math.max(0, Math.min(deadline - Date.now(), recorded.loaded ? Infinity : UNFINISHED_GRACE_MS));
+      return Promise.race([recorded.body, new Promise<string>((resolve) => timers.push(setTimeout(() => resolve(''), waitMs)))]);
+    };
+    try {
+      return await Promise.all(this.calls.map(async (recorded) => ({ ...recorded.call, body: await bodyBy(recorded) })));
+    } finally {
+      timers.forEach(clearTimeout);
+    }
   }
 
   private onResponse(response: HTTPResponse): void {
@@ -63,15 +95,11 @@ export class XhrRecorder {
           (bytes) => bytes.subarray(0, this.maxBodyBytes).toString('utf8'),
           () => '',
         );
-    this.calls.push(
-      body.then((text) => ({
-        url: response.url(),
-        method: request.method(),
-        status_code: status,
-        headers: response.headers(),
-        request_headers: request.headers(),
-        body: text,
-      })),
-    );
+    this.calls.push({
+      request,
+      call: { url: response.url(), method: request.method(), status_code: status, headers: response.headers(), request_headers: request.headers() },
+      body,
+      loaded: isRedirect,
+    });
   }
 }
