@@ -45,9 +45,15 @@ export async function runInstructions(page: Page, instructions: readonly JsInstr
   for (const instruction of instructions) {
     const [name, params] = Object.entries(instruction)[0] as [string, unknown];
     const stepStarted = Date.now();
-    const timeoutMs = Math.min(limits.stepTimeoutMs, limits.deadlineAt - stepStarted);
+    // A wait is asked for by length (up to 30 s, the contract's bound), not a step that may hang:
+    // only the request's deadline cuts it, and a cut wait is reported as failed.
+    const left = limits.deadlineAt - stepStarted;
+    const timeoutMs = 'wait' in instruction ? Math.min(instruction.wait, left) : Math.min(limits.stepTimeoutMs, left);
     let success = false;
-    if (timeoutMs > 0) {
+    if ('wait' in instruction) {
+      await sleep(Math.max(0, timeoutMs));
+      success = timeoutMs >= instruction.wait;
+    } else if (timeoutMs > 0) {
       try {
         // The outer limit catches calls that ignore their own timeout option; the grace lets theirs fire first.
         await withTimeout(runStep(page, instruction, timeoutMs), timeoutMs + 500, name);

@@ -173,6 +173,13 @@ describe(renderPage.name, () => {
     expect(report.instructions[4].duration).toBeGreaterThanOrEqual(1_900);
   });
 
+  it('waits a js_instructions wait out in full, past the step timeout (2 s here)', async () => {
+    const page = await render(web.url('js.test', '/'), { js_instructions: [{ wait: 2_600 }] });
+    const [step] = page.instructionsReport!.instructions;
+    expect(step).toMatchObject({ instruction: 'wait', success: true });
+    expect(step.duration).toBeGreaterThanOrEqual(2_600);
+  });
+
   it('captures XHR and fetch calls for json_response', async () => {
     const page = await render(web.url('js.test', '/xhr'), { json_response: true, js_instructions: [{ wait_for: '//li[2]' }] });
     const items = page.xhr!.find((call) => call.url.endsWith('/api/items?page=1'));
