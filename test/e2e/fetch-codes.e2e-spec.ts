@@ -100,6 +100,28 @@ describe('Fetch API error codes (e2e)', () => {
     });
   });
 
+  describe('REQS004', () => {
+    it('answers 400 naming the parameter for a bad value, a bad combination and an option that needs js_render, free, and asks nothing of the target', async () => {
+      const path = '/echo/reqs004';
+      const url = web.url('echo.test', path);
+      const cases: [Record<string, string>, string, RegExp?][] = [
+        [{ js_render: 'yes' }, 'js_render'],
+        [{ js_render: 'true', wait: '30001' }, 'wait'],
+        [{ outputs: 'emails,horoscopes' }, 'outputs'],
+        [{ screenshot: 'true' }, 'screenshot', /js_render/],
+        [{ js_render: 'true', response_type: 'pdf', json_response: 'true' }, 'json_response'],
+      ];
+      for (const [params, parameter, detail] of cases) {
+        const answer = await fetchApi({ url, ...params });
+        expectProblem(answer, 400, 'REQS004');
+        expect({ params, parameter: answer.body.parameter }).toEqual({ params, parameter });
+        if (detail) expect(answer.body.detail).toMatch(detail);
+        expect(credits(answer)).toBe(0);
+      }
+      expect(web.hits('echo.test', path)).toBe(0);
+    });
+  });
+
   describe('REQS007', () => {
     it('answers 403 naming the domain for extract=auto on a domain not prepared, free, and asks nothing of the target', async () => {
       const answer = await fetchApi({ url: web.url('outputs.test', '/?reqs007'), extract: 'auto' });
