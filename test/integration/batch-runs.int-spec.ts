@@ -63,7 +63,7 @@ describe(RunsRuntime.name, () => {
   it('completes a 200-task run with one result per task, exact stats, ledger rows and one run.completed event', async () => {
     const concurrency = 8;
     const tenantId = await createTenant(scheduler.db, concurrency);
-    // 199 pages and one 404 (`/p/0`): a failed task, free.
+    // 199 pages and one 404 (`/p/0`): a failed task, billed as the Fetch API bills a 404.
     const urls = [...Array.from({ length: 199 }, (_, i) => web.url('big.test', `/p/${i + 1}`)), web.url('big.test', '/p/0')];
     const { jobId, runId } = await createJobWithRun(scheduler.db, tenantId, urls, {
       webhook: { url: 'https://hooks.test/runs', signature: true },
@@ -83,8 +83,8 @@ describe(RunsRuntime.name, () => {
     );
     expect(mostInFlight).toBeGreaterThan(0);
     expect(mostInFlight).toBeLessThanOrEqual(concurrency);
-    expect(done).toMatchObject({ total: 200, successful: 199, failed: 1, credits: 199 });
-    expect(done.cost).toBeCloseTo(0.0199, 6);
+    expect(done).toMatchObject({ total: 200, successful: 199, failed: 1, credits: 200 });
+    expect(done.cost).toBeCloseTo(0.02, 6);
     expect(done.started_at).not.toBeNull();
     expect(done.finished_at).not.toBeNull();
     expect(await taskStates(scheduler.db, runId)).toEqual({ succeeded: 199, failed: 1 });
@@ -95,19 +95,19 @@ describe(RunsRuntime.name, () => {
     );
     expect(tasks[0]).toMatchObject({ status_code: 200, output_format: 'html', tier: 'basic', credits: 1, error_code: null });
     expect(tasks[0].body?.toString()).toContain('/p/11');
-    expect(tasks[199]).toMatchObject({ status_code: 404, output_format: null, tier: null, credits: 0, error_code: 'RESP002' });
+    expect(tasks[199]).toMatchObject({ status_code: 404, output_format: null, tier: 'basic', credits: 1, error_code: 'RESP002' });
     for (let page = 1; page <= 199; page++) expect(web.hits('big.test', `/p/${page}`)).toBeGreaterThanOrEqual(1);
 
     const ledger = await scheduler.db.query<{ ref: string; credits: number; product: string; tier: string; cost_usd: number }>(
       `SELECT ref, credits, product, tier, cost_usd::float8 AS cost_usd FROM credit_ledger WHERE tenant_id = $1 ORDER BY id`,
       [tenantId],
     );
-    expect(ledger).toHaveLength(199);
-    expect(new Set(ledger.map((l) => l.ref))).toEqual(new Set(Array.from({ length: 199 }, (_, i) => `batch:${runId}:${i + 1}`)));
+    expect(ledger).toHaveLength(200);
+    expect(new Set(ledger.map((l) => l.ref))).toEqual(new Set(Array.from({ length: 200 }, (_, i) => `batch:${runId}:${i + 1}`)));
     // Each row keeps its dollars at the scheduler's price (creditPriceUsd 0.0001).
     expect(ledger.every((l) => l.credits === 1 && l.product === 'batch' && l.tier === 'basic' && l.cost_usd === 0.0001)).toBe(true);
     const [tenant] = await scheduler.db.query<{ credits_used: string }>(`SELECT credits_used FROM tenants WHERE id = $1`, [tenantId]);
-    expect(Number(tenant.credits_used)).toBe(199);
+    expect(Number(tenant.credits_used)).toBe(200);
 
     const events = await scheduler.db.query<{ subject: string; payload: Record<string, unknown> }>(
       `SELECT subject, payload FROM outbox WHERE payload->>'run_id' = $1`,
@@ -119,7 +119,7 @@ describe(RunsRuntime.name, () => {
       event_type: 'run.completed',
       job_id: jobId,
       run_sequence: 1,
-      stats: { total: 200, completed: 200, successful: 199, failed: 1, spend: { credits: 199 } },
+      stats: { total: 200, completed: 200, successful: 199, failed: 1, spend: { credits: 200 } },
       webhook: { url: 'https://hooks.test/runs', signature: true },
     });
     // The scheduler's relay publishes it to the events stream, where the webhook dispatcher reads it.
@@ -137,8 +137,8 @@ describe(RunsRuntime.name, () => {
       const info = await scheduler.messaging.jsm.consumers.info(topology.streams.batchResults, topology.consumers.batchSchedulers);
       return info.num_pending === 0 && info.num_ack_pending === 0;
     }, { what: 'the late result taken in' });
-    expect(await runRow(scheduler.db, runId)).toMatchObject({ status: 'completed', successful: 199, failed: 1, credits: 199 });
-    expect(await scheduler.db.query(`SELECT 1 FROM credit_ledger WHERE tenant_id = $1`, [tenantId])).toHaveLength(199);
+    expect(await runRow(scheduler.db, runId)).toMatchObject({ status: 'completed', successful: 199, failed: 1, credits: 200 });
+    expect(await scheduler.db.query(`SELECT 1 FROM credit_ledger WHERE tenant_id = $1`, [tenantId])).toHaveLength(200);
     expect(await scheduler.db.query(`SELECT 1 FROM outbox WHERE payload->>'run_id' = $1`, [runId])).toHaveLength(1);
   }, 90_000);
 

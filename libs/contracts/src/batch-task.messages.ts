@@ -74,7 +74,7 @@ export const batchTaskResultV1 = z.object({
   body_base64: z.string().optional(),
   /** …or in chunks of the bodies stream (too large for one message). */
   body_ref: batchBodyRefV1.optional(),
-  /** The tier that served a successful task; null when it failed (failed tasks are free). */
+  /** The tier billed, as the Fetch API bills the answer (a 404 too); null when the task is free. */
   billed_tier: z.enum(FETCH_TIERS).nullable(),
   credits: z.number().int().min(0),
   error: z.object({ code: z.enum(FETCH_WORKER_ERROR_CODES), detail: z.string() }).optional(),

@@ -16,8 +16,8 @@ const AUTO_MAX = TIER_CREDITS[Tier.PremiumJsRender];
 
 /**
  * Prices every task at the tier its merged `service_params` imply (spec-batch-api §1: pricing equals
- * the Fetch API's). An upper bound in practice: failed requests cost nothing, and carried results of
- * a retry are not billed again.
+ * the Fetch API's). An upper bound in practice: most failed requests cost nothing (a 404 or an
+ * unknown domain is billed, as by the Fetch API), and carried results of a retry are not billed again.
  */
 export function estimateCredits(
   jobParams: Record<string, unknown>,
