@@ -177,7 +177,8 @@ describe('Batch API (gateway)', () => {
       expect((await createJob(tenant, { tasks: tasks(1) }, headers)).status).toBe(201);
       const badTask = { tasks: [{ url: 'ftp://shop.test/' }] };
       const unsignable = { tasks: tasks(1), webhook: { url: 'https://hooks.test/x', signature: true } };
-      for (const body of [badTask, unsignable]) {
+      const misshapen = { type: 'sometimes', tasks: tasks(1) };
+      for (const body of [badTask, unsignable, misshapen]) {
         expect(await createJob(tenant, body, headers)).toMatchObject({ status: 409, body: { code: 'idempotency_key_conflict' } });
       }
       expect((await createJob(tenant, badTask, { 'idempotency-key': 'order-46' })).body.code).toBe('invalid_tasks');

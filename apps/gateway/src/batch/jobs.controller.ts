@@ -35,7 +35,7 @@ export class JobsController {
   ) {
     assertKnownQueryParameters(query, []);
     const idempotencyKey = IdempotencyService.keyFromHeader(idempotencyHeader);
-    const request = parseBody(createJobBody, body);
+    const request = await this.jobs.refusalOrKeyConflict(tenant.tenantId, idempotencyKey, () => parseBody(createJobBody, body));
     const { job, synchronous } = await this.jobs.create(tenant.tenantId, request, idempotencyKey);
     void reply.status(synchronous ? 201 : 202).header('location', `/v1/jobs/${job.id}`);
     return presentJob(job);

@@ -5,6 +5,7 @@ import { currentTraceParent } from '@trawl/observability';
 import { ActiveJobsRepository, Database, RunsRepository } from '@trawl/persistence';
 import { Clock, scheduleOnReplace, scheduleSchemaAsOf } from '@trawl/scheduling';
 import { JobInputsService } from '../job-inputs/job-inputs.service';
+import { ApiError } from '../problems/api-error';
 import { RequestError, RequestErrorCode } from '../problems/request.errors';
 import { SigningKeysService } from '../webhooks/signing-keys.service';
 import { parseWebhookUrl } from '../webhooks/webhook-url';
@@ -63,7 +64,7 @@ export class JobsService {
    */
   async create(tenantId: string, body: CreateJobBody, idempotencyKey: string | undefined): Promise<CreatedJob> {
     const now = this.clock.now();
-    const { schedule, webhook, tasks } = await this.refusedUnderUsedKey(tenantId, idempotencyKey, async () => {
+    const { schedule, webhook, tasks } = await this.refusalOrKeyConflict(tenantId, idempotencyKey, async () => {
       this.checkJobParams(body.service_params);
       const checkedSchedule = body.schedule ? checkScheduleAsOf(body.schedule, now) : null;
       const checkedWebhook = await this.checkWebhook(tenantId, body.webhook);
@@ -186,17 +187,20 @@ export class JobsService {
   }
 
   /**
-   * Runs the checks of a submission's body; when one refuses it and the submission's idempotency
-   * key was used before, answers `409 idempotency_key_conflict` instead: spec §4 gives the conflict
-   * for any reuse of a key, whether or not the body is the same, so a client that deduplicates on
-   * 409 never reads a resend as a new request that failed. Read without the tenant lock: a used key
-   * stays used.
+   * Runs checks of a submission (its body's shape, its tasks, its webhook); when one refuses it and
+   * the submission's idempotency key was used before, answers `409 idempotency_key_conflict`
+   * instead: spec §4 gives the conflict for any reuse of a key, whether or not the body is the
+   * same, so a client that deduplicates on 409 never reads a resend as a new request that failed.
+   * Only refusals are turned into the conflict, not failures (a lost database is still a 5xx).
+   * Read without the tenant lock: a used key stays used.
    */
-  private async refusedUnderUsedKey<T>(tenantId: string, idempotencyKey: string | undefined, checks: () => Promise<T>): Promise<T> {
+  async refusalOrKeyConflict<T>(tenantId: string, idempotencyKey: string | undefined, checks: () => T | Promise<T>): Promise<T> {
     try {
       return await checks();
     } catch (error) {
-      if (idempotencyKey !== undefined && (await this.jobs.idempotencyKeyUsed(this.db, tenantId, idempotencyKey))) throw idempotencyKeyConflict();
+      if (error instanceof ApiError && idempotencyKey !== undefined && (await this.jobs.idempotencyKeyUsed(this.db, tenantId, idempotencyKey))) {
+        throw idempotencyKeyConflict();
+      }
       throw error;
     }
   }
