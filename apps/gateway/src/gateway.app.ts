@@ -86,10 +86,12 @@ export function configureGatewayApp(app: NestFastifyApplication, resources: Gate
   fastify.removeContentTypeParser('text/plain');
   app.useBodyParser('text/plain', { bodyLimit }, (request, body, done) => {
     if (fetchBody(request, body, done)) return;
+    // Bodiless POSTs (a browser's fetch with body '') carry text/plain.
+    if (body.length === 0) return done(null, undefined);
     done(new RequestError(RequestErrorCode.UnsupportedMediaType, 'Send the body as JSON with `Content-Type: application/json`.'), undefined);
   });
   // CSV uploads stream to their route, bounded by their own limit rather than the JSON body limit.
-  installCsvUploadBody(fastify);
+  installCsvUploadBody(fastify, { matches: isFetchRoute, bodyLimit });
   app.useBodyParser('*', { bodyLimit }, (request, body, done) => {
     if (fetchBody(request, body, done)) return;
     done(new RequestError(RequestErrorCode.UnsupportedMediaType, 'Send the body as JSON with `Content-Type: application/json`.'), undefined);

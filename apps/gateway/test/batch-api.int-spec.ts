@@ -393,6 +393,13 @@ describe('Batch API (gateway)', () => {
       expect((await call(tenant, 'POST', `/v1/jobs/${job.job_id}/close`, { x: 1 })).body.code).toBe('unknown_parameter');
       expect((await call(tenant, 'POST', `/v1/jobs/${job.job_id}/close`)).body.status).toBe('closed');
       expect((await call(tenant, 'POST', `/v1/jobs/${job.job_id}/close`)).status).toBe(200);
+      // As a browser's fetch(url, { method: 'POST', body: '' }) sends it.
+      const empty = await fetch(`${gw.baseUrl}/v1/jobs/${job.job_id}/close`, {
+        method: 'POST',
+        headers: { 'x-api-key': tenant.api_key, 'content-type': 'text/plain;charset=UTF-8' },
+        body: '',
+      });
+      expect(empty.status).toBe(200);
       expect((await call(await gw.createTenant(), 'POST', `/v1/jobs/${job.job_id}/close`)).body.code).toBe('job_not_found');
     });
   });

@@ -145,19 +145,17 @@ describe('Fetch API (gateway, with a test worker on NATS)', () => {
       expect(third).toMatchObject({ method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
     });
 
-    it('forwards a text body byte for byte, whatever its charset', async () => {
+    it('forwards a text body byte for byte, whatever its type and charset', async () => {
       const tenant = await gw.createTenant();
       // "café" in windows-1252: 0xe9 alone is not UTF-8.
       const latin = Buffer.from([0x63, 0x61, 0x66, 0xe9]);
-      const answer = await fetch(`${base}/v1/?${q({ apikey: tenant.api_key, url: TARGET })}`, {
-        method: 'POST',
-        headers: { 'content-type': 'text/plain; charset=windows-1252' },
-        body: new Uint8Array(latin),
-      });
-      expect(answer.status).toBe(200);
-      const sent = worker.requests.at(-1);
-      expect(sent).toMatchObject({ method: 'POST', headers: { 'content-type': 'text/plain; charset=windows-1252' } });
-      expect(Buffer.from(sent!.body_base64!, 'base64')).toEqual(latin);
+      for (const type of ['text/plain; charset=windows-1252', 'text/csv; charset=windows-1252']) {
+        const answer = await fetch(`${base}/v1/?${q({ apikey: tenant.api_key, url: TARGET })}`, { method: 'POST', headers: { 'content-type': type }, body: new Uint8Array(latin) });
+        expect({ type, status: answer.status }).toEqual({ type, status: 200 });
+        const sent = worker.requests.at(-1);
+        expect(sent).toMatchObject({ method: 'POST', headers: { 'content-type': type } });
+        expect(Buffer.from(sent!.body_base64!, 'base64')).toEqual(latin);
+      }
     });
 
     it('forwards the caller headers with custom_headers=true, never its key or hop-by-hop headers', async () => {

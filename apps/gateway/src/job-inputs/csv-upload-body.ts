@@ -5,16 +5,40 @@ import { RequestError, RequestErrorCode } from '../problems/request.errors';
 /** Route of CSV uploads, as Fastify names it. */
 export const CSV_UPLOAD_ROUTE = '/uploads/job_inputs/:inputId';
 
+/** Routes that take any body as its bytes (the Fetch endpoint forwards it to the target). */
+export interface RawBodyRoutes {
+  matches(routeUrl: string | undefined): boolean;
+  bodyLimit: number;
+}
+
 /**
  * Hands a CSV upload's body to its route as the raw stream, unread and without the JSON body
- * limit, so the upload is parsed as it arrives and bounded by its own limit. `text/csv` sent
- * anywhere else is refused like any other non-JSON body.
+ * limit, so the upload is parsed as it arrives and bounded by its own limit. `rawRoutes` get the
+ * bytes, as for any other type; `text/csv` sent anywhere else is refused like any non-JSON body.
  */
-export function installCsvUploadBody(fastify: FastifyInstance): void {
+export function installCsvUploadBody(fastify: FastifyInstance, rawRoutes: RawBodyRoutes): void {
   fastify.addContentTypeParser('text/csv', (request, payload, done) => {
     if (request.routeOptions.url === CSV_UPLOAD_ROUTE) return done(null, payload);
+    if (rawRoutes.matches(request.routeOptions.url)) {
+      readWhole(payload, rawRoutes.bodyLimit).then(
+        (body) => done(null, body),
+        (error: Error) => done(error),
+      );
+      return;
+    }
     done(new RequestError(RequestErrorCode.UnsupportedMediaType, 'Only CSV uploads take `text/csv`; send the body as JSON with `Content-Type: application/json`.'));
   });
+}
+
+async function readWhole(payload: Readable, limit: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of payload as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) throw new RequestError(RequestErrorCode.PayloadTooLarge, `The request body is larger than ${limit} bytes.`);
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
 }
 
 /**

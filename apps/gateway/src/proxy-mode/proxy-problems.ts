@@ -47,16 +47,19 @@ export function proxyProblemOf(error: unknown, logger: Logger): ProxyProblem {
         return render(407, error.code, 'Invalid Proxy-Authorization', error.detail, {}, PROXY_AUTHENTICATE);
     }
   }
-  if (error instanceof ApiError) return apiProblem(asFetchProblem(error), logger);
+  if (error instanceof ApiError) return apiProblem(asFetchProblem(error), error, logger);
   return internal(error, logger);
 }
 
-/** Proxy mode speaks the Fetch endpoint's codes (a body it cannot take is `REQS004` naming `body`). */
-function apiProblem(error: ApiError, logger: Logger): ProxyProblem {
+/**
+ * Proxy mode speaks the Fetch endpoint's codes (a body it cannot take is `REQS004` naming `body`);
+ * an internal failure is logged as it was thrown (`original`), not as its Fetch code.
+ */
+function apiProblem(error: ApiError, original: ApiError, logger: Logger): ProxyProblem {
   const kind = problemKind(error.code);
   const status = PROXY_CREDENTIAL_CODES.has(error.code) ? 407 : kind.status;
   const headers = { ...kind.headers, ...error.headers, ...(status === 407 ? PROXY_AUTHENTICATE : {}) };
-  if (status >= 500 && !kind.publicDetail) return internal(error, logger);
+  if (status >= 500 && !kind.publicDetail) return internal(original, logger);
   return render(status, kind.code, kind.title, error.detail, status >= 500 ? {} : error.extensions, headers);
 }
 
