@@ -27,8 +27,10 @@ export interface InstructionsReport {
 export interface InstructionLimits {
   /** Epoch ms: steps left when it passes are reported failed without running. */
   deadlineAt: number;
-  /** Longest a single step may take (a `wait` is capped by it too), in ms. */
+  /** Longest a single step may take, in ms; a `wait` lasts its own length instead. */
   stepTimeoutMs: number;
+  /** Time kept after the steps for taking the page, in ms: a `wait` that would eat into it fails at once. Default 0. */
+  reserveMs?: number;
 }
 
 // Idle windows for wait_event: networkidle = no request for 500 ms; "almost" tolerates 2 long-polls.
@@ -45,14 +47,15 @@ export async function runInstructions(page: Page, instructions: readonly JsInstr
   for (const instruction of instructions) {
     const [name, params] = Object.entries(instruction)[0] as [string, unknown];
     const stepStarted = Date.now();
-    // A wait is asked for by length (up to 30 s, the contract's bound), not a step that may hang:
-    // only the request's deadline cuts it, and a cut wait is reported as failed.
     const left = limits.deadlineAt - stepStarted;
-    const timeoutMs = 'wait' in instruction ? Math.min(instruction.wait, left) : Math.min(limits.stepTimeoutMs, left);
+    const timeoutMs = Math.min(limits.stepTimeoutMs, left);
     let success = false;
     if ('wait' in instruction) {
-      await sleep(Math.max(0, timeoutMs));
-      success = timeoutMs >= instruction.wait;
+      // A wait is asked for by length (up to 30 s, the contract's bound), not a step that may hang.
+      // One that cannot end before the page must be taken fails at once: slept to the deadline, it
+      // would fail the whole request instead of being reported.
+      success = instruction.wait <= left - (limits.reserveMs ?? 0);
+      if (success) await sleep(instruction.wait);
     } else if (timeoutMs > 0) {
       try {
         // The outer limit catches calls that ignore their own timeout option; the grace lets theirs fire first.
@@ -80,6 +83,7 @@ async function runStep(page: Page, instruction: JsInstructionV1, timeoutMs: numb
   if ('wait_for' in instruction) return waitFor(main, instruction.wait_for, timeoutMs);
   if ('check' in instruction) return setChecked(main, instruction.check, true, timeoutMs);
   if ('uncheck' in instruction) return setChecked(main, instruction.uncheck, false, timeoutMs);
+  // Waits are run by runInstructions (their length is not capped by the step timeout).
   if ('wait' in instruction) return sleep(Math.min(instruction.wait, timeoutMs));
   if ('fill' in instruction) return fill(main, ...instruction.fill, timeoutMs);
   if ('select_option' in instruction) return selectOption(main, ...instruction.select_option, timeoutMs);

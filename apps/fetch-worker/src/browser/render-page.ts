@@ -41,7 +41,7 @@ export interface RenderSettings {
   commitTimeoutMs?: number;
   /** Longest wait for the load event after DOMContentLoaded; not an error when exceeded, in ms. Default: 10,000. */
   loadGraceMs?: number;
-  /** Longest a single js_instruction (or wait_for) may take, in ms. Default: 15,000. */
+  /** Longest a single js_instruction (or wait_for) may take, in ms; a `wait` step lasts its own length. Default: 15,000. */
   stepTimeoutMs?: number;
   /** XHR/fetch calls recorded for json_response. Default: 200. */
   maxXhrCalls?: number;
@@ -177,7 +177,7 @@ export async function renderPage(lease: BrowserLease, input: RenderInput, settin
     }
     if (options.wait) await new Promise((resolve) => setTimeout(resolve, remaining(options.wait ?? 0)));
     const instructionsReport = options.js_instructions?.length
-      ? await runInstructions(page, options.js_instructions, { deadlineAt, stepTimeoutMs: settings.stepTimeoutMs ?? 15_000 })
+      ? await runInstructions(page, options.js_instructions, { deadlineAt, stepTimeoutMs: settings.stepTimeoutMs ?? 15_000, reserveMs: lease.callTimeoutMs })
       : undefined;
 
     const response = mainDocument.last();

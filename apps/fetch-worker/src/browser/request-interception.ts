@@ -67,8 +67,13 @@ async function continueFirst(request: HTTPRequest, first: FirstNavigation): Prom
   const headers = { ...request.headers(), ...first.headers };
   // Puppeteer's own id of the paused request (an internal field, as for frame ids).
   const requestId = (request as unknown as { _interceptionId?: string })._interceptionId;
-  if (!first.body?.length || requestId === undefined) {
-    await request.continue({ method: first.method, headers, postData: first.body?.length ? first.body.toString('utf8') : undefined });
+  if (!first.body?.length) {
+    await request.continue({ method: first.method, headers });
+    return;
+  }
+  // Never send altered bytes: without the id (a puppeteer that renamed it) the navigation fails.
+  if (requestId === undefined) {
+    await request.abort('failed');
     return;
   }
   await request.client.send('Fetch.continueRequest', {

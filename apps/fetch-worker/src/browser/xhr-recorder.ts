@@ -20,23 +20,27 @@ export interface XhrRecorderLimits {
   maxBodyBytes?: number;
 }
 
-/** How long a call still loading when the page is taken may take to finish its body, in ms. */
+/**
+ * How long a call still loading when the page is taken, with no announced length (a stream, a
+ * chunked long poll: it may never end), may take to finish its body, in ms. One with a
+ * `content-length` ends: it is waited for like a finished one.
+ */
 const UNFINISHED_GRACE_MS = 1_000;
 
 interface RecordedCall {
   request: HTTPRequest;
   call: Omit<CapturedXhr, 'body'>;
   body: Promise<string>;
-  /** Whether its body finished loading (or failed): then reading it waits for nothing but Chromium. */
-  loaded: boolean;
+  /** Whether its body finished loading (or failed), or has an announced length: it will end. */
+  ends: boolean;
 }
 
 /**
  * Records the page's XHR and fetch calls from the moment it is attached. Bodies are read as the
  * responses arrive (Chromium drops them once the page navigates or closes). A call whose body is
- * still loading when the page is taken (a long poll, a stream: it may never end) is given a short
- * grace and then reported with an empty body, so it neither holds the answer back nor costs the
- * other calls theirs.
+ * still loading when the page is taken and has no announced length (a stream, a chunked long poll:
+ * it may never end) is given a short grace and then reported with an empty body, so it neither
+ * holds the answer back nor costs the other calls theirs.
  */
 export class XhrRecorder {
   private readonly calls: RecordedCall[] = [];
@@ -49,7 +53,7 @@ export class XhrRecorder {
     this.maxBodyBytes = limits.maxBodyBytes ?? 1024 * 1024;
     page.on('response', (response) => this.onResponse(response));
     const loaded = (request: HTTPRequest) => {
-      for (const recorded of this.calls) if (recorded.request === request) recorded.loaded = true;
+      for (const recorded of this.calls) if (recorded.request === request) recorded.ends = true;
     };
     page.on('requestfinished', loaded);
     page.on('requestfailed', loaded);
@@ -61,15 +65,14 @@ export class XhrRecorder {
   }
 
   /**
-   * The calls recorded so far, in order of response. Bodies that finished loading are waited for
-   * at most `timeoutMs` in all, those still loading at most a second; a body not read by then is
-   * empty.
+   * The calls recorded so far, in order of response. Bodies that will end are waited for at most
+   * `timeoutMs` in all, endless-looking ones at most a second; a body not read by then is empty.
    */
   async finish(timeoutMs: number): Promise<CapturedXhr[]> {
     const deadline = Date.now() + timeoutMs;
     const timers: NodeJS.Timeout[] = [];
     const bodyBy = (recorded: RecordedCall) => {
-      const waitMs = Math.max(0, Math.min(deadline - Date.now(), recorded.loaded ? Infinity : UNFINISHED_GRACE_MS));
+      const waitMs = Math.max(0, Math.min(deadline - Date.now(), recorded.ends ? Infinity : UNFINISHED_GRACE_MS));
       return Promise.race([recorded.body, new Promise<string>((resolve) => timers.push(setTimeout(() => resolve(''), waitMs)))]);
     };
     try {
@@ -99,7 +102,7 @@ export class XhrRecorder {
       request,
       call: { url: response.url(), method: request.method(), status_code: status, headers: response.headers(), request_headers: request.headers() },
       body,
-      loaded: isRedirect,
+      ends: isRedirect || response.headers()['content-length'] !== undefined,
     });
   }
 }
