@@ -3,6 +3,8 @@
  * the fixture web (so there is something to crawl offline), and a demo tenant whose API key is printed.
  */
 import { ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { loadConfig } from '@trawl/config';
@@ -16,8 +18,25 @@ const config = loadConfig(
     NATS_URL: z.string().default('nats://127.0.0.1:4222'),
     EGRESS_HOST_MAP: z.string().optional(),
     FIXTURE_PORT: z.coerce.number().int().default(8090),
+    SECRETS_KEY: z.string().optional(),
   }),
 );
+
+/**
+ * The key that seals webhook signing secrets and CAPTCHA solver keys. Without one, signing keys
+ * cannot be made and the local platform could not show signed webhooks; a key made here is kept in
+ * `.trawl-local/` (git-ignored) so what it sealed still opens after a restart. A development key:
+ * a cluster gets its own from a Secret.
+ */
+function localSecretsKey(): string {
+  if (config.SECRETS_KEY) return config.SECRETS_KEY;
+  const file = join(ROOT, '.trawl-local', 'secrets-key');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  mkdirSync(join(ROOT, '.trawl-local'), { recursive: true, mode: 0o700 });
+  const key = randomBytes(32).toString('base64');
+  writeFileSync(file, `${key}\n`, { mode: 0o600 });
+  return key;
+}
 
 const children: ChildProcess[] = [];
 let stopping = false;
@@ -75,6 +94,7 @@ async function main(): Promise<void> {
     NATS_URL: config.NATS_URL,
     EGRESS_HOST_MAP: hostMap,
     ADMIN_TOKEN: config.ADMIN_TOKEN,
+    SECRETS_KEY: localSecretsKey(),
   };
   const services: [string, number][] = [
     ['gateway', config.PORT],
