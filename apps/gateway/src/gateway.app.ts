@@ -72,29 +72,30 @@ export function configureGatewayApp(app: NestFastifyApplication, resources: Gate
   // as UTF-8 whatever its charset (a windows-1252 form reached the target altered).
   const fetchBody = (request: { routeOptions: { url?: string } }, body: Buffer, done: (error: Error | null, body?: unknown) => void) =>
     isFetchRoute(request.routeOptions.url) ? (done(null, body), true) : false;
+  // All bodies are JSON (spec-crawl-api §4): another type is refused rather than half-understood.
+  const notJson = () => new RequestError(RequestErrorCode.UnsupportedMediaType, 'Send the body as JSON with `Content-Type: application/json`.');
   // Bodiless POSTs (stop, admin defaults) often still send `Content-Type: application/json`.
   app.useBodyParser('application/json', { bodyLimit }, (request, body, done) => {
     if (fetchBody(request, body, done)) return;
     if (body.length === 0) return done(null, undefined);
     parseJson(request, body.toString('utf8'), done);
   });
-  // All bodies are JSON (spec-crawl-api §4): a form body is refused rather than half-understood.
   app.useBodyParser('application/x-www-form-urlencoded', { bodyLimit }, (request, body, done) => {
     if (fetchBody(request, body, done)) return;
-    done(new RequestError(RequestErrorCode.UnsupportedMediaType, 'Send the body as JSON with `Content-Type: application/json`.'), undefined);
+    done(notJson(), undefined);
   });
   fastify.removeContentTypeParser('text/plain');
   app.useBodyParser('text/plain', { bodyLimit }, (request, body, done) => {
     if (fetchBody(request, body, done)) return;
     // Bodiless POSTs (a browser's fetch with body '') carry text/plain.
     if (body.length === 0) return done(null, undefined);
-    done(new RequestError(RequestErrorCode.UnsupportedMediaType, 'Send the body as JSON with `Content-Type: application/json`.'), undefined);
+    done(notJson(), undefined);
   });
   // CSV uploads stream to their route, bounded by their own limit rather than the JSON body limit.
   installCsvUploadBody(fastify, { matches: isFetchRoute, bodyLimit });
   app.useBodyParser('*', { bodyLimit }, (request, body, done) => {
     if (fetchBody(request, body, done)) return;
-    done(new RequestError(RequestErrorCode.UnsupportedMediaType, 'Send the body as JSON with `Content-Type: application/json`.'), undefined);
+    done(notJson(), undefined);
   });
   // First of the hooks: even a refusal before authentication carries its X-Request-Id.
   fastify.addHook('onRequest', async (request, reply) => {

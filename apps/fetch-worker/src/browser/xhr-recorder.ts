@@ -31,8 +31,8 @@ interface RecordedCall {
   request: HTTPRequest;
   call: Omit<CapturedXhr, 'body'>;
   body: Promise<string>;
-  /** Whether its body finished loading (or failed), or has an announced length: it will end. */
-  ends: boolean;
+  /** Whether it has an announced length (or is a redirect, with no body): it will end. */
+  bounded: boolean;
 }
 
 /**
@@ -44,6 +44,8 @@ interface RecordedCall {
  */
 export class XhrRecorder {
   private readonly calls: RecordedCall[] = [];
+  /** Requests whose loading finished or failed (their bodies are there to read). */
+  private readonly loaded = new WeakSet<HTTPRequest>();
   private droppedCount = 0;
   private readonly maxCalls: number;
   private readonly maxBodyBytes: number;
@@ -52,9 +54,7 @@ export class XhrRecorder {
     this.maxCalls = limits.maxCalls ?? 200;
     this.maxBodyBytes = limits.maxBodyBytes ?? 1024 * 1024;
     page.on('response', (response) => this.onResponse(response));
-    const loaded = (request: HTTPRequest) => {
-      for (const recorded of this.calls) if (recorded.request === request) recorded.ends = true;
-    };
+    const loaded = (request: HTTPRequest) => this.loaded.add(request);
     page.on('requestfinished', loaded);
     page.on('requestfailed', loaded);
   }
@@ -72,7 +72,8 @@ export class XhrRecorder {
     const deadline = Date.now() + timeoutMs;
     const timers: NodeJS.Timeout[] = [];
     const bodyBy = (recorded: RecordedCall) => {
-      const waitMs = Math.max(0, Math.min(deadline - Date.now(), recorded.ends ? Infinity : UNFINISHED_GRACE_MS));
+      const ends = recorded.bounded || this.loaded.has(recorded.request);
+      const waitMs = Math.max(0, Math.min(deadline - Date.now(), ends ? Infinity : UNFINISHED_GRACE_MS));
       return Promise.race([recorded.body, new Promise<string>((resolve) => timers.push(setTimeout(() => resolve(''), waitMs)))]);
     };
     try {
@@ -102,7 +103,7 @@ export class XhrRecorder {
       request,
       call: { url: response.url(), method: request.method(), status_code: status, headers: response.headers(), request_headers: request.headers() },
       body,
-      ends: isRedirect || response.headers()['content-length'] !== undefined,
+      bounded: isRedirect || response.headers()['content-length'] !== undefined,
     });
   }
 }

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Readable } from 'node:stream';
+import { readBodyWithin } from '../problems/request-body';
 import { RequestError, RequestErrorCode } from '../problems/request.errors';
 
 /** Route of CSV uploads, as Fastify names it. */
@@ -20,7 +21,7 @@ export function installCsvUploadBody(fastify: FastifyInstance, rawRoutes: RawBod
   fastify.addContentTypeParser('text/csv', (request, payload, done) => {
     if (request.routeOptions.url === CSV_UPLOAD_ROUTE) return done(null, payload);
     if (rawRoutes.matches(request.routeOptions.url)) {
-      readWhole(payload, rawRoutes.bodyLimit).then(
+      readBodyWithin(payload, rawRoutes.bodyLimit).then(
         (body) => done(null, body),
         (error: Error) => done(error),
       );
@@ -28,17 +29,6 @@ export function installCsvUploadBody(fastify: FastifyInstance, rawRoutes: RawBod
     }
     done(new RequestError(RequestErrorCode.UnsupportedMediaType, 'Only CSV uploads take `text/csv`; send the body as JSON with `Content-Type: application/json`.'));
   });
-}
-
-async function readWhole(payload: Readable, limit: number): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of payload as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) throw new RequestError(RequestErrorCode.PayloadTooLarge, `The request body is larger than ${limit} bytes.`);
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks);
 }
 
 /**

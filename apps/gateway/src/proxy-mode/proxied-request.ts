@@ -6,6 +6,7 @@ import { isFetchMethod } from '../fetch/fetch.routes';
 import { UsageHeaders } from '../fetch/usage-headers';
 import { isClientError } from '../limits/client-address-health';
 import { LimitError, LimitErrorCode } from '../limits/limits.errors';
+import { readBodyWithin } from '../problems/request-body';
 import { RequestError, RequestErrorCode } from '../problems/request.errors';
 import { parseProxyAuthorization, proxiedFetchQuery, ProxyCredentials } from './proxy-credentials';
 import type { ProxiedKind, ProxyModeMetrics } from './proxy-mode.metrics';
@@ -143,15 +144,6 @@ function originFormOf(target: string | undefined): string {
 }
 
 async function readBody(request: IncomingMessage, limit: number): Promise<Buffer | undefined> {
-  const tooLarge = () => new RequestError(RequestErrorCode.PayloadTooLarge, `The request body is larger than ${limit} bytes.`);
-  const declared = Number(request.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limit) throw tooLarge();
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of request as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) throw tooLarge();
-    chunks.push(chunk);
-  }
-  return size === 0 ? undefined : Buffer.concat(chunks);
+  const body = await readBodyWithin(request, limit, request.headers['content-length']);
+  return body.length === 0 ? undefined : body;
 }
