@@ -8,7 +8,7 @@
  *   3. the fetch worker's peak memory while pages render (Node and its Chromium tree).
  *
  *   node -r ./tools/register-aliases.js dist/bench/fetch-bench.js [--clients 50] [--seconds 10]
- *     [--latency-ms 0,100] [--render-concurrency 8] [--render-seconds 15] [--render-rounds 3] [--warmup 3] [--render-warmup 8]
+ *     [--latency-ms 0,100] [--render-concurrency 8] [--render-seconds 15] [--render-rounds 5] [--warmup 3] [--render-warmup 8]
  *     [--only overhead|render] [--render-paths /article/1,/p/2] [--loop-viewport 1920x1080] [--set KEY=VALUE]…
  *     [--profile DIR]   (CPU profiles of the gateway and the worker, written when they stop; see tools/cpu-profile.js)
  */
@@ -55,7 +55,7 @@ interface FetchBenchOptions {
 }
 
 function parseOptions(args: readonly string[]): FetchBenchOptions {
-  const options: FetchBenchOptions = { clients: 50, seconds: 10, renderConcurrency: 8, renderSeconds: 15, renderRounds: 3, warmup: 3, renderWarmup: 8, latenciesMs: [0, 100], loopViewport: { ...DESKTOP_VIEWPORT }, serviceEnv: {}, renderPaths: ['/article/1', '/p/2'] };
+  const options: FetchBenchOptions = { clients: 50, seconds: 10, renderConcurrency: 8, renderSeconds: 15, renderRounds: 5, warmup: 3, renderWarmup: 8, latenciesMs: [0, 100], loopViewport: { ...DESKTOP_VIEWPORT }, serviceEnv: {}, renderPaths: ['/article/1', '/p/2'] };
   const numbers: Record<string, keyof FetchBenchOptions> = {
     '--clients': 'clients',
     '--seconds': 'seconds',
@@ -201,8 +201,15 @@ async function benchOverhead(web: FixtureWebProcess, trawl: Trawl, options: Fetc
     loadRow('direct', options.clients, direct),
     loadRow('Trawl', options.clients, viaTrawl),
     '',
-    `p50 overhead: ${overheadMs.toFixed(2)} ms — target ≤ ${OVERHEAD_TARGET_MS} ms: ${verdict(overheadMs <= OVERHEAD_TARGET_MS)}`,
-    `throughput: ${(share * 100).toFixed(0)} % of direct — target ≥ ${THROUGHPUT_TARGET * 100} %: ${verdict(share >= THROUGHPUT_TARGET)}`,
+    ...(latencyMs > 0
+      ? [
+          `p50 overhead: ${overheadMs.toFixed(2)} ms — target ≤ ${OVERHEAD_TARGET_MS} ms: ${verdict(overheadMs <= OVERHEAD_TARGET_MS)}`,
+          `throughput: ${(share * 100).toFixed(0)} % of direct — target ≥ ${THROUGHPUT_TARGET * 100} %: ${verdict(share >= THROUGHPUT_TARGET)}`,
+        ]
+      : [
+          // The direct side measures loopback (tens of thousands of requests/s): no verdict, as for the batch bench.
+          `p50 overhead: ${overheadMs.toFixed(2)} ms; throughput: ${(share * 100).toFixed(0)} % of direct (the site answers at once: Trawl's cost per request against loopback; the targets are judged with a site's latency)`,
+        ]),
     viaTrawl.errors > 0 ? `Trawl answers by status: ${JSON.stringify(viaTrawl.statuses)}, errors by code: ${JSON.stringify(viaTrawl.errorCodes)}` : '',
     '',
     'CPU ms per answered request (while measuring; "whole machine" includes whatever else runs on it)',

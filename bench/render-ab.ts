@@ -4,7 +4,7 @@
  * and each browser's process group is charged its own CPU. Side by side, because this machine's
  * speed drifts by a fifth over minutes: variants measured one after another compare the drift.
  *
- *   node -r ./tools/register-aliases.js dist/bench/render-ab.js [--seconds 25] [--concurrency 8] [--pairs plain:park,plain:proxy]
+ *   node -r ./tools/register-aliases.js dist/bench/render-ab.js [--seconds 25] [--concurrency 8] [--path /p/2] [--pairs plain:park,plain:proxy]
  *
  * Variants: `plain` (goto until load, then content), `proxy` (the context behind a session of the
  * worker's egress proxy), `park` (proxy, then the page wiped by `parkPage` after each load, as the
@@ -87,7 +87,7 @@ async function main(): Promise<void> {
   for (const variant of pairs.flat()) if (!VARIANTS.includes(variant)) throw new Error(`unknown variant ${variant}; one of ${VARIANTS.join(', ')}`);
 
   const web = await startFixtureWebProcess(100);
-  const url = `http://big.test:${web.port}/p/2`;
+  const url = `http://big.test:${web.port}${option('--path', '/p/2')}`;
   const proxy = new EgressProxy({ policy: new EgressPolicy({ hostMap: parseHostMap('big.test=127.0.0.1') }) });
   const profiles: string[] = [];
   const launch = () => {
