@@ -289,7 +289,7 @@ async function browserEvents(trawl: Trawl): Promise<BrowserEvents> {
 async function benchRender(web: FixtureWebProcess, trawl: Trawl, options: FetchBenchOptions, path: string, judged: boolean) {
   const rounds: RenderRound[] = [];
   for (let round = 1; round <= options.renderRounds; round += 1) {
-    rounds.push(await renderRound(web, trawl, options, { path, judged, round, trawlFirst: round % 2 === 0 }));
+    rounds.push(await renderRound(web, trawl, options, { path, round, trawlFirst: round % 2 === 0 }));
   }
   const byRatio = [...rounds].sort((a, b) => a.ratio - b.ratio);
   const median = byRatio[Math.floor((byRatio.length - 1) / 2)];
@@ -309,7 +309,7 @@ async function benchRender(web: FixtureWebProcess, trawl: Trawl, options: FetchB
 
 type RenderRound = Awaited<ReturnType<typeof renderRound>>;
 
-async function renderRound(web: FixtureWebProcess, trawl: Trawl, options: FetchBenchOptions, order: { path: string; judged: boolean; round: number; trawlFirst: boolean }) {
+async function renderRound(web: FixtureWebProcess, trawl: Trawl, options: FetchBenchOptions, order: { path: string; round: number; trawlFirst: boolean }) {
   const page = `http://big.test:${web.port}${order.path}`;
   // The warm-up also waits for a few pages per slot: a first page costs a renderer start (seconds
   // of CPU on a slow machine), and a fixed time alone measured those on slow machines.
