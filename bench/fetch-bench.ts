@@ -2,7 +2,8 @@
  * The Fetch API benchmarks (issue 3), each against what a user would do without Trawl, in one run
  * on one machine:
  *   1. gateway overhead: one fixture page fetched through Trawl vs. directly, by N closed-loop clients,
- *      once per server latency of `--latency-ms` (0: loopback alone, CPU-bound; 100: a site's latency);
+ *      once per server latency of `--latency-ms` (0: loopback alone, CPU-bound; 100: a site's latency),
+ *      with the architecture's hops alone (architecture-floor.ts) measured between the two;
  *   2. js_render: pages/s through Trawl vs. a plain puppeteer-core loop on the same Chromium, on an
  *      article page with stylesheets, scripts and images (judged) and on a bare 2.5 KB page (not);
  *   3. the fetch worker's peak memory while pages render (Node and its Chromium tree).
@@ -16,6 +17,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Platform, type ServiceName } from '../test/support/platform';
+import { startArchitectureFloor, type ArchitectureFloor } from './architecture-floor';
 import { startFixtureWebProcess, type FixtureWebProcess } from './fixture-web-process';
 import { closedLoopLoad, type LoadResult } from './load-loop';
 import { childRunning, processesNamed, processesNamedWith, processMemory, treePssBytes, treeRssBytes } from './process-stats';
@@ -135,12 +137,16 @@ function verdict(ok: boolean): string {
   return ok ? 'MET' : 'NOT MET';
 }
 
-/** CPU meters of Trawl's processes, Postgres (this bench's database), NATS, the fixture web and this process (the bench client, where the puppeteer loop runs too). */
-function processMeters(web: FixtureWebProcess, trawl: Trawl): Record<string, GroupCpuMeter> {
+/**
+ * CPU meters of the processes a request crosses: Trawl's gateway and worker (or the architecture
+ * floor's front and back, in their rows), Postgres (this bench's database), NATS, the fixture web
+ * and this process (the bench client, where the puppeteer loop runs too).
+ */
+function processMeters(web: FixtureWebProcess, trawl: Trawl, serving = { gateway: trawl.gatewayPid, worker: trawl.workerPid }): Record<string, GroupCpuMeter> {
   const database = new URL(trawl.platform.databaseUrl).pathname.slice(1);
   return {
-    gateway: new GroupCpuMeter(() => [trawl.gatewayPid]),
-    worker: new GroupCpuMeter(() => [trawl.workerPid]),
+    gateway: new GroupCpuMeter(() => [serving.gateway]),
+    worker: new GroupCpuMeter(() => [serving.worker]),
     'fixture web': new GroupCpuMeter(() => [web.pid]),
     'postgres (this database)': new GroupCpuMeter(() => processesNamedWith('postgres', database)),
     'nats-server (shared)': new GroupCpuMeter(() => processesNamed('nats-server')),
@@ -148,50 +154,67 @@ function processMeters(web: FixtureWebProcess, trawl: Trawl): Record<string, Gro
   };
 }
 
-async function benchOverhead(web: FixtureWebProcess, trawl: Trawl, options: FetchBenchOptions, latencyMs: number) {
+/** Measures CPU of a set of processes, and of the whole machine, over one load's measured window. */
+class CpuWindow {
+  private readonly machine = new MachineCpuMeter();
+
+  constructor(private readonly meters: Record<string, GroupCpuMeter>) {}
+
+  start(): void {
+    Object.values(this.meters).forEach((meter) => meter.start());
+    this.machine.start();
+  }
+
+  /** CPU ms per answered request, by process name and for the whole machine. */
+  perRequest(answered: number): Record<string, number> {
+    return {
+      ...Object.fromEntries(Object.entries(this.meters).map(([name, meter]) => [name, (meter.stop() * 1000) / Math.max(1, answered)])),
+      'whole machine': (this.machine.stop() * 1000) / Math.max(1, answered),
+    };
+  }
+}
+
+async function benchOverhead(web: FixtureWebProcess, trawl: Trawl, floor: ArchitectureFloor, options: FetchBenchOptions, latencyMs: number) {
   const path = latencyMs > 0 ? `/p/1?ms=${latencyMs}` : '/p/1';
   const page = `http://big.test:${web.port}${path}`;
   const common = { clients: options.clients, seconds: options.seconds, warmupSeconds: options.warmup };
   // CPU of each part per answered request: on a shared machine ratios move with the neighbours'
   // load, CPU per request much less; it also shows where Trawl's time goes.
-  const meters = processMeters(web, trawl);
-  const machine = new MachineCpuMeter();
-  const startMeters = () => {
-    Object.values(meters).forEach((meter) => meter.start());
-    machine.start();
-    // With --profile, the services' profiles start over here: only the measured load is in them.
-    if (options.serviceEnv.CPU_PROFILE_DIR) [trawl.gatewayPid, trawl.workerPid].forEach((pid) => process.kill(pid, 'SIGUSR2'));
-  };
-  const readMeters = (answered: number) => ({
-    ...Object.fromEntries(Object.entries(meters).map(([name, meter]) => [name, (meter.stop() * 1000) / Math.max(1, answered)])),
-    'whole machine': (machine.stop() * 1000) / Math.max(1, answered),
-  });
+  const directWindow = new CpuWindow(processMeters(web, trawl));
   process.stdout.write(`overhead: direct, ${options.clients} clients, ${options.seconds} s, page latency ${latencyMs} ms…\n`);
   const direct = await closedLoopLoad({
     ...common,
     origin: `http://127.0.0.1:${web.port}`,
     path,
     headers: { host: 'big.test' },
-    onMeasuring: startMeters,
+    onMeasuring: () => directWindow.start(),
   });
-  const directCpu = readMeters(direct.requests + direct.errors);
+  const directCpu = directWindow.perRequest(direct.requests + direct.errors);
+  process.stdout.write(`overhead: through the architecture floor…\n`);
+  const floorWindow = new CpuWindow(processMeters(web, trawl, { gateway: floor.frontPid, worker: floor.backPid }));
+  const viaFloor = await closedLoopLoad({ ...common, origin: floor.origin, path: floor.pathFor(page), onMeasuring: () => floorWindow.start() });
+  const floorCpu = floorWindow.perRequest(viaFloor.requests + viaFloor.errors);
   process.stdout.write(`overhead: through Trawl…\n`);
+  const trawlWindow = new CpuWindow(processMeters(web, trawl));
   let metricsBefore: Promise<ServiceTotals> | undefined;
   const viaTrawl = await closedLoopLoad({
     ...common,
     origin: trawl.platform.gatewayUrl,
     path: fetchPath(trawl.apiKey, page),
     onMeasuring: () => {
-      startMeters();
+      trawlWindow.start();
+      // With --profile, the services' profiles start over here: only the measured load is in them.
+      if (options.serviceEnv.CPU_PROFILE_DIR) [trawl.gatewayPid, trawl.workerPid].forEach((pid) => process.kill(pid, 'SIGUSR2'));
       metricsBefore = scrapeServices(trawl);
     },
   });
-  const trawlCpu = readMeters(viaTrawl.requests + viaTrawl.errors);
+  const trawlCpu = trawlWindow.perRequest(viaTrawl.requests + viaTrawl.errors);
   const timings = stepTimings(await (metricsBefore as Promise<ServiceTotals>), await scrapeServices(trawl));
   const cpuRows = Object.keys(trawlCpu).map(
-    (name) => `| ${name} | ${(directCpu as Record<string, number>)[name].toFixed(3)} | ${(trawlCpu as Record<string, number>)[name].toFixed(3)} |`,
+    (name) => `| ${name} | ${directCpu[name]!.toFixed(3)} | ${floorCpu[name]!.toFixed(3)} | ${trawlCpu[name]!.toFixed(3)} |`,
   );
   const overheadMs = viaTrawl.p50Ms - direct.p50Ms;
+  const floorOverheadMs = viaFloor.p50Ms - direct.p50Ms;
   const share = viaTrawl.perSecond / direct.perSecond;
   const report = [
     '',
@@ -199,6 +222,7 @@ async function benchOverhead(web: FixtureWebProcess, trawl: Trawl, options: Fetc
     '| path | clients | req/s | p50 ms | p99 ms | errors |',
     '|------|---------|-------|--------|--------|--------|',
     loadRow('direct', options.clients, direct),
+    loadRow('architecture floor', options.clients, viaFloor),
     loadRow('Trawl', options.clients, viaTrawl),
     '',
     ...(latencyMs > 0
@@ -210,11 +234,14 @@ async function benchOverhead(web: FixtureWebProcess, trawl: Trawl, options: Fetc
           // The direct side measures loopback (tens of thousands of requests/s): no verdict, as for the batch bench.
           `p50 overhead: ${overheadMs.toFixed(2)} ms; throughput: ${(share * 100).toFixed(0)} % of direct (the site answers at once: Trawl's cost per request against loopback; the targets are judged with a site's latency)`,
         ]),
+    // No verdict: the floor is what the hops alone cost here (architecture-floor.ts).
+    `architecture floor (HTTP → NATS → worker → site, nothing else): p50 ${floorOverheadMs.toFixed(2)} ms over direct; Trawl ${(overheadMs - floorOverheadMs).toFixed(2)} ms over the floor`,
     viaTrawl.errors > 0 ? `Trawl answers by status: ${JSON.stringify(viaTrawl.statuses)}, errors by code: ${JSON.stringify(viaTrawl.errorCodes)}` : '',
+    viaFloor.errors > 0 ? `architecture floor errors: ${viaFloor.errors} (statuses ${JSON.stringify(viaFloor.statuses)})` : '',
     '',
-    'CPU ms per answered request (while measuring; "whole machine" includes whatever else runs on it)',
-    '| process | direct | Trawl |',
-    '|---------|--------|-------|',
+    'CPU ms per answered request (while measuring; "whole machine" includes whatever else runs on it; the floor\'s front and back are in the gateway and worker rows)',
+    '| process | direct | floor | Trawl |',
+    '|---------|--------|-------|-------|',
     ...cpuRows,
     '',
     "Where a request's time goes (mean of each service's histograms while measuring; nested: a step's time includes those below it)",
@@ -222,7 +249,7 @@ async function benchOverhead(web: FixtureWebProcess, trawl: Trawl, options: Fetc
     '|---------|-----------|-------|---------|',
     ...timings,
   ].join('\n');
-  return { latencyMs, direct, viaTrawl, overheadMs, share, cpuMsPerRequest: { direct: directCpu, trawl: trawlCpu }, report };
+  return { latencyMs, direct, viaFloor, viaTrawl, overheadMs, floorOverheadMs, share, cpuMsPerRequest: { direct: directCpu, floor: floorCpu, trawl: trawlCpu }, report };
 }
 
 type ServiceTotals = Record<'gateway' | 'worker', MetricTotals> & { gatewaySteps: MetricTotals };
@@ -429,11 +456,16 @@ async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
   const web = await startFixtureWebProcess(100);
   let trawl: Awaited<ReturnType<typeof startTrawl>> | undefined;
+  let floor: ArchitectureFloor | undefined;
   try {
     process.stdout.write('fetch bench: starting gateway and fetch worker…\n');
     trawl = await startTrawl(web, options);
     const overhead = [];
-    if (options.only !== 'render') for (const latencyMs of options.latenciesMs) overhead.push(await benchOverhead(web, trawl, options, latencyMs));
+    if (options.only !== 'render') {
+      floor = await startArchitectureFloor(web.hostMap);
+      for (const latencyMs of options.latenciesMs) overhead.push(await benchOverhead(web, trawl, floor, options, latencyMs));
+      await floor.stop();
+    }
     const renders = [];
     if (options.only !== 'overhead') for (const [at, path] of options.renderPaths.entries()) renders.push(await benchRender(web, trawl, options, path, at === 0));
     process.stdout.write(`${overhead.map((run) => run.report).join('\n')}\n${renders.map((run) => run.report).join('\n')}\n`);
@@ -445,6 +477,7 @@ async function main(): Promise<void> {
     process.stdout.write(`\nresults: ${file}\n`);
   } finally {
     await trawl?.platform.stop().catch(() => undefined);
+    await floor?.stop();
     await web.stop();
   }
 }
