@@ -3,13 +3,13 @@
  * on one machine:
  *   1. gateway overhead: one fixture page fetched through Trawl vs. directly, by N closed-loop clients,
  *      once per server latency of `--latency-ms` (0: loopback alone, CPU-bound; 100: a site's latency),
- *      with the architecture's hops alone (architecture-floor.ts) measured between the two;
+ *      with the architecture's hops alone (architecture-floor.ts) measured beside them, in rounds;
  *   2. js_render: pages/s through Trawl vs. a plain puppeteer-core loop on the same Chromium, on an
  *      article page with stylesheets, scripts and images (judged) and on a bare 2.5 KB page (not);
  *   3. the fetch worker's peak memory while pages render (Node and its Chromium tree).
  *
  *   node -r ./tools/register-aliases.js dist/bench/fetch-bench.js [--clients 50] [--seconds 10]
- *     [--latency-ms 0,100] [--render-concurrency 8] [--render-seconds 15] [--render-rounds 5] [--warmup 3] [--render-warmup 8]
+ *     [--latency-ms 0,100] [--overhead-rounds 3] [--render-concurrency 8] [--render-seconds 15] [--render-rounds 5] [--warmup 3] [--render-warmup 8]
  *     [--only overhead|render] [--render-paths /article/1,/p/2] [--loop-viewport 1920x1080] [--set KEY=VALUE]…
  *     [--profile DIR]   (CPU profiles of the gateway and the worker, written when they stop; see tools/cpu-profile.js)
  */
@@ -42,6 +42,8 @@ interface FetchBenchOptions {
   warmup: number;
   /** Longer than `warmup`: 8 renderer processes starting at once take seconds of CPU here. */
   renderWarmup: number;
+  /** Rounds of direct, floor and Trawl for each latency; the verdicts take the median round. */
+  overheadRounds: number;
   /** The fixture page's latency for each overhead run, in ms. */
   latenciesMs: number[];
   only?: 'overhead' | 'render';
@@ -57,13 +59,14 @@ interface FetchBenchOptions {
 }
 
 function parseOptions(args: readonly string[]): FetchBenchOptions {
-  const options: FetchBenchOptions = { clients: 50, seconds: 10, renderConcurrency: 8, renderSeconds: 15, renderRounds: 5, warmup: 3, renderWarmup: 8, latenciesMs: [0, 100], loopViewport: { ...DESKTOP_VIEWPORT }, serviceEnv: {}, renderPaths: ['/article/1', '/p/2'] };
+  const options: FetchBenchOptions = { clients: 50, seconds: 10, renderConcurrency: 8, renderSeconds: 15, renderRounds: 5, overheadRounds: 3, warmup: 3, renderWarmup: 8, latenciesMs: [0, 100], loopViewport: { ...DESKTOP_VIEWPORT }, serviceEnv: {}, renderPaths: ['/article/1', '/p/2'] };
   const numbers: Record<string, keyof FetchBenchOptions> = {
     '--clients': 'clients',
     '--seconds': 'seconds',
     '--render-concurrency': 'renderConcurrency',
     '--render-seconds': 'renderSeconds',
     '--render-rounds': 'renderRounds',
+    '--overhead-rounds': 'overheadRounds',
     '--warmup': 'warmup',
     '--render-warmup': 'renderWarmup',
   };
@@ -129,8 +132,8 @@ function fetchPath(apiKey: string, url: string, extra = ''): string {
   return `/v1/?apikey=${encodeURIComponent(apiKey)}&url=${encodeURIComponent(url)}${extra}`;
 }
 
-function loadRow(name: string, clients: number, r: LoadResult): string {
-  return `| ${name} | ${clients} | ${r.perSecond.toFixed(0)} | ${r.p50Ms.toFixed(2)} | ${r.p99Ms.toFixed(2)} | ${r.errors} |`;
+function loadRow(label: string, r: LoadResult): string {
+  return `| ${label} | ${r.perSecond.toFixed(0)} | ${r.p50Ms.toFixed(2)} | ${r.p99Ms.toFixed(2)} | ${r.errors} |`;
 }
 
 function verdict(ok: boolean): string {
@@ -154,9 +157,11 @@ function processMeters(web: FixtureWebProcess, trawl: Trawl, serving = { gateway
   };
 }
 
-/** Measures CPU of a set of processes, and of the whole machine, over one load's measured window. */
-class CpuWindow {
+/** Measures CPU of a set of processes, and of the whole machine, over loads' measured windows (added up). */
+class CpuWindows {
   private readonly machine = new MachineCpuMeter();
+  private readonly seconds: Record<string, number> = {};
+  private answered = 0;
 
   constructor(private readonly meters: Record<string, GroupCpuMeter>) {}
 
@@ -165,91 +170,130 @@ class CpuWindow {
     this.machine.start();
   }
 
+  stop(answered: number): void {
+    for (const [name, meter] of Object.entries(this.meters)) this.seconds[name] = (this.seconds[name] ?? 0) + meter.stop();
+    this.seconds['whole machine'] = (this.seconds['whole machine'] ?? 0) + this.machine.stop();
+    this.answered += answered;
+  }
+
   /** CPU ms per answered request, by process name and for the whole machine. */
-  perRequest(answered: number): Record<string, number> {
-    return {
-      ...Object.fromEntries(Object.entries(this.meters).map(([name, meter]) => [name, (meter.stop() * 1000) / Math.max(1, answered)])),
-      'whole machine': (this.machine.stop() * 1000) / Math.max(1, answered),
-    };
+  perRequest(): Record<string, number> {
+    return Object.fromEntries(Object.entries(this.seconds).map(([name, seconds]) => [name, (seconds * 1000) / Math.max(1, this.answered)]));
   }
 }
 
+type OverheadPath = 'direct' | 'floor' | 'Trawl';
+
+/** One round: each path loaded in turn, in an order that rotates from round to round. */
+interface OverheadRound {
+  order: OverheadPath[];
+  results: Record<OverheadPath, LoadResult>;
+  overheadMs: number;
+  floorOverheadMs: number;
+  share: number;
+}
+
+/**
+ * Direct, the architecture floor and Trawl, loaded in turn for `--overhead-rounds` rounds, the
+ * order rotating so that none always runs first after a pause or last in a slow stretch; the
+ * verdicts take the median round's figures (this machine's latency moves by milliseconds within
+ * minutes, as much as the target itself).
+ */
 async function benchOverhead(web: FixtureWebProcess, trawl: Trawl, floor: ArchitectureFloor, options: FetchBenchOptions, latencyMs: number) {
   const path = latencyMs > 0 ? `/p/1?ms=${latencyMs}` : '/p/1';
   const page = `http://big.test:${web.port}${path}`;
   const common = { clients: options.clients, seconds: options.seconds, warmupSeconds: options.warmup };
   // CPU of each part per answered request: on a shared machine ratios move with the neighbours'
   // load, CPU per request much less; it also shows where Trawl's time goes.
-  const directWindow = new CpuWindow(processMeters(web, trawl));
-  process.stdout.write(`overhead: direct, ${options.clients} clients, ${options.seconds} s, page latency ${latencyMs} ms…\n`);
-  const direct = await closedLoopLoad({
-    ...common,
-    origin: `http://127.0.0.1:${web.port}`,
-    path,
-    headers: { host: 'big.test' },
-    onMeasuring: () => directWindow.start(),
-  });
-  const directCpu = directWindow.perRequest(direct.requests + direct.errors);
-  process.stdout.write(`overhead: through the architecture floor…\n`);
-  const floorWindow = new CpuWindow(processMeters(web, trawl, { gateway: floor.frontPid, worker: floor.backPid }));
-  const viaFloor = await closedLoopLoad({ ...common, origin: floor.origin, path: floor.pathFor(page), onMeasuring: () => floorWindow.start() });
-  const floorCpu = floorWindow.perRequest(viaFloor.requests + viaFloor.errors);
-  process.stdout.write(`overhead: through Trawl…\n`);
-  const trawlWindow = new CpuWindow(processMeters(web, trawl));
-  let metricsBefore: Promise<ServiceTotals> | undefined;
-  const viaTrawl = await closedLoopLoad({
-    ...common,
-    origin: trawl.platform.gatewayUrl,
-    path: fetchPath(trawl.apiKey, page),
-    onMeasuring: () => {
-      trawlWindow.start();
-      // With --profile, the services' profiles start over here: only the measured load is in them.
-      if (options.serviceEnv.CPU_PROFILE_DIR) [trawl.gatewayPid, trawl.workerPid].forEach((pid) => process.kill(pid, 'SIGUSR2'));
-      metricsBefore = scrapeServices(trawl);
-    },
-  });
-  const trawlCpu = trawlWindow.perRequest(viaTrawl.requests + viaTrawl.errors);
-  const timings = stepTimings(await (metricsBefore as Promise<ServiceTotals>), await scrapeServices(trawl));
-  const cpuRows = Object.keys(trawlCpu).map(
-    (name) => `| ${name} | ${directCpu[name]!.toFixed(3)} | ${floorCpu[name]!.toFixed(3)} | ${trawlCpu[name]!.toFixed(3)} |`,
+  const cpu: Record<OverheadPath, CpuWindows> = {
+    direct: new CpuWindows(processMeters(web, trawl)),
+    floor: new CpuWindows(processMeters(web, trawl, { gateway: floor.frontPid, worker: floor.backPid })),
+    Trawl: new CpuWindows(processMeters(web, trawl)),
+  };
+  const targets: Record<OverheadPath, { origin: string; path: string; headers?: Record<string, string> }> = {
+    direct: { origin: `http://127.0.0.1:${web.port}`, path, headers: { host: 'big.test' } },
+    floor: { origin: floor.origin, path: floor.pathFor(page) },
+    Trawl: { origin: trawl.platform.gatewayUrl, path: fetchPath(trawl.apiKey, page) },
+  };
+  let steps: ServiceTotals | undefined;
+  const rounds: OverheadRound[] = [];
+  const paths: OverheadPath[] = ['direct', 'floor', 'Trawl'];
+  for (let round = 0; round < options.overheadRounds; round++) {
+    const order = [...paths.slice(round % paths.length), ...paths.slice(0, round % paths.length)];
+    const results = {} as Record<OverheadPath, LoadResult>;
+    for (const name of order) {
+      process.stdout.write(`overhead: ${name}, ${options.clients} clients, ${options.seconds} s, page latency ${latencyMs} ms, round ${round + 1} of ${options.overheadRounds}…\n`);
+      let before: Promise<ServiceTotals> | undefined;
+      results[name] = await closedLoopLoad({
+        ...common,
+        ...targets[name],
+        onMeasuring: () => {
+          cpu[name].start();
+          if (name !== 'Trawl') return;
+          // With --profile, the services' profiles start over here: only measured load is in them.
+          if (options.serviceEnv.CPU_PROFILE_DIR && round === 0) [trawl.gatewayPid, trawl.workerPid].forEach((pid) => process.kill(pid, 'SIGUSR2'));
+          before = scrapeServices(trawl);
+        },
+      });
+      cpu[name].stop(results[name].requests + results[name].errors);
+      if (before) steps = addServiceTotals(steps, deltaOfServices(await before, await scrapeServices(trawl)));
+    }
+    rounds.push({
+      order,
+      results,
+      overheadMs: results.Trawl.p50Ms - results.direct.p50Ms,
+      floorOverheadMs: results.floor.p50Ms - results.direct.p50Ms,
+      share: results.Trawl.perSecond / results.direct.perSecond,
+    });
+  }
+  const median = medianOf(rounds.map((r) => r.overheadMs));
+  const floorMedian = medianOf(rounds.map((r) => r.floorOverheadMs));
+  const share = medianOf(rounds.map((r) => r.share));
+  const perRequest = { direct: cpu.direct.perRequest(), floor: cpu.floor.perRequest(), trawl: cpu.Trawl.perRequest() };
+  const cpuRows = Object.keys(perRequest.trawl).map(
+    (name) => `| ${name} | ${perRequest.direct[name]!.toFixed(3)} | ${perRequest.floor[name]!.toFixed(3)} | ${perRequest.trawl[name]!.toFixed(3)} |`,
   );
-  const overheadMs = viaTrawl.p50Ms - direct.p50Ms;
-  const floorOverheadMs = viaFloor.p50Ms - direct.p50Ms;
-  const share = viaTrawl.perSecond / direct.perSecond;
+  const errors = rounds.flatMap((r, i) =>
+    paths.filter((name) => r.results[name].errors > 0).map((name) => `round ${i + 1}, ${name}: answers by status ${JSON.stringify(r.results[name].statuses)}, errors by code ${JSON.stringify(r.results[name].errorCodes)}`),
+  );
   const report = [
     '',
-    `Gateway overhead: one ${page} page (the site answers after ${latencyMs} ms), ${options.clients} closed-loop clients`,
-    '| path | clients | req/s | p50 ms | p99 ms | errors |',
-    '|------|---------|-------|--------|--------|--------|',
-    loadRow('direct', options.clients, direct),
-    loadRow('architecture floor', options.clients, viaFloor),
-    loadRow('Trawl', options.clients, viaTrawl),
+    `Gateway overhead: one ${page} page (the site answers after ${latencyMs} ms), ${options.clients} closed-loop clients, ${options.overheadRounds} rounds`,
+    '| round | path | req/s | p50 ms | p99 ms | errors |',
+    '|-------|------|-------|--------|--------|--------|',
+    ...rounds.flatMap((r, i) => paths.map((name) => loadRow(`${i + 1} | ${name === 'floor' ? 'architecture floor' : name}`, r.results[name]))),
     '',
+    `p50 overhead by round: ${rounds.map((r) => `${r.overheadMs.toFixed(2)} ms`).join(', ')}; architecture floor: ${rounds.map((r) => `${r.floorOverheadMs.toFixed(2)} ms`).join(', ')}`,
     ...(latencyMs > 0
       ? [
-          `p50 overhead: ${overheadMs.toFixed(2)} ms — target ≤ ${OVERHEAD_TARGET_MS} ms: ${verdict(overheadMs <= OVERHEAD_TARGET_MS)}`,
-          `throughput: ${(share * 100).toFixed(0)} % of direct — target ≥ ${THROUGHPUT_TARGET * 100} %: ${verdict(share >= THROUGHPUT_TARGET)}`,
+          `p50 overhead (median round): ${median.toFixed(2)} ms — target ≤ ${OVERHEAD_TARGET_MS} ms: ${verdict(median <= OVERHEAD_TARGET_MS)}`,
+          `throughput (median round): ${(share * 100).toFixed(0)} % of direct — target ≥ ${THROUGHPUT_TARGET * 100} %: ${verdict(share >= THROUGHPUT_TARGET)}`,
         ]
       : [
           // The direct side measures loopback (tens of thousands of requests/s): no verdict, as for the batch bench.
-          `p50 overhead: ${overheadMs.toFixed(2)} ms; throughput: ${(share * 100).toFixed(0)} % of direct (the site answers at once: Trawl's cost per request against loopback; the targets are judged with a site's latency)`,
+          `p50 overhead (median round): ${median.toFixed(2)} ms; throughput: ${(share * 100).toFixed(0)} % of direct (the site answers at once: Trawl's cost per request against loopback; the targets are judged with a site's latency)`,
         ]),
     // No verdict: the floor is what the hops alone cost here (architecture-floor.ts).
-    `architecture floor (HTTP → NATS → worker → site, nothing else): p50 ${floorOverheadMs.toFixed(2)} ms over direct; Trawl ${(overheadMs - floorOverheadMs).toFixed(2)} ms over the floor`,
-    viaTrawl.errors > 0 ? `Trawl answers by status: ${JSON.stringify(viaTrawl.statuses)}, errors by code: ${JSON.stringify(viaTrawl.errorCodes)}` : '',
-    viaFloor.errors > 0 ? `architecture floor errors: ${viaFloor.errors} (statuses ${JSON.stringify(viaFloor.statuses)})` : '',
+    `architecture floor (HTTP → NATS → worker → site, nothing else), median round: p50 ${floorMedian.toFixed(2)} ms over direct, so Trawl's own work ${(median - floorMedian).toFixed(2)} ms`,
+    ...errors,
     '',
-    'CPU ms per answered request (while measuring; "whole machine" includes whatever else runs on it; the floor\'s front and back are in the gateway and worker rows)',
+    'CPU ms per answered request (while measuring, all rounds; "whole machine" includes whatever else runs on it; the floor\'s front and back are in the gateway and worker rows)',
     '| process | direct | floor | Trawl |',
     '|---------|--------|-------|-------|',
     ...cpuRows,
     '',
-    "Where a request's time goes (mean of each service's histograms while measuring; nested: a step's time includes those below it)",
+    "Where a Trawl request's time goes (mean of each service's histograms while measuring, all rounds; nested: a step's time includes those below it)",
     '| service | histogram | count | mean ms |',
     '|---------|-----------|-------|---------|',
-    ...timings,
+    ...(steps ? stepTimings(steps) : []),
   ].join('\n');
-  return { latencyMs, direct, viaFloor, viaTrawl, overheadMs, floorOverheadMs, share, cpuMsPerRequest: { direct: directCpu, floor: floorCpu, trawl: trawlCpu }, report };
+  return { latencyMs, rounds, overheadMs: median, floorOverheadMs: floorMedian, share, cpuMsPerRequest: perRequest, report };
+}
+
+function medianOf(values: readonly number[]): number {
+  const sorted = [...values].sort((x, y) => x - y);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
 type ServiceTotals = Record<'gateway' | 'worker', MetricTotals> & { gatewaySteps: MetricTotals };
@@ -267,21 +311,39 @@ async function scrapeServices(trawl: Trawl): Promise<ServiceTotals> {
 }
 
 /**
- * Table rows: the mean of every `trawl_*_seconds` histogram that moved between two scrapes (the
+ * Table rows: the mean of every `trawl_*_seconds` histogram that moved (deltas of scrapes; the
  * gateway's Postgres steps one by one), and how many requests went to a worker before their
  * admission returned (head start), with their count in place of a time.
  */
-function stepTimings(before: ServiceTotals, after: ServiceTotals): string[] {
+function deltaOfServices(before: ServiceTotals, after: ServiceTotals): ServiceTotals {
+  return {
+    gateway: totalsDelta(before.gateway, after.gateway),
+    worker: totalsDelta(before.worker, after.worker),
+    gatewaySteps: totalsDelta(before.gatewaySteps, after.gatewaySteps),
+  };
+}
+
+function addServiceTotals(sum: ServiceTotals | undefined, more: ServiceTotals): ServiceTotals {
+  if (!sum) return more;
+  const add = (x: MetricTotals, y: MetricTotals): MetricTotals => {
+    const out = { ...x };
+    for (const [key, value] of Object.entries(y)) out[key] = (out[key] ?? 0) + value;
+    return out;
+  };
+  return { gateway: add(sum.gateway, more.gateway), worker: add(sum.worker, more.worker), gatewaySteps: add(sum.gatewaySteps, more.gatewaySteps) };
+}
+
+function stepTimings(moved: ServiceTotals): string[] {
   const rows: string[] = [];
   const row = (service: string, name: string, count: number, sumSeconds: number) => {
     if (count > 0) rows.push(`| ${service} | ${name} | ${count} | ${((1000 * sumSeconds) / count).toFixed(2)} |`);
   };
   for (const service of ['gateway', 'worker'] as const) {
-    for (const { name, count, sumSeconds } of trawlHistograms(totalsDelta(before[service], after[service]))) {
+    for (const { name, count, sumSeconds } of trawlHistograms(moved[service])) {
       if (name !== 'trawl_fetch_limits_seconds') row(service, name, count, sumSeconds);
     }
   }
-  const steps = totalsDelta(before.gatewaySteps, after.gatewaySteps);
+  const steps = moved.gatewaySteps;
   for (const step of ['admit', 'release']) {
     const labels = `{step="${step}"}`;
     row('gateway', `trawl_fetch_limits_seconds${labels}`, steps[`trawl_fetch_limits_seconds_count${labels}`] ?? 0, steps[`trawl_fetch_limits_seconds_sum${labels}`] ?? 0);
