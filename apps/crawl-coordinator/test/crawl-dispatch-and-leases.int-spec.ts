@@ -85,11 +85,20 @@ describe(DispatcherService.name, () => {
             wants_links: true,
             wants_content: false,
             scope_domain: 'site.test',
+            auto_tiers: ['basic', 'js_render', 'premium', 'premium_js_render'],
           }),
         },
       ]);
       expect(await frontierRow(h.db, crawl.id, '/')).toMatchObject({ state: 'dispatched', attempt: 1 });
       expect((await readCrawl(h.db, crawl.id)).pagesDispatched).toBe(1);
+    });
+
+    it("sends each page as a Fetch request in adaptive mode limited to the tiers of the tenant's plan", async () => {
+      const withoutPremium = await startCrawl({}, { planFeatures: ['js_render'] });
+      const basicOnly = await startCrawl({}, { planFeatures: [] });
+      await h.dispatcher().dispatchRound();
+      expect((await h.publishedTasks(withoutPremium.id)).map(({ task }) => task.auto_tiers)).toEqual([['basic', 'js_render']]);
+      expect((await h.publishedTasks(basicOnly.id)).map(({ task }) => task.auto_tiers)).toEqual([['basic']]);
     });
 
     it('dispatches no more pages than max_pages, even when rounds of two coordinators race', async () => {

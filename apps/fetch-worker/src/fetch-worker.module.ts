@@ -6,10 +6,12 @@ import { createMetricsRegistry, HealthModule, Logger } from '@trawl/observabilit
 import { BATCH_TASK_CONSUMER_SETTINGS, BatchTaskConsumer, BatchTaskConsumerSettings } from './batch-tasks/batch-task.consumer';
 import { FetchWorkerConfig } from './config';
 import { CRAWL_PAGE_CONSUMER_SETTINGS, CrawlPageConsumer, CrawlPageConsumerSettings } from './crawl-pages/crawl-page.consumer';
+import { CrawlPageFetcher } from './crawl-pages/crawl-page-fetcher';
 import { CRAWL_PAGE_SETTINGS, CrawlPageService } from './crawl-pages/crawl-page.service';
 import { CRAWL_STOPPED_SUBJECT, StoppedCrawls } from './crawl-pages/stopped-crawls';
 import { BATCH_RUN_STOPPED_SUBJECT, StoppedRuns } from './batch-tasks/stopped-runs';
 import { FetchRequestWiring, wireFetchRequests } from './fetch-requests/fetch-request.wiring';
+import { TargetFetcher } from './fetch-requests/target-fetcher';
 import { HttpEngine } from './page-fetch/http-engine';
 import { PAGE_ENGINES, PAGE_FETCH_SETTINGS, PageFetchService, PageFetchSettings } from './page-fetch/page-fetch.service';
 import { WORKER_LOGGER } from './worker.logger';
@@ -88,6 +90,13 @@ export class FetchWorkerModule implements OnApplicationShutdown {
         { provide: FETCH_REQUEST_WIRING, useValue: fetchRequests },
         ...fetchRequests.providers,
         PageFetchService,
+        {
+          // Crawl pages go through the Fetch API's tiers (adaptive stealth), billed by the same rules.
+          provide: CrawlPageFetcher,
+          useFactory: (pages: PageFetchService, target: TargetFetcher) =>
+            new CrawlPageFetcher({ pages, target, pageTimeoutMs: config.PAGE_TIMEOUT_MS, maxBodyBytes: config.MAX_BODY_BYTES }),
+          inject: [PageFetchService, TargetFetcher],
+        },
         CrawlPageService,
         CrawlPageConsumer,
         StoppedCrawls,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { FETCH_TIERS } from './fetch.messages';
 
 /**
  * A page a crawl wants fetched. `frontier_id` + `attempt` identify one claim of one frontier URL;
@@ -18,6 +19,12 @@ export const crawlPageTaskV1 = z.object({
   wants_content: z.boolean(),
   /** Registrable domain the crawl stays on; links elsewhere are not returned. */
   scope_domain: z.string().min(1),
+  /**
+   * The tiers the tenant's plan lets adaptive stealth use for this page (as `FetchRequestV1.auto_tiers`):
+   * each page is a Fetch request in adaptive mode (Crawl spec §1). Absent (a task queued by an
+   * older coordinator): `basic` only.
+   */
+  auto_tiers: z.array(z.enum(FETCH_TIERS)).min(1).optional(),
 });
 export type CrawlPageTaskV1 = z.infer<typeof crawlPageTaskV1>;
 
@@ -46,7 +53,7 @@ export const crawlPageResultV1 = z.object({
   error: z.string().optional(),
   /** Credits this page costs (0 when not billed). */
   credits: z.number().int().min(0),
-  /** Tier that served the page (`basic` until adaptive tiers exist). */
+  /** Tier that served the page, the one `credits` is the price of (`basic` when none served). */
   tier: z.string(),
   /** True when links were extracted (the task asked for them and the page was HTML). */
   opened: z.boolean(),

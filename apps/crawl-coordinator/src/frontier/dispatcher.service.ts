@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { context, trace } from '@opentelemetry/api';
+import { autoTiersOf } from '@trawl/billing';
 import type { CrawlPageTaskV1 } from '@trawl/contracts';
 import { Database } from '@trawl/persistence';
 import { contextFromTraceParent, Logger, tracer } from '@trawl/observability';
@@ -88,6 +89,7 @@ export class DispatcherService {
     });
     if (!claimed || claimed.pages.length === 0) return 0;
     const { crawl, pages } = claimed;
+    const autoTiers = autoTiersOf(crawl.planFeatures);
     const parent = contextFromTraceParent(crawl.traceParent);
     const span = tracer().startSpan('crawl.dispatch', { attributes: { 'trawl.crawl_id': crawl.id, 'trawl.pages': pages.length } }, parent);
     try {
@@ -106,6 +108,8 @@ export class DispatcherService {
               wants_links: page.wantsLinks,
               wants_content: page.wantsContent,
               scope_domain: crawl.scopeDomain,
+              // Each page is a Fetch request in adaptive mode (Crawl spec §1), within the plan's tiers.
+              auto_tiers: autoTiers,
             };
             return {
               subject: this.settings.topology.subjects.crawlPageTask,

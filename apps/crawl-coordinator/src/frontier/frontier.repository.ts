@@ -17,6 +17,8 @@ export interface DispatchableCrawl {
   traceParent: string | null;
   budget: number;
   outOfCredits: boolean;
+  /** The tenant's plan features: which tiers adaptive stealth may use for its pages. */
+  planFeatures: string[];
 }
 
 /** SQL of the frontier: claims for dispatch, and leases that ran out. */
@@ -47,7 +49,8 @@ export class FrontierRepository {
   async lockForDispatch(sql: Sql, crawlId: string): Promise<DispatchableCrawl | null> {
     const [row] = await sql.query<DispatchableCrawl>(
       `SELECT c.id, c.tenant_id AS "tenantId", c.scope_domain AS "scopeDomain", c.trace_parent AS "traceParent",
-              (c.max_pages - c.pages_dispatched) AS budget, (t.credits_used >= t.credits_limit) AS "outOfCredits"
+              (c.max_pages - c.pages_dispatched) AS budget, (t.credits_used >= t.credits_limit) AS "outOfCredits",
+              t.plan_features AS "planFeatures"
        FROM crawls c JOIN tenants t ON t.id = c.tenant_id
        WHERE c.id = $1 AND c.status = 'running'
        FOR UPDATE OF c SKIP LOCKED`,

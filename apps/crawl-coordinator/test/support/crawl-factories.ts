@@ -12,14 +12,16 @@ export interface TenantOptions {
   /** Credits of the period (default 1 000 000). */
   creditsLimit?: number;
   creditsUsed?: number;
+  /** The plan's features (default: the column's default, every tier allowed). */
+  planFeatures?: string[];
 }
 
 /** A tenant row as the admin API would create it. Returns its id. */
 export async function createTenant(sql: Sql, options: TenantOptions = {}): Promise<string> {
   const [row] = await sql.query<{ id: string }>(
-    `INSERT INTO tenants (name, credits_limit, credits_used, concurrency, max_active_jobs, period_ends_at)
-     VALUES ($1, $2, $3, 5, 3, now() + interval '30 days') RETURNING id`,
-    [`tenant-${uniqueSuffix()}`, options.creditsLimit ?? 1_000_000, options.creditsUsed ?? 0],
+    `INSERT INTO tenants (name, credits_limit, credits_used, concurrency, max_active_jobs, period_ends_at, plan_features)
+     VALUES ($1, $2, $3, 5, 3, now() + interval '30 days', coalesce($4::text[], '{js_render,premium_proxy,proxy_mode}')) RETURNING id`,
+    [`tenant-${uniqueSuffix()}`, options.creditsLimit ?? 1_000_000, options.creditsUsed ?? 0, options.planFeatures ?? null],
   );
   return row.id;
 }

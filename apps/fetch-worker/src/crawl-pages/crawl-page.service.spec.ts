@@ -5,6 +5,7 @@ import { EgressError, EgressErrorCode } from '@trawl/egress';
 import { FakeEngine, FakePage, htmlPage } from '../../test/support/fake-engine';
 import { PageFetchService } from '../page-fetch/page-fetch.service';
 import { WorkerMetrics } from '../worker.metrics';
+import { CrawlPageFetcher } from './crawl-page-fetcher';
 import { CrawlPageService } from './crawl-page.service';
 
 const CRAWL_ID = '6f1c1f4e-6a51-4f55-9a52-3f3c1a9e0b01';
@@ -27,7 +28,7 @@ const task = (overrides: Partial<CrawlPageTaskV1> = {}): CrawlPageTaskV1 => ({
 function serviceFor(pages: Record<string, FakePage>, maxResultBytes?: number) {
   const engine = new FakeEngine(pages);
   const fetcher = new PageFetchService([engine], { pageTimeoutMs: 30_000 }, new WorkerMetrics(new Registry()));
-  return new CrawlPageService(fetcher, { maxResultBytes }, pino({ level: 'silent' }));
+  return new CrawlPageService(new CrawlPageFetcher({ pages: fetcher, pageTimeoutMs: 30_000, maxBodyBytes: 10 * 1024 * 1024 }), { maxResultBytes }, pino({ level: 'silent' }));
 }
 
 const HOME = '<a href="/a">a</a><a href="https://www.example.com/a/">dup</a><a href="https://other.com/">x</a><a href="https://blog.example.com/">b</a>';

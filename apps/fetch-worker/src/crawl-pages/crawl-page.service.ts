@@ -3,7 +3,8 @@ import { CrawlPageResultV1, CrawlPageTaskV1 } from '@trawl/contracts';
 import { isSameSite } from '@trawl/egress';
 import { Logger } from '@trawl/observability';
 import { ExtractedLinks, extractLinks } from '../links/link-extractor';
-import { PageFetchResult, PageFetchService } from '../page-fetch/page-fetch.service';
+import type { PageFetchResult } from '../page-fetch/page-fetch.service';
+import { CrawlPageFetcher } from './crawl-page-fetcher';
 import { WORKER_LOGGER } from '../worker.logger';
 import { fitResult, MAX_RESULT_BYTES } from './result-size';
 
@@ -15,27 +16,24 @@ export interface CrawlPageSettings {
 }
 
 /**
- * Turns a crawl's page task into its page result: fetch the page, take its in-scope links when the
- * crawl opens it, keep its HTML when the crawl keeps content. Knows nothing of NATS.
+ * Turns a crawl's page task into its page result: fetch the page (adaptive stealth, see
+ * CrawlPageFetcher), take its in-scope links when the crawl opens it, keep its HTML when the crawl
+ * keeps content. Knows nothing of NATS.
  */
 @Injectable()
 export class CrawlPageService {
   constructor(
-    private readonly pages: PageFetchService,
+    private readonly pages: CrawlPageFetcher,
     @Inject(CRAWL_PAGE_SETTINGS) private readonly settings: CrawlPageSettings,
     @Inject(WORKER_LOGGER) private readonly logger: Logger,
   ) {}
 
   /**
-   * @throws PageFetchError `Aborted` when `signal` aborts the fetch: the task is handed back, not
-   *   answered.
+   * @throws PageFetchError `Aborted` when `signal` aborts the fetch, `Busy` when no browser was
+   *   free: the task is handed back, not answered.
    */
   async fetchPage(task: CrawlPageTaskV1, signal?: AbortSignal): Promise<CrawlPageResultV1> {
-    const page = await this.pages.fetchPage({
-      url: task.url,
-      read: task.wants_links || task.wants_content ? 'html' : 'none',
-      signal,
-    });
+    const page = await this.pages.fetchPage(task, task.wants_links || task.wants_content ? 'html' : 'none', signal);
     const extracted = task.wants_links ? linksOf(page, task.scope_domain) : undefined;
     const result: CrawlPageResultV1 = {
       v: 1,

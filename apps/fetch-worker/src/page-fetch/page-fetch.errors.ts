@@ -4,6 +4,8 @@ export enum PageFetchErrorCode {
   Aborted = 'aborted',
   /** No engine serves the asked tier in this worker. */
   TierUnavailable = 'tier_unavailable',
+  /** Every browser stayed busy (or is closing): the page is neither fetched nor failed, and is handed back. */
+  Busy = 'busy',
 }
 
 /** A fetch that says nothing about the page itself; consumers hand the work back instead of reporting it. */

@@ -104,7 +104,8 @@ export class PageFetchService implements OnApplicationShutdown {
   }
 }
 
-function judgeResponse(response: EngineResponse, tier: Tier, read: BodyReading): Omit<PageFetchResult, 'durationMs'> {
+/** The verdict, price and text of a page an engine loaded at `tier`, reading what `read` asks for. */
+export function judgeResponse(response: EngineResponse, tier: Tier, read: BodyReading): Omit<PageFetchResult, 'durationMs'> {
   const verdict = verdictOfStatus(response.status);
   const result: Omit<PageFetchResult, 'durationMs'> = {
     ...verdict,

@@ -1,0 +1,97 @@
+import { Tier } from '@trawl/billing';
+import type { CrawlPageTaskV1, FetchOptionsV1, FetchRequestV1 } from '@trawl/contracts';
+import { EgressError } from '@trawl/egress';
+import { BrowserError, BrowserErrorCode } from '../browser/browser.errors';
+import { targetRequestHeaders } from '../fetch-requests/target-request-headers';
+import type { TargetFetcher } from '../fetch-requests/target-fetcher';
+import { FETCH_ERROR, type PageVerdict } from '../page-fetch/page-outcome';
+import { PageFetchError, PageFetchErrorCode } from '../page-fetch/page-fetch.errors';
+import { judgeResponse, type BodyReading, type PageFetchResult, type PageFetchService } from '../page-fetch/page-fetch.service';
+import { StealthError } from '../stealth';
+
+/** Reason of a page that every tier the crawl could use was blocked on (free, as a Fetch `REQS002`). */
+export const BLOCKED = 'blocked';
+
+/** Options of a crawl page as a Fetch request: nothing but adaptive stealth (Crawl spec §1). */
+const CRAWL_PAGE_OPTIONS: FetchOptionsV1 = { js_render: false, premium_proxy: false, mode: 'auto', json_response: false, original_status: false };
+
+export interface CrawlPageFetcherDeps {
+  /** The HTTP engine's page loader: a crawl whose plan allows only `basic` needs nothing else. */
+  pages: PageFetchService;
+  /** The Fetch API's tiers, proxies and adaptive stealth; without it every page is fetched at `basic`. */
+  target?: TargetFetcher;
+  /** Whole page load, every tier tried included, in ms (`PAGE_TIMEOUT_MS`). */
+  pageTimeoutMs: number;
+  /** Largest body read, in bytes (`MAX_BODY_BYTES`). */
+  maxBodyBytes: number;
+}
+
+/**
+ * Loads a crawl's page as one Fetch request in adaptive stealth mode (Crawl spec §1 and its cost
+ * rules): from the cheapest tier, or the one remembered for the domain, escalating while the site
+ * blocks, through the tiers the tenant's plan allows (`auto_tiers`), billed at the tier that
+ * served. A task without `auto_tiers` (queued by a coordinator older than this worker) or whose
+ * plan allows only `basic` takes the plain HTTP path, as before tiers existed.
+ */
+export class CrawlPageFetcher {
+  constructor(private readonly deps: CrawlPageFetcherDeps) {}
+
+  /**
+   * @throws PageFetchError `Aborted` when `signal` aborted the load, `Busy` when every browser
+   *   stayed busy (the task is handed back, not failed); `TierUnavailable` as PageFetchService.
+   */
+  async fetchPage(task: CrawlPageTaskV1, read: BodyReading, signal?: AbortSignal): Promise<PageFetchResult> {
+    const tiers = task.auto_tiers;
+    if (!this.deps.target || !tiers || tiers.every((tier) => tier === Tier.Basic)) {
+      return this.deps.pages.fetchPage({ url: task.url, read, signal });
+    }
+    const stop = signal ?? new AbortController().signal;
+    const started = performance.now();
+    const request: FetchRequestV1 = {
+      v: 1,
+      request_id: `crawl:${task.crawl_id}:${task.frontier_id}:${task.attempt}`,
+      tenant_id: task.tenant_id,
+      url: task.url,
+      method: 'GET',
+      headers: {},
+      options: CRAWL_PAGE_OPTIONS,
+      deadline_at: Date.now() + this.deps.pageTimeoutMs,
+      max_body_bytes: this.deps.maxBodyBytes,
+      auto_tiers: tiers,
+    };
+    try {
+      const page = await this.deps.target.fetch(
+        request,
+        (url, method, headers) => ({
+          tenantId: task.tenant_id,
+          url,
+          method,
+          headers: targetRequestHeaders(headers, false),
+          callerHeaders: {},
+          options: CRAWL_PAGE_OPTIONS,
+          maxBodyBytes: this.deps.maxBodyBytes,
+          timeoutMs: Math.max(1, request.deadline_at - Date.now()),
+          signal: stop,
+        }),
+        stop,
+      );
+      const judged = judgeResponse({ ...page, redirectChain: [] }, page.tier, read);
+      return { ...judged, durationMs: performance.now() - started };
+    } catch (error) {
+      if (stop.aborted) throw new PageFetchError(PageFetchErrorCode.Aborted, `Fetching ${task.url} was aborted`, { cause: error });
+      if (error instanceof BrowserError && (error.code === BrowserErrorCode.PoolBusy || error.code === BrowserErrorCode.PoolClosed)) {
+        throw new PageFetchError(PageFetchErrorCode.Busy, `No browser was free for ${task.url}`, { cause: error });
+      }
+      // Nothing served: free, whatever was tried (Crawl spec cost rule 2).
+      return { ...verdictOfFailure(error), tier: Tier.Basic, credits: 0, redirectChain: [], durationMs: performance.now() - started };
+    }
+  }
+}
+
+/** A page no tier served: blocked everywhere, or never answered (egress refusal, timeout, a broken browser). */
+function verdictOfFailure(error: unknown): PageVerdict {
+  if (error instanceof StealthError) return { outcome: 'failed', error: BLOCKED };
+  if (error instanceof EgressError) return { outcome: 'failed', error: error.code };
+  if (error instanceof BrowserError) return { outcome: 'failed', error: `browser_${error.code}` };
+  return { outcome: 'failed', error: FETCH_ERROR };
+}
