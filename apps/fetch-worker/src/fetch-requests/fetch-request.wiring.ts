@@ -12,7 +12,7 @@ import { CaptchaSolverClient } from '../captcha/captcha-solver.client';
 import type { FetchWorkerConfig } from '../config';
 import type { HttpEngine } from '../page-fetch/http-engine';
 import { NatsSessionBindings, parseProxyPools, ProxyRouter, UpstreamAgents } from '../proxies';
-import { AdaptiveFetcher, NatsDomainTierMemory } from '../stealth';
+import { AdaptiveFetcher, CachedDomainTierMemory, NatsDomainTierMemory } from '../stealth';
 import { extractionTransforms } from './extraction-transforms';
 import { BrowserFetchEngine } from './browser-fetch-engine';
 import type { FetchEngineSet } from './fetch-engine.router';
@@ -60,7 +60,10 @@ export function wireFetchRequests(deps: FetchRequestWiringDeps): FetchRequestWir
   const upstream = new UpstreamAgents(policy);
   const sessions = sessionBindingsOnFirstUse(() => NatsSessionBindings.open(messaging.js, buckets.proxySessions));
   const proxies = new ProxyRouter(parseProxyPools(config.PROXY_POOLS), sessions);
-  const memory = domainTierMemoryOnFirstUse(() => NatsDomainTierMemory.open(messaging.js, buckets.stealthTiers, config.STEALTH_TIER_TTL_MS));
+  const memory = new CachedDomainTierMemory(
+    domainTierMemoryOnFirstUse(() => NatsDomainTierMemory.open(messaging.js, buckets.stealthTiers, config.STEALTH_TIER_TTL_MS)),
+    config.STEALTH_TIER_CACHE_MS,
+  );
   const metrics = new FetchRequestMetrics(registry);
   const stealth = new AdaptiveFetcher({
     memory,

@@ -4,8 +4,8 @@ import type { SessionBindings } from '../proxies';
 
 /**
  * Opens a shared store on first use, and again after a failed open: a worker whose requests never
- * need it (crawls, plain fetches) never creates the NATS KV bucket, and a NATS hiccup at that moment
- * is not remembered.
+ * need it (plain fetches, crawls of tenants whose plan allows only basic) never creates the NATS KV
+ * bucket, and a NATS hiccup at that moment is not remembered.
  */
 class OnFirstUse<T> {
   private opening?: Promise<T>;
@@ -21,7 +21,7 @@ class OnFirstUse<T> {
   }
 }
 
-/** Adaptive stealth's domain memory, opened by the first `mode=auto` request. */
+/** Adaptive stealth's domain memory, opened by the first `mode=auto` request or crawl page. */
 export function domainTierMemoryOnFirstUse(open: () => Promise<DomainTierMemory>): DomainTierMemory {
   const store = new OnFirstUse(open);
   return {

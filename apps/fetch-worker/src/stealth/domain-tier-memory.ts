@@ -54,6 +54,47 @@ export class NatsDomainTierMemory implements DomainTierMemory {
   }
 }
 
+/**
+ * The shared memory read through a short per-process cache: a crawl asks for its domain's tier on
+ * every page, and a NATS KV read per page cost the worker more CPU than the page itself (a missing
+ * key is an error built with a stack, in nats.js). Concurrent reads of one domain share one read;
+ * a failed read is not kept. What this worker remembers it knows at once.
+ */
+export class CachedDomainTierMemory implements DomainTierMemory {
+  private readonly entries = new Map<string, { tier: Promise<FetchTier | undefined>; until: number }>();
+
+  constructor(
+    private readonly shared: DomainTierMemory,
+    private readonly ttlMs: number,
+    private readonly maxEntries = 10_000,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  recall(domain: string): Promise<FetchTier | undefined> {
+    if (this.ttlMs === 0) return this.shared.recall(domain);
+    const cached = this.entries.get(domain);
+    if (cached && cached.until > this.now()) return cached.tier;
+    const tier = this.shared.recall(domain);
+    this.keep(domain, tier);
+    tier.catch(() => {
+      if (this.entries.get(domain)?.tier === tier) this.entries.delete(domain);
+    });
+    return tier;
+  }
+
+  async remember(domain: string, tier: FetchTier): Promise<void> {
+    await this.shared.remember(domain, tier);
+    if (this.ttlMs > 0) this.keep(domain, Promise.resolve(tier));
+  }
+
+  private keep(domain: string, tier: Promise<FetchTier | undefined>): void {
+    this.entries.delete(domain);
+    // Oldest first out: a Map iterates in insertion order.
+    if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value as string);
+    this.entries.set(domain, { tier, until: this.now() + this.ttlMs });
+  }
+}
+
 function keyOf(domain: string): string {
   const lower = domain.toLowerCase();
   return PLAIN_KEY.test(lower) && !lower.startsWith('.') && !lower.endsWith('.')
