@@ -8,6 +8,7 @@ import { ECHO_COMPRESSED_TEXT, ECHO_HTML, EchoedRequest } from '../fixtures/web/
 import { OUTPUTS_PAGE } from '../fixtures/web/sites/outputs';
 import { Platform } from '../support/platform';
 import { waitFor } from '@trawl/testing';
+import { OUTPUT_NAMES } from '@trawl/contracts';
 
 /** Largest answer in this suite (the gateway's FETCH_MAX_BODY_BYTES), so RESP005 needs no huge page. */
 const MAX_BODY_BYTES = 256 * 1024;
@@ -160,6 +161,26 @@ describe('Fetch API (e2e)', () => {
       expect(Object.keys(outputs).sort()).toEqual(['emails', 'headings', 'phone_numbers', 'tables']);
       expect(outputs.emails).toEqual(expect.arrayContaining([...OUTPUTS_PAGE.emails]));
       expect(JSON.stringify(outputs.tables)).toContain('Teapot');
+    });
+
+    it('answers every output with outputs=*, each found on the page', async () => {
+      const answer = await fetchApi({ url: web.url('outputs.test', '/'), outputs: '*' });
+      expect(answer.status).toBe(200);
+      const outputs = answer.json();
+      expect(Object.keys(outputs).sort()).toEqual([...OUTPUT_NAMES].sort());
+      const found = (name: string) => JSON.stringify(outputs[name]);
+      // Numbers come back in E.164 form.
+      expect(outputs.phone_numbers).toEqual(expect.arrayContaining(OUTPUTS_PAGE.phoneNumbers.map((n) => n.replace(/ /g, ''))));
+      expect(found('headings')).toContain(OUTPUTS_PAGE.headings.h2[1]);
+      for (const image of OUTPUTS_PAGE.images) expect(found('images')).toContain(web.url('outputs.test', image));
+      expect(found('audios')).toContain(web.url('outputs.test', OUTPUTS_PAGE.audios[0]));
+      expect(found('videos')).toContain(web.url('outputs.test', OUTPUTS_PAGE.videos[0]));
+      expect(found('links')).toContain(web.url('outputs.test', OUTPUTS_PAGE.moreHref));
+      for (const item of OUTPUTS_PAGE.menu) expect(found('menus')).toContain(item);
+      for (const tag of OUTPUTS_PAGE.hashtags) expect(found('hashtags')).toContain(tag);
+      expect(found('metadata')).toContain(OUTPUTS_PAGE.description);
+      expect(found('favicon')).toContain(web.url('outputs.test', OUTPUTS_PAGE.favicon));
+      expect(found('tables')).toContain(OUTPUTS_PAGE.table.rows[1][1]);
     });
 
     it('answers json_response as {html, xhr}', async () => {

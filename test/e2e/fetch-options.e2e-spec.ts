@@ -73,10 +73,7 @@ describe('Fetch API options (e2e)', () => {
   const textOf = (answer: FetchAnswer, id: string) =>
     new RegExp(`<p id="${id}"[^>]*>([^<]*)</p>`).exec(answer.text.replace(/<script\b[\s\S]*?<\/script>/g, ''))?.[1];
   const rendered = (params: Record<string, string>, key = apiKey) => fetchApi({ js_render: 'true', ...params }, key);
-  /**
-   * The key of a new tenant: its rendering requests get fresh browser pages, never one parked after
-   * serving an earlier request (see the skipped page-reuse test for why that matters today).
-   */
+  /** The key of a new tenant: its rendering requests get fresh browser pages, never one parked after serving an earlier request. */
   const freshTenant = async () => (await platform.createTenant()).api_key;
 
   function expectOk(...answers: FetchAnswer[]): void {
@@ -228,6 +225,30 @@ describe('Fetch API options (e2e)', () => {
   });
 
   describe('js_instructions', () => {
+    it('fills, checks, unchecks, selects and clicks in the page, waits for an event and a selector, and reports a failed step and goes on', async () => {
+      const instructions = [
+        { fill: ['#name', 'Ada'] },
+        { check: '#agree' },
+        { uncheck: '#news' },
+        { select_option: ['#color', 'green'] },
+        { click: '#nope' },
+        { click: '#go' },
+        { wait_event: 'networkidle' },
+        { wait_for: '#out:not(:empty)' },
+      ];
+      const answer = await rendered({ url: web.url('js.test', '/form'), json_response: 'true', js_instructions: JSON.stringify(instructions) }, await freshTenant());
+      expectOk(answer);
+      const json = JSON.parse(answer.text) as {
+        html: string;
+        js_instructions_report: { instructions_executed: number; instructions_succeeded: number; instructions_failed: number; instructions: { instruction: string; success: boolean }[] };
+      };
+      expect(json.html).toContain('<p id="out">Ada|true|false|green</p>');
+      expect(json.js_instructions_report).toMatchObject({ instructions_executed: 8, instructions_succeeded: 7, instructions_failed: 1 });
+      expect(json.js_instructions_report.instructions.map((step) => [step.instruction, step.success])).toEqual(
+        instructions.map((step, i) => [Object.keys(step)[0], i !== 4]),
+      );
+    }, RENDER_TIMEOUT_MS);
+
     it('runs frame_* steps inside the iframe named by its selector', async () => {
       const instructions = [
         { frame_fill: ['#inner', '#fname', 'inside'] },

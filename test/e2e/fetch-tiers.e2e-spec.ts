@@ -119,6 +119,13 @@ describe('Fetch API tiers (e2e)', () => {
     expect(web.hits('needs-premium.test', STEALTH_GUARDED_PATH) - firstHits).toBe(1);
   }, 60_000);
 
+  it('with mode=auto, renders a page that is empty without JavaScript, for 5 credits', async () => {
+    const answer = await fetchApi({ url: web.url('needs-js.test', '/'), mode: 'auto' });
+    expect(answer.status).toBe(200);
+    expect(answer.text).toContain(`<div id="root"><h1>Catalogue</h1><p id="content">${STEALTH_TEXTS.needsJs}</p>`);
+    expect(credits(answer)).toBe(5);
+  }, 60_000);
+
   it('with mode=auto, goes all the way to premium js_render for 25 credits', async () => {
     const answer = await fetchApi({ url: web.url('needs-both.test', STEALTH_GUARDED_PATH), mode: 'auto' });
     expect(answer.status).toBe(200);
