@@ -81,6 +81,35 @@ describe(BrowserPool.name, () => {
     });
   });
 
+  describe('a wedged browser', () => {
+    it('times out a call to a browser that stopped answering, kills it and renders on a fresh one', async () => {
+      const wedgedPool = new BrowserPool({ proxy, browsers: 1, pagesPerBrowser: 2, callTimeoutMs: 1_500, closeGraceMs: 500, launch: { tempRoot } });
+      await wedgedPool.start();
+      try {
+        const [pgid] = wedgedPool.browserProcessGroups();
+        // Stopped: alive and connected, holding its sockets, answering nothing, as a wedged Chromium is.
+        process.kill(-pgid!, 'SIGSTOP');
+        const started = Date.now();
+        const error = await wedgedPool
+          .withPage({ deadlineAt: soon() }, ({ page }) => page.goto(web.url('other.test', '/x')))
+          .then(() => undefined, (failure: unknown) => failure);
+        expect(error).toBeInstanceOf(BrowserError);
+        expect((error as BrowserError).code).toBe(BrowserErrorCode.CallTimeout);
+        expect(Date.now() - started).toBeLessThan(1_500 + 3_000);
+        await waitFor(() => processesInGroup(pgid!, { includeZombies: true }).length === 0, { timeoutMs: 10_000, what: 'the wedged browser killed' });
+        await waitFor(() => wedgedPool.stats().ready === 1, { timeoutMs: 20_000, what: 'a replacement browser' });
+        expect(wedgedPool.browserProcessGroups()).not.toContain(pgid);
+        const title = await wedgedPool.withPage({ deadlineAt: soon() }, async ({ page }) => {
+          await page.goto(web.url('other.test', '/x'), { timeout: 15_000 });
+          return page.title();
+        });
+        expect(title).toBe('Other site x');
+      } finally {
+        await wedgedPool.close();
+      }
+    });
+  });
+
   describe('withPage', () => {
     it('renders in an isolated context whose traffic goes through its own egress session', async () => {
       const before = proxy.openSessions;

@@ -4,8 +4,8 @@ import { proxyConfigShape } from './proxies.config';
 const schema = z.object(proxyConfigShape);
 
 describe('proxyConfigShape', () => {
-  it('defaults to no pool and a 6-hour tier memory', () => {
-    expect(schema.parse({})).toEqual({ PROXY_POOLS: '', STEALTH_TIER_TTL_MS: 6 * 60 * 60_000 });
+  it('defaults to no pool, a 6-hour tier memory and a 5-second cache of it per worker', () => {
+    expect(schema.parse({})).toEqual({ PROXY_POOLS: '', STEALTH_TIER_TTL_MS: 6 * 60 * 60_000, STEALTH_TIER_CACHE_MS: 5_000 });
   });
 
   it('accepts valid pools and a TTL from the environment', () => {
