@@ -1,8 +1,8 @@
 import { Client } from 'pg';
-import { closeAll, FixtureProxy, startFixtureProxies } from '../fixtures/proxies';
-import { FixtureWeb, fixtureHostMap, startFixtureWeb } from '../fixtures/web';
+import type { FixtureWeb } from '../fixtures/web';
 import { NEEDS_JS_ITEM_PATHS, STEALTH_GUARDED_PATH, STEALTH_TEXTS } from '../fixtures/web/sites/stealth';
-import { ApiClient, Platform } from '../support/platform';
+import type { ApiClient, Platform } from '../support/platform';
+import { tiersPlatform, type TiersPlatform } from '../support/tiers-platform';
 
 /**
  * Crawl pages as Fetch requests in adaptive stealth mode (Crawl spec §1 and its cost rules: each
@@ -11,37 +11,14 @@ import { ApiClient, Platform } from '../support/platform';
  * the credit ledger (which has no endpoint) read for what each page cost.
  */
 describe('Crawl pages through the Fetch tiers (e2e)', () => {
+  const tiers = tiersPlatform('crawl-tiers', ['gateway', 'crawl-coordinator', 'fetch-worker']);
   let web: FixtureWeb;
-  let proxies: Record<string, FixtureProxy>;
+  let proxies: TiersPlatform['proxies'];
   let platform: Platform;
-  let db: Client;
 
-  beforeAll(async () => {
-    web = await startFixtureWeb({ bigSitePages: 10 });
-    proxies = await startFixtureProxies(['standard', 'premium-a']);
-    platform = new Platform('crawl-tiers', {
-      hostMap: fixtureHostMap(),
-      services: ['gateway', 'crawl-coordinator', 'fetch-worker'],
-      env: {
-        gateway: { PROXY_MODE_ENABLED: 'false' },
-        'fetch-worker': {
-          BROWSERS: '1',
-          PAGES_PER_BROWSER: '4',
-          PROXY_POOLS: `standard=${proxies.standard.url};premium=${proxies['premium-a'].url}`,
-        },
-      },
-    });
-    await platform.start();
-    db = new Client({ connectionString: platform.databaseUrl });
-    await db.connect();
-  }, 120_000);
-
-  afterAll(async () => {
-    await db?.end();
-    await platform?.stop();
-    await closeAll(proxies ?? {});
-    await web?.close();
-  }, 60_000);
+  beforeAll(() => {
+    ({ web, proxies, platform } = tiers);
+  });
 
   async function tenant(settings?: Record<string, unknown>): Promise<ApiClient> {
     const created = await platform.createTenant();
@@ -60,8 +37,15 @@ describe('Crawl pages through the Fetch tiers (e2e)', () => {
 
   /** The crawl's ledger rows as `tier:credits`, sorted. */
   async function billed(crawlId: string): Promise<string[]> {
-    const rows = await db.query<{ tier: string; credits: number }>(`SELECT tier, credits FROM credit_ledger WHERE ref LIKE $1`, [`crawl:${crawlId}:%`]);
-    return rows.rows.map((r) => `${r.tier}:${r.credits}`).sort();
+    // A client per look: the platform drops its database when the suite ends.
+    const db = new Client({ connectionString: platform.databaseUrl });
+    await db.connect();
+    try {
+      const rows = await db.query<{ tier: string; credits: number }>(`SELECT tier, credits FROM credit_ledger WHERE ref LIKE $1`, [`crawl:${crawlId}:%`]);
+      return rows.rows.map((r) => `${r.tier}:${r.credits}`).sort();
+    } finally {
+      await db.end();
+    }
   }
 
   it('renders a site whose links exist only in the rendered page, and bills every page at js_render', async () => {

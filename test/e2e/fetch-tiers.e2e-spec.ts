@@ -1,8 +1,8 @@
-import { closeAll, FixtureProxy, startFixtureProxies } from '../fixtures/proxies';
-import { FixtureWeb, fixtureHostMap, startFixtureWeb } from '../fixtures/web';
+import type { FixtureWeb } from '../fixtures/web';
 import { EchoedRequest } from '../fixtures/web/sites/echo';
 import { STEALTH_GUARDED_PATH, STEALTH_TEXTS } from '../fixtures/web/sites/stealth';
-import { Platform } from '../support/platform';
+import type { Platform } from '../support/platform';
+import { tiersPlatform } from '../support/tiers-platform';
 
 interface FetchAnswer {
   status: number;
@@ -17,36 +17,15 @@ interface FetchAnswer {
  * `mode=auto` bills only the tier that passed).
  */
 describe('Fetch API tiers (e2e)', () => {
+  const tiers = tiersPlatform('fetch-tiers', ['gateway', 'fetch-worker']);
   let web: FixtureWeb;
-  let proxies: Record<string, FixtureProxy>;
   let platform: Platform;
   let apiKey: string;
 
   beforeAll(async () => {
-    web = await startFixtureWeb({ bigSitePages: 10 });
-    proxies = await startFixtureProxies(['standard', 'premium-a']);
-    platform = new Platform('fetch-tiers', {
-      hostMap: fixtureHostMap(),
-      services: ['gateway', 'fetch-worker'],
-      env: {
-        // Proxy mode has suites of its own; its fixed port would clash with suites running beside.
-        gateway: { PROXY_MODE_ENABLED: 'false' },
-        'fetch-worker': {
-          BROWSERS: '1',
-          PAGES_PER_BROWSER: '4',
-          PROXY_POOLS: `standard=${proxies.standard.url};premium=${proxies['premium-a'].url}`,
-        },
-      },
-    });
-    await platform.start();
+    ({ web, platform } = tiers);
     apiKey = (await platform.createTenant()).api_key;
-  }, 120_000);
-
-  afterAll(async () => {
-    await platform?.stop();
-    await closeAll(proxies ?? {});
-    await web?.close();
-  }, 60_000);
+  });
 
   async function fetchApi(params: Record<string, string>): Promise<FetchAnswer> {
     const res = await fetch(`${platform.gatewayUrl}/v1/?${new URLSearchParams({ apikey: apiKey, ...params }).toString()}`);

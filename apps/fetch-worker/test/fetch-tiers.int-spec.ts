@@ -1,74 +1,34 @@
 import pino from 'pino';
 import { Registry } from 'prom-client';
 import { FetchOptionsV1, FetchRequestV1 } from '@trawl/contracts';
-import { createEgressAgent, EgressPolicy, parseHostMap } from '@trawl/egress';
-import { deleteStreams, MessagingConnection } from '@trawl/messaging';
 import { uniqueSuffix } from '@trawl/testing';
-import { closeAll, FixtureProxy, startFixtureProxies } from '../../../test/fixtures/proxies';
-import { fixtureHostMap, FixtureWeb, startFixtureWeb } from '../../../test/fixtures/web';
+import type { FixtureWeb } from '../../../test/fixtures/web';
 import { EchoedRequest } from '../../../test/fixtures/web/sites/echo';
 import { STEALTH_GUARDED_PATH, STEALTH_TEXTS } from '../../../test/fixtures/web/sites/stealth';
-import { CaptchaPass } from '../src/captcha/captcha-pass';
-import { CaptchaSolverClient } from '../src/captcha/captcha-solver.client';
 import { FetchRequestMetrics } from '../src/fetch-requests/fetch-request.metrics';
 import { FetchAnswer, FetchRequestService } from '../src/fetch-requests/fetch-request.service';
 import { extractionTransforms } from '../src/fetch-requests/extraction-transforms';
-import { HttpFetchEngine } from '../src/fetch-requests/http-fetch-engine';
-import { TargetFetcher } from '../src/fetch-requests/target-fetcher';
-import { HttpEngine } from '../src/page-fetch/http-engine';
-import { NatsSessionBindings, parseProxyPools, ProxyRouter, UpstreamAgents } from '../src/proxies';
-import { AdaptiveFetcher, NatsDomainTierMemory } from '../src/stealth';
+import { httpTierStack } from './support/http-tier-stack';
 
-const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 const TENANT_ID = '9a8b7c6d-5e4f-4a3b-9c2d-1e0f2a3b4c5d';
 const BASE_OPTIONS: FetchOptionsV1 = { js_render: false, premium_proxy: false, json_response: false, original_status: false };
 
 /**
- * Tiers of the Fetch API on the HTTP engine against real things: fixture forward proxies as the
- * upstream pools, session bindings and adaptive stealth's memory in NATS KV, the fixture web's
- * stealth sites. (Rendering tiers come with the browser engine.)
+ * Tiers of the Fetch API on the HTTP engine against real things (see httpTierStack), the fixture
+ * web's stealth sites among them. (Rendering tiers come with the browser engine.)
  */
 describe('Fetch API tiers (HTTP engine)', () => {
+  const stack = httpTierStack(
+    'fetchtiers',
+    ['standard', 'premium-a', 'premium-b', 'premium-us'],
+    (proxies) => `standard=${proxies.standard!.url};premium=${proxies['premium-a']!.url}|${proxies['premium-b']!.url};premium.us=${proxies['premium-us']!.url}`,
+  );
   let web: FixtureWeb;
-  let proxies: Record<string, FixtureProxy>;
-  let messaging: MessagingConnection;
-  let http: HttpEngine;
-  let upstream: UpstreamAgents;
   let service: FetchRequestService;
-  const buckets = [`fetchtiers${uniqueSuffix()}_sessions`, `fetchtiers${uniqueSuffix()}_tiers`];
 
-  beforeAll(async () => {
-    web = await startFixtureWeb({ bigSitePages: 10 });
-    proxies = await startFixtureProxies(['standard', 'premium-a', 'premium-b', 'premium-us']);
-    messaging = await MessagingConnection.connect({ servers: NATS_URL, name: 'fetch-tiers-int' });
-    const policy = new EgressPolicy({ hostMap: parseHostMap(fixtureHostMap()) });
-    const agent = createEgressAgent(policy);
-    http = new HttpEngine({ policy, agent, maxBodyBytes: 1024 * 1024 });
-    upstream = new UpstreamAgents(policy);
-    const pools = parseProxyPools(
-      `standard=${proxies.standard.url};premium=${proxies['premium-a'].url}|${proxies['premium-b'].url};premium.us=${proxies['premium-us'].url}`,
-    );
-    const proxyRouter = new ProxyRouter(pools, await NatsSessionBindings.open(messaging.js, buckets[0], 60_000));
-    const stealth = new AdaptiveFetcher({ memory: await NatsDomainTierMemory.open(messaging.js, buckets[1], 60_000) });
-    const captcha = new CaptchaPass(new CaptchaSolverClient({ policy, agent }));
-    service = new FetchRequestService(
-      new TargetFetcher({ engines: { http: new HttpFetchEngine(http, upstream) }, captcha, proxies: proxyRouter, stealth }),
-      extractionTransforms,
-      { maxBodyBytes: 1024 * 1024 },
-      new FetchRequestMetrics(new Registry()),
-      pino({ level: 'silent' }),
-    );
-  });
-
-  afterAll(async () => {
-    await upstream?.close();
-    await http?.close();
-    await closeAll(proxies ?? {});
-    await web?.close();
-    if (messaging) {
-      await deleteStreams(messaging.jsm, buckets.map((bucket) => `KV_${bucket}`));
-      await messaging.close();
-    }
+  beforeAll(() => {
+    web = stack.web;
+    service = new FetchRequestService(stack.target, extractionTransforms, { maxBodyBytes: 1024 * 1024 }, new FetchRequestMetrics(new Registry()), pino({ level: 'silent' }));
   });
 
   function fetchRequest(url: string, options: Partial<FetchOptionsV1> = {}): FetchRequestV1 {
