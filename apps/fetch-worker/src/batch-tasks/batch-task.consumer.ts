@@ -11,6 +11,7 @@ import { WorkerMetrics } from '../worker.metrics';
 import { fetchRequestOf, isTransient, resultOf, skippedResult } from './batch-task-answer';
 import { MAX_INLINE_BODY_BYTES, spillBody } from './body-spill';
 import { StoppedRuns } from './stopped-runs';
+import { sharedAbortController } from '../shared-abort';
 
 export const BATCH_TASK_CONSUMER_SETTINGS = Symbol('BATCH_TASK_CONSUMER_SETTINGS');
 
@@ -28,7 +29,8 @@ export interface BatchTaskConsumerSettings {
 const WORKING_INTERVAL_MS = 10_000;
 /** Delay before a task handed back (busy browsers, a failed publish) is offered again, in ms. */
 const RETRY_DELAY_MS = 5_000;
-const NEVER = new AbortController().signal;
+// The caller's signal of every batch task (no caller waits on one): shared, so listened to by each.
+const NEVER = sharedAbortController().signal;
 
 /**
  * Takes batch tasks from the work queue, runs each through the Fetch API's own
@@ -39,7 +41,8 @@ const NEVER = new AbortController().signal;
 @Injectable()
 export class BatchTaskConsumer implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private consumer?: MessageConsumer<BatchTaskV1>;
-  private readonly shutdown = new AbortController();
+  /** Aborts the work in flight when the worker stops; every call listens to it (see sharedAbortController). */
+  private readonly shutdown = sharedAbortController();
   private stopping?: Promise<void>;
   private readonly results: ResultPublisher<BatchTaskResultV1>;
 

@@ -10,6 +10,7 @@ import { WorkerMetrics } from '../worker.metrics';
 import { CrawlPageService } from './crawl-page.service';
 import { ResultPublisher } from './result-publisher';
 import { StoppedCrawls } from './stopped-crawls';
+import { sharedAbortController } from '../shared-abort';
 
 export const CRAWL_PAGE_CONSUMER_SETTINGS = Symbol('CRAWL_PAGE_CONSUMER_SETTINGS');
 
@@ -40,7 +41,8 @@ export const RETRY_DELAY_MS = 5_000;
 @Injectable()
 export class CrawlPageConsumer implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private consumer?: MessageConsumer<CrawlPageTaskV1>;
-  private readonly shutdown = new AbortController();
+  /** Aborts the work in flight when the worker stops; every call listens to it (see sharedAbortController). */
+  private readonly shutdown = sharedAbortController();
   private stopping?: Promise<void>;
   private readonly results: ResultPublisher;
 

@@ -8,6 +8,7 @@ import { WORKER_LOGGER } from '../worker.logger';
 import { WORKER_MESSAGING } from '../worker.messaging';
 import { FetchAnswer, FetchRequestService } from './fetch-request.service';
 import { workerProblemKind } from './worker-problems';
+import { sharedAbortController } from '../shared-abort';
 
 export const FETCH_REQUEST_SERVER_SETTINGS = Symbol('FETCH_REQUEST_SERVER_SETTINGS');
 
@@ -29,7 +30,8 @@ export interface FetchRequestServerSettings {
 @Injectable()
 export class FetchRequestServer implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private server?: StreamedRpcServer;
-  private readonly shutdown = new AbortController();
+  /** Aborts the work in flight when the worker stops; every call listens to it (see sharedAbortController). */
+  private readonly shutdown = sharedAbortController();
   private stopping?: Promise<void>;
 
   constructor(
