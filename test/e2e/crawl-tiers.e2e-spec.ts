@@ -2,7 +2,7 @@ import { Client } from 'pg';
 import type { FixtureWeb } from '../fixtures/web';
 import { NEEDS_JS_ITEM_PATHS, STEALTH_GUARDED_PATH, STEALTH_TEXTS } from '../fixtures/web/sites/stealth';
 import type { ApiClient, Platform } from '../support/platform';
-import { tiersPlatform, type TiersPlatform } from '../support/tiers-platform';
+import { tiersPlatform, type TiersPlatform } from '../support/tiers-platform.test-support';
 
 /**
  * Crawl pages as Fetch requests in adaptive stealth mode (Crawl spec §1 and its cost rules: each

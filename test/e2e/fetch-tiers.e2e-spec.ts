@@ -2,7 +2,7 @@ import type { FixtureWeb } from '../fixtures/web';
 import { EchoedRequest } from '../fixtures/web/sites/echo';
 import { STEALTH_GUARDED_PATH, STEALTH_TEXTS } from '../fixtures/web/sites/stealth';
 import type { Platform } from '../support/platform';
-import { tiersPlatform } from '../support/tiers-platform';
+import { tiersPlatform } from '../support/tiers-platform.test-support';
 
 interface FetchAnswer {
   status: number;

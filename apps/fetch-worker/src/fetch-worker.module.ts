@@ -93,9 +93,9 @@ export class FetchWorkerModule implements OnApplicationShutdown {
         {
           // Crawl pages go through the Fetch API's tiers (adaptive stealth), billed by the same rules.
           provide: CrawlPageFetcher,
-          useFactory: (pages: PageFetchService, target: TargetFetcher) =>
-            new CrawlPageFetcher({ pages, target, pageTimeoutMs: config.PAGE_TIMEOUT_MS, maxBodyBytes: config.MAX_BODY_BYTES }),
-          inject: [PageFetchService, TargetFetcher],
+          useFactory: (pages: PageFetchService, target: TargetFetcher, metrics: WorkerMetrics) =>
+            new CrawlPageFetcher({ pages, target, pageTimeoutMs: config.PAGE_TIMEOUT_MS, maxBodyBytes: config.MAX_BODY_BYTES, metrics }),
+          inject: [PageFetchService, TargetFetcher, WorkerMetrics],
         },
         CrawlPageService,
         CrawlPageConsumer,

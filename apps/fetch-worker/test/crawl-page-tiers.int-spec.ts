@@ -23,11 +23,18 @@ describe('Crawl pages through adaptive stealth', () => {
   let web: FixtureWeb;
   let crawlPages: CrawlPageService;
   let frontierId = 1;
+  const registry = new Registry();
+  /** Pages timed in `trawl_worker_fetch_seconds` with these labels. */
+  const timed = async (labels: string) => {
+    const line = (await registry.metrics()).split('\n').find((l) => l.startsWith(`trawl_worker_fetch_seconds_count{${labels}}`));
+    return Number(line?.split(' ').at(-1) ?? 0);
+  };
 
   beforeAll(() => {
     web = stack.web;
-    const pages = new PageFetchService([stack.http], { pageTimeoutMs: 20_000 }, new WorkerMetrics(new Registry()));
-    const fetcher = new CrawlPageFetcher({ pages, target: stack.target, pageTimeoutMs: 20_000, maxBodyBytes: 1024 * 1024 });
+    const metrics = new WorkerMetrics(registry);
+    const pages = new PageFetchService([stack.http], { pageTimeoutMs: 20_000 }, metrics);
+    const fetcher = new CrawlPageFetcher({ pages, target: stack.target, pageTimeoutMs: 20_000, maxBodyBytes: 1024 * 1024, metrics });
     crawlPages = new CrawlPageService(fetcher, {}, pino({ level: 'silent' }));
   });
 
@@ -58,6 +65,8 @@ describe('Crawl pages through adaptive stealth', () => {
     expect(await stack.memory.recall('needs-premium.test')).toBe('premium');
     const again = await crawlPages.fetchPage(task('needs-premium.test', '/'));
     expect(again).toMatchObject({ outcome: 'fetched', tier: 'premium', credits: 10 });
+    expect(await timed('tier="premium",outcome="fetched"')).toBe(2);
+    expect(await timed('tier="basic",outcome="fetched"')).toBe(1);
   });
 
   it('fails a page blocked at every tier of the plan, free', async () => {

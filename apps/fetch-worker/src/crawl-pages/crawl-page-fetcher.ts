@@ -8,6 +8,7 @@ import { FETCH_ERROR, type PageVerdict } from '../page-fetch/page-outcome';
 import { PageFetchError, PageFetchErrorCode } from '../page-fetch/page-fetch.errors';
 import { judgeResponse, type BodyReading, type PageFetchResult, type PageFetchService } from '../page-fetch/page-fetch.service';
 import { StealthError } from '../stealth';
+import type { WorkerMetrics } from '../worker.metrics';
 
 /** Reason of a page that every tier the crawl could use was blocked on (free, as a Fetch `REQS002`). */
 export const BLOCKED = 'blocked';
@@ -24,6 +25,8 @@ export interface CrawlPageFetcherDeps {
   pageTimeoutMs: number;
   /** Largest body read, in bytes (`MAX_BODY_BYTES`). */
   maxBodyBytes: number;
+  /** `trawl_worker_fetch_seconds`, observed by tier and outcome as PageFetchService does for the plain path. */
+  metrics?: WorkerMetrics;
 }
 
 /**
@@ -75,16 +78,20 @@ export class CrawlPageFetcher {
         }),
         stop,
       );
-      const judged = judgeResponse({ ...page, redirectChain: [] }, page.tier, read);
-      return { ...judged, durationMs: performance.now() - started };
+      return this.observed({ ...judgeResponse({ ...page, redirectChain: [] }, page.tier, read), durationMs: performance.now() - started });
     } catch (error) {
       if (stop.aborted) throw new PageFetchError(PageFetchErrorCode.Aborted, `Fetching ${task.url} was aborted`, { cause: error });
       if (error instanceof BrowserError && (error.code === BrowserErrorCode.PoolBusy || error.code === BrowserErrorCode.PoolClosed)) {
         throw new PageFetchError(PageFetchErrorCode.Busy, `No browser was free for ${task.url}`, { cause: error });
       }
       // Nothing served: free, whatever was tried (Crawl spec cost rule 2).
-      return { ...verdictOfFailure(error), tier: Tier.Basic, credits: 0, redirectChain: [], durationMs: performance.now() - started };
+      return this.observed({ ...verdictOfFailure(error), tier: Tier.Basic, credits: 0, redirectChain: [], durationMs: performance.now() - started });
     }
+  }
+
+  private observed(result: PageFetchResult): PageFetchResult {
+    this.deps.metrics?.fetchSeconds.observe({ tier: result.tier, outcome: result.outcome }, result.durationMs / 1000);
+    return result;
   }
 }
 
