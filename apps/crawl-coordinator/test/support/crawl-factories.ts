@@ -19,10 +19,12 @@ export interface TenantOptions {
 /** A tenant row as the admin API would create it. Returns its id. */
 export async function createTenant(sql: Sql, options: TenantOptions = {}): Promise<string> {
   const [row] = await sql.query<{ id: string }>(
-    `INSERT INTO tenants (name, credits_limit, credits_used, concurrency, max_active_jobs, period_ends_at, plan_features)
-     VALUES ($1, $2, $3, 5, 3, now() + interval '30 days', coalesce($4::text[], '{js_render,premium_proxy,proxy_mode}')) RETURNING id`,
-    [`tenant-${uniqueSuffix()}`, options.creditsLimit ?? 1_000_000, options.creditsUsed ?? 0, options.planFeatures ?? null],
+    `INSERT INTO tenants (name, credits_limit, credits_used, concurrency, max_active_jobs, period_ends_at)
+     VALUES ($1, $2, $3, 5, 3, now() + interval '30 days') RETURNING id`,
+    [`tenant-${uniqueSuffix()}`, options.creditsLimit ?? 1_000_000, options.creditsUsed ?? 0],
   );
+  // Set only when asked: otherwise the column's own default, as for a tenant the admin API creates.
+  if (options.planFeatures) await sql.query(`UPDATE tenants SET plan_features = $2 WHERE id = $1`, [row.id, options.planFeatures]);
   return row.id;
 }
 

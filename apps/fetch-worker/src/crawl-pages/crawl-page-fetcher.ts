@@ -2,8 +2,7 @@ import { Tier } from '@trawl/billing';
 import type { CrawlPageTaskV1, FetchOptionsV1, FetchRequestV1 } from '@trawl/contracts';
 import { EgressError } from '@trawl/egress';
 import { BrowserError, BrowserErrorCode } from '../browser/browser.errors';
-import { targetRequestHeaders } from '../fetch-requests/target-request-headers';
-import type { TargetFetcher } from '../fetch-requests/target-fetcher';
+import { targetCallsOf, type TargetFetcher } from '../fetch-requests/target-fetcher';
 import { FETCH_ERROR, type PageVerdict } from '../page-fetch/page-outcome';
 import { PageFetchError, PageFetchErrorCode } from '../page-fetch/page-fetch.errors';
 import { judgeResponse, type BodyReading, type PageFetchResult, type PageFetchService } from '../page-fetch/page-fetch.service';
@@ -11,7 +10,7 @@ import { StealthError } from '../stealth';
 import type { WorkerMetrics } from '../worker.metrics';
 
 /** Reason of a page that every tier the crawl could use was blocked on (free, as a Fetch `REQS002`). */
-export const BLOCKED = 'blocked';
+const BLOCKED = 'blocked';
 
 /** Options of a crawl page as a Fetch request: nothing but adaptive stealth (Crawl spec §1). */
 const CRAWL_PAGE_OPTIONS: FetchOptionsV1 = { js_render: false, premium_proxy: false, mode: 'auto', json_response: false, original_status: false };
@@ -63,21 +62,7 @@ export class CrawlPageFetcher {
       auto_tiers: tiers,
     };
     try {
-      const page = await this.deps.target.fetch(
-        request,
-        (url, method, headers) => ({
-          tenantId: task.tenant_id,
-          url,
-          method,
-          headers: targetRequestHeaders(headers, false),
-          callerHeaders: {},
-          options: CRAWL_PAGE_OPTIONS,
-          maxBodyBytes: this.deps.maxBodyBytes,
-          timeoutMs: Math.max(1, request.deadline_at - Date.now()),
-          signal: stop,
-        }),
-        stop,
-      );
+      const page = await this.deps.target.fetch(request, targetCallsOf(request, this.deps.maxBodyBytes, 0, stop), stop);
       return this.observed({ ...judgeResponse({ ...page, redirectChain: [] }, page.tier, read), durationMs: performance.now() - started });
     } catch (error) {
       if (stop.aborted) throw new PageFetchError(PageFetchErrorCode.Aborted, `Fetching ${task.url} was aborted`, { cause: error });

@@ -14,8 +14,7 @@ import { FetchRequestError } from './fetch-request.errors';
 import { FetchRequestMetrics } from './fetch-request.metrics';
 import type { PageTransforms } from './page-transforms';
 import { targetHeaders } from './target-headers';
-import { callerRequestHeaders, targetRequestHeaders } from './target-request-headers';
-import { TargetCallFactory, TargetFetcher } from './target-fetcher';
+import { targetCallsOf, TargetFetcher } from './target-fetcher';
 import { judgeTargetStatus } from './target-status';
 import { workerProblemKind } from './worker-problems';
 
@@ -120,18 +119,7 @@ export class FetchRequestService {
 
   private async serve(request: FetchRequestV1, stop: AbortSignal, withHeaders: boolean): Promise<FetchAnswer> {
     const maxBodyBytes = Math.min(request.max_body_bytes, this.settings.maxBodyBytes);
-    const call: TargetCallFactory = (url, method, headers, payload) => ({
-      tenantId: request.tenant_id,
-      url,
-      method,
-      headers: targetRequestHeaders(headers, payload !== undefined, request.options.device),
-      callerHeaders: callerRequestHeaders(headers, payload !== undefined),
-      body: payload,
-      options: request.options,
-      maxBodyBytes,
-      timeoutMs: Math.max(1, request.deadline_at - this.replyMarginMs - Date.now()),
-      signal: stop,
-    });
+    const call = targetCallsOf(request, maxBodyBytes, this.replyMarginMs, stop);
     const page = await this.guarded(stop, this.target.fetch(request, call, stop));
     let status: number;
     try {

@@ -7,12 +7,33 @@ import { isHtmlPage, pageText } from './answer-body';
 import type { TargetPage, TargetRequest } from './fetch-engine';
 import { engineFor, FetchEngineSet, requestedTier } from './fetch-engine.router';
 import { FetchRequestError } from './fetch-request.errors';
+import { callerRequestHeaders, targetRequestHeaders } from './target-request-headers';
 
 /** One request to the target, before the tier and proxy of an attempt are known. */
 export type TargetCall = Omit<TargetRequest, 'tier' | 'proxy'>;
 
 /** Builds the target request for a URL, method, caller headers and body (deadline and caps included). */
 export type TargetCallFactory = (url: string, method: TargetRequest['method'], headers: Record<string, string>, body?: Buffer) => TargetCall;
+
+/**
+ * The target calls of one Fetch request (the page, and a CAPTCHA answer's submission): a browser's
+ * headers under the caller's, the request's options, at most `maxBodyBytes`, within what is left of
+ * its deadline less `marginMs` (the answer's way back), stopped by `stop`.
+ */
+export function targetCallsOf(request: FetchRequestV1, maxBodyBytes: number, marginMs: number, stop: AbortSignal): TargetCallFactory {
+  return (url, method, headers, payload) => ({
+    tenantId: request.tenant_id,
+    url,
+    method,
+    headers: targetRequestHeaders(headers, payload !== undefined, request.options.device),
+    callerHeaders: callerRequestHeaders(headers, payload !== undefined),
+    body: payload,
+    options: request.options,
+    maxBodyBytes,
+    timeoutMs: Math.max(1, request.deadline_at - marginMs - Date.now()),
+    signal: stop,
+  });
+}
 
 export interface TargetFetcherDeps {
   engines: FetchEngineSet;
