@@ -4,6 +4,7 @@ import { batchFilesConfigShape } from './job-inputs/batch-files.config';
 import { Secret } from './secret';
 import { batchConfigShape } from './batch/batch.config';
 import { webhooksConfigShape } from './webhooks/webhooks.config';
+import { planDefaultsConfigShape } from './tenants/plan-defaults.config';
 
 /** The gateway's environment: the base variables every service reads, plus the public API's own. */
 export const gatewayConfigSchema = baseConfigSchema.extend({
@@ -123,6 +124,8 @@ export const gatewayConfigSchema = baseConfigSchema.extend({
   ...batchFilesConfigShape,
   /** `BATCH_BODY_LIMIT_BYTES`, `BATCH_RESULTS_PAGE_BYTES`, `BATCH_INGEST_RECOVERY_INTERVAL_MS`: see batch/batch.config.ts. */
   ...batchConfigShape,
+  /** `PLAN_DEFAULT_*`: the plan of a tenant created without those fields; see tenants/plan-defaults.config.ts. */
+  ...planDefaultsConfigShape,
 })
   .superRefine((config, context) => {
     if (config.FILE_TRANSFERS_MAX !== undefined && config.FILE_TRANSFERS_MAX >= config.DATABASE_POOL_SIZE) {

@@ -163,3 +163,32 @@ describe('Gateway admin API and authentication', () => {
     });
   });
 });
+
+describe('Gateway plan defaults from its configuration', () => {
+  let gw: TestGateway;
+
+  beforeAll(async () => {
+    gw = await startTestGateway({
+      PLAN_DEFAULT_CREDITS: '2500',
+      PLAN_DEFAULT_CONCURRENCY: '9',
+      PLAN_DEFAULT_MAX_ACTIVE_JOBS: '4',
+      PLAN_DEFAULT_RATE_LIMIT_PER_MINUTE: '120',
+      PLAN_DEFAULT_PERIOD_DAYS: '7',
+    });
+  });
+
+  afterAll(async () => {
+    await gw?.close();
+  });
+
+  it('gives a tenant created without those fields the installation plan, and the admin can still override it', async () => {
+    const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
+    const before = Date.now();
+    const plain = await gw.request('POST', '/admin/v1/tenants', { headers: admin });
+    expect(plain.status).toBe(201);
+    expect(plain.body).toMatchObject({ credits: 2500, concurrency: 9, max_active_jobs: 4, rate_limit_per_minute: 120, period_days: 7 });
+    expect(Date.parse(plain.body.period_ends_at) - before).toBeLessThan(7.1 * 86_400_000);
+    const given = await gw.request('POST', '/admin/v1/tenants', { headers: admin, body: { concurrency: 2 } });
+    expect(given.body).toMatchObject({ credits: 2500, concurrency: 2 });
+  });
+});

@@ -66,17 +66,14 @@ export type CreateTenantBody = z.output<typeof createTenantBody>;
 export const updateTenantBody = z.strictObject(tenantFields);
 export type UpdateTenantBody = z.output<typeof updateTenantBody>;
 
-/** What a new tenant gets when the admin leaves a field out. */
+/**
+ * What a new tenant gets when the admin leaves a field out, beside the installation's plan defaults
+ * (`PLAN_DEFAULT_*`, plan-defaults.config.ts).
+ */
 export const TENANT_DEFAULTS = {
   name: 'Unnamed tenant',
-  credits: 1_000_000,
-  concurrency: 5,
-  maxActiveJobs: 3,
-  /** Length of a billing period, in days. */
-  periodDays: 30,
   features: [...PLAN_FEATURES],
   products: [...PLAN_PRODUCTS],
   subscriptionStatus: 'active',
   emailVerified: true,
-  rateLimitPerMinute: 600,
 } as const;

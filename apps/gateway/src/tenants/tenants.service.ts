@@ -1,10 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import type { GatewayConfig } from '../config';
+import { GATEWAY_CONFIG } from '../gateway.tokens';
 import { apiKeyHint, generateApiKey, hashApiKey } from '../auth/api-key';
 import { CaptchaSolverKeys } from './captcha-solver-keys';
 import { TenantError, TenantErrorCode } from './tenants.errors';
 import { CaptchaSolverBody, CreateTenantBody, TENANT_DEFAULTS, UpdateTenantBody } from './tenants.schemas';
 import { TenantRecord, TenantSettings, TenantsRepository } from './tenants.repository';
+import { PlanDefaults, planDefaultsOf } from './plan-defaults.config';
 
 /** A new tenant with its API key: the only time the key is ever shown. */
 export interface CreatedTenant {
@@ -16,10 +19,15 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 @Injectable()
 export class TenantsService {
+  private readonly plan: PlanDefaults;
+
   constructor(
     private readonly tenants: TenantsRepository,
     private readonly solverKeys: CaptchaSolverKeys,
-  ) {}
+    @Inject(GATEWAY_CONFIG) config: GatewayConfig,
+  ) {
+    this.plan = planDefaultsOf(config);
+  }
 
   /** @throws TenantError `secrets_unavailable` (a solver key without `SECRETS_KEY`). */
   async create(request: CreateTenantBody): Promise<CreatedTenant> {
@@ -29,16 +37,16 @@ export class TenantsService {
     const tenant = await this.tenants.createWithKey({
       id,
       name: settings.name ?? TENANT_DEFAULTS.name,
-      creditsLimit: settings.creditsLimit ?? TENANT_DEFAULTS.credits,
-      concurrency: settings.concurrency ?? TENANT_DEFAULTS.concurrency,
-      maxActiveJobs: settings.maxActiveJobs ?? TENANT_DEFAULTS.maxActiveJobs,
-      periodDays: settings.periodDays ?? TENANT_DEFAULTS.periodDays,
+      creditsLimit: settings.creditsLimit ?? this.plan.credits,
+      concurrency: settings.concurrency ?? this.plan.concurrency,
+      maxActiveJobs: settings.maxActiveJobs ?? this.plan.maxActiveJobs,
+      periodDays: settings.periodDays ?? this.plan.periodDays,
       periodEndsAt: settings.periodEndsAt,
       features: settings.features ?? [...TENANT_DEFAULTS.features],
       products: settings.products ?? [...TENANT_DEFAULTS.products],
       subscriptionStatus: settings.subscriptionStatus ?? TENANT_DEFAULTS.subscriptionStatus,
       emailVerified: settings.emailVerified ?? TENANT_DEFAULTS.emailVerified,
-      rateLimitPerMinute: settings.rateLimitPerMinute ?? TENANT_DEFAULTS.rateLimitPerMinute,
+      rateLimitPerMinute: settings.rateLimitPerMinute ?? this.plan.rateLimitPerMinute,
       captchaSolver: settings.captchaSolver,
       key: { hash: hashApiKey(apiKey), hint: apiKeyHint(apiKey), expiresAt: request.api_key_expires_at ?? null },
     });
