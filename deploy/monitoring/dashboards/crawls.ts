@@ -1,0 +1,61 @@
+import type { Dashboard } from '@grafana/schema';
+import { NS, dashboard, datasourceVariable, namespaceVariable, row, stat, timeseries } from './builder';
+import { quantile, rate } from './promql';
+
+export const crawls: Dashboard = dashboard({
+  uid: 'trawl-crawls',
+  title: 'Trawl / Crawls',
+  description: 'Crawls from dispatch to result intake: the coordinator\'s frontier and the workers\' crawl pages.',
+  variables: [datasourceVariable, namespaceVariable],
+  items: [
+    stat('Active crawls', { expr: `max(trawl_crawls_active{${NS}})` }, { description: 'Crawls running now (Postgres, at scrape time).' }),
+    stat('Pages in flight', { expr: `max(trawl_crawl_pages_in_flight{${NS}})` }, { description: 'Pages dispatched and not yet answered, as the dispatcher last saw them.' }),
+    stat('Pages dispatched', { expr: rate('trawl_crawl_pages_dispatched_total') }, { description: 'Page claims published to the workers per second.', unit: 'ops' }),
+    stat('Results applied', { expr: rate('trawl_crawl_results_applied_total') }, { description: 'Page results applied per second.', unit: 'ops' }),
+
+    row('Frontier'),
+    timeseries(
+      'Dispatch and intake',
+      [
+        { expr: rate('trawl_crawl_pages_dispatched_total'), legend: 'dispatched' },
+        { expr: rate('trawl_crawl_results_applied_total'), legend: 'applied' },
+        { expr: rate('trawl_crawl_results_stale_total'), legend: 'stale (redelivered, ignored)' },
+      ],
+      { description: 'Pages published, page results applied, and results ignored because they answered an outdated claim.', unit: 'ops' },
+    ),
+    timeseries(
+      'Intake batch time',
+      [
+        { expr: quantile(0.5, 'trawl_crawl_intake_batch_seconds'), legend: 'p50' },
+        { expr: quantile(0.99, 'trawl_crawl_intake_batch_seconds'), legend: 'p99' },
+      ],
+      { description: 'Time to apply one batch of page results in one transaction.', unit: 's' },
+    ),
+    timeseries('Crawls finished', [{ expr: `sum by (status, reason) (increase(trawl_crawls_finished_total{${NS}}[$__rate_interval]))`, legend: '{{status}} {{reason}}' }], {
+      description: 'Crawls that ended, by status and reason.',
+      stack: true,
+    }),
+    timeseries('Leases reclaimed', [{ expr: rate('trawl_crawl_leases_reclaimed_total', ['outcome']), legend: '{{outcome}}' }], {
+      description: 'Expired page claims queued again (requeued) or given up (abandoned) by the reconciler: workers that die or stall.',
+      unit: 'ops',
+    }),
+
+    row('Workers'),
+    timeseries('Crawl pages by outcome', [{ expr: rate('trawl_worker_pages_total', ['outcome']), legend: '{{outcome}}' }], {
+      description: 'Crawl page results published by the workers per second: fetched, failed_billed, failed.',
+      unit: 'ops',
+      stack: true,
+    }),
+    timeseries('Crawl pages in flight by worker', [{ expr: `sum by (pod) (trawl_worker_pages_in_flight{${NS}})`, legend: '{{pod}}' }], {
+      description: 'Crawl pages being fetched or published, per worker pod.',
+    }),
+    timeseries('Page load time by tier', [
+      { expr: quantile(0.5, 'trawl_worker_fetch_seconds', NS, ['tier']), legend: 'p50 {{tier}}' },
+      { expr: quantile(0.99, 'trawl_worker_fetch_seconds', NS, ['tier']), legend: 'p99 {{tier}}' },
+    ], { description: 'Time to load one page, redirects and body included, by tier.', unit: 's' }),
+    timeseries('Credits for crawl pages', [{ expr: `${rate('trawl_credits_charged_total', ['tier'], `${NS}, product="crawl_page"`)} * 60`, legend: '{{tier}}' }], {
+      description: 'Credits charged for crawl pages per minute, by tier.',
+      stack: true,
+    }),
+  ],
+});
