@@ -25,6 +25,10 @@ export interface PlatformOptions {
   services?: readonly ServiceName[];
   /** Processes per service (default 1): several replicas share the work like in a cluster. */
   replicas?: Partial<Record<ServiceName, number>>;
+  /** NATS of the services (default `NATS_URL`, else loopback 4222): a suite's own server (`DisposableNats`). */
+  natsUrl?: string;
+  /** Postgres server the suite's database is made on (default `testServerUrl()`): a suite's own (`DisposablePostgres`). */
+  databaseServerUrl?: string;
 }
 
 interface Running {
@@ -75,13 +79,24 @@ export class Platform {
     return running.port;
   }
 
+  get natsUrl(): string {
+    return this.options.natsUrl ?? process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
+  }
+
+  /** Status and body of an instance's `/readyz` (status 0 when it does not answer). */
+  async readiness(instance: ServiceName | string): Promise<{ status: number; body: any }> {
+    const res = await fetch(`http://127.0.0.1:${this.port(instance)}/readyz`, { signal: AbortSignal.timeout(5_000) }).catch(() => undefined);
+    if (!res) return { status: 0, body: undefined };
+    return { status: res.status, body: await res.json().catch(() => undefined) };
+  }
+
   get databaseUrl(): string {
     if (!this.database) throw new Error('platform not started');
     return this.database.url;
   }
 
   async start(): Promise<void> {
-    this.database = await createMigratedDatabase();
+    this.database = await createMigratedDatabase(this.options.databaseServerUrl);
     for (const service of this.options.services ?? SERVICES) {
       for (let replica = 0; replica < (this.options.replicas?.[service] ?? 1); replica++) {
         await this.startService(service, replica);
@@ -96,7 +111,7 @@ export class Platform {
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? '/tmp',
       DATABASE_URL: this.databaseUrl,
-      NATS_URL: process.env.NATS_URL ?? 'nats://127.0.0.1:4222',
+      NATS_URL: this.natsUrl,
       NATS_PREFIX: this.prefix,
       EGRESS_HOST_MAP: this.options.hostMap,
       ADMIN_TOKEN,
@@ -181,10 +196,7 @@ export class Platform {
   async stop(): Promise<void> {
     await Promise.all([...this.processes.keys()].map((s) => this.kill(s, 'SIGTERM')));
     for (const log of this.logs.values()) log.end();
-    const messaging = await MessagingConnection.connect({
-      servers: process.env.NATS_URL ?? 'nats://127.0.0.1:4222',
-      name: 'e2e-cleanup',
-    });
+    const messaging = await MessagingConnection.connect({ servers: this.natsUrl, name: 'e2e-cleanup' });
     const topology = messagingTopology(this.prefix);
     await deleteStreams(messaging.jsm, Object.values(topology.streams));
     // The fetch workers' KV buckets (proxy sessions, adaptive stealth's domain tiers).

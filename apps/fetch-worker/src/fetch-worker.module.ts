@@ -40,7 +40,7 @@ export class FetchWorkerModule implements OnApplicationShutdown {
 
   static async forRoot(config: FetchWorkerConfig, logger: Logger): Promise<DynamicModule> {
     const policy = new EgressPolicy({ hostMap: parseHostMap(config.EGRESS_HOST_MAP) });
-    const topology = messagingTopology(config.NATS_PREFIX);
+    const topology = messagingTopology(config.NATS_PREFIX, { replicas: config.NATS_STREAM_REPLICAS });
     const messaging = await MessagingConnection.connect({ servers: config.NATS_URL, name: 'fetch-worker' });
     try {
       await provisionWorkerStreams(messaging, topology);

@@ -3,7 +3,7 @@ import { ChargeBuffer } from '@trawl/billing';
 import { EgressPolicy } from '@trawl/egress';
 import type { MessagingConnection } from '@trawl/messaging';
 import { HealthModule, Logger } from '@trawl/observability';
-import { Database } from '@trawl/persistence';
+import { Database, SchemaReadiness } from '@trawl/persistence';
 import { Registry } from 'prom-client';
 import { AuthModule } from './auth/auth.module';
 import { BatchModule } from './batch/batch.module';
@@ -78,6 +78,8 @@ class GatewayCoreModule {
 @Module({})
 export class GatewayModule {
   static register(resources: GatewayResources): DynamicModule {
+    // Never migrated here (ARCHITECTURE.md §3): a schema behind the build is reported, not fixed.
+    const schema = new SchemaReadiness(resources.db);
     return {
       module: GatewayModule,
       imports: [
@@ -87,6 +89,7 @@ export class GatewayModule {
           checks: [
             { name: 'database', check: () => resources.db.ping() },
             { name: 'nats', check: () => resources.messaging.isConnected() },
+            { name: 'schema', check: () => schema.check() },
           ],
         }),
         AuthModule,

@@ -22,6 +22,12 @@ export const baseConfigSchema = z.object({
     .string()
     .regex(/^[a-z][a-z0-9_]*$/, 'lowercase letters, digits and underscores')
     .default('trawl'),
+  /**
+   * Copies JetStream keeps of every stream, KV bucket and consumer a service provisions, 1–5
+   * (default 1). R1 on a single NATS server (development); R3 on a NATS cluster, so a node's
+   * restart loses nothing. Set it the same on every service: each provisions what it uses.
+   */
+  NATS_STREAM_REPLICAS: intFromEnv(1, 1, 5),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** `shop.test=127.0.0.1,hooks.test=127.0.0.1`: named hosts mapped to loopback for development. */
   EGRESS_HOST_MAP: z.string().default(''),

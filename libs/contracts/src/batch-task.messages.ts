@@ -105,9 +105,15 @@ export function batchBodyFilter(topology: MessagingTopology, runId: string, seq:
   return `${topology.subjects.batchBodyPrefix}.${runId}.${seq}.${attempt}.>`;
 }
 
-/** `Nats-Msg-Id` of a dispatched task: JetStream drops a second publish of the same claim. */
-export function batchTaskMsgId(task: Pick<BatchTaskV1, 'run_id' | 'seq' | 'attempt'>): string {
-  return `${task.run_id}:${task.seq}:${task.attempt}`;
+/**
+ * `Nats-Msg-Id` of a dispatched task: JetStream drops a second publish of the same claim. The
+ * lease's end is part of it because an attempt number alone can come back: claims commit without
+ * waiting for the disk, so a Postgres crash can lose one that was already published, and the task's
+ * next claim gets the same attempt number; with the same id its task would be dropped as a repeat
+ * and wait out the whole lease. Both tasks then answer for the same attempt; one result is applied.
+ */
+export function batchTaskMsgId(task: Pick<BatchTaskV1, 'run_id' | 'seq' | 'attempt' | 'lease_until'>): string {
+  return `${task.run_id}:${task.seq}:${task.attempt}:${task.lease_until}`;
 }
 
 export interface BatchMessagingSettings {
@@ -136,6 +142,7 @@ export function batchMessagingDefinitions(
         retention: 'workqueue',
         maxAgeMs: 24 * 3600_000,
         duplicateWindowMs: 120_000,
+        replicas: topology.replicas,
       },
       {
         name: topology.streams.batchResults,
@@ -143,6 +150,7 @@ export function batchMessagingDefinitions(
         retention: 'workqueue',
         maxAgeMs: 24 * 3600_000,
         duplicateWindowMs: 120_000,
+        replicas: topology.replicas,
       },
       {
         name: topology.streams.batchBodies,
@@ -150,6 +158,7 @@ export function batchMessagingDefinitions(
         retention: 'limits',
         maxAgeMs: 24 * 3600_000,
         duplicateWindowMs: 120_000,
+        replicas: topology.replicas,
       },
     ],
     consumers: [

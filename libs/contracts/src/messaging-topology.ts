@@ -3,6 +3,11 @@
  * (and several installations on one NATS) never share a stream. Subjects carry the payload version.
  */
 export interface MessagingTopology {
+  /**
+   * Copies of every stream and KV bucket (`NATS_STREAM_REPLICAS`, 1–5, default 1); consumers inherit
+   * their stream's. The same for every service, since each provisions what it uses.
+   */
+  replicas: number;
   streams: {
     /** Work queue of pages to fetch for crawls; consumed by fetch workers. */
     crawlWork: string;
@@ -57,9 +62,15 @@ export interface MessagingTopology {
   };
 }
 
-export function messagingTopology(prefix: string): MessagingTopology {
+export interface MessagingTopologyOptions {
+  /** Copies of every stream and KV bucket (`NATS_STREAM_REPLICAS`), default 1. */
+  replicas?: number;
+}
+
+export function messagingTopology(prefix: string, options: MessagingTopologyOptions = {}): MessagingTopology {
   const upper = prefix.toUpperCase();
   return {
+    replicas: options.replicas ?? 1,
     streams: {
       crawlWork: `${upper}_CRAWL_WORK`,
       crawlResults: `${upper}_CRAWL_RESULTS`,

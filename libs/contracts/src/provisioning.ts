@@ -7,6 +7,8 @@ export interface StreamDefinition {
   retention: 'workqueue' | 'limits';
   maxAgeMs?: number;
   duplicateWindowMs?: number;
+  /** Copies across a NATS cluster (`topology.replicas`); consumers inherit it. */
+  replicas: number;
 }
 
 /** Plain data matching `ConsumerSpec` of @trawl/messaging. */
@@ -43,6 +45,7 @@ export function crawlMessagingDefinitions(
         retention: 'workqueue',
         maxAgeMs: 24 * 3600_000,
         duplicateWindowMs: 120_000,
+        replicas: topology.replicas,
       },
       {
         name: topology.streams.crawlResults,
@@ -50,6 +53,7 @@ export function crawlMessagingDefinitions(
         retention: 'workqueue',
         maxAgeMs: 24 * 3600_000,
         duplicateWindowMs: 120_000,
+        replicas: topology.replicas,
       },
       {
         name: topology.streams.events,
@@ -57,6 +61,7 @@ export function crawlMessagingDefinitions(
         retention: 'limits',
         maxAgeMs: 7 * 24 * 3600_000,
         duplicateWindowMs: 600_000,
+        replicas: topology.replicas,
       },
     ],
     consumers: [

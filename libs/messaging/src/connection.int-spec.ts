@@ -70,4 +70,25 @@ describe(MessagingConnection.name, () => {
       }
     });
   });
+
+  describe('whenConnected', () => {
+    it('answers false while the connection is lost, and true as soon as the client reconnected', async () => {
+      const proxy = new CuttableProxy();
+      await proxy.listen();
+      const conn = await MessagingConnection.connect({ servers: `nats://127.0.0.1:${proxy.port}`, name: 'messaging-connection-test' });
+      try {
+        expect(await conn.whenConnected(0)).toBe(true);
+        await proxy.cut();
+        await waitFor(() => !conn.isConnected(), { what: 'disconnect to be noticed' });
+        expect(await conn.whenConnected(200)).toBe(false);
+        const reconnected = conn.whenConnected(20_000);
+        await proxy.listen();
+        expect(await reconnected).toBe(true);
+      } finally {
+        await conn.close();
+        await proxy.cut();
+      }
+      expect(await conn.whenConnected(1_000)).toBe(false);
+    });
+  });
 });

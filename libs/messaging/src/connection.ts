@@ -24,6 +24,8 @@ const RECONNECT_WAIT_MS = 1_000;
 export class MessagingConnection {
   private connected = true;
   private closing?: Promise<void>;
+  /** Callers of `whenConnected()` waiting for the next reconnect. */
+  private readonly waiters = new Set<() => void>();
 
   private constructor(
     readonly nc: NatsConnection,
@@ -86,17 +88,46 @@ export class MessagingConnection {
     return this.connected && !this.nc.isClosed() && !this.nc.isDraining();
   }
 
+  /**
+   * Resolves true as soon as the connection is up (at once when it is), false once `timeoutMs` has
+   * passed or the connection closed first. What was refused while NATS was away (a publish, an API
+   * call) is worth trying again when this resolves true: the client reconnects by itself.
+   */
+  whenConnected(timeoutMs: number): Promise<boolean> {
+    if (this.isConnected()) return Promise.resolve(true);
+    if (this.nc.isClosed() || this.closing || timeoutMs <= 0) return Promise.resolve(false);
+    return new Promise<boolean>((resolve) => {
+      const done = (connected: boolean) => {
+        clearTimeout(timer);
+        this.waiters.delete(wake);
+        resolve(connected);
+      };
+      const wake = () => done(this.isConnected());
+      const timer = setTimeout(() => done(this.isConnected()), timeoutMs).unref();
+      this.waiters.add(wake);
+    });
+  }
+
   /** Drains subscriptions and pending publishes, then closes. Safe to call twice. */
   close(): Promise<void> {
     this.closing ??= this.nc.isClosed() ? Promise.resolve() : this.nc.drain().catch(() => this.nc.close());
+    void this.closing.finally(() => this.wakeWaiters());
     return this.closing;
   }
 
   private async watchStatus(): Promise<void> {
     for await (const status of this.nc.status()) {
-      if (status.type === 'disconnect' || status.type === 'reconnecting') this.connected = false;
-      else if (status.type === 'reconnect') this.connected = true;
+      if (status.type === 'disconnect' || status.type === 'reconnecting' || status.type === 'staleConnection') this.connected = false;
+      else if (status.type === 'reconnect') {
+        this.connected = true;
+        this.wakeWaiters();
+      }
     }
+    this.wakeWaiters();
+  }
+
+  private wakeWaiters(): void {
+    for (const wake of [...this.waiters]) wake();
   }
 }
 

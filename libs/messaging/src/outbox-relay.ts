@@ -85,6 +85,11 @@ export class OutboxRelay {
    */
   async relayOnce(): Promise<number> {
     const client = await this.options.pool.connect();
+    // A checked-out client has no listener of the pool's: if the server dies under this pass, its
+    // 'error' event would end the process. The query in flight fails anyway, and so does the pass.
+    let broken = false;
+    const onError = () => (broken = true);
+    client.on('error', onError);
     try {
       await client.query('BEGIN');
       const { rows } = await client.query<OutboxRow>(
@@ -122,10 +127,11 @@ export class OutboxRelay {
       }
       return published.length;
     } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
+      await client.query('ROLLBACK').catch(() => (broken = true));
       throw error;
     } finally {
-      client.release();
+      client.removeListener('error', onError);
+      client.release(broken);
     }
   }
 

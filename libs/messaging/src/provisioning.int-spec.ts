@@ -50,6 +50,21 @@ describe('provisioning', () => {
       expect(config).toMatchObject({ max_age: 60_000 * NS, duplicate_window: 30_000 * NS, max_bytes: 1 << 20 });
     });
 
+    it('asks for the replicas of the spec (num_replicas, default 1)', async () => {
+      await fx.createStream();
+      expect((await conn.jsm.streams.info(fx.stream)).config.num_replicas).toBe(1);
+      const other = `${fx.stream}_R1`;
+      await fx.createStream({ name: other, subjects: [`${fx.subject}.r1`], replicas: 1 });
+      expect((await conn.jsm.streams.info(other)).config.num_replicas).toBe(1);
+    });
+
+    it('names NATS_STREAM_REPLICAS when the server refuses the replicas (a single server takes only 1)', async () => {
+      const error = await fx.createStream({ replicas: 3 }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(MessagingError);
+      expect((error as MessagingError).code).toBe(MessagingErrorCode.StreamConfigConflict);
+      expect((error as MessagingError).message).toContain('3 replicas (NATS_STREAM_REPLICAS');
+    });
+
     it('caps the duplicate window at the maximum age, which the server requires', async () => {
       await fx.createStream({ maxAgeMs: 10_000 });
       expect((await conn.jsm.streams.info(fx.stream)).config.duplicate_window).toBe(10_000 * NS);

@@ -28,6 +28,11 @@ export interface StreamSpec {
   maxBytes?: number;
   /** Default `file`: survives a NATS restart. */
   storage?: 'file' | 'memory';
+  /**
+   * Copies kept across a NATS cluster's nodes, 1–5 (default 1); consumers inherit it. A single
+   * server refuses more than 1; an existing stream is brought to it (the server moves the data).
+   */
+  replicas?: number;
 }
 
 export interface ConsumerSpec {
@@ -71,7 +76,7 @@ export async function ensureStream(jsm: JetStreamManager, spec: StreamSpec): Pro
         return;
       } catch (error) {
         if (round === 0 && isApiError(error, STREAM_NAME_IN_USE)) continue;
-        throw conflict(MessagingErrorCode.StreamConfigConflict, `Cannot create stream ${spec.name}`, error);
+        throw conflict(MessagingErrorCode.StreamConfigConflict, `Cannot create stream ${spec.name}${replicasHint(desired)}`, error);
       }
     }
     const config = current.config;
@@ -89,9 +94,10 @@ export async function ensureStream(jsm: JetStreamManager, spec: StreamSpec): Pro
           max_age: desired.max_age,
           max_bytes: desired.max_bytes,
           duplicate_window: desired.duplicate_window,
+          num_replicas: desired.num_replicas,
         });
       } catch (error) {
-        throw conflict(MessagingErrorCode.StreamConfigConflict, `Cannot update stream ${spec.name}`, error);
+        throw conflict(MessagingErrorCode.StreamConfigConflict, `Cannot update stream ${spec.name}${replicasHint(desired)}`, error);
       }
     }
     return;
@@ -158,9 +164,17 @@ export async function deleteStreams(jsm: JetStreamManager, names: string[]): Pro
 
 const STREAM_NAME_IN_USE = 10058;
 
-type DesiredStream = Pick<StreamConfig, 'name' | 'subjects' | 'retention' | 'storage' | 'max_age' | 'max_bytes' | 'duplicate_window'>;
+type DesiredStream = Pick<
+  StreamConfig,
+  'name' | 'subjects' | 'retention' | 'storage' | 'max_age' | 'max_bytes' | 'duplicate_window' | 'num_replicas'
+>;
 
-function streamConfig(spec: StreamSpec): DesiredStream {
+/** The stream configuration `ensureStream` asks the server for (exported for tests of the mapping). */
+export function streamConfig(spec: StreamSpec): DesiredStream {
+  const replicas = spec.replicas ?? 1;
+  if (!Number.isInteger(replicas) || replicas < 1 || replicas > 5) {
+    throw new MessagingError(MessagingErrorCode.InvalidOption, `Stream ${spec.name}: replicas must be an integer from 1 to 5, got ${replicas}`);
+  }
   const maxAgeMs = spec.maxAgeMs ?? 0;
   const duplicateWindowMs = Math.min(spec.duplicateWindowMs ?? DEFAULT_DUPLICATE_WINDOW_MS, maxAgeMs > 0 ? maxAgeMs : Infinity);
   return {
@@ -171,6 +185,7 @@ function streamConfig(spec: StreamSpec): DesiredStream {
     max_age: nanos(maxAgeMs),
     max_bytes: spec.maxBytes ?? -1,
     duplicate_window: nanos(duplicateWindowMs),
+    num_replicas: replicas,
   };
 }
 
@@ -179,7 +194,8 @@ function sameStreamLimits(current: StreamConfig, desired: DesiredStream): boolea
     sameSet(current.subjects ?? [], desired.subjects) &&
     current.max_age === desired.max_age &&
     current.max_bytes === desired.max_bytes &&
-    current.duplicate_window === desired.duplicate_window
+    current.duplicate_window === desired.duplicate_window &&
+    (current.num_replicas || 1) === desired.num_replicas
   );
 }
 
@@ -244,6 +260,11 @@ async function consumerInfo(jsm: JetStreamManager, stream: string, durable: stri
 /** True for a JetStream API error with the given `err_code` (the numeric codes are stable). */
 export function isApiError(error: unknown, code: number): boolean {
   return error instanceof JetStreamApiError && error.code === code;
+}
+
+/** Names the setting behind a refused replica count (a single server refuses R3). */
+function replicasHint(desired: DesiredStream): string {
+  return (desired.num_replicas ?? 1) > 1 ? ` with ${desired.num_replicas} replicas (NATS_STREAM_REPLICAS; a single server takes only 1)` : '';
 }
 
 function conflict(code: MessagingErrorCode, what: string, cause: unknown): MessagingError {

@@ -1,9 +1,9 @@
 import { context, propagation, ROOT_CONTEXT, trace, TraceFlags } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { connectForTests, StreamFixture, TestContextManager } from '../test/jetstream-fixture';
+import { connectForTests, CuttableProxy, StreamFixture, TestContextManager } from '../test/jetstream-fixture';
 import { MessagingConnection } from './connection';
 import { MessagingError, MessagingErrorCode } from './messaging.errors';
-import { publishJson, publishManyJson } from './publish';
+import { publishJson, publishManyHeld, publishManyJson } from './publish';
 
 const spanContext = { traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331', traceFlags: TraceFlags.SAMPLED };
 
@@ -128,6 +128,43 @@ describe('publish', () => {
       const first = (await conn.jsm.streams.info(fx.stream)).state.first_seq;
       for (const seq of [first, first + 1, first + 2]) {
         expect((await storedMessage(seq)).header.get('traceparent')).toContain(spanContext.traceId);
+      }
+    });
+  });
+
+  describe(publishManyHeld.name, () => {
+    it('holds what NATS refused while it was away and publishes it once it is back, each message once', async () => {
+      const proxy = new CuttableProxy();
+      await proxy.listen();
+      const cut = await MessagingConnection.connect({ servers: `nats://127.0.0.1:${proxy.port}`, name: 'messaging-held-test', requestTimeoutMs: 500 });
+      try {
+        await proxy.cut();
+        const held: number[] = [];
+        const items = [1, 2, 3].map((n) => ({ subject: fx.subject, payload: { n }, msgId: `held-${fx.id}-${n}` }));
+        const publishing = publishManyHeld(cut, items, { holdMs: 20_000, onHold: (_error, count) => held.push(count) });
+        setTimeout(() => void proxy.listen(), 1_500);
+        await publishing;
+        expect(held).toEqual([3]);
+        // Publishes buffered by the client during the outage and the republished ones are one message each.
+        expect(await fx.messagesInStream()).toBe(3);
+      } finally {
+        await cut.close();
+        await proxy.cut();
+      }
+    });
+
+    it('rejects with publish_failed once holdMs has passed', async () => {
+      const proxy = new CuttableProxy();
+      await proxy.listen();
+      const cut = await MessagingConnection.connect({ servers: `nats://127.0.0.1:${proxy.port}`, name: 'messaging-held-test', requestTimeoutMs: 300 });
+      try {
+        await proxy.cut();
+        const error = await publishManyHeld(cut, [{ subject: fx.subject, payload: { n: 1 } }], { holdMs: 1_000 }).catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(MessagingError);
+        expect((error as MessagingError).code).toBe(MessagingErrorCode.PublishFailed);
+      } finally {
+        await cut.close();
+        await proxy.cut();
       }
     });
   });

@@ -1,5 +1,6 @@
 import type { JetStreamClient, PubAck } from '@nats-io/jetstream';
 import { headers as natsHeaders, MsgHdrs } from '@nats-io/nats-core';
+import type { MessagingConnection } from './connection';
 import { MessagingError, MessagingErrorCode } from './messaging.errors';
 import { activeTraceHeaders } from './trace-context';
 
@@ -113,4 +114,68 @@ function toMsgHdrs(trace: Record<string, string>, extra: Record<string, string> 
   const h = natsHeaders();
   for (const [key, value] of entries) h.set(key, String(value));
   return h;
+}
+
+export interface HeldPublishOptions extends PublishManyOptions {
+  /**
+   * How long messages that were not stored (NATS restarting, JetStream still recovering its streams)
+   * are held and published again, in ms (default 30 000). Past it, rejects as `publishManyJson` does.
+   */
+  holdMs?: number;
+  /** Ends the holding early (shutdown): rejects with what is still unpublished. */
+  signal?: AbortSignal;
+  /** Called once, when messages start being held (for a log line): the first failure and how many. */
+  onHold?: (error: unknown, held: number) => void;
+}
+
+/** First pause between rounds while connected but refused (streams not recovered yet); doubles to 2 s. */
+const HELD_RETRY_MS = 250;
+const HELD_RETRY_MAX_MS = 2_000;
+
+/**
+ * `publishManyJson` that rides out a NATS outage: the items that were not stored are held and
+ * published again once the connection is back, with their own `Nats-Msg-Id` (so a publish whose
+ * ack alone was lost is dropped as a repeat within the stream's duplicate window), until `holdMs`
+ * has passed. Callers keep their work instead of leaving it to a lease measured in minutes.
+ */
+export async function publishManyHeld(connection: MessagingConnection, items: PublishItem[], options: HeldPublishOptions = {}): Promise<void> {
+  const deadline = Date.now() + (options.holdMs ?? 30_000);
+  let pending = items;
+  let pauseMs = HELD_RETRY_MS;
+  for (;;) {
+    const results = await publishEach(connection.js, pending, options);
+    const failed = pending.filter((_, i) => results[i].status === 'rejected');
+    if (failed.length === 0) return;
+    const firstFailure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected')!.reason as Error;
+    const left = deadline - Date.now();
+    if (left <= 0 || options.signal?.aborted) {
+      throw new MessagingError(
+        MessagingErrorCode.PublishFailed,
+        `${failed.length} of ${items.length} messages were not published: ${firstFailure?.message}`,
+        { cause: firstFailure },
+      );
+    }
+    if (pending === items) options.onHold?.(firstFailure, failed.length);
+    pending = failed;
+    if (!connection.isConnected()) {
+      await Promise.race([connection.whenConnected(left), abortableSleep(left, options.signal)]);
+      pauseMs = HELD_RETRY_MS;
+    } else {
+      await abortableSleep(Math.min(pauseMs, left), options.signal);
+      pauseMs = Math.min(HELD_RETRY_MAX_MS, pauseMs * 2);
+    }
+  }
+}
+
+function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    // Unref'd: a sleep raced with the reconnect must not keep a process alive once that won.
+    const timer = setTimeout(done, ms).unref();
+    signal?.addEventListener('abort', done, { once: true });
+  });
 }

@@ -1,4 +1,5 @@
 import { DataSource } from 'typeorm';
+import { resilientPoolOptions } from './connection-loss';
 import { Init1763798400000 } from './migrations/1763798400000-init';
 import { FetchAccounts1763884800000 } from './migrations/1763884800000-fetch-accounts';
 import { Webhooks1764000000010 } from './migrations/1764000000010-webhooks';
@@ -37,7 +38,11 @@ export interface DataSourceOptions {
   applicationName?: string;
 }
 
-/** TypeORM DataSource for Trawl's schema. `synchronize` is never on: the schema is migrations only. */
+/**
+ * TypeORM DataSource for Trawl's schema. `synchronize` is never on: the schema is migrations only.
+ * Its pool survives the database going away (`resilientPoolOptions`): queries fail while it is
+ * down and work again once it is back, without a restart of the process.
+ */
 export function createDataSource(options: DataSourceOptions): DataSource {
   return new DataSource({
     type: 'postgres',
@@ -49,6 +54,6 @@ export function createDataSource(options: DataSourceOptions): DataSource {
     entities: [],
     logging: false,
     applicationName: options.applicationName ?? 'trawl',
-    extra: { max: options.poolSize ?? 10 },
+    extra: { ...resilientPoolOptions(), max: options.poolSize ?? 10 },
   });
 }

@@ -1,5 +1,6 @@
 import type { Pool, PoolClient } from 'pg';
 import { DataSource } from 'typeorm';
+import { isConnectionLoss } from './connection-loss';
 
 /** What repositories run SQL on: the pool, or one transaction. */
 export interface Sql {
@@ -16,6 +17,7 @@ export interface Sql {
  */
 export class Database implements Sql {
   private readonly pool: Pool;
+  private readonly lossListeners = new Set<(error: Error) => void>();
 
   constructor(
     readonly dataSource: DataSource,
@@ -25,7 +27,18 @@ export class Database implements Sql {
     // An idle pooled connection that the server closes (restart, failover, an admin terminating
     // backends) is an 'error' event on the pool; unheard, it would crash the process. The pool
     // drops that connection and opens a new one on the next query.
-    this.pool.on('error', onIdleError);
+    this.pool.on('error', (error: Error) => {
+      onIdleError(error);
+      if (isConnectionLoss(error)) for (const listener of this.lossListeners) listener(error);
+    });
+  }
+
+  /**
+   * Calls `listener` when an idle pooled connection is lost because the server went away (a
+   * restart, a failover): the sign of an outage even when no query was running.
+   */
+  onConnectionLoss(listener: (error: Error) => void): void {
+    this.lossListeners.add(listener);
   }
 
   async query<T = Record<string, unknown>>(text: string, params: unknown[] = []): Promise<T[]> {
@@ -74,12 +87,19 @@ export class Database implements Sql {
     }
   }
 
-  async ping(): Promise<boolean> {
+  /**
+   * True when a query goes through now (for `/readyz`); false when the database is down, restarting
+   * or does not answer within `timeoutMs` (default 2 000).
+   */
+  async ping(timeoutMs = 2_000): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)));
     try {
-      await this.pool.query('SELECT 1');
-      return true;
+      return await Promise.race([this.pool.query('SELECT 1').then(() => true), late]);
     } catch {
       return false;
+    } finally {
+      clearTimeout(timer);
     }
   }
 }

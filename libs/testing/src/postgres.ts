@@ -15,17 +15,20 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-/** Creates an empty database with a unique name; the caller drops it. */
-export async function createTestDatabase(prefix = 'trawl_test'): Promise<TestDatabase> {
+/**
+ * Creates an empty database with a unique name on `serverUrl` (default `testServerUrl()`, a
+ * suite's own server otherwise); the caller drops it.
+ */
+export async function createTestDatabase(prefix = 'trawl_test', serverUrl = testServerUrl()): Promise<TestDatabase> {
   const name = `${prefix}_${uniqueSuffix()}`;
-  const admin = new Client({ connectionString: testServerUrl() });
+  const admin = new Client({ connectionString: serverUrl });
   await admin.connect();
   try {
     await admin.query(`CREATE DATABASE "${name}"`);
   } finally {
     await admin.end();
   }
-  const url = new URL(testServerUrl());
+  const url = new URL(serverUrl);
   url.pathname = `/${name}`;
   let dropped = false;
   return {
@@ -34,7 +37,7 @@ export async function createTestDatabase(prefix = 'trawl_test'): Promise<TestDat
     async drop() {
       if (dropped) return;
       dropped = true;
-      const client = new Client({ connectionString: testServerUrl() });
+      const client = new Client({ connectionString: serverUrl });
       await client.connect();
       try {
         await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
@@ -49,8 +52,8 @@ export async function createTestDatabase(prefix = 'trawl_test'): Promise<TestDat
  * A unique database with Trawl's schema migrated, for integration tests. Migrating takes a moment,
  * so suites create one per file (beforeAll) and isolate tests by tenant.
  */
-export async function createMigratedDatabase(): Promise<TestDatabase> {
-  const db = await createTestDatabase();
+export async function createMigratedDatabase(serverUrl = testServerUrl()): Promise<TestDatabase> {
+  const db = await createTestDatabase('trawl_test', serverUrl);
   await migrate(db.url);
   return db;
 }

@@ -4,7 +4,7 @@ import { autoTiersOf } from '@trawl/billing';
 import type { CrawlPageTaskV1 } from '@trawl/contracts';
 import { Database } from '@trawl/persistence';
 import { contextFromTraceParent, Logger, tracer } from '@trawl/observability';
-import { publishManyJson, WakeSignal } from '@trawl/messaging';
+import { publishManyHeld, WakeSignal } from '@trawl/messaging';
 import { COORDINATOR_SETTINGS, CoordinatorSettings } from '../coordinator.settings';
 import { CoordinatorMetrics } from '../coordinator.metrics';
 import { CrawlLifecycleRepository } from '../crawl-lifecycle/crawl-lifecycle.repository';
@@ -14,8 +14,10 @@ import { FrontierRepository } from './frontier.repository';
 
 /**
  * Moves queued frontier pages to fetch workers: claims them in Postgres (new attempt, lease), commits,
- * then publishes one task each with `Nats-Msg-Id` = frontier id + attempt. A crash between commit
- * and publish loses nothing: the lease runs out and the reconciler queues the page again.
+ * then publishes one task each with `Nats-Msg-Id` = frontier id + attempt. Tasks NATS refused (a
+ * restart, a failover) are held and published again after the reconnect, with the same msg id, so
+ * the crawl goes on within seconds of NATS coming back rather than after the lease. A crash between
+ * commit and publish loses nothing: the lease runs out and the reconciler queues the page again.
  * Keeps at most `dispatchWindow` pages in flight so leases do not run out while tasks wait.
  */
 @Injectable()
@@ -23,6 +25,8 @@ export class DispatcherService {
   private running = false;
   private loop?: Promise<void>;
   private readonly wakeup = new WakeSignal();
+  /** Ends a publish held through a NATS outage when the coordinator stops. */
+  private stopping = new AbortController();
 
   constructor(
     private readonly db: Database,
@@ -32,17 +36,21 @@ export class DispatcherService {
     @Inject(MESSAGING) private readonly messaging: CoordinatorMessaging,
     @Inject(COORDINATOR_SETTINGS) private readonly settings: CoordinatorSettings,
     @Inject(COORDINATOR_LOGGER) private readonly logger: Logger,
-  ) {}
+  ) {
+    metrics.measureActiveWith(db);
+  }
 
   start(): void {
     if (this.running) return;
     this.running = true;
+    this.stopping = new AbortController();
     this.loop = this.run();
   }
 
   async stop(): Promise<void> {
     if (!this.running) return;
     this.running = false;
+    this.stopping.abort();
     this.notify();
     await this.loop;
   }
@@ -94,8 +102,8 @@ export class DispatcherService {
     const span = tracer().startSpan('crawl.dispatch', { attributes: { 'trawl.crawl_id': crawl.id, 'trawl.pages': pages.length } }, parent);
     try {
       await context.with(trace.setSpan(parent, span), () =>
-        publishManyJson(
-          this.messaging.js,
+        publishManyHeld(
+          this.messaging,
           pages.map((page) => {
             const task: CrawlPageTaskV1 = {
               v: 1,
@@ -117,6 +125,12 @@ export class DispatcherService {
               msgId: `${page.frontierId}:${page.attempt}`,
             };
           }),
+          // Held at most half the lease: past that, the reconciler's queueing again is as quick.
+          {
+            holdMs: Math.max(1_000, this.settings.leaseMs / 2),
+            signal: this.stopping.signal,
+            onHold: (error, held) => this.logger.warn({ err: error, crawl_id: crawl.id, held }, 'NATS refused page tasks; holding them until it is back'),
+          },
         ),
       );
     } catch (error) {

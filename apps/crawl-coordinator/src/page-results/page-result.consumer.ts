@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { crawlPageResultBatchV1, CrawlPageResultBatchV1, CrawlPageResultV1 } from '@trawl/contracts';
 import { BatchConsumer, Disposition, InboundMessage } from '@trawl/messaging';
 import { Logger } from '@trawl/observability';
+import { isConnectionLoss, retryWhileDatabaseDown } from '@trawl/persistence';
 import { COORDINATOR_SETTINGS, CoordinatorSettings } from '../coordinator.settings';
 import { CoordinatorMetrics } from '../coordinator.metrics';
 import { MESSAGING, CoordinatorMessaging } from '../messaging/coordinator-messaging';
@@ -12,6 +13,13 @@ import { IntakeFailures } from './intake-failures';
 
 /** Failed attempts at applying a crawl's page results before the crawl fails with `internal_error`. */
 const INTAKE_ATTEMPTS = 5;
+/**
+ * How long a batch is held and applied again while Postgres is unreachable (a restart, a
+ * switchover), in ms, its messages kept from redelivery meanwhile; then it is handed back.
+ */
+const DATABASE_DOWN_HOLD_MS = 40_000;
+/** Delay before a batch handed back after a database outage comes back, in ms. */
+const DATABASE_DOWN_RETRY_MS = 2_000;
 
 /**
  * Takes page results from JetStream in batches and hands them to the intake service; a batch is
@@ -45,10 +53,23 @@ export class PageResultConsumer {
         const stopTimer = this.metrics.intakeBatchSeconds.startTimer();
         try {
           const results = distinctResults(messages);
-          await this.applyAndAnnounce(results);
+          let warned = false;
+          await retryWhileDatabaseDown(() => this.applyAndAnnounce(results), {
+            holdMs: DATABASE_DOWN_HOLD_MS,
+            onRetry: (error) => {
+              if (!warned) this.logger.warn({ err: error, batch: messages.length }, 'database unreachable; holding page results until it is back');
+              warned = true;
+              for (const message of messages) message.working();
+            },
+          });
           for (const crawlId of new Set(results.map((r) => r.crawl_id))) this.failures.succeeded(crawlId);
           return messages.map(() => ({ kind: 'ack' }));
         } catch (error) {
+          if (isConnectionLoss(error)) {
+            // Postgres restarting says nothing about the results: no crawl is blamed for it.
+            this.logger.warn({ err: error, batch: messages.length }, 'database unreachable; page results handed back');
+            return messages.map(() => ({ kind: 'nak', delayMs: DATABASE_DOWN_RETRY_MS }));
+          }
           this.logger.error({ err: error, batch: messages.length }, 'applying page results failed; retrying crawl by crawl');
           return this.applyCrawlByCrawl(messages);
         } finally {
@@ -82,6 +103,10 @@ export class PageResultConsumer {
         this.failures.succeeded(crawlId);
         verdicts.set(crawlId, { kind: 'ack' });
       } catch (error) {
+        if (isConnectionLoss(error)) {
+          verdicts.set(crawlId, { kind: 'nak', delayMs: DATABASE_DOWN_RETRY_MS });
+          continue;
+        }
         if (!this.failures.failed(crawlId)) {
           verdicts.set(crawlId, { kind: 'nak', delayMs: 2_000 });
           continue;

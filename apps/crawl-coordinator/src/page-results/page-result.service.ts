@@ -136,6 +136,7 @@ export class PageResultService {
     await this.results.settleRows(sql, current.map((c) => c.row.id), states, contentStatus);
     await this.results.insertContents(sql, crawl.id, contents);
     await recordCharges(sql, charges);
+    this.metrics.charged(charges);
 
     // Links join the results while the crawl runs, and for the post-stop window after a stop.
     const acceptsLinks =

@@ -58,6 +58,7 @@ export class BatchTaskConsumer implements OnApplicationBootstrap, BeforeApplicat
       messaging,
       subject: settings.topology.subjects.batchResults,
       estimate: (result) => 512 + (result.body_base64?.length ?? 0) + (result.error?.detail.length ?? 0) * 6,
+      onHold: (error, results) => logger.warn({ err: error, results }, 'NATS refused batch task results; holding them until it is back'),
     });
   }
 

@@ -3,7 +3,7 @@ import type { BrowserPool } from './browser-pool';
 
 /**
  * The browser pool's counters on /metrics, read at scrape time: pages rendering, waiting and parked
- * now, and since start the browsers launched, crashed and retired and the requests served by a
+ * now, and since start the browsers launched, crashed, retired and failed to launch and the requests served by a
  * reused page (reused / rendering requests tells whether page reuse pays on this traffic).
  */
 export function registerBrowserPoolMetrics(registry: Registry, pool: BrowserPool): void {
@@ -21,12 +21,13 @@ export function registerBrowserPoolMetrics(registry: Registry, pool: BrowserPool
   });
   new Gauge({
     name: 'trawl_worker_browser_events',
-    help: 'Since the worker started: browsers launched, crashed, retired; requests served by a reused page; used pages closed because they could not be wiped; reused pages found unresponsive (their requests retried)',
+    help: 'Since the worker started: browsers launched, crashed, retired, failed to launch (launch_failed); requests served by a reused page; used pages closed because they could not be wiped; reused pages found unresponsive (their requests retried)',
     labelNames: ['event'],
     registers: [registry],
     collect() {
       const stats = pool.stats();
       for (const event of ['launched', 'crashed', 'retired', 'reused', 'unwipeable', 'unresponsive'] as const) this.set({ event }, stats[event]);
+      this.set({ event: 'launch_failed' }, stats.launchFailed);
     },
   });
 }

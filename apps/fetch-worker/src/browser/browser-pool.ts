@@ -92,6 +92,8 @@ export interface BrowserPoolStats {
   launched: number;
   /** Browsers that died or disconnected on their own. */
   crashed: number;
+  /** Browser launches that failed (Chromium did not start), since start. */
+  launchFailed: number;
   /** Browsers retired after `retireAfterPages`. */
   retired: number;
   /** Requests served by a parked page instead of a fresh context, since start. */
@@ -144,7 +146,7 @@ export class BrowserPool {
   private closed = false;
   private started?: Promise<void>;
   private closing?: Promise<void>;
-  private readonly counters = { launched: 0, crashed: 0, retired: 0, reused: 0, unwipeable: 0, unresponsive: 0 };
+  private readonly counters = { launched: 0, crashed: 0, launchFailed: 0, retired: 0, reused: 0, unwipeable: 0, unresponsive: 0 };
   private readonly parked: ParkedPage[] = [];
   private readonly reuse: Required<PageReuseOptions>;
   private sweeper?: NodeJS.Timeout;
@@ -525,6 +527,7 @@ export class BrowserPool {
         proxyUrl: this.browserProxy!.url,
       });
     } catch (error) {
+      this.counters.launchFailed++;
       this.options.logger?.error({ err: error }, 'Chromium did not start');
       throw error;
     }

@@ -54,7 +54,11 @@ export class CrawlPageConsumer implements OnApplicationBootstrap, BeforeApplicat
     private readonly metrics: WorkerMetrics,
     @Inject(WORKER_LOGGER) private readonly logger: Logger,
   ) {
-    this.results = new ResultPublisher({ messaging, subject: settings.topology.subjects.crawlPageResults });
+    this.results = new ResultPublisher({
+      messaging,
+      subject: settings.topology.subjects.crawlPageResults,
+      onHold: (error, results) => logger.warn({ err: error, results }, 'NATS refused page results; holding them until it is back'),
+    });
   }
 
   async onApplicationBootstrap(): Promise<void> {

@@ -1,5 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import type { CrawlPageResultV1 } from '@trawl/contracts';
-import { MessagingConnection, publishJson } from '@trawl/messaging';
+import { MessagingConnection, publishManyHeld } from '@trawl/messaging';
 
 export interface ResultPublisherOptions<R> {
   messaging: MessagingConnection;
@@ -16,6 +17,14 @@ export interface ResultPublisherOptions<R> {
   maxBytes?: number;
   /** How long the first result of a batch waits for company, in ms (default 5). */
   lingerMs?: number;
+  /**
+   * How long a batch NATS refused (a restart, a failover) is held and published again after the
+   * reconnect before its results are given up on (their tasks handed back), in ms (default 20 000:
+   * inside the 30 s ack wait of the tasks, so they are not redelivered meanwhile).
+   */
+  holdMs?: number;
+  /** Called when a batch starts being held (for a log line), with the first failure and the results in it. */
+  onHold?: (error: unknown, results: number) => void;
 }
 
 interface Pending<R> {
@@ -27,7 +36,9 @@ interface Pending<R> {
 /**
  * Gathers results for a few milliseconds and publishes them as one message `{v: 1, results}`.
  * `publish()` resolves once the batch holding the result is stored in JetStream, so a task is
- * still acked only after its result is safe.
+ * still acked only after its result is safe. A batch refused while NATS is away is held and
+ * published again once it is back, under the same `Nats-Msg-Id`, so a batch whose ack alone was
+ * lost is not stored twice.
  */
 export class ResultPublisher<R = CrawlPageResultV1> {
   private batch: Pending<R>[] = [];
@@ -36,6 +47,7 @@ export class ResultPublisher<R = CrawlPageResultV1> {
   private readonly maxResults: number;
   private readonly maxBytes: number;
   private readonly lingerMs: number;
+  private readonly holdMs: number;
   private readonly estimate: (result: R) => number;
 
   constructor(private readonly options: ResultPublisherOptions<R>) {
@@ -43,6 +55,7 @@ export class ResultPublisher<R = CrawlPageResultV1> {
     this.maxResults = options.maxResults ?? 64;
     this.maxBytes = options.maxBytes ?? 512 * 1024;
     this.lingerMs = options.lingerMs ?? 5;
+    this.holdMs = options.holdMs ?? 20_000;
   }
 
   publish(result: R): Promise<void> {
@@ -65,7 +78,9 @@ export class ResultPublisher<R = CrawlPageResultV1> {
     this.batch = [];
     this.batchBytes = 0;
     const message = { v: 1, results: batch.map((p) => p.result) };
-    publishJson(this.options.messaging.js, this.options.subject, message).then(
+    const item = { subject: this.options.subject, payload: message, msgId: randomUUID() };
+    const onHold = this.options.onHold && ((error: unknown) => this.options.onHold?.(error, batch.length));
+    publishManyHeld(this.options.messaging, [item], { holdMs: this.holdMs, onHold }).then(
       () => batch.forEach((p) => p.resolve()),
       (error: unknown) => batch.forEach((p) => p.reject(error)),
     );

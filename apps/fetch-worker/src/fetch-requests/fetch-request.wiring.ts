@@ -58,10 +58,10 @@ export function wireFetchRequests(deps: FetchRequestWiringDeps): FetchRequestWir
   const { config, policy, agent, http, messaging, topology, registry, logger } = deps;
   const buckets = fetchRequestBuckets(config.NATS_PREFIX);
   const upstream = new UpstreamAgents(policy);
-  const sessions = sessionBindingsOnFirstUse(() => NatsSessionBindings.open(messaging.js, buckets.proxySessions));
+  const sessions = sessionBindingsOnFirstUse(() => NatsSessionBindings.open(messaging.js, buckets.proxySessions, undefined, topology.replicas));
   const proxies = new ProxyRouter(parseProxyPools(config.PROXY_POOLS), sessions);
   const memory = new CachedDomainTierMemory(
-    domainTierMemoryOnFirstUse(() => NatsDomainTierMemory.open(messaging.js, buckets.stealthTiers, config.STEALTH_TIER_TTL_MS)),
+    domainTierMemoryOnFirstUse(() => NatsDomainTierMemory.open(messaging.js, buckets.stealthTiers, config.STEALTH_TIER_TTL_MS, topology.replicas)),
     config.STEALTH_TIER_CACHE_MS,
   );
   const metrics = new FetchRequestMetrics(registry);

@@ -26,13 +26,14 @@ export class NatsSessionBindings implements SessionBindings {
   private constructor(private readonly kv: KV) {}
 
   /**
-   * Opens (creating if absent) bucket `bucket`.
+   * Opens (creating if absent) bucket `bucket`, with `replicas` copies on a NATS cluster
+   * (`NATS_STREAM_REPLICAS`, default 1) when it creates it.
    *
    * @param ttlMs life of a binding, in ms. Default: {@link SESSION_STICKINESS_MS} (10 minutes); tests
    *   use a short one. An existing bucket keeps its own max_age (bucket config is not updated here).
    */
-  static async open(js: JetStreamClient, bucket: string, ttlMs = SESSION_STICKINESS_MS): Promise<NatsSessionBindings> {
-    const kv = await new Kvm(js).create(bucket, { ttl: ttlMs, history: 1 });
+  static async open(js: JetStreamClient, bucket: string, ttlMs = SESSION_STICKINESS_MS, replicas = 1): Promise<NatsSessionBindings> {
+    const kv = await new Kvm(js).create(bucket, { ttl: ttlMs, history: 1, replicas });
     return new NatsSessionBindings(kv);
   }
 

@@ -25,13 +25,14 @@ export class NatsDomainTierMemory implements DomainTierMemory {
   private constructor(private readonly kv: KV) {}
 
   /**
-   * Opens (creating if absent) bucket `bucket`.
+   * Opens (creating if absent) bucket `bucket`, with `replicas` copies on a NATS cluster
+   * (`NATS_STREAM_REPLICAS`, default 1) when it creates it.
    *
    * @param ttlMs life of an entry from its last write, in ms. Default: {@link DEFAULT_TIER_MEMORY_TTL_MS}
    *   (6 h). An existing bucket with another max_age is updated to this one (the last worker to boot wins).
    */
-  static async open(js: JetStreamClient, bucket: string, ttlMs = DEFAULT_TIER_MEMORY_TTL_MS): Promise<NatsDomainTierMemory> {
-    const kv = await new Kvm(js).create(bucket, { ttl: ttlMs, history: 1 });
+  static async open(js: JetStreamClient, bucket: string, ttlMs = DEFAULT_TIER_MEMORY_TTL_MS, replicas = 1): Promise<NatsDomainTierMemory> {
+    const kv = await new Kvm(js).create(bucket, { ttl: ttlMs, history: 1, replicas });
     // Kvm.create leaves an existing bucket as it is: a changed STEALTH_TIER_TTL_MS would silently not apply.
     const jsm = await js.jetstreamManager();
     const stream = `KV_${bucket}`;

@@ -93,6 +93,7 @@ export class FetchService {
    */
   async fetch(call: FetchCall): Promise<FetchAnswer> {
     const started = process.hrtime.bigint();
+    this.metrics.requested(call.tenant.tenantId);
     try {
       return await this.admitAndCall(call, started);
     } catch (error) {
@@ -169,6 +170,7 @@ export class FetchService {
         : undefined,
     ]);
     call.usage.billed(credits);
+    if (billedTier !== null) this.metrics.charged(tenantId, billedTier, credits);
     this.metrics.answered(reply.error?.code ?? 'OK', reply.billed_tier, secondsSince(started));
     return {
       status: reply.status,

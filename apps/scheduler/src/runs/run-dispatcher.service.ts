@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { context, trace } from '@opentelemetry/api';
 import { BatchTaskV1, batchTaskMsgId } from '@trawl/contracts';
 import { ForbiddenDomains } from '@trawl/fetch-params';
-import { MessagingConnection, publishManyJson } from '@trawl/messaging';
+import { MessagingConnection, publishManyHeld } from '@trawl/messaging';
 import { contextFromTraceParent, Logger, tracer } from '@trawl/observability';
 import { Database } from '@trawl/persistence';
 import { openCaptchaSolverKey } from '@trawl/webhooks';
@@ -31,6 +31,8 @@ const CANDIDATE_RUNS = 500;
 export class RunDispatcherService {
   private readonly forbidden: ForbiddenDomains;
   private rotation = 0;
+  /** Ends a publish held through a NATS outage when the scheduler stops (`stop()`). */
+  private readonly stopping = new AbortController();
 
   constructor(
     private readonly db: Database,
@@ -42,6 +44,12 @@ export class RunDispatcherService {
     @Inject(SCHEDULER_LOGGER) private readonly logger: Logger,
   ) {
     this.forbidden = new ForbiddenDomains(settings.forbiddenDomains);
+    metrics.measureActiveWith(db);
+  }
+
+  /** Stops holding tasks NATS refused; their leases bring them back. */
+  stop(): void {
+    this.stopping.abort();
   }
 
   /**
@@ -158,9 +166,16 @@ export class RunDispatcherService {
       const span = tracer().startSpan('batch.dispatch', { attributes: { 'trawl.run_id': runId, 'trawl.tasks': runTasks.length } }, parent);
       try {
         await context.with(trace.setSpan(parent, span), () =>
-          publishManyJson(
-            this.messaging.js,
+          publishManyHeld(
+            this.messaging,
             runTasks.map((task) => ({ subject: this.settings.topology.subjects.batchTask, payload: task, msgId: batchTaskMsgId(task) })),
+            // Tasks NATS refused (a restart) go out again after the reconnect, with the same msg id,
+            // rather than wait for their lease; held at most half of it.
+            {
+              holdMs: Math.max(1_000, this.settings.leaseMs / 2),
+              signal: this.stopping.signal,
+              onHold: (error, held) => this.logger.warn({ err: error, run_id: runId, held }, 'NATS refused batch tasks; holding them until it is back'),
+            },
           ),
         );
         this.metrics.dispatched.inc(runTasks.length);

@@ -9,6 +9,7 @@ import { RunResultsService } from './run-results.service';
 import { RunsMetrics } from './runs.metrics';
 import { RUNS_SETTINGS, RunsSettings } from './runs.settings';
 import { failedResult } from './task-result';
+import { UnconfirmedResults } from './unconfirmed-results';
 
 /** Runs looked at per pass. */
 const RUNS_PER_PASS = 100;
@@ -31,11 +32,22 @@ export class RunReconcilerService {
     @Inject(RUNS_SETTINGS) private readonly settings: RunsSettings,
     @Inject(SCHEDULER_LOGGER) private readonly logger: Logger,
     @Inject(SCHEDULER_MESSAGING) private readonly messaging: MessagingConnection,
+    private readonly unconfirmed: UnconfirmedResults,
   ) {}
 
   /** One pass; answers the number of claims and runs it changed. */
   async reconcileOnce(): Promise<number> {
-    let changed = 0;
+    try {
+      return await this.pass();
+    } catch (error) {
+      this.unconfirmed.noticed(error);
+      throw error;
+    }
+  }
+
+  private async pass(): Promise<number> {
+    // First: results a database crash lost since they were acked go back to the queue now, not at their lease's end.
+    let changed = await this.unconfirmed.recheck();
     for (const runId of await this.runs.runsWithExpiredLeases(this.db, RUNS_PER_PASS)) changed += await this.reclaim(runId);
     for (const runId of await this.runs.finishableRuns(this.db, RUNS_PER_PASS)) {
       if (await this.results.completeRunIfDone(runId)) changed++;

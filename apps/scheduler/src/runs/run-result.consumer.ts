@@ -8,10 +8,15 @@ import {
 } from '@trawl/contracts';
 import { BatchConsumer, Disposition, InboundMessage, MessagingConnection } from '@trawl/messaging';
 import type { Logger } from '@trawl/observability';
+import { retryWhileDatabaseDown } from '@trawl/persistence';
 import { SCHEDULER_LOGGER, SCHEDULER_MESSAGING } from '../scheduler.settings';
 import { RunResultsService } from './run-results.service';
 import { RUNS_SETTINGS, RunsSettings } from './runs.settings';
 import { TaskResult } from './task-result';
+import { UnconfirmedResults } from './unconfirmed-results';
+
+/** Longest a batch of results is held and applied again while Postgres is unreachable, in ms. */
+const DATABASE_DOWN_HOLD_MS = 40_000;
 
 /**
  * Takes task results from JetStream in batches and has them applied in one transaction; the
@@ -29,6 +34,7 @@ export class RunResultConsumer {
     @Inject(SCHEDULER_MESSAGING) private readonly messaging: MessagingConnection,
     @Inject(RUNS_SETTINGS) private readonly settings: RunsSettings,
     @Inject(SCHEDULER_LOGGER) private readonly logger: Logger,
+    private readonly unconfirmed: UnconfirmedResults,
   ) {}
 
   /** Starts consuming. Safe to call twice. */
@@ -61,7 +67,22 @@ export class RunResultConsumer {
     const distinct = distinctResults(messages);
     const skipped = distinct.filter((r) => r.skipped).map((r) => ({ runId: r.run_id, seq: r.seq, attempt: r.attempt }));
     const results = await Promise.all(distinct.filter((r) => !r.skipped).map((result) => this.taskResult(result)));
-    const outcome = await this.results.apply(results, skipped);
+    // Held through a Postgres restart (messages kept from redelivery), then applied: a result
+    // handed back instead would wait out a nak delay per delivery.
+    let warned = false;
+    const outcome = await retryWhileDatabaseDown(() => this.results.apply(results, skipped), {
+      holdMs: DATABASE_DOWN_HOLD_MS,
+      onRetry: (error) => {
+        this.unconfirmed.noticed(error);
+        if (!warned) this.logger.warn({ err: error, batch: messages.length }, 'database unreachable; holding task results until it is back');
+        warned = true;
+        for (const message of messages) message.working();
+      },
+    }).catch((error: unknown) => {
+      this.unconfirmed.noticed(error);
+      throw error;
+    });
+    this.unconfirmed.applied([...results.map((r) => ({ runId: r.runId, seq: r.seq, attempt: r.attempt })), ...skipped]);
     if (outcome.applied > 0) this.onApplied?.(outcome.applied);
     if (outcome.ignored > 0) this.logger.debug({ ignored: outcome.ignored }, 'late or repeated batch task results ignored');
     await Promise.all(distinct.filter((r) => r.body_ref).map((r) => this.purgeBody(r)));

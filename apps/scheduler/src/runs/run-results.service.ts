@@ -74,6 +74,7 @@ export class RunResultsService {
       else delta.failed++;
       // A failed task is billed when the Fetch API bills its answer (a 404, an unknown domain).
       const run = locked.get(task.runId);
+      if (run) this.metrics.tenantTask(run.tenantId);
       if (run && task.credits > 0 && task.tier) {
         delta.credits += task.credits;
         charges.push({
@@ -90,6 +91,7 @@ export class RunResultsService {
     for (const delta of deltas.values()) delta.cost = delta.credits * this.settings.creditPriceUsd;
     await this.runs.addToCounters(sql, [...deltas.values()]);
     await recordCharges(sql, charges);
+    this.metrics.charged(charges);
 
     const completed: string[] = [];
     for (const delta of deltas.values()) {

@@ -67,6 +67,7 @@ export class RunsRuntime {
       clearInterval(this.reconcileTimer);
       clearTimeout(this.lingerTimer);
       this.wakeup.wake();
+      this.dispatcher.stop();
       await this.dispatchLoop;
       await this.reconciling;
       await this.intake.stop();

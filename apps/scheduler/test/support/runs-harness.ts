@@ -10,6 +10,7 @@ import { RunDispatcherService } from '../../src/runs/run-dispatcher.service';
 import { RunExecutionRepository } from '../../src/runs/run-execution.repository';
 import { RunReconcilerService } from '../../src/runs/run-reconciler.service';
 import { RunResultConsumer } from '../../src/runs/run-result.consumer';
+import { UnconfirmedResults } from '../../src/runs/unconfirmed-results';
 import { RunResultsService } from '../../src/runs/run-results.service';
 import { RunsMetrics } from '../../src/runs/runs.metrics';
 import { RunsRuntime } from '../../src/runs/runs.runtime';
@@ -75,8 +76,9 @@ export async function startRunsInstance(url: string, settings: RunsSettings): Pr
   const execution = new RunExecutionRepository();
   const results = new RunResultsService(db, execution, metrics, settings, logger);
   const dispatcher = new RunDispatcherService(db, new RunDispatchRepository(), results, metrics, messaging, settings, logger);
-  const intake = new RunResultConsumer(results, messaging, settings, logger);
-  const reconciler = new RunReconcilerService(db, execution, results, metrics, settings, logger, messaging);
+  const unconfirmed = new UnconfirmedResults(db, execution, logger);
+  const intake = new RunResultConsumer(results, messaging, settings, logger, unconfirmed);
+  const reconciler = new RunReconcilerService(db, execution, results, metrics, settings, logger, messaging, unconfirmed);
   const runtime = new RunsRuntime(db, dispatcher, intake, reconciler, messaging, settings, logger);
   return {
     db,

@@ -53,7 +53,8 @@ export class DeliveryPoller {
     let failures = 0;
     while (this.running) {
       this.notified = false;
-      const free = this.options.concurrency - this.inFlight.size;
+      // While outcomes wait for the database, their lapsed claims must not be taken again here.
+      const free = this.service.heldOutcomes > 0 ? 0 : this.options.concurrency - this.inFlight.size;
       let claimed = 0;
       if (free > 0) {
         try {

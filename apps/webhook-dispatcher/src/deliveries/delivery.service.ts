@@ -1,5 +1,5 @@
 import type { RunWebhookEventV1 } from '@trawl/contracts';
-import type { Database } from '@trawl/persistence';
+import { retryWhileDatabaseDown, type Database } from '@trawl/persistence';
 import {
   AttemptResult,
   nextAttemptAt,
@@ -42,6 +42,12 @@ const LEASE_MARGIN_MS = 5_000;
 export const SIGNING_KEY_UNAVAILABLE = 'signing_key_unavailable';
 /** Error text of an attempt that failed inside the dispatcher, or whose own record was refused; details are in the logs. */
 export const INTERNAL_ERROR = 'internal_error';
+/**
+ * Longest an attempt's outcome is held in memory and written again while Postgres is unreachable,
+ * in ms. An outcome not written lets the claim lapse and the webhook be sent again: a receiver
+ * that answered 2xx would get the event twice.
+ */
+const RECORD_HOLD_MS = 120_000;
 /** Largest value of `webhook_delivery_attempts.elapsed_ms` (a Postgres integer). */
 const MAX_ELAPSED_MS = 2_147_483_647;
 
@@ -53,15 +59,25 @@ const MAX_ELAPSED_MS = 2_147_483_647;
 export class DeliveryService {
   private readonly clock: () => Date;
   private readonly random: () => number;
+  private held = 0;
 
   constructor(private readonly options: DeliveryServiceOptions) {
     this.clock = options.clock ?? (() => new Date());
     this.random = options.random ?? Math.random;
   }
 
-  /** Records the event's delivery (idempotent per event id). Returns true when a delivery was added. */
-  async accept(event: RunWebhookEventV1): Promise<boolean> {
-    if (!event.webhook) return false;
+  /**
+   * Records the event's delivery (idempotent per event id). Returns true when a delivery was added.
+   * Retried while the database is unreachable, for up to `holdMs` (default 0); `onHold` is called
+   * before each retry.
+   */
+  async accept(event: RunWebhookEventV1, hold: { holdMs: number; onHold?: () => void } = { holdMs: 0 }): Promise<boolean> {
+    const webhook = event.webhook;
+    if (!webhook) return false;
+    return retryWhileDatabaseDown(() => this.insert(event, webhook), { holdMs: hold.holdMs, onRetry: () => hold.onHold?.() });
+  }
+
+  private insert(event: RunWebhookEventV1, webhook: NonNullable<RunWebhookEventV1['webhook']>): Promise<boolean> {
     return this.options.deliveries.insert(
       this.options.db,
       {
@@ -70,8 +86,8 @@ export class DeliveryService {
         jobId: event.job_id,
         runId: event.run_id,
         eventType: event.event_type,
-        url: event.webhook.url,
-        signed: event.webhook.signature,
+        url: webhook.url,
+        signed: webhook.signature,
         body: JSON.stringify(runEventBody(event)),
       },
       this.clock(),
@@ -97,6 +113,14 @@ export class DeliveryService {
     if (!applied) this.options.logger.warn(log, 'webhook attempt finished after its claim lapsed; another replica owns the delivery');
     else if (verdict.status === 'failed') this.options.logger.warn(log, 'webhook delivery given up after its retry window');
     else this.options.logger.info({ ...log, outcome: verdict.status }, 'webhook attempt made');
+  }
+
+  /**
+   * Attempts made whose outcome waits for the database to come back. The poller claims nothing
+   * meanwhile: their claims may have lapsed, and claiming one again would send it twice.
+   */
+  get heldOutcomes(): number {
+    return this.held;
   }
 
   /** Deliveries due and not yet claimed. */
@@ -135,15 +159,35 @@ export class DeliveryService {
   ): Promise<{ result: AttemptResult; verdict: AttemptVerdict; applied: boolean }> {
     const write = async (result: AttemptResult) => {
       const verdict = this.verdict(claim, result);
-      const applied = await this.options.db.transaction((sql) =>
-        this.options.deliveries.recordAttempt(
-          sql,
-          claim,
-          { at, statusCode: result.statusCode, error: result.error ?? null, elapsedMs: result.elapsedMs },
-          verdict,
-        ),
-      );
-      return { result, verdict, applied };
+      let holding = false;
+      try {
+        const applied = await retryWhileDatabaseDown(
+          () =>
+            this.options.db.transaction((sql) =>
+              this.options.deliveries.recordAttempt(
+                sql,
+                claim,
+                { at, statusCode: result.statusCode, error: result.error ?? null, elapsedMs: result.elapsedMs },
+                verdict,
+              ),
+            ),
+          {
+            holdMs: RECORD_HOLD_MS,
+            onRetry: (error) => {
+              if (holding) return;
+              holding = true;
+              this.held++;
+              this.options.logger.warn(
+                { err: error, event_id: claim.eventId, attempt: claim.attempt },
+                'database unreachable; holding the webhook attempt until it is back',
+              );
+            },
+          },
+        );
+        return { result, verdict, applied };
+      } finally {
+        if (holding) this.held--;
+      }
     };
     try {
       return await write(sent);

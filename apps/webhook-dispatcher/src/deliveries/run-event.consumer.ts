@@ -6,6 +6,8 @@ import type { DispatcherMetrics } from '../dispatcher.metrics';
 import type { DeliveryService } from './delivery.service';
 
 const FOREIGN_KEY_VIOLATION = '23503';
+/** Longest an event is held and written again while Postgres is unreachable, in ms (then nak'ed). */
+const DATABASE_DOWN_HOLD_MS = 40_000;
 
 /**
  * Takes run events from the events stream into the delivery table. The message is acked only once
@@ -39,7 +41,7 @@ export class RunEventConsumer {
 
   private async handle(msg: InboundMessage<RunWebhookEventV1>): Promise<Disposition> {
     try {
-      if (await this.service.accept(msg.data)) {
+      if (await this.service.accept(msg.data, { holdMs: DATABASE_DOWN_HOLD_MS, onHold: () => msg.working() })) {
         this.metrics.accepted.inc();
         this.onAccepted();
       }
