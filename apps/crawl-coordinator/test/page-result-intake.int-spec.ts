@@ -78,6 +78,9 @@ describe(PageResultService.name, () => {
       expect(await snapshot(crawl)).toEqual(afterFirst);
       expect(afterFirst.crawl).toMatchObject({ pagesFetched: 2, itemsFound: 4, duplicatesRemoved: 2 });
       expect(afterFirst.billing.creditsUsed).toBe(2);
+      // The operator's counters agree with the ledger: the repeated result counted nothing.
+      const credits = await h.registry.getSingleMetric('trawl_tenant_credits_total')?.get();
+      expect(credits?.values.filter((v) => v.labels.tenant_id === crawl.tenantId).map((v) => v.value)).toEqual([2]);
       expect(afterFirst.contents).toBe(1);
     });
 

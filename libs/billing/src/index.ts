@@ -1,3 +1,4 @@
 export * from './charge-buffer';
 export * from './credit-ledger';
 export * from './pricing';
+export * from './usage-metrics';

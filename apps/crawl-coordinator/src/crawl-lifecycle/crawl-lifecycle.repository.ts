@@ -12,6 +12,12 @@ export interface FrontierState {
 /** SQL for reading and ending crawls; callers hold the transaction. */
 @Injectable()
 export class CrawlLifecycleRepository {
+  /** Crawls running now, every tenant's (a partial index on running crawls covers it). */
+  async countRunning(sql: Sql): Promise<number> {
+    const [row] = await sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM crawls WHERE status = 'running'`);
+    return row.n;
+  }
+
   /** Locks the crawls (in id order, so two transactions never deadlock) and returns them. */
   async lockCrawls(sql: Sql, crawlIds: string[]): Promise<CrawlRow[]> {
     return sql.query<CrawlRow>(

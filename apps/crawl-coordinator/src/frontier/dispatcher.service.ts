@@ -37,7 +37,7 @@ export class DispatcherService {
     @Inject(COORDINATOR_SETTINGS) private readonly settings: CoordinatorSettings,
     @Inject(COORDINATOR_LOGGER) private readonly logger: Logger,
   ) {
-    metrics.measureActiveWith(db);
+    metrics.countRunningWith(() => crawls.countRunning(db));
   }
 
   start(): void {

@@ -43,12 +43,14 @@ export class PageResultService {
       list.push(result);
       byCrawl.set(result.crawl_id, list);
     }
-    const outcome = await this.db.transaction(async (sql) => {
+    const { outcome, charges } = await this.db.transaction(async (sql) => {
       const total: IntakeOutcome = { applied: 0, stale: 0, crawlsWithNewWork: [], crawlsEnded: [] };
+      // Per attempt of the transaction: a retried one must not count the first attempt's charges.
+      const charges: Charge[] = [];
       const locked = await this.crawls.lockCrawls(sql, [...byCrawl.keys()]);
       for (const crawl of locked) {
         const wasRunning = crawl.status === 'running';
-        const applied = await this.applyToCrawl(sql, crawl, byCrawl.get(crawl.id) ?? []);
+        const applied = await this.applyToCrawl(sql, crawl, byCrawl.get(crawl.id) ?? [], charges);
         if (wasRunning && crawl.status !== 'running') total.crawlsEnded.push(crawl.id);
         total.applied += applied.applied;
         total.stale += applied.stale;
@@ -57,8 +59,10 @@ export class PageResultService {
       // Results of crawls that no longer exist are acknowledged and dropped.
       const known = new Set(locked.map((c) => c.id));
       for (const [crawlId, list] of byCrawl) if (!known.has(crawlId)) total.stale += list.length;
-      return total;
+      return { outcome: total, charges };
     });
+    for (const charge of charges) this.metrics.usage.requested(charge.tenantId, 'crawl_page');
+    this.metrics.usage.billed(charges);
     this.metrics.resultsApplied.inc(outcome.applied);
     this.metrics.resultsStale.inc(outcome.stale);
     return outcome;
@@ -82,6 +86,7 @@ export class PageResultService {
     sql: Sql,
     crawl: CrawlRow,
     results: CrawlPageResultV1[],
+    charges: Charge[],
   ): Promise<{ applied: number; stale: number; newWork: boolean }> {
     const rows = new Map<number, DispatchedRow>();
     for (const row of await this.results.frontierRows(sql, crawl.id, results.map((r) => r.frontier_id))) {
@@ -98,7 +103,7 @@ export class PageResultService {
     const stale = results.length - current.length;
     if (current.length === 0) return { applied: 0, stale, newWork: false };
 
-    const charges: Charge[] = [];
+    const crawlCharges: Charge[] = [];
     const contents: { frontierId: number; html: string; contentType: string | null }[] = [];
     const states: string[] = [];
     const contentStatus: (string | null)[] = [];
@@ -115,7 +120,7 @@ export class PageResultService {
       pagesFetched++;
       if (result.outcome !== 'fetched') pagesFailed++;
       if (row.depth === 0 && row.itemSeq === null && result.outcome !== 'fetched') seedFailed = true;
-      charges.push({
+      crawlCharges.push({
         tenantId: crawl.tenantId,
         credits: result.credits,
         product: 'crawl_page',
@@ -135,8 +140,8 @@ export class PageResultService {
     }
     await this.results.settleRows(sql, current.map((c) => c.row.id), states, contentStatus);
     await this.results.insertContents(sql, crawl.id, contents);
-    await recordCharges(sql, charges);
-    this.metrics.charged(charges);
+    await recordCharges(sql, crawlCharges);
+    charges.push(...crawlCharges);
 
     // Links join the results while the crawl runs, and for the post-stop window after a stop.
     const acceptsLinks =

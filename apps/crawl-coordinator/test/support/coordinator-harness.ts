@@ -26,7 +26,8 @@ export type TestSettings = Partial<Omit<CoordinatorSettings, 'topology'>>;
 export class CoordinatorHarness {
   readonly frontier = new FrontierRepository();
   readonly crawls = new CrawlLifecycleRepository();
-  readonly metrics = new CoordinatorMetrics(new Registry());
+  readonly registry = new Registry();
+  readonly metrics = new CoordinatorMetrics(this.registry);
   readonly lifecycle: CrawlLifecycleService;
   readonly results: PageResultService;
   /** Set by `connectMessaging()`. */

@@ -1,18 +1,5 @@
+import { UsageMetrics } from '@trawl/billing';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
-
-/**
- * Most tenants one process labels by id in the per-tenant series; the ones it sees later count as
- * `other`. Bounds the series to (200 + 1) × products per process whatever the number of tenants
- * (tenants are created by an administrator, so most installations stay far below it).
- */
-export const TENANT_LABELS_MAX = 200;
-
-function tenantLabel(seen: Set<string>, tenantId: string): string {
-  if (seen.has(tenantId)) return tenantId;
-  if (seen.size >= TENANT_LABELS_MAX) return 'other';
-  seen.add(tenantId);
-  return tenantId;
-}
 
 /**
  * Fetch metrics on the gateway's registry: answers by code and billed tier, latency, and the
@@ -26,12 +13,8 @@ export class FetchMetrics {
   readonly limitsStep: Histogram<'step'>;
   /** Requests sent to a worker before their admission returned, by what admission then said: a high `called_off` is wasted work. */
   readonly headStarts: Counter<'outcome'>;
-  /** Credits billed for Fetch answers, by tier (`trawl_credits_charged_total`, also counted by crawls and batch runs). */
-  readonly credits: Counter<'product' | 'tier'>;
-  /** Fetch requests and credits by tenant, for the tenants dashboard's top-k (see {@link TENANT_LABELS_MAX}). */
-  readonly tenantRequests: Counter<'tenant_id' | 'product'>;
-  readonly tenantCredits: Counter<'tenant_id' | 'product'>;
-  private readonly labelledTenants = new Set<string>();
+  /** Fetch requests and credits by tenant and tier, as crawls and batch runs count theirs. */
+  private readonly usage: UsageMetrics;
 
   constructor(registry: Registry) {
     this.requests = new Counter({
@@ -60,24 +43,7 @@ export class FetchMetrics {
       labelNames: ['outcome'] as const,
       registers: [registry],
     });
-    this.credits = new Counter({
-      name: 'trawl_credits_charged_total',
-      help: 'Credits charged to tenants, by product (fetch, crawl_page, batch) and tier.',
-      labelNames: ['product', 'tier'] as const,
-      registers: [registry],
-    });
-    this.tenantRequests = new Counter({
-      name: 'trawl_tenant_requests_total',
-      help: `Requests by tenant and product (fetch: Fetch requests answered; crawl_page, batch: pages and tasks with a result); tenants past the first ${TENANT_LABELS_MAX} seen by this process count as tenant_id="other".`,
-      labelNames: ['tenant_id', 'product'] as const,
-      registers: [registry],
-    });
-    this.tenantCredits = new Counter({
-      name: 'trawl_tenant_credits_total',
-      help: `Credits charged by tenant and product; tenants past the first ${TENANT_LABELS_MAX} seen by this process count as tenant_id="other".`,
-      labelNames: ['tenant_id', 'product'] as const,
-      registers: [registry],
-    });
+    this.usage = new UsageMetrics(registry);
     this.slotsInUse = new Gauge({
       name: 'trawl_fetch_slots_in_use',
       help: 'Concurrency slots held by Fetch requests on this gateway replica.',
@@ -87,14 +53,12 @@ export class FetchMetrics {
 
   /** Counts one Fetch request of a tenant (whatever its answer). */
   requested(tenantId: string): void {
-    this.tenantRequests.inc({ tenant_id: tenantLabel(this.labelledTenants, tenantId), product: 'fetch' });
+    this.usage.requested(tenantId, 'fetch');
   }
 
   /** Counts the credits billed for one Fetch answer. */
   charged(tenantId: string, tier: string, credits: number): void {
-    if (credits <= 0) return;
-    this.credits.inc({ product: 'fetch', tier }, credits);
-    this.tenantCredits.inc({ tenant_id: tenantLabel(this.labelledTenants, tenantId), product: 'fetch' }, credits);
+    this.usage.billed([{ tenantId, credits, product: 'fetch', tier }]);
   }
 
   /** Counts one answer that took `seconds`. */

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { BatchTaskMethod } from '@trawl/contracts';
-import type { Sql } from '@trawl/persistence';
+import { RUNS_IN_FLIGHT, type Sql } from '@trawl/persistence';
 import type { StoredSolverKey } from '@trawl/webhooks';
 import type { ClaimedTask } from './batch-task-of';
 import type { DispatchableRun } from './dispatch-plan';
@@ -48,6 +48,17 @@ const LIVE_CLAIMS = `live AS MATERIALIZED (
 /** SQL of batch dispatch: candidates, the per-tenant dispatch lock, claims. Rules live in the dispatcher. */
 @Injectable()
 export class RunDispatchRepository {
+  /** Runs not over, every tenant's, by status (the `job_runs_active` partial index covers it). */
+  async countInFlight(sql: Sql): Promise<Record<(typeof RUNS_IN_FLIGHT)[number], number>> {
+    const rows = await sql.query<{ status: (typeof RUNS_IN_FLIGHT)[number]; n: number }>(
+      `SELECT status, count(*)::int AS n FROM job_runs WHERE status = ANY($1::text[]) GROUP BY status`,
+      [RUNS_IN_FLIGHT],
+    );
+    const counts = { queued: 0, running: 0, paused: 0 };
+    for (const row of rows) counts[row.status] = row.n;
+    return counts;
+  }
+
   /**
    * Runs queued or running, whose job is fully ingested, with queued tasks; oldest first. Queued
    * tasks are counted up to the round's `budget` or the tenant's concurrency, whichever is less: a

@@ -44,7 +44,7 @@ export class RunDispatcherService {
     @Inject(SCHEDULER_LOGGER) private readonly logger: Logger,
   ) {
     this.forbidden = new ForbiddenDomains(settings.forbiddenDomains);
-    metrics.measureActiveWith(db);
+    metrics.countActiveWith(() => dispatch.countInFlight(db));
   }
 
   /** Stops holding tasks NATS refused; their leases bring them back. */

@@ -16,6 +16,8 @@ export interface IntakeOutcome {
   ignored: number;
   /** Runs that this transaction completed. */
   completed: string[];
+  /** Tenants of the tasks applied (one entry per task) and what they were charged: counted once committed. */
+  usage: { tenantIds: string[]; charges: Charge[] };
 }
 
 /** Why a run cannot go on (`failure_reason`), with the detail shown to the caller. */
@@ -50,8 +52,8 @@ export class RunResultsService {
    * crash loses are claims still dispatched afterwards: their lease runs out and they are fetched
    * again, billed once. A transaction that ends a run commits durably (`completeIfDone`).
    */
-  apply(results: TaskResult[], skipped: TaskClaim[] = []): Promise<IntakeOutcome> {
-    return this.db.transaction(
+  async apply(results: TaskResult[], skipped: TaskClaim[] = []): Promise<IntakeOutcome> {
+    const outcome = await this.db.transaction(
       async (sql) => {
         const released = await this.runs.release(sql, skipped);
         if (released > 0) this.metrics.results.inc({ outcome: 'released', state: 'skipped' }, released);
@@ -59,22 +61,26 @@ export class RunResultsService {
       },
       { durable: false },
     );
+    for (const tenantId of outcome.usage.tenantIds) this.metrics.usage.requested(tenantId, 'batch');
+    this.metrics.usage.billed(outcome.usage.charges);
+    return outcome;
   }
 
   /** As `apply`, in the caller's transaction (the dispatcher fails tasks it refuses this way). */
   async applyIn(sql: Sql, results: TaskResult[]): Promise<IntakeOutcome> {
-    if (results.length === 0) return { applied: 0, ignored: 0, completed: [] };
+    if (results.length === 0) return { applied: 0, ignored: 0, completed: [], usage: { tenantIds: [], charges: [] } };
     const locked = await this.runs.lockRuns(sql, [...new Set(results.map((r) => r.runId))]);
     const applied = await this.runs.applyResults(sql, results);
     const deltas = new Map<string, { runId: string; successful: number; failed: number; credits: number; cost: number }>();
     const charges: Charge[] = [];
+    const tenantIds: string[] = [];
     for (const task of applied) {
       const delta = deltas.get(task.runId) ?? { runId: task.runId, successful: 0, failed: 0, credits: 0, cost: 0 };
       if (task.state === 'succeeded') delta.successful++;
       else delta.failed++;
       // A failed task is billed when the Fetch API bills its answer (a 404, an unknown domain).
       const run = locked.get(task.runId);
-      if (run) this.metrics.tenantTask(run.tenantId);
+      if (run) tenantIds.push(run.tenantId);
       if (run && task.credits > 0 && task.tier) {
         delta.credits += task.credits;
         charges.push({
@@ -91,7 +97,6 @@ export class RunResultsService {
     for (const delta of deltas.values()) delta.cost = delta.credits * this.settings.creditPriceUsd;
     await this.runs.addToCounters(sql, [...deltas.values()]);
     await recordCharges(sql, charges);
-    this.metrics.charged(charges);
 
     const completed: string[] = [];
     for (const delta of deltas.values()) {
@@ -105,7 +110,7 @@ export class RunResultsService {
       const outcome = appliedKeys.has(`${result.runId}:${result.seq}`) ? 'applied' : 'ignored';
       this.metrics.results.inc({ outcome, state: result.state });
     }
-    return { applied: applied.length, ignored: results.length - applied.length, completed };
+    return { applied: applied.length, ignored: results.length - applied.length, completed, usage: { tenantIds, charges } };
   }
 
   /**
