@@ -3,13 +3,14 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := help
 NODE_MODULES_STAMP := node_modules/.install-stamp
 
-.PHONY: help setup services build migrate run test test-unit test-integration test-e2e typecheck lint bench clean
+.PHONY: help setup services build migrate run test test-unit test-integration test-e2e typecheck lint bench image-proof clean
 
 help:
 	@echo "make run    - set up and run the whole platform locally (Ctrl-C stops it)"
 	@echo "make test   - typecheck, lint and run every test (unit, integration, e2e)"
 	@echo "make bench  - benchmarks (crawl: Trawl vs. Crawlee; fetch: gateway overhead, js_render vs. puppeteer-core; batch: 100k tasks vs. undici, webhook latency)"
 	@echo "make migrate - apply database migrations to DATABASE_URL"
+	@echo "make image-proof - build the Dockerfile on a local bookworm base with podman and run the gateway and a worker from it (root)"
 
 services:
 	@./tools/ensure-services.sh
@@ -56,6 +57,10 @@ bench: setup build
 	node -r ./tools/register-aliases.js dist/bench/fetch-bench.js
 	node -r ./tools/register-aliases.js dist/bench/batch-bench.js
 	node -r ./tools/register-aliases.js dist/bench/batch-bench.js --only tasks --tasks 20000 --latency-ms 0
+
+# The container image, proven without an image registry: deploy/image/README.md.
+image-proof: services
+	bash deploy/image/proof.sh
 
 clean:
 	rm -rf dist test-output
