@@ -60,7 +60,7 @@ export class CrawlCoordinatorModule {
           checks: [
             { name: 'postgres', check: () => db.ping() },
             { name: 'nats', check: () => messaging.isConnected() },
-            // Never migrated here (ARCHITECTURE.md §3): a schema behind the build is reported, not fixed.
+            // Never migrated here (docs/operating.md, "Upgrades"): a schema behind the build is reported, not fixed.
             { name: 'schema', check: () => schema.check() },
           ],
         }),

@@ -78,7 +78,7 @@ class GatewayCoreModule {
 @Module({})
 export class GatewayModule {
   static register(resources: GatewayResources): DynamicModule {
-    // Never migrated here (ARCHITECTURE.md §3): a schema behind the build is reported, not fixed.
+    // Never migrated here (docs/operating.md, "Upgrades"): a schema behind the build is reported, not fixed.
     const schema = new SchemaReadiness(resources.db);
     return {
       module: GatewayModule,

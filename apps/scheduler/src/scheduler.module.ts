@@ -48,7 +48,7 @@ export interface SchedulerModuleOptions {
 const BATCH_TASK_MAX_ATTEMPTS = 3;
 
 /**
- * The scheduler (ARCHITECTURE.md §1): the leader-elected schedule engine, and batch run execution
+ * The scheduler: the leader-elected schedule engine, and batch run execution
  * (dispatch, result intake, reconciler) on every replica. Connections first, so a bad DATABASE_URL
  * or NATS_URL fails the boot.
  */
@@ -111,7 +111,7 @@ export class SchedulerModule {
           checks: [
             { name: 'postgres', check: () => db.ping() },
             { name: 'nats', check: () => messaging.isConnected() },
-            // Never migrated here (ARCHITECTURE.md §3): a schema behind the build is reported, not fixed.
+            // Never migrated here (docs/operating.md, "Upgrades"): a schema behind the build is reported, not fixed.
             { name: 'schema', check: () => schema.check() },
           ],
         }),

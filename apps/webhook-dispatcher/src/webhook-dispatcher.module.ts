@@ -14,7 +14,7 @@ import { DispatcherMetrics } from './dispatcher.metrics';
 import { DISPATCHER_PARTS, DispatcherParts, DispatcherRuntime } from './dispatcher.runtime';
 
 /**
- * The webhook dispatcher (ARCHITECTURE.md §1): run events from the events stream become delivery
+ * The webhook dispatcher: run events from the events stream become delivery
  * rows; due deliveries are claimed from Postgres, signed, sent and retried with backoff.
  */
 @Module({})
@@ -78,7 +78,7 @@ export class WebhookDispatcherModule {
           checks: [
             { name: 'postgres', check: () => db.ping() },
             { name: 'nats', check: () => messaging.isConnected() },
-            // Never migrated here (ARCHITECTURE.md §3): a schema behind the build is reported, not fixed.
+            // Never migrated here (docs/operating.md, "Upgrades"): a schema behind the build is reported, not fixed.
             { name: 'schema', check: () => schema.check() },
           ],
         }),

@@ -29,8 +29,8 @@ export interface SchemaReadinessOptions {
 
 /**
  * The `schema` readiness check of every service with a database: services never migrate at start
- * (ARCHITECTURE.md §3), so one whose database lacks migrations this build has reports not-ready,
- * saying how many and what to run, until the migration job has run. Migrations newer than the
+ * (docs/operating.md, "Upgrades"), so one whose database lacks migrations this build has reports
+ * not-ready, saying how many and what to run, until the migration job has run. Migrations newer than the
  * build (a rollout's older pods) are fine. While the database is unreachable, the last answer stands.
  */
 export class SchemaReadiness {
