@@ -80,6 +80,28 @@ describe('Churn: NATS and Postgres restarts (e2e)', () => {
     for (const service of SERVICES) expect(isAlive(platform.pid(service))).toBe(true);
   }
 
+  /**
+   * `kill -9` of a dependency: `down` answer /readyz 503 (with `check` failing, if given) while it is
+   * away and no service exits; `whileDown` runs then. Started again, every service answers 200.
+   * Returns when the dependency was back, the moment the 30 s bound counts from.
+   */
+  async function killAndRestart(
+    dependency: DisposableNats | DisposablePostgres,
+    down: readonly ServiceName[],
+    check?: { name: string; ok: false },
+    whileDown?: () => Promise<void>,
+  ): Promise<number> {
+    await dependency.kill();
+    await waitForReadiness(down, 503, check);
+    expectAllAlive();
+    await whileDown?.();
+    await dependency.start();
+    const restartedAt = Date.now();
+    await waitForReadiness(SERVICES, 200);
+    expectAllAlive();
+    return restartedAt;
+  }
+
   async function startCrawlAndWaitFor(fetched: number): Promise<string> {
     const started = await api.startCrawl({ url: web.url('big.test', '/'), max_items: 100_000, max_pages: 100_000 });
     expect(started.status).toBe(202);
@@ -102,12 +124,7 @@ describe('Churn: NATS and Postgres restarts (e2e)', () => {
 
   it('finishes a crawl exactly, within 30 s of NATS coming back, after kill -9 of NATS in the middle of it', async () => {
     const id = await startCrawlAndWaitFor(PAGES / 4);
-    await nats.kill();
-    await waitForReadiness(SERVICES, 503, { name: 'nats', ok: false });
-    expectAllAlive();
-    await nats.start();
-    const restartedAt = Date.now();
-    await waitForReadiness(SERVICES, 200);
+    const restartedAt = await killAndRestart(nats, SERVICES, { name: 'nats', ok: false });
     const ended = await api.waitUntilEnded(id, RESUME_MS);
     // The stall is bounded by the reconnect, not by the 5-minute lease of the pages in flight.
     expect(Date.now() - restartedAt).toBeLessThan(RESUME_MS);
@@ -116,44 +133,43 @@ describe('Churn: NATS and Postgres restarts (e2e)', () => {
 
   it('finishes a crawl exactly after kill -9 of Postgres in the middle of it; no service exits', async () => {
     const id = await startCrawlAndWaitFor(PAGES / 3);
-    await postgres.kill();
-    await waitForReadiness(WITH_DATABASE, 503);
-    // The gateway names its check `database`; the fetch worker holds no database connection.
-    expect((await platform.readiness('gateway')).body.checks).toMatchObject({ database: false });
-    expect((await platform.readiness('crawl-coordinator')).body.checks).toMatchObject({ postgres: false });
-    expect((await platform.readiness('fetch-worker')).status).toBe(200);
-    expectAllAlive();
-    await postgres.start();
-    const restartedAt = Date.now();
-    await waitForReadiness(SERVICES, 200);
+    const restartedAt = await killAndRestart(postgres, WITH_DATABASE, undefined, async () => {
+      // The gateway names its check `database`; the fetch worker holds no database connection.
+      expect((await platform.readiness('gateway')).body.checks).toMatchObject({ database: false });
+      expect((await platform.readiness('crawl-coordinator')).body.checks).toMatchObject({ postgres: false });
+      expect((await platform.readiness('fetch-worker')).status).toBe(200);
+    });
     const ended = await api.waitUntilEnded(id, RESUME_MS);
     expect(Date.now() - restartedAt).toBeLessThan(RESUME_MS);
     expectAllAlive();
     await expectExactCrawl(id, ended);
   }, 120_000);
 
-  it('completes a batch run with exact counts after kill -9 of Postgres in the middle of it', async () => {
+  /** A closed job of BATCH_TASKS pages of big.test, once `done` of its tasks are completed. */
+  async function startBatchAndWaitFor(done: number): Promise<string> {
     const tasks = Array.from({ length: BATCH_TASKS }, (_, i) => ({ url: web.url('big.test', bigSitePath(i + 1)), external_id: `page-${i + 1}` }));
     const created = await api.request('POST', '/v1/jobs', { type: 'regular', status: 'closed', service_params: {}, tasks });
     expect(created.status).toBe(201);
     const jobId = created.body.job_id as string;
-    await waitFor(async () => (await api.request('GET', `/v1/jobs/${jobId}`)).body.latest_run?.stats?.completed >= BATCH_TASKS / 3, {
+    await waitFor(async () => (await api.request('GET', `/v1/jobs/${jobId}`)).body.latest_run?.stats?.completed >= done, {
       timeoutMs: 60_000,
       intervalMs: 25,
-      what: 'a third of the tasks done',
+      what: `${done} tasks done`,
     });
-    await postgres.kill();
-    await waitForReadiness(['scheduler'], 503, { name: 'postgres', ok: false });
-    expectAllAlive();
-    await postgres.start();
-    await waitForReadiness(SERVICES, 200);
+    return jobId;
+  }
+
+  /** The run ends within RESUME_MS of `restartedAt`, completed, with one result and one ledger row per task. */
+  async function expectExactBatchWithin(jobId: string, restartedAt: number) {
     const ended = await waitFor(
       async () => {
         const job = await api.request('GET', `/v1/jobs/${jobId}`);
         return ['completed', 'failed', 'stopped'].includes(job.body.latest_run?.status) && job.body;
       },
-      { timeoutMs: 60_000, intervalMs: 250, what: 'the run to end' },
+      { timeoutMs: RESUME_MS, intervalMs: 100, what: 'the run to end' },
     );
+    // The stall is bounded by the reconnect, not by the 10-minute lease of the tasks in flight.
+    expect(Date.now() - restartedAt).toBeLessThan(RESUME_MS);
     expect(ended.latest_run.status).toBe('completed');
     expect(ended.latest_run.stats).toMatchObject({
       total: BATCH_TASKS,
@@ -170,8 +186,33 @@ describe('Churn: NATS and Postgres restarts (e2e)', () => {
       cursor = page.body.next_cursor ?? null;
     } while (cursor);
     expect(results).toHaveLength(BATCH_TASKS);
-    expect(new Set(results.map((r) => r.external_id)).size).toBe(BATCH_TASKS);
-  }, 150_000);
+    expect(new Set(results.map((r) => r.external_id))).toEqual(new Set(Array.from({ length: BATCH_TASKS }, (_, i) => `page-${i + 1}`)));
+    expect(results.every((r) => r.status === 'successful' && r.credits === 1)).toBe(true);
+    // Billed once per task: one ledger row per task of the run, one credit each.
+    const { rows } = await pool.query(
+      `SELECT count(*)::int AS n, count(DISTINCT l.ref)::int AS refs, sum(l.credits)::int AS credits
+         FROM credit_ledger l JOIN jobs j ON l.ref LIKE 'batch:' || j.latest_run_id || ':%' WHERE j.id = $1`,
+      [jobId],
+    );
+    expect(rows[0]).toEqual({ n: BATCH_TASKS, refs: BATCH_TASKS, credits: BATCH_TASKS });
+  }
+
+  it('completes a batch run exactly, within 30 s of NATS coming back, after kill -9 of NATS in the middle of it', async () => {
+    const jobId = await startBatchAndWaitFor(BATCH_TASKS / 3);
+    const restartedAt = await killAndRestart(nats, SERVICES, { name: 'nats', ok: false }, async () => {
+      // The kill landed mid-run: the gateway still reads the run from Postgres, unfinished.
+      const during = (await api.request('GET', `/v1/jobs/${jobId}`)).body.latest_run;
+      expect(during.status).toBe('running');
+      expect(during.stats.completed).toBeLessThan(BATCH_TASKS);
+    });
+    await expectExactBatchWithin(jobId, restartedAt);
+  }, 120_000);
+
+  it('completes a batch run exactly, within 30 s of Postgres coming back, after kill -9 of Postgres in the middle of it', async () => {
+    const jobId = await startBatchAndWaitFor(BATCH_TASKS / 3);
+    const restartedAt = await killAndRestart(postgres, ['scheduler'], { name: 'postgres', ok: false });
+    await expectExactBatchWithin(jobId, restartedAt);
+  }, 120_000);
 
   describe('webhook deliveries', () => {
     async function enqueueEvents(count: number): Promise<string[]> {

@@ -34,8 +34,13 @@ export interface TestGateway {
   close(): Promise<void>;
 }
 
-export async function startTestGateway(env: Record<string, string> = {}): Promise<TestGateway> {
-  const db: TestDatabase = await createMigratedDatabase();
+export interface TestGatewayOptions {
+  /** The database to run on (default: a new migrated one); the gateway takes it over and drops it at close. */
+  database?: TestDatabase;
+}
+
+export async function startTestGateway(env: Record<string, string> = {}, options: TestGatewayOptions = {}): Promise<TestGateway> {
+  const db: TestDatabase = options.database ?? (await createMigratedDatabase());
   const natsPrefix = `gw_${uniqueSuffix()}`;
   const config = loadGatewayConfig({
     DATABASE_URL: db.url,
