@@ -15,5 +15,5 @@ export const EXTERNAL_METRICS: Readonly<Record<string, string>> = {
   kube_deployment_spec_replicas: 'kube-state-metrics (Deployment)',
   kube_horizontalpodautoscaler_status_current_replicas: 'kube-state-metrics (HorizontalPodAutoscaler; KEDA names its HPA keda-hpa-<ScaledObject>)',
   kube_horizontalpodautoscaler_spec_max_replicas: 'kube-state-metrics (HorizontalPodAutoscaler)',
-  kube_job_status_failed: 'kube-state-metrics (Job)',
+  kube_job_failed: 'kube-state-metrics (Job): the Failed condition, condition="true|false|unknown"',
 };

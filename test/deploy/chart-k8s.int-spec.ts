@@ -36,4 +36,24 @@ describe('deploy/k8s', () => {
     expect(old.map((o) => (o.kind === 'PodDisruptionBudget' ? { ...o, apiVersion: 'policy/v1' } : o))).toEqual(base);
     expect(new Set(find(old, 'PodDisruptionBudget').map((o) => o.apiVersion))).toEqual(new Set(['policy/v1beta1']));
   });
+
+  it('sets NATS_STREAM_REPLICAS 3 in base, and has an overlay for a single NATS server that only sets it to 1', async () => {
+    const base = parseObjects((await tool('kubectl', ['kustomize', resolve(repoRoot, 'deploy/k8s/base')])).stdout);
+    const single = parseObjects((await tool('kubectl', ['kustomize', resolve(repoRoot, 'deploy/k8s/overlays/single-nats')])).stdout);
+    const replicas = (objects: typeof base) =>
+      find(objects, 'Deployment').map((d) => [d.metadata.name, d.spec.template.spec.containers[0].env.find((e: any) => e.name === 'NATS_STREAM_REPLICAS')?.value]);
+    expect(replicas(base).map(([, value]) => value)).toEqual(['3', '3', '3', '3', '3']);
+    expect(replicas(single)).toEqual(replicas(base).map(([name]) => [name, '1']));
+    // The strategic merge moves the patched entry to the front of env: compare the rest by name.
+    const withoutReplicas = (objects: typeof base) =>
+      objects.map((o) => {
+        if (o.kind !== 'Deployment') return o;
+        const copy = JSON.parse(JSON.stringify(o));
+        for (const c of copy.spec.template.spec.containers) {
+          c.env = c.env.filter((e: any) => e.name !== 'NATS_STREAM_REPLICAS').sort((a: any, b: any) => a.name.localeCompare(b.name));
+        }
+        return copy;
+      });
+    expect(withoutReplicas(single)).toEqual(withoutReplicas(base));
+  });
 });

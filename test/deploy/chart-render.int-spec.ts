@@ -123,7 +123,8 @@ describe('the trawl chart', () => {
       const objects = renders.get('defaults')!;
       const env = (c: Component) => containerEnv(deployment(objects, c));
       for (const component of Object.keys(COMPONENTS) as Component[]) {
-        expect(env(component).get('NATS_URL')?.value).toBe('nats://nats:4222');
+        // NATS as README.md installs it (release "nats" in namespace "nats").
+        expect(env(component).get('NATS_URL')?.value).toBe('nats://nats.nats.svc:4222');
         expect(env(component).get('NATS_PREFIX')?.value).toBe('trawl');
         expect(env(component).get('NATS_STREAM_REPLICAS')?.value).toBe('3');
         expect(env(component).get('LOG_LEVEL')?.value).toBe('info');
@@ -208,6 +209,13 @@ describe('the trawl chart', () => {
       expect(jobs[0].metadata.labels?.['app.kubernetes.io/component']).toBe('migrations');
     });
 
+    it('give the migration Job only what the migrate command reads (libs/persistence/src/cli/migrate.ts: DATABASE_URL)', () => {
+      for (const name of ['defaults', 'full']) {
+        const job = find(renders.get(name)!, 'Job')[0];
+        expect([name, job.spec.template.spec.containers[0].env.map((e: any) => e.name)]).toEqual([name, ['DATABASE_URL']]);
+      }
+    });
+
     it('run as a plain Job named after the version in GitOps mode, with no Helm hook anywhere but helm test', () => {
       const objects = renders.get('gitops')!;
       const job = only(objects, 'Job', find(objects, 'Job')[0]?.metadata.name);
@@ -232,16 +240,32 @@ describe('the trawl chart', () => {
       expect(policy('default-deny').spec).toEqual({ podSelector: { matchLabels: { 'app.kubernetes.io/name': 'trawl', 'app.kubernetes.io/instance': 'trawl' } }, policyTypes: ['Ingress', 'Egress'] });
     });
 
-    it('let only the fetch workers and the webhook dispatcher reach the internet, never private, CGNAT, loopback, link-local or metadata addresses', () => {
+    const internetComponents = (objects: K8sObject[]) =>
+      only(objects, 'NetworkPolicy', 'trawl-internet-egress').spec.podSelector.matchExpressions.find((e: any) => e.key === 'app.kubernetes.io/component').values.sort();
+
+    it('let only the fetch workers, the webhook dispatcher and the gateway (webhook test endpoint) reach the internet, never private, CGNAT, loopback, link-local or metadata addresses', () => {
       const internet = policy('internet-egress');
-      const components = internet.spec.podSelector.matchExpressions.find((e: any) => e.key === 'app.kubernetes.io/component').values;
-      expect(components.sort()).toEqual(['fetch-worker', 'webhook-dispatcher']);
+      expect(internetComponents(renders.get('full')!)).toEqual(['fetch-worker', 'gateway', 'webhook-dispatcher']);
       const [v4, v6] = internet.spec.egress[0].to.map((t: any) => t.ipBlock);
       expect(v4.cidr).toBe('0.0.0.0/0');
       expect(v4.except).toEqual(expect.arrayContaining([...PRIVATE_RANGES, '198.51.100.0/24']));
       expect(v6.cidr).toBe('::/0');
       expect(v6.except).toEqual(expect.arrayContaining(['fc00::/7', 'fe80::/10', '::1/128', '2001:db8::/32']));
       expect(internet.spec.egress).toHaveLength(1);
+    });
+
+    it('keep the gateway off the internet with internetEgress.gateway false', async () => {
+      const objects = await render({ set: ['networkPolicy.enabled=true', 'networkPolicy.internetEgress.gateway=false'] });
+      expect(internetComponents(objects)).toEqual(['fetch-worker', 'webhook-dispatcher']);
+    });
+
+    it('let the pods reach NATS in any namespace by default (README.md installs it in namespace nats)', async () => {
+      const objects = await render({ set: ['networkPolicy.enabled=true'] });
+      const egress = only(objects, 'NetworkPolicy', 'trawl-backends').spec.egress;
+      expect(egress).toContainEqual({
+        to: [{ namespaceSelector: {}, podSelector: { matchLabels: { 'app.kubernetes.io/name': 'nats' } } }],
+        ports: [{ port: 4222, protocol: 'TCP' }],
+      });
     });
 
     it('let every pod reach DNS, NATS, Postgres and the trace collector by selector', () => {
@@ -268,6 +292,20 @@ describe('the trawl chart', () => {
     });
   });
 
+  describe('PodDisruptionBudgets', () => {
+    const pdb = (objects: K8sObject[], component: Component) => only(objects, 'PodDisruptionBudget', `trawl-${component}`).spec;
+
+    it('keep maxUnavailable 0 as 0, default it to 1, and let minAvailable win', async () => {
+      const objects = await render({ set: ['gateway.podDisruptionBudget.maxUnavailable=0', 'scheduler.podDisruptionBudget.minAvailable=0', 'webhookDispatcher.podDisruptionBudget.maxUnavailable=null'] });
+      expect(pdb(objects, 'gateway').maxUnavailable).toBe(0);
+      expect(pdb(objects, 'gateway').minAvailable).toBeUndefined();
+      expect(pdb(objects, 'scheduler')).toMatchObject({ minAvailable: 0 });
+      expect(pdb(objects, 'scheduler').maxUnavailable).toBeUndefined();
+      expect(pdb(objects, 'webhook-dispatcher').maxUnavailable).toBe(1);
+      expect(pdb(objects, 'fetch-worker').maxUnavailable).toBe(1);
+    });
+  });
+
   describe('helm test and NOTES.txt', () => {
     it('checks /readyz of every service with the Trawl image', () => {
       const pod = find(renders.get('defaults')!, 'Pod')[0];
@@ -284,6 +322,17 @@ describe('the trawl chart', () => {
       expect(result.stdout).toMatch(/Create the first tenant/);
       expect(result.stdout).toMatch(/POST localhost:8080\/admin\/v1\/tenants -H "Authorization: Bearer \$ADMIN_TOKEN"/);
     });
+
+    it('warns when traces are sent but no NetworkPolicy rule lets them out', async () => {
+      const notes = async (...set: string[]) =>
+        (await tool('helm', ['install', 'trawl', chartDir, '--dry-run=client', '--namespace', 'scrape', ...set.flatMap((s) => ['--set', s])])).stdout;
+      const warning = /WARNING: tracing\.otlpTracesEndpoint is set but networkPolicy\.tracing\.to is empty/;
+      const endpoint = 'tracing.otlpTracesEndpoint=http://otel-collector.observability:4318/v1/traces';
+      expect(await notes('networkPolicy.enabled=true', endpoint)).toMatch(warning);
+      expect(await notes('networkPolicy.enabled=true', endpoint, 'networkPolicy.tracing.to[0].namespaceSelector.matchLabels.team=obs')).not.toMatch(warning);
+      expect(await notes('networkPolicy.enabled=true')).not.toMatch(warning);
+      expect(await notes(endpoint)).not.toMatch(warning);
+    });
   });
 
   it('ships NATS values for the official chart with JetStream on file storage and a cluster of three', () => {
@@ -291,6 +340,12 @@ describe('the trawl chart', () => {
     expect(values.config.cluster).toMatchObject({ enabled: true, replicas: 3 });
     expect(values.config.jetstream).toMatchObject({ enabled: true, fileStore: { enabled: true } });
     expect(values.config.monitor).toMatchObject({ enabled: true, port: 8222 });
+    // The exporter and its PodMonitor: the JetStream alerts and dashboard read nats_consumer_* (the
+    // official chart runs prometheus-nats-exporter with -jsz=all -prefix=nats when JetStream is on).
+    expect(values.promExporter).toMatchObject({ enabled: true, podMonitor: { enabled: true } });
+    // The Trawl chart's defaults reach this install (release "nats" in namespace "nats").
+    const trawlValues = parse(readFileSync(resolve(chartDir, 'values.yaml'), 'utf8'));
+    expect(trawlValues.nats).toMatchObject({ url: 'nats://nats.nats.svc:4222', monitoringEndpoint: 'nats.nats.svc:8222' });
     // The chart's default stream replicas match the NATS cluster it documents.
     expect(parse(readFileSync(resolve(chartDir, 'values.yaml'), 'utf8')).nats.streamReplicas).toBe(3);
   });

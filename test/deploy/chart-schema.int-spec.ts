@@ -44,6 +44,12 @@ describe('values.schema.json', () => {
     ['an unknown log level', ['--set', 'logLevel=verbose'], /logLevel/],
     ['a NATS monitoring endpoint with a scheme', ['--set', 'nats.monitoringEndpoint=http://nats:8222'], /monitoringEndpoint/],
     ['a lower-case config variable', ['--set', 'gateway.config.fetch_deadline=1'], /'fetch_deadline' does not match/],
+    ['a termination grace margin of 0 (grace period equal to the drain)', ['--set', 'scheduler.terminationGraceMarginSeconds=0'], /scheduler\/terminationGraceMarginSeconds': minimum/],
+    [
+      'KEDA minReplicas 0 with the synchronous Fetch requests trigger',
+      ['--set', 'fetchWorker.autoscaling.keda.enabled=true', '--set', 'fetchWorker.autoscaling.keda.fetchRequests.enabled=true', '--set', 'fetchWorker.autoscaling.keda.minReplicas=0'],
+      /keda\/minReplicas': minimum/,
+    ],
     ['KEDA and an HPA together', ['--set', 'fetchWorker.autoscaling.keda.enabled=true', '--set', 'fetchWorker.autoscaling.hpa.enabled=true'], /fetchWorker\/autoscaling': 'not' failed/],
   ])('refuses %s', async (_what, args, pattern) => {
     expect(await refusal(args as string[])).toMatch(pattern as RegExp);
@@ -52,5 +58,12 @@ describe('values.schema.json', () => {
   it('accepts KEDA alone and an HPA alone', async () => {
     await expect(render({ set: ['fetchWorker.autoscaling.keda.enabled=true'] })).resolves.toBeDefined();
     await expect(render({ set: ['fetchWorker.autoscaling.hpa.enabled=true'] })).resolves.toBeDefined();
+  });
+
+  it('accepts KEDA minReplicas 0 without the Fetch requests trigger, and 1 with it', async () => {
+    await expect(render({ set: ['fetchWorker.autoscaling.keda.enabled=true', 'fetchWorker.autoscaling.keda.minReplicas=0'] })).resolves.toBeDefined();
+    await expect(
+      render({ set: ['fetchWorker.autoscaling.keda.enabled=true', 'fetchWorker.autoscaling.keda.fetchRequests.enabled=true', 'fetchWorker.autoscaling.keda.minReplicas=1'] }),
+    ).resolves.toBeDefined();
   });
 });

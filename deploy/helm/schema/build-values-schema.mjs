@@ -1,5 +1,6 @@
 // Writes deploy/helm/trawl/values.schema.json (draft-07). Every block refuses unknown keys, numbers
-// are numbers, counts are never negative, and KEDA and an HPA cannot both scale the fetch workers.
+// are numbers, counts are never negative, KEDA and an HPA cannot both scale the fetch workers, and
+// KEDA keeps a fetch worker when it scales on synchronous Fetch requests.
 // usage: node deploy/helm/schema/build-values-schema.mjs [--check]
 // (--check: exit 1 when the committed file differs; test/deploy/chart-schema.int-spec.ts runs it.)
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -37,7 +38,8 @@ function service(extra) {
     replicas: int(0),
     resources,
     shutdownTimeoutMs: int(0),
-    terminationGraceMarginSeconds: int(0, 3600),
+    // At least 1: a grace period equal to the drain kills a pod that is still draining.
+    terminationGraceMarginSeconds: int(1, 3600),
     podDisruptionBudget: pdb,
     topologySpreadConstraints: list(),
     defaultTopologySpread: bool,
@@ -142,6 +144,10 @@ const schema = {
           }),
           // Two autoscalers on one Deployment fight over its replica count.
           not: { properties: { keda: enabledIs(true), hpa: enabledIs(true) } },
+          // A synchronous Fetch request cannot wake a Deployment at zero: with the fetchRequests
+          // trigger, KEDA keeps at least one fetch worker.
+          if: { properties: { keda: { properties: { fetchRequests: enabledIs(true) }, required: ['fetchRequests'] } }, required: ['keda'] },
+          then: { properties: { keda: { properties: { minReplicas: { minimum: 1 } } } } },
         },
       }),
     },
@@ -155,7 +161,7 @@ const schema = {
       tracing: obj({ to: networkPeers, ports }),
       gateway: obj({ ingressFrom: networkPeers }),
       metrics: obj({ from: networkPeers }),
-      internetEgress: obj({ extraDeniedCidrs: list(str({ pattern: '^[0-9a-fA-F:.]+/[0-9]{1,3}$' })) }),
+      internetEgress: obj({ gateway: bool, extraDeniedCidrs: list(str({ pattern: '^[0-9a-fA-F:.]+/[0-9]{1,3}$' })) }),
     }),
     monitoring: obj({
       serviceMonitors: obj({ enabled: bool, interval: str({ pattern: '^[0-9]+(ms|s|m|h)$' }), scrapeTimeout: str({ pattern: '^[0-9]+(ms|s|m|h)$' }), labels: stringMap }),
