@@ -13,11 +13,17 @@ interface CollectedSpan {
 /** A stand-in OpenTelemetry collector: keeps the spans the services export over OTLP/HTTP (JSON). */
 async function startSpanCollector(): Promise<{ url: string; spans: CollectedSpan[]; server: Server }> {
   const spans: CollectedSpan[] = [];
-  const server = createServer(async (req: IncomingMessage, res) => {
+  const server = createServer((req: IncomingMessage, res) => {
     const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      keep(Buffer.concat(chunks));
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  const keep = (raw: Buffer) => {
     try {
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      const body = JSON.parse(raw.toString('utf8'));
       for (const resourceSpans of body.resourceSpans ?? []) {
         const service = (resourceSpans.resource?.attributes ?? []).find((a: any) => a.key === 'service.name')?.value
           ?.stringValue;
@@ -28,8 +34,7 @@ async function startSpanCollector(): Promise<{ url: string; spans: CollectedSpan
     } catch {
       // not JSON: ignored
     }
-    res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-  });
+  };
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const { port } = server.address() as { port: number };
