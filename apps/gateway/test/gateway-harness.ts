@@ -1,5 +1,6 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { Pool } from 'pg';
+import { createLogger } from '@trawl/observability';
 import { createMigratedDatabase, TestDatabase, testPool, uniqueSuffix } from '@trawl/testing';
 import { loadGatewayConfig } from '../src/config';
 import { createGatewayApp } from '../src/gateway.app';
@@ -31,12 +32,16 @@ export interface TestGateway {
     options?: { key?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> },
   ): Promise<ApiResponse<T>>;
   createTenant(fields?: Record<string, unknown>): Promise<TenantCredentials>;
+  /** The gateway's log lines as written (pino JSON, redaction applied), when started with `captureLogs`. */
+  logLines: string[];
   close(): Promise<void>;
 }
 
 export interface TestGatewayOptions {
   /** The database to run on (default: a new migrated one); the gateway takes it over and drops it at close. */
   database?: TestDatabase;
+  /** Log at `info`, as operators run it, into `logLines` instead of stdout. Default: no capture. */
+  captureLogs?: boolean;
 }
 
 export async function startTestGateway(env: Record<string, string> = {}, options: TestGatewayOptions = {}): Promise<TestGateway> {
@@ -55,8 +60,10 @@ export async function startTestGateway(env: Record<string, string> = {}, options
   });
   let app: NestFastifyApplication | undefined;
   const sql = testPool(db.url, 3);
+  const logLines: string[] = [];
+  const logger = options.captureLogs ? createLogger('gateway', 'info', { write: (line: string) => void logLines.push(line) }) : undefined;
   try {
-    app = await createGatewayApp(config);
+    app = await createGatewayApp(config, { logger });
     await app.listen(0, '127.0.0.1');
   } catch (error) {
     await app?.close().catch(() => undefined);
@@ -89,6 +96,7 @@ export async function startTestGateway(env: Record<string, string> = {}, options
     natsPrefix,
     sql,
     request,
+    logLines,
     async createTenant(fields = {}) {
       const response = await request('POST', '/admin/v1/tenants', {
         headers: { authorization: `Bearer ${ADMIN_TOKEN}` },

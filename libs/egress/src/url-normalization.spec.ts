@@ -139,7 +139,11 @@ describe('url normalization', () => {
       ['shop.example.co.uk', 'example.co.uk'],
       ['www.example.com', 'example.com'],
       ['EXAMPLE.com', 'example.com'],
-      ['a.b.github.io', 'github.io'],
+      ['alice.github.io', 'alice.github.io'],
+      ['docs.alice.github.io', 'alice.github.io'],
+      ['www.shop.netlify.app', 'shop.netlify.app'],
+      ['my-app.herokuapp.com', 'my-app.herokuapp.com'],
+      ['github.io', 'github.io'],
       ['shop.test', 'shop.test'],
       ['api.shop.test', 'shop.test'],
       ['localhost', 'localhost'],
@@ -161,6 +165,17 @@ describe('url normalization', () => {
       ['a.com.evil.com', 'a.com', false],
       ['a.co.uk', 'b.co.uk', false],
       ['other.test', 'shop.test', false],
+      ['localhost', 'localhost', true],
+      ['docs.alice.github.io', 'alice.github.io', true],
+      ['bob.github.io', 'alice.github.io', false],
+      ['github.io', 'alice.github.io', false],
+      ['bob.netlify.app', 'alice.netlify.app', false],
+      // A crawl started before private suffixes counted stored the suffix: it keeps that scope.
+      ['bob.github.io', 'github.io', true],
+      ['github.io', 'github.io', true],
+      // …but a bare suffix of the ICANN section or a name the list cannot split takes no subdomain.
+      ['evil.localhost', 'localhost', false],
+      ['a.co.uk', 'co.uk', false],
     ])('says %p is on site %p: %p', (hostname, domain, expected) => {
       expect(isSameSite(hostname, domain)).toBe(expected);
     });

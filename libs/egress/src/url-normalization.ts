@@ -1,5 +1,5 @@
 import { isIPv4, isIPv6 } from 'node:net';
-import { getDomain } from 'tldts';
+import { getDomain, parse } from 'tldts';
 
 /** Longest URL Trawl accepts or follows, in characters (raw and normalised). */
 export const MAX_URL_LENGTH = 2048;
@@ -68,18 +68,35 @@ export function urlKey(normalizedUrl: string): string {
 }
 
 /**
- * The registrable domain ("site") of a hostname by the public suffix list, ICANN section only:
- * `shop.example.co.uk` → `example.co.uk`, `a.github.io` → `github.io`. Hosts the list cannot
- * split (`localhost`, IP literals) give the hostname without a leading `www.`.
+ * The registrable domain ("site") of a hostname by the whole public suffix list, private section
+ * included: `shop.example.co.uk` → `example.co.uk`, `docs.alice.github.io` → `alice.github.io`
+ * (shared-hosting suffixes such as `github.io` or `netlify.app` count as public, so each customer's
+ * site is its own). Hosts the list cannot split (`localhost`, IP literals, a bare suffix such as
+ * `github.io`) give the hostname without a leading `www.`. The one rule for a crawl's scope and for
+ * Fetch's per-domain stealth memory.
  */
 export function registrableDomain(hostname: string): string {
   const host = hostname.toLowerCase();
-  return getDomain(host, { allowPrivateDomains: false }) ?? (host.startsWith('www.') ? host.slice(4) : host);
+  return getDomain(host, { allowPrivateDomains: true }) ?? (host.startsWith('www.') ? host.slice(4) : host);
 }
 
-/** True when `hostname` belongs to the site `domain` (a registrable domain), subdomains included. */
+/**
+ * True when `hostname` belongs to the site `domain` (a `registrableDomain`), subdomains included.
+ *
+ * A crawl started before shared-hosting suffixes counted stored the suffix itself as its site
+ * (`github.io`); such a crawl keeps that scope to its end, so a stored bare private-section suffix
+ * still takes every host under it.
+ */
 export function isSameSite(hostname: string, domain: string): boolean {
-  return registrableDomain(hostname) === domain.toLowerCase();
+  const host = hostname.toLowerCase();
+  const site = domain.toLowerCase();
+  if (registrableDomain(host) === site) return true;
+  return host.endsWith(`.${site}`) && isPrivateSuffix(site);
+}
+
+function isPrivateSuffix(name: string): boolean {
+  const parsed = parse(name, { allowPrivateDomains: true });
+  return parsed.isPrivate === true && parsed.publicSuffix === name;
 }
 
 /** True when a WHATWG-parsed hostname is an IP literal: dotted IPv4 or `[IPv6]` (bare IPv6 too). */

@@ -8,8 +8,8 @@ export type { Logger } from 'pino';
  * pino JSON logger for a service. Every line carries the active trace id, so one crawl can be
  * followed through gateway, coordinator and workers. Keys that can hold secrets are redacted.
  */
-export function createLogger(service: string, level: string): Logger {
-  return pino({
+export function createLogger(service: string, level: string, destination?: pino.DestinationStream): Logger {
+  const options: pino.LoggerOptions = {
     level,
     base: { service, pid: process.pid },
     timestamp: pino.stdTimeFunctions.isoTime,
@@ -23,7 +23,8 @@ export function createLogger(service: string, level: string): Logger {
       const { traceId, spanId } = span.spanContext();
       return { trace_id: traceId, span_id: spanId };
     },
-  });
+  };
+  return destination ? pino(options, destination) : pino(options);
 }
 
 /** Lets Nest's own messages (bootstrap, routes) go through the same pino logger. */

@@ -157,6 +157,11 @@ describe(extractLinks.name, () => {
       expect(extractLinks(html, 'https://example.co.uk/', 'example.co.uk').links).toEqual(['https://shop.example.co.uk/a']);
     });
 
+    it("stays on one customer's site under a shared-hosting suffix", () => {
+      const html = '<a href="https://docs.alice.github.io/a">d</a><a href="https://bob.github.io/b">b</a><a href="https://github.io/">g</a>';
+      expect(extractLinks(html, 'https://alice.github.io/', 'alice.github.io').links).toEqual(['https://docs.alice.github.io/a']);
+    });
+
     it('keeps a link of exactly the maximum length', () => {
       const base = 'https://example.com/';
       const url = base + 'a'.repeat(MAX_URL_LENGTH - base.length);

@@ -197,7 +197,8 @@ describe('stealthDomainOf', () => {
     ['http://needs-js.test:8080/', 'needs-js.test'],
     ['https://alice.github.io/x', 'alice.github.io'],
     ['http://93.184.216.34/', '93.184.216.34'],
-    ['http://[2001:db8::1]:80/', '2001:db8::1'],
+    ['https://docs.alice.github.io/x', 'alice.github.io'],
+    ['http://[2001:db8::1]:80/', '[2001:db8::1]'],
   ])('keys %s under %s', (url, domain) => {
     expect(stealthDomainOf(url)).toBe(domain);
   });

@@ -1,5 +1,5 @@
 import type { FETCH_TIERS } from '@trawl/contracts';
-import { getDomain } from 'tldts';
+import { registrableDomain } from '@trawl/egress';
 
 export type FetchTier = (typeof FETCH_TIERS)[number];
 
@@ -30,11 +30,10 @@ export function tiersFrom(remembered: FetchTier | undefined, floor: FetchTier = 
 }
 
 /**
- * The key adaptive stealth remembers a tier under: the registrable domain (`www.shop.co.uk` →
- * `shop.co.uk`; private suffixes count, so `a.github.io` and `b.github.io` are apart), or the
- * host itself for IP literals and single-label names.
+ * The key adaptive stealth remembers a tier under: the site by `registrableDomain`, the same rule
+ * as a crawl's scope (`www.shop.co.uk` → `shop.co.uk`; `a.github.io` and `b.github.io` apart; the
+ * host itself for IP literals and single-label names).
  */
 export function stealthDomainOf(url: string | URL): string {
-  const hostname = (typeof url === 'string' ? new URL(url) : url).hostname.toLowerCase();
-  return getDomain(hostname, { allowPrivateDomains: true }) ?? hostname.replace(/^\[|\]$/g, '');
+  return registrableDomain((typeof url === 'string' ? new URL(url) : url).hostname);
 }

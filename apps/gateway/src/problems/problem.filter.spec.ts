@@ -4,7 +4,14 @@ import { CrawlError, CrawlErrorCode } from '../crawls/crawls.errors';
 import { FetchError, FetchErrorCode } from '../fetch/fetch.errors';
 import { ProblemFilter } from './problem.filter';
 
-function fakeHost(route = { method: 'POST', url: '/v1/crawls?apikey=secret', routeOptions: { url: '/v1/crawls' } }) {
+interface FakeRequest {
+  method: string;
+  url: string;
+  routeOptions: { url?: string };
+  tenant?: { tenantId: string; keyId: string } | null;
+}
+
+function fakeHost(route: FakeRequest = { method: 'POST', url: '/v1/crawls?apikey=secret', routeOptions: { url: '/v1/crawls' } }) {
   const sent: { status?: number; headers: Record<string, string>; body?: string } = { headers: {} };
   const reply = {
     sent: false,
@@ -30,7 +37,7 @@ function fakeHost(route = { method: 'POST', url: '/v1/crawls?apikey=secret', rou
 }
 
 describe(ProblemFilter.name, () => {
-  const logger = { error: jest.fn(), debug: jest.fn() };
+  const logger = { error: jest.fn(), warn: jest.fn(), info: jest.fn(), debug: jest.fn() };
   const filter = new ProblemFilter(logger as unknown as Logger);
 
   beforeEach(() => jest.clearAllMocks());
@@ -52,6 +59,19 @@ describe(ProblemFilter.name, () => {
       expect(logger.error).not.toHaveBeenCalled();
     });
 
+    it('logs a refusal at info with its instance, tenant, method, route pattern, status and code, never the URL', () => {
+      const tenant = { tenantId: '9a8b7c6d-5e4f-4a3b-9c2d-1e0f2a3b4c5d', keyId: 'k1' };
+      const { host, sent } = fakeHost({ method: 'GET', url: '/v1/crawls/x?apikey=secret', routeOptions: { url: '/v1/crawls/:id' }, tenant });
+      filter.catch(new CrawlError(CrawlErrorCode.CrawlNotFound, 'No such crawl.'), host);
+      const { instance } = JSON.parse(sent.body!);
+      expect(logger.info).toHaveBeenCalledTimes(1);
+      expect(logger.info).toHaveBeenCalledWith(
+        { instance, tenant_id: tenant.tenantId, method: 'GET', route: '/v1/crawls/:id', status: 404, code: 'crawl_not_found' },
+        'request refused',
+      );
+      expect(JSON.stringify(logger.info.mock.calls)).not.toContain('secret');
+    });
+
     it('serves an unexpected error as a generic 500 and logs it with the same instance id', () => {
       const { host, sent } = fakeHost();
       const failure = new Error('connection to 10.0.0.7 refused');
@@ -60,7 +80,7 @@ describe(ProblemFilter.name, () => {
       expect(body).toMatchObject({ status: 500, code: 'internal_error' });
       expect(body.detail).not.toContain('10.0.0.7');
       expect(logger.error).toHaveBeenCalledWith(
-        expect.objectContaining({ err: failure, instance: body.instance, route: 'POST /v1/crawls' }),
+        expect.objectContaining({ err: failure, instance: body.instance, method: 'POST', route: '/v1/crawls', status: 500, code: 'internal_error' }),
         expect.any(String),
       );
     });
@@ -89,6 +109,7 @@ describe(ProblemFilter.name, () => {
       expect(sent.headers).toMatchObject({ 'retry-after': '3' });
       expect(JSON.parse(sent.body!)).toMatchObject({ code: 'RESP009', detail: 'All capacity is busy; retry in 3 s.' });
       expect(logger.error).not.toHaveBeenCalled();
+      expect(logger.warn).toHaveBeenCalledWith(expect.objectContaining({ status: 503, code: 'RESP009' }), 'request refused');
     });
 
     it('cuts a response whose headers already left instead of sending a second one', () => {

@@ -6,6 +6,7 @@ import { asFetchProblem } from '../fetch/fetch-problems';
 import { isFetchRoute } from '../fetch/fetch.routes';
 import { ApiError } from './api-error';
 import { problemKind } from './problem-catalog';
+import { logRefusal, type ProblemLogFields } from './problem-log';
 import { RequestError, RequestErrorCode } from './request.errors';
 
 const INTERNAL_DETAIL =
@@ -13,8 +14,9 @@ const INTERNAL_DETAIL =
 
 /**
  * The one global exception filter: every error — domain errors, Fastify's own (bad JSON, body too
- * large, no route) and anything unexpected — leaves as `application/problem+json`. A 5xx is logged
- * with its `instance` id and shows only a generic detail.
+ * large, no route) and anything unexpected — leaves as `application/problem+json`. Every answer is
+ * logged with its `instance` id, tenant, method, route pattern, status and code (`logRefusal`); an
+ * internal 5xx is logged as an error with its cause and shows only a generic detail.
  */
 @Catch()
 export class ProblemFilter implements ExceptionFilter {
@@ -29,12 +31,19 @@ export class ProblemFilter implements ExceptionFilter {
     const kind = problemKind(error.code);
     const detail = kind.status >= 500 && !kind.publicDetail ? INTERNAL_DETAIL : error.detail;
     const body = problem(kind.status, kind.code, kind.title, detail, kind.status >= 500 ? {} : error.extensions);
-    // The route pattern, not the URL: the URL may carry the `apikey` query parameter.
-    const route = `${request.method} ${request.routeOptions?.url ?? '(no route)'}`;
+    const fields: ProblemLogFields = {
+      instance: body.instance,
+      status: kind.status,
+      code: kind.code,
+      method: request.method,
+      // The route pattern, not the URL: the URL may carry the `apikey` query parameter.
+      route: request.routeOptions?.url ?? '(no route)',
+      ...(request.tenant ? { tenant_id: request.tenant.tenantId } : {}),
+    };
     if (kind.status >= 500 && !kind.publicDetail) {
-      this.logger.error({ err: exception, instance: body.instance, route }, 'request failed');
+      this.logger.error({ err: exception, ...fields }, 'request failed');
     } else {
-      this.logger.debug({ code: body.code, instance: body.instance, route }, 'request refused');
+      logRefusal(this.logger, fields);
     }
     if (reply.sent || reply.raw.headersSent) {
       // A streamed response (download) failed after its headers left: all that is left is to cut it.

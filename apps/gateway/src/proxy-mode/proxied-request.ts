@@ -11,6 +11,7 @@ import { RequestError, RequestErrorCode } from '../problems/request.errors';
 import { parseProxyAuthorization, proxiedFetchQuery, ProxyCredentials } from './proxy-credentials';
 import type { ProxiedKind, ProxyModeMetrics } from './proxy-mode.metrics';
 import type { ClientAddressGuard, ProxyAuthenticator, ProxyFetcher } from './proxy-mode.ports';
+import { logRefusal } from '../problems/problem-log';
 import { proxyProblemOf } from './proxy-problems';
 
 /** Where a request inside a CONNECT tunnel goes, and who opened the tunnel. */
@@ -56,10 +57,12 @@ export class ProxiedRequestHandler {
     const kind = tunnel?.kind ?? 'http';
     let blocked = false;
     let clientError = false;
+    let tenantId: string | undefined;
     try {
       if (this.addresses && address) blocked = await assertNotBlocked(this.addresses, address);
       const credentials = tunnel?.credentials ?? parseProxyAuthorization(request.headers['proxy-authorization']);
       const tenant = await this.authenticator.authenticate(credentials.apiKey);
+      tenantId = tenant.tenantId;
       const method = request.method;
       if (!isFetchMethod(method)) return await this.fetcher.refuseMethod(tenant.tenantId, method, usage);
       const url = tunnel ? `${tunnel.origin}${originFormOf(request.url)}` : absoluteTargetOf(request.url);
@@ -87,7 +90,9 @@ export class ProxiedRequestHandler {
       const problem = proxyProblemOf(error, this.logger);
       clientError = isClientError(problem.status, false);
       this.metrics.requests.inc({ kind, outcome: problem.code });
-      this.logger.debug({ code: problem.code, instance: problem.instance, request_id: usage.requestId, kind }, 'proxied request refused');
+      // Proxy mode has no route: the answer's `instance` and the request id find the line.
+      const fields = { instance: problem.instance, status: problem.status, code: problem.code, method: request.method ?? '', route: 'proxy_mode' };
+      logRefusal(this.logger, { ...fields, ...(tenantId ? { tenant_id: tenantId } : {}), request_id: usage.requestId, kind }, 'proxied request refused');
       if (response.headersSent || response.destroyed) {
         response.destroy();
         return;

@@ -51,7 +51,9 @@ describe(ProxyModeServer.name, () => {
   const ca = createCertificateAuthority({ commonName: 'Proxy mode test CA' });
   const registry = new Registry();
   const metrics = new ProxyModeMetrics(registry);
-  const logger = createLogger('proxy-mode-test', 'silent');
+  // At info, as operators run it: refusals are found in it by their instance.
+  const logLines: string[] = [];
+  const logger = createLogger('proxy-mode-test', 'info', { write: (line: string) => void logLines.push(line) });
   const fetcher = new RecordingFetcher();
   let server: ProxyModeServer;
   let proxyUrl: string;
@@ -161,6 +163,23 @@ describe(ProxyModeServer.name, () => {
       // The refusal carries the tenant's concurrency like every answer (the pipeline's refuseMethod fills it in).
       expect({ limit: del.headers['concurrency-limit'], remaining: del.headers['concurrency-remaining'] }).toEqual({ limit: '5', remaining: '3' });
       expect(fetcher.calls).toHaveLength(0);
+    });
+
+    it('logs each refusal at info with its instance, tenant and code, never the key', async () => {
+      const auth = `Basic ${Buffer.from(`${KEY}:`).toString('base64')}`;
+      const del = await plainRequest('http://shop.test/', auth, 'DELETE');
+      const { instance } = JSON.parse(del.body) as { instance: string };
+      const entries = logLines.map((line) => JSON.parse(line) as Record<string, unknown>);
+      expect(entries.find((entry) => entry.instance === instance)).toMatchObject({
+        level: 30,
+        tenant_id: TENANT.tenantId,
+        method: 'DELETE',
+        route: 'proxy_mode',
+        status: 405,
+        code: 'REQS005',
+      });
+      await plainRequest('http://shop.test/', `Basic ${Buffer.from(`${UNKNOWN_KEY}:`).toString('base64')}`);
+      expect(logLines.join('\n')).not.toMatch(new RegExp(`${KEY}|${UNKNOWN_KEY}|${Buffer.from(`${KEY}:`).toString('base64')}`));
     });
 
     it('refuses a body over the limit with 400 REQS004 naming the body, and closes the connection', async () => {

@@ -11,6 +11,7 @@ import { assertNotBlocked, ProxiedRequestHandler, TunnelContext } from './proxie
 import { parseProxyAuthorization } from './proxy-credentials';
 import type { ProxyModeMetrics } from './proxy-mode.metrics';
 import type { ClientAddressGuard, ProxyAuthenticator } from './proxy-mode.ports';
+import { logRefusal } from '../problems/problem-log';
 import { proxyProblemOf, rawProblemResponse } from './proxy-problems';
 import { isClientError } from '../limits/client-address-health';
 
@@ -143,7 +144,7 @@ export class ProxyModeServer {
     } catch (error) {
       const problem = proxyProblemOf(error, this.logger);
       this.metrics.connects.inc({ outcome: problem.code });
-      this.logger.debug({ code: problem.code, instance: problem.instance }, 'CONNECT refused');
+      logRefusal(this.logger, { instance: problem.instance, status: problem.status, code: problem.code, method: 'CONNECT', route: 'proxy_mode' }, 'CONNECT refused');
       if (address && !blocked) this.recordAddress(address, isClientError(problem.status, false));
       socket.end(rawProblemResponse(problem));
       return;
