@@ -80,6 +80,14 @@ describe('Crawl API (e2e)', () => {
       }
     });
 
+    it("stays on one customer's site under a shared-hosting suffix (alice.github.io, not bob.github.io)", async () => {
+      web.resetHits();
+      const { ended, results } = await crawl({ url: web.url('alice.github.io', '/') });
+      expect(sorted(results.map((r) => r.url))).toEqual(sorted(expected.sharedHosting.aliceItems(web.port)));
+      expect(ended.status).toBe('completed');
+      expect(web.hits(expected.sharedHosting.otherCustomerHost)).toBe(0);
+    });
+
     it('follows links only as deep as `depth` link hops', async () => {
       for (const depth of [1, 2]) {
         const { results, ended } = await crawl({ url: web.url('rules.test', '/'), depth });
@@ -149,9 +157,17 @@ describe('Crawl API (e2e)', () => {
     });
 
     it('stops before max_items when content fetches use up max_pages', async () => {
-      const { ended, results } = await crawl({ url: web.url('big.test', '/'), output_format: 'html', max_pages: 6, max_items: 50 });
+      const { ended, results, id } = await crawl({ url: web.url('big.test', '/'), output_format: 'html', max_pages: 6, max_items: 50 });
       expect(ended).toMatchObject({ status: 'completed', stop_reason: 'max_pages', coverage: { pages_fetched: 6 } });
       expect(results.filter((r) => r.content_status === 'fetched').length).toBeLessThanOrEqual(5);
+      // Kept pages max_pages left unfetched are final: `failed`, never `pending`, and have no content.
+      expect(results.length).toBeGreaterThan(5);
+      expect(results.filter((r) => r.content_status !== 'fetched' && r.content_status !== 'failed')).toEqual([]);
+      const unfetched = results.find((r) => r.content_status === 'failed')!;
+      expect(unfetched.content_url).toBeUndefined();
+      const download = await api.request('GET', `/v1/crawls/${id}/download`);
+      const lines = download.text.trim().split('\n').map((l) => JSON.parse(l));
+      expect(lines.find((l) => l.url === unfetched.url)).toEqual({ url: unfetched.url, content_status: 'failed' });
     });
   });
 

@@ -14,6 +14,7 @@ import {
   readCrawl,
   readFrontier,
   SITE,
+  stopCrawl,
   TenantOptions,
   TestCrawl,
 } from './support/crawl-factories';
@@ -194,6 +195,28 @@ describe(ReconcilerService.name, () => {
         itemsFound: 2,
       });
       expect((await readBilling(h.db, crawl.tenantId)).ledger).toHaveLength(2);
+    });
+
+    it('drops the claims of a failed crawl once their leases ran out, their kept pages\' content failed', async () => {
+      const crawl = await startCrawl({ outputFormat: 'html' });
+      await openSeed(crawl, ['/a']);
+      const a = await claimOne(crawl, '/a');
+      await h.results.failCrawl(crawl.id, 'The crawl stopped on a service-side failure.');
+
+      await loseClaim(h.reconciler(), a);
+
+      expect(await frontierRow(h.db, crawl.id, '/a')).toMatchObject({ state: 'dropped', contentStatus: 'failed' });
+    });
+
+    it('drops the claims of a stopped crawl after the post-stop window, their kept pages\' content failed', async () => {
+      const crawl = await startCrawl({ outputFormat: 'html' });
+      await openSeed(crawl, ['/a']);
+      await claimOne(crawl, '/a');
+      await stopCrawl(h.db, crawl.id, h.settings.stopWindowMs + 1_000);
+
+      await h.reconciler().reconcileOnce();
+
+      expect(await frontierRow(h.db, crawl.id, '/a')).toMatchObject({ state: 'dropped', contentStatus: 'failed' });
     });
 
     it('fails the crawl with seed_unreachable when the start URL\'s last claim ran out', async () => {

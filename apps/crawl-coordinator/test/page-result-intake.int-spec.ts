@@ -272,6 +272,58 @@ describe(PageResultService.name, () => {
       expect(await readCrawl(h.db, crawl.id)).toMatchObject({ status: 'completed', pagesFetched: 4, pagesFailed: 2 });
     });
 
+    describe('with output_format, kept pages that will never be fetched', () => {
+      it('turns the content of kept pages not fetched when max_pages ends the crawl failed, and completes at once', async () => {
+        const crawl = await startCrawl({ outputFormat: 'html', maxItems: 10, maxPages: 2 });
+        await openSeed(crawl, ['/a', '/b', '/c']);
+        const [a] = await h.claim(crawl.id);
+
+        await h.results.apply([pageResult(crawl.id, a, { links: ['/d'] })]);
+
+        expect(await readCrawl(h.db, crawl.id)).toMatchObject({ status: 'completed', stopReason: 'max_pages', itemsFound: 4, pagesFetched: 2 });
+        const kept = (await readFrontier(h.db, crawl.id)).filter((r) => r.itemSeq !== null);
+        expect(kept.map((r) => [r.url, r.contentStatus])).toEqual([
+          [`${SITE}/a`, 'fetched'],
+          [`${SITE}/b`, 'failed'],
+          [`${SITE}/c`, 'failed'],
+          [`${SITE}/d`, 'failed'],
+        ]);
+        // Nothing was fetched for them, so nothing is billed or counted as a failed page.
+        expect(await readCrawl(h.db, crawl.id)).toMatchObject({ pagesFailed: 0 });
+        expect((await readBilling(h.db, crawl.tenantId)).ledger).toHaveLength(2);
+      });
+
+      it('turns the content of kept pages failed when the crawl fails, leaving pages in flight to their answer', async () => {
+        const crawl = await startCrawl({ outputFormat: 'html' });
+        await openSeed(crawl, ['/a', '/b']);
+        const [a] = await h.claim(crawl.id, 1);
+
+        await h.results.failCrawl(crawl.id, 'The crawl stopped on a service-side failure.');
+
+        expect(await frontierRow(h.db, crawl.id, '/a')).toMatchObject({ state: 'dispatched', contentStatus: 'pending' });
+        expect(await frontierRow(h.db, crawl.id, '/b')).toMatchObject({ state: 'queued', contentStatus: 'failed' });
+        await h.results.apply([pageResult(crawl.id, a)]);
+        expect(await frontierRow(h.db, crawl.id, '/a')).toMatchObject({ state: 'done', contentStatus: 'fetched' });
+      });
+
+      it('turns the content of a page skipped after a stop failed, and leaves a page kept after the stop pending (spec §3)', async () => {
+        const crawl = await startCrawl({ outputFormat: 'html' });
+        await openSeed(crawl, ['/a', '/b']);
+        const pages = await h.claim(crawl.id);
+        await stopCrawl(h.db, crawl.id);
+
+        await h.results.apply([
+          pageResult(crawl.id, pageAt(pages, '/a'), { outcome: 'skipped' }),
+          pageResult(crawl.id, pageAt(pages, '/b'), { links: ['/c'] }),
+        ]);
+
+        expect(await frontierRow(h.db, crawl.id, '/a')).toMatchObject({ state: 'dropped', contentStatus: 'failed' });
+        expect(await frontierRow(h.db, crawl.id, '/b')).toMatchObject({ state: 'done', contentStatus: 'fetched' });
+        // "After a stop, a URL kept after the stop reads `pending` and stays so" (spec §3, word for word).
+        expect(await frontierRow(h.db, crawl.id, '/c')).toMatchObject({ state: 'done', itemSeq: 3, contentStatus: 'pending' });
+      });
+    });
+
     describe('with output_format, a kept page met again nearer the start (spec §8 rule 4)', () => {
       /**
        * depth 3: start → /a, /c (depth 1); /a → /b (depth 2); /b → /x (depth 3: kept for its HTML only).

@@ -116,6 +116,26 @@ describe('Crawl downloads, contents and stop', () => {
       expect(crawl.body).toMatchObject({ status: 'stopped', stop_reason: 'user', finished_at: response.body.finished_at });
     });
 
+    it('turns the content of kept pages not in flight failed, since no page is fetched after a stop', async () => {
+      const crawlId = await startCrawl({ output_format: 'html' });
+      await addResults(gw.sql, crawlId, ['http://shop.test/f'], { contentStatus: 'fetched' });
+      const [queued, inFlight] = await addResults(gw.sql, crawlId, ['http://shop.test/q', 'http://shop.test/d'], { contentStatus: 'pending' });
+      await gw.sql.query(`UPDATE crawl_frontier SET state = 'queued' WHERE id = $1`, [queued!.id]);
+      await gw.sql.query(`UPDATE crawl_frontier SET state = 'dispatched', lease_until = now() + interval '1 minute' WHERE id = $1`, [inFlight!.id]);
+
+      await gw.request('POST', `/v1/crawls/${crawlId}/stop`, { key: tenant.api_key });
+
+      const crawl = await gw.request('GET', `/v1/crawls/${crawlId}`, { key: tenant.api_key });
+      expect(crawl.body.results).toEqual([
+        expect.objectContaining({ url: 'http://shop.test/f', content_status: 'fetched' }),
+        { url: 'http://shop.test/q', content_status: 'failed' },
+        // In flight: its fetch finishes within the post-stop window (spec §3).
+        { url: 'http://shop.test/d', content_status: 'pending' },
+      ]);
+      const content = await gw.request('GET', `/v1/crawls/${crawlId}/contents/${queued!.id}`, { key: tenant.api_key });
+      expect({ status: content.status, code: content.body.code }).toEqual({ status: 404, code: 'content_not_found' });
+    });
+
     it('returns the final state of an ended crawl unchanged', async () => {
       const stopped = await startCrawl();
       const first = await gw.request('POST', `/v1/crawls/${stopped}/stop`, { key: tenant.api_key });

@@ -57,6 +57,7 @@ export class CrawlLifecycleRepository {
       ],
     );
     if (!ended) return;
+    await this.settleUnfetchedContent(sql, crawl.id);
     await sql.query(`INSERT INTO outbox (subject, payload) VALUES ($1, $2)`, [
       subject,
       JSON.stringify({
@@ -69,6 +70,19 @@ export class CrawlLifecycleRepository {
         finished_at: ended.finished_at,
       }),
     ]);
+  }
+
+  /**
+   * Kept pages of an ended crawl that wait for their HTML and are not in flight will never be fetched:
+   * their `content_status` turns `failed`, so `pending` means only "will still be fetched" and a client
+   * waiting for `fetched` or `failed` settles. Pages in flight settle when they answer or are dropped.
+   */
+  async settleUnfetchedContent(sql: Sql, crawlId: string): Promise<void> {
+    await sql.query(
+      `UPDATE crawl_frontier SET content_status = 'failed'
+       WHERE crawl_id = $1 AND item_seq IS NOT NULL AND content_status = 'pending' AND state <> 'dispatched'`,
+      [crawlId],
+    );
   }
 
   /** Running crawls, oldest first, for the reconciler's safety-net completion check. */

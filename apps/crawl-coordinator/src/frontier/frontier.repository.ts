@@ -131,10 +131,14 @@ export class FrontierRepository {
     return { requeued, abandoned, seedAbandoned: rows[0].seed_abandoned === true };
   }
 
-  /** Claims of an ended crawl will not be answered any more (or no longer count): drop them. */
+  /**
+   * Claims of an ended crawl will not be answered any more (or no longer count): drop them. A kept
+   * page among them will never have its HTML, so its content is `failed` rather than `pending`.
+   */
   async dropInFlight(sql: Sql, crawlId: string): Promise<number> {
     const rows = await sql.query(
-      `UPDATE crawl_frontier SET state = 'dropped', lease_until = NULL
+      `UPDATE crawl_frontier SET state = 'dropped', lease_until = NULL,
+         content_status = CASE WHEN content_status = 'pending' THEN 'failed' ELSE content_status END
        WHERE crawl_id = $1 AND state = 'dispatched' RETURNING 1`,
       [crawlId],
     );

@@ -112,9 +112,9 @@ export class PageResultService {
     let seedFailed = false;
     for (const { result, row } of current) {
       if (result.outcome === 'skipped') {
-        // Not fetched: the crawl was stopped before the page's task started.
+        // Not fetched: the crawl ended before the page's task started, and no page is fetched after.
         states.push('dropped');
-        contentStatus.push(null);
+        contentStatus.push(row.wantsContent ? 'failed' : null);
         continue;
       }
       pagesFetched++;

@@ -76,13 +76,21 @@ export async function createCrawl(sql: Sql, tenantId: string, options: CrawlOpti
   return { id: crawl.id, tenantId, seedId: seed.id };
 }
 
-/** Ends a crawl by the user's stop, `agoMs` ago (as the gateway's stop does). */
+/**
+ * Ends a crawl by the user's stop, `agoMs` ago, as the gateway's stop does: kept pages not in flight
+ * will never be fetched, so their content turns `failed`.
+ */
 export async function stopCrawl(sql: Sql, crawlId: string, agoMs = 0): Promise<void> {
   await sql.query(
     `UPDATE crawls SET status = 'stopped', stop_reason = 'user',
        stopped_at = now() - make_interval(secs => $2::double precision / 1000), finished_at = now()
      WHERE id = $1`,
     [crawlId, agoMs],
+  );
+  await sql.query(
+    `UPDATE crawl_frontier SET content_status = 'failed'
+     WHERE crawl_id = $1 AND item_seq IS NOT NULL AND content_status = 'pending' AND state <> 'dispatched'`,
+    [crawlId],
   );
 }
 

@@ -231,19 +231,33 @@ export class CrawlsRepository {
     return rows[0]?.html;
   }
 
-  /** Stops a running crawl; `undefined` when it is not running (or not the tenant's). */
+  /**
+   * Stops a running crawl; `undefined` when it is not running (or not the tenant's). Kept pages not
+   * in flight will never be fetched (no new page after a stop): their content turns `failed`, so
+   * `pending` only ever means "will still be fetched".
+   */
   async stopRunning(tenantId: string, crawlId: string): Promise<CrawlRecord | undefined> {
-    const rows = await this.db.query<CrawlRow>(
-      // In a CTE: TypeORM answers a bare UPDATE with `[rows, rowCount]` rather than rows.
-      `WITH stopped AS (
-         UPDATE crawls
-            SET status = 'stopped', stop_reason = 'user', stopped_at = now(), finished_at = now()
-          WHERE id = $1 AND tenant_id = $2 AND status = 'running'
-          RETURNING *)
-       SELECT ${CRAWL_COLUMNS} FROM stopped c`,
-      [crawlId, tenantId],
-    );
-    return rows[0] && toCrawl(rows[0]);
+    return this.db.transaction(async (sql) => {
+      const rows = await sql.query<CrawlRow>(
+        `WITH stopped AS (
+           UPDATE crawls
+              SET status = 'stopped', stop_reason = 'user', stopped_at = now(), finished_at = now()
+            WHERE id = $1 AND tenant_id = $2 AND status = 'running'
+            RETURNING *)
+         SELECT ${CRAWL_COLUMNS} FROM stopped c`,
+        [crawlId, tenantId],
+      );
+      const stopped = rows[0];
+      if (!stopped) return undefined;
+      // A statement of its own, after the crawl's row lock: its snapshot holds the pages a
+      // coordinator queued while the stop waited for that lock. Later ones see the crawl stopped.
+      await sql.query(
+        `UPDATE crawl_frontier SET content_status = 'failed'
+          WHERE crawl_id = $1 AND item_seq IS NOT NULL AND content_status = 'pending' AND state <> 'dispatched'`,
+        [crawlId],
+      );
+      return toCrawl(stopped);
+    });
   }
 }
 
