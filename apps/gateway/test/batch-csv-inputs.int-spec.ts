@@ -1,7 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import { Readable } from 'node:stream';
 import { csvLines, streamRequest } from './batch-files-support';
-import { UploadUrlSigner } from '../src/job-inputs/upload-url-signer';
+import { UrlSigner } from '../src/file-transfers/url-signer';
 import { Secret } from '../src/secret';
 import { ADMIN_TOKEN, startTestGateway, TestGateway } from './gateway-harness';
 import { loadGatewayConfig } from '../src/config';
@@ -196,10 +196,10 @@ describe('CSV inputs (POST /v1/job_inputs, PUT upload URL, jobs from file_input_
         const { api_key: key } = await expired.createTenant();
         const res = await expired.request('POST', '/v1/job_inputs', { key, body: { type: 'csv', csv: { header: false, fields: { url: 0 } } } });
         // The URL carries its own expiry: sign one that has passed with the gateway's key.
-        const signer = UploadUrlSigner.fromSecrets(undefined, new Secret(ADMIN_TOKEN));
+        const signer = UrlSigner.fromSecrets(undefined, new Secret(ADMIN_TOKEN));
         const path = `/uploads/job_inputs/${res.body.file_input_id}`;
         const past = Math.floor(Date.now() / 1000) - 1;
-        const url = `${expired.baseUrl}${path}?expires=${past}&signature=${signer.sign(path, past)}`;
+        const url = `${expired.baseUrl}${path}?expires=${past}&signature=${signer.sign('PUT', path, past)}`;
         expect(await upload(url, 'https://shop.test/\n')).toMatchObject({ status: 403, body: { code: 'upload_url_expired' } });
       } finally {
         await expired.close();

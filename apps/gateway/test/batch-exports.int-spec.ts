@@ -1,14 +1,18 @@
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
+import { promisify } from 'node:util';
 import { randomBytes } from 'node:crypto';
 import { get as httpGet, type IncomingMessage } from 'node:http';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { createJobBody } from '../src/batch/job-request.schema';
+import { UrlSigner } from '../src/file-transfers/url-signer';
+import { Secret } from '../src/secret';
 import type { JobsService } from '../src/batch/jobs.service';
 import { waitFor } from '@trawl/testing';
 import { jobsServiceFor } from './batch-files-support';
-import { startTestGateway, TestGateway } from './gateway-harness';
+import { ADMIN_TOKEN, startTestGateway, TestGateway } from './gateway-harness';
 
 jest.setTimeout(120_000);
 
@@ -192,6 +196,9 @@ describe('Bulk exports (POST /v1/jobs/{id}/exports, GET the export URL)', () => 
       expect(refused.status).toBe(503);
       expect(refused.headers.get('retry-after')).toBe('5');
       expect(await refused.json()).toMatchObject({ code: 'transfers_busy', status: 503 });
+      // HEAD reads nothing from the database, so it takes no slot.
+      expect((await fetch(created.body.url, { method: 'HEAD', headers: { 'x-api-key': key } })).status).toBe(200);
+      expect((await fetch(created.body.download.url, { method: 'HEAD' })).status).toBe(200);
 
       const input = await narrow.request('POST', '/v1/job_inputs', { key, body: { type: 'csv', csv: { header: true, fields: { url: 'url' } } } });
       const upload = await fetch(input.body.upload.url, { method: 'PUT', headers: { 'content-type': 'text/csv' }, body: 'url\nhttps://shop.test/p/1\n' });
@@ -202,5 +209,134 @@ describe('Bulk exports (POST /v1/jobs/{id}/exports, GET the export URL)', () => 
     }
     // The dropped download's snapshot ends when the server sees the socket go: then the slot is free.
     await waitFor(async () => (await download(created.body.url, key)).status === 200, { what: 'a download after the first was dropped' });
+  });
+  describe('signed download URL (download.url)', () => {
+    /** The gateways' own key (derived from the admin token), to sign URLs the way a forger with it could. */
+    const signer = UrlSigner.fromSecrets(undefined, new Secret(ADMIN_TOKEN));
+    const hasTool = (tool: string) => spawnSync(tool, ['--version']).status === 0;
+
+    async function exported(tenantId: string, key: string, n = 3) {
+      const { jobId, runId } = await finishedJob(gateway, jobs, tenantId, n);
+      await writeResults(gateway, runId, n, (seq) => Buffer.from(`<p>signed ${seq}</p>`));
+      const created = await gateway.request('POST', `/v1/jobs/${jobId}/exports`, { key });
+      expect(created.status).toBe(201);
+      return created.body as { export_id: string; url: string; expires_at: string; download: { url: string; method: string; expires_at: string } };
+    }
+
+    /** The tar inside a download, for comparing two downloads of one export. */
+    async function tarOf(url: string, init: RequestInit = {}): Promise<Buffer> {
+      const res = await fetch(url, init);
+      expect(res.status).toBe(200);
+      return gunzipSync(Buffer.from(await res.arrayBuffer()));
+    }
+
+    it('serves the archive without an API key, as an attachment named after the export, the same as the keyed download', async () => {
+      const { api_key: key, tenant_id } = await gateway.createTenant();
+      const created = await exported(tenant_id, key);
+      const { download } = created;
+      expect(download.method).toBe('GET');
+      expect(download.expires_at).toBe(created.expires_at);
+      const url = new URL(download.url);
+      expect(`${url.origin}${url.pathname}`).toBe(`${gateway.baseUrl}/downloads/job_exports/${tenant_id}/${created.export_id}.tar.gz`);
+      expect(url.searchParams.get('expires')).toBe(String(Date.parse(created.expires_at) / 1000));
+
+      const res = await fetch(download.url);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toBe('application/gzip');
+      expect(res.headers.get('content-disposition')).toBe(`attachment; filename="${created.export_id}.tar.gz"`);
+      expect(res.headers.get('accept-ranges')).toBe('none');
+      const signedTar = gunzipSync(Buffer.from(await res.arrayBuffer()));
+      expect(signedTar.equals(await tarOf(created.url, { headers: { 'x-api-key': key } }))).toBe(true);
+      expect(signedTar.subarray(0, 13).toString()).toBe('results.jsonl');
+    });
+
+    it('answers HEAD with the download headers and no body, by signed URL and by key', async () => {
+      const { api_key: key, tenant_id } = await gateway.createTenant();
+      const created = await exported(tenant_id, key);
+      for (const [url, headers] of [[created.download.url, {}], [created.url, { 'x-api-key': key }]] as const) {
+        const res = await fetch(url, { method: 'HEAD', headers });
+        expect(res.status).toBe(200);
+        expect(res.headers.get('content-disposition')).toBe(`attachment; filename="${created.export_id}.tar.gz"`);
+        expect(res.headers.get('accept-ranges')).toBe('none');
+        expect((await res.arrayBuffer()).byteLength).toBe(0);
+      }
+    });
+
+    it('is saved under the export file name by curl -O -J and wget --content-disposition', async () => {
+      const { api_key: key, tenant_id } = await gateway.createTenant();
+      const created = await exported(tenant_id, key);
+      const expected = await tarOf(created.url, { headers: { 'x-api-key': key } });
+      const tools: [string, string[]][] = [
+        ['curl', ['-sS', '--fail', '-O', '-J', created.download.url]],
+        ['wget', ['-q', '--content-disposition', created.download.url]],
+      ];
+      const present = tools.filter(([tool]) => hasTool(tool));
+      if (present.length === 0) console.warn('neither curl nor wget found: the command-line download is not checked');
+      for (const [tool, args] of present) {
+        const dir = mkdtempSync(join(scratch, `${tool}-`));
+        // Not spawnSync: the gateway answering the tool runs on this process's event loop.
+        const run = await promisify(execFile)(tool, args, { cwd: dir, encoding: 'utf8', timeout: 30_000 });
+        expect({ tool, stderr: run.stderr }).toEqual({ tool, stderr: '' });
+        expect(readdirSync(dir)).toEqual([`${created.export_id}.tar.gz`]);
+        expect(gunzipSync(readFileSync(join(dir, `${created.export_id}.tar.gz`))).equals(expected)).toBe(true);
+      }
+    });
+
+    it('refuses an expired URL with 410 export_expired, and a URL whose expiry was pushed back as not found', async () => {
+      const { api_key: key, tenant_id } = await gateway.createTenant();
+      const created = await exported(tenant_id, key);
+      const url = new URL(created.download.url);
+      const past = Math.floor(Date.now() / 1000) - 1;
+      const expired = `${url.origin}${url.pathname}?expires=${past}&signature=${signer.sign('GET', url.pathname, past)}`;
+      expect(await problemAt(expired)).toMatchObject({ status: 410, code: 'export_expired' });
+      // Genuine URL, export expired in the database: the export's own expiry rules too.
+      await gateway.sql.query(`UPDATE job_exports SET expires_at = now() - interval '1 second' WHERE id = $1`, [created.export_id]);
+      expect(await problemAt(created.download.url)).toMatchObject({ status: 410, code: 'export_expired' });
+      const pushedBack = new URL(created.download.url);
+      pushedBack.searchParams.set('expires', String(Number(url.searchParams.get('expires')) + 86_400));
+      expect(await problemAt(pushedBack.href)).toMatchObject({ status: 404, code: 'export_not_found' });
+    });
+
+    it('refuses a tampered signature, a URL signed for another method, and missing or extra query values', async () => {
+      const { api_key: key, tenant_id } = await gateway.createTenant();
+      const created = await exported(tenant_id, key);
+      const url = new URL(created.download.url);
+      const signature = url.searchParams.get('signature')!;
+      const tampered = new URL(url);
+      tampered.searchParams.set('signature', `${signature[0] === 'A' ? 'B' : 'A'}${signature.slice(1)}`);
+      expect(await problemAt(tampered.href)).toMatchObject({ status: 404, code: 'export_not_found', detail: expect.stringContaining('signature') });
+      const expires = Number(url.searchParams.get('expires'));
+      const signedForPut = `${url.origin}${url.pathname}?expires=${expires}&signature=${signer.sign('PUT', url.pathname, expires)}`;
+      expect(await problemAt(signedForPut)).toMatchObject({ status: 404, code: 'export_not_found' });
+      expect(await problemAt(`${url.origin}${url.pathname}`)).toMatchObject({ status: 404, code: 'export_not_found' });
+      expect(await problemAt(`${url.origin}${url.pathname.replace(/\.tar\.gz$/, '.zip')}${url.search}`)).toMatchObject({ status: 404, code: 'export_not_found' });
+      expect(await problemAt(`${created.download.url}&apikey=${key}`)).toMatchObject({ status: 400, code: 'unknown_parameter', parameter: 'apikey' });
+      expect((await fetch(created.download.url)).status).toBe(200);
+    });
+
+    it("refuses another tenant's export: swapped into a URL, or even in a URL signed for the other tenant", async () => {
+      const owner = await gateway.createTenant();
+      const stranger = await gateway.createTenant();
+      const ownersExport = await exported(owner.tenant_id, owner.api_key);
+      const strangersExport = await exported(stranger.tenant_id, stranger.api_key);
+      const theirs = new URL(strangersExport.download.url);
+      const swapped = new URL(theirs.href.replace(strangersExport.export_id, ownersExport.export_id));
+      expect(await problemAt(swapped.href)).toMatchObject({ status: 404, code: 'export_not_found' });
+      const retenanted = new URL(ownersExport.download.url.replace(owner.tenant_id, stranger.tenant_id));
+      expect(await problemAt(retenanted.href)).toMatchObject({ status: 404, code: 'export_not_found' });
+      // A signature that holds proves the path was issued; the tenant it names must still own the export.
+      const path = `/downloads/job_exports/${stranger.tenant_id}/${ownersExport.export_id}.tar.gz`;
+      const expires = Math.floor(Date.now() / 1000) + 600;
+      expect(await problemAt(`${gateway.baseUrl}${path}?expires=${expires}&signature=${signer.sign('GET', path, expires)}`)).toMatchObject({
+        status: 404,
+        code: 'export_not_found',
+      });
+    });
+
+    async function problemAt(url: string): Promise<{ status: number; code: string; detail: string } & Record<string, unknown>> {
+      const res = await fetch(url);
+      expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      return { ...((await res.json()) as Record<string, unknown> & { code: string; detail: string }), status: res.status };
+    }
   });
 });

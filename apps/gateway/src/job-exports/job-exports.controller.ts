@@ -1,29 +1,29 @@
-import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { Body, Controller, Get, Head, HttpCode, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { createGzip } from 'node:zlib';
 import { z } from 'zod';
-import type { Logger } from '@trawl/observability';
 import { AuthenticatedTenant, TenantContext } from '../auth/authenticated-tenant';
 import type { GatewayConfig } from '../config';
-import { GATEWAY_CONFIG, LOGGER } from '../gateway.tokens';
+import { GATEWAY_CONFIG } from '../gateway.tokens';
 import { publicOrigin } from '../job-inputs/public-origin';
 import { parseBody } from '../problems/body-validation';
 import { assertKnownQueryParameters, QueryParameters } from '../problems/query-parameters';
-import { FileTransferSlots } from '../file-transfers/file-transfer-slots';
+import { ExportDownload } from './export-download';
 import { ExportRecord } from './job-exports.repository';
 import { exportPath, JobExportsService } from './job-exports.service';
 
 /** Body of `POST /v1/jobs/{job_id}/exports`; an empty body exports the latest run. */
 const createExportBody = z.strictObject({ run_id: z.string().nullish() });
 
-/** Bulk export of a run's results (spec-batch-api §8). Authenticated by the API key hook. */
+/**
+ * Bulk export of a run's results (spec-batch-api §8). Authenticated by the API key hook; the
+ * signed download URL it hands out is served by `JobExportDownloadsController`.
+ */
 @Controller('v1/jobs/:jobId/exports')
 export class JobExportsController {
   constructor(
     private readonly exportsService: JobExportsService,
-    private readonly transfers: FileTransferSlots,
+    private readonly download: ExportDownload,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
-    @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
   @Post()
@@ -38,11 +38,12 @@ export class JobExportsController {
     assertKnownQueryParameters(query, []);
     const parsed = parseBody(createExportBody, body ?? {});
     const created = await this.exportsService.create(tenant.tenantId, jobId, parsed.run_id ?? undefined);
-    return presentExport(created, publicOrigin(this.config, request));
+    return this.present(created, publicOrigin(this.config, request));
   }
 
-  @Get(':exportId')
-  async download(
+  // Declared before GET, so that Fastify does not add its own HEAD route, which would build the whole archive.
+  @Head(':exportId')
+  async head(
     @AuthenticatedTenant() tenant: TenantContext,
     @Param('jobId') jobId: string,
     @Param('exportId') exportId: string,
@@ -50,37 +51,39 @@ export class JobExportsController {
     @Res() reply: FastifyReply,
   ): Promise<void> {
     assertKnownQueryParameters(query, []);
-    const exported = await this.exportsService.open(tenant.tenantId, jobId, exportId);
-    // Before the status line: a refusal must still be a problem, not a cut archive.
-    const release = this.transfers.take();
-    const gzip = createGzip();
-    // The slot is the archive's database connection: given back when the snapshot ends, not when the socket does.
-    this.exportsService.writeArchive(exported, gzip).finally(release).then(
-      () => gzip.end(),
-      (error: unknown) => {
-        // The status line has left: the client sees a cut archive; the reason is only in the logs.
-        if (!gzip.destroyed) this.logger.error({ err: error, export_id: exported.id }, 'export failed mid-stream');
-        gzip.destroy(error instanceof Error ? error : new Error(String(error)));
-      },
-    );
-    await reply
-      .status(200)
-      .headers({
-        'content-type': 'application/gzip',
-        'content-disposition': `attachment; filename="${exported.id}.tar.gz"`,
-        'cache-control': 'private, no-store',
-      })
-      .send(gzip);
+    await this.download.send(reply, await this.exportsService.open(tenant.tenantId, jobId, exportId), 'HEAD');
   }
-}
 
-function presentExport(exported: ExportRecord, origin: string) {
-  return {
-    export_id: exported.id,
-    job_id: exported.jobId,
-    run_id: exported.runId,
-    format: exported.format,
-    url: `${origin}${exportPath(exported.jobId, exported.id)}`,
-    expires_at: exported.expiresAt.toISOString(),
-  };
+  @Get(':exportId')
+  async get(
+    @AuthenticatedTenant() tenant: TenantContext,
+    @Param('jobId') jobId: string,
+    @Param('exportId') exportId: string,
+    @Query() query: QueryParameters,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
+    assertKnownQueryParameters(query, []);
+    await this.download.send(reply, await this.exportsService.open(tenant.tenantId, jobId, exportId), 'GET');
+  }
+
+  /**
+   * `url` downloads with the API key (kept for clients that use it); `download.url` is the same
+   * archive by a signed URL that needs no key, valid until `download.expires_at` (the export's own
+   * expiry), shaped like a CSV input's `upload`.
+   */
+  private present(exported: ExportRecord, origin: string) {
+    return {
+      export_id: exported.id,
+      job_id: exported.jobId,
+      run_id: exported.runId,
+      format: exported.format,
+      url: `${origin}${exportPath(exported.jobId, exported.id)}`,
+      expires_at: exported.expiresAt.toISOString(),
+      download: {
+        url: `${origin}${this.exportsService.signedDownloadPath(exported)}`,
+        method: 'GET' as const,
+        expires_at: exported.expiresAt.toISOString(),
+      },
+    };
+  }
 }

@@ -108,6 +108,12 @@ export class JobExportsRepository {
     return row && toExport(row);
   }
 
+  /** The tenant's export of this id, whichever job it belongs to (signed download URLs name no job). */
+  async findOfTenant(tenantId: string, exportId: string): Promise<ExportRecord | undefined> {
+    const [row] = await this.db.query<ExportRow>(`SELECT ${EXPORT_COLUMNS} FROM job_exports WHERE tenant_id = $1 AND id = $2`, [tenantId, exportId]);
+    return row && toExport(row);
+  }
+
   /** Results after `afterSeq` in seq order (keyset), joined with their tasks; bodies left out. */
   async resultPage(sql: Sql, jobId: string, runId: string, afterSeq: number, limit: number): Promise<ResultRow[]> {
     const rows = await sql.query<ResultDbRow>(

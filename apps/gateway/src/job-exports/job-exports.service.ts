@@ -9,6 +9,7 @@ import { bodyFileName, resultLine } from './export-archive';
 import { JobExportError, JobExportErrorCode } from './job-exports.errors';
 import { ExportRecord, JobExportsRepository, ResultRow } from './job-exports.repository';
 import { tarEnd, tarFileHeader, tarPadding } from './tar';
+import { UrlSigner } from '../file-transfers/url-signer';
 
 /** Spec-batch-api §8: an export expires 12 hours after creation. */
 const EXPORT_LIFETIME_SECONDS = 12 * 60 * 60;
@@ -23,17 +24,40 @@ export function exportPath(jobId: string, exportId: string): string {
   return `/v1/jobs/${jobId}/exports/${exportId}`;
 }
 
+/** File name an export is saved under: the last segment of its download URL and its `Content-Disposition`. */
+export function exportFileName(exportId: string): string {
+  return `${exportId}.tar.gz`;
+}
+
+/**
+ * Path of an export's signed download URL: outside `/v1`, since the signature, not an API key,
+ * authenticates it. It names the tenant, so the signature binds the tenant as well as the export,
+ * and ends in the file name, so `curl -O` and `wget` save it under that name.
+ */
+export function downloadPath(tenantId: string, exportId: string): string {
+  return `/downloads/job_exports/${tenantId}/${exportFileName(exportId)}`;
+}
+
 /**
  * Bulk exports of a run's results: an export is a record that allows downloading, for 12 hours,
  * a `.tar.gz` built on the fly from the database (`results.jsonl` and one file per result body).
  */
 @Injectable()
 export class JobExportsService {
+  private readonly signer: UrlSigner;
+
   constructor(
     private readonly db: Database,
     private readonly exportsRepository: JobExportsRepository,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
-  ) {}
+  ) {
+    this.signer = UrlSigner.fromConfig(config);
+  }
+
+  /** The export's signed download path and query (`GET`, no API key), valid as long as the export. */
+  signedDownloadPath(exported: ExportRecord): string {
+    return this.signer.signedPath('GET', downloadPath(exported.tenantId, exported.id), exported.expiresAt);
+  }
 
   /**
    * Records an export of a finished run (the job's latest by default), refusing a run whose
@@ -68,6 +92,36 @@ export class JobExportsService {
   async open(tenantId: string, jobId: string, exportId: string): Promise<ExportRecord> {
     const found = UUID.test(jobId) && UUID.test(exportId) ? await this.exportsRepository.find(tenantId, jobId, exportId) : undefined;
     if (!found) throw new JobExportError(JobExportErrorCode.ExportNotFound, 'This job has no export with this id on your account.');
+    if (found.expired) {
+      throw new JobExportError(JobExportErrorCode.ExportExpired, 'This export has expired (12 hours after it was made): create a new one.');
+    }
+    return found;
+  }
+
+  /**
+   * The export a signed download URL names, once its signature holds. A signature that does not
+   * match reads as not found, as another tenant's export does: the answer tells nothing of what
+   * exists. The URL expires with the export, so a genuine but past URL is `export_expired`.
+   *
+   * @throws JobExportError `export_not_found`, `export_expired`.
+   */
+  async openSigned(tenantId: string, fileName: string, signed: { expires: unknown; signature: unknown }): Promise<ExportRecord> {
+    const exportId = fileName.endsWith('.tar.gz') ? fileName.slice(0, -'.tar.gz'.length) : '';
+    const verdict =
+      UUID.test(tenantId) && UUID.test(exportId)
+        ? this.signer.verify('GET', downloadPath(tenantId, exportId), signed.expires, signed.signature, new Date())
+        : 'invalid';
+    if (verdict === 'invalid') {
+      throw new JobExportError(
+        JobExportErrorCode.ExportNotFound,
+        "No export at this download URL: its signature does not match it. Use `download.url` exactly as POST /v1/jobs/{job_id}/exports gave it.",
+      );
+    }
+    if (verdict === 'expired') {
+      throw new JobExportError(JobExportErrorCode.ExportExpired, 'This download URL has expired with its export (12 hours after it was made): create a new export.');
+    }
+    const found = await this.exportsRepository.findOfTenant(tenantId, exportId);
+    if (!found) throw new JobExportError(JobExportErrorCode.ExportNotFound, 'This export no longer exists: create a new one.');
     if (found.expired) {
       throw new JobExportError(JobExportErrorCode.ExportExpired, 'This export has expired (12 hours after it was made): create a new one.');
     }

@@ -11,8 +11,8 @@ import { checkCsvRow, columnsFromHeader, CsvColumns, CsvTaskRow, InvalidCsvRow }
 import type { CreateJobInputBody } from './job-input-request.schema';
 import { JobInputError, JobInputErrorCode } from './job-inputs.errors';
 import { JobInputRecord, JobInputsRepository } from './job-inputs.repository';
-import { UploadUrlSigner } from './upload-url-signer';
 import { FileTransferSlots } from '../file-transfers/file-transfer-slots';
+import { UrlSigner } from '../file-transfers/url-signer';
 
 /** Spec-batch-api §8: an upload slot lives 24 hours. */
 const SLOT_LIFETIME_SECONDS = 24 * 60 * 60;
@@ -39,7 +39,7 @@ export interface CreatedJobInput {
  */
 @Injectable()
 export class JobInputsService {
-  private readonly signer: UploadUrlSigner;
+  private readonly signer: UrlSigner;
 
   constructor(
     private readonly db: Database,
@@ -47,7 +47,7 @@ export class JobInputsService {
     private readonly transfers: FileTransferSlots,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
   ) {
-    this.signer = UploadUrlSigner.fromSecrets(config.URL_SIGNING_SECRET, config.ADMIN_TOKEN);
+    this.signer = UrlSigner.fromConfig(config);
   }
 
   /** Opens a slot for 24 hours; `origin` is where the caller reaches the API (`https://api.example.com`). */
@@ -59,10 +59,8 @@ export class JobInputsService {
       fields: body.csv.fields,
       lifetimeSeconds: SLOT_LIFETIME_SECONDS,
     });
-    const path = uploadPath(input.id);
-    const expires = Math.floor(input.expiresAt.getTime() / 1000);
-    const query = new URLSearchParams({ expires: String(expires), signature: this.signer.sign(path, expires) });
-    return { input, upload: { url: `${origin}${path}?${query}`, method: 'PUT', headers: { 'Content-Type': 'text/csv' } } };
+    const url = `${origin}${this.signer.signedPath('PUT', uploadPath(input.id), input.expiresAt)}`;
+    return { input, upload: { url, method: 'PUT', headers: { 'Content-Type': 'text/csv' } } };
   }
 
   /**
@@ -82,7 +80,7 @@ export class JobInputsService {
     body: Readable,
     contentLength: number | undefined,
   ): Promise<{ input: JobInputRecord; rows: number }> {
-    const verdict = UUID.test(inputId) ? this.signer.verify(uploadPath(inputId), signed.expires, signed.signature, new Date()) : 'invalid';
+    const verdict = UUID.test(inputId) ? this.signer.verify('PUT', uploadPath(inputId), signed.expires, signed.signature, new Date()) : 'invalid';
     if (verdict === 'invalid') {
       throw new JobInputError(JobInputErrorCode.UploadSignatureInvalid, 'This upload URL is not valid: use the `upload.url` exactly as POST /v1/job_inputs gave it.');
     }
