@@ -106,6 +106,33 @@ describe('Batch API (e2e)', () => {
     expect((await api.request('GET', '/v1/jobs?type=scheduled')).body.jobs.map((j: { job_id: string }) => j.job_id)).toEqual([jobId]);
   });
 
+  it('shows the tenant a due time the scheduler skipped because the previous run was still in flight', async () => {
+    const owner = platform.client((await platform.createTenant({ max_active_jobs: 10 })).api_key);
+    const created = await owner.request('POST', '/v1/jobs', { type: 'scheduled', tasks: tasks(2), schedule: { rate: { every: 1, unit: 'hour' } } });
+    const jobId = created.body.job_id as string;
+    // Rates fire hourly at the least: make a due time come now (the row the scheduler fires), twice.
+    const dueNow = () => pool.query(`UPDATE job_schedules SET next_due_at = now() - interval '1 second' WHERE job_id = $1`, [jobId]);
+    await dueNow();
+    const first = await waitFor(async () => (await owner.request('GET', `/v1/jobs/${jobId}`)).body.latest_run, { timeoutMs: 30_000, intervalMs: 200, what: 'the first scheduled run' });
+    // No worker runs here, so that run stays in flight when the next due time comes.
+    await dueNow();
+    const skipped = await waitFor(
+      async () => {
+        const job = (await owner.request('GET', `/v1/jobs/${jobId}`)).body;
+        return job.schedule.last_firing?.status === 'skipped' && job;
+      },
+      { timeoutMs: 30_000, intervalMs: 200, what: 'the skipped firing' },
+    );
+    expect(skipped.schedule.last_firing).toMatchObject({ status: 'skipped', reason: 'run_in_flight' });
+    expect(skipped.latest_run.run_id).toBe(first.run_id);
+    const firings = await owner.request('GET', `/v1/jobs/${jobId}/schedule/firings`);
+    expect(firings.body.firings.map((f: { status: string; reason?: string; run_id?: string }) => [f.status, f.reason ?? f.run_id])).toEqual([
+      ['skipped', 'run_in_flight'],
+      ['started', first.run_id],
+    ]);
+    expect((await api.request('GET', `/v1/jobs/${jobId}/schedule/firings`)).body).toMatchObject({ status: 404, code: 'job_not_found' });
+  });
+
   it('keeps tenants apart', async () => {
     const { body: job } = await api.request('POST', '/v1/jobs', { tasks: tasks(1) });
     const stranger = platform.client((await platform.createTenant()).api_key);

@@ -19,6 +19,7 @@ import { JobsController } from './jobs.controller';
 import { JobsRepository } from './jobs.repository';
 import { JobsService } from './jobs.service';
 import { RunStopNotices } from './run-stop-notices';
+import { ScheduleFiringsRepository } from './schedule-firings.repository';
 import { TaskIngestService } from './task-ingest.service';
 
 /** The Batch API's HTTP side (spec-batch-api, docs/design-batch.md); runs execute in the scheduler. */
@@ -38,6 +39,7 @@ import { TaskIngestService } from './task-ingest.service';
     JobResultsRepository,
     JobSchedulesRepository,
     JobIngestsRepository,
+    ScheduleFiringsRepository,
     { provide: RunsRepository, useValue: new RunsRepository() },
     { provide: BATCH_CLOCK, useValue: systemClock },
   ],

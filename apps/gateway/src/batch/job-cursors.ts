@@ -23,6 +23,12 @@ export interface RunListCursor {
   runSequence: number;
 }
 
+/** Position in a job's schedule firings (newest first): the last `due_at` returned. */
+export interface FiringListCursor {
+  jobId: string;
+  dueAtMicros: string;
+}
+
 /** Position in one run's results: the last task `seq` read. The run is pinned, so paging never jumps runs. */
 export interface ResultsCursor {
   runId: string;
@@ -44,6 +50,15 @@ export const runListCursor = {
     const d = decodeCursorToken(token);
     if (d?.k !== 'n' || typeof d.j !== 'string' || !isUuid(d.j) || !isSeq(d.s)) return undefined;
     return { jobId: d.j, runSequence: d.s };
+  },
+};
+
+export const firingListCursor = {
+  encode: (c: FiringListCursor) => encodeCursorToken({ k: 'f', j: c.jobId, t: c.dueAtMicros }),
+  decode(token: string): FiringListCursor | undefined {
+    const d = decodeCursorToken(token);
+    if (d?.k !== 'f' || typeof d.j !== 'string' || !isUuid(d.j) || typeof d.t !== 'string' || !/^-?\d{1,18}$/.test(d.t)) return undefined;
+    return { jobId: d.j, dueAtMicros: d.t };
   },
 };
 

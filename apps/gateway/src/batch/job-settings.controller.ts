@@ -1,18 +1,22 @@
-import { Body, Controller, Delete, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
 import { z } from 'zod';
 import { scheduleSchema, SCHEDULE_STATES } from '@trawl/contracts';
 import { AuthenticatedTenant, TenantContext } from '../auth/authenticated-tenant';
 import { assertNoBody, parseBody } from '../problems/body-validation';
-import { assertKnownQueryParameters, QueryParameters } from '../problems/query-parameters';
+import { assertKnownQueryParameters, intQueryParameter, QueryParameters, singleQueryValue } from '../problems/query-parameters';
 import { webhookBody } from './job-request.schema';
 import { JobSettingsService } from './job-settings.service';
-import { presentJob } from './job.presenter';
+import { presentFiring, presentJob } from './job.presenter';
+import { enumParameter } from './jobs.controller';
 
 const scheduleStateBody = z.strictObject({
   schedule_state: z.enum(SCHEDULE_STATES, { error: `must be one of: ${SCHEDULE_STATES.join(', ')}` }),
 });
 
-/** A job's webhook and schedule (spec-batch-api §4 PUT/DELETE webhook, PUT schedule, schedule state). */
+/**
+ * A job's webhook and schedule (spec-batch-api §4 PUT/DELETE webhook, PUT schedule, schedule state),
+ * and what became of the schedule's due times.
+ */
 @Controller('v1/jobs/:jobId')
 export class JobSettingsController {
   constructor(private readonly settings: JobSettingsService) {}
@@ -40,6 +44,19 @@ export class JobSettingsController {
     assertKnownQueryParameters(query, []);
     const schedule = isWrapped(body) ? parseBody(z.strictObject({ schedule: scheduleSchema }), body).schedule : parseBody(scheduleSchema, body);
     return presentJob(await this.settings.replaceSchedule(tenant.tenantId, jobId, schedule));
+  }
+
+  /**
+   * The schedule's due times, newest first, each `started` (with `run_id`) or `skipped` (with `reason`
+   * and `detail`); `status=skipped` keeps the skipped ones. Paged like the run list.
+   */
+  @Get('schedule/firings')
+  async listFirings(@AuthenticatedTenant() tenant: TenantContext, @Param('jobId') jobId: string, @Query() query: QueryParameters) {
+    assertKnownQueryParameters(query, ['status', 'cursor', 'limit']);
+    const status = enumParameter(query, 'status', ['started', 'skipped'] as const);
+    const limit = intQueryParameter(query, 'limit', { min: 1, max: 100, fallback: 20 });
+    const page = await this.settings.listFirings(tenant.tenantId, jobId, status, singleQueryValue(query, 'cursor') || undefined, limit);
+    return { firings: page.firings.map(presentFiring), next_cursor: page.nextCursor ?? null };
   }
 
   /** Pauses or resumes the schedule (not the run in flight); answers the job. */

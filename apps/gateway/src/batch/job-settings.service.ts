@@ -7,9 +7,17 @@ import { parseWebhookUrl } from '../webhooks/webhook-url';
 import { WebhookError, WebhookErrorCode } from '../webhooks/webhooks.errors';
 import { BatchError, BatchErrorCode } from './batch.errors';
 import { BATCH_CLOCK } from './batch.tokens';
+import { firingListCursor } from './job-cursors';
 import { JobSchedulesRepository } from './job-schedules.repository';
 import { JobRecord, JobsRepository } from './jobs.repository';
 import { checkScheduleAsOf, jobNotFound, JobsService } from './jobs.service';
+import { FiringStatusFilter, ScheduleFiringRecord, ScheduleFiringsRepository } from './schedule-firings.repository';
+
+export interface FiringList {
+  firings: ScheduleFiringRecord[];
+  /** Absent on the last page. */
+  nextCursor?: string;
+}
 
 /** A job's settings that change after creation: its webhook and (scheduled jobs) its schedule. */
 @Injectable()
@@ -19,6 +27,7 @@ export class JobSettingsService {
     private readonly jobs: JobsService,
     private readonly jobsRepository: JobsRepository,
     private readonly schedules: JobSchedulesRepository,
+    private readonly firings: ScheduleFiringsRepository,
     private readonly signingKeys: SigningKeysService,
     @Inject(BATCH_CLOCK) private readonly clock: Clock,
   ) {}
@@ -64,6 +73,26 @@ export class JobSettingsService {
       await this.schedules.update(sql, { tenantId, jobId, schedule: checked, ...scheduleOnReplace(checked, current.state, now) });
     });
     return this.jobs.get(tenantId, jobId);
+  }
+
+  /**
+   * The due times the scheduler dealt with, newest first: each started a run or was skipped, with
+   * the reason (missed while the scheduler was down, previous run in flight, active-job limit, job
+   * unavailable). Skips are kept as long as the job.
+   *
+   * @throws BatchError `job_not_found`, `job_not_scheduled`, `invalid_jobs_cursor`.
+   */
+  async listFirings(tenantId: string, jobId: string, status: FiringStatusFilter, cursorToken: string | undefined, limit: number): Promise<FiringList> {
+    const job = await this.jobs.get(tenantId, jobId);
+    if (!job.schedule) throw notScheduled();
+    const cursor = cursorToken === undefined ? undefined : firingListCursor.decode(cursorToken);
+    if (cursorToken !== undefined && (!cursor || cursor.jobId !== jobId)) {
+      throw new BatchError(BatchErrorCode.InvalidJobsCursor, 'This cursor was not handed out for this list; use the `next_cursor` you received.');
+    }
+    const rows = await this.firings.list(tenantId, jobId, { status, beforeDueAtMicros: cursor?.dueAtMicros }, limit + 1);
+    const firings = rows.slice(0, limit);
+    const last = firings.at(-1);
+    return { firings, ...(rows.length > limit && last && { nextCursor: firingListCursor.encode({ jobId, dueAtMicros: last.dueAtMicros }) }) };
   }
 
   /** Pauses or resumes the schedule (not a run). @throws BatchError `job_not_found`, `job_not_scheduled`. */

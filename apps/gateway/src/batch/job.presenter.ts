@@ -1,5 +1,7 @@
 import type { RunTaskState, TaskResultRecord } from './job-results.repository';
+import type { ScheduleFiringOutcome } from '@trawl/scheduling';
 import type { JobRecord, JobScheduleRecord, RunRecord } from './jobs.repository';
+import type { ScheduleFiringRecord } from './schedule-firings.repository';
 
 /** Fields that are "absent" are left out, never `null` (as in the Crawl API). */
 export function presentJob(job: JobRecord) {
@@ -15,7 +17,7 @@ export function presentJob(job: JobRecord) {
     // adding tasks answers 409 until it is `ready`.
     ingest_state: job.ingestState,
     ...(job.webhookUrl !== null && { webhook: { url: job.webhookUrl, signature: job.webhookSignature } }),
-    ...(job.schedule && { schedule: presentSchedule(job.schedule) }),
+    ...(job.schedule && { schedule: presentSchedule(job.schedule, job.schedule.lastFiring) }),
     ...(job.latestRun && { latest_run: presentRun(job.latestRun) }),
     created_at: job.createdAt.toISOString(),
   };
@@ -43,14 +45,49 @@ export function presentRun(run: RunRecord) {
   };
 }
 
-/** The job's `schedule`: as accepted (normalised), with its state and next due time. */
-export function presentSchedule(record: JobScheduleRecord) {
+/**
+ * The job's `schedule`: as accepted (normalised), with its state, next due time and, once a due time
+ * has come, `last_firing` (started or skipped, with the reason).
+ */
+export function presentSchedule(record: JobScheduleRecord, lastFiring: ScheduleFiringRecord | null = null) {
   const { schedule_state: _given, ...schedule } = record.schedule;
   return {
     ...stripUndefined(schedule),
     schedule_state: record.state,
     next_run_at: record.nextDueAt ? record.nextDueAt.toISOString() : null,
+    ...(lastFiring && { last_firing: presentFiring(lastFiring) }),
   };
+}
+
+/**
+ * Why a due time started no run, in the API's words: `run_in_flight` and `quota_exceeded` are the
+ * codes a rerun gets for the same refusal. Not run statuses: a skipped due time has no run, so run
+ * lists, `latest_run` and run webhooks stay as clients know them.
+ */
+const SKIP_REASONS = {
+  skipped_missed: {
+    reason: 'missed',
+    detail: 'The scheduler was not running at this time and it was too late to catch up; only the latest missed time runs.',
+  },
+  skipped_previous_running: {
+    reason: 'run_in_flight',
+    detail: 'The previous run of this job was still queued, running or paused; runs of one job never overlap.',
+  },
+  skipped_quota: {
+    reason: 'quota_exceeded',
+    detail: 'Your account was at its limit of active jobs and crawls.',
+  },
+  skipped_job_unavailable: {
+    reason: 'job_unavailable',
+    detail: 'The job could not run (its tasks were still being written, or it was being removed).',
+  },
+} as const satisfies Record<Exclude<ScheduleFiringOutcome, 'started'>, { reason: string; detail: string }>;
+
+/** A due time of the schedule: `started` with its `run_id`, or `skipped` with `reason` and `detail`. */
+export function presentFiring(firing: ScheduleFiringRecord) {
+  const common = { due_at: firing.dueAt.toISOString(), fired_at: firing.firedAt.toISOString() };
+  if (firing.outcome === 'started') return { ...common, status: 'started' as const, ...(firing.runId !== null && { run_id: firing.runId }) };
+  return { ...common, status: 'skipped' as const, ...SKIP_REASONS[firing.outcome] };
 }
 
 /** How a task of a run stands, in the API's words. */

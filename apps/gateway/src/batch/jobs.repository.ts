@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { Schedule, ScheduleState } from '@trawl/contracts';
 import { Database, RunKind, Sql } from '@trawl/persistence';
 import type { JobTask } from './job-request.schema';
+import type { ScheduleFiringRecord } from './schedule-firings.repository';
 
 export type JobType = 'regular' | 'scheduled';
 export type JobStatus = 'open' | 'closed';
@@ -42,8 +43,8 @@ export interface JobRecord {
   /** `created_at` in microseconds since the epoch (exact), for list cursors. */
   createdAtMicros: string;
   latestRun: RunRecord | null;
-  /** The `job_schedules` row of a scheduled job. */
-  schedule: JobScheduleRecord | null;
+  /** The `job_schedules` row of a scheduled job, with its latest firing. */
+  schedule: (JobScheduleRecord & { lastFiring: ScheduleFiringRecord | null }) | null;
 }
 
 export interface JobScheduleRecord {
@@ -102,6 +103,11 @@ interface JobRow {
   s_state: ScheduleState | null;
   s_anchor_at: Date | null;
   s_next_due_at: Date | null;
+  f_due_at: Date | null;
+  f_due_at_us: string | null;
+  f_fired_at: Date | null;
+  f_outcome: ScheduleFiringRecord['outcome'] | null;
+  f_run_id: string | null;
 }
 
 const JOB_WITH_LATEST_RUN = `
@@ -112,8 +118,15 @@ const JOB_WITH_LATEST_RUN = `
          r.total AS r_total, r.successful AS r_successful, r.failed AS r_failed, r.credits::text AS r_credits, r.cost::text AS r_cost,
          r.failure_reason AS r_failure_reason, r.failure_detail AS r_failure_detail,
          r.created_at AS r_created_at, r.started_at AS r_started_at, r.finished_at AS r_finished_at,
-         s.schedule AS s_schedule, s.state AS s_state, s.anchor_at AS s_anchor_at, s.next_due_at AS s_next_due_at
-    FROM jobs j LEFT JOIN job_runs r ON r.id = j.latest_run_id LEFT JOIN job_schedules s ON s.job_id = j.id`;
+         s.schedule AS s_schedule, s.state AS s_state, s.anchor_at AS s_anchor_at, s.next_due_at AS s_next_due_at,
+         f.due_at AS f_due_at, (extract(epoch FROM f.due_at) * 1000000)::bigint::text AS f_due_at_us,
+         f.fired_at AS f_fired_at, f.outcome AS f_outcome, f.run_id AS f_run_id
+    FROM jobs j LEFT JOIN job_runs r ON r.id = j.latest_run_id LEFT JOIN job_schedules s ON s.job_id = j.id
+    -- The latest firing, skipped or not: one probe of schedule_firings_tenant_job per scheduled job.
+    LEFT JOIN LATERAL (
+      SELECT due_at, fired_at, outcome, run_id FROM schedule_firings
+       WHERE tenant_id = j.tenant_id AND job_id = s.job_id ORDER BY due_at DESC LIMIT 1
+    ) f ON true`;
 
 /** Rows written per INSERT of tasks: big enough to be fast, small enough for Postgres's 65,535 parameters. */
 const TASK_ROWS_PER_STATEMENT = 5_000;
@@ -258,7 +271,16 @@ function toJob(row: JobRow): JobRecord {
     schedule:
       row.s_schedule === null
         ? null
-        : { schedule: row.s_schedule, state: row.s_state ?? 'active', anchorAt: row.s_anchor_at ?? row.created_at, nextDueAt: row.s_next_due_at },
+        : {
+            schedule: row.s_schedule,
+            state: row.s_state ?? 'active',
+            anchorAt: row.s_anchor_at ?? row.created_at,
+            nextDueAt: row.s_next_due_at,
+            lastFiring:
+              row.f_due_at === null || row.f_outcome === null
+                ? null
+                : { dueAt: row.f_due_at, dueAtMicros: row.f_due_at_us ?? '0', firedAt: row.f_fired_at ?? row.f_due_at, outcome: row.f_outcome, runId: row.f_run_id },
+          },
     latestRun:
       row.r_id === null
         ? null

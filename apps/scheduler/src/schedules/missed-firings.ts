@@ -1,12 +1,7 @@
-import { firingsBetween, nextFiring, ScheduleTiming } from '@trawl/scheduling';
+import { firingsBetween, nextFiring, ScheduleFiringOutcome, ScheduleTiming } from '@trawl/scheduling';
 
-/** What happened to one due time (the `outcome` of its `schedule_firings` row). */
-export type FiringOutcome =
-  | 'started'
-  | 'skipped_missed'
-  | 'skipped_previous_running'
-  | 'skipped_quota'
-  | 'skipped_job_unavailable';
+/** What happened to one due time (the `outcome` of its `schedule_firings` row), defined in `@trawl/scheduling`. */
+export type FiringOutcome = ScheduleFiringOutcome;
 
 /** What the leader does with a schedule whose due time has come. */
 export interface FiringPlan {
