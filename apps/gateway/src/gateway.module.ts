@@ -14,6 +14,7 @@ import { FileTransferSlots } from './file-transfers/file-transfer-slots';
 import { GATEWAY_CONFIG, LOGGER, MESSAGING } from './gateway.tokens';
 import { JobExportsModule } from './job-exports/job-exports.module';
 import { JobInputsModule } from './job-inputs/job-inputs.module';
+import { TenantAdminModule } from './tenants/tenant-admin.module';
 import { TenantsModule } from './tenants/tenants.module';
 import { UsageModule } from './usage/usage.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
@@ -94,6 +95,7 @@ export class GatewayModule {
         }),
         AuthModule,
         TenantsModule,
+        TenantAdminModule,
         CrawlsModule,
         FetchModule,
         UsageModule,

@@ -13,6 +13,7 @@ import { SealedCaptchaSolverKey1764000000080 } from './migrations/1764000000080-
 import { RunTaskBodyLz41764000000090 } from './migrations/1764000000090-run-task-body-lz4';
 import { PutBatchTasks1764000000100 } from './migrations/1764000000100-put-batch-tasks';
 import { LedgerCost1764000000110 } from './migrations/1764000000110-ledger-cost';
+import { TenantAdmin1764000000130 } from './migrations/1764000000130-tenant-admin';
 
 /** Every migration, in order. Migrations run by `make migrate` (and a Helm pre-upgrade Job), never at pod start. */
 export const MIGRATIONS = [
@@ -29,6 +30,7 @@ export const MIGRATIONS = [
   RunTaskBodyLz41764000000090,
   PutBatchTasks1764000000100,
   LedgerCost1764000000110,
+  TenantAdmin1764000000130,
 ];
 
 export interface DataSourceOptions {

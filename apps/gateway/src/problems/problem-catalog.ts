@@ -134,6 +134,14 @@ export function problemKind(code: ApiErrorCode): ProblemKind {
       return { status: 404, code, title: 'Tenant not found' };
     case TenantErrorCode.SecretsUnavailable:
       return { status: 503, code, title: 'Secrets unavailable', publicDetail: true };
+    case TenantErrorCode.ApiKeyNotFound:
+      return { status: 404, code, title: 'API key not found' };
+    case TenantErrorCode.ApiKeyRevoked:
+      return { status: 409, code, title: 'API key revoked' };
+    case TenantErrorCode.ApiKeyNameTaken:
+      return { status: 409, code, title: 'API key name taken' };
+    case TenantErrorCode.InvalidAdminCursor:
+      return { status: 400, code: 'invalid_cursor', title: 'Invalid cursor' };
     case WebhookErrorCode.CallbackUrlMustBeHttps:
       return { status: 400, code, title: 'Webhook URL must be https' };
     case WebhookErrorCode.SigningRequiresActiveKey:

@@ -15,6 +15,7 @@ const account = (fields: Partial<Account> = {}): Account => ({
   features: ['js_render', 'premium_proxy', 'proxy_mode'],
   products: ['fetch', 'crawl', 'batch', 'extract'],
   subscriptionStatus: 'active',
+  suspendedAt: null,
   emailVerified: true,
   rateLimitPerMinute: 600,
   captchaSolver: null,
@@ -31,6 +32,7 @@ describe(assertAccountMay.name, () => {
   it.each([
     ['a cancelled subscription', { subscriptionStatus: 'cancelled' }, AccountErrorCode.NoActiveSubscription],
     ['no subscription', { subscriptionStatus: 'none' }, AccountErrorCode.NoActiveSubscription],
+    ['a suspended tenant', { suspendedAt: new Date() }, AccountErrorCode.NoActiveSubscription],
     ['an unverified e-mail', { emailVerified: false }, AccountErrorCode.EmailNotVerified],
     ['no fetch product', { products: ['crawl'] }, AccountErrorCode.ProductNotAllowed],
     ['no js_render feature', { features: ['premium_proxy'] }, AccountErrorCode.FeatureNotInPlan],

@@ -10,7 +10,7 @@ export interface AccountNeeds {
 }
 
 /**
- * Whether the account may make this request now. Order: subscription (`AUTH011`), e-mail
+ * Whether the account may make this request now. Order: suspension and subscription (`AUTH011`), e-mail
  * (`AUTH009`), product (`AUTH012`), features (`AUTH010`), credits (`AUTH004`): the caller fixes
  * the most basic problem first. Key expiry (`AUTH005`) is the authenticator's.
  *
@@ -26,7 +26,31 @@ export function accountMay(account: Account, needs: AccountNeeds): boolean {
   return accountRefusal(account, needs) === undefined;
 }
 
+/**
+ * Refuses a tenant the operator suspended: `AUTH011`, the spec's code for an account without an
+ * active subscription. The API key authenticator calls it on every route (and proxy mode); the
+ * checks below call it first, so Fetch sees a suspension at once, other routes within the key
+ * cache's TTL.
+ *
+ * @throws AccountError
+ */
+export function assertNotSuspended(account: Pick<Account, 'suspendedAt'>): void {
+  const refusal = suspensionRefusal(account);
+  if (refusal) throw refusal;
+}
+
+function suspensionRefusal(account: Pick<Account, 'suspendedAt'>): AccountError | undefined {
+  return account.suspendedAt
+    ? new AccountError(
+        AccountErrorCode.NoActiveSubscription,
+        'This account is suspended by the operator of this service; contact them to resume it.',
+      )
+    : undefined;
+}
+
 function accountRefusal(account: Account, needs: AccountNeeds): AccountError | undefined {
+  const suspended = suspensionRefusal(account);
+  if (suspended) return suspended;
   if (account.subscriptionStatus !== 'active') {
     return new AccountError(
       AccountErrorCode.NoActiveSubscription,

@@ -15,6 +15,7 @@ export function testAccount(fields: Partial<Account> = {}): Account {
     features: ['js_render', 'premium_proxy'],
     products: ['fetch'],
     subscriptionStatus: 'active',
+    suspendedAt: null,
     emailVerified: true,
     rateLimitPerMinute: 100,
     captchaSolver: null,

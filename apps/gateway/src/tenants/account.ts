@@ -29,6 +29,11 @@ export interface Account {
   features: PlanFeature[];
   products: PlanProduct[];
   subscriptionStatus: SubscriptionStatus;
+  /**
+   * When the operator suspended the tenant (`POST /admin/v1/tenants/{id}/suspend`), or `null`. A
+   * suspended tenant is refused `AUTH011` on every route, whatever its subscription says.
+   */
+  suspendedAt: Date | null;
   emailVerified: boolean;
   rateLimitPerMinute: number;
   /**

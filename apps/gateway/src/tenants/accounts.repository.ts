@@ -5,7 +5,7 @@ import type { Account, PlanFeature, PlanProduct, SubscriptionStatus } from './ac
 /** Columns of `tenants` an {@link Account} is made of, for queries over `tenants t`. */
 export const ACCOUNT_COLUMNS = `
   t.id, t.name, t.credits_limit, t.credits_used, t.period_started_at, t.period_ends_at, t.period_days,
-  t.concurrency, t.max_active_jobs, t.plan_features, t.plan_products, t.subscription_status,
+  t.concurrency, t.max_active_jobs, t.plan_features, t.plan_products, t.subscription_status, t.suspended_at,
   t.email_verified, t.rate_limit_per_minute, t.captcha_solver_endpoint, t.captcha_solver_key,
   t.captcha_solver_key_sealed`;
 
@@ -22,6 +22,7 @@ export interface AccountRow {
   plan_features: string[];
   plan_products: string[];
   subscription_status: string;
+  suspended_at: Date | null;
   email_verified: boolean;
   rate_limit_per_minute: number;
   captcha_solver_endpoint: string | null;
@@ -43,6 +44,7 @@ export function toAccount(row: AccountRow): Account {
     features: row.plan_features as PlanFeature[],
     products: row.plan_products as PlanProduct[],
     subscriptionStatus: row.subscription_status as SubscriptionStatus,
+    suspendedAt: row.suspended_at,
     emailVerified: row.email_verified,
     rateLimitPerMinute: row.rate_limit_per_minute,
     captchaSolver:

@@ -1,16 +1,16 @@
 import { Module } from '@nestjs/common';
-import { AdminTokenGuard } from '../auth/admin-token.guard';
 import { AccountsRepository } from './accounts.repository';
 import { AccountsService } from './accounts.service';
+import { AdminAuditRepository } from './admin-audit.repository';
 import { CaptchaSolverController } from './captcha-solver.controller';
 import { CaptchaSolverKeys } from './captcha-solver-keys';
-import { TenantsController } from './tenants.controller';
 import { TenantsRepository } from './tenants.repository';
 import { TenantsService } from './tenants.service';
 
+/** Tenants' accounts, and their own settings (the CAPTCHA solver). The admin API is `TenantAdminModule`. */
 @Module({
-  controllers: [TenantsController, CaptchaSolverController],
-  providers: [TenantsService, TenantsRepository, AdminTokenGuard, AccountsRepository, AccountsService, CaptchaSolverKeys],
-  exports: [AccountsRepository, AccountsService, CaptchaSolverKeys],
+  controllers: [CaptchaSolverController],
+  providers: [TenantsService, TenantsRepository, AdminAuditRepository, AccountsRepository, AccountsService, CaptchaSolverKeys],
+  exports: [TenantsService, TenantsRepository, AdminAuditRepository, AccountsRepository, AccountsService, CaptchaSolverKeys],
 })
 export class TenantsModule {}

@@ -77,3 +77,14 @@ export const TENANT_DEFAULTS = {
   subscriptionStatus: 'active',
   emailVerified: true,
 } as const;
+
+/** Body of `POST /admin/v1/tenants/{id}/keys`: a new key, named (unique among the tenant's live keys). */
+export const createApiKeyBody = z.strictObject({
+  name: z
+    .string({ error: (issue) => (issue.input === undefined || issue.input === null ? 'is required' : 'must be a string') })
+    .min(1, { error: 'must be 1 to 100 characters long' })
+    .max(100, { error: 'must be 1 to 100 characters long' }),
+  /** When the key stops working (`AUTH005`); absent or `null` means never. */
+  expires_at: optionalInstant,
+});
+export type CreateApiKeyBody = z.output<typeof createApiKeyBody>;

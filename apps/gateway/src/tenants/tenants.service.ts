@@ -3,6 +3,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { GatewayConfig } from '../config';
 import { GATEWAY_CONFIG } from '../gateway.tokens';
 import { apiKeyHint, generateApiKey, hashApiKey } from '../auth/api-key';
+import { CreatedCursor, isUuid } from './admin-cursors';
 import { CaptchaSolverKeys } from './captcha-solver-keys';
 import { TenantError, TenantErrorCode } from './tenants.errors';
 import { CaptchaSolverBody, CreateTenantBody, TENANT_DEFAULTS, UpdateTenantBody } from './tenants.schemas';
@@ -15,7 +16,6 @@ export interface CreatedTenant {
   apiKey: string;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 @Injectable()
 export class TenantsService {
@@ -29,8 +29,11 @@ export class TenantsService {
     this.plan = planDefaultsOf(config);
   }
 
-  /** @throws TenantError `secrets_unavailable` (a solver key without `SECRETS_KEY`). */
-  async create(request: CreateTenantBody): Promise<CreatedTenant> {
+  /**
+   * A new tenant with one key named `default`, audited as made by the admin token of `adminFingerprint`.
+   * @throws TenantError `secrets_unavailable` (a solver key without `SECRETS_KEY`).
+   */
+  async create(request: CreateTenantBody, adminFingerprint: string): Promise<CreatedTenant> {
     const apiKey = generateApiKey();
     const id = randomUUID();
     const settings = this.settingsOf(id, request);
@@ -49,16 +52,50 @@ export class TenantsService {
       rateLimitPerMinute: settings.rateLimitPerMinute ?? this.plan.rateLimitPerMinute,
       captchaSolver: settings.captchaSolver,
       key: { hash: hashApiKey(apiKey), hint: apiKeyHint(apiKey), expiresAt: request.api_key_expires_at ?? null },
-    });
+    }, { action: 'tenant.created', adminFingerprint, details: { fields: fieldsOf(request) } });
     return { tenant, apiKey };
   }
 
   /** @throws TenantError `tenant_not_found`, `secrets_unavailable`. */
-  async update(tenantId: string, request: UpdateTenantBody): Promise<TenantRecord> {
-    const tenant = UUID.test(tenantId)
-      ? await this.tenants.update(tenantId, this.settingsOf(tenantId, request), request.api_key_expires_at)
+  async update(tenantId: string, request: UpdateTenantBody, adminFingerprint: string): Promise<TenantRecord> {
+    const tenant = isUuid(tenantId)
+      ? await this.tenants.update(tenantId, this.settingsOf(tenantId, request), request.api_key_expires_at, {
+          action: 'tenant.updated',
+          tenantId,
+          adminFingerprint,
+          // The names of the fields set, never their values: a solver key is one of them.
+          details: { fields: fieldsOf(request) },
+        })
       : undefined;
     return tenant ?? tenantNotFound();
+  }
+
+  /** @throws TenantError `tenant_not_found`. */
+  async find(tenantId: string): Promise<TenantRecord> {
+    const tenant = isUuid(tenantId) ? await this.tenants.find(tenantId) : undefined;
+    return tenant ?? tenantNotFound();
+  }
+
+  /** One page of tenants, newest first, and whether there are more. */
+  async list(cursor: CreatedCursor | undefined, limit: number): Promise<{ tenants: TenantRecord[]; more: boolean }> {
+    const rows = await this.tenants.listPage(cursor, limit + 1);
+    return { tenants: rows.slice(0, limit), more: rows.length > limit };
+  }
+
+  /**
+   * Suspends (`suspended`) or resumes the tenant: its keys answer `AUTH011` on every route, within
+   * `API_KEY_CACHE_TTL_MS` (Fetch at once). Repeating it changes nothing and records nothing.
+   * @throws TenantError `tenant_not_found`.
+   */
+  async setSuspended(tenantId: string, suspended: boolean, adminFingerprint: string): Promise<TenantRecord> {
+    const result = isUuid(tenantId)
+      ? await this.tenants.setSuspended(tenantId, suspended, {
+          action: suspended ? 'tenant.suspended' : 'tenant.resumed',
+          tenantId,
+          adminFingerprint,
+        })
+      : undefined;
+    return result?.tenant ?? tenantNotFound();
   }
 
   /**
@@ -81,7 +118,16 @@ export class TenantsService {
   }
 }
 
-function tenantNotFound(): never {
+/** The fields a request sets, by their API names. */
+function fieldsOf(request: CreateTenantBody | UpdateTenantBody): string[] {
+  return Object.entries(request)
+    .filter(([, value]) => value !== undefined)
+    .map(([field]) => field)
+    .sort();
+}
+
+/** @throws TenantError `tenant_not_found`. */
+export function tenantNotFound(): never {
   throw new TenantError(TenantErrorCode.TenantNotFound, 'No tenant has this ID; check the `tenant_id`.');
 }
 
