@@ -5,7 +5,7 @@
  *      results endpoint, and tasks/s end to end vs. a plain undici loop over the same URLs with the
  *      same concurrency (target ≥ 70 %). The pages answer after 100 ms, as a site would: a batch
  *      job's throughput is its concurrency over a task's cycle, and that is what the target is
- *      judged on (docs/decisions.md, "Batch throughput target");
+ *      judged on (docs/decisions/benchmarks.md, "Batch throughput target");
  *   2. webhook latency: p99 time from a run's completion (`finished_at`) to the receipt of its
  *      `run.completed` at a real HTTPS receiver (target < 1 s).
  *

@@ -52,8 +52,8 @@ interface FetchBenchOptions {
   serviceEnv: Record<string, string>;
   /**
    * Pages rendered by both sides (paths of big.test), one run of rounds each. The first is judged
-   * against the target: an article page with what real pages carry (decisions.md, "js_render
-   * throughput target"). The others are reported without a verdict.
+   * against the target: an article page with what real pages carry (docs/decisions/benchmarks.md,
+   * "js_render throughput target"). The others are reported without a verdict.
    */
   renderPaths: string[];
 }

@@ -5,7 +5,7 @@ import { waitFor } from '@trawl/testing';
 const PAGES = 3_000;
 
 /**
- * Crash safety (docs/decisions.md, "Work leases"): `kill -9` a service in the middle of a crawl of thousands of
+ * Crash safety (docs/decisions/platform.md, "Work leases"): `kill -9` a service in the middle of a crawl of thousands of
  * pages; after a restart the crawl completes with exactly the site's URL set — none missing, none
  * twice — and exact coverage counts. Short leases make the reconciler hand out lost work quickly.
  */

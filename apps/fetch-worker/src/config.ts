@@ -44,7 +44,7 @@ export const fetchWorkerConfigSchema = baseConfigSchema.omit({ DATABASE_URL: tru
   BROWSER_MAX_PAGE_BYTES: envInt(64 * 1024 * 1024, 1024 * 1024, 1024 * 1024 * 1024),
   /** A parked page nobody asked for is closed after this long, in ms (default 30 s). */
   BROWSER_PAGE_IDLE_MS: envInt(30_000, 100, 600_000),
-  /** A page is closed after serving this many requests (default 200; see decisions.md). */
+  /** A page is closed after serving this many requests (default 200; see docs/decisions/browser.md, "Browser page reuse"). */
   BROWSER_PAGE_MAX_USES: envInt(200, 1, 10_000),
   /** Chromium to run: Debian's wrapper script by default. */
   CHROMIUM_PATH: z.string().min(1).default('/usr/bin/chromium'),

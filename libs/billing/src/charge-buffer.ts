@@ -16,7 +16,7 @@ export interface ChargeBufferOptions {
 /**
  * Writes ledger rows for charges that need not be committed before their request is answered
  * (Fetch): many requests share one statement, and with it one commit, instead of each waiting for
- * its own WAL flush. Trade-off, written down in docs/decisions.md: a process killed without
+ * its own WAL flush. Trade-off, written down in docs/decisions/fetch-admission.md ("Fetch ledger rows are batched"): a process killed without
  * `close()` loses the charges of its last `flushMs` — requests answered and not billed, never
  * billed twice (each ledger row is unique by `ref`, so a flush retried after a failure or a commit
  * whose answer was lost bills nothing more).

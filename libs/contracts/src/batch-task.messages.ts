@@ -5,7 +5,7 @@ import type { ConsumerDefinition, StreamDefinition } from './provisioning';
 
 /**
  * Methods a batch task may send its target. GET and POST per spec-batch-api §2; PUT as the issue
- * that post-dates the spec allows (docs/decisions.md, Batch API). POST and PUT carry a body.
+ * that post-dates the spec allows (docs/decisions/batch-api.md, "PUT tasks"). POST and PUT carry a body.
  */
 export const BATCH_TASK_METHODS = ['GET', 'POST', 'PUT'] as const;
 export type BatchTaskMethod = (typeof BATCH_TASK_METHODS)[number];

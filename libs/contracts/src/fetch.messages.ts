@@ -182,7 +182,7 @@ export const FETCH_WORKER_ERROR_CODES = [
   'RESP006',
   /** The target domain does not resolve (billed). */
   'RESP007',
-  /** The target's TLS certificate or configuration is broken (the spec names no code; see decisions). */
+  /** The target's TLS certificate or configuration is broken (the spec names no code; see docs/decisions/fetch-api.md, "Error body"). */
   'RESP008',
   /** Every browser of the worker stayed busy until the deadline: transient, retry with backoff. */
   'RESP009',

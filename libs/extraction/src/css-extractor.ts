@@ -11,7 +11,7 @@ export type CssExtractor = Readonly<Record<string, string>>;
 /**
  * The answer to a `css_extractor`, keyed by its names. For each name: the one match's value as a
  * string, a list of values (document order) when several nodes match, and `""` when none does —
- * the shape clients of the service we mirror already parse (see docs/decisions.md).
+ * the shape clients of the service we mirror already parse (see docs/decisions/output-shapes.md, "css_extractor").
  */
 export type CssExtraction = Record<string, string | string[]>;
 

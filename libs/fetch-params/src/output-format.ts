@@ -4,7 +4,7 @@ import type { FetchOptionsV1 } from '@trawl/contracts';
 export type OutputFormat = 'html' | 'json' | 'markdown' | 'plaintext' | 'pdf' | 'png' | 'jpeg';
 
 /**
- * The format the options give an answer, in the worker's precedence (decisions "Output precedence"):
+ * The format the options give an answer, in the worker's precedence (docs/decisions/fetch-worker.md, "Output precedence"):
  * `json_response`, then screenshot, then `response_type`, then `css_extractor`, then `outputs`.
  * Non-HTML targets (an image, a PDF file) still say `html` here: the result's `content_type` tells.
  */

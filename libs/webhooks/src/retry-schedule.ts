@@ -1,4 +1,4 @@
-/** When failed deliveries are tried again (spec-batch-api §6: "not shown"; decided in docs/decisions.md). */
+/** When failed deliveries are tried again (spec-batch-api §6: "not shown"; decided in docs/decisions/webhooks.md, "Retries"). */
 export interface RetrySchedule {
   /** Ceiling of the first retry's delay, in ms; doubles per attempt. Default 30,000. */
   baseMs: number;

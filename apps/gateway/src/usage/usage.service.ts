@@ -4,7 +4,7 @@ import { LimitsService } from '../limits/limits.service';
 import { creditsLeft } from '../tenants/account';
 import { AccountsService } from '../tenants/accounts.service';
 
-/** What a tenant needs to plan its use (spec §2 "Subscription details", decisions.md). */
+/** What a tenant needs to plan its use (spec §2 "Subscription details"; docs/decisions/fetch-api.md, "Usage endpoint"). */
 export interface SubscriptionDetails {
   /** Credits used of the period's allowance, in percent (0–100, two decimals). */
   usage_percent: number;

@@ -6,7 +6,7 @@ import { WebhookDeliveriesService } from './webhook-deliveries.service';
 
 /**
  * `GET /v1/jobs/{job_id}/webhook/deliveries?cursor=&limit=` (spec: "not shown"; decided in
- * docs/decisions.md): the job's webhook events, newest first, each with every attempt.
+ * docs/decisions/webhooks.md, "Delivery log"): the job's webhook events, newest first, each with every attempt.
  */
 @Controller('v1/jobs/:jobId/webhook/deliveries')
 export class WebhookDeliveriesController {

@@ -4,7 +4,7 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * The tenant's CAPTCHA solver key sealed at rest (AES-GCM under `SECRETS_KEY`, as webhook signing
  * secrets). Existing plaintext keys are not converted here (a migration has no `SECRETS_KEY`): they
  * are still read from `captcha_solver_key` until the key is next set, which seals it and clears
- * the plaintext column (docs/decisions.md "Fetch API").
+ * the plaintext column (docs/decisions/fetch-api.md, "CAPTCHA solver keys at rest").
  */
 export class SealedCaptchaSolverKey1764000000080 implements MigrationInterface {
   name = 'SealedCaptchaSolverKey1764000000080';
