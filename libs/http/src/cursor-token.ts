@@ -16,3 +16,10 @@ export function decodeCursorToken(token: string): Record<string, unknown> | unde
     return undefined;
   }
 }
+
+const LOWER_CASE_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** True for a UUID as Postgres writes it (lower case): ids in paths and cursors are checked before a query. */
+export function isUuid(value: string): boolean {
+  return LOWER_CASE_UUID.test(value);
+}

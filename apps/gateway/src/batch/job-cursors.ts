@@ -1,15 +1,11 @@
-import { decodeCursorToken, encodeCursorToken } from '@trawl/http';
+import { decodeCursorToken, encodeCursorToken, isUuid } from '@trawl/http';
 /**
  * Opaque cursors of the Batch API: base64url of a small JSON object, like the Crawl API's. They hold
  * no secret (every read is scoped to the caller's tenant); opacity keeps callers from building them.
  */
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const MAX_INT = 2_147_483_647;
 
-export function isUuid(value: string): boolean {
-  return UUID.test(value);
-}
 
 /** Position in a tenant's job list (newest first): the last job returned. */
 export interface JobListCursor {

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AdminAuditRecord, AdminAuditRepository } from './admin-audit.repository';
-import { isUuid } from './admin-cursors';
+import { isUuid } from '@trawl/http';
 
 /** The admin audit: every change made through the admin API, newest first. */
 @Injectable()

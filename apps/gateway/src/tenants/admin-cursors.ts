@@ -1,4 +1,4 @@
-import { decodeCursorToken, encodeCursorToken } from '@trawl/http';
+import { decodeCursorToken, encodeCursorToken, isUuid } from '@trawl/http';
 import { TenantError, TenantErrorCode } from './tenants.errors';
 
 /**
@@ -15,11 +15,7 @@ export interface CreatedCursor {
 
 export type CreatedListKind = 'tenants' | 'keys';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-export function isUuid(value: string): boolean {
-  return UUID.test(value);
-}
 
 export function encodeCreatedCursor(kind: CreatedListKind, cursor: CreatedCursor): string {
   return encodeCursorToken({ k: kind, t: cursor.createdAtMicros, c: cursor.id });

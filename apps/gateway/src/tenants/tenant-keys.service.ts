@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { apiKeyHint, generateApiKey, hashApiKey } from '../auth/api-key';
-import { CreatedCursor, isUuid } from './admin-cursors';
+import { isUuid } from '@trawl/http';
+import { CreatedCursor } from './admin-cursors';
 import { KeyChangeRefusal, TenantKeyRecord, TenantKeysRepository } from './tenant-keys.repository';
 import { TenantError, TenantErrorCode } from './tenants.errors';
 import type { CreateApiKeyBody } from './tenants.schemas';
