@@ -13,7 +13,6 @@ import { BATCH_RUN_STOPPED_SUBJECT, StoppedRuns } from './batch-tasks/stopped-ru
 import { FetchRequestWiring, wireFetchRequests } from './fetch-requests/fetch-request.wiring';
 import { TargetFetcher } from './fetch-requests/target-fetcher';
 import { HttpEngine } from './page-fetch/http-engine';
-import { PAGE_ENGINES, PAGE_FETCH_SETTINGS, PageFetchService, PageFetchSettings } from './page-fetch/page-fetch.service';
 import { WORKER_LOGGER } from './worker.logger';
 import { WORKER_MESSAGING } from './worker.messaging';
 import { WorkerMetrics } from './worker.metrics';
@@ -51,8 +50,7 @@ export class FetchWorkerModule implements OnApplicationShutdown {
     const registry = createMetricsRegistry('fetch-worker');
     const agent = createEgressAgent(policy);
     // One keep-alive pool for every page this process fetches, crawl pages and Fetch API alike.
-    const http = new HttpEngine({ policy, agent, maxBodyBytes: config.MAX_BODY_BYTES });
-    const engines = [http];
+    const http = new HttpEngine({ policy, agent });
     const fetchRequests: FetchRequestWiring = wireFetchRequests({
       config,
       policy,
@@ -72,7 +70,6 @@ export class FetchWorkerModule implements OnApplicationShutdown {
       stopDeadlineMs: Math.floor(config.SHUTDOWN_TIMEOUT_MS * SETTLE_SHARE),
     };
     const batchSettings: BatchTaskConsumerSettings = { ...consumerSettings, concurrency: config.BATCH_CONCURRENCY };
-    const pageFetchSettings: PageFetchSettings = { pageTimeoutMs: config.PAGE_TIMEOUT_MS };
     return {
       module: FetchWorkerModule,
       imports: [HealthModule.register({ registry, checks: [{ name: 'nats', check: () => messaging.isConnected() }] })],
@@ -80,8 +77,6 @@ export class FetchWorkerModule implements OnApplicationShutdown {
         { provide: WORKER_MESSAGING, useValue: messaging },
         { provide: WORKER_LOGGER, useValue: logger },
         { provide: WorkerMetrics, useValue: new WorkerMetrics(registry) },
-        { provide: PAGE_ENGINES, useValue: engines },
-        { provide: PAGE_FETCH_SETTINGS, useValue: pageFetchSettings },
         { provide: CRAWL_PAGE_SETTINGS, useValue: {} },
         { provide: CRAWL_PAGE_CONSUMER_SETTINGS, useValue: consumerSettings },
         { provide: CRAWL_STOPPED_SUBJECT, useValue: consumerSettings.topology.subjects.crawlStopped },
@@ -89,13 +84,12 @@ export class FetchWorkerModule implements OnApplicationShutdown {
         { provide: BATCH_RUN_STOPPED_SUBJECT, useValue: topology.subjects.batchRunStopped },
         { provide: FETCH_REQUEST_WIRING, useValue: fetchRequests },
         ...fetchRequests.providers,
-        PageFetchService,
         {
           // Crawl pages go through the Fetch API's tiers (adaptive stealth), billed by the same rules.
           provide: CrawlPageFetcher,
-          useFactory: (pages: PageFetchService, target: TargetFetcher, metrics: WorkerMetrics) =>
-            new CrawlPageFetcher({ pages, target, pageTimeoutMs: config.PAGE_TIMEOUT_MS, maxBodyBytes: config.MAX_BODY_BYTES, metrics }),
-          inject: [PageFetchService, TargetFetcher, WorkerMetrics],
+          useFactory: (target: TargetFetcher, metrics: WorkerMetrics) =>
+            new CrawlPageFetcher({ target, pageTimeoutMs: config.PAGE_TIMEOUT_MS, maxBodyBytes: config.MAX_BODY_BYTES, metrics }),
+          inject: [TargetFetcher, WorkerMetrics],
         },
         CrawlPageService,
         CrawlPageConsumer,

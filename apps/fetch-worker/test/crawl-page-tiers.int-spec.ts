@@ -5,7 +5,6 @@ import type { FixtureWeb } from '../../../test/fixtures/web';
 import { STEALTH_GUARDED_PATH, STEALTH_TEXTS } from '../../../test/fixtures/web/sites/stealth';
 import { CrawlPageFetcher } from '../src/crawl-pages/crawl-page-fetcher';
 import { CrawlPageService } from '../src/crawl-pages/crawl-page.service';
-import { PageFetchService } from '../src/page-fetch/page-fetch.service';
 import { WorkerMetrics } from '../src/worker.metrics';
 import { httpTierStack } from './support/http-tier-stack';
 
@@ -33,8 +32,7 @@ describe('Crawl pages through adaptive stealth', () => {
   beforeAll(() => {
     web = stack.web;
     const metrics = new WorkerMetrics(registry);
-    const pages = new PageFetchService([stack.http], { pageTimeoutMs: 20_000 }, metrics);
-    const fetcher = new CrawlPageFetcher({ pages, target: stack.target, pageTimeoutMs: 20_000, maxBodyBytes: 1024 * 1024, metrics });
+    const fetcher = new CrawlPageFetcher({ target: stack.target, pageTimeoutMs: 20_000, maxBodyBytes: 1024 * 1024, metrics });
     crawlPages = new CrawlPageService(fetcher, {}, pino({ level: 'silent' }));
   });
 
@@ -71,8 +69,8 @@ describe('Crawl pages through adaptive stealth', () => {
 
   it('fails a page blocked at every tier of the plan, free', async () => {
     const blocked = await crawlPages.fetchPage(task('needs-both.test', STEALTH_GUARDED_PATH, { auto_tiers: ['basic'] , frontier_id: frontierId++ }));
-    // A plan with basic alone takes the plain path: the guard's 403 is the page's answer.
-    expect(blocked).toMatchObject({ outcome: 'failed', status_code: 403, error: 'http_403', credits: 0, tier: 'basic' });
+    // A plan with basic alone takes the same adaptive path, with nowhere to escalate: blocked, free.
+    expect(blocked).toMatchObject({ outcome: 'failed', error: 'blocked', credits: 0, tier: 'basic', opened: false });
     const everywhere = await crawlPages.fetchPage(task('needs-both.test', STEALTH_GUARDED_PATH));
     // needs-both wants a rendered premium visit; this worker renders nothing, so premium is the last tier.
     expect(everywhere).toMatchObject({ outcome: 'failed', error: 'blocked', credits: 0, opened: false, links: [] });
@@ -83,7 +81,8 @@ describe('Crawl pages through adaptive stealth', () => {
     const old = task('needs-premium.test', STEALTH_GUARDED_PATH);
     delete old.auto_tiers;
     const result = await crawlPages.fetchPage(old);
-    expect(result).toMatchObject({ outcome: 'failed', status_code: 403, credits: 0, tier: 'basic' });
+    expect(result).toMatchObject({ outcome: 'failed', error: 'blocked', credits: 0, tier: 'basic' });
+    expect(await stack.memory.recall('needs-premium.test')).not.toBe('js_render');
   });
 
   it('bills a 404 at the tier that got the answer, as a failed page', async () => {

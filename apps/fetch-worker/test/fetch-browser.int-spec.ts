@@ -46,7 +46,7 @@ describe('Fetch API rendering tiers (browser engine)', () => {
     messaging = await MessagingConnection.connect({ servers: NATS_URL, name: 'fetch-browser-int' });
     const policy = new EgressPolicy({ hostMap: parseHostMap(`${fixtureHostMap()},${FAKE_SOLVER_HOST}=127.0.0.1`) });
     const agent = createEgressAgent(policy);
-    http = new HttpEngine({ policy, agent, maxBodyBytes: 5 * 1024 * 1024 });
+    http = new HttpEngine({ policy, agent });
     proxy = new EgressProxy({ policy, connectTimeoutMs: 2_000 });
     pool = new BrowserPool({ proxy, browsers: 1, pagesPerBrowser: 4 });
     const stealth = new AdaptiveFetcher({ memory: await NatsDomainTierMemory.open(messaging.js, bucket, 60_000) });

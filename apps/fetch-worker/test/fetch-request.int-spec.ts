@@ -51,7 +51,7 @@ describe(FetchRequestService.name, () => {
     solver = await startFakeCaptchaSolver();
     const policy = new EgressPolicy({ hostMap: parseHostMap(`${fixtureHostMap()},${FAKE_SOLVER_HOST}=127.0.0.1`) });
     const agent = createEgressAgent(policy);
-    http = new HttpEngine({ policy, agent, maxBodyBytes: 10 * 1024 * 1024 });
+    http = new HttpEngine({ policy, agent });
     metrics = new FetchRequestMetrics(new Registry());
     const captcha = new CaptchaPass(new CaptchaSolverClient({ policy, agent, pollIntervalMs: 20 }));
     service = new FetchRequestService(

@@ -1,11 +1,10 @@
 import { Tier } from '@trawl/billing';
 import type { CrawlPageTaskV1, FetchOptionsV1, FetchRequestV1 } from '@trawl/contracts';
-import { EgressError } from '@trawl/egress';
 import { BrowserError, BrowserErrorCode } from '../browser/browser.errors';
 import { targetCallsOf, type TargetFetcher } from '../fetch-requests/target-fetcher';
-import { FETCH_ERROR, type PageVerdict } from '../page-fetch/page-outcome';
+import { verdictOfError, type PageVerdict } from '../page-fetch/page-outcome';
 import { PageFetchError, PageFetchErrorCode } from '../page-fetch/page-fetch.errors';
-import { judgeResponse, type BodyReading, type PageFetchResult, type PageFetchService } from '../page-fetch/page-fetch.service';
+import { bodyWanted, judgePage, type BodyReading, type PageFetchResult } from '../page-fetch/page-judgement';
 import { StealthError } from '../stealth';
 import type { WorkerMetrics } from '../worker.metrics';
 
@@ -15,38 +14,34 @@ const BLOCKED = 'blocked';
 /** Options of a crawl page as a Fetch request: nothing but adaptive stealth (Crawl spec §1). */
 const CRAWL_PAGE_OPTIONS: FetchOptionsV1 = { js_render: false, premium_proxy: false, mode: 'auto', json_response: false, original_status: false };
 
+/** Tiers of a task queued by a coordinator older than `auto_tiers`: what crawls had then. */
+const TIERS_OF_OLD_TASKS: readonly Tier[] = [Tier.Basic];
+
 export interface CrawlPageFetcherDeps {
-  /** The HTTP engine's page loader: a crawl whose plan allows only `basic` needs nothing else. */
-  pages: PageFetchService;
-  /** The Fetch API's tiers, proxies and adaptive stealth; without it every page is fetched at `basic`. */
-  target?: TargetFetcher;
+  /** The Fetch API's tiers, proxies and adaptive stealth: the worker's one way of loading a page. */
+  target: TargetFetcher;
   /** Whole page load, every tier tried included, in ms (`PAGE_TIMEOUT_MS`). */
   pageTimeoutMs: number;
   /** Largest body read, in bytes (`MAX_BODY_BYTES`). */
   maxBodyBytes: number;
-  /** `trawl_worker_fetch_seconds`, observed by tier and outcome as PageFetchService does for the plain path. */
+  /** `trawl_worker_fetch_seconds`, observed by tier and outcome. */
   metrics?: WorkerMetrics;
 }
 
 /**
  * Loads a crawl's page as one Fetch request in adaptive stealth mode (Crawl spec §1 and its cost
- * rules): from the cheapest tier, or the one remembered for the domain, escalating while the site
- * blocks, through the tiers the tenant's plan allows (`auto_tiers`), billed at the tier that
- * served. A task without `auto_tiers` (queued by a coordinator older than this worker) or whose
- * plan allows only `basic` takes the plain HTTP path, as before tiers existed.
+ * rules), through the same `TargetFetcher` as the Fetch API: from the cheapest tier, or the one
+ * remembered for the domain, escalating while the site blocks, through the tiers the tenant's plan
+ * allows (`auto_tiers`), billed at the tier that served. Only HTML bodies are downloaded.
  */
 export class CrawlPageFetcher {
   constructor(private readonly deps: CrawlPageFetcherDeps) {}
 
   /**
    * @throws PageFetchError `Aborted` when `signal` aborted the load, `Busy` when every browser
-   *   stayed busy (the task is handed back, not failed); `TierUnavailable` as PageFetchService.
+   *   stayed busy (the task is handed back, not failed).
    */
   async fetchPage(task: CrawlPageTaskV1, read: BodyReading, signal?: AbortSignal): Promise<PageFetchResult> {
-    const tiers = task.auto_tiers;
-    if (!this.deps.target || !tiers || tiers.every((tier) => tier === Tier.Basic)) {
-      return this.deps.pages.fetchPage({ url: task.url, read, signal });
-    }
     const stop = signal ?? new AbortController().signal;
     const started = performance.now();
     const request: FetchRequestV1 = {
@@ -59,18 +54,19 @@ export class CrawlPageFetcher {
       options: CRAWL_PAGE_OPTIONS,
       deadline_at: Date.now() + this.deps.pageTimeoutMs,
       max_body_bytes: this.deps.maxBodyBytes,
-      auto_tiers: tiers,
+      auto_tiers: task.auto_tiers ?? [...TIERS_OF_OLD_TASKS],
     };
     try {
-      const page = await this.deps.target.fetch(request, targetCallsOf(request, this.deps.maxBodyBytes, 0, stop), stop);
-      return this.observed({ ...judgeResponse({ ...page, redirectChain: [] }, page.tier, read), durationMs: performance.now() - started });
+      const calls = targetCallsOf(request, this.deps.maxBodyBytes, 0, stop, bodyWanted(read));
+      const page = await this.deps.target.fetch(request, calls, stop);
+      return this.observed({ ...judgePage(page, page.tier, read), durationMs: performance.now() - started });
     } catch (error) {
       if (stop.aborted) throw new PageFetchError(PageFetchErrorCode.Aborted, `Fetching ${task.url} was aborted`, { cause: error });
       if (error instanceof BrowserError && (error.code === BrowserErrorCode.PoolBusy || error.code === BrowserErrorCode.PoolClosed)) {
         throw new PageFetchError(PageFetchErrorCode.Busy, `No browser was free for ${task.url}`, { cause: error });
       }
       // Nothing served: free, whatever was tried (Crawl spec cost rule 2).
-      return this.observed({ ...verdictOfFailure(error), tier: Tier.Basic, credits: 0, redirectChain: [], durationMs: performance.now() - started });
+      return this.observed({ ...verdictOfFailure(error), tier: Tier.Basic, credits: 0, durationMs: performance.now() - started });
     }
   }
 
@@ -83,7 +79,6 @@ export class CrawlPageFetcher {
 /** A page no tier served: blocked everywhere, or never answered (egress refusal, timeout, a broken browser). */
 function verdictOfFailure(error: unknown): PageVerdict {
   if (error instanceof StealthError) return { outcome: 'failed', error: BLOCKED };
-  if (error instanceof EgressError) return { outcome: 'failed', error: error.code };
   if (error instanceof BrowserError) return { outcome: 'failed', error: `browser_${error.code}` };
-  return { outcome: 'failed', error: FETCH_ERROR };
+  return verdictOfError(error);
 }

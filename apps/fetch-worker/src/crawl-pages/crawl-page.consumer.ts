@@ -175,9 +175,6 @@ function handBack(error: PageFetchError, log: Logger): Disposition {
     case PageFetchErrorCode.Aborted:
       // Shutting down: another worker can take it now.
       return { kind: 'nak', delayMs: 0 };
-    case PageFetchErrorCode.TierUnavailable:
-      log.error({ err: error }, 'no engine for the tier; task handed back');
-      return { kind: 'nak', delayMs: RETRY_DELAY_MS };
     case PageFetchErrorCode.Busy:
       // Rendering tiers share the worker's few browsers: a crawl waits for them, it does not fail.
       log.debug({ err: error }, 'every browser busy; task handed back');

@@ -3,7 +3,8 @@ import { Registry } from 'prom-client';
 import { CrawlPageTaskV1 } from '@trawl/contracts';
 import { EgressError, EgressErrorCode } from '@trawl/egress';
 import { FakeEngine, FakePage, htmlPage } from '../../test/support/fake-engine';
-import { PageFetchService } from '../page-fetch/page-fetch.service';
+import type { CaptchaPass } from '../captcha/captcha-pass';
+import { TargetFetcher } from '../fetch-requests/target-fetcher';
 import { WorkerMetrics } from '../worker.metrics';
 import { CrawlPageFetcher } from './crawl-page-fetcher';
 import { CrawlPageService } from './crawl-page.service';
@@ -25,10 +26,12 @@ const task = (overrides: Partial<CrawlPageTaskV1> = {}): CrawlPageTaskV1 => ({
   ...overrides,
 });
 
-function serviceFor(pages: Record<string, FakePage>, maxResultBytes?: number) {
-  const engine = new FakeEngine(pages);
-  const fetcher = new PageFetchService([engine], { pageTimeoutMs: 30_000 }, new WorkerMetrics(new Registry()));
-  return new CrawlPageService(new CrawlPageFetcher({ pages: fetcher, pageTimeoutMs: 30_000, maxBodyBytes: 10 * 1024 * 1024 }), { maxResultBytes }, pino({ level: 'silent' }));
+const noCaptcha = { pass: async () => undefined } as unknown as CaptchaPass;
+
+function serviceFor(pages: Record<string, FakePage>, maxResultBytes?: number, engine = new FakeEngine(pages)) {
+  const target = new TargetFetcher({ engines: { http: engine }, captcha: noCaptcha });
+  const fetcher = new CrawlPageFetcher({ target, pageTimeoutMs: 30_000, maxBodyBytes: 10 * 1024 * 1024, metrics: new WorkerMetrics(new Registry()) });
+  return new CrawlPageService(fetcher, { maxResultBytes }, pino({ level: 'silent' }));
 }
 
 const HOME = '<a href="/a">a</a><a href="https://www.example.com/a/">dup</a><a href="https://other.com/">x</a><a href="https://blog.example.com/">b</a>';
@@ -73,9 +76,12 @@ describe(CrawlPageService.name, () => {
       expect(result).toMatchObject({ outcome: 'fetched', credits: 1, links: ['https://example.com/a'] });
     });
 
-    it('does not open a page that is not HTML, but bills it', async () => {
+    it('does not open a page that is not HTML, nor download its body, but bills it', async () => {
       const pdf: FakePage = { status: 200, contentType: 'application/pdf', body: Buffer.from('%PDF-1.7 <a href="/x">') };
-      const result = await serviceFor({ [START]: pdf }).fetchPage(task({ wants_content: true }));
+      const engine = new FakeEngine({ [START]: pdf });
+      const result = await serviceFor({}, undefined, engine).fetchPage(task({ wants_content: true }));
+      expect(engine.requests[0].acceptBody?.('application/pdf')).toBe(false);
+      expect(engine.requests[0].acceptBody?.('text/html; charset=utf-8')).toBe(true);
       expect(result).toMatchObject({ outcome: 'fetched', credits: 1, opened: false, links: [], content_type: 'application/pdf' });
       expect(result.content).toBeUndefined();
     });
@@ -83,14 +89,13 @@ describe(CrawlPageService.name, () => {
     it('does not open a page that redirected off the crawl site, but bills it', async () => {
       const moved = htmlPage('<a href="https://elsewhere.net/x">x</a><a href="https://example.com/y">y</a>', {
         finalUrl: 'https://elsewhere.net/',
-        redirectChain: [START],
       });
       const result = await serviceFor({ [START]: moved }).fetchPage(task());
       expect(result).toMatchObject({ outcome: 'fetched', credits: 1, opened: false, links: [], final_url: 'https://elsewhere.net/' });
     });
 
     it('opens a page that redirected to a subdomain of the crawl site', async () => {
-      const moved = htmlPage('<a href="/y">y</a>', { finalUrl: 'https://www.example.com/home', redirectChain: [START] });
+      const moved = htmlPage('<a href="/y">y</a>', { finalUrl: 'https://www.example.com/home' });
       const result = await serviceFor({ [START]: moved }).fetchPage(task());
       expect(result).toMatchObject({ opened: true, links: ['https://www.example.com/y'] });
     });

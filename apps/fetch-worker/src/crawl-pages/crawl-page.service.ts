@@ -3,7 +3,7 @@ import { CrawlPageResultV1, CrawlPageTaskV1 } from '@trawl/contracts';
 import { isSameSite } from '@trawl/egress';
 import { Logger } from '@trawl/observability';
 import { ExtractedLinks, extractLinks } from '../links/link-extractor';
-import type { PageFetchResult } from '../page-fetch/page-fetch.service';
+import type { PageFetchResult } from '../page-fetch/page-judgement';
 import { CrawlPageFetcher } from './crawl-page-fetcher';
 import { WORKER_LOGGER } from '../worker.logger';
 import { fitResult, MAX_RESULT_BYTES } from './result-size';

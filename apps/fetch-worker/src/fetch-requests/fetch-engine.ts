@@ -1,5 +1,5 @@
 import type { Tier } from '@trawl/billing';
-import type { FetchOptionsV1 } from '@trawl/contracts';
+import type { FetchOptionsV1, ScreenshotFormat } from '@trawl/contracts';
 import type { ProxyChoice } from '../proxies';
 
 /** One target request of the Fetch API, as an engine gets it. */
@@ -21,6 +21,11 @@ export interface TargetRequest {
   options: FetchOptionsV1;
   /** Largest target body read, in bytes. */
   maxBodyBytes: number;
+  /**
+   * Whether to download the final body, given its Content-Type (plain HTTP only: a browser loads
+   * what the page needs). A crawl reads only HTML; the Fetch API every body (the default).
+   */
+  acceptBody?: (contentType: string | undefined) => boolean;
   /** Time left for the whole load, in ms. */
   timeoutMs: number;
   /** Aborts the load: the caller went away, or the worker stops. */
@@ -48,7 +53,7 @@ export interface JsInstructionsReport {
 
 export interface PageScreenshot {
   data: Buffer;
-  type: 'png' | 'jpeg';
+  type: ScreenshotFormat;
   width: number;
   height: number;
 }

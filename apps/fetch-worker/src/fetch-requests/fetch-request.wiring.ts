@@ -30,7 +30,7 @@ export interface FetchRequestWiringDeps {
   policy: EgressPolicy;
   /** The worker's egress agent (direct traffic, CAPTCHA solver calls). */
   agent: Agent;
-  /** The HTTP engine crawl pages use too (one keep-alive pool). */
+  /** The HTTP engine: one keep-alive pool for every page the worker loads (closed by `close()`). */
   http: HttpEngine;
   messaging: MessagingConnection;
   topology: MessagingTopology;
@@ -44,7 +44,10 @@ export interface FetchRequestWiringDeps {
 /** The Fetch API's providers, and what must be closed when the worker stops. */
 export interface FetchRequestWiring {
   providers: Provider[];
-  /** Closes the browsers, the egress proxy and upstream proxy connections. Call after the server has stopped. */
+  /**
+   * Closes the browsers, the egress proxy, upstream proxy connections and the HTTP engine's pool.
+   * Call after the server and the consumers have stopped.
+   */
   close(): Promise<void>;
 }
 
@@ -102,6 +105,7 @@ export function wireFetchRequests(deps: FetchRequestWiringDeps): FetchRequestWir
       await browser?.pool.close();
       await browser?.proxy.close();
       await upstream.close();
+      await http.close();
     },
   };
 }

@@ -20,6 +20,7 @@ export class HttpFetchEngine implements FetchEngine {
       headers: request.headers,
       body: request.body,
       maxBodyBytes: request.maxBodyBytes,
+      acceptBody: request.acceptBody,
       timeoutMs: request.timeoutMs,
       signal: request.signal,
       agent: request.proxy && this.upstream ? this.upstream.agentFor(request.proxy.url) : undefined,

@@ -18,9 +18,16 @@ export type TargetCallFactory = (url: string, method: TargetRequest['method'], h
 /**
  * The target calls of one Fetch request (the page, and a CAPTCHA answer's submission): a browser's
  * headers under the caller's, the request's options, at most `maxBodyBytes`, within what is left of
- * its deadline less `marginMs` (the answer's way back), stopped by `stop`.
+ * its deadline less `marginMs` (the answer's way back), stopped by `stop`, reading the bodies
+ * `acceptBody` wants (default: all).
  */
-export function targetCallsOf(request: FetchRequestV1, maxBodyBytes: number, marginMs: number, stop: AbortSignal): TargetCallFactory {
+export function targetCallsOf(
+  request: FetchRequestV1,
+  maxBodyBytes: number,
+  marginMs: number,
+  stop: AbortSignal,
+  acceptBody?: TargetRequest['acceptBody'],
+): TargetCallFactory {
   return (url, method, headers, payload) => ({
     tenantId: request.tenant_id,
     url,
@@ -30,6 +37,7 @@ export function targetCallsOf(request: FetchRequestV1, maxBodyBytes: number, mar
     body: payload,
     options: request.options,
     maxBodyBytes,
+    acceptBody,
     timeoutMs: Math.max(1, request.deadline_at - marginMs - Date.now()),
     signal: stop,
   });

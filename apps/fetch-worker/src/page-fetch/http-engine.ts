@@ -1,8 +1,5 @@
 import type { Agent } from 'undici';
-import { Tier } from '@trawl/billing';
 import { EgressPolicy, safeRequest } from '@trawl/egress';
-import { EngineRequest, EngineResponse, PageEngine } from './page-engine';
-import { mediaTypeOf } from './media-type';
 
 /**
  * What Chrome 138 on Windows sends for a top-level navigation typed into the address bar. Sites
@@ -39,8 +36,6 @@ export interface HttpEngineOptions {
   policy: EgressPolicy;
   /** Shared keep-alive pool from `createEgressAgent(policy)`; the engine destroys it on `close()`. */
   agent: Agent;
-  /** Largest body read, in bytes, as received and decompressed (10 MiB in the worker's config). */
-  maxBodyBytes: number;
   /** Redirects followed before the page fails with `too_many_redirects`. Default: 10. */
   maxRedirects?: number;
 }
@@ -63,6 +58,11 @@ export interface HttpExchangeRequest {
    * (`UpstreamAgents.agentFor`), which keeps the egress policy on the target.
    */
   agent?: Agent;
+  /**
+   * Whether to download the final body, given its Content-Type; one not wanted is discarded unread
+   * and `body` is empty (a crawl takes links and kept HTML only from HTML). Default: every body.
+   */
+  acceptBody?: (contentType: string | undefined) => boolean;
 }
 
 /** What the target answered, after redirects. */
@@ -77,35 +77,19 @@ export interface HttpExchangeResponse {
   body: Buffer;
 }
 
-/** The `basic` tier: one plain HTTP request with a browser's headers, through the egress policy. */
-export class HttpEngine implements PageEngine {
-  readonly tier = Tier.Basic;
+/**
+ * Plain HTTP for the `basic` and `premium` tiers (`HttpFetchEngine`): one request as the caller
+ * shaped it, through the egress policy, on one keep-alive pool for every page the worker fetches.
+ */
+export class HttpEngine {
   private closed?: Promise<void>;
 
   constructor(private readonly options: HttpEngineOptions) {}
 
-  async load(request: EngineRequest): Promise<EngineResponse> {
-    const response = await safeRequest(this.options.policy, this.options.agent, request.url, {
-      method: 'GET',
-      headers: { ...BROWSER_HEADERS },
-      maxRedirects: this.options.maxRedirects ?? 10,
-      maxBodyBytes: this.options.maxBodyBytes,
-      timeoutMs: request.timeoutMs,
-      signal: request.signal,
-      acceptBody: (contentType) => request.wantsBody(mediaTypeOf(contentType)),
-    });
-    return {
-      status: response.status,
-      finalUrl: response.url,
-      redirectChain: response.redirectChain,
-      contentType: response.contentType,
-      body: response.body,
-    };
-  }
-
   /**
    * Sends one request exactly as given (method, headers, body), following redirects under the
-   * egress policy, and reads every body whatever its type: the Fetch API answers any content.
+   * egress policy, and reads every body `acceptBody` wants (by default all: the Fetch API answers
+   * any content).
    *
    * @throws EgressError when the target could not be reached, or its body is over `maxBodyBytes`.
    */
@@ -118,6 +102,7 @@ export class HttpEngine implements PageEngine {
       maxBodyBytes: request.maxBodyBytes,
       timeoutMs: request.timeoutMs,
       signal: request.signal,
+      acceptBody: request.acceptBody,
     });
     return {
       status: response.status,

@@ -2,8 +2,6 @@
 export enum PageFetchErrorCode {
   /** The caller aborted (worker shutdown): the page is neither fetched nor failed, and is handed back. */
   Aborted = 'aborted',
-  /** No engine serves the asked tier in this worker. */
-  TierUnavailable = 'tier_unavailable',
   /** Every browser stayed busy (or is closing): the page is neither fetched nor failed, and is handed back. */
   Busy = 'busy',
 }

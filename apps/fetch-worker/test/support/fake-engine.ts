@@ -1,45 +1,36 @@
-import { Tier } from '@trawl/billing';
-import { EngineRequest, EngineResponse, PageEngine } from '../../src/page-fetch/page-engine';
+import type { FetchEngine, TargetPage, TargetRequest } from '../../src/fetch-requests/fetch-engine';
 
 /** What the fake answers for a URL: a response, or an error to throw. */
-export type FakePage = (Partial<EngineResponse> & { status: number }) | { error: unknown };
+export type FakePage = (Partial<Omit<TargetPage, 'tier'>> & { status: number }) | { error: unknown };
 
 /**
- * A `PageEngine` serving canned pages, for tests of the services above the engines. Like a real
- * engine it leaves the body out when the request does not want it.
+ * A `FetchEngine` serving canned pages, for tests of the services above the engines. Like the
+ * HTTP engine it leaves the body out when the request's `acceptBody` does not want it.
  */
-export class FakeEngine implements PageEngine {
-  readonly requests: EngineRequest[] = [];
-  closed = 0;
+export class FakeEngine implements FetchEngine {
+  readonly requests: TargetRequest[] = [];
 
-  constructor(
-    private readonly pages: Record<string, FakePage>,
-    readonly tier: Tier = Tier.Basic,
-  ) {}
+  constructor(private readonly pages: Record<string, FakePage>) {}
 
-  async load(request: EngineRequest): Promise<EngineResponse> {
+  async fetch(request: TargetRequest): Promise<TargetPage> {
     this.requests.push(request);
-    if (request.signal?.aborted) throw request.signal.reason;
+    if (request.signal.aborted) throw request.signal.reason;
     const page = this.pages[request.url];
     if (page === undefined) throw new Error(`FakeEngine has no page ${request.url}`);
     if ('error' in page) throw page.error;
-    const contentType = page.contentType;
-    const wanted = request.wantsBody(contentType?.split(';')[0].trim().toLowerCase() || undefined);
+    const wanted = request.acceptBody?.(page.contentType) ?? true;
     return {
+      tier: request.tier,
       finalUrl: request.url,
-      redirectChain: [],
+      headers: {},
       ...page,
       body: wanted ? (page.body ?? Buffer.alloc(0)) : Buffer.alloc(0),
     };
   }
-
-  async close(): Promise<void> {
-    this.closed++;
-  }
 }
 
 /** An HTML response for the fake engine. */
-export const htmlPage = (html: string, extra: Partial<EngineResponse> = {}): FakePage => ({
+export const htmlPage = (html: string, extra: Partial<Omit<TargetPage, 'tier'>> = {}): FakePage => ({
   status: 200,
   contentType: 'text/html; charset=utf-8',
   body: Buffer.from(html),

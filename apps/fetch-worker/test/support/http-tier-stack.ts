@@ -19,7 +19,7 @@ import { AdaptiveFetcher, NatsDomainTierMemory } from '../../src/stealth';
 export interface HttpTierStack {
   web: FixtureWeb;
   proxies: Record<string, FixtureProxy>;
-  /** The worker's HTTP engine (also the plain path of crawl pages). */
+  /** The worker's HTTP engine (behind `target`'s plain tiers). */
   http: HttpEngine;
   target: TargetFetcher;
   memory: NatsDomainTierMemory;
@@ -40,7 +40,7 @@ export function httpTierStack(name: string, proxyNames: string[], pools: (proxie
     messaging = await MessagingConnection.connect({ servers: process.env.NATS_URL ?? 'nats://127.0.0.1:4222', name });
     const policy = new EgressPolicy({ hostMap: parseHostMap(fixtureHostMap()) });
     const agent = createEgressAgent(policy);
-    stack.http = new HttpEngine({ policy, agent, maxBodyBytes: 1024 * 1024 });
+    stack.http = new HttpEngine({ policy, agent });
     upstream = new UpstreamAgents(policy);
     const proxies = new ProxyRouter(parseProxyPools(pools(stack.proxies)), await NatsSessionBindings.open(messaging.js, buckets[0]!, 60_000));
     stack.memory = await NatsDomainTierMemory.open(messaging.js, buckets[1]!, 60_000);
