@@ -17,7 +17,8 @@ const common = {
   transform: { '^.+\\.(t|j)s$': swc },
   // NestJS 12 and htmlparser2 12 ship ES modules only; jest's loader needs them transformed to CommonJS.
   transformIgnorePatterns: ['/node_modules/(?!(@nestjs|htmlparser2|domhandler|domutils|entities|dom-serializer|domelementtype)/)'],
-  moduleNameMapper: { '^@trawl/([^/]+)$': '<rootDir>/libs/$1/src/index.ts' },
+  // `@trawl/<lib>` is the lib's index; `@trawl/<lib>/<entry>` one of its files (tsconfig.json lists each).
+  moduleNameMapper: { '^@trawl/([^/]+)$': '<rootDir>/libs/$1/src/index.ts', '^@trawl/([^/]+)/([^/]+)$': '<rootDir>/libs/$1/src/$2.ts' },
   rootDir: __dirname,
 };
 module.exports = {

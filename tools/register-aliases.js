@@ -1,4 +1,5 @@
-// Resolves the `@trawl/<lib>` path aliases of tsconfig.json for compiled code under dist/.
+// Resolves the `@trawl/<lib>` path aliases of tsconfig.json (and `@trawl/<lib>/<entry>`, a file of the
+// lib's src/, e.g. `@trawl/service-kit/run-service`) for compiled code under dist/.
 // tsc does not rewrite path aliases, and a runtime hook is smaller than a build step that does.
 'use strict';
 const Module = require('node:module');

@@ -1,36 +1,36 @@
-import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { Subscription } from '@nats-io/nats-core';
 import { Pool } from 'pg';
-import { OutboxRelay } from '@trawl/messaging';
-import { Database } from '@trawl/persistence';
+import { MessagingConnection, OutboxRelay } from '@trawl/messaging';
 import { Logger } from '@trawl/observability';
+import { SERVICE_LOGGER, SERVICE_MESSAGING, ServiceRuntime } from '@trawl/service-kit';
 import { COORDINATOR_SETTINGS, CoordinatorSettings } from './coordinator.settings';
-import { COORDINATOR_LOGGER } from './coordinator.logger';
-import { MESSAGING, CoordinatorMessaging } from './messaging/coordinator-messaging';
 import { DispatcherService } from './frontier/dispatcher.service';
 import { PageResultConsumer } from './page-results/page-result.consumer';
 import { ReconcilerService } from './crawl-lifecycle/reconciler.service';
 
+/** Token of the outbox relay's own pool (closed by the runtime once the relay has stopped). */
 export const OUTBOX_POOL = Symbol('OUTBOX_POOL');
 
 /** Starts the coordinator's loops after boot and hands everything back on shutdown. */
 @Injectable()
-export class CoordinatorRuntime implements OnApplicationBootstrap, BeforeApplicationShutdown {
+export class CoordinatorRuntime extends ServiceRuntime {
   private kicks?: Subscription;
   private relay?: OutboxRelay;
 
   constructor(
-    private readonly db: Database,
     private readonly dispatcher: DispatcherService,
     private readonly results: PageResultConsumer,
     private readonly reconciler: ReconcilerService,
-    @Inject(MESSAGING) private readonly messaging: CoordinatorMessaging,
+    @Inject(SERVICE_MESSAGING) private readonly messaging: MessagingConnection,
     @Inject(OUTBOX_POOL) private readonly outboxPool: Pool,
     @Inject(COORDINATOR_SETTINGS) private readonly settings: CoordinatorSettings,
-    @Inject(COORDINATOR_LOGGER) private readonly logger: Logger,
-  ) {}
+    @Inject(SERVICE_LOGGER) private readonly logger: Logger,
+  ) {
+    super();
+  }
 
-  async onApplicationBootstrap(): Promise<void> {
+  protected async startLoops(): Promise<void> {
     this.kicks = this.messaging.nc.subscribe(this.settings.topology.subjects.crawlKick, {
       callback: () => this.dispatcher.notify(),
     });
@@ -42,14 +42,12 @@ export class CoordinatorRuntime implements OnApplicationBootstrap, BeforeApplica
     this.logger.info('crawl coordinator started');
   }
 
-  async beforeApplicationShutdown(): Promise<void> {
+  protected async stopLoops(): Promise<void> {
     this.kicks?.unsubscribe();
     await this.reconciler.stop();
     await this.dispatcher.stop();
     await this.results.stop(10_000);
     await this.relay?.stop();
-    await this.messaging.close();
     await this.outboxPool.end().catch(() => undefined);
-    await this.db.dataSource.destroy().catch(() => undefined);
   }
 }

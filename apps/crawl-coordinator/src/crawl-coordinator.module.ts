@@ -1,13 +1,10 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { crawlMessagingDefinitions, messagingTopology } from '@trawl/contracts';
-import { ensureConsumer, ensureStream, MessagingConnection } from '@trawl/messaging';
-import { createDataSource, createPool, Database, SchemaReadiness } from '@trawl/persistence';
-import { createMetricsRegistry, HealthModule, Logger } from '@trawl/observability';
+import { createPool } from '@trawl/persistence';
+import { Logger } from '@trawl/observability';
+import { connectService } from '@trawl/service-kit';
 import { CoordinatorConfig } from './config';
 import { COORDINATOR_SETTINGS, CoordinatorSettings } from './coordinator.settings';
 import { CoordinatorMetrics } from './coordinator.metrics';
-import { COORDINATOR_LOGGER } from './coordinator.logger';
-import { MESSAGING } from './messaging/coordinator-messaging';
 import { CoordinatorRuntime, OUTBOX_POOL } from './coordinator.runtime';
 import { FrontierRepository } from './frontier/frontier.repository';
 import { DispatcherService } from './frontier/dispatcher.service';
@@ -22,27 +19,25 @@ import { ReconcilerService } from './crawl-lifecycle/reconciler.service';
 @Module({})
 export class CrawlCoordinatorModule {
   static async forRoot(config: CoordinatorConfig, logger: Logger): Promise<DynamicModule> {
-    const topology = messagingTopology(config.NATS_PREFIX, { replicas: config.NATS_STREAM_REPLICAS });
-    const dataSource = await createDataSource({
-      url: config.DATABASE_URL,
-      poolSize: config.DB_POOL_SIZE,
-      applicationName: 'trawl-crawl-coordinator',
-    }).initialize();
-    const db = new Database(dataSource, (error) => logger.warn({ err: error }, 'idle database connection lost'));
-    const schema = new SchemaReadiness(db);
-    const messaging = await MessagingConnection.connect({ servers: config.NATS_URL, name: 'crawl-coordinator' });
-    const definitions = crawlMessagingDefinitions(topology);
-    for (const stream of definitions.streams) await ensureStream(messaging.jsm, stream);
-    for (const consumer of definitions.consumers) await ensureConsumer(messaging.jsm, consumer);
+    const service = await connectService({
+      name: 'crawl-coordinator',
+      config,
+      logger,
+      database: { url: config.DATABASE_URL, poolSize: config.DB_POOL_SIZE },
+      messaging: (topology) => ({
+        streams: [topology.streams.crawlWork, topology.streams.crawlResults, topology.streams.crawlBodies, topology.streams.events],
+        consumers: [topology.consumers.fetchWorkers, topology.consumers.crawlCoordinators],
+      }),
+    });
+    // The outbox relay's own small pool, apart from the service's.
     const outboxPool = createPool({
       url: config.DATABASE_URL,
       max: 2,
       applicationName: 'trawl-crawl-coordinator-outbox',
       onError: (error) => logger.warn({ err: error }, 'idle outbox connection lost'),
     });
-    const registry = createMetricsRegistry('crawl-coordinator');
     const settings: CoordinatorSettings = {
-      topology,
+      topology: service.topology,
       dispatchWindow: config.DISPATCH_WINDOW,
       dispatchPerCrawl: config.DISPATCH_PER_CRAWL,
       leaseMs: config.LEASE_MS,
@@ -54,24 +49,12 @@ export class CrawlCoordinatorModule {
     };
     return {
       module: CrawlCoordinatorModule,
-      imports: [
-        HealthModule.register({
-          registry,
-          checks: [
-            { name: 'postgres', check: () => db.ping() },
-            { name: 'nats', check: () => messaging.isConnected() },
-            // Never migrated here (docs/operating.md, "Upgrades"): a schema behind the build is reported, not fixed.
-            { name: 'schema', check: () => schema.check() },
-          ],
-        }),
-      ],
+      imports: [service.health],
       providers: [
-        { provide: Database, useValue: db },
-        { provide: MESSAGING, useValue: messaging },
+        ...service.providers,
         { provide: OUTBOX_POOL, useValue: outboxPool },
         { provide: COORDINATOR_SETTINGS, useValue: settings },
-        { provide: COORDINATOR_LOGGER, useValue: logger },
-        { provide: CoordinatorMetrics, useValue: new CoordinatorMetrics(registry) },
+        { provide: CoordinatorMetrics, useValue: new CoordinatorMetrics(service.registry) },
         FrontierRepository,
         DispatcherService,
         PageResultRepository,

@@ -1,8 +1,8 @@
-import { DynamicModule, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
-import { batchMessagingDefinitions, crawlMessagingDefinitions, messagingTopology } from '@trawl/contracts';
+import { DynamicModule, Module } from '@nestjs/common';
 import { createEgressAgent, EgressPolicy, parseHostMap } from '@trawl/egress';
-import { ensureConsumer, ensureStream, MessagingConnection } from '@trawl/messaging';
-import { createMetricsRegistry, HealthModule, Logger } from '@trawl/observability';
+import { ByteBudget } from '@trawl/messaging';
+import { Logger } from '@trawl/observability';
+import { connectService } from '@trawl/service-kit';
 import { BATCH_TASK_CONSUMER_SETTINGS, BatchTaskConsumer, BatchTaskConsumerSettings } from './batch-tasks/batch-task.consumer';
 import { FetchWorkerConfig } from './config';
 import { CRAWL_PAGE_CONSUMER_SETTINGS, CrawlPageConsumer, CrawlPageConsumerSettings } from './crawl-pages/crawl-page.consumer';
@@ -13,12 +13,8 @@ import { BATCH_RUN_STOPPED_SUBJECT, StoppedRuns } from './batch-tasks/stopped-ru
 import { FetchRequestWiring, wireFetchRequests } from './fetch-requests/fetch-request.wiring';
 import { TargetFetcher } from './fetch-requests/target-fetcher';
 import { HttpEngine } from './page-fetch/http-engine';
-import { WORKER_LOGGER } from './worker.logger';
-import { WORKER_MESSAGING } from './worker.messaging';
 import { WorkerMetrics } from './worker.metrics';
-
-/** Injection token of the Fetch API's wiring (closed at shutdown). */
-const FETCH_REQUEST_WIRING = Symbol('FETCH_REQUEST_WIRING');
+import { FETCH_REQUEST_WIRING, WorkerRuntime } from './worker.runtime';
 
 /** Share of `SHUTDOWN_TIMEOUT_MS` that pages in flight may still use to finish. */
 const DRAIN_SHARE = 0.5;
@@ -31,23 +27,27 @@ const SETTLE_SHARE = 0.75;
  * Connecting happens here, before Nest starts, so a bad NATS_URL or EGRESS_HOST_MAP fails the boot.
  */
 @Module({})
-export class FetchWorkerModule implements OnApplicationShutdown {
-  constructor(
-    @Inject(WORKER_MESSAGING) private readonly messaging: MessagingConnection,
-    @Inject(FETCH_REQUEST_WIRING) private readonly fetchRequests: FetchRequestWiring,
-  ) {}
-
+export class FetchWorkerModule {
   static async forRoot(config: FetchWorkerConfig, logger: Logger): Promise<DynamicModule> {
     const policy = new EgressPolicy({ hostMap: parseHostMap(config.EGRESS_HOST_MAP) });
-    const topology = messagingTopology(config.NATS_PREFIX, { replicas: config.NATS_STREAM_REPLICAS });
-    const messaging = await MessagingConnection.connect({ servers: config.NATS_URL, name: 'fetch-worker' });
-    try {
-      await provisionWorkerStreams(messaging, topology);
-    } catch (error) {
-      await messaging.close();
-      throw error;
-    }
-    const registry = createMetricsRegistry('fetch-worker');
+    // No database (ARCHITECTURE §1): a worker only reads and writes JetStream.
+    const service = await connectService({
+      name: 'fetch-worker',
+      config,
+      logger,
+      messaging: (topology) => ({
+        streams: [
+          topology.streams.crawlWork,
+          topology.streams.crawlResults,
+          topology.streams.crawlBodies,
+          topology.streams.batchWork,
+          topology.streams.batchResults,
+          topology.streams.batchBodies,
+        ],
+        consumers: [topology.consumers.fetchWorkers, topology.consumers.batchWorkers],
+      }),
+    });
+    const { topology, messaging, registry } = service;
     const agent = createEgressAgent(policy);
     // One keep-alive pool for every page this process fetches, crawl pages and Fetch API alike.
     const http = new HttpEngine({ policy, agent });
@@ -68,14 +68,15 @@ export class FetchWorkerModule implements OnApplicationShutdown {
       concurrency: config.WORKER_CONCURRENCY,
       drainMs: Math.floor(config.SHUTDOWN_TIMEOUT_MS * DRAIN_SHARE),
       stopDeadlineMs: Math.floor(config.SHUTDOWN_TIMEOUT_MS * SETTLE_SHARE),
+      // One budget for the process: batch bodies and crawl HTML spill from the same memory.
+      spillBudget: new ByteBudget(config.SPILL_BUDGET_BYTES),
     };
     const batchSettings: BatchTaskConsumerSettings = { ...consumerSettings, concurrency: config.BATCH_CONCURRENCY };
     return {
       module: FetchWorkerModule,
-      imports: [HealthModule.register({ registry, checks: [{ name: 'nats', check: () => messaging.isConnected() }] })],
+      imports: [service.health],
       providers: [
-        { provide: WORKER_MESSAGING, useValue: messaging },
-        { provide: WORKER_LOGGER, useValue: logger },
+        ...service.providers,
         { provide: WorkerMetrics, useValue: new WorkerMetrics(registry) },
         { provide: CRAWL_PAGE_SETTINGS, useValue: {} },
         { provide: CRAWL_PAGE_CONSUMER_SETTINGS, useValue: consumerSettings },
@@ -96,31 +97,8 @@ export class FetchWorkerModule implements OnApplicationShutdown {
         StoppedCrawls,
         StoppedRuns,
         BatchTaskConsumer,
+        WorkerRuntime,
       ],
     };
-  }
-
-  /** Runs after every consumer has stopped (beforeApplicationShutdown), so nothing publishes any more. */
-  async onApplicationShutdown(): Promise<void> {
-    await this.fetchRequests.close();
-    await this.messaging.close();
-  }
-}
-
-/**
- * The streams a worker reads from and writes to, and its durable consumers, created or updated to
- * the shared definitions (idempotent, so every replica and the coordinator may do it at boot).
- */
-async function provisionWorkerStreams(messaging: MessagingConnection, topology: ReturnType<typeof messagingTopology>): Promise<void> {
-  const definitions = crawlMessagingDefinitions(topology);
-  const streams = new Set([topology.streams.crawlWork, topology.streams.crawlResults]);
-  for (const stream of definitions.streams.filter((s) => streams.has(s.name))) await ensureStream(messaging.jsm, stream);
-  for (const consumer of definitions.consumers.filter((c) => c.durable === topology.consumers.fetchWorkers)) {
-    await ensureConsumer(messaging.jsm, consumer);
-  }
-  const batch = batchMessagingDefinitions(topology);
-  for (const stream of batch.streams) await ensureStream(messaging.jsm, stream);
-  for (const consumer of batch.consumers.filter((c) => c.durable === topology.consumers.batchWorkers)) {
-    await ensureConsumer(messaging.jsm, consumer);
   }
 }

@@ -1,25 +1,9 @@
-import { loadConfig } from '@trawl/config';
-import { createLogger, startTracing } from '@trawl/observability';
+import { runService } from '@trawl/service-kit/run-service';
 import { fetchWorkerConfigSchema } from './config';
 
-async function main(): Promise<void> {
-  const config = loadConfig(fetchWorkerConfigSchema);
-  startTracing({ serviceName: 'fetch-worker', otlpEndpoint: config.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT });
-  const logger = createLogger('fetch-worker', config.LOG_LEVEL);
-  // Nest and undici load after tracing starts, so they are instrumented.
-  // (require, not import(): TypeScript resolves import() in ESM mode, which cannot see './x.module'.)
-  const { startHttpService } = require('@trawl/http') as typeof import('@trawl/http');
-  const { FetchWorkerModule } = require('./fetch-worker.module') as typeof import('./fetch-worker.module');
-  await startHttpService({
-    module: await FetchWorkerModule.forRoot(config, logger),
-    logger,
-    host: config.HTTP_HOST,
-    port: config.PORT,
-    shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
-  });
-}
-
-main().catch((error: unknown) => {
-  process.stderr.write(`fetch-worker failed to start: ${error instanceof Error ? error.stack : String(error)}\n`);
-  process.exit(1);
+runService({
+  name: 'fetch-worker',
+  configSchema: fetchWorkerConfigSchema,
+  // Required here, not imported above: the module loads Nest and undici, which must load after tracing starts.
+  module: (config, logger) => (require('./fetch-worker.module') as typeof import('./fetch-worker.module')).FetchWorkerModule.forRoot(config, logger),
 });

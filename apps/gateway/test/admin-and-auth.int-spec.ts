@@ -151,7 +151,7 @@ describe('Gateway admin API and authentication', () => {
       expect((await gw.request('GET', '/healthz')).status).toBe(200);
       const ready = await gw.request('GET', '/readyz');
       expect(ready.status).toBe(200);
-      expect(ready.body.checks).toEqual({ database: true, nats: true, schema: true });
+      expect(ready.body.checks).toEqual({ postgres: true, nats: true, schema: true });
     });
 
     it('exports request durations by route pattern, never with the API key', async () => {

@@ -29,7 +29,7 @@ describe('Gateway on a database whose schema is behind (integration)', () => {
   it('reports not-ready with the pending migrations, creates no table, and turns ready once migrated', async () => {
     const behind = await gateway.request('GET', '/readyz');
     expect(behind.status).toBe(503);
-    expect(behind.body.checks).toMatchObject({ database: true, schema: false });
+    expect(behind.body.checks).toMatchObject({ postgres: true, schema: false });
     expect(behind.body.reasons.schema).toMatch(/database schema is behind: \d+ migrations pending .*run the migration job/);
     expect(behind.body.reasons.schema).toContain(`${knownMigrations().length} migrations pending`);
     // Starting (and probing) the gateway migrated nothing.
@@ -45,6 +45,6 @@ describe('Gateway on a database whose schema is behind (integration)', () => {
       },
       { timeoutMs: 10_000, intervalMs: 200, what: '/readyz 200 after the migration' },
     );
-    expect(ready.body.checks).toMatchObject({ database: true, nats: true, schema: true });
+    expect(ready.body.checks).toMatchObject({ postgres: true, nats: true, schema: true });
   }, 30_000);
 });

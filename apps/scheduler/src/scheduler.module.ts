@@ -1,11 +1,9 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { DynamicModule, Module } from '@nestjs/common';
-import { batchMessagingDefinitions, crawlMessagingDefinitions, messagingTopology } from '@trawl/contracts';
-import { ensureConsumer, ensureStream, MessagingConnection } from '@trawl/messaging';
-import { createDataSource, Database, SchemaReadiness } from '@trawl/persistence';
-import { createMetricsRegistry, HealthModule, Logger } from '@trawl/observability';
+import { Logger } from '@trawl/observability';
 import { Clock, systemClock } from '@trawl/scheduling';
+import { connectService } from '@trawl/service-kit';
 import { SchedulerConfig } from './config';
 import { LeaderElection } from './leadership/leader-election';
 import { LeaseRepository } from './leadership/lease.repository';
@@ -27,14 +25,8 @@ import { RUN_STARTER, RunStarter } from './schedules/run-starter';
 import { ScheduleFiringService } from './schedules/schedule-firing.service';
 import { SchedulesRepository } from './schedules/schedules.repository';
 import { SchedulerMetrics } from './scheduler.metrics';
-import { SCHEDULER_MESSAGING, SchedulerRuntime } from './scheduler.runtime';
-import {
-  SCHEDULE_LEASE_NAME,
-  SCHEDULER_CLOCK,
-  SCHEDULER_LOGGER,
-  SCHEDULER_SETTINGS,
-  SchedulerSettings,
-} from './scheduler.settings';
+import { SchedulerRuntime } from './scheduler.runtime';
+import { SCHEDULE_LEASE_NAME, SCHEDULER_CLOCK, SCHEDULER_SETTINGS, SchedulerSettings } from './scheduler.settings';
 
 /** What the scheduler is built with besides its config. */
 export interface SchedulerModuleOptions {
@@ -55,23 +47,16 @@ const BATCH_TASK_MAX_ATTEMPTS = 3;
 @Module({})
 export class SchedulerModule {
   static async forRoot(config: SchedulerConfig, logger: Logger, options: SchedulerModuleOptions = {}): Promise<DynamicModule> {
-    const dataSource = await createDataSource({
-      url: config.DATABASE_URL,
-      poolSize: config.DB_POOL_SIZE,
-      applicationName: 'trawl-scheduler',
-    }).initialize();
-    const db = new Database(dataSource, (error) => logger.warn({ err: error }, 'idle database connection lost'));
-    const schema = new SchemaReadiness(db);
-    const messaging = await MessagingConnection.connect({ servers: config.NATS_URL, name: 'scheduler' });
-    const topology = messagingTopology(config.NATS_PREFIX, { replicas: config.NATS_STREAM_REPLICAS });
-    const events = crawlMessagingDefinitions(topology).streams.filter((s) => s.name === topology.streams.events);
-    for (const stream of events) await ensureStream(messaging.jsm, stream);
-    const batch = batchMessagingDefinitions(topology);
-    for (const stream of batch.streams) await ensureStream(messaging.jsm, stream);
-    for (const consumer of batch.consumers.filter((c) => c.durable === topology.consumers.batchSchedulers)) {
-      await ensureConsumer(messaging.jsm, consumer);
-    }
-    const registry = createMetricsRegistry('scheduler');
+    const service = await connectService({
+      name: 'scheduler',
+      config,
+      logger,
+      database: { url: config.DATABASE_URL, poolSize: config.DB_POOL_SIZE },
+      messaging: (topology) => ({
+        streams: [topology.streams.events, topology.streams.batchWork, topology.streams.batchResults, topology.streams.batchBodies],
+        consumers: [topology.consumers.batchSchedulers],
+      }),
+    });
     const settings: SchedulerSettings = {
       leaseName: SCHEDULE_LEASE_NAME,
       instanceId: config.SCHEDULER_INSTANCE_ID ?? `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`,
@@ -82,7 +67,7 @@ export class SchedulerModule {
       batchSize: config.SCHEDULE_BATCH,
     };
     const runsSettings: RunsSettings = {
-      topology,
+      topology: service.topology,
       dispatchPollMs: config.BATCH_DISPATCH_POLL_MS,
       dispatchBatch: config.BATCH_DISPATCH_BATCH,
       dispatchWindow: config.BATCH_DISPATCH_WINDOW,
@@ -105,27 +90,15 @@ export class SchedulerModule {
     };
     return {
       module: SchedulerModule,
-      imports: [
-        HealthModule.register({
-          registry,
-          checks: [
-            { name: 'postgres', check: () => db.ping() },
-            { name: 'nats', check: () => messaging.isConnected() },
-            // Never migrated here (docs/operating.md, "Upgrades"): a schema behind the build is reported, not fixed.
-            { name: 'schema', check: () => schema.check() },
-          ],
-        }),
-      ],
+      imports: [service.health],
       providers: [
-        { provide: Database, useValue: db },
-        { provide: SCHEDULER_MESSAGING, useValue: messaging },
+        ...service.providers,
         { provide: SCHEDULER_SETTINGS, useValue: settings },
-        { provide: SCHEDULER_LOGGER, useValue: logger },
         { provide: SCHEDULER_CLOCK, useValue: options.clock ?? systemClock },
         { provide: RUN_STARTER, useValue: options.runStarter ?? new BatchRunStarter() },
-        { provide: SchedulerMetrics, useValue: new SchedulerMetrics(registry) },
+        { provide: SchedulerMetrics, useValue: new SchedulerMetrics(service.registry) },
         { provide: RUNS_SETTINGS, useValue: runsSettings },
-        { provide: RunsMetrics, useValue: new RunsMetrics(registry) },
+        { provide: RunsMetrics, useValue: new RunsMetrics(service.registry) },
         { provide: RETENTION_SETTINGS, useValue: retentionSettings },
         RetentionRepository,
         RetentionSweepService,

@@ -1,7 +1,6 @@
 export const SCHEDULER_SETTINGS = Symbol('SCHEDULER_SETTINGS');
-export const SCHEDULER_LOGGER = Symbol('SCHEDULER_LOGGER');
+/** The schedule engine's `Clock` (@trawl/scheduling): the system clock, or a test's. */
 export const SCHEDULER_CLOCK = Symbol('SCHEDULER_CLOCK');
-export const SCHEDULER_MESSAGING = Symbol('SCHEDULER_MESSAGING');
 
 /** Tunables of the schedule engine (from config), with units. */
 export interface SchedulerSettings {

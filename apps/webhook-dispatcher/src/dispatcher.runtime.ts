@@ -1,40 +1,32 @@
-import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
-import type { MessagingConnection } from '@trawl/messaging';
-import type { Logger } from '@trawl/observability';
-import type { Database } from '@trawl/persistence';
-import type { WebhookDeliveryClient } from '@trawl/webhooks';
-import type { DeliveryPoller } from './deliveries/delivery-poller';
-import type { RunEventConsumer } from './deliveries/run-event.consumer';
+import { Inject, Injectable } from '@nestjs/common';
+import { Logger } from '@trawl/observability';
+import { SERVICE_LOGGER, ServiceRuntime } from '@trawl/service-kit';
+import { WebhookDeliveryClient } from '@trawl/webhooks';
+import { DeliveryPoller } from './deliveries/delivery-poller';
+import { RunEventConsumer } from './deliveries/run-event.consumer';
 
-export const DISPATCHER_PARTS = Symbol('DISPATCHER_PARTS');
-
-/** What the dispatcher runs and holds, built in `WebhookDispatcherModule.forRoot`. */
-export interface DispatcherParts {
-  db: Database;
-  messaging: MessagingConnection;
-  client: WebhookDeliveryClient;
-  consumer: RunEventConsumer;
-  poller: DeliveryPoller;
-  logger: Logger;
-}
-
-/** Starts intake and delivery after boot; on shutdown stops taking work, finishes attempts under way, closes. */
+/** Starts intake and delivery after boot; on shutdown stops taking work and finishes attempts under way. */
 @Injectable()
-export class DispatcherRuntime implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  constructor(@Inject(DISPATCHER_PARTS) private readonly parts: DispatcherParts) {}
-
-  async onApplicationBootstrap(): Promise<void> {
-    this.parts.poller.start();
-    await this.parts.consumer.start();
-    this.parts.logger.info('webhook dispatcher started');
+export class DispatcherRuntime extends ServiceRuntime {
+  constructor(
+    private readonly consumer: RunEventConsumer,
+    private readonly poller: DeliveryPoller,
+    private readonly client: WebhookDeliveryClient,
+    @Inject(SERVICE_LOGGER) private readonly logger: Logger,
+  ) {
+    super();
   }
 
-  async beforeApplicationShutdown(): Promise<void> {
-    await this.parts.consumer.stop(5_000);
+  protected async startLoops(): Promise<void> {
+    this.poller.start();
+    await this.consumer.start();
+    this.logger.info('webhook dispatcher started');
+  }
+
+  protected async stopLoops(): Promise<void> {
+    await this.consumer.stop(5_000);
     // Attempts under way finish (each within its own deadline); a kill instead lets their leases lapse.
-    await this.parts.poller.stop();
-    await this.parts.client.close();
-    await this.parts.messaging.close();
-    await this.parts.db.dataSource.destroy().catch(() => undefined);
+    await this.poller.stop();
+    await this.client.close();
   }
 }

@@ -1,9 +1,8 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { crawlMessagingDefinitions, messagingTopology, webhookConsumerDefinition } from '@trawl/contracts';
+import { webhookConsumerDefinition } from '@trawl/contracts';
 import { EgressPolicy, parseHostMap } from '@trawl/egress';
-import { ensureConsumer, ensureStream, MessagingConnection } from '@trawl/messaging';
-import { createMetricsRegistry, HealthModule, Logger } from '@trawl/observability';
-import { createDataSource, Database, SchemaReadiness } from '@trawl/persistence';
+import { Logger } from '@trawl/observability';
+import { connectService } from '@trawl/service-kit';
 import { SigningKeysRepository, WebhookDeliveryClient } from '@trawl/webhooks';
 import { WebhookDispatcherConfig } from './config';
 import { DeliveryPoller } from './deliveries/delivery-poller';
@@ -11,7 +10,7 @@ import { DeliveryRepository } from './deliveries/delivery.repository';
 import { DeliveryService } from './deliveries/delivery.service';
 import { RunEventConsumer } from './deliveries/run-event.consumer';
 import { DispatcherMetrics } from './dispatcher.metrics';
-import { DISPATCHER_PARTS, DispatcherParts, DispatcherRuntime } from './dispatcher.runtime';
+import { DispatcherRuntime } from './dispatcher.runtime';
 
 /**
  * The webhook dispatcher: run events from the events stream become delivery
@@ -20,27 +19,21 @@ import { DISPATCHER_PARTS, DispatcherParts, DispatcherRuntime } from './dispatch
 @Module({})
 export class WebhookDispatcherModule {
   static async forRoot(config: WebhookDispatcherConfig, logger: Logger): Promise<DynamicModule> {
-    const dataSource = await createDataSource({
-      url: config.DATABASE_URL,
-      poolSize: config.DB_POOL_SIZE,
-      applicationName: 'trawl-webhook-dispatcher',
-    }).initialize();
-    const db = new Database(dataSource, (error) => logger.warn({ err: error }, 'idle database connection lost'));
-    const schema = new SchemaReadiness(db);
-    const messaging = await MessagingConnection.connect({ servers: config.NATS_URL, name: 'webhook-dispatcher' });
-    const topology = messagingTopology(config.NATS_PREFIX, { replicas: config.NATS_STREAM_REPLICAS });
-    const events = crawlMessagingDefinitions(topology).streams.filter((s) => s.name === topology.streams.events);
-    for (const stream of events) await ensureStream(messaging.jsm, stream);
-    const consumerDefinition = webhookConsumerDefinition(topology);
-    await ensureConsumer(messaging.jsm, consumerDefinition);
-
-    const registry = createMetricsRegistry('webhook-dispatcher');
-    const metrics = new DispatcherMetrics(registry);
+    const service = await connectService({
+      name: 'webhook-dispatcher',
+      config,
+      logger,
+      database: { url: config.DATABASE_URL, poolSize: config.DB_POOL_SIZE },
+      messaging: (topology) => ({ streams: [topology.streams.events], consumers: [webhookConsumerDefinition(topology).durable] }),
+    });
+    const { db, messaging } = service;
+    const consumerDefinition = webhookConsumerDefinition(service.topology);
+    const metrics = new DispatcherMetrics(service.registry);
     const client = new WebhookDeliveryClient({
       policy: new EgressPolicy({ hostMap: parseHostMap(config.EGRESS_HOST_MAP) }),
       timeoutMs: config.WEBHOOK_ATTEMPT_TIMEOUT_MS,
     });
-    const service = new DeliveryService({
+    const deliveries = new DeliveryService({
       db,
       deliveries: new DeliveryRepository(),
       keys: new SigningKeysRepository(),
@@ -55,35 +48,30 @@ export class WebhookDispatcherModule {
       metrics,
       logger,
     });
-    metrics.measureBacklogWith(() => service.backlog());
+    metrics.measureBacklogWith(() => deliveries.backlog());
     if (!config.SECRETS_KEY) logger.warn('SECRETS_KEY is not set: signed webhooks cannot be delivered');
     const poller = new DeliveryPoller(
-      service,
+      deliveries,
       { concurrency: config.WEBHOOK_CONCURRENCY, pollIntervalMs: config.WEBHOOK_POLL_INTERVAL_MS },
       logger,
     );
     const consumer = new RunEventConsumer(
       { js: messaging.js, stream: consumerDefinition.stream, durable: consumerDefinition.durable, concurrency: 16 },
-      service,
+      deliveries,
       () => poller.notify(),
       metrics,
       logger,
     );
-    const parts: DispatcherParts = { db, messaging, client, consumer, poller, logger };
     return {
       module: WebhookDispatcherModule,
-      imports: [
-        HealthModule.register({
-          registry,
-          checks: [
-            { name: 'postgres', check: () => db.ping() },
-            { name: 'nats', check: () => messaging.isConnected() },
-            // Never migrated here (docs/operating.md, "Upgrades"): a schema behind the build is reported, not fixed.
-            { name: 'schema', check: () => schema.check() },
-          ],
-        }),
+      imports: [service.health],
+      providers: [
+        ...service.providers,
+        { provide: RunEventConsumer, useValue: consumer },
+        { provide: DeliveryPoller, useValue: poller },
+        { provide: WebhookDeliveryClient, useValue: client },
+        DispatcherRuntime,
       ],
-      providers: [{ provide: DISPATCHER_PARTS, useValue: parts }, DispatcherRuntime],
     };
   }
 }

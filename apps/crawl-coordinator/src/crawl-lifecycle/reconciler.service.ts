@@ -4,8 +4,8 @@ import { Logger } from '@trawl/observability';
 import { COORDINATOR_SETTINGS, CoordinatorSettings } from '../coordinator.settings';
 import { CoordinatorMetrics } from '../coordinator.metrics';
 import { FrontierRepository } from '../frontier/frontier.repository';
-import { COORDINATOR_LOGGER } from '../coordinator.logger';
-import { MESSAGING, CoordinatorMessaging } from '../messaging/coordinator-messaging';
+import { SERVICE_LOGGER, SERVICE_MESSAGING } from '@trawl/service-kit';
+import type { MessagingConnection } from '@trawl/messaging';
 import { CrawlLifecycleRepository } from './crawl-lifecycle.repository';
 import { CrawlLifecycleService } from './crawl-lifecycle.service';
 
@@ -28,8 +28,8 @@ export class ReconcilerService {
     private readonly lifecycle: CrawlLifecycleService,
     private readonly metrics: CoordinatorMetrics,
     @Inject(COORDINATOR_SETTINGS) private readonly settings: CoordinatorSettings,
-    @Inject(COORDINATOR_LOGGER) private readonly logger: Logger,
-    @Inject(MESSAGING) private readonly messaging: CoordinatorMessaging,
+    @Inject(SERVICE_LOGGER) private readonly logger: Logger,
+    @Inject(SERVICE_MESSAGING) private readonly messaging: MessagingConnection,
   ) {}
 
   start(onWork: () => void): void {

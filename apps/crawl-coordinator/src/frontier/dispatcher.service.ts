@@ -8,8 +8,8 @@ import { publishManyHeld, WakeSignal } from '@trawl/messaging';
 import { COORDINATOR_SETTINGS, CoordinatorSettings } from '../coordinator.settings';
 import { CoordinatorMetrics } from '../coordinator.metrics';
 import { CrawlLifecycleRepository } from '../crawl-lifecycle/crawl-lifecycle.repository';
-import { MESSAGING, CoordinatorMessaging } from '../messaging/coordinator-messaging';
-import { COORDINATOR_LOGGER } from '../coordinator.logger';
+import type { MessagingConnection } from '@trawl/messaging';
+import { SERVICE_LOGGER, SERVICE_MESSAGING } from '@trawl/service-kit';
 import { FrontierRepository } from './frontier.repository';
 
 /**
@@ -33,9 +33,9 @@ export class DispatcherService {
     private readonly frontier: FrontierRepository,
     private readonly crawls: CrawlLifecycleRepository,
     private readonly metrics: CoordinatorMetrics,
-    @Inject(MESSAGING) private readonly messaging: CoordinatorMessaging,
+    @Inject(SERVICE_MESSAGING) private readonly messaging: MessagingConnection,
     @Inject(COORDINATOR_SETTINGS) private readonly settings: CoordinatorSettings,
-    @Inject(COORDINATOR_LOGGER) private readonly logger: Logger,
+    @Inject(SERVICE_LOGGER) private readonly logger: Logger,
   ) {
     metrics.countRunningWith(() => crawls.countRunning(db));
   }

@@ -3,8 +3,7 @@ import { batchRunStoppedV1 } from '@trawl/contracts';
 import type { MessagingConnection } from '@trawl/messaging';
 import type { Logger } from '@trawl/observability';
 import { StopNotices } from '../stop-notices/stop-notices';
-import { WORKER_LOGGER } from '../worker.logger';
-import { WORKER_MESSAGING } from '../worker.messaging';
+import { SERVICE_LOGGER, SERVICE_MESSAGING } from '@trawl/service-kit';
 
 /** Token of the core NATS subject run-end notices arrive on (`topology.subjects.batchRunStopped`). */
 export const BATCH_RUN_STOPPED_SUBJECT = Symbol('BATCH_RUN_STOPPED_SUBJECT');
@@ -23,9 +22,9 @@ export const STOPPED_RUN_MEMORY_MS = 15 * 60_000;
 @Injectable()
 export class StoppedRuns extends StopNotices {
   constructor(
-    @Inject(WORKER_MESSAGING) messaging: MessagingConnection,
+    @Inject(SERVICE_MESSAGING) messaging: MessagingConnection,
     @Inject(BATCH_RUN_STOPPED_SUBJECT) subject: string,
-    @Inject(WORKER_LOGGER) logger: Logger,
+    @Inject(SERVICE_LOGGER) logger: Logger,
   ) {
     super(
       messaging,

@@ -3,8 +3,7 @@ import { crawlStoppedV1 } from '@trawl/contracts';
 import type { MessagingConnection } from '@trawl/messaging';
 import type { Logger } from '@trawl/observability';
 import { StopNotices } from '../stop-notices/stop-notices';
-import { WORKER_LOGGER } from '../worker.logger';
-import { WORKER_MESSAGING } from '../worker.messaging';
+import { SERVICE_LOGGER, SERVICE_MESSAGING } from '@trawl/service-kit';
 
 /** Token of the core NATS subject stop notices arrive on (`topology.subjects.crawlStopped`). */
 export const CRAWL_STOPPED_SUBJECT = Symbol('CRAWL_STOPPED_SUBJECT');
@@ -20,9 +19,9 @@ export const STOPPED_CRAWL_MEMORY_MS = 15 * 60_000;
 @Injectable()
 export class StoppedCrawls extends StopNotices {
   constructor(
-    @Inject(WORKER_MESSAGING) messaging: MessagingConnection,
+    @Inject(SERVICE_MESSAGING) messaging: MessagingConnection,
     @Inject(CRAWL_STOPPED_SUBJECT) subject: string,
-    @Inject(WORKER_LOGGER) logger: Logger,
+    @Inject(SERVICE_LOGGER) logger: Logger,
   ) {
     super(
       messaging,

@@ -1,11 +1,10 @@
-import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { FetchReplyV1, fetchRequestV1, MessagingTopology } from '@trawl/contracts';
 import { problem, PROBLEM_CONTENT_TYPE } from '@trawl/http';
 import { MessagingConnection, RpcReply, RpcRequest, StreamedRpcServer } from '@trawl/messaging';
 import { Logger, tracer } from '@trawl/observability';
-import { WORKER_LOGGER } from '../worker.logger';
-import { WORKER_MESSAGING } from '../worker.messaging';
+import { SERVICE_LOGGER, SERVICE_MESSAGING } from '@trawl/service-kit';
 import { FetchAnswer, FetchRequestService } from './fetch-request.service';
 import { workerProblemKind } from './worker-problems';
 import { sharedAbortController } from '../shared-abort';
@@ -28,7 +27,7 @@ export interface FetchRequestServerSettings {
  * and body back. A full worker answers busy and the gateway asks another one.
  */
 @Injectable()
-export class FetchRequestServer implements OnApplicationBootstrap, BeforeApplicationShutdown {
+export class FetchRequestServer {
   private server?: StreamedRpcServer;
   /** Aborts the work in flight when the worker stops; every call listens to it (see sharedAbortController). */
   private readonly shutdown = sharedAbortController();
@@ -36,20 +35,12 @@ export class FetchRequestServer implements OnApplicationBootstrap, BeforeApplica
 
   constructor(
     private readonly fetchRequests: FetchRequestService,
-    @Inject(WORKER_MESSAGING) private readonly messaging: MessagingConnection,
+    @Inject(SERVICE_MESSAGING) private readonly messaging: MessagingConnection,
     @Inject(FETCH_REQUEST_SERVER_SETTINGS) private readonly settings: FetchRequestServerSettings,
-    @Inject(WORKER_LOGGER) private readonly logger: Logger,
+    @Inject(SERVICE_LOGGER) private readonly logger: Logger,
   ) {}
 
-  onApplicationBootstrap(): void {
-    this.start();
-  }
-
-  async beforeApplicationShutdown(): Promise<void> {
-    await this.stop();
-  }
-
-  /** Starts serving. Safe to call twice. */
+  /** Starts serving (`WorkerRuntime` calls it). Safe to call twice. */
   start(): void {
     if (this.server || this.stopping) return;
     const { topology, capacity } = this.settings;

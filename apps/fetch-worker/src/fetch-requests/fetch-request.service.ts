@@ -5,7 +5,7 @@ import type { Logger } from '@trawl/observability';
 import { CaptchaError, CaptchaErrorCode } from '../captcha/captcha.errors';
 import { ProxyError, ProxyErrorCode } from '../proxies';
 import { StealthError } from '../stealth';
-import { WORKER_LOGGER } from '../worker.logger';
+import { SERVICE_LOGGER } from '@trawl/service-kit';
 import { answerBody } from './answer-body';
 import type { TargetPage } from './fetch-engine';
 import { requestedTier } from './fetch-engine.router';
@@ -69,7 +69,7 @@ export class FetchRequestService {
     @Inject(PAGE_TRANSFORMS) private readonly transforms: PageTransforms,
     @Inject(FETCH_REQUEST_SETTINGS) private readonly settings: FetchRequestSettings,
     private readonly metrics: FetchRequestMetrics,
-    @Inject(WORKER_LOGGER) private readonly logger: Logger,
+    @Inject(SERVICE_LOGGER) private readonly logger: Logger,
   ) {
     this.replyMarginMs = settings.replyMarginMs ?? 250;
   }

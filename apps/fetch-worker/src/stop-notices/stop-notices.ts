@@ -1,4 +1,3 @@
-import type { BeforeApplicationShutdown, OnApplicationBootstrap } from '@nestjs/common';
 import type { Subscription } from '@nats-io/nats-core';
 import type { MessagingConnection } from '@trawl/messaging';
 import type { Logger } from '@trawl/observability';
@@ -19,7 +18,7 @@ export interface StopNoticeKind {
  * skips tasks of a stopped unit that have not started, so nothing is fetched (or billed) after a
  * stop. Notices are best effort; Postgres stays the record, this only saves the fetches.
  */
-export class StopNotices implements OnApplicationBootstrap, BeforeApplicationShutdown {
+export class StopNotices {
   private readonly stopped = new Map<string, number>();
   private subscription?: Subscription;
 
@@ -29,7 +28,8 @@ export class StopNotices implements OnApplicationBootstrap, BeforeApplicationShu
     private readonly logger: Logger,
   ) {}
 
-  onApplicationBootstrap(): void {
+  /** Listens for notices (`WorkerRuntime` calls it). Safe to call twice. */
+  start(): void {
     this.subscription ??= this.messaging.nc.subscribe(this.kind.subject, {
       callback: (error, msg) => {
         if (error) return;
@@ -40,7 +40,8 @@ export class StopNotices implements OnApplicationBootstrap, BeforeApplicationShu
     });
   }
 
-  beforeApplicationShutdown(): void {
+  /** Stops listening. Safe to call twice. */
+  stop(): void {
     this.subscription?.unsubscribe();
     this.subscription = undefined;
   }

@@ -2,8 +2,9 @@ import { Inject, Injectable } from '@nestjs/common';
 import { BatchRunStoppedV1, messagingTopology } from '@trawl/contracts';
 import type { MessagingConnection } from '@trawl/messaging';
 import type { Logger } from '@trawl/observability';
+import { SERVICE_LOGGER, SERVICE_MESSAGING } from '@trawl/service-kit';
 import type { GatewayConfig } from '../config';
-import { GATEWAY_CONFIG, LOGGER, MESSAGING } from '../gateway.tokens';
+import { GATEWAY_CONFIG } from '../gateway.tokens';
 
 /**
  * Tells fetch workers a batch run was stopped (core NATS, `batchRunStopped`), so its tasks already
@@ -15,8 +16,8 @@ export class RunStopNotices {
   private readonly subject: string;
 
   constructor(
-    @Inject(MESSAGING) private readonly messaging: MessagingConnection,
-    @Inject(LOGGER) private readonly logger: Logger,
+    @Inject(SERVICE_MESSAGING) private readonly messaging: MessagingConnection,
+    @Inject(SERVICE_LOGGER) private readonly logger: Logger,
     @Inject(GATEWAY_CONFIG) config: GatewayConfig,
   ) {
     this.subject = messagingTopology(config.NATS_PREFIX).subjects.batchRunStopped;

@@ -2,8 +2,9 @@ import { Inject, Injectable } from '@nestjs/common';
 import { messagingTopology } from '@trawl/contracts';
 import type { MessagingConnection } from '@trawl/messaging';
 import type { Logger } from '@trawl/observability';
+import { SERVICE_LOGGER, SERVICE_MESSAGING } from '@trawl/service-kit';
 import type { GatewayConfig } from '../config';
-import { GATEWAY_CONFIG, LOGGER, MESSAGING } from '../gateway.tokens';
+import { GATEWAY_CONFIG } from '../gateway.tokens';
 
 /**
  * Core NATS notices about crawls. `kick`: tells the coordinators that a crawl has work now (core NATS, `{crawl_id}` as JSON). Best effort:
@@ -15,8 +16,8 @@ export class CrawlKicks {
   private readonly stoppedSubject: string;
 
   constructor(
-    @Inject(MESSAGING) private readonly messaging: MessagingConnection,
-    @Inject(LOGGER) private readonly logger: Logger,
+    @Inject(SERVICE_MESSAGING) private readonly messaging: MessagingConnection,
+    @Inject(SERVICE_LOGGER) private readonly logger: Logger,
     @Inject(GATEWAY_CONFIG) config: GatewayConfig,
   ) {
     const topology = messagingTopology(config.NATS_PREFIX);

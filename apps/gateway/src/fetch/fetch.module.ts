@@ -1,8 +1,9 @@
 import { Module } from '@nestjs/common';
 import { MessagingConnection, StreamedRpcClient } from '@trawl/messaging';
+import { SERVICE_MESSAGING } from '@trawl/service-kit';
 import { Registry } from 'prom-client';
 import type { GatewayConfig } from '../config';
-import { GATEWAY_CONFIG, MESSAGING } from '../gateway.tokens';
+import { GATEWAY_CONFIG } from '../gateway.tokens';
 import { LimitsModule } from '../limits/limits.module';
 import { TenantsModule } from '../tenants/tenants.module';
 import { FetchController } from './fetch.controller';
@@ -17,7 +18,7 @@ import { HeadStarts } from './head-start';
     FetchService,
     {
       provide: StreamedRpcClient,
-      inject: [MESSAGING, GATEWAY_CONFIG],
+      inject: [SERVICE_MESSAGING, GATEWAY_CONFIG],
       useFactory: (messaging: MessagingConnection, config: GatewayConfig) =>
         new StreamedRpcClient(messaging.nc, {
           acceptTimeoutMs: config.FETCH_RPC_ACCEPT_TIMEOUT_MS,

@@ -1,8 +1,9 @@
 import { BeforeApplicationShutdown, Inject, Injectable } from '@nestjs/common';
 import type { Logger } from '@trawl/observability';
+import { SERVICE_LOGGER } from '@trawl/service-kit';
 import { TtlLruCache } from '../auth/ttl-lru-cache';
 import type { GatewayConfig } from '../config';
-import { GATEWAY_CONFIG, LOGGER } from '../gateway.tokens';
+import { GATEWAY_CONFIG } from '../gateway.tokens';
 import { AddressOutcomes, ClientAddressesRepository, ErrorRatePolicy } from './client-addresses.repository';
 
 /** Most addresses whose block this replica remembers (least recently seen go first). */
@@ -38,7 +39,7 @@ export class ClientAddressHealth implements BeforeApplicationShutdown {
   constructor(
     private readonly addresses: ClientAddressesRepository,
     @Inject(GATEWAY_CONFIG) config: GatewayConfig,
-    @Inject(LOGGER) private readonly logger: Logger,
+    @Inject(SERVICE_LOGGER) private readonly logger: Logger,
   ) {
     this.blocks = new TtlLruCache({ ttlMs: config.CLIENT_BLOCK_CACHE_MS, maxEntries: BLOCK_CACHE_ENTRIES });
     this.flushMs = config.CLIENT_HEALTH_FLUSH_MS;

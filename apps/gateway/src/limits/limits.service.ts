@@ -1,8 +1,9 @@
 import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { GatewayConfig } from '../config';
-import { GATEWAY_CONFIG, LOGGER } from '../gateway.tokens';
+import { GATEWAY_CONFIG } from '../gateway.tokens';
 import type { Logger } from '@trawl/observability';
+import { SERVICE_LOGGER } from '@trawl/service-kit';
 import { AccountsRepository } from '../tenants/accounts.repository';
 import { Histogram, Registry } from 'prom-client';
 import { AdmissionRepository, AdmissionSnapshot, BatchAdmission } from './admission.repository';
@@ -52,7 +53,7 @@ export class LimitsService implements OnApplicationShutdown {
     private readonly slots: ConcurrencySlotsRepository,
     private readonly accounts: AccountsRepository,
     @Inject(GATEWAY_CONFIG) config: GatewayConfig,
-    @Inject(LOGGER) logger: Logger,
+    @Inject(SERVICE_LOGGER) logger: Logger,
     registry: Registry,
   ) {
     this.slotLeaseMs =

@@ -1,13 +1,14 @@
 import { BeforeApplicationShutdown, DynamicModule, Inject, Injectable, Module, OnApplicationBootstrap } from '@nestjs/common';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '@trawl/observability';
+import { SERVICE_LOGGER } from '@trawl/service-kit';
 import { Registry } from 'prom-client';
 import { ApiKeyAuthenticator } from '../auth/api-key-authenticator';
 import { AuthModule } from '../auth/auth.module';
 import type { GatewayConfig } from '../config';
 import { FetchModule } from '../fetch/fetch.module';
 import { FetchService } from '../fetch/fetch.service';
-import { GATEWAY_CONFIG, LOGGER } from '../gateway.tokens';
+import { GATEWAY_CONFIG } from '../gateway.tokens';
 import { ClientAddressHealth } from '../limits/client-address-health';
 import { LimitsModule } from '../limits/limits.module';
 import {
@@ -36,7 +37,7 @@ export class ProxyModeRunner implements OnApplicationBootstrap, BeforeApplicatio
     private readonly addresses: ClientAddressHealth,
     private readonly registry: Registry,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
-    @Inject(LOGGER) private readonly logger: Logger,
+    @Inject(SERVICE_LOGGER) private readonly logger: Logger,
   ) {}
 
   /** Where proxy mode listens; `undefined` when disabled or not started. */

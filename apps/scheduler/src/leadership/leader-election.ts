@@ -2,7 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import { Database } from '@trawl/persistence';
 import { Logger } from '@trawl/observability';
 import type { Clock } from '@trawl/scheduling';
-import { SCHEDULER_CLOCK, SCHEDULER_LOGGER, SCHEDULER_SETTINGS, SchedulerSettings } from '../scheduler.settings';
+import { SERVICE_LOGGER } from '@trawl/service-kit';
+import { SCHEDULER_CLOCK, SCHEDULER_SETTINGS, SchedulerSettings } from '../scheduler.settings';
 import { SchedulerMetrics } from '../scheduler.metrics';
 import { Lease, LeaseRepository } from './lease.repository';
 
@@ -23,7 +24,7 @@ export class LeaderElection {
     private readonly metrics: SchedulerMetrics,
     @Inject(SCHEDULER_CLOCK) private readonly clock: Clock,
     @Inject(SCHEDULER_SETTINGS) private readonly settings: SchedulerSettings,
-    @Inject(SCHEDULER_LOGGER) private readonly logger: Logger,
+    @Inject(SERVICE_LOGGER) private readonly logger: Logger,
   ) {}
 
   /** Renews or tries to take the lease; answers the lease held afterwards, if any. */

@@ -3,7 +3,7 @@ import type { Logger } from '@trawl/observability';
 import { Database, Sql } from '@trawl/persistence';
 import { LeaderElection } from '../leadership/leader-election';
 import { LeaseRepository } from '../leadership/lease.repository';
-import { SCHEDULER_LOGGER } from '../scheduler.settings';
+import { SERVICE_LOGGER } from '@trawl/service-kit';
 import { RetentionRepository } from './retention.repository';
 import { RETENTION_SETTINGS, RetentionSettings } from './retention.settings';
 
@@ -31,7 +31,7 @@ export class RetentionSweepService {
     private readonly leases: LeaseRepository,
     private readonly retention: RetentionRepository,
     @Inject(RETENTION_SETTINGS) private readonly settings: RetentionSettings,
-    @Inject(SCHEDULER_LOGGER) private readonly logger: Logger,
+    @Inject(SERVICE_LOGGER) private readonly logger: Logger,
   ) {}
 
   /** One sweep, when this replica leads (else nothing). */

@@ -6,7 +6,7 @@ import { MessagingConnection, publishManyHeld } from '@trawl/messaging';
 import { contextFromTraceParent, Logger, tracer } from '@trawl/observability';
 import { Database } from '@trawl/persistence';
 import { openCaptchaSolverKey } from '@trawl/webhooks';
-import { SCHEDULER_LOGGER, SCHEDULER_MESSAGING } from '../scheduler.settings';
+import { SERVICE_LOGGER, SERVICE_MESSAGING } from '@trawl/service-kit';
 import { batchTaskOf } from './batch-task-of';
 import { planDispatch } from './dispatch-plan';
 import { CandidateRun, RunDispatchRepository, TenantDispatchInputs } from './run-dispatch.repository';
@@ -39,9 +39,9 @@ export class RunDispatcherService {
     private readonly dispatch: RunDispatchRepository,
     private readonly results: RunResultsService,
     private readonly metrics: RunsMetrics,
-    @Inject(SCHEDULER_MESSAGING) private readonly messaging: MessagingConnection,
+    @Inject(SERVICE_MESSAGING) private readonly messaging: MessagingConnection,
     @Inject(RUNS_SETTINGS) private readonly settings: RunsSettings,
-    @Inject(SCHEDULER_LOGGER) private readonly logger: Logger,
+    @Inject(SERVICE_LOGGER) private readonly logger: Logger,
   ) {
     this.forbidden = new ForbiddenDomains(settings.forbiddenDomains);
     metrics.countActiveWith(() => dispatch.countInFlight(db));

@@ -3,7 +3,7 @@ import type { Pool } from 'pg';
 import { MessagingConnection, OutboxRelay, WakeSignal } from '@trawl/messaging';
 import type { Logger } from '@trawl/observability';
 import { Database } from '@trawl/persistence';
-import { SCHEDULER_LOGGER, SCHEDULER_MESSAGING } from '../scheduler.settings';
+import { Runtime, SERVICE_LOGGER, SERVICE_MESSAGING } from '@trawl/service-kit';
 import { RunDispatcherService } from './run-dispatcher.service';
 import { RunReconcilerService } from './run-reconciler.service';
 import { RunResultConsumer } from './run-result.consumer';
@@ -16,10 +16,10 @@ const DISPATCH_LINGER_TASKS = 16;
  * Runs batch execution on every scheduler replica (run work is shared, not led): the dispatch
  * loop, result intake, the reconciler, and an outbox relay, so the run events this service writes
  * reach the webhook dispatcher even where no crawl coordinator runs (relays share the outbox with
- * `SKIP LOCKED`). `start`/`stop` are safe to call twice.
+ * `SKIP LOCKED`). `start`/`stop` are safe to call twice; `SchedulerRuntime` runs it.
  */
 @Injectable()
-export class RunsRuntime {
+export class RunsRuntime implements Runtime {
   private running = false;
   private dispatchLoop?: Promise<void>;
   private reconcileTimer?: NodeJS.Timeout;
@@ -36,9 +36,9 @@ export class RunsRuntime {
     private readonly dispatcher: RunDispatcherService,
     private readonly intake: RunResultConsumer,
     private readonly reconciler: RunReconcilerService,
-    @Inject(SCHEDULER_MESSAGING) private readonly messaging: MessagingConnection,
+    @Inject(SERVICE_MESSAGING) private readonly messaging: MessagingConnection,
     @Inject(RUNS_SETTINGS) private readonly settings: RunsSettings,
-    @Inject(SCHEDULER_LOGGER) private readonly logger: Logger,
+    @Inject(SERVICE_LOGGER) private readonly logger: Logger,
   ) {}
 
   async start(): Promise<void> {

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from '@trawl/observability';
 import { Database, isConnectionLoss } from '@trawl/persistence';
-import { SCHEDULER_LOGGER } from '../scheduler.settings';
+import { SERVICE_LOGGER } from '@trawl/service-kit';
 import { RunExecutionRepository } from './run-execution.repository';
 import type { TaskClaim } from './task-result';
 
@@ -26,7 +26,7 @@ export class UnconfirmedResults {
   constructor(
     private readonly db: Database,
     private readonly runs: RunExecutionRepository,
-    @Inject(SCHEDULER_LOGGER) private readonly logger: Logger,
+    @Inject(SERVICE_LOGGER) private readonly logger: Logger,
   ) {
     // Idle pooled connections dying is how an outage too short for any query to meet is seen.
     db.onConnectionLoss((error) => this.noticed(error));

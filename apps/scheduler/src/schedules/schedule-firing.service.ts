@@ -6,7 +6,8 @@ import type { Clock } from '@trawl/scheduling';
 import { LeaderElection } from '../leadership/leader-election';
 import { Lease, LeaseRepository } from '../leadership/lease.repository';
 import { SchedulerMetrics } from '../scheduler.metrics';
-import { SCHEDULER_CLOCK, SCHEDULER_LOGGER, SCHEDULER_SETTINGS, SchedulerSettings } from '../scheduler.settings';
+import { SERVICE_LOGGER } from '@trawl/service-kit';
+import { SCHEDULER_CLOCK, SCHEDULER_SETTINGS, SchedulerSettings } from '../scheduler.settings';
 import { FiringOutcome, planFiring } from './missed-firings';
 import { RUN_STARTER, RunStarter, ScheduledRunStart } from './run-starter';
 import { DueSchedule, SchedulesRepository } from './schedules.repository';
@@ -46,7 +47,7 @@ export class ScheduleFiringService {
     @Inject(RUN_STARTER) private readonly runStarter: RunStarter,
     @Inject(SCHEDULER_CLOCK) private readonly clock: Clock,
     @Inject(SCHEDULER_SETTINGS) private readonly settings: SchedulerSettings,
-    @Inject(SCHEDULER_LOGGER) private readonly logger: Logger,
+    @Inject(SERVICE_LOGGER) private readonly logger: Logger,
   ) {}
 
   /** One pass over due schedules; does nothing unless this replica leads. Answers what it recorded. */

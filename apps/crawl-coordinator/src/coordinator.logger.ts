@@ -1,1 +1,0 @@
-export const COORDINATOR_LOGGER = Symbol('COORDINATOR_LOGGER');

@@ -1,0 +1,7 @@
+// main.ts imports `runService` from '@trawl/service-kit/run-service' instead: this index loads pg and
+// Nest, which must load after tracing starts.
+export * from './connect';
+export * from './readiness';
+export * from './runtime';
+export * from './service-messaging';
+export * from './tokens';
