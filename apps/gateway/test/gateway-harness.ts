@@ -1,5 +1,6 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { Pool } from 'pg';
+import type { ContentStatus, CrawlStatus, CrawlStopReason } from '@trawl/contracts';
 import { createLogger } from '@trawl/observability';
 import { createMigratedDatabase, TestDatabase, testPool, uniqueSuffix } from '@trawl/testing';
 import { loadGatewayConfig } from '../src/config';
@@ -118,7 +119,7 @@ export async function addResults(
   sql: Pool,
   crawlId: string,
   urls: string[],
-  options: { contentStatus?: 'pending' | 'fetched' | 'failed'; html?: string } = {},
+  options: { contentStatus?: ContentStatus; html?: string } = {},
 ): Promise<{ id: string; seq: number; url: string }[]> {
   const added: { id: string; seq: number; url: string }[] = [];
   for (const url of urls) {
@@ -144,7 +145,7 @@ export async function addResults(
 }
 
 /** Plays the coordinator: ends a crawl. */
-export async function endCrawl(sql: Pool, crawlId: string, status: 'completed' | 'failed', fields: { stopReason?: string; errorCode?: string } = {}) {
+export async function endCrawl(sql: Pool, crawlId: string, status: Extract<CrawlStatus, 'completed' | 'failed'>, fields: { stopReason?: CrawlStopReason; errorCode?: string } = {}) {
   await sql.query(
     `UPDATE crawls SET status = $2, stop_reason = $3, error_code = $4, error_detail = $5, finished_at = now() WHERE id = $1`,
     [crawlId, status, fields.stopReason ?? null, fields.errorCode ?? null, fields.errorCode ? 'The start URL could not be fetched.' : null],

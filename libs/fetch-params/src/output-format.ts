@@ -1,7 +1,4 @@
-import type { FetchOptionsV1 } from '@trawl/contracts';
-
-/** The format of a successful answer's body (spec-batch-api §2: recorded on each result). */
-export type OutputFormat = 'html' | 'json' | 'markdown' | 'plaintext' | 'pdf' | 'png' | 'jpeg';
+import type { FetchOptionsV1, OutputFormat } from '@trawl/contracts';
 
 /**
  * The format the options give an answer, in the worker's precedence (docs/decisions/fetch-worker.md, "Output precedence"):

@@ -5,3 +5,4 @@ export * from './migrate';
 export * from './jobs/active-jobs.repository';
 export * from './jobs/runs.repository';
 export * from './schema-readiness';
+export * from './tables';

@@ -1,6 +1,8 @@
+import type { SigningKeyStatus } from '@trawl/contracts';
 import type { Sql } from '@trawl/persistence';
 
-export type SigningKeyStatus = 'active' | 'candidate' | 'retired';
+/** A key that signs now or will: at most one of each per tenant (two partial unique indexes). */
+export type LiveSigningKeyStatus = Exclude<SigningKeyStatus, 'retired'>;
 
 /** A signing key row; the secret stays sealed (see `SecretBox`). */
 export interface SigningKeyRow {
@@ -39,7 +41,7 @@ export class SigningKeysRepository {
     return rows.map(toKey);
   }
 
-  async findByStatus(sql: Sql, tenantId: string, status: 'active' | 'candidate'): Promise<SigningKeyRow | undefined> {
+  async findByStatus(sql: Sql, tenantId: string, status: LiveSigningKeyStatus): Promise<SigningKeyRow | undefined> {
     const [row] = await sql.query<Row>(`SELECT ${COLUMNS} FROM webhook_signing_keys WHERE tenant_id = $1 AND status = $2`, [
       tenantId,
       status,
@@ -47,7 +49,7 @@ export class SigningKeysRepository {
     return row && toKey(row);
   }
 
-  async insert(sql: Sql, tenantId: string, kid: string, status: 'active' | 'candidate', secretSealed: Buffer): Promise<SigningKeyRow> {
+  async insert(sql: Sql, tenantId: string, kid: string, status: LiveSigningKeyStatus, secretSealed: Buffer): Promise<SigningKeyRow> {
     const [row] = await sql.query<Row>(
       `INSERT INTO webhook_signing_keys (tenant_id, kid, status, secret_sealed, activated_at)
        VALUES ($1, $2, $3, $4, CASE WHEN $3 = 'active' THEN now() END)
@@ -58,7 +60,7 @@ export class SigningKeysRepository {
   }
 
   /** Retires the tenant's key in `status` (a replaced candidate, or the active key at finalize). */
-  async retire(sql: Sql, tenantId: string, status: 'active' | 'candidate'): Promise<void> {
+  async retire(sql: Sql, tenantId: string, status: LiveSigningKeyStatus): Promise<void> {
     await sql.query(`UPDATE webhook_signing_keys SET status = 'retired', retired_at = now() WHERE tenant_id = $1 AND status = $2`, [
       tenantId,
       status,

@@ -1,22 +1,29 @@
-/** A crawl row as the coordinator reads it (under its row lock). */
-export interface CrawlRow {
-  id: string;
-  tenantId: string;
-  status: 'running' | 'completed' | 'stopped' | 'failed';
-  depth: number | null;
-  maxItems: number;
-  maxPages: number;
-  includePatterns: string[];
-  excludePatterns: string[];
-  outputFormat: string | null;
-  scopeDomain: string;
-  pagesDispatched: number;
-  itemsFound: number;
-  stoppedAt: Date | null;
-  traceParent: string | null;
-}
+import {
+  type AssertTrue,
+  type CamelCaseRow,
+  type CrawlSettingColumn,
+  type CrawlsColumn,
+  type CrawlsRow,
+  type SameNames,
+  selectColumns,
+} from '@trawl/persistence';
 
-export const CRAWL_COLUMNS = `id, tenant_id AS "tenantId", status, depth, max_items AS "maxItems",
-  max_pages AS "maxPages", include_patterns AS "includePatterns", exclude_patterns AS "excludePatterns",
-  output_format AS "outputFormat", scope_domain AS "scopeDomain", pages_dispatched AS "pagesDispatched",
-  items_found AS "itemsFound", stopped_at AS "stoppedAt", trace_parent AS "traceParent"`;
+/** The columns of `crawls` the coordinator reads. */
+const COORDINATOR_CRAWL_COLUMNS = [
+  'id', 'tenant_id', 'status', 'depth', 'max_items', 'max_pages', 'include_patterns', 'exclude_patterns',
+  'output_format', 'scope_domain', 'pages_dispatched', 'items_found', 'stopped_at', 'trace_parent',
+] as const satisfies readonly CrawlsColumn[];
+
+/**
+ * The coordinator reads every setting of a crawl but its start URL (the gateway opens it): a new
+ * crawl parameter does not compile until it is read here, and then applied where it rules.
+ */
+export type CoordinatorReadsEverySetting = AssertTrue<
+  SameNames<Exclude<CrawlSettingColumn, 'url'>, Extract<(typeof COORDINATOR_CRAWL_COLUMNS)[number], CrawlSettingColumn>>
+>;
+
+/** A crawl row as the coordinator reads it (under its row lock), under camelCase aliases. */
+export type CrawlRow = CamelCaseRow<Pick<CrawlsRow, (typeof COORDINATOR_CRAWL_COLUMNS)[number]>>;
+
+/** `id, tenant_id AS "tenantId", status, …`: the SELECT list of a `CrawlRow`. */
+export const CRAWL_COLUMNS = selectColumns(COORDINATOR_CRAWL_COLUMNS, { camelCase: true });

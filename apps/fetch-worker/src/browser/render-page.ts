@@ -1,6 +1,6 @@
 import type { Cookie, Frame, HTTPRequest, HTTPResponse, Page } from 'puppeteer-core';
 import { EgressErrorCode } from '@trawl/egress';
-import type { FetchOptionsV1 } from '@trawl/contracts';
+import type { FetchOptionsV1, ScreenshotFormat } from '@trawl/contracts';
 import type { BrowserLease } from './browser-pool';
 import { BrowserError, BrowserErrorCode } from './browser.errors';
 import { imageSize } from './image-size';
@@ -51,7 +51,7 @@ export interface RenderSettings {
 
 export interface RenderedScreenshot {
   data: Buffer;
-  type: 'png' | 'jpeg';
+  type: ScreenshotFormat;
   /** In pixels, read from the image itself. */
   width: number;
   height: number;

@@ -1,4 +1,4 @@
-import type { FetchOptionsV1 } from '@trawl/contracts';
+import { type FetchOptionsV1, OUTPUT_FORMAT_MEDIA, type ResponseType } from '@trawl/contracts';
 import { decodeHtml } from '../page-fetch/charset';
 import { looksLikeHtml, mayBeHtml, mediaTypeOf } from '../page-fetch/media-type';
 import type { TargetPage } from './fetch-engine';
@@ -11,8 +11,8 @@ export interface AnswerBody {
   body: Buffer;
 }
 
-const HTML = 'text/html; charset=utf-8';
-const JSON_TYPE = 'application/json; charset=utf-8';
+const HTML = OUTPUT_FORMAT_MEDIA.html.contentType;
+const JSON_TYPE = OUTPUT_FORMAT_MEDIA.json.contentType;
 
 /**
  * Shapes the page into what the tenant asked for (fetch-details), first match wins:
@@ -28,22 +28,26 @@ export function answerBody(page: TargetPage, options: FetchOptionsV1, transforms
   if (options.json_response) return json(jsonResponse(page, options));
   if (options.screenshot) {
     const shot = required(page.screenshot, 'screenshot');
-    return { contentType: `image/${shot.type}`, body: shot.data };
+    return { contentType: OUTPUT_FORMAT_MEDIA[shot.type].contentType, body: shot.data };
   }
-  switch (options.response_type) {
-    case 'pdf':
-      return { contentType: 'application/pdf', body: required(page.pdf, 'PDF') };
-    case 'markdown':
-      return text('text/markdown; charset=utf-8', transforms.toMarkdown(pageText(page), page.finalUrl));
-    case 'plaintext':
-      return text('text/plain; charset=utf-8', transforms.toPlainText(pageText(page), page.finalUrl));
-    case undefined:
-      break;
-  }
+  if (options.response_type) return responseTypeBody(page, options.response_type, transforms);
   if (options.css_extractor) return json(transforms.applyCssExtractor(pageText(page), options.css_extractor, page.finalUrl));
   if (options.outputs) return json(transforms.extractOutputs(pageText(page), options.outputs, page.finalUrl));
   if (isHtmlPage(page)) return text(HTML, pageText(page));
   return { contentType: page.contentType ?? 'application/octet-stream', body: page.body };
+}
+
+/** The page as `response_type` asks; a new response type does not compile until it has a case. */
+function responseTypeBody(page: TargetPage, responseType: ResponseType, transforms: PageTransforms): AnswerBody {
+  const contentType = OUTPUT_FORMAT_MEDIA[responseType].contentType;
+  switch (responseType) {
+    case 'pdf':
+      return { contentType, body: required(page.pdf, 'PDF') };
+    case 'markdown':
+      return text(contentType, transforms.toMarkdown(pageText(page), page.finalUrl));
+    case 'plaintext':
+      return text(contentType, transforms.toPlainText(pageText(page), page.finalUrl));
+  }
 }
 
 /** Decoded bodies by page: block detection, the CAPTCHA check and the answer each read the text. */
@@ -72,7 +76,7 @@ function jsonResponse(page: TargetPage, options: FetchOptionsV1): Record<string,
   if (page.jsInstructionsReport) answer.js_instructions_report = page.jsInstructionsReport;
   if (options.screenshot) {
     const shot = required(page.screenshot, 'screenshot');
-    answer.screenshot = { data: shot.data.toString('base64'), type: `image/${shot.type}`, width: shot.width, height: shot.height };
+    answer.screenshot = { data: shot.data.toString('base64'), type: OUTPUT_FORMAT_MEDIA[shot.type].contentType, width: shot.width, height: shot.height };
   }
   return answer;
 }

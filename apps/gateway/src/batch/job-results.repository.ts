@@ -1,8 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import type { BatchTaskMethod } from '@trawl/contracts';
-import { Database } from '@trawl/persistence';
-
-export type RunTaskState = 'queued' | 'dispatched' | 'succeeded' | 'failed' | 'carried';
+import type { BatchTaskMethod, RunTaskState } from '@trawl/contracts';
+import { Database, type JobTasksRow, RUN_TASK_RESULT_COLUMNS, type RunTasksRow, selectColumns } from '@trawl/persistence';
 
 /** One task of a run with its result, as the results endpoint serves it. */
 export interface TaskResultRecord {
@@ -23,24 +21,10 @@ export interface TaskResultRecord {
   finishedAt: Date | null;
 }
 
-interface ResultRow {
-  seq: number;
-  url: string;
-  method: BatchTaskMethod;
-  external_id: string | null;
-  metadata: Record<string, unknown> | null;
-  state: RunTaskState;
-  status_code: number | null;
-  output_format: string | null;
-  content_type: string | null;
-  body: Buffer | null;
-  tier: string | null;
-  credits: number;
-  error_code: string | null;
-  error_detail: string | null;
-  finished_at: Date | null;
-  scanned: number;
-}
+type ResultRow = Pick<JobTasksRow, 'seq' | 'url' | 'method' | 'external_id' | 'metadata'> &
+  Pick<RunTasksRow, 'state' | (typeof RUN_TASK_RESULT_COLUMNS)[number]> & { scanned: number };
+
+const RESULT_COLUMNS = selectColumns(RUN_TASK_RESULT_COLUMNS, { alias: 'rt' });
 
 /** SQL of a run's task results (run_tasks joined with the job's tasks). */
 @Injectable()
@@ -88,8 +72,7 @@ export class JobResultsRepository {
             AND (NOT $6 OR rt.state IN ('succeeded', 'carried')) AND ($8::int IS NULL OR rt.seq < $8)
           ORDER BY rt.seq LIMIT $5
        )
-       SELECT p.seq, t.url, t.method, t.external_id, t.metadata, p.state, rt.status_code, rt.output_format,
-              rt.content_type, rt.body, rt.tier, rt.credits, rt.error_code, rt.error_detail, rt.finished_at,
+       SELECT p.seq, t.url, t.method, t.external_id, t.metadata, p.state, ${RESULT_COLUMNS},
               (SELECT count(*) FROM page)::int AS scanned
          FROM page p
          JOIN run_tasks rt ON rt.run_id = $3 AND rt.seq = p.seq

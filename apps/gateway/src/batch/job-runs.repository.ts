@@ -1,24 +1,13 @@
 import { Injectable } from '@nestjs/common';
-import { Database, RUNS_IN_FLIGHT, RunKind, Sql } from '@trawl/persistence';
-import type { RunRecord, RunStatus } from './jobs.repository';
+import type { RunStatus } from '@trawl/contracts';
+import { Database, type JobRunsRow, RUNS_IN_FLIGHT, Sql } from '@trawl/persistence';
+import type { RunRecord } from './jobs.repository';
 
-interface RunRow {
-  id: string;
-  job_id: string;
-  run_sequence: number;
-  kind: RunKind;
-  status: RunStatus;
-  total: number;
-  successful: number;
-  failed: number;
-  credits: string;
-  cost: string;
-  failure_reason: string | null;
-  failure_detail: string | null;
-  created_at: Date;
-  started_at: Date | null;
-  finished_at: Date | null;
-}
+type RunRow = Pick<
+  JobRunsRow,
+  | 'id' | 'job_id' | 'run_sequence' | 'kind' | 'status' | 'total' | 'successful' | 'failed' | 'credits' | 'cost'
+  | 'failure_reason' | 'failure_detail' | 'created_at' | 'started_at' | 'finished_at'
+>;
 
 const RUN_COLUMNS = `r.id, r.job_id, r.run_sequence, r.kind, r.status, r.total, r.successful, r.failed, r.credits::text AS credits,
   r.cost::text AS cost, r.failure_reason, r.failure_detail, r.created_at, r.started_at, r.finished_at`;
@@ -40,7 +29,7 @@ export type RunTransition = 'stop' | 'pause' | 'resume';
 
 /** Which statuses each transition moves a run from. */
 const TRANSITION_FROM: Record<RunTransition, readonly RunStatus[]> = {
-  stop: ['queued', 'running', 'paused'],
+  stop: RUNS_IN_FLIGHT,
   pause: ['queued', 'running'],
   resume: ['paused'],
 };

@@ -1,12 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import type { Schedule, ScheduleState } from '@trawl/contracts';
-import { Database, RunKind, Sql } from '@trawl/persistence';
-import type { JobTask } from './job-request.schema';
+import type { JobIngestState, JobStatus, JobType, RunKind, RunStatus, Schedule, ScheduleState } from '@trawl/contracts';
+import { Database, type JobsRow, Sql } from '@trawl/persistence';
+import type { JobTask } from './task-checks';
 import type { ScheduleFiringRecord } from './schedule-firings.repository';
-
-export type JobType = 'regular' | 'scheduled';
-export type JobStatus = 'open' | 'closed';
-export type RunStatus = 'queued' | 'running' | 'paused' | 'completed' | 'stopped' | 'failed' | 'deleted';
 
 export interface RunRecord {
   id: string;
@@ -35,7 +31,7 @@ export interface JobRecord {
   serviceParams: Record<string, unknown>;
   webhookUrl: string | null;
   webhookSignature: boolean;
-  ingestState: 'ready' | 'ingesting';
+  ingestState: JobIngestState;
   /** The CSV input the job's tasks came from; `null` for inline tasks. */
   fileInputId: string | null;
   taskCount: number;
@@ -64,7 +60,7 @@ export interface NewJob {
   idempotencyKey: string | null;
   fileInputId: string | null;
   taskCount: number;
-  ingestState: 'ready' | 'ingesting';
+  ingestState: JobIngestState;
 }
 
 export interface JobListFilter {
@@ -72,18 +68,10 @@ export interface JobListFilter {
   type?: JobType;
 }
 
-interface JobRow {
-  id: string;
-  tenant_id: string;
-  type: JobType;
-  status: JobStatus;
-  service_params: Record<string, unknown>;
-  webhook_url: string | null;
-  webhook_signature: boolean;
-  ingest_state: 'ready' | 'ingesting';
-  file_input_id: string | null;
-  task_count: number;
-  created_at: Date;
+type JobColumn = 'id' | 'tenant_id' | 'type' | 'status' | 'service_params' | 'webhook_url' | 'webhook_signature' | 'ingest_state' | 'file_input_id' | 'task_count' | 'created_at';
+
+/** A job with its latest run (`r_…`), schedule (`s_…`) and latest firing (`f_…`), as `JOB_WITH_LATEST_RUN` selects it. */
+interface JobRow extends Pick<JobsRow, JobColumn> {
   created_at_us: string;
   r_id: string | null;
   r_run_sequence: number | null;

@@ -1,18 +1,26 @@
 import { Injectable } from '@nestjs/common';
-import { Database, Sql } from '@trawl/persistence';
+import type { ContentStatus, CrawlOutputFormat, CrawlStatus, CrawlStopReason, StartCrawlBody } from '@trawl/contracts';
+import {
+  type AssertTrue,
+  type CamelCase,
+  type CrawlFrontierRow,
+  type CrawlSettingColumn,
+  type CrawlsColumn,
+  type CrawlsRow,
+  Database,
+  type SameNames,
+  selectColumns,
+  Sql,
+} from '@trawl/persistence';
 import type { ListCursor } from './crawl-cursor';
 import type { CrawlSettings } from './crawl-request.schema';
-
-export type CrawlStatus = 'running' | 'completed' | 'stopped' | 'failed';
-export type StopReason = 'max_items' | 'max_pages' | 'user';
-export type ContentStatus = 'pending' | 'fetched' | 'failed';
 
 /** A crawl row, as the API needs it. */
 export interface CrawlRecord {
   id: string;
   tenantId: string;
   status: CrawlStatus;
-  stopReason: StopReason | null;
+  stopReason: CrawlStopReason | null;
   errorCode: string | null;
   errorDetail: string | null;
   url: string;
@@ -21,7 +29,7 @@ export interface CrawlRecord {
   maxPages: number;
   includePatterns: string[];
   excludePatterns: string[];
-  outputFormat: string | null;
+  outputFormat: CrawlOutputFormat | null;
   pagesFetched: number;
   pagesFailed: number;
   itemsFound: number;
@@ -52,34 +60,30 @@ export interface NewCrawl {
   traceParent: string | undefined;
 }
 
-interface CrawlRow {
-  id: string;
-  tenant_id: string;
-  status: CrawlStatus;
-  stop_reason: StopReason | null;
-  error_code: string | null;
-  error_detail: string | null;
-  url: string;
-  depth: number | null;
-  max_items: number;
-  max_pages: number;
-  include_patterns: string[];
-  exclude_patterns: string[];
-  output_format: string | null;
-  pages_fetched: number;
-  pages_failed: number;
-  items_found: number;
-  duplicates_removed: string;
-  created_at: Date;
-  finished_at: Date | null;
-  created_at_us: string;
-}
+/** The columns of `crawls` a `CrawlRecord` is made of. */
+const CRAWL_RECORD_COLUMNS = [
+  'id', 'tenant_id', 'status', 'stop_reason', 'error_code', 'error_detail', 'url', 'depth',
+  'max_items', 'max_pages', 'include_patterns', 'exclude_patterns', 'output_format',
+  'pages_fetched', 'pages_failed', 'items_found', 'duplicates_removed', 'created_at', 'finished_at',
+] as const satisfies readonly CrawlsColumn[];
+
+type CrawlRow = Pick<CrawlsRow, (typeof CRAWL_RECORD_COLUMNS)[number]> & { created_at_us: string };
+
+/**
+ * A crawl parameter is a field of the `POST /v1/crawls` body, a `CrawlSettings` field, a setting
+ * column of `crawls` (`CRAWL_SETTING_COLUMNS`) and read back in a `CrawlRecord` (the API shows it):
+ * a new one does not compile until it is all four. `insert` writes the settings.
+ */
+export type CrawlParametersAreSettingColumns = AssertTrue<SameNames<keyof StartCrawlBody, CrawlSettingColumn>>;
+export type CrawlSettingsAreSettingColumns = AssertTrue<SameNames<keyof CrawlSettings, CamelCase<CrawlSettingColumn>>>;
+export type CrawlRecordsShowEverySetting = AssertTrue<SameNames<CrawlSettingColumn, Extract<(typeof CRAWL_RECORD_COLUMNS)[number], CrawlSettingColumn>>>;
 
 const CRAWL_COLUMNS = `
-  c.id, c.tenant_id, c.status, c.stop_reason, c.error_code, c.error_detail, c.url, c.depth,
-  c.max_items, c.max_pages, c.include_patterns, c.exclude_patterns, c.output_format,
-  c.pages_fetched, c.pages_failed, c.items_found, c.duplicates_removed, c.created_at, c.finished_at,
+  ${selectColumns(CRAWL_RECORD_COLUMNS, { alias: 'c' })},
   (extract(epoch FROM c.created_at) * 1000000)::bigint::text AS created_at_us`;
+
+/** A numbered frontier row (`item_seq > n` leaves out the start URL's `NULL`). */
+type ResultRow = Pick<CrawlFrontierRow, 'id' | 'url' | 'content_status'> & { item_seq: number };
 
 /** SQL of crawls and their results. Every read of tenant data is scoped by `tenantId`. */
 @Injectable()
@@ -172,7 +176,7 @@ export class CrawlsRepository {
 
   /** Results with `item_seq` above `afterSeq`, in order; at most `limit`. */
   async resultsPage(tenantId: string, crawlId: string, afterSeq: number, limit: number): Promise<CrawlResultRecord[]> {
-    const rows = await this.db.query<{ id: string; url: string; item_seq: number; content_status: ContentStatus | null }>(
+    const rows = await this.db.query<ResultRow>(
       `SELECT f.id, f.url, f.item_seq, f.content_status
          FROM crawl_frontier f JOIN crawls c ON c.id = f.crawl_id
         WHERE c.id = $1 AND c.tenant_id = $2 AND f.item_seq > $3
@@ -191,13 +195,7 @@ export class CrawlsRepository {
     limit: number,
     withContent: boolean,
   ): Promise<DownloadRecord[]> {
-    const rows = await this.db.query<{
-      id: string;
-      url: string;
-      item_seq: number;
-      content_status: ContentStatus | null;
-      html: string | null;
-    }>(
+    const rows = await this.db.query<ResultRow & { html: string | null }>(
       `SELECT f.id, f.url, f.item_seq, f.content_status,
               CASE WHEN $5::boolean AND f.content_status = 'fetched' THEN cc.html END AS html
          FROM crawl_frontier f

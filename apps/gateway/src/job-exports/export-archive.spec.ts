@@ -1,3 +1,4 @@
+import { RUN_TASK_STATES } from '@trawl/contracts';
 import { resultLine } from './export-archive';
 import type { ResultRow } from './job-exports.repository';
 
@@ -30,7 +31,7 @@ describe(resultLine.name, () => {
     });
     expect(lineOf({ state: 'dispatched', statusCode: null, bodyBytes: null })).toMatchObject({ status: 'in_progress' });
     expect(lineOf({ state: 'queued', statusCode: null, bodyBytes: null })).toMatchObject({ status: 'queued' });
-    for (const state of ['succeeded', 'carried', 'failed', 'dispatched', 'queued']) expect(lineOf({ state })).not.toHaveProperty('state');
+    for (const state of RUN_TASK_STATES) expect(lineOf({ state })).not.toHaveProperty('state');
     expect(lineOf({ state: 'succeeded' })).not.toHaveProperty('carried_over');
   });
 });

@@ -1,34 +1,20 @@
-import type { RunTaskState } from '../batch/job-results.repository';
+import { isOutputFormat, OUTPUT_FORMAT_MEDIA } from '@trawl/contracts';
 import { resultStatus } from '../batch/job.presenter';
 import type { ResultRow } from './job-exports.repository';
 
-/** File extensions of result bodies, by output format, then by content type; anything else is `.bin`. */
-const EXTENSION_BY_FORMAT: Readonly<Record<string, string>> = {
-  html: 'html',
-  json: 'json',
-  markdown: 'md',
-  plaintext: 'txt',
-  text: 'txt',
-  pdf: 'pdf',
-  screenshot: 'png',
-  png: 'png',
-  jpeg: 'jpg',
-};
-const EXTENSION_BY_TYPE: Readonly<Record<string, string>> = {
-  'text/html': 'html',
-  'application/json': 'json',
-  'text/markdown': 'md',
-  'text/plain': 'txt',
-  'application/pdf': 'pdf',
-  'image/png': 'png',
-  'image/jpeg': 'jpg',
-};
+/**
+ * File extensions of result bodies by output format (`OUTPUT_FORMAT_MEDIA`), then by the media type
+ * of a format's content type; anything else is `.bin`.
+ */
+const EXTENSION_BY_TYPE: Readonly<Record<string, string>> = Object.fromEntries(
+  Object.values(OUTPUT_FORMAT_MEDIA).map((media) => [media.contentType.split(';')[0]!, media.extension]),
+);
 
 /** Name in the archive of a result's body: `bodies/<seq>.<ext>`; `null` when the result has none. */
 export function bodyFileName(row: Pick<ResultRow, 'seq' | 'outputFormat' | 'contentType' | 'bodyBytes'>): string | null {
   if (row.bodyBytes === null) return null;
   const type = row.contentType?.split(';')[0]?.trim().toLowerCase() ?? '';
-  const extension = EXTENSION_BY_FORMAT[row.outputFormat ?? ''] ?? EXTENSION_BY_TYPE[type] ?? 'bin';
+  const extension = isOutputFormat(row.outputFormat) ? OUTPUT_FORMAT_MEDIA[row.outputFormat].extension : (EXTENSION_BY_TYPE[type] ?? 'bin');
   return `bodies/${row.seq}.${extension}`;
 }
 
@@ -44,8 +30,7 @@ export function resultLine(row: ResultRow): Buffer {
       url: row.url,
       external_id: row.externalId,
       metadata: row.metadata,
-      // `run_tasks.state` is one of these five (a CHECK constraint).
-      ...resultStatus(row.state as RunTaskState),
+      ...resultStatus(row.state),
       status_code: row.statusCode,
       output_format: row.outputFormat,
       content_type: row.contentType,

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { Database, Sql } from '@trawl/persistence';
+import type { RunStatus, RunTaskState } from '@trawl/contracts';
+import { Database, type JobTasksRow, type RunTasksRow, Sql } from '@trawl/persistence';
 
 export interface ExportRecord {
   id: string;
@@ -20,7 +21,7 @@ export interface ResultRow {
   url: string;
   externalId: string | null;
   metadata: Record<string, unknown> | null;
-  state: string;
+  state: RunTaskState;
   statusCode: number | null;
   outputFormat: string | null;
   contentType: string | null;
@@ -43,20 +44,10 @@ interface ExportRow {
   expired: boolean;
 }
 
-interface ResultDbRow {
-  seq: number;
-  url: string;
-  external_id: string | null;
-  metadata: Record<string, unknown> | null;
-  state: string;
-  status_code: number | null;
-  output_format: string | null;
-  content_type: string | null;
-  error_code: string | null;
-  error_detail: string | null;
-  credits: number;
-  body_bytes: number | null;
-}
+type ResultDbRow = Pick<JobTasksRow, 'url' | 'external_id' | 'metadata'> &
+  Pick<RunTasksRow, 'seq' | 'state' | 'status_code' | 'output_format' | 'content_type' | 'error_code' | 'error_detail' | 'credits'> & {
+    body_bytes: number | null;
+  };
 
 const EXPORT_COLUMNS = `id, tenant_id, job_id, run_id, format, body_bytes::text AS body_bytes, created_at, expires_at, expires_at <= now() AS expired`;
 
@@ -73,8 +64,8 @@ export class JobExportsRepository {
     return row && { id: row.id, latestRunId: row.latest_run_id };
   }
 
-  async findRun(tenantId: string, jobId: string, runId: string): Promise<{ id: string; status: string } | undefined> {
-    const [row] = await this.db.query<{ id: string; status: string }>(
+  async findRun(tenantId: string, jobId: string, runId: string): Promise<{ id: string; status: RunStatus } | undefined> {
+    const [row] = await this.db.query<{ id: string; status: RunStatus }>(
       `SELECT id, status FROM job_runs WHERE tenant_id = $1 AND job_id = $2 AND id = $3`,
       [tenantId, jobId, runId],
     );

@@ -21,7 +21,7 @@ export interface AccountRow {
   max_active_jobs: number;
   plan_features: string[];
   plan_products: string[];
-  subscription_status: string;
+  subscription_status: SubscriptionStatus;
   suspended_at: Date | null;
   email_verified: boolean;
   rate_limit_per_minute: number;
@@ -43,7 +43,7 @@ export function toAccount(row: AccountRow): Account {
     maxActiveJobs: row.max_active_jobs,
     features: row.plan_features as PlanFeature[],
     products: row.plan_products as PlanProduct[],
-    subscriptionStatus: row.subscription_status as SubscriptionStatus,
+    subscriptionStatus: row.subscription_status,
     suspendedAt: row.suspended_at,
     emailVerified: row.email_verified,
     rateLimitPerMinute: row.rate_limit_per_minute,

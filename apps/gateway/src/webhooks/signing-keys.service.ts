@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Database } from '@trawl/persistence';
 import {
+  type LiveSigningKeyStatus,
   newKeyId,
   newSigningSecret,
   SecretBox,
@@ -17,7 +18,7 @@ export interface IssuedKey {
   kid: string;
   secret: string;
   createdAt: Date;
-  status: 'active' | 'candidate';
+  status: LiveSigningKeyStatus;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { Database } from '@trawl/persistence';
+import type { WebhookDeliveryStatus } from '@trawl/contracts';
+import { Database, type WebhookDeliveriesRow } from '@trawl/persistence';
 
 export interface DeliveryAttemptRecord {
   attempt: number;
@@ -16,7 +17,7 @@ export interface DeliveryRecord {
   runId: string;
   url: string;
   signed: boolean;
-  status: 'pending' | 'delivered' | 'failed';
+  status: WebhookDeliveryStatus;
   nextAttemptAt: Date | null;
   createdAt: Date;
   /** `created_at` in microseconds since the epoch (exact, for the cursor). */
@@ -31,20 +32,10 @@ export interface DeliveriesPosition {
   id: string;
 }
 
-interface Row {
-  id: string;
-  event_id: string;
-  event_type: string;
-  run_id: string;
-  url: string;
-  signed: boolean;
-  status: DeliveryRecord['status'];
-  next_attempt_at: Date | null;
-  created_at: Date;
-  created_micros: string;
-  finished_at: Date | null;
-  attempt_log: DeliveryAttemptRecord[];
-}
+type Row = Pick<
+  WebhookDeliveriesRow,
+  'id' | 'event_id' | 'event_type' | 'run_id' | 'url' | 'signed' | 'status' | 'next_attempt_at' | 'created_at' | 'finished_at'
+> & { created_micros: string; attempt_log: DeliveryAttemptRecord[] };
 
 /** Reads a tenant's webhook delivery log; the dispatcher writes it. */
 @Injectable()

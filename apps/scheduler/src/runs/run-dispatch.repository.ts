@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import type { BatchTaskMethod } from '@trawl/contracts';
-import { RUNS_IN_FLIGHT, type Sql } from '@trawl/persistence';
+import type { RunStatus } from '@trawl/contracts';
+import { type JobRunsRow, type JobsRow, type JobTasksRow, type RunInFlightStatus, type RunTasksRow, RUNS_IN_FLIGHT, type Sql } from '@trawl/persistence';
 import type { StoredSolverKey } from '@trawl/webhooks';
 import type { ClaimedTask } from './batch-task-of';
 import type { DispatchableRun } from './dispatch-plan';
@@ -14,12 +14,15 @@ export interface CandidateRun extends DispatchableRun {
   outOfCredits: boolean;
 }
 
+/** The statuses of a run that may dispatch (never paused, stopped or ended). */
+type DispatchingRunStatus = Extract<RunStatus, 'queued' | 'running'>;
+
 /** A run locked for dispatch, with what its tasks share. */
 export interface LockedRun {
   id: string;
   jobId: string;
   tenantId: string;
-  status: 'queued' | 'running';
+  status: DispatchingRunStatus;
   traceParent: string | null;
   jobParams: Record<string, unknown>;
 }
@@ -49,8 +52,8 @@ const LIVE_CLAIMS = `live AS MATERIALIZED (
 @Injectable()
 export class RunDispatchRepository {
   /** Runs not over, every tenant's, by status (the `job_runs_active` partial index covers it). */
-  async countInFlight(sql: Sql): Promise<Record<(typeof RUNS_IN_FLIGHT)[number], number>> {
-    const rows = await sql.query<{ status: (typeof RUNS_IN_FLIGHT)[number]; n: number }>(
+  async countInFlight(sql: Sql): Promise<Record<RunInFlightStatus, number>> {
+    const rows = await sql.query<{ status: RunInFlightStatus; n: number }>(
       `SELECT status, count(*)::int AS n FROM job_runs WHERE status = ANY($1::text[]) GROUP BY status`,
       [RUNS_IN_FLIGHT],
     );
@@ -166,14 +169,9 @@ export class RunDispatchRepository {
    * run leave; one that comes after waits for this transaction, so its claims are the last.
    */
   async lockRuns(sql: Sql, tenantId: string, runIds: string[]): Promise<LockedRun[]> {
-    const rows = await sql.prepared<{
-      id: string;
-      job_id: string;
-      tenant_id: string;
-      status: 'queued' | 'running';
-      trace_parent: string | null;
-      service_params: Record<string, unknown>;
-    }>(
+    const rows = await sql.prepared<
+      Pick<JobRunsRow, 'id' | 'job_id' | 'tenant_id' | 'trace_parent'> & Pick<JobsRow, 'service_params'> & { status: DispatchingRunStatus }
+    >(
       'dispatch_lock_runs',
       `SELECT r.id, r.job_id, r.tenant_id, r.status, r.trace_parent, j.service_params
          FROM job_runs r JOIN jobs j ON j.id = r.job_id
@@ -195,15 +193,9 @@ export class RunDispatchRepository {
   /** Claims up to `limit` queued tasks of a locked run in seq order: new attempt, lease; with their job task's fields. */
   async claim(sql: Sql, run: { id: string; jobId: string }, limit: number, leaseMs: number): Promise<ClaimedTask[]> {
     if (limit <= 0) return [];
-    const rows = await sql.prepared<{
-      seq: number;
-      attempt: number;
-      lease_until_ms: string;
-      url: string;
-      method: BatchTaskMethod;
-      body: string | null;
-      service_params: Record<string, unknown> | null;
-    }>(
+    const rows = await sql.prepared<
+      Pick<RunTasksRow, 'seq' | 'attempt'> & Pick<JobTasksRow, 'url' | 'method' | 'body' | 'service_params'> & { lease_until_ms: string }
+    >(
       'dispatch_claim',
       `WITH picked AS (
          SELECT seq FROM run_tasks WHERE run_id = $1 AND state = 'queued' ORDER BY seq LIMIT $2 FOR UPDATE SKIP LOCKED

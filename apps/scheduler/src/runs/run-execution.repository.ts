@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import type { Sql } from '@trawl/persistence';
-import type { TaskResult } from './task-result';
+import type { RunStatus } from '@trawl/contracts';
+import type { JobRunsRow, JobsRow, Sql } from '@trawl/persistence';
+import type { SettledTaskState, TaskResult } from './task-result';
 
 /** A run locked for a change of its counters or status, with its job's webhook. */
 export interface RunState {
@@ -8,7 +9,7 @@ export interface RunState {
   jobId: string;
   tenantId: string;
   runSequence: number;
-  status: string;
+  status: RunStatus;
   total: number;
   successful: number;
   failed: number;
@@ -23,26 +24,16 @@ export interface RunState {
 export interface AppliedTask {
   runId: string;
   seq: number;
-  state: 'succeeded' | 'failed';
+  state: SettledTaskState;
   credits: number;
   tier: string | null;
 }
 
-interface RunRow {
-  id: string;
-  job_id: string;
-  tenant_id: string;
-  run_sequence: number;
-  status: string;
-  total: number;
-  successful: number;
-  failed: number;
-  credits: string;
-  cost: string;
-  job_complete: boolean;
-  webhook_url: string | null;
-  webhook_signature: boolean;
-}
+type RunRow = Pick<
+  JobRunsRow,
+  'id' | 'job_id' | 'tenant_id' | 'run_sequence' | 'status' | 'total' | 'successful' | 'failed' | 'credits' | 'cost'
+> &
+  Pick<JobsRow, 'webhook_url' | 'webhook_signature'> & { job_complete: boolean };
 
 const RUN_STATE = `
   SELECT r.id, r.job_id, r.tenant_id, r.run_sequence, r.status, r.total, r.successful, r.failed,
@@ -65,7 +56,7 @@ export class RunExecutionRepository {
    */
   async applyResults(sql: Sql, results: TaskResult[]): Promise<AppliedTask[]> {
     if (results.length === 0) return [];
-    const rows = await sql.prepared<{ run_id: string; seq: number; state: 'succeeded' | 'failed'; credits: number; tier: string | null }>(
+    const rows = await sql.prepared<{ run_id: string; seq: number; state: SettledTaskState; credits: number; tier: string | null }>(
       'run_exec_apply_results',
       `UPDATE run_tasks t
           SET state = r.state, status_code = r.status_code, content_type = r.content_type, output_format = r.output_format,
@@ -148,7 +139,7 @@ export class RunExecutionRepository {
   async endRun(
     sql: Sql,
     runId: string,
-    status: 'completed' | 'failed',
+    status: Extract<RunStatus, 'completed' | 'failed'>,
     failure?: { reason: string; detail: string },
   ): Promise<RunState | undefined> {
     const [updated] = await sql.query<{ id: string }>(

@@ -1,9 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { BatchRunStoppedV1 } from '@trawl/contracts';
+import { type BatchRunStoppedV1, isFinishedRunStatus } from '@trawl/contracts';
 import type { MessagingConnection } from '@trawl/messaging';
 import type { Logger } from '@trawl/observability';
 import { Database } from '@trawl/persistence';
-import { SCHEDULER_LOGGER, SCHEDULER_MESSAGING } from '../scheduler.settings';
+import { SERVICE_LOGGER, SERVICE_MESSAGING } from '@trawl/service-kit';
 import { RunExecutionRepository } from './run-execution.repository';
 import { RunResultsService } from './run-results.service';
 import { RunsMetrics } from './runs.metrics';
@@ -30,8 +30,8 @@ export class RunReconcilerService {
     private readonly results: RunResultsService,
     private readonly metrics: RunsMetrics,
     @Inject(RUNS_SETTINGS) private readonly settings: RunsSettings,
-    @Inject(SCHEDULER_LOGGER) private readonly logger: Logger,
-    @Inject(SCHEDULER_MESSAGING) private readonly messaging: MessagingConnection,
+    @Inject(SERVICE_LOGGER) private readonly logger: Logger,
+    @Inject(SERVICE_MESSAGING) private readonly messaging: MessagingConnection,
     private readonly unconfirmed: UnconfirmedResults,
   ) {}
 
@@ -72,7 +72,7 @@ export class RunReconcilerService {
       if (!run) return 0;
       const expired = await this.runs.expiredClaims(sql, runId);
       if (expired.length === 0) return 0;
-      const dispatching = ['queued', 'running', 'paused'].includes(run.status);
+      const dispatching = !isFinishedRunStatus(run.status);
       const abandoned = dispatching ? expired.filter((c) => c.attempt >= this.settings.maxAttempts) : [];
       const requeued = expired.filter((c) => !abandoned.includes(c));
       await this.runs.requeue(sql, runId, requeued.map((c) => c.seq));

@@ -1,9 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Charge, recordCharges } from '@trawl/billing';
+import { isFinishedRunStatus } from '@trawl/contracts';
 import type { Logger } from '@trawl/observability';
 import { Database, Sql } from '@trawl/persistence';
 import { enqueueWebhookEvent } from '@trawl/webhooks';
-import { SCHEDULER_LOGGER } from '../scheduler.settings';
+import { SERVICE_LOGGER } from '@trawl/service-kit';
 import { RunExecutionRepository, RunState } from './run-execution.repository';
 import { RunsMetrics } from './runs.metrics';
 import { RUNS_SETTINGS, RunsSettings } from './runs.settings';
@@ -40,7 +41,7 @@ export class RunResultsService {
     private readonly runs: RunExecutionRepository,
     private readonly metrics: RunsMetrics,
     @Inject(RUNS_SETTINGS) private readonly settings: RunsSettings,
-    @Inject(SCHEDULER_LOGGER) private readonly logger: Logger,
+    @Inject(SERVICE_LOGGER) private readonly logger: Logger,
   ) {}
 
   /**
@@ -118,7 +119,7 @@ export class RunResultsService {
    * takes no more tasks (an open job's run waits for its last batch). Answers whether it did.
    */
   async completeIfDone(sql: Sql, run: RunState): Promise<boolean> {
-    if (!['queued', 'running', 'paused'].includes(run.status)) return false;
+    if (isFinishedRunStatus(run.status)) return false;
     if (!run.jobComplete || run.successful + run.failed < run.total) return false;
     const ended = await this.runs.endRun(sql, run.id, 'completed');
     if (!ended) return false;

@@ -1,8 +1,6 @@
 import { UsageMetrics } from '@trawl/billing';
-import { RUNS_IN_FLIGHT } from '@trawl/persistence';
+import { type RunInFlightStatus, RUNS_IN_FLIGHT } from '@trawl/persistence';
 import { Counter, Gauge, Registry } from 'prom-client';
-
-type RunInFlightStatus = (typeof RUNS_IN_FLIGHT)[number];
 
 /** Prometheus metrics of batch run execution. */
 export class RunsMetrics {

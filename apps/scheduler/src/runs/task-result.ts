@@ -1,3 +1,8 @@
+import type { RunTaskState } from '@trawl/contracts';
+
+/** The states a result settles a run task in. */
+export type SettledTaskState = Extract<RunTaskState, 'succeeded' | 'failed'>;
+
 /** One dispatch of a task: the attempt a result must match. */
 export interface TaskClaim {
   runId: string;
@@ -10,7 +15,7 @@ export interface TaskResult {
   runId: string;
   seq: number;
   attempt: number;
-  state: 'succeeded' | 'failed';
+  state: SettledTaskState;
   statusCode: number;
   contentType: string | null;
   outputFormat: string | null;

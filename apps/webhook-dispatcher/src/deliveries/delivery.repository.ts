@@ -1,4 +1,5 @@
-import type { Sql } from '@trawl/persistence';
+import type { WebhookDeliveryStatus } from '@trawl/contracts';
+import type { Sql, WebhookDeliveriesRow } from '@trawl/persistence';
 
 /** A delivery taken for one attempt; `attempt` is its number (1-based) and guards the write-back. */
 export interface ClaimedDelivery {
@@ -31,18 +32,9 @@ export interface AttemptRecord {
 }
 
 /** What follows an attempt: done, failed for good, or tried again at `nextAttemptAt`. */
-export type AttemptVerdict = { status: 'delivered' | 'failed' } | { status: 'pending'; nextAttemptAt: Date };
+export type AttemptVerdict = { status: Exclude<WebhookDeliveryStatus, 'pending'> } | { status: 'pending'; nextAttemptAt: Date };
 
-interface ClaimRow {
-  id: string;
-  event_id: string;
-  tenant_id: string;
-  url: string;
-  signed: boolean;
-  body: string;
-  attempts: number;
-  created_at: Date;
-}
+type ClaimRow = Pick<WebhookDeliveriesRow, 'id' | 'event_id' | 'tenant_id' | 'url' | 'signed' | 'body' | 'attempts' | 'created_at'>;
 
 /** SQL of `webhook_deliveries` and `webhook_delivery_attempts` for the dispatcher. */
 export class DeliveryRepository {

@@ -1,6 +1,5 @@
+import type { FINISHED_RUN_STATUSES, JobIngestState, JobType, RunKind, RunStatus } from '@trawl/contracts';
 import type { Sql } from '../database';
-
-export type RunKind = 'initial' | 'rerun' | 'retry_failed' | 'scheduled';
 
 export interface NewRun {
   id: string;
@@ -13,8 +12,19 @@ export interface NewRun {
   sourceRunId?: string;
 }
 
-/** Statuses of a run that still holds an active-job slot. */
-export const RUNS_IN_FLIGHT = ['queued', 'running', 'paused'] as const;
+/** Statuses of a run that still holds an active-job slot: every status but `FINISHED_RUN_STATUSES`. */
+export const RUNS_IN_FLIGHT = ['queued', 'running', 'paused'] as const satisfies readonly RunStatus[];
+export type RunInFlightStatus = (typeof RUNS_IN_FLIGHT)[number];
+
+/**
+ * `true` while every run status is either in flight or finished: a new status in `RUN_STATUSES`
+ * does not compile until it is put in one of the two lists.
+ */
+export const EVERY_RUN_STATUS_IN_FLIGHT_OR_FINISHED: [
+  Exclude<RunStatus, RunInFlightStatus | (typeof FINISHED_RUN_STATUSES)[number]>,
+] extends [never]
+  ? true
+  : never = true;
 
 /**
  * Creating runs of batch jobs, shared by the gateway (a job's first run, reruns) and the scheduler
@@ -58,8 +68,8 @@ export class RunsRepository {
     sql: Sql,
     tenantId: string,
     jobId: string,
-  ): Promise<{ type: string; taskCount: number; ingestState: string } | undefined> {
-    const [row] = await sql.query<{ type: string; task_count: number; ingest_state: string }>(
+  ): Promise<{ type: JobType; taskCount: number; ingestState: JobIngestState } | undefined> {
+    const [row] = await sql.query<{ type: JobType; task_count: number; ingest_state: JobIngestState }>(
       `SELECT type, task_count, ingest_state FROM jobs WHERE tenant_id = $1 AND id = $2 FOR UPDATE`,
       [tenantId, jobId],
     );

@@ -1,0 +1,43 @@
+import type { ContentStatus, FrontierState } from '@trawl/contracts';
+import { columnNames } from './columns';
+
+/**
+ * A `crawl_frontier` row: one URL a crawl met. The gateway writes the start URL's and reads results
+ * from it; the crawl coordinator claims, settles and inserts the rest. `id` is a `bigserial`.
+ */
+export interface CrawlFrontierRow {
+  id: string;
+  crawl_id: string;
+  /** md5 of the URL's dedup key. */
+  url_key: Buffer;
+  url: string;
+  depth: number;
+  /** The result's number; `null` for a URL opened only for its links (the start URL). */
+  item_seq: number | null;
+  state: FrontierState;
+  wants_links: boolean;
+  wants_content: boolean;
+  content_status: ContentStatus | null;
+  attempt: number;
+  lease_until: Date | null;
+}
+
+/** A column of `crawl_frontier`. */
+export type CrawlFrontierColumn = keyof CrawlFrontierRow;
+
+/** Every column of `crawl_frontier`. */
+export const CRAWL_FRONTIER_COLUMNS = columnNames<CrawlFrontierRow>({
+  id: true,
+  crawl_id: true,
+  url_key: true,
+  url: true,
+  depth: true,
+  item_seq: true,
+  state: true,
+  wants_links: true,
+  wants_content: true,
+  content_status: true,
+  attempt: true,
+  lease_until: true,
+});
+

@@ -1,0 +1,87 @@
+import type { CrawlOutputFormat, CrawlStatus, CrawlStopReason } from '@trawl/contracts';
+import { columnNames } from './columns';
+
+/**
+ * A `crawls` row as `pg` returns it (`bigint` as a string). The gateway writes it and answers the
+ * Crawl API from it; the crawl coordinator locks it, counts its pages and ends it. Migrations:
+ * 1763798400000-init.
+ */
+export interface CrawlsRow {
+  id: string;
+  tenant_id: string;
+  status: CrawlStatus;
+  stop_reason: CrawlStopReason | null;
+  error_code: string | null;
+  error_detail: string | null;
+  url: string;
+  scope_domain: string;
+  depth: number | null;
+  max_items: number;
+  max_pages: number;
+  include_patterns: string[];
+  exclude_patterns: string[];
+  /** No CHECK: the gateway writes only `CRAWL_OUTPUT_FORMATS`. */
+  output_format: CrawlOutputFormat | null;
+  /** W3C traceparent of the request that started the crawl. */
+  trace_parent: string | null;
+  pages_dispatched: number;
+  pages_fetched: number;
+  pages_failed: number;
+  items_found: number;
+  /** `bigint`. */
+  duplicates_removed: string;
+  created_at: Date;
+  stopped_at: Date | null;
+  finished_at: Date | null;
+}
+
+/** A column of `crawls`. */
+export type CrawlsColumn = keyof CrawlsRow;
+
+/** Every column of `crawls`. */
+export const CRAWLS_COLUMNS = columnNames<CrawlsRow>({
+  id: true,
+  tenant_id: true,
+  status: true,
+  stop_reason: true,
+  error_code: true,
+  error_detail: true,
+  url: true,
+  scope_domain: true,
+  depth: true,
+  max_items: true,
+  max_pages: true,
+  include_patterns: true,
+  exclude_patterns: true,
+  output_format: true,
+  trace_parent: true,
+  pages_dispatched: true,
+  pages_fetched: true,
+  pages_failed: true,
+  items_found: true,
+  duplicates_removed: true,
+  created_at: true,
+  stopped_at: true,
+  finished_at: true,
+});
+
+/**
+ * The columns a crawl's request sets (`POST /v1/crawls` body fields of the same names). The gateway
+ * writes them; the coordinator reads every one but `url` as the crawl's rules. A new crawl parameter
+ * (checked by adding one and running `tsc`) fails to compile, step by step, in
+ * `apps/gateway/src/crawls/crawls.repository.ts` (body field, `CrawlSettings` field, this list and
+ * `CrawlRecord`'s columns name the same settings), `apps/crawl-coordinator/src/crawl-lifecycle/crawl.types.ts`
+ * (the coordinator reads it) and `apps/gateway/src/crawls/crawl-request.schema.ts` (`effectiveSettings`);
+ * `tables.int-spec.ts` fails until a migration adds the column. Left to the author: the values of
+ * `CrawlsRepository.insert`, the rule in the coordinator, and the page task if workers need it.
+ */
+export const CRAWL_SETTING_COLUMNS = [
+  'url',
+  'depth',
+  'max_items',
+  'max_pages',
+  'include_patterns',
+  'exclude_patterns',
+  'output_format',
+] as const satisfies readonly CrawlsColumn[];
+export type CrawlSettingColumn = (typeof CRAWL_SETTING_COLUMNS)[number];

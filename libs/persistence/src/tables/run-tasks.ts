@@ -1,0 +1,58 @@
+import type { RunTaskState } from '@trawl/contracts';
+import { columnNames } from './columns';
+
+/**
+ * A `run_tasks` row: one task of one run, with its claim and its result.
+ * Migration 1764000000030-batch-jobs. The gateway creates jobs, runs
+ * and run tasks and answers the Batch API from them; the scheduler dispatches run tasks, records their
+ * results and ends runs. As `pg` returns it: `bigint` and `numeric` as strings.
+ */
+export interface RunTasksRow {
+  run_id: string;
+  seq: number;
+  state: RunTaskState;
+  attempt: number;
+  lease_until: Date | null;
+  status_code: number | null;
+  /** No CHECK: what the worker reported (`OUTPUT_FORMATS` of @trawl/contracts). */
+  output_format: string | null;
+  content_type: string | null;
+  body: Buffer | null;
+  tier: string | null;
+  credits: number;
+  error_code: string | null;
+  error_detail: string | null;
+  finished_at: Date | null;
+}
+
+/** Every column of `run_tasks`. */
+export const RUN_TASKS_COLUMNS = columnNames<RunTasksRow>({
+  run_id: true,
+  seq: true,
+  state: true,
+  attempt: true,
+  lease_until: true,
+  status_code: true,
+  output_format: true,
+  content_type: true,
+  body: true,
+  tier: true,
+  credits: true,
+  error_code: true,
+  error_detail: true,
+  finished_at: true,
+});
+
+
+/** The result columns of `run_tasks` that a results page, an export and a carried-over result read. */
+export const RUN_TASK_RESULT_COLUMNS = [
+  'status_code',
+  'output_format',
+  'content_type',
+  'body',
+  'tier',
+  'credits',
+  'error_code',
+  'error_detail',
+  'finished_at',
+] as const satisfies readonly (keyof RunTasksRow)[];
