@@ -251,7 +251,7 @@ describe(PageResultService.name, () => {
       // The first worker was only slow: its answer arrives after the page went out again.
       const late = await h.results.apply([pageResult(crawl.id, first, { links: ['/from-first'] })]);
 
-      expect(late).toEqual({ applied: 0, stale: 1, crawlsWithNewWork: [], crawlsEnded: [] });
+      expect(late).toEqual({ applied: 0, stale: 1, crawlsWithNewWork: [], crawlsEnded: [], contentFailures: [] });
       expect({ crawl: await readCrawl(h.db, crawl.id), frontier: await readFrontier(h.db, crawl.id), billing: await readBilling(h.db, crawl.tenantId) }).toEqual(before);
 
       const current = await h.results.apply([pageResult(crawl.id, second, { links: ['/from-second'] })]);

@@ -74,7 +74,7 @@ describe(PageResultService.name, () => {
       const again = await h.results.apply([result]);
 
       expect(first).toMatchObject({ applied: 1, stale: 0 });
-      expect(again).toEqual({ applied: 0, stale: 1, crawlsWithNewWork: [], crawlsEnded: [] });
+      expect(again).toEqual({ applied: 0, stale: 1, crawlsWithNewWork: [], crawlsEnded: [], contentFailures: [] });
       expect(await snapshot(crawl)).toEqual(afterFirst);
       expect(afterFirst.crawl).toMatchObject({ pagesFetched: 2, itemsFound: 4, duplicatesRemoved: 2 });
       expect(afterFirst.billing.creditsUsed).toBe(2);
@@ -91,7 +91,7 @@ describe(PageResultService.name, () => {
 
       const outcome = await h.results.apply([result, { ...result }]);
 
-      expect(outcome).toEqual({ applied: 1, stale: 1, crawlsWithNewWork: [crawl.id], crawlsEnded: [] });
+      expect(outcome).toEqual({ applied: 1, stale: 1, crawlsWithNewWork: [crawl.id], crawlsEnded: [], contentFailures: [] });
       expect(await readCrawl(h.db, crawl.id)).toMatchObject({ pagesFetched: 1, itemsFound: 2, duplicatesRemoved: 0 });
       expect((await readBilling(h.db, crawl.tenantId)).ledger).toHaveLength(1);
     });

@@ -19,6 +19,12 @@ describe('fetchWorkerConfigSchema', () => {
     });
   });
 
+  it('spills at most 32 MiB of bodies at once by default, and reads the budget in bytes', () => {
+    expect(loadConfig(fetchWorkerConfigSchema, {}).SPILL_BUDGET_BYTES).toBe(32 * 1024 * 1024);
+    expect(loadConfig(fetchWorkerConfigSchema, { SPILL_BUDGET_BYTES: String(64 * 1024 * 1024) }).SPILL_BUDGET_BYTES).toBe(64 * 1024 * 1024);
+    expect(() => loadConfig(fetchWorkerConfigSchema, { SPILL_BUDGET_BYTES: '1000' })).toThrow(/SPILL_BUDGET_BYTES/);
+  });
+
   it('holds no database URL: workers never connect to Postgres', () => {
     expect(loadConfig(fetchWorkerConfigSchema, { DATABASE_URL: 'postgres://x@db/trawl' })).not.toHaveProperty('DATABASE_URL');
   });

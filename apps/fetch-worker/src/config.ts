@@ -16,8 +16,17 @@ export const fetchWorkerConfigSchema = baseConfigSchema.omit({ DATABASE_URL: tru
   BATCH_CONCURRENCY: envInt(16, 0, 4096),
   /** Whole page load, redirects and body included, in ms (default 30 s). */
   PAGE_TIMEOUT_MS: envInt(30_000, 1_000, 180_000),
-  /** Largest page body read, in bytes, as received and decompressed (default 10 MiB). */
+  /**
+   * Largest page body read, in bytes, as received and decompressed (default 10 MiB): the one limit
+   * of Fetch, Batch and crawl pages alike (a gateway's or scheduler's own limit can only lower it).
+   */
   MAX_BODY_BYTES: envInt(10 * 1024 * 1024, 1024, 100 * 1024 * 1024),
+  /**
+   * Bytes of page bodies this worker spills to JetStream at once (batch bodies, crawl HTML too large
+   * for a result message), in bytes (default 32 MiB); more wait for room. A body larger than it is
+   * spilled alone. See docs/operating.md, "Sizing".
+   */
+  SPILL_BUDGET_BYTES: envInt(32 * 1024 * 1024, 1024 * 1024, 4 * 1024 * 1024 * 1024),
   /** Fetch API requests served at once by one worker process (default 32); more are answered busy. */
   FETCH_CONCURRENCY: envInt(32, 1, 4096),
   /**

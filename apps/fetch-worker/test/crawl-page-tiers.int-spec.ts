@@ -52,26 +52,26 @@ describe('Crawl pages through adaptive stealth', () => {
   });
 
   it('bills an open page at basic, and escalates a guarded one to premium, billed 10 with its content', async () => {
-    const landing = await crawlPages.fetchPage(task('needs-premium.test', '/'));
+    const landing = (await crawlPages.fetchPage(task('needs-premium.test', '/'))).result;
     expect(landing).toMatchObject({ outcome: 'fetched', tier: 'basic', credits: 1, opened: true });
     expect(landing.links).toEqual([web.url('needs-premium.test', STEALTH_GUARDED_PATH)]);
 
-    const guarded = await crawlPages.fetchPage(task('needs-premium.test', STEALTH_GUARDED_PATH));
+    const guarded = (await crawlPages.fetchPage(task('needs-premium.test', STEALTH_GUARDED_PATH))).result;
     expect(guarded).toMatchObject({ outcome: 'fetched', status_code: 200, tier: 'premium', credits: 10 });
     expect(guarded.content).toContain(STEALTH_TEXTS.needsPremium);
     // Remembered for the domain, shared by every worker: the next page starts at premium.
     expect(await stack.memory.recall('needs-premium.test')).toBe('premium');
-    const again = await crawlPages.fetchPage(task('needs-premium.test', '/'));
+    const again = (await crawlPages.fetchPage(task('needs-premium.test', '/'))).result;
     expect(again).toMatchObject({ outcome: 'fetched', tier: 'premium', credits: 10 });
     expect(await timed('tier="premium",outcome="fetched"')).toBe(2);
     expect(await timed('tier="basic",outcome="fetched"')).toBe(1);
   });
 
   it('fails a page blocked at every tier of the plan, free', async () => {
-    const blocked = await crawlPages.fetchPage(task('needs-both.test', STEALTH_GUARDED_PATH, { auto_tiers: ['basic'] , frontier_id: frontierId++ }));
+    const blocked = (await crawlPages.fetchPage(task('needs-both.test', STEALTH_GUARDED_PATH, { auto_tiers: ['basic'] , frontier_id: frontierId++ }))).result;
     // A plan with basic alone takes the same adaptive path, with nowhere to escalate: blocked, free.
     expect(blocked).toMatchObject({ outcome: 'failed', error: 'blocked', credits: 0, tier: 'basic', opened: false });
-    const everywhere = await crawlPages.fetchPage(task('needs-both.test', STEALTH_GUARDED_PATH));
+    const everywhere = (await crawlPages.fetchPage(task('needs-both.test', STEALTH_GUARDED_PATH))).result;
     // needs-both wants a rendered premium visit; this worker renders nothing, so premium is the last tier.
     expect(everywhere).toMatchObject({ outcome: 'failed', error: 'blocked', credits: 0, opened: false, links: [] });
     expect(everywhere.content).toBeUndefined();
@@ -80,13 +80,13 @@ describe('Crawl pages through adaptive stealth', () => {
   it('fetches a task queued without auto_tiers (an older coordinator) at basic only', async () => {
     const old = task('needs-premium.test', STEALTH_GUARDED_PATH);
     delete old.auto_tiers;
-    const result = await crawlPages.fetchPage(old);
+    const result = (await crawlPages.fetchPage(old)).result;
     expect(result).toMatchObject({ outcome: 'failed', error: 'blocked', credits: 0, tier: 'basic' });
     expect(await stack.memory.recall('needs-premium.test')).not.toBe('js_render');
   });
 
   it('bills a 404 at the tier that got the answer, as a failed page', async () => {
-    const gone = await crawlPages.fetchPage(task('echo.test', '/status/404'));
+    const gone = (await crawlPages.fetchPage(task('echo.test', '/status/404'))).result;
     expect(gone).toMatchObject({ outcome: 'failed_billed', status_code: 404, tier: 'basic', credits: 1, opened: false });
   });
 });

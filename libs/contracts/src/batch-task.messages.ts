@@ -51,7 +51,8 @@ export type BatchRunStoppedV1 = z.infer<typeof batchRunStoppedV1>;
 
 /**
  * Where a body too large for the result message waits: `chunks` messages on
- * `batchBodySubject(topology, run, seq, attempt, i)` (i = 0 … chunks − 1) of the bodies stream.
+ * `<batchBodyStem(topology, run, seq, attempt)>.<i>` (i = 0 … chunks − 1) of the batch bodies
+ * stream, `bytes` in all (`SpilledBodies` of @trawl/messaging writes and reads them).
  */
 export const batchBodyRefV1 = z.object({
   chunks: z.number().int().positive(),
@@ -95,14 +96,12 @@ export const batchTaskResultBatchV1 = z.object({
 });
 export type BatchTaskResultBatchV1 = z.infer<typeof batchTaskResultBatchV1>;
 
-/** Subject of chunk `chunk` of a spilled body (one subject per chunk, read with a direct get). */
-export function batchBodySubject(topology: MessagingTopology, runId: string, seq: number, attempt: number, chunk: number): string {
-  return `${topology.subjects.batchBodyPrefix}.${runId}.${seq}.${attempt}.${chunk}`;
-}
-
-/** Every chunk subject of one task's spilled body (for purging once the result is committed). */
-export function batchBodyFilter(topology: MessagingTopology, runId: string, seq: number, attempt: number): string {
-  return `${topology.subjects.batchBodyPrefix}.${runId}.${seq}.${attempt}.>`;
+/**
+ * Stem of the chunk subjects of one task attempt's spilled body: chunk `i` is on `<stem>.<i>`, as
+ * schedulers of every version read it (the form predates `SpilledBodies`; keep it).
+ */
+export function batchBodyStem(topology: MessagingTopology, runId: string, seq: number, attempt: number): string {
+  return `${topology.subjects.batchBodyPrefix}.${runId}.${seq}.${attempt}`;
 }
 
 /**
@@ -153,6 +152,8 @@ export function batchMessagingDefinitions(
         replicas: topology.replicas,
       },
       {
+        // Name and subjects as first deployed: old schedulers read it by name in a rolling upgrade
+        // (docs/decisions/platform.md, "Spilled bodies").
         name: topology.streams.batchBodies,
         subjects: [`${topology.subjects.batchBodyPrefix}.>`],
         retention: 'limits',

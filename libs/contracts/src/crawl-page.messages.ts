@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { FETCH_TIERS } from './fetch.messages';
+import type { MessagingTopology } from './messaging-topology';
 
 /**
  * A page a crawl wants fetched. `frontier_id` + `attempt` identify one claim of one frontier URL;
@@ -41,6 +42,19 @@ export const pageOutcome = z.enum([
 ]);
 export type PageOutcome = z.infer<typeof pageOutcome>;
 
+/**
+ * Where a page's HTML too large for the result message waits: `chunks` messages on
+ * `<crawlContentStem(topology, result, id)>.<i>` (i = 0 … chunks − 1) of the crawl bodies stream,
+ * `bytes` of UTF-8 in all (`SpilledBodies` of @trawl/messaging writes and reads them). `id` tells
+ * apart two answers to the same attempt (a task delivered twice), so one never reads the other's chunks.
+ */
+export const crawlContentRefV1 = z.object({
+  chunks: z.number().int().positive(),
+  bytes: z.number().int().positive(),
+  id: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/),
+});
+export type CrawlContentRefV1 = z.infer<typeof crawlContentRefV1>;
+
 export const crawlPageResultV1 = z.object({
   v: z.literal(1),
   crawl_id: z.string().uuid(),
@@ -63,8 +77,13 @@ export const crawlPageResultV1 = z.object({
   links: z.array(z.string()),
   /** Links on the page dropped because the same page already listed them. */
   duplicate_links: z.number().int().min(0),
-  /** Page HTML (UTF-8), only when the task wanted content and the page was fetched. */
+  /** Page HTML (UTF-8), only when the task wanted content and the page was fetched… */
   content: z.string().optional(),
+  /**
+   * …or, when it is too large for the message, where it waits in chunks. Added after v1 shipped:
+   * a coordinator that predates it ignores it and marks the content failed, as it did before.
+   */
+  content_ref: crawlContentRefV1.optional(),
   content_type: z.string().optional(),
 });
 export type CrawlPageResultV1 = z.infer<typeof crawlPageResultV1>;
@@ -84,3 +103,16 @@ export type CrawlPageResultBatchV1 = z.infer<typeof crawlPageResultBatchV1>;
 /** Core NATS notice that a crawl was stopped (`crawlStopped` subject). */
 export const crawlStoppedV1 = z.object({ crawl_id: z.string().uuid() });
 export type CrawlStoppedV1 = z.infer<typeof crawlStoppedV1>;
+
+/**
+ * Stem of the chunk subjects of one attempt's spilled HTML: chunk `i` of spill `id` is on
+ * `<stem>.<id>.<i>`. Purging `<stem>.>` after the commit removes every spill of the attempt.
+ */
+export function crawlContentStem(topology: MessagingTopology, result: Pick<CrawlPageResultV1, 'crawl_id' | 'frontier_id' | 'attempt'>): string {
+  return `${topology.subjects.crawlBodyPrefix}.${result.crawl_id}.${result.frontier_id}.${result.attempt}`;
+}
+
+/** Stem of the chunks of one spill of an attempt's HTML (`crawlContentStem` + the ref's `id`). */
+export function crawlContentSpillStem(topology: MessagingTopology, result: Pick<CrawlPageResultV1, 'crawl_id' | 'frontier_id' | 'attempt'>, id: string): string {
+  return `${crawlContentStem(topology, result)}.${id}`;
+}

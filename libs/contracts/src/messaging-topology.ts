@@ -19,8 +19,10 @@ export interface MessagingTopology {
     batchWork: string;
     /** Work queue of batch task results; consumed by schedulers. */
     batchResults: string;
-    /** Bodies too large for a result message, in chunks (limits retention). */
+    /** Batch task bodies too large for a result message, in chunks (limits retention). */
     batchBodies: string;
+    /** Crawl pages' HTML too large for a result message, in chunks (limits retention). */
+    crawlBodies: string;
   };
   subjects: {
     crawlPageTask: string;
@@ -38,8 +40,10 @@ export interface MessagingTopology {
     batchTask: string;
     /** Batches of batch task results (`BatchTaskResultBatchV1`). */
     batchResults: string;
-    /** Prefix of the chunk subjects of spilled bodies (`batchBodySubject`). */
+    /** Prefix of the chunk subjects of spilled batch bodies (`batchBodyStem`). */
     batchBodyPrefix: string;
+    /** Prefix of the chunk subjects of spilled crawl page HTML (`crawlContentStem`). */
+    crawlBodyPrefix: string;
     /** Core NATS: a batch run ended (stopped, failed); workers skip its queued tasks instead of fetching them (`BatchRunStoppedV1`). */
     batchRunStopped: string;
   };
@@ -78,6 +82,7 @@ export function messagingTopology(prefix: string, options: MessagingTopologyOpti
       batchWork: `${upper}_BATCH_WORK`,
       batchResults: `${upper}_BATCH_RESULTS`,
       batchBodies: `${upper}_BATCH_BODIES`,
+      crawlBodies: `${upper}_CRAWL_BODIES`,
     },
     subjects: {
       crawlPageTask: `${prefix}.crawl.page.task.v1`,
@@ -90,6 +95,7 @@ export function messagingTopology(prefix: string, options: MessagingTopologyOpti
       batchTask: `${prefix}.batch.task.v1`,
       batchResults: `${prefix}.batch.results.v1`,
       batchBodyPrefix: `${prefix}.batch.body.v1`,
+      crawlBodyPrefix: `${prefix}.crawl.body.v1`,
       batchRunStopped: `${prefix}.batch.run.stopped.v1`,
     },
     consumers: {

@@ -14,7 +14,7 @@ describe('messaging definitions', () => {
 
   it('gives every stream the replicas of the topology (NATS_STREAM_REPLICAS), so every service provisions the same', () => {
     const streams = all(3);
-    expect(streams).toHaveLength(6);
+    expect(streams).toHaveLength(7);
     expect(new Set(streams.map((s) => s.replicas))).toEqual(new Set([3]));
   });
 

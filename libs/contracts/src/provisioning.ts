@@ -56,6 +56,16 @@ export function crawlMessagingDefinitions(
         replicas: topology.replicas,
       },
       {
+        // Kept pages' HTML too large for a result message: limits retention, purged per page once
+        // its result is committed; a day's max age removes what nobody purged.
+        name: topology.streams.crawlBodies,
+        subjects: [`${topology.subjects.crawlBodyPrefix}.>`],
+        retention: 'limits',
+        maxAgeMs: 24 * 3600_000,
+        duplicateWindowMs: 120_000,
+        replicas: topology.replicas,
+      },
+      {
         name: topology.streams.events,
         subjects: [topology.subjects.eventsWildcard],
         retention: 'limits',

@@ -16,3 +16,7 @@ export type { OutboxRelayOptions } from './outbox-relay';
 export { StreamedRpcClient, StreamedRpcServer } from './streamed-rpc';
 export type { CallOptions, RpcHandler, RpcReply, RpcRequest, StreamedReply, StreamedRpcClientOptions, StreamedRpcServerOptions } from './streamed-rpc';
 export { WakeSignal } from './wake-signal';
+export { BODY_CHUNK_BYTES, bodyChunkBytes } from './body-chunks';
+export { ByteBudget } from './byte-budget';
+export { groupsWithinBytes, SpilledBodies } from './spilled-bodies';
+export type { SpilledBodiesOptions, SpilledBodyRef } from './spilled-bodies';

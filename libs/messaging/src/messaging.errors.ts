@@ -26,6 +26,11 @@ export enum MessagingErrorCode {
   RpcCancelled = 'rpc_cancelled',
   /** Streamed request/reply: the server's handler threw. */
   RpcRemoteFailure = 'rpc_remote_failure',
+  /**
+   * The stream of spilled bodies could not be read or purged (NATS away or too slow): try again
+   * later. A body that is not there (expired, purged) is not this error.
+   */
+  BodyStoreUnavailable = 'body_store_unavailable',
 }
 
 /** A failure of the messaging layer; the underlying NATS error, if any, is in `cause`. */

@@ -1,14 +1,15 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { crawlPageResultBatchV1, CrawlPageResultBatchV1, CrawlPageResultV1 } from '@trawl/contracts';
-import { BatchConsumer, Disposition, InboundMessage } from '@trawl/messaging';
+import { BatchConsumer, Disposition, groupsWithinBytes, InboundMessage } from '@trawl/messaging';
 import { Logger } from '@trawl/observability';
 import { isConnectionLoss, retryWhileDatabaseDown } from '@trawl/persistence';
 import { COORDINATOR_SETTINGS, CoordinatorSettings } from '../coordinator.settings';
 import { CoordinatorMetrics } from '../coordinator.metrics';
-import { MESSAGING, CoordinatorMessaging } from '../messaging/coordinator-messaging';
-import { COORDINATOR_LOGGER } from '../coordinator.logger';
+import type { MessagingConnection } from '@trawl/messaging';
+import { SERVICE_LOGGER, SERVICE_MESSAGING } from '@trawl/service-kit';
 import { DispatcherService } from '../frontier/dispatcher.service';
-import { PageResultService } from './page-result.service';
+import { ContentFailure, PageResultService } from './page-result.service';
+import { isBodyStoreDown, SpilledContents, SPILLED_BYTES_PER_APPLY } from './spilled-contents';
 import { IntakeFailures } from './intake-failures';
 
 /** Failed attempts at applying a crawl's page results before the crawl fails with `internal_error`. */
@@ -29,15 +30,18 @@ const DATABASE_DOWN_RETRY_MS = 2_000;
 export class PageResultConsumer {
   private consumer?: BatchConsumer<CrawlPageResultBatchV1>;
   private readonly failures = new IntakeFailures(INTAKE_ATTEMPTS);
+  private readonly contents: SpilledContents;
 
   constructor(
     private readonly intake: PageResultService,
     private readonly dispatcher: DispatcherService,
     private readonly metrics: CoordinatorMetrics,
-    @Inject(MESSAGING) private readonly messaging: CoordinatorMessaging,
+    @Inject(SERVICE_MESSAGING) private readonly messaging: MessagingConnection,
     @Inject(COORDINATOR_SETTINGS) private readonly settings: CoordinatorSettings,
-    @Inject(COORDINATOR_LOGGER) private readonly logger: Logger,
-  ) {}
+    @Inject(SERVICE_LOGGER) private readonly logger: Logger,
+  ) {
+    this.contents = new SpilledContents(messaging, settings.topology);
+  }
 
   async start(): Promise<void> {
     if (this.consumer) return;
@@ -65,9 +69,9 @@ export class PageResultConsumer {
           for (const crawlId of new Set(results.map((r) => r.crawl_id))) this.failures.succeeded(crawlId);
           return messages.map(() => ({ kind: 'ack' }));
         } catch (error) {
-          if (isConnectionLoss(error)) {
-            // Postgres restarting says nothing about the results: no crawl is blamed for it.
-            this.logger.warn({ err: error, batch: messages.length }, 'database unreachable; page results handed back');
+          if (isConnectionLoss(error) || isBodyStoreDown(error)) {
+            // Postgres restarting (or NATS, for spilled HTML) says nothing about the results: no crawl is blamed for it.
+            this.logger.warn({ err: error, batch: messages.length }, 'database or body store unreachable; page results handed back');
             return messages.map(() => ({ kind: 'nak', delayMs: DATABASE_DOWN_RETRY_MS }));
           }
           this.logger.error({ err: error, batch: messages.length }, 'applying page results failed; retrying crawl by crawl');
@@ -80,12 +84,34 @@ export class PageResultConsumer {
     await this.consumer.start();
   }
 
+  /**
+   * Applies results in one transaction, or in several when their spilled HTML weighs more than
+   * `SPILLED_BYTES_PER_APPLY`; each group's spilled HTML is read just before and purged just after
+   * its commit. A group applied before a later one failed is applied again on redelivery, which
+   * changes nothing.
+   */
   private async applyAndAnnounce(results: CrawlPageResultV1[]): Promise<void> {
-    const outcome = await this.intake.apply(results);
-    if (outcome.crawlsWithNewWork.length > 0) this.dispatcher.notify();
-    // After the commit: tasks of an ended crawl still queued for workers are skipped, not fetched.
-    for (const crawlId of outcome.crawlsEnded) {
-      this.messaging.nc.publish(this.settings.topology.subjects.crawlStopped, JSON.stringify({ crawl_id: crawlId }));
+    for (const group of groupsWithinBytes(results, (r) => r.content_ref?.bytes ?? 0, SPILLED_BYTES_PER_APPLY)) {
+      const outcome = await this.intake.apply(await this.contents.load(group));
+      if (outcome.crawlsWithNewWork.length > 0) this.dispatcher.notify();
+      // After the commit: tasks of an ended crawl still queued for workers are skipped, not fetched.
+      for (const crawlId of outcome.crawlsEnded) {
+        this.messaging.nc.publish(this.settings.topology.subjects.crawlStopped, JSON.stringify({ crawl_id: crawlId }));
+      }
+      this.logContentFailures(outcome.contentFailures);
+      await this.contents.purge(group, (error, result) =>
+        this.logger.warn({ err: error, crawl_id: result.crawl_id, frontier_id: result.frontier_id }, 'could not purge spilled page HTML; its max age will'),
+      );
+    }
+  }
+
+  /** The API says only `failed`; the reasons worth an operator's eye go to the log. */
+  private logContentFailures(failures: ContentFailure[]): void {
+    for (const { crawlId, frontierId, reason } of failures) {
+      const fields = { crawl_id: crawlId, frontier_id: frontierId, reason };
+      if (reason === 'spilled_content_lost') this.logger.warn(fields, "kept page's HTML expired or vanished before it was stored; content failed");
+      else if (reason === 'body_too_large') this.logger.info(fields, 'kept page is larger than the workers\' MAX_BODY_BYTES; content failed');
+      else this.logger.debug(fields, 'kept page brought no HTML; content failed');
     }
   }
 
@@ -103,7 +129,7 @@ export class PageResultConsumer {
         this.failures.succeeded(crawlId);
         verdicts.set(crawlId, { kind: 'ack' });
       } catch (error) {
-        if (isConnectionLoss(error)) {
+        if (isConnectionLoss(error) || isBodyStoreDown(error)) {
           verdicts.set(crawlId, { kind: 'nak', delayMs: DATABASE_DOWN_RETRY_MS });
           continue;
         }

@@ -1,10 +1,11 @@
 import { Injectable } from '@nestjs/common';
+import type { FrontierState } from '@trawl/contracts';
 import type { Sql } from '@trawl/persistence';
 import { LinkCandidate } from './link-intake';
 
 export interface DispatchedRow {
   id: number;
-  state: string;
+  state: FrontierState;
   attempt: number;
   depth: number;
   itemSeq: number | null;

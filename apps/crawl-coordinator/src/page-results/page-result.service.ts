@@ -18,6 +18,19 @@ export interface IntakeOutcome {
   crawlsWithNewWork: string[];
   /** Crawls this batch ended: workers should skip their tasks that have not started. */
   crawlsEnded: string[];
+  /** Kept pages whose content this batch marked `failed`, and why. */
+  contentFailures: ContentFailure[];
+}
+
+/** A kept page whose content ended `failed`, with the reason to log (the API has no field for it). */
+export interface ContentFailure {
+  crawlId: string;
+  frontierId: number;
+  /**
+   * The page's failure (`body_too_large`: over the worker's MAX_BODY_BYTES, `http_503`, …),
+   * `spilled_content_lost` (its HTML expired or vanished before it was stored), or `no_html` (not an HTML page).
+   */
+  reason: string;
 }
 
 /**
@@ -44,13 +57,13 @@ export class PageResultService {
       byCrawl.set(result.crawl_id, list);
     }
     const { outcome, charges } = await this.db.transaction(async (sql) => {
-      const total: IntakeOutcome = { applied: 0, stale: 0, crawlsWithNewWork: [], crawlsEnded: [] };
+      const total: IntakeOutcome = { applied: 0, stale: 0, crawlsWithNewWork: [], crawlsEnded: [], contentFailures: [] };
       // Per attempt of the transaction: a retried one must not count the first attempt's charges.
       const charges: Charge[] = [];
       const locked = await this.crawls.lockCrawls(sql, [...byCrawl.keys()]);
       for (const crawl of locked) {
         const wasRunning = crawl.status === 'running';
-        const applied = await this.applyToCrawl(sql, crawl, byCrawl.get(crawl.id) ?? [], charges);
+        const applied = await this.applyToCrawl(sql, crawl, byCrawl.get(crawl.id) ?? [], charges, total.contentFailures);
         if (wasRunning && crawl.status !== 'running') total.crawlsEnded.push(crawl.id);
         total.applied += applied.applied;
         total.stale += applied.stale;
@@ -87,6 +100,7 @@ export class PageResultService {
     crawl: CrawlRow,
     results: CrawlPageResultV1[],
     charges: Charge[],
+    contentFailures: ContentFailure[],
   ): Promise<{ applied: number; stale: number; newWork: boolean }> {
     const rows = new Map<number, DispatchedRow>();
     for (const row of await this.results.frontierRows(sql, crawl.id, results.map((r) => r.frontier_id))) {
@@ -133,6 +147,7 @@ export class PageResultService {
       if (row.wantsContent) {
         const html = result.outcome === 'fetched' ? result.content : undefined;
         if (html !== undefined) contents.push({ frontierId: row.id, html, contentType: result.content_type ?? null });
+        else contentFailures.push({ crawlId: crawl.id, frontierId: row.id, reason: contentFailureReason(result) });
         contentStatus.push(html !== undefined ? 'fetched' : 'failed');
       } else {
         contentStatus.push(null);
@@ -195,4 +210,12 @@ export class PageResultService {
     const verdict = await this.lifecycle.settle(sql, crawl, seedFailed);
     return { applied: current.length, stale, newWork: newWork && verdict.kind === 'continue' };
   }
+}
+
+/** Why a kept page's result brought no HTML. */
+export function contentFailureReason(result: CrawlPageResultV1): string {
+  if (result.outcome !== 'fetched') return result.error ?? result.outcome;
+  // The worker spilled it, and it could not be read back (see SpilledContents.load).
+  if (result.content_ref) return 'spilled_content_lost';
+  return 'no_html';
 }

@@ -1,15 +1,13 @@
-import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { context, Context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
-import { BatchTaskResultV1, batchTaskV1, BatchTaskV1, MessagingTopology } from '@trawl/contracts';
-import { Disposition, InboundMessage, MessageConsumer, MessagingConnection } from '@trawl/messaging';
+import { batchBodyStem, BatchTaskResultV1, batchTaskV1, BatchTaskV1, MessagingTopology } from '@trawl/contracts';
+import { ByteBudget, Disposition, InboundMessage, MessageConsumer, MessagingConnection, SpilledBodies } from '@trawl/messaging';
 import { Logger, tracer, tracesExported } from '@trawl/observability';
 import { FetchRequestService } from '../fetch-requests/fetch-request.service';
 import { ResultPublisher } from '../crawl-pages/result-publisher';
-import { WORKER_LOGGER } from '../worker.logger';
-import { WORKER_MESSAGING } from '../worker.messaging';
+import { SERVICE_LOGGER, SERVICE_MESSAGING } from '@trawl/service-kit';
 import { WorkerMetrics } from '../worker.metrics';
 import { fetchRequestOf, isTransient, resultOf, skippedResult } from './batch-task-answer';
-import { MAX_INLINE_BODY_BYTES, spillBody } from './body-spill';
 import { StoppedRuns } from './stopped-runs';
 import { sharedAbortController } from '../shared-abort';
 
@@ -23,7 +21,16 @@ export interface BatchTaskConsumerSettings {
   drainMs: number;
   /** On shutdown, the deadline for every message to be settled, in ms. */
   stopDeadlineMs: number;
+  /** Bytes of bodies the worker spills at once (`SPILL_BUDGET_BYTES`), shared with crawl pages. */
+  spillBudget: ByteBudget;
 }
+
+/**
+ * Largest body sent inside a result message, in bytes: base64 makes it 4/3 larger, and the JSON of
+ * a result batch must stay under NATS's max_payload (1 MiB by default) with its headers. A larger
+ * one is spilled to the batch bodies stream.
+ */
+export const MAX_INLINE_BODY_BYTES = 512 * 1024;
 
 /** How often a running task tells JetStream it is still at work; well inside the 30 s ack wait. */
 const WORKING_INTERVAL_MS = 10_000;
@@ -39,21 +46,23 @@ const NEVER = sharedAbortController().signal;
  * whose claim has already expired is skipped, since the scheduler has dispatched it again.
  */
 @Injectable()
-export class BatchTaskConsumer implements OnApplicationBootstrap, BeforeApplicationShutdown {
+export class BatchTaskConsumer {
   private consumer?: MessageConsumer<BatchTaskV1>;
   /** Aborts the work in flight when the worker stops; every call listens to it (see sharedAbortController). */
   private readonly shutdown = sharedAbortController();
   private stopping?: Promise<void>;
   private readonly results: ResultPublisher<BatchTaskResultV1>;
+  private readonly bodies: SpilledBodies;
 
   constructor(
     private readonly fetchRequests: FetchRequestService,
-    @Inject(WORKER_MESSAGING) private readonly messaging: MessagingConnection,
+    @Inject(SERVICE_MESSAGING) private readonly messaging: MessagingConnection,
     @Inject(BATCH_TASK_CONSUMER_SETTINGS) private readonly settings: BatchTaskConsumerSettings,
     private readonly metrics: WorkerMetrics,
-    @Inject(WORKER_LOGGER) private readonly logger: Logger,
+    @Inject(SERVICE_LOGGER) private readonly logger: Logger,
     private readonly stoppedRuns: StoppedRuns,
   ) {
+    this.bodies = new SpilledBodies({ messaging, stream: settings.topology.streams.batchBodies, budget: settings.spillBudget });
     this.results = new ResultPublisher<BatchTaskResultV1>({
       messaging,
       subject: settings.topology.subjects.batchResults,
@@ -62,15 +71,7 @@ export class BatchTaskConsumer implements OnApplicationBootstrap, BeforeApplicat
     });
   }
 
-  async onApplicationBootstrap(): Promise<void> {
-    await this.start();
-  }
-
-  async beforeApplicationShutdown(): Promise<void> {
-    await this.stop();
-  }
-
-  /** Starts consuming (nothing when `concurrency` is 0). Safe to call twice. */
+  /** Starts consuming (nothing when `concurrency` is 0; `WorkerRuntime` calls it). Safe to call twice. */
   async start(): Promise<void> {
     if (this.consumer || this.stopping || this.settings.concurrency === 0) return;
     const { topology, concurrency } = this.settings;
@@ -186,7 +187,7 @@ export class BatchTaskConsumer implements OnApplicationBootstrap, BeforeApplicat
     const result: BatchTaskResultV1 = resultOf(task, answer);
     try {
       if (answer.body.length > MAX_INLINE_BODY_BYTES) {
-        result.body_ref = await spillBody(this.messaging, this.settings.topology, task, answer.body);
+        result.body_ref = await this.bodies.spill(batchBodyStem(this.settings.topology, task.run_id, task.seq, task.attempt), answer.body);
       } else if (answer.body.length > 0) {
         result.body_base64 = answer.body.toString('base64');
       }

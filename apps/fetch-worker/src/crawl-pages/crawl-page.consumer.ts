@@ -1,13 +1,13 @@
-import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
 import { context, Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
-import { CrawlPageResultV1, crawlPageTaskV1, CrawlPageTaskV1, MessagingTopology } from '@trawl/contracts';
-import { Disposition, InboundMessage, MessageConsumer, MessagingConnection } from '@trawl/messaging';
+import { crawlContentSpillStem, CrawlPageResultV1, crawlPageTaskV1, CrawlPageTaskV1, MessagingTopology } from '@trawl/contracts';
+import { ByteBudget, Disposition, InboundMessage, MessageConsumer, MessagingConnection, SpilledBodies } from '@trawl/messaging';
 import { Logger, tracer } from '@trawl/observability';
 import { PageFetchError, PageFetchErrorCode } from '../page-fetch/page-fetch.errors';
-import { WORKER_LOGGER } from '../worker.logger';
-import { WORKER_MESSAGING } from '../worker.messaging';
+import { SERVICE_LOGGER, SERVICE_MESSAGING } from '@trawl/service-kit';
 import { WorkerMetrics } from '../worker.metrics';
-import { CrawlPageService } from './crawl-page.service';
+import { CrawlPageAnswer, CrawlPageService } from './crawl-page.service';
 import { ResultPublisher } from './result-publisher';
 import { StoppedCrawls } from './stopped-crawls';
 import { sharedAbortController } from '../shared-abort';
@@ -25,6 +25,8 @@ export interface CrawlPageConsumerSettings {
   drainMs: number;
   /** On shutdown, the deadline given to the message consumer to settle every message, in ms. */
   stopDeadlineMs: number;
+  /** Bytes of bodies the worker spills at once (`SPILL_BUDGET_BYTES`), shared with batch tasks. */
+  spillBudget: ByteBudget;
 }
 
 /** How often a running fetch tells JetStream it is still at work; well inside the 30 s ack wait. */
@@ -39,21 +41,24 @@ export const RETRY_DELAY_MS = 5_000;
  * ack, a reconciler re-dispatch) may yield two results, and the coordinator applies one of them.
  */
 @Injectable()
-export class CrawlPageConsumer implements OnApplicationBootstrap, BeforeApplicationShutdown {
+export class CrawlPageConsumer {
   private consumer?: MessageConsumer<CrawlPageTaskV1>;
   /** Aborts the work in flight when the worker stops; every call listens to it (see sharedAbortController). */
   private readonly shutdown = sharedAbortController();
   private stopping?: Promise<void>;
   private readonly results: ResultPublisher;
+  /** HTML too large for a result message travels beside it (docs/decisions/platform.md, "Spilled bodies"). */
+  private readonly contents: SpilledBodies;
 
   constructor(
     private readonly crawlPages: CrawlPageService,
     private readonly stoppedCrawls: StoppedCrawls,
-    @Inject(WORKER_MESSAGING) private readonly messaging: MessagingConnection,
+    @Inject(SERVICE_MESSAGING) private readonly messaging: MessagingConnection,
     @Inject(CRAWL_PAGE_CONSUMER_SETTINGS) private readonly settings: CrawlPageConsumerSettings,
     private readonly metrics: WorkerMetrics,
-    @Inject(WORKER_LOGGER) private readonly logger: Logger,
+    @Inject(SERVICE_LOGGER) private readonly logger: Logger,
   ) {
+    this.contents = new SpilledBodies({ messaging, stream: settings.topology.streams.crawlBodies, budget: settings.spillBudget });
     this.results = new ResultPublisher({
       messaging,
       subject: settings.topology.subjects.crawlPageResults,
@@ -61,15 +66,7 @@ export class CrawlPageConsumer implements OnApplicationBootstrap, BeforeApplicat
     });
   }
 
-  async onApplicationBootstrap(): Promise<void> {
-    await this.start();
-  }
-
-  async beforeApplicationShutdown(): Promise<void> {
-    await this.stop();
-  }
-
-  /** Starts consuming. Safe to call twice. */
+  /** Starts consuming (`WorkerRuntime` calls it). Safe to call twice. */
   async start(): Promise<void> {
     if (this.consumer || this.stopping) return;
     const { topology, concurrency } = this.settings;
@@ -108,6 +105,13 @@ export class CrawlPageConsumer implements OnApplicationBootstrap, BeforeApplicat
     }
   }
 
+  /** Stores a page's HTML too large for its result beside it, and says where. */
+  private async spillContent(result: CrawlPageResultV1, html: string): Promise<CrawlPageResultV1['content_ref']> {
+    const id = spillId();
+    const ref = await this.contents.spill(crawlContentSpillStem(this.settings.topology, result, id), html);
+    return { ...ref, id };
+  }
+
   /** One task: fetch, publish the result, then ack; or hand the task back. */
   async handle(message: InboundMessage<CrawlPageTaskV1>): Promise<Disposition> {
     const task = message.data;
@@ -139,10 +143,10 @@ export class CrawlPageConsumer implements OnApplicationBootstrap, BeforeApplicat
     const task = message.data;
     const log = this.logger.child({ crawl_id: task.crawl_id, frontier_id: task.frontier_id, attempt: task.attempt });
     const heartbeat = setInterval(() => keepWorking(message, log), WORKING_INTERVAL_MS);
-    let result: CrawlPageResultV1;
+    let answer: CrawlPageAnswer;
     try {
-      result = this.stoppedCrawls.isStopped(task.crawl_id)
-        ? this.crawlPages.skipped(task)
+      answer = this.stoppedCrawls.isStopped(task.crawl_id)
+        ? { result: this.crawlPages.skipped(task) }
         : await this.crawlPages.fetchPage(task, this.shutdown.signal);
     } catch (error) {
       span.recordException(error as Error);
@@ -153,8 +157,10 @@ export class CrawlPageConsumer implements OnApplicationBootstrap, BeforeApplicat
     } finally {
       clearInterval(heartbeat);
     }
+    const { result } = answer;
     span.setAttributes({ 'trawl.outcome': result.outcome, 'http.response.status_code': result.status_code ?? 0 });
     try {
+      if (answer.spill !== undefined) result.content_ref = await this.spillContent(result, answer.spill);
       await this.results.publish(result);
     } catch (error) {
       // The page is fetched but nobody knows: offer the task again rather than lose the result.
@@ -167,6 +173,11 @@ export class CrawlPageConsumer implements OnApplicationBootstrap, BeforeApplicat
     log.debug({ url: task.url, outcome: result.outcome, links: result.links.length }, 'page result published');
     return { kind: 'ack' };
   }
+}
+
+/** A spill of its own per answer: a task delivered twice answers twice, and neither may read the other's chunks. */
+function spillId(): string {
+  return randomBytes(9).toString('base64url');
 }
 
 /** What becomes of a task whose fetch said nothing about the page. */

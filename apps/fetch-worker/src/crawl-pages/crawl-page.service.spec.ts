@@ -39,7 +39,7 @@ const HOME = '<a href="/a">a</a><a href="https://www.example.com/a/">dup</a><a h
 describe(CrawlPageService.name, () => {
   describe('fetchPage', () => {
     it('answers a fetched page with its in-scope links, billed, and echoes the claim', async () => {
-      const result = await serviceFor({ [START]: htmlPage(HOME) }).fetchPage(task());
+      const result = (await serviceFor({ [START]: htmlPage(HOME) }).fetchPage(task())).result;
       expect(result).toEqual({
         v: 1,
         crawl_id: CRAWL_ID,
@@ -59,27 +59,28 @@ describe(CrawlPageService.name, () => {
     });
 
     it('returns no links when the crawl does not open the page', async () => {
-      const result = await serviceFor({ [START]: htmlPage(HOME) }).fetchPage(task({ wants_links: false, wants_content: true }));
+      const result = (await serviceFor({ [START]: htmlPage(HOME) }).fetchPage(task({ wants_links: false, wants_content: true }))).result;
       expect(result).toMatchObject({ opened: false, links: [], duplicate_links: 0, content: HOME });
     });
 
     it('returns the page HTML only when the crawl keeps content', async () => {
       const service = serviceFor({ [START]: htmlPage(HOME) });
-      expect((await service.fetchPage(task({ wants_content: true }))).content).toBe(HOME);
-      expect((await service.fetchPage(task({ wants_content: false }))).content).toBeUndefined();
+      expect((await service.fetchPage(task({ wants_content: true }))).result.content).toBe(HOME);
+      expect((await service.fetchPage(task({ wants_content: false }))).result.content).toBeUndefined();
     });
 
-    it('leaves out content too large for one message, keeping links and outcome', async () => {
+    it('hands HTML too large for one message apart to be spilled, keeping links and outcome', async () => {
       const big = `<a href="/a">a</a>${'x'.repeat(20_000)}`;
-      const result = await serviceFor({ [START]: htmlPage(big) }, 10_000).fetchPage(task({ wants_content: true }));
-      expect(result.content).toBeUndefined();
-      expect(result).toMatchObject({ outcome: 'fetched', credits: 1, links: ['https://example.com/a'] });
+      const answer = await serviceFor({ [START]: htmlPage(big) }, 10_000).fetchPage(task({ wants_content: true }));
+      expect(answer.result.content).toBeUndefined();
+      expect(answer.spill).toBe(big);
+      expect(answer.result).toMatchObject({ outcome: 'fetched', credits: 1, links: ['https://example.com/a'] });
     });
 
     it('does not open a page that is not HTML, nor download its body, but bills it', async () => {
       const pdf: FakePage = { status: 200, contentType: 'application/pdf', body: Buffer.from('%PDF-1.7 <a href="/x">') };
       const engine = new FakeEngine({ [START]: pdf });
-      const result = await serviceFor({}, undefined, engine).fetchPage(task({ wants_content: true }));
+      const result = (await serviceFor({}, undefined, engine).fetchPage(task({ wants_content: true }))).result;
       expect(engine.requests[0].acceptBody?.('application/pdf')).toBe(false);
       expect(engine.requests[0].acceptBody?.('text/html; charset=utf-8')).toBe(true);
       expect(result).toMatchObject({ outcome: 'fetched', credits: 1, opened: false, links: [], content_type: 'application/pdf' });
@@ -90,30 +91,30 @@ describe(CrawlPageService.name, () => {
       const moved = htmlPage('<a href="https://elsewhere.net/x">x</a><a href="https://example.com/y">y</a>', {
         finalUrl: 'https://elsewhere.net/',
       });
-      const result = await serviceFor({ [START]: moved }).fetchPage(task());
+      const result = (await serviceFor({ [START]: moved }).fetchPage(task())).result;
       expect(result).toMatchObject({ outcome: 'fetched', credits: 1, opened: false, links: [], final_url: 'https://elsewhere.net/' });
     });
 
     it('opens a page that redirected to a subdomain of the crawl site', async () => {
       const moved = htmlPage('<a href="/y">y</a>', { finalUrl: 'https://www.example.com/home' });
-      const result = await serviceFor({ [START]: moved }).fetchPage(task());
+      const result = (await serviceFor({ [START]: moved }).fetchPage(task())).result;
       expect(result).toMatchObject({ opened: true, links: ['https://www.example.com/y'] });
     });
 
     it('bills a 404 as failed_billed without links or content', async () => {
-      const result = await serviceFor({ [START]: htmlPage(HOME, { status: 404 }) }).fetchPage(task({ wants_content: true }));
+      const result = (await serviceFor({ [START]: htmlPage(HOME, { status: 404 }) }).fetchPage(task({ wants_content: true }))).result;
       expect(result).toMatchObject({ outcome: 'failed_billed', credits: 1, status_code: 404, error: 'http_404', opened: false, links: [] });
       expect(result.content).toBeUndefined();
     });
 
     it('answers a 500 as failed and free', async () => {
-      const result = await serviceFor({ [START]: htmlPage(HOME, { status: 500 }) }).fetchPage(task());
+      const result = (await serviceFor({ [START]: htmlPage(HOME, { status: 500 }) }).fetchPage(task())).result;
       expect(result).toMatchObject({ outcome: 'failed', credits: 0, status_code: 500, error: 'http_500', opened: false });
     });
 
     it('answers a refused page as failed and free, with only the reason', async () => {
       const refused: FakePage = { error: new EgressError(EgressErrorCode.DnsFailure, 'nope') };
-      const result = await serviceFor({ [START]: refused }).fetchPage(task());
+      const result = (await serviceFor({ [START]: refused }).fetchPage(task())).result;
       expect(result).toEqual({
         v: 1,
         crawl_id: CRAWL_ID,

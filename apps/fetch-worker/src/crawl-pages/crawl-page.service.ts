@@ -5,7 +5,7 @@ import { Logger } from '@trawl/observability';
 import { ExtractedLinks, extractLinks } from '../links/link-extractor';
 import type { PageFetchResult } from '../page-fetch/page-judgement';
 import { CrawlPageFetcher } from './crawl-page-fetcher';
-import { WORKER_LOGGER } from '../worker.logger';
+import { SERVICE_LOGGER } from '@trawl/service-kit';
 import { fitResult, MAX_RESULT_BYTES } from './result-size';
 
 export const CRAWL_PAGE_SETTINGS = Symbol('CRAWL_PAGE_SETTINGS');
@@ -13,6 +13,13 @@ export const CRAWL_PAGE_SETTINGS = Symbol('CRAWL_PAGE_SETTINGS');
 export interface CrawlPageSettings {
   /** Largest result published, in bytes of JSON (default `MAX_RESULT_BYTES`, 900 KiB). */
   maxResultBytes?: number;
+}
+
+/** A page's answer: its result, and its HTML apart when too large to travel inside it. */
+export interface CrawlPageAnswer {
+  result: CrawlPageResultV1;
+  /** HTML to spill and reference from `result.content_ref` (the result then has no `content`). */
+  spill?: string;
 }
 
 /**
@@ -25,14 +32,14 @@ export class CrawlPageService {
   constructor(
     private readonly pages: CrawlPageFetcher,
     @Inject(CRAWL_PAGE_SETTINGS) private readonly settings: CrawlPageSettings,
-    @Inject(WORKER_LOGGER) private readonly logger: Logger,
+    @Inject(SERVICE_LOGGER) private readonly logger: Logger,
   ) {}
 
   /**
    * @throws PageFetchError `Aborted` when `signal` aborts the fetch, `Busy` when no browser was
    *   free: the task is handed back, not answered.
    */
-  async fetchPage(task: CrawlPageTaskV1, signal?: AbortSignal): Promise<CrawlPageResultV1> {
+  async fetchPage(task: CrawlPageTaskV1, signal?: AbortSignal): Promise<CrawlPageAnswer> {
     const page = await this.pages.fetchPage(task, task.wants_links || task.wants_content ? 'html' : 'none', signal);
     const extracted = task.wants_links ? linksOf(page, task.scope_domain) : undefined;
     const result: CrawlPageResultV1 = {
@@ -53,14 +60,14 @@ export class CrawlPageService {
       content: task.wants_content ? storableText(page.html) : undefined,
       content_type: page.contentType,
     };
-    const { result: fitted, trimmed } = fitResult(withoutUndefined(result), this.settings.maxResultBytes ?? MAX_RESULT_BYTES);
-    if (trimmed.content || trimmed.links > 0) {
+    const fitted = fitResult(withoutUndefined(result), this.settings.maxResultBytes ?? MAX_RESULT_BYTES);
+    if (fitted.droppedLinks > 0) {
       this.logger.warn(
-        { crawl_id: task.crawl_id, frontier_id: task.frontier_id, url: task.url, dropped_content: trimmed.content, dropped_links: trimmed.links },
-        'page result too large for one message; left part of it out',
+        { crawl_id: task.crawl_id, frontier_id: task.frontier_id, url: task.url, dropped_links: fitted.droppedLinks },
+        'page result too large for one message; left links out',
       );
     }
-    return fitted;
+    return fitted.spill === undefined ? { result: fitted.result } : { result: fitted.result, spill: fitted.spill };
   }
 
   /** The answer for a task of a stopped crawl: nothing fetched, nothing billed. */

@@ -6,36 +6,65 @@ import { CrawlPageResultV1 } from '@trawl/contracts';
  */
 export const MAX_RESULT_BYTES = 900 * 1024;
 
-/** What had to be left out of a page result to publish it. */
-export interface Trimmed {
-  /** The page HTML was too big; the coordinator marks the content failed. */
-  content: boolean;
+/**
+ * Largest page HTML carried inside its result, in bytes of its JSON string (UTF-8, escapes
+ * included); larger HTML travels beside the result in chunks (`content_ref`). Half a message, as a
+ * batch task's inline body, so the links always have room.
+ */
+export const MAX_INLINE_CONTENT_BYTES = 512 * 1024;
+
+/** Room kept for the `content_ref` of spilled HTML (`"content_ref":{"chunks":…,"bytes":…,"id":"…"}`), in bytes. */
+const CONTENT_REF_BYTES = 160;
+
+/** A page result made to fit one NATS message, and what had to travel or be left out. */
+export interface FittedResult {
+  /** The result to publish: without `content` when the HTML travels aside. */
+  result: CrawlPageResultV1;
+  /** The page HTML, when it is too large for the message: to spill, then reference (`content_ref`). */
+  spill?: string;
   /** Links dropped from the end of the list (only for pages with tens of thousands of links). */
-  links: number;
+  droppedLinks: number;
 }
 
 /**
- * Makes a page result fit in one NATS message: the HTML goes first (it can be fetched again),
- * then links from the end, so a page with an absurd number of links still reports.
+ * Makes a page result fit in one NATS message: HTML over `maxInlineContentBytes`, or that the rest
+ * leaves no room for, moves out to be spilled; then links go from the end, so a page with an absurd
+ * number of links still reports. Large HTML is measured without being serialised (a JSON copy of
+ * a 10 MiB page costs up to 60 MiB).
  */
-export function fitResult(result: CrawlPageResultV1, maxBytes = MAX_RESULT_BYTES): { result: CrawlPageResultV1; trimmed: Trimmed } {
-  const trimmed: Trimmed = { content: false, links: 0 };
-  if (jsonBytes(result) <= maxBytes) return { result, trimmed };
-  let fitted = result;
-  if (fitted.content !== undefined) {
-    const { content: _dropped, ...rest } = fitted;
-    fitted = rest;
-    trimmed.content = true;
+export function fitResult(
+  result: CrawlPageResultV1,
+  maxBytes = MAX_RESULT_BYTES,
+  maxInlineContentBytes = MAX_INLINE_CONTENT_BYTES,
+): FittedResult {
+  const { content, ...rest } = result;
+  const restBytes = jsonBytes(rest);
+  let spill: string | undefined;
+  if (content !== undefined) {
+    const contentBytes = inlineBytes(content, maxInlineContentBytes);
+    // `,"content":` and the string: the rest's JSON already has its braces.
+    if (contentBytes !== undefined && restBytes + contentBytes + 11 <= maxBytes) return { result, droppedLinks: 0 };
+    spill = content;
   }
-  let excess = jsonBytes(fitted) - maxBytes;
-  if (excess <= 0) return { result: fitted, trimmed };
-  const links = [...fitted.links];
+  let excess = restBytes + (spill === undefined ? 0 : CONTENT_REF_BYTES) - maxBytes;
+  if (excess <= 0) return { result: rest, spill, droppedLinks: 0 };
+  const links = [...rest.links];
+  let droppedLinks = 0;
   // Normalised URLs are ASCII (punycode, percent-encoding): each costs its length, two quotes and a comma.
   while (excess > 0 && links.length > 0) {
-    excess -= links.pop()!.length + 3;
-    trimmed.links++;
+    const link = links.pop()!;
+    excess -= link.length + 3;
+    droppedLinks++;
   }
-  return { result: { ...fitted, links }, trimmed };
+  return { result: { ...rest, links }, spill, droppedLinks };
+}
+
+/** Bytes of `text` as a JSON string, or undefined when over `max` (then never serialised). */
+function inlineBytes(text: string, max: number): number | undefined {
+  // Escapes only add bytes: raw UTF-8 over the limit settles it without a copy.
+  if (Buffer.byteLength(text, 'utf8') > max) return undefined;
+  const bytes = jsonBytes(text);
+  return bytes <= max ? bytes : undefined;
 }
 
 function jsonBytes(value: unknown): number {

@@ -1,15 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
-  batchBodyFilter,
-  batchBodySubject,
+  batchBodyStem,
   BatchTaskResultBatchV1,
   batchTaskResultBatchV1,
   BatchTaskResultV1,
 } from '@trawl/contracts';
-import { BatchConsumer, Disposition, InboundMessage, MessagingConnection } from '@trawl/messaging';
+import { BatchConsumer, Disposition, groupsWithinBytes, InboundMessage, MessagingConnection, SpilledBodies } from '@trawl/messaging';
 import type { Logger } from '@trawl/observability';
 import { retryWhileDatabaseDown } from '@trawl/persistence';
-import { SCHEDULER_LOGGER, SCHEDULER_MESSAGING } from '../scheduler.settings';
+import { SERVICE_LOGGER, SERVICE_MESSAGING } from '@trawl/service-kit';
 import { RunResultsService } from './run-results.service';
 import { RUNS_SETTINGS, RunsSettings } from './runs.settings';
 import { TaskResult } from './task-result';
@@ -17,6 +16,11 @@ import { UnconfirmedResults } from './unconfirmed-results';
 
 /** Longest a batch of results is held and applied again while Postgres is unreachable, in ms. */
 const DATABASE_DOWN_HOLD_MS = 40_000;
+/**
+ * Most bytes of spilled bodies held for one transaction (32 MiB): a batch whose bodies weigh more
+ * is applied in several, each body read one chunk at a time (a larger body goes alone).
+ */
+export const SPILLED_BYTES_PER_APPLY = 32 * 1024 * 1024;
 
 /**
  * Takes task results from JetStream in batches and has them applied in one transaction; the
@@ -28,14 +32,18 @@ export class RunResultConsumer {
   private consumer?: BatchConsumer<BatchTaskResultBatchV1>;
   /** Called after a batch that applied results committed, with how many: tenants have room again. */
   onApplied?: (applied: number) => void;
+  /** Bodies workers spilled beside their results (docs/decisions/platform.md, "Spilled bodies"). */
+  private readonly bodies: SpilledBodies;
 
   constructor(
     private readonly results: RunResultsService,
-    @Inject(SCHEDULER_MESSAGING) private readonly messaging: MessagingConnection,
+    @Inject(SERVICE_MESSAGING) private readonly messaging: MessagingConnection,
     @Inject(RUNS_SETTINGS) private readonly settings: RunsSettings,
-    @Inject(SCHEDULER_LOGGER) private readonly logger: Logger,
+    @Inject(SERVICE_LOGGER) private readonly logger: Logger,
     private readonly unconfirmed: UnconfirmedResults,
-  ) {}
+  ) {
+    this.bodies = new SpilledBodies({ messaging, stream: settings.topology.streams.batchBodies });
+  }
 
   /** Starts consuming. Safe to call twice. */
   async start(): Promise<void> {
@@ -62,11 +70,32 @@ export class RunResultConsumer {
     this.consumer = undefined;
   }
 
-  /** One batch: read spilled bodies, apply everything in one transaction, then ack and purge. */
+  /**
+   * One batch: read spilled bodies, apply everything in one transaction (several when the bodies
+   * weigh over `SPILLED_BYTES_PER_APPLY`), then purge the bodies and ack. A group applied before a
+   * later one failed is applied again on redelivery, which changes nothing.
+   */
   async handle(messages: InboundMessage<BatchTaskResultBatchV1>[]): Promise<Disposition[]> {
     const distinct = distinctResults(messages);
     const skipped = distinct.filter((r) => r.skipped).map((r) => ({ runId: r.run_id, seq: r.seq, attempt: r.attempt }));
-    const results = await Promise.all(distinct.filter((r) => !r.skipped).map((result) => this.taskResult(result)));
+    const groups = groupsWithinBytes(
+      distinct.filter((r) => !r.skipped),
+      (r) => r.body_ref?.bytes ?? 0,
+      SPILLED_BYTES_PER_APPLY,
+    );
+    if (groups.length === 0) groups.push([]);
+    for (const [i, group] of groups.entries()) await this.applyGroup(messages, group, i === 0 ? skipped : []);
+    return messages.map(() => ({ kind: 'ack' }));
+  }
+
+  private async applyGroup(
+    messages: InboundMessage<BatchTaskResultBatchV1>[],
+    group: BatchTaskResultV1[],
+    skipped: { runId: string; seq: number; attempt: number }[],
+  ): Promise<void> {
+    // One at a time: only one spilled body is being read at once.
+    const results: TaskResult[] = [];
+    for (const result of group) results.push(await this.taskResult(result));
     // Held through a Postgres restart (messages kept from redelivery), then applied: a result
     // handed back instead would wait out a nak delay per delivery.
     let warned = false;
@@ -85,8 +114,7 @@ export class RunResultConsumer {
     this.unconfirmed.applied([...results.map((r) => ({ runId: r.runId, seq: r.seq, attempt: r.attempt })), ...skipped]);
     if (outcome.applied > 0) this.onApplied?.(outcome.applied);
     if (outcome.ignored > 0) this.logger.debug({ ignored: outcome.ignored }, 'late or repeated batch task results ignored');
-    await Promise.all(distinct.filter((r) => r.body_ref).map((r) => this.purgeBody(r)));
-    return messages.map(() => ({ kind: 'ack' }));
+    await Promise.all(group.filter((r) => r.body_ref).map((r) => this.purgeBody(r)));
   }
 
   private async taskResult(result: BatchTaskResultV1): Promise<TaskResult> {
@@ -122,25 +150,13 @@ export class RunResultConsumer {
     };
   }
 
-  private async readBody(result: BatchTaskResultV1): Promise<Buffer | null> {
-    const { topology } = this.settings;
-    const chunks: Buffer[] = [];
-    for (let i = 0; i < result.body_ref!.chunks; i++) {
-      const subject = batchBodySubject(topology, result.run_id, result.seq, result.attempt, i);
-      const stored = await this.messaging.jsm.streams.getMessage(topology.streams.batchBodies, { last_by_subj: subject }).catch((error: unknown) => {
-        if ((error as { code?: unknown })?.code === 10037 || /no message found/i.test(String((error as Error)?.message))) return null;
-        throw error;
-      });
-      if (!stored) return null;
-      chunks.push(Buffer.from(stored.data));
-    }
-    return Buffer.concat(chunks);
+  private readBody(result: BatchTaskResultV1): Promise<Buffer | null> {
+    return this.bodies.read(batchBodyStem(this.settings.topology, result.run_id, result.seq, result.attempt), result.body_ref!);
   }
 
   private async purgeBody(result: BatchTaskResultV1): Promise<void> {
-    const { topology } = this.settings;
-    await this.messaging.jsm.streams
-      .purge(topology.streams.batchBodies, { filter: batchBodyFilter(topology, result.run_id, result.seq, result.attempt) })
+    await this.bodies
+      .purge(batchBodyStem(this.settings.topology, result.run_id, result.seq, result.attempt))
       .catch((error: unknown) => this.logger.warn({ err: error, run_id: result.run_id, seq: result.seq }, 'could not purge a spilled body; its max age will'));
   }
 }

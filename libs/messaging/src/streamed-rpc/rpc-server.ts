@@ -1,4 +1,5 @@
 import { headers as natsHeaders, Msg, NatsConnection, Subscription } from '@nats-io/nats-core';
+import { bodyChunkBytes } from '../body-chunks';
 import { consoleLogger, MessagingLogger } from '../inbound-message';
 import { MessagingError, MessagingErrorCode } from '../messaging.errors';
 import {
@@ -22,7 +23,7 @@ export interface StreamedRpcServerOptions {
   capacity: number;
   /** Interval of the "still working" beat, in ms (default 2 000); keep it well under the client's silence timeout. */
   heartbeatMs?: number;
-  /** Largest body chunk, in bytes (default: the server's max_payload less 8 KiB for headers, at most 512 KiB). */
+  /** Largest body chunk, in bytes (default `bodyChunkBytes`: `BODY_CHUNK_BYTES`, 512 KiB, less on a server with a smaller max_payload). */
   chunkBytes?: number;
   logger?: MessagingLogger;
 }
@@ -41,9 +42,6 @@ export interface RpcReply {
 }
 
 export type RpcHandler = (request: RpcRequest) => Promise<RpcReply>;
-
-const MAX_CHUNK_BYTES = 512 * 1024;
-const HEADER_ROOM_BYTES = 8 * 1024;
 
 /**
  * Serves a streamed request/reply subject (see `protocol.ts`) with bounded concurrency: a full
@@ -164,8 +162,8 @@ export class StreamedRpcServer {
 
   private chunkBytes(): number {
     if (this.options.chunkBytes) return this.options.chunkBytes;
-    const maxPayload = this.nc.info?.max_payload ?? 1024 * 1024;
-    return Math.max(1024, Math.min(MAX_CHUNK_BYTES, maxPayload - HEADER_ROOM_BYTES));
+    // The same pieces as a spilled body's: a reply streams what a durable result spills.
+    return bodyChunkBytes(this.nc);
   }
 
   private send(reply: string, callId: string, kind: ReplyKind, payload?: Uint8Array, extra: Record<string, string> = {}): void {
