@@ -1,6 +1,7 @@
 import { waitFor } from '@trawl/testing';
 import { FixtureWeb, fixtureHostMap, startFixtureWeb } from '../fixtures/web';
 import { Platform } from '../support/platform';
+import { checkedFetch } from '../support/api-document';
 
 /** The gateway's block of a client address lasts this long here (CLIENT_BLOCK_SECONDS). */
 const BLOCK_SECONDS = 3;
@@ -50,7 +51,7 @@ describe('Fetch API accounts and limits (e2e)', () => {
   }, 60_000);
 
   async function fetchApi(key: string, url: string, init: RequestInit = {}): Promise<FetchAnswer> {
-    const res = await fetch(`${platform.gatewayUrl}/v1/?${new URLSearchParams({ apikey: key, url })}`, init);
+    const res = await checkedFetch(`${platform.gatewayUrl}/v1/?${new URLSearchParams({ apikey: key, url })}`, init);
     const text = await res.text();
     let body: Record<string, any> = {};
     if (/json/.test(res.headers.get('content-type') ?? '')) body = JSON.parse(text);
@@ -87,7 +88,7 @@ describe('Fetch API accounts and limits (e2e)', () => {
   ])('answers %s from the plan or standing set by the admin API', async (code, status, settings, options) => {
     const tenant = await platform.createTenant();
     await platform.patchTenant(tenant.tenant_id, settings);
-    const res = await fetch(`${platform.gatewayUrl}/v1/?${new URLSearchParams({ apikey: tenant.api_key, url: page(), ...options })}`);
+    const res = await checkedFetch(`${platform.gatewayUrl}/v1/?${new URLSearchParams({ apikey: tenant.api_key, url: page(), ...options })}`);
     const body = (await res.json()) as { code?: string };
     expect({ status: res.status, code: body.code }).toEqual({ status, code });
   });

@@ -7,6 +7,7 @@ import { CHARSET_TEXTS } from '../fixtures/web/sites/charset';
 import { ECHO_COMPRESSED_TEXT, ECHO_HTML, EchoedRequest } from '../fixtures/web/sites/echo';
 import { OUTPUTS_PAGE } from '../fixtures/web/sites/outputs';
 import { Platform } from '../support/platform';
+import { checkedFetch } from '../support/api-document';
 import { waitFor } from '@trawl/testing';
 import { OUTPUT_NAMES } from '@trawl/contracts';
 
@@ -63,7 +64,7 @@ describe('Fetch API (e2e)', () => {
   /** One Fetch API call: `params` become the query (with `apikey`), as the SDKs send them. */
   async function fetchApi(params: Record<string, string>, init: RequestInit = {}, key = apiKey): Promise<FetchAnswer> {
     const query = new URLSearchParams({ apikey: key, ...params });
-    const res = await fetch(`${platform.gatewayUrl}/v1/?${query.toString()}`, init);
+    const res = await checkedFetch(`${platform.gatewayUrl}/v1/?${query.toString()}`, init);
     const bytes = Buffer.from(await res.arrayBuffer());
     const text = bytes.toString('utf8');
     return { status: res.status, headers: res.headers, text, bytes, json: <T>() => JSON.parse(text) as T };
@@ -246,7 +247,7 @@ describe('Fetch API (e2e)', () => {
 
   describe('client cancellation (CTX0001)', () => {
     async function inUse(): Promise<number> {
-      const res = await fetch(`${platform.gatewayUrl}/v1/subscriptions/self/details`, { headers: { 'x-api-key': apiKey } });
+      const res = await checkedFetch(`${platform.gatewayUrl}/v1/subscriptions/self/details`, { headers: { 'x-api-key': apiKey } });
       return ((await res.json()) as { concurrency_in_use: number }).concurrency_in_use;
     }
 

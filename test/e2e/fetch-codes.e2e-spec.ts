@@ -3,6 +3,7 @@ import { connect as netConnect } from 'node:net';
 import { waitFor } from '@trawl/testing';
 import { FixtureWeb, fixtureHostMap, startFixtureWeb } from '../fixtures/web';
 import { freePort, Platform } from '../support/platform';
+import { checkedFetch } from '../support/api-document';
 
 interface FetchAnswer {
   status: number;
@@ -59,7 +60,7 @@ describe('Fetch API error codes (e2e)', () => {
   /** One Fetch API call; `key` null sends no `apikey` at all. */
   async function fetchApi(params: Record<string, string>, init: RequestInit = {}, key: string | null = apiKey): Promise<FetchAnswer> {
     const query = new URLSearchParams({ ...(key !== null && { apikey: key }), ...params });
-    const res = await fetch(`${platform.gatewayUrl}/v1/?${query.toString()}`, init);
+    const res = await checkedFetch(`${platform.gatewayUrl}/v1/?${query.toString()}`, init);
     const text = await res.text();
     return { status: res.status, headers: res.headers, body: /json/.test(res.headers.get('content-type') ?? '') ? JSON.parse(text) : { text } };
   }
@@ -90,7 +91,7 @@ describe('Fetch API error codes (e2e)', () => {
         expect(answer.headers.get('concurrency-remaining')).toBe(String(limit));
       }
       // HEAD too (no body to read the code from): it does not fetch the page's headers.
-      const head = await fetch(`${platform.gatewayUrl}/v1/?${new URLSearchParams({ apikey: apiKey, url })}`, { method: 'HEAD' });
+      const head = await checkedFetch(`${platform.gatewayUrl}/v1/?${new URLSearchParams({ apikey: apiKey, url })}`, { method: 'HEAD' });
       expect({ status: head.status, allow: head.headers.get('allow'), type: head.headers.get('content-type') }).toEqual({
         status: 405,
         allow: 'GET, POST, PUT',

@@ -4,6 +4,7 @@ import { EchoedRequest } from '../fixtures/web/sites/echo';
 import { JS_DELAYED, JS_SHOT } from '../fixtures/web/sites/js-render';
 import { OUTPUTS_PAGE } from '../fixtures/web/sites/outputs';
 import { Platform } from '../support/platform';
+import { checkedFetch } from '../support/api-document';
 
 interface FetchAnswer {
   status: number;
@@ -62,7 +63,7 @@ describe('Fetch API options (e2e)', () => {
 
   /** One Fetch API call with `params` as the query (with `apikey`), as the SDKs send it. */
   async function fetchApi(params: Record<string, string>, key = apiKey): Promise<FetchAnswer> {
-    const res = await fetch(`${platform.gatewayUrl}/v1/?${new URLSearchParams({ apikey: key, ...params }).toString()}`);
+    const res = await checkedFetch(`${platform.gatewayUrl}/v1/?${new URLSearchParams({ apikey: key, ...params }).toString()}`);
     const bytes = Buffer.from(await res.arrayBuffer());
     return { status: res.status, headers: res.headers, text: bytes.toString('utf8'), bytes };
   }

@@ -1,6 +1,7 @@
 import type { FixtureWeb } from '../fixtures/web';
 import { EchoedRequest } from '../fixtures/web/sites/echo';
 import { STEALTH_GUARDED_PATH, STEALTH_TEXTS } from '../fixtures/web/sites/stealth';
+import { checkedFetch } from '../support/api-document';
 import type { Platform } from '../support/platform';
 import { tiersPlatform } from '../support/tiers-platform.test-support';
 
@@ -28,7 +29,7 @@ describe('Fetch API tiers (e2e)', () => {
   });
 
   async function fetchApi(params: Record<string, string>): Promise<FetchAnswer> {
-    const res = await fetch(`${platform.gatewayUrl}/v1/?${new URLSearchParams({ apikey: apiKey, ...params }).toString()}`);
+    const res = await checkedFetch(`${platform.gatewayUrl}/v1/?${new URLSearchParams({ apikey: apiKey, ...params }).toString()}`);
     const bytes = Buffer.from(await res.arrayBuffer());
     return { status: res.status, headers: res.headers, text: bytes.toString('utf8'), bytes };
   }

@@ -7,6 +7,7 @@ import { messagingTopology } from '@trawl/contracts';
 import { deleteStreams, MessagingConnection } from '@trawl/messaging';
 import { createMigratedDatabase, TestDatabase, uniqueSuffix, waitFor } from '@trawl/testing';
 import { fetchRequestBuckets } from '../../apps/fetch-worker/src/fetch-requests/kv-buckets';
+import { ApiDocument } from './api-document';
 
 export const SERVICES = ['gateway', 'crawl-coordinator', 'fetch-worker', 'scheduler', 'webhook-dispatcher'] as const;
 export type ServiceName = (typeof SERVICES)[number];
@@ -229,7 +230,13 @@ export class ApiClient {
       },
       body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
     });
-    const text = await res.text();
+    const bytes = Buffer.from(await res.arrayBuffer());
+    // Every answer is checked against the gateway's OpenAPI document, so the document cannot drift.
+    const url = new URL(`${this.baseUrl}${path}`);
+    if (ApiDocument.isPublic(url.pathname)) {
+      (await ApiDocument.forGateway(url.origin)).check(method.toUpperCase(), url, { status: res.status, headers: res.headers, bytes });
+    }
+    const text = bytes.toString('utf8');
     let parsed: unknown = text;
     try {
       parsed = JSON.parse(text);

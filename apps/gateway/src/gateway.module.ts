@@ -3,7 +3,9 @@ import { ChargeBuffer } from '@trawl/billing';
 import { EgressPolicy } from '@trawl/egress';
 import type { MessagingConnection } from '@trawl/messaging';
 import { HealthModule, Logger } from '@trawl/observability';
-import { Database, SchemaReadiness } from '@trawl/persistence';
+import { Database } from '@trawl/persistence';
+import { serviceReadinessChecks } from '@trawl/service-kit';
+import { SERVICE_LOGGER, SERVICE_MESSAGING } from '@trawl/service-kit';
 import { Registry } from 'prom-client';
 import { AuthModule } from './auth/auth.module';
 import { BatchModule } from './batch/batch.module';
@@ -11,9 +13,10 @@ import type { GatewayConfig } from './config';
 import { CrawlsModule } from './crawls/crawls.module';
 import { FetchModule } from './fetch/fetch.module';
 import { FileTransferSlots } from './file-transfers/file-transfer-slots';
-import { GATEWAY_CONFIG, LOGGER, MESSAGING } from './gateway.tokens';
+import { GATEWAY_CONFIG } from './gateway.tokens';
 import { JobExportsModule } from './job-exports/job-exports.module';
 import { JobInputsModule } from './job-inputs/job-inputs.module';
+import { OpenApiModule } from './openapi/openapi.module';
 import { TenantAdminModule } from './tenants/tenant-admin.module';
 import { TenantsModule } from './tenants/tenants.module';
 import { UsageModule } from './usage/usage.module';
@@ -37,8 +40,8 @@ class GatewayResourcesCloser implements OnApplicationShutdown {
   constructor(
     private readonly db: Database,
     private readonly charges: ChargeBuffer,
-    @Inject(MESSAGING) private readonly messaging: MessagingConnection,
-    @Inject(LOGGER) private readonly logger: Logger,
+    @Inject(SERVICE_MESSAGING) private readonly messaging: MessagingConnection,
+    @Inject(SERVICE_LOGGER) private readonly logger: Logger,
   ) {}
 
   async onApplicationShutdown(): Promise<void> {
@@ -57,8 +60,8 @@ class GatewayCoreModule {
   static register(resources: GatewayResources): DynamicModule {
     const shared = [
       { provide: GATEWAY_CONFIG, useValue: resources.config },
-      { provide: LOGGER, useValue: resources.logger },
-      { provide: MESSAGING, useValue: resources.messaging },
+      { provide: SERVICE_LOGGER, useValue: resources.logger },
+      { provide: SERVICE_MESSAGING, useValue: resources.messaging },
       { provide: Database, useValue: resources.db },
       { provide: EgressPolicy, useValue: resources.egress },
       { provide: Registry, useValue: resources.registry },
@@ -79,20 +82,12 @@ class GatewayCoreModule {
 @Module({})
 export class GatewayModule {
   static register(resources: GatewayResources): DynamicModule {
-    // Never migrated here (docs/operating.md, "Upgrades"): a schema behind the build is reported, not fixed.
-    const schema = new SchemaReadiness(resources.db);
     return {
       module: GatewayModule,
       imports: [
         GatewayCoreModule.register(resources),
-        HealthModule.register({
-          registry: resources.registry,
-          checks: [
-            { name: 'database', check: () => resources.db.ping() },
-            { name: 'nats', check: () => resources.messaging.isConnected() },
-            { name: 'schema', check: () => schema.check() },
-          ],
-        }),
+        // `postgres`, `nats` and `schema`, as on every service.
+        HealthModule.register({ registry: resources.registry, checks: serviceReadinessChecks(resources) }),
         AuthModule,
         TenantsModule,
         TenantAdminModule,
@@ -103,6 +98,7 @@ export class GatewayModule {
         JobInputsModule,
         JobExportsModule,
         BatchModule,
+        OpenApiModule,
       ],
     };
   }

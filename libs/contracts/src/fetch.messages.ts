@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { OUTPUT_NAMES, RESPONSE_TYPES, SCREENSHOT_FORMATS } from './output-formats';
 
 /**
  * The Fetch API between the gateway and the fetch workers (ARCHITECTURE §2 "Fetch (sync)").
@@ -26,23 +27,6 @@ export const BLOCKABLE_RESOURCES = [
   'other',
 ] as const;
 export type BlockableResource = (typeof BLOCKABLE_RESOURCES)[number];
-
-/** Named outputs (fetch-details "outputs"); `*` in the query means all of them. */
-export const OUTPUT_NAMES = [
-  'emails',
-  'phone_numbers',
-  'headings',
-  'images',
-  'audios',
-  'videos',
-  'links',
-  'tables',
-  'menus',
-  'hashtags',
-  'metadata',
-  'favicon',
-] as const;
-export type OutputName = (typeof OUTPUT_NAMES)[number];
 
 export const WAIT_EVENTS = ['networkidle', 'networkalmostidle', 'load', 'domcontentloaded'] as const;
 export type WaitEvent = (typeof WAIT_EVENTS)[number];
@@ -82,7 +66,7 @@ export const screenshotOptionsV1 = z.object({
   fullpage: z.boolean(),
   /** Only this element (CSS, or XPath starting `//`). */
   selector: z.string().min(1).optional(),
-  format: z.enum(['png', 'jpeg']),
+  format: z.enum(SCREENSHOT_FORMATS),
   /** 1–100, jpeg only. */
   quality: z.number().int().min(1).max(100).optional(),
 });
@@ -111,7 +95,7 @@ export const fetchOptionsV1 = z.object({
   json_response: z.boolean(),
   /** name → selector; a selector ending ` @attr` answers that attribute. */
   css_extractor: z.record(z.string(), z.string().min(1)).optional(),
-  response_type: z.enum(['markdown', 'plaintext', 'pdf']).optional(),
+  response_type: z.enum(RESPONSE_TYPES).optional(),
   outputs: z.array(z.enum(OUTPUT_NAMES)).optional(),
   screenshot: screenshotOptionsV1.optional(),
   device: z.enum(['desktop', 'mobile']).optional(),

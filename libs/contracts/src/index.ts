@@ -5,3 +5,6 @@ export * from './fetch.messages';
 export * from './webhook.messages';
 export * from './schedule.schema';
 export * from './batch-task.messages';
+export * from './states';
+export * from './output-formats';
+export * from './http';

@@ -1,53 +1,29 @@
 import { z } from 'zod';
 import {
-  BLOCKABLE_RESOURCES,
+  FETCH_PARAMETERS,
+  type FetchParameterOfKind,
   FetchOptionsV1,
   fetchOptionsV1,
   jsInstructionV1,
-  OUTPUT_NAMES,
+  type ResponseType,
   ScreenshotOptionsV1,
 } from '@trawl/contracts';
 import { FetchParamsError } from './fetch-params.errors';
 
+/** Whether each `response_type` needs a browser (`js_render=true`): a PDF is printed by Chromium. */
+const RESPONSE_TYPE_NEEDS_BROWSER: Readonly<Record<ResponseType, boolean>> = { markdown: false, plaintext: false, pdf: true };
+
 /** A query string as a web framework parses it: a repeated parameter becomes an array. */
 export type QueryParameters = Record<string, string | string[] | undefined>;
 
-/** Every query parameter of the Fetch endpoint (fetch-details.md), `apikey` included. */
-export const FETCH_QUERY_PARAMETERS = [
-  'apikey',
-  'url',
-  'js_render',
-  'premium_proxy',
-  'proxy_country',
-  'mode',
-  'session_id',
-  'js_instructions',
-  'wait_for',
-  'wait',
-  'block_resources',
-  'json_response',
-  'css_extractor',
-  'response_type',
-  'outputs',
-  'screenshot',
-  'screenshot_fullpage',
-  'screenshot_selector',
-  'screenshot_format',
-  'screenshot_quality',
-  'device',
-  'window_width',
-  'window_height',
-  'original_status',
-  'allowed_status_codes',
-  'custom_headers',
-  'autoparse',
-  'extract',
-] as const;
+// The parameters, their kinds, bounds and values are one list in @trawl/contracts (`FETCH_PARAMETERS`),
+// which the OpenAPI document also describes them from: the reader below takes every bound from there.
+export { FETCH_QUERY_PARAMETERS } from '@trawl/contracts';
 
 /** Longest target URL accepted, in characters. */
-export const MAX_TARGET_URL_LENGTH = 8_192;
+export const MAX_TARGET_URL_LENGTH = FETCH_PARAMETERS.url.maxLength;
 /** Longest `wait`, in ms (fetch-details "Other options"). */
-export const MAX_WAIT_MS = 30_000;
+export const MAX_WAIT_MS = FETCH_PARAMETERS.wait.max;
 
 /** A Fetch request's query, validated: what the worker is asked, plus what the gateway itself acts on. */
 export interface FetchQuery {
@@ -73,31 +49,31 @@ export function parseFetchParams(query: QueryParameters | undefined): FetchQuery
   const q = new QueryReader(query ?? {});
   q.assertKnown();
   const { url, hostname } = checkTargetUrl(q.string('url'));
-  const extract = q.enumValue('extract', ['auto'] as const) === 'auto' || q.boolean('autoparse', false);
+  const extract = q.enumValue('extract') === 'auto' || q.boolean('autoparse', false);
 
   const jsRender = q.boolean('js_render', false);
   const premiumProxy = q.boolean('premium_proxy', false);
-  const auto = q.enumValue('mode', ['auto'] as const);
+  const auto = q.enumValue('mode');
   const proxyCountry = q.string('proxy_country');
   if (proxyCountry !== undefined && !/^[a-z]{2}$/i.test(proxyCountry)) {
     throw invalid('proxy_country', '`proxy_country` must be a two-letter ISO 3166-1 country code, e.g. `us`.');
   }
-  const sessionId = q.integer('session_id', 0, 99_999);
+  const sessionId = q.integer('session_id');
   const jsInstructions = q.json('js_instructions', z.array(jsInstructionV1), 'a JSON array of one-key instruction objects, URL-encoded');
   const waitFor = q.string('wait_for');
   if (waitFor !== undefined && waitFor.trim() === '') throw invalid('wait_for', '`wait_for` must be a CSS selector or an XPath; it is empty.');
-  const wait = q.integer('wait', 0, MAX_WAIT_MS);
-  const blockResources = q.list('block_resources', BLOCKABLE_RESOURCES, { none: true });
+  const wait = q.integer('wait');
+  const blockResources = q.list('block_resources');
   const jsonResponse = q.boolean('json_response', false);
   const cssExtractor = cssExtractorOf(q.string('css_extractor'));
-  const responseType = q.enumValue('response_type', ['markdown', 'plaintext', 'pdf'] as const);
-  const outputs = q.list('outputs', OUTPUT_NAMES, { all: true });
+  const responseType = q.enumValue('response_type');
+  const outputs = q.list('outputs');
   const screenshot = screenshotOf(q);
-  const device = q.enumValue('device', ['desktop', 'mobile'] as const);
-  const windowWidth = q.integer('window_width', 100, 10_000);
-  const windowHeight = q.integer('window_height', 100, 10_000);
+  const device = q.enumValue('device');
+  const windowWidth = q.integer('window_width');
+  const windowHeight = q.integer('window_height');
   const originalStatus = q.boolean('original_status', false);
-  const allowedStatusCodes = q.integerList('allowed_status_codes', 100, 599);
+  const allowedStatusCodes = q.integerList('allowed_status_codes');
   const customHeaders = q.boolean('custom_headers', false);
 
   // Options that only a browser can honour (fetch-details: "Needs js_render"). `json_response` is
@@ -111,12 +87,12 @@ export function parseFetchParams(query: QueryParameters | undefined): FetchQuery
       ['screenshot', screenshot.given],
       ['window_width', windowWidth],
       ['window_height', windowHeight],
-      ['response_type', responseType === 'pdf' ? 'pdf' : undefined],
+      ['response_type', responseType !== undefined && RESPONSE_TYPE_NEEDS_BROWSER[responseType] ? responseType : undefined],
     ];
     const needing = browserOnly.find(([, value]) => value !== undefined);
     if (needing) {
       const [name] = needing;
-      const what = name === 'response_type' ? '`response_type=pdf`' : `\`${name}\``;
+      const what = name === 'response_type' ? `\`response_type=${String(responseType)}\`` : `\`${name}\``;
       throw invalid(name, `${what} needs js_render=true; add \`js_render=true\` or remove \`${name}\`.`);
     }
   }
@@ -262,8 +238,8 @@ function screenshotOf(q: QueryReader): { given: ScreenshotOptionsV1 | undefined 
   const viewport = q.boolean('screenshot', false);
   const fullpage = q.boolean('screenshot_fullpage', false);
   const selector = q.string('screenshot_selector');
-  const format = q.enumValue('screenshot_format', ['png', 'jpeg'] as const);
-  const quality = q.integer('screenshot_quality', 1, 100);
+  const format = q.enumValue('screenshot_format');
+  const quality = q.integer('screenshot_quality');
   if (selector === '') throw invalid('screenshot_selector', '`screenshot_selector` must not be empty.');
   if (fullpage && selector !== undefined) {
     throw invalid('screenshot_selector', '`screenshot_selector` cannot be combined with `screenshot_fullpage`; remove one of them.');
@@ -291,13 +267,16 @@ function invalid(parameter: string, detail: string): FetchParamsError {
   return new FetchParamsError('REQS004', detail, { parameter });
 }
 
-/** Typed reads of single query values; every failure is a `REQS004` naming the parameter. */
+/** The values an `enum` or `list` parameter takes (`'desktop' | 'mobile'` for `device`). */
+type ValueOf<N extends FetchParameterOfKind<'enum' | 'list'>> = (typeof FETCH_PARAMETERS)[N]['values'][number];
+
+/** Typed reads of single query values, bounds from `FETCH_PARAMETERS`; every failure is a `REQS004` naming the parameter. */
 class QueryReader {
   constructor(private readonly query: QueryParameters) {}
 
   assertKnown(): void {
     for (const name of Object.keys(this.query)) {
-      if (!(FETCH_QUERY_PARAMETERS as readonly string[]).includes(name)) {
+      if (!Object.hasOwn(FETCH_PARAMETERS, name)) {
         throw invalid(
           name,
           `\`${name}\` is not a parameter of the Fetch endpoint; remove it (if it belongs to the target, URL-encode \`url\`).`,
@@ -320,7 +299,8 @@ class QueryReader {
     throw invalid(name, `\`${name}\` must be \`true\` or \`false\`.`);
   }
 
-  integer(name: string, min: number, max: number): number | undefined {
+  integer(name: FetchParameterOfKind<'integer'>): number | undefined {
+    const { min, max } = FETCH_PARAMETERS[name];
     const raw = this.string(name);
     if (raw === undefined) return undefined;
     const value = /^-?\d{1,9}$/.test(raw) ? Number(raw) : NaN;
@@ -330,21 +310,25 @@ class QueryReader {
     return value;
   }
 
-  enumValue<T extends string>(name: string, values: readonly T[]): T | undefined {
+  enumValue<N extends FetchParameterOfKind<'enum'>>(name: N): ValueOf<N> | undefined {
+    const values: readonly string[] = FETCH_PARAMETERS[name].values;
     const raw = this.string(name);
     if (raw === undefined) return undefined;
     if (!(values as readonly string[]).includes(raw)) {
       throw invalid(name, `\`${name}\` must be one of ${values.map((v) => `\`${v}\``).join(', ')}.`);
     }
-    return raw as T;
+    return raw as ValueOf<N>;
   }
 
   /** A comma-separated list of known names; `*` (when `all`) means all, `none` (when `none`) means empty. */
-  list<T extends string>(name: string, values: readonly T[], special: { all?: boolean; none?: boolean }): T[] | undefined {
+  list<N extends FetchParameterOfKind<'list'>>(name: N): ValueOf<N>[] | undefined {
+    const parameter: { values: readonly string[]; all?: boolean; none?: boolean } = FETCH_PARAMETERS[name];
+    const { values } = parameter;
+    const special = { all: parameter.all === true, none: parameter.none === true };
     const raw = this.string(name);
     if (raw === undefined) return undefined;
     const trimmed = raw.trim();
-    if (special.all && trimmed === '*') return [...values];
+    if (special.all && trimmed === '*') return [...values] as ValueOf<N>[];
     if (special.none && trimmed === 'none') return [];
     const items = trimmed.split(',').map((item) => item.trim());
     for (const item of items) {
@@ -353,10 +337,11 @@ class QueryReader {
         throw invalid(name, `\`${name}\` holds \`${item}\`; use a comma-separated list of ${allowed.map((v) => `\`${v}\``).join(', ')}.`);
       }
     }
-    return [...new Set(items)] as T[];
+    return [...new Set(items)] as ValueOf<N>[];
   }
 
-  integerList(name: string, min: number, max: number): number[] | undefined {
+  integerList(name: FetchParameterOfKind<'integer_list'>): number[] | undefined {
+    const { min, max } = FETCH_PARAMETERS[name];
     const raw = this.string(name);
     if (raw === undefined) return undefined;
     const items = raw.split(',').map((item) => item.trim());

@@ -6,7 +6,7 @@ import { MessagingConnection, RpcReply, RpcRequest, StreamedRpcServer } from '@t
 import { Logger, tracer } from '@trawl/observability';
 import { SERVICE_LOGGER, SERVICE_MESSAGING } from '@trawl/service-kit';
 import { FetchAnswer, FetchRequestService } from './fetch-request.service';
-import { workerProblemKind } from './worker-problems';
+import { workerProblemKind } from '@trawl/contracts';
 import { sharedAbortController } from '../shared-abort';
 
 export const FETCH_REQUEST_SERVER_SETTINGS = Symbol('FETCH_REQUEST_SERVER_SETTINGS');

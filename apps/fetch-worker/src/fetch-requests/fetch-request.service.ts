@@ -16,7 +16,7 @@ import type { PageTransforms } from './page-transforms';
 import { targetHeaders } from './target-headers';
 import { targetCallsOf, TargetFetcher } from './target-fetcher';
 import { judgeTargetStatus } from './target-status';
-import { workerProblemKind } from './worker-problems';
+import { workerProblemKind } from '@trawl/contracts';
 
 export const PAGE_TRANSFORMS = Symbol('PAGE_TRANSFORMS');
 export const FETCH_REQUEST_SETTINGS = Symbol('FETCH_REQUEST_SETTINGS');

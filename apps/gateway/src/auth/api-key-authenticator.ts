@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from '@trawl/observability';
+import { SERVICE_LOGGER } from '@trawl/service-kit';
 import type { GatewayConfig } from '../config';
-import { GATEWAY_CONFIG, LOGGER } from '../gateway.tokens';
+import { GATEWAY_CONFIG } from '../gateway.tokens';
 import { assertNotSuspended } from '../tenants/account-standing';
 import { hashApiKey, isApiKeyFormat } from './api-key';
 import { ApiKeyRecord, ApiKeysRepository } from './api-keys.repository';
@@ -32,7 +33,7 @@ export class ApiKeyAuthenticator {
   constructor(
     private readonly apiKeys: ApiKeysRepository,
     @Inject(GATEWAY_CONFIG) config: GatewayConfig,
-    @Inject(LOGGER) private readonly logger: Pick<Logger, 'warn'>,
+    @Inject(SERVICE_LOGGER) private readonly logger: Pick<Logger, 'warn'>,
   ) {
     this.validKeys = new TtlLruCache({ ttlMs: config.API_KEY_CACHE_TTL_MS, maxEntries: config.API_KEY_CACHE_MAX_ENTRIES });
     this.recentlyUsed = new TtlLruCache({ ttlMs: LAST_USE_PRECISION_MS, maxEntries: config.API_KEY_CACHE_MAX_ENTRIES });

@@ -1,10 +1,13 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { OPENAPI_DOCUMENT_PATH } from '@trawl/contracts';
 import { ApiKeyAuthenticator } from './api-key-authenticator';
 import { AuthError, AuthErrorCode } from './auth.errors';
 
 /** Every route under this prefix needs an API key, and the Fetch endpoint's `/v1` as well. */
 const AUTHENTICATED_PREFIX = '/v1/';
 const AUTHENTICATED_ROOT = '/v1';
+/** `/v1` routes anyone may read: the API's own description. */
+const OPEN_ROUTES: readonly string[] = [OPENAPI_DOCUMENT_PATH];
 
 /**
  * Authenticates every `/v1` route in Fastify's `onRequest` phase: before the body is read, so a
@@ -15,6 +18,7 @@ export function installApiKeyAuthentication(fastify: FastifyInstance, authentica
   fastify.addHook('onRequest', async (request) => {
     const route = request.routeOptions.url;
     if (route === undefined || !(route === AUTHENTICATED_ROOT || route.startsWith(AUTHENTICATED_PREFIX))) return;
+    if (OPEN_ROUTES.includes(route)) return;
     request.tenant = await authenticator.authenticate(presentedApiKey(request));
   });
 }

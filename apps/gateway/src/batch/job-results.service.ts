@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { isFinishedRunStatus } from '@trawl/contracts';
 import type { GatewayConfig } from '../config';
 import { GATEWAY_CONFIG } from '../gateway.tokens';
 import { BatchError, BatchErrorCode } from './batch.errors';
@@ -6,7 +7,7 @@ import { resultsCursor } from './job-cursors';
 import { TaskResultRecord, JobResultsRepository } from './job-results.repository';
 import { JobRunsService } from './job-runs.service';
 import { JobRecord, RunRecord } from './jobs.repository';
-import { isFinished, JobsService } from './jobs.service';
+import { JobsService } from './jobs.service';
 
 export interface ResultsQuery {
   /** The run to read; default the job's latest. */
@@ -61,11 +62,11 @@ export class JobResultsService {
       // Filtered, a task not yet answered is not listed but may still succeed (on an ended run only
       // a claim still out can: the run records answers that come after a stop). The page stops
       // before the first such task, so the cursor never passes a result still to come.
-      pendingStates: !query.successfulOnly ? [] : isFinished(run.status) ? ['dispatched'] : ['queued', 'dispatched'],
+      pendingStates: !query.successfulOnly ? [] : isFinishedRunStatus(run.status) ? ['dispatched'] : ['queued', 'dispatched'],
     });
     const results = rows.slice(0, query.limit);
     const reachedEnd = scanned <= query.limit && rows.length === scanned;
-    const canGrow = job.ingestState === 'ingesting' || (job.status === 'open' && !isFinished(run.status)) || pendingFrom !== null;
+    const canGrow = job.ingestState === 'ingesting' || (job.status === 'open' && !isFinishedRunStatus(run.status)) || pendingFrom !== null;
     const lastSeq = results.at(-1)?.seq ?? afterSeq;
     return { job, run, results, nextCursor: reachedEnd && !canGrow ? null : resultsCursor.encode({ runId, seq: lastSeq }) };
   }

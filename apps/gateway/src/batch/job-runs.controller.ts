@@ -1,5 +1,14 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
-import { z } from 'zod';
+import {
+  type JobCostEstimateAnswer,
+  type JobRunAnswer,
+  LIST_PAGE_LIMITS,
+  pageQuery,
+  queryParameterNames,
+  retryFailedBody,
+  type RunCostAnswer,
+  type RunListAnswer,
+} from '@trawl/contracts';
 import { AuthenticatedTenant, TenantContext } from '../auth/authenticated-tenant';
 import type { GatewayConfig } from '../config';
 import { GATEWAY_CONFIG } from '../gateway.tokens';
@@ -10,8 +19,6 @@ import { JobCostsService } from './job-costs.service';
 import { RunTransition } from './job-runs.repository';
 import { JobRunsService } from './job-runs.service';
 import { presentRun } from './job.presenter';
-
-const retryFailedBody = z.strictObject({ include_not_started: z.boolean().default(false) });
 
 /**
  * Runs of a job (spec-batch-api §3, §4): list and read them, steer the run in flight, start a
@@ -31,9 +38,9 @@ export class JobRunsController {
   }
 
   @Get('runs')
-  async list(@AuthenticatedTenant() tenant: TenantContext, @Param('jobId') jobId: string, @Query() query: QueryParameters) {
-    assertKnownQueryParameters(query, ['cursor', 'limit']);
-    const limit = intQueryParameter(query, 'limit', { min: 1, max: 100, fallback: 20 });
+  async list(@AuthenticatedTenant() tenant: TenantContext, @Param('jobId') jobId: string, @Query() query: QueryParameters): Promise<RunListAnswer> {
+    assertKnownQueryParameters(query, queryParameterNames(pageQuery));
+    const limit = intQueryParameter(query, 'limit', LIST_PAGE_LIMITS);
     const page = await this.runs.list(tenant.tenantId, jobId, singleQueryValue(query, 'cursor') || undefined, limit);
     return { runs: page.runs.map(presentRun), next_cursor: page.nextCursor ?? null };
   }
@@ -44,7 +51,7 @@ export class JobRunsController {
     @Param('jobId') jobId: string,
     @Param('runId') runId: string,
     @Query() query: QueryParameters,
-  ) {
+  ): Promise<JobRunAnswer> {
     assertKnownQueryParameters(query, []);
     return presentRun(await this.runs.get(tenant.tenantId, jobId, runId));
   }
@@ -76,7 +83,12 @@ export class JobRunsController {
 
   /** A new run replaying every task; `201` with the run. */
   @Post('rerun')
-  async rerun(@AuthenticatedTenant() tenant: TenantContext, @Param('jobId') jobId: string, @Body() body: unknown, @Query() query: QueryParameters) {
+  async rerun(
+    @AuthenticatedTenant() tenant: TenantContext,
+    @Param('jobId') jobId: string,
+    @Body() body: unknown,
+    @Query() query: QueryParameters,
+  ): Promise<JobRunAnswer> {
     assertKnownQueryParameters(query, []);
     assertNoBody(body);
     return presentRun(await this.runs.rerun(tenant.tenantId, jobId));
@@ -89,7 +101,7 @@ export class JobRunsController {
     @Param('jobId') jobId: string,
     @Body() body: unknown,
     @Query() query: QueryParameters,
-  ) {
+  ): Promise<JobRunAnswer> {
     assertKnownQueryParameters(query, []);
     const request = parseBody(retryFailedBody, body ?? {});
     return presentRun(await this.runs.retryFailed(tenant.tenantId, jobId, request.include_not_started));
@@ -97,7 +109,7 @@ export class JobRunsController {
 
   /** Credits (and cost) a run of the job's tasks would take: a range when `mode=auto` picks tiers. */
   @Get('cost-estimate')
-  async estimate(@AuthenticatedTenant() tenant: TenantContext, @Param('jobId') jobId: string, @Query() query: QueryParameters) {
+  async estimate(@AuthenticatedTenant() tenant: TenantContext, @Param('jobId') jobId: string, @Query() query: QueryParameters): Promise<JobCostEstimateAnswer> {
     assertKnownQueryParameters(query, []);
     const estimate = await this.costs.estimate(tenant.tenantId, jobId);
     const price = this.creditPrice;
@@ -117,7 +129,7 @@ export class JobRunsController {
     @Param('jobId') jobId: string,
     @Param('runId') runId: string,
     @Query() query: QueryParameters,
-  ) {
+  ): Promise<RunCostAnswer> {
     assertKnownQueryParameters(query, []);
     const actual = await this.costs.actual(tenant.tenantId, jobId, runId);
     const price = this.creditPrice;
@@ -131,7 +143,7 @@ export class JobRunsController {
     };
   }
 
-  private async transition(tenant: TenantContext, jobId: string, transition: RunTransition, body: unknown, query: QueryParameters) {
+  private async transition(tenant: TenantContext, jobId: string, transition: RunTransition, body: unknown, query: QueryParameters): Promise<JobRunAnswer> {
     assertKnownQueryParameters(query, []);
     assertNoBody(body);
     return presentRun(await this.runs.transition(tenant.tenantId, jobId, transition));

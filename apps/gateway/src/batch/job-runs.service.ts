@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { currentTraceParent } from '@trawl/observability';
-import { ActiveJobsRepository, Database, RunKind, RunsRepository, Sql } from '@trawl/persistence';
+import type { RunKind } from '@trawl/contracts';
+import { ActiveJobsRepository, Database, RunsRepository, Sql } from '@trawl/persistence';
 import { BatchError, BatchErrorCode } from './batch.errors';
 import { isUuid } from '@trawl/http';
 import { runListCursor } from './job-cursors';

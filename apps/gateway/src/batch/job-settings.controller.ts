@@ -1,17 +1,22 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
-import { z } from 'zod';
-import { scheduleSchema, SCHEDULE_STATES } from '@trawl/contracts';
+import {
+  type JobAnswer,
+  jobWebhookBody,
+  LIST_PAGE_LIMITS,
+  queryParameterNames,
+  SCHEDULE_FIRING_STATUSES,
+  type ScheduleFiringListAnswer,
+  scheduleFiringListQuery,
+  scheduleSchema,
+  scheduleStateBody,
+  wrappedScheduleBody,
+} from '@trawl/contracts';
 import { AuthenticatedTenant, TenantContext } from '../auth/authenticated-tenant';
 import { assertNoBody, parseBody } from '../problems/body-validation';
 import { assertKnownQueryParameters, intQueryParameter, QueryParameters, singleQueryValue } from '../problems/query-parameters';
-import { webhookBody } from './job-request.schema';
 import { JobSettingsService } from './job-settings.service';
 import { presentFiring, presentJob } from './job.presenter';
 import { enumParameter } from './jobs.controller';
-
-const scheduleStateBody = z.strictObject({
-  schedule_state: z.enum(SCHEDULE_STATES, { error: `must be one of: ${SCHEDULE_STATES.join(', ')}` }),
-});
 
 /**
  * A job's webhook and schedule (spec-batch-api §4 PUT/DELETE webhook, PUT schedule, schedule state),
@@ -23,9 +28,9 @@ export class JobSettingsController {
 
   /** Sets or replaces the webhook; answers the job. */
   @Put('webhook')
-  async setWebhook(@AuthenticatedTenant() tenant: TenantContext, @Param('jobId') jobId: string, @Body() body: unknown, @Query() query: QueryParameters) {
+  async setWebhook(@AuthenticatedTenant() tenant: TenantContext, @Param('jobId') jobId: string, @Body() body: unknown, @Query() query: QueryParameters): Promise<JobAnswer> {
     assertKnownQueryParameters(query, []);
-    const webhook = parseBody(webhookBody, body);
+    const webhook = parseBody(jobWebhookBody, body);
     return presentJob(await this.settings.setWebhook(tenant.tenantId, jobId, webhook));
   }
 
@@ -40,9 +45,9 @@ export class JobSettingsController {
 
   /** The body is the `schedule` object itself; `{ "schedule": {…} }` is accepted too. Answers the job. */
   @Put('schedule')
-  async replaceSchedule(@AuthenticatedTenant() tenant: TenantContext, @Param('jobId') jobId: string, @Body() body: unknown, @Query() query: QueryParameters) {
+  async replaceSchedule(@AuthenticatedTenant() tenant: TenantContext, @Param('jobId') jobId: string, @Body() body: unknown, @Query() query: QueryParameters): Promise<JobAnswer> {
     assertKnownQueryParameters(query, []);
-    const schedule = isWrapped(body) ? parseBody(z.strictObject({ schedule: scheduleSchema }), body).schedule : parseBody(scheduleSchema, body);
+    const schedule = isWrapped(body) ? parseBody(wrappedScheduleBody, body).schedule : parseBody(scheduleSchema, body);
     return presentJob(await this.settings.replaceSchedule(tenant.tenantId, jobId, schedule));
   }
 
@@ -51,10 +56,14 @@ export class JobSettingsController {
    * and `detail`); `status=skipped` keeps the skipped ones. Paged like the run list.
    */
   @Get('schedule/firings')
-  async listFirings(@AuthenticatedTenant() tenant: TenantContext, @Param('jobId') jobId: string, @Query() query: QueryParameters) {
-    assertKnownQueryParameters(query, ['status', 'cursor', 'limit']);
-    const status = enumParameter(query, 'status', ['started', 'skipped'] as const);
-    const limit = intQueryParameter(query, 'limit', { min: 1, max: 100, fallback: 20 });
+  async listFirings(
+    @AuthenticatedTenant() tenant: TenantContext,
+    @Param('jobId') jobId: string,
+    @Query() query: QueryParameters,
+  ): Promise<ScheduleFiringListAnswer> {
+    assertKnownQueryParameters(query, queryParameterNames(scheduleFiringListQuery));
+    const status = enumParameter(query, 'status', SCHEDULE_FIRING_STATUSES);
+    const limit = intQueryParameter(query, 'limit', LIST_PAGE_LIMITS);
     const page = await this.settings.listFirings(tenant.tenantId, jobId, status, singleQueryValue(query, 'cursor') || undefined, limit);
     return { firings: page.firings.map(presentFiring), next_cursor: page.nextCursor ?? null };
   }
@@ -62,7 +71,7 @@ export class JobSettingsController {
   /** Pauses or resumes the schedule (not the run in flight); answers the job. */
   @Post('schedule/state')
   @HttpCode(200)
-  async setScheduleState(@AuthenticatedTenant() tenant: TenantContext, @Param('jobId') jobId: string, @Body() body: unknown, @Query() query: QueryParameters) {
+  async setScheduleState(@AuthenticatedTenant() tenant: TenantContext, @Param('jobId') jobId: string, @Body() body: unknown, @Query() query: QueryParameters): Promise<JobAnswer> {
     assertKnownQueryParameters(query, []);
     const { schedule_state } = parseBody(scheduleStateBody, body);
     return presentJob(await this.settings.setScheduleState(tenant.tenantId, jobId, schedule_state));

@@ -1,4 +1,5 @@
-import { encodeContent, presentJob, presentRun, presentSchedule, resultStatus } from './job.presenter';
+import { job as jobAnswer, jobRun, scheduleFiring, taskResult } from '@trawl/contracts';
+import { encodeContent, presentFiring, presentJob, presentResult, presentRun, presentSchedule, resultStatus } from './job.presenter';
 import type { JobRecord, RunRecord } from './jobs.repository';
 
 const run: RunRecord = {
@@ -95,5 +96,44 @@ describe(presentSchedule.name, () => {
         nextDueAt: next,
       }),
     ).toEqual({ rate: { every: 2, unit: 'hour' }, schedule_state: 'paused', next_run_at: next.toISOString() });
+  });
+});
+
+describe('the answers', () => {
+  // The compiler ties the presenters to the document's types; formats (uuid, date-time) are the schemas' to check.
+  it('are what the OpenAPI document says', () => {
+    const scheduled: JobRecord = {
+      ...job,
+      type: 'scheduled',
+      webhookUrl: 'https://hooks.test/a',
+      schedule: {
+        schedule: { rate: { every: 1, unit: 'day' }, calendar: undefined, at: undefined, timezone: undefined, schedule_state: undefined },
+        state: 'active',
+        anchorAt: new Date(),
+        nextDueAt: null,
+        lastFiring: { dueAt: new Date(), dueAtMicros: '0', firedAt: new Date(), outcome: 'skipped_previous_running', runId: null },
+      },
+    };
+    expect(jobAnswer.parse(presentJob(scheduled))).toEqual(presentJob(scheduled));
+    expect(jobRun.parse(presentRun({ ...run, failureReason: 'stopped', finishedAt: new Date() }))).toBeDefined();
+    expect(scheduleFiring.parse(presentFiring({ dueAt: new Date(), dueAtMicros: '0', firedAt: new Date(), outcome: 'started', runId: run.id }))).toBeDefined();
+    const result = presentResult({
+      seq: 1,
+      url: 'https://shop.test/a',
+      method: 'GET',
+      externalId: null,
+      metadata: { n: 1 },
+      state: 'carried',
+      statusCode: 200,
+      outputFormat: 'markdown',
+      contentType: 'text/markdown',
+      body: Buffer.from('# a'),
+      tier: 'basic',
+      credits: 1,
+      errorCode: null,
+      errorDetail: null,
+      finishedAt: new Date(),
+    });
+    expect(taskResult.parse(result)).toEqual(result);
   });
 });

@@ -1,10 +1,22 @@
-import type { RunTaskState, TaskResultRecord } from './job-results.repository';
+import {
+  isOutputFormat,
+  type JobAnswer,
+  type JobRunAnswer,
+  type JobScheduleAnswer,
+  OUTPUT_FORMAT_MEDIA,
+  type RunTaskState,
+  type ScheduleFiringAnswer,
+  type ScheduleSkipReason,
+  type TaskResultAnswer,
+  type TaskResultStatus,
+} from '@trawl/contracts';
+import type { TaskResultRecord } from './job-results.repository';
 import type { ScheduleFiringOutcome } from '@trawl/scheduling';
 import type { JobRecord, JobScheduleRecord, RunRecord } from './jobs.repository';
 import type { ScheduleFiringRecord } from './schedule-firings.repository';
 
 /** Fields that are "absent" are left out, never `null` (as in the Crawl API). */
-export function presentJob(job: JobRecord) {
+export function presentJob(job: JobRecord): JobAnswer {
   return {
     job_id: job.id,
     type: job.type,
@@ -23,7 +35,7 @@ export function presentJob(job: JobRecord) {
   };
 }
 
-export function presentRun(run: RunRecord) {
+export function presentRun(run: RunRecord): JobRunAnswer {
   return {
     run_id: run.id,
     run_sequence: run.runSequence,
@@ -49,7 +61,7 @@ export function presentRun(run: RunRecord) {
  * The job's `schedule`: as accepted (normalised), with its state, next due time and, once a due time
  * has come, `last_firing` (started or skipped, with the reason).
  */
-export function presentSchedule(record: JobScheduleRecord, lastFiring: ScheduleFiringRecord | null = null) {
+export function presentSchedule(record: JobScheduleRecord, lastFiring: ScheduleFiringRecord | null = null): JobScheduleAnswer {
   const { schedule_state: _given, ...schedule } = record.schedule;
   return {
     ...stripUndefined(schedule),
@@ -81,10 +93,10 @@ const SKIP_REASONS = {
     reason: 'job_unavailable',
     detail: 'The job could not run (its tasks were still being written, or it was being removed).',
   },
-} as const satisfies Record<Exclude<ScheduleFiringOutcome, 'started'>, { reason: string; detail: string }>;
+} as const satisfies Record<Exclude<ScheduleFiringOutcome, 'started'>, { reason: ScheduleSkipReason; detail: string }>;
 
 /** A due time of the schedule: `started` with its `run_id`, or `skipped` with `reason` and `detail`. */
-export function presentFiring(firing: ScheduleFiringRecord) {
+export function presentFiring(firing: ScheduleFiringRecord): ScheduleFiringAnswer {
   const common = { due_at: firing.dueAt.toISOString(), fired_at: firing.firedAt.toISOString() };
   if (firing.outcome === 'started') return { ...common, status: 'started' as const, ...(firing.runId !== null && { run_id: firing.runId }) };
   return { ...common, status: 'skipped' as const, ...SKIP_REASONS[firing.outcome] };
@@ -97,7 +109,7 @@ const RESULT_STATUS = {
   succeeded: 'successful',
   carried: 'successful',
   failed: 'failed',
-} as const satisfies Record<RunTaskState, string>;
+} as const satisfies Record<RunTaskState, TaskResultStatus>;
 
 /**
  * A run task's state in the API's words: `status`, and `carried_over: true` for a result that
@@ -108,7 +120,7 @@ export function resultStatus(state: RunTaskState): { status: (typeof RESULT_STAT
   return { status: RESULT_STATUS[state], ...(state === 'carried' && { carried_over: true as const }) };
 }
 
-export function presentResult(result: TaskResultRecord) {
+export function presentResult(result: TaskResultRecord): TaskResultAnswer {
   const content = result.body === null ? undefined : encodeContent(result.body, result.contentType, result.outputFormat);
   return {
     seq: result.seq,
@@ -126,8 +138,6 @@ export function presentResult(result: TaskResultRecord) {
     ...(result.finishedAt && { finished_at: result.finishedAt.toISOString() }),
   };
 }
-
-const TEXT_OUTPUT_FORMATS = new Set(['html', 'raw_html', 'json', 'markdown', 'plaintext', 'text']);
 
 /**
  * Text bodies as strings, anything else (PDF, screenshots, images) as base64, with `encoding` saying
@@ -157,7 +167,7 @@ function isText(contentType: string | null, outputFormat: string | null): boolea
       type === 'application/x-ndjson'
     );
   }
-  return outputFormat !== null && TEXT_OUTPUT_FORMATS.has(outputFormat);
+  return isOutputFormat(outputFormat) && OUTPUT_FORMAT_MEDIA[outputFormat].text;
 }
 
 function stripUndefined<T extends Record<string, unknown>>(value: T): Partial<T> {

@@ -1,5 +1,20 @@
 import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
+import {
+  addTasksBodyShallow,
+  createJobBodyShallow,
+  JOB_STATUSES,
+  JOB_TYPES,
+  type JobAnswer,
+  type JobListAnswer,
+  jobListQuery,
+  type JobWithAddedTasksAnswer,
+  LIST_PAGE_LIMITS,
+  queryParameterNames,
+  RESULTS_PAGE_SIZE,
+  taskResultsQuery,
+  type TaskResultsPageAnswer,
+} from '@trawl/contracts';
 import { AuthenticatedTenant, TenantContext } from '../auth/authenticated-tenant';
 import { IdempotencyService } from '../idempotency/idempotency.service';
 import { assertNoBody, parseBody } from '../problems/body-validation';
@@ -7,14 +22,10 @@ import { assertKnownQueryParameters, intQueryParameter, QueryParameters, singleQ
 import { RequestError, RequestErrorCode } from '../problems/request.errors';
 import { BatchError, BatchErrorCode } from './batch.errors';
 import { jobListCursor } from './job-cursors';
-import { addTasksBody, createJobBody } from './job-request.schema';
 import { JobResultsService } from './job-results.service';
 import { presentJob, presentResult, presentRun } from './job.presenter';
 import { JobListFilter } from './jobs.repository';
 import { JobsService } from './jobs.service';
-
-/** Results per page (spec-batch-api §8: about 1,000). */
-export const RESULTS_PAGE_SIZE = 1_000;
 
 /** Jobs of the Batch API (spec-batch-api §4): create, list, read, results, add tasks, close. */
 @Controller('v1/jobs')
@@ -32,22 +43,22 @@ export class JobsController {
     @Query() query: QueryParameters,
     @Headers('idempotency-key') idempotencyHeader: string | undefined,
     @Res({ passthrough: true }) reply: FastifyReply,
-  ) {
+  ): Promise<JobAnswer> {
     assertKnownQueryParameters(query, []);
     const idempotencyKey = IdempotencyService.keyFromHeader(idempotencyHeader);
-    const request = await this.jobs.refusalOrKeyConflict(tenant.tenantId, idempotencyKey, () => parseBody(createJobBody, body));
+    const request = await this.jobs.refusalOrKeyConflict(tenant.tenantId, idempotencyKey, () => parseBody(createJobBodyShallow, body));
     const { job, synchronous } = await this.jobs.create(tenant.tenantId, request, idempotencyKey);
     void reply.status(synchronous ? 201 : 202).header('location', `/v1/jobs/${job.id}`);
     return presentJob(job);
   }
 
   @Get()
-  async list(@AuthenticatedTenant() tenant: TenantContext, @Query() query: QueryParameters) {
-    assertKnownQueryParameters(query, ['status', 'type', 'cursor', 'limit']);
-    const limit = intQueryParameter(query, 'limit', { min: 1, max: 100, fallback: 20 });
+  async list(@AuthenticatedTenant() tenant: TenantContext, @Query() query: QueryParameters): Promise<JobListAnswer> {
+    assertKnownQueryParameters(query, queryParameterNames(jobListQuery));
+    const limit = intQueryParameter(query, 'limit', LIST_PAGE_LIMITS);
     const filter: JobListFilter = {
-      status: enumParameter(query, 'status', ['open', 'closed'] as const),
-      type: enumParameter(query, 'type', ['regular', 'scheduled'] as const),
+      status: enumParameter(query, 'status', JOB_STATUSES),
+      type: enumParameter(query, 'type', JOB_TYPES),
     };
     const token = singleQueryValue(query, 'cursor') || undefined;
     const cursor = token === undefined ? undefined : jobListCursor.decode(token);
@@ -64,15 +75,19 @@ export class JobsController {
   }
 
   @Get(':jobId')
-  async read(@AuthenticatedTenant() tenant: TenantContext, @Param('jobId') jobId: string, @Query() query: QueryParameters) {
+  async read(@AuthenticatedTenant() tenant: TenantContext, @Param('jobId') jobId: string, @Query() query: QueryParameters): Promise<JobAnswer> {
     assertKnownQueryParameters(query, []);
     return presentJob(await this.jobs.get(tenant.tenantId, jobId));
   }
 
   /** One page of a run's results; `status=successful` keeps successful tasks, `run_id` picks the run. */
   @Get(':jobId/results')
-  async readResults(@AuthenticatedTenant() tenant: TenantContext, @Param('jobId') jobId: string, @Query() query: QueryParameters) {
-    assertKnownQueryParameters(query, ['status', 'run_id', 'cursor', 'limit']);
+  async readResults(
+    @AuthenticatedTenant() tenant: TenantContext,
+    @Param('jobId') jobId: string,
+    @Query() query: QueryParameters,
+  ): Promise<TaskResultsPageAnswer> {
+    assertKnownQueryParameters(query, queryParameterNames(taskResultsQuery));
     const status = enumParameter(query, 'status', ['successful'] as const);
     const limit = intQueryParameter(query, 'limit', { min: 1, max: RESULTS_PAGE_SIZE, fallback: RESULTS_PAGE_SIZE });
     const page = await this.results.page(tenant.tenantId, jobId, {
@@ -97,9 +112,9 @@ export class JobsController {
     @Param('jobId') jobId: string,
     @Body() body: unknown,
     @Query() query: QueryParameters,
-  ) {
+  ): Promise<JobWithAddedTasksAnswer> {
     assertKnownQueryParameters(query, []);
-    const request = parseBody(addTasksBody, body);
+    const request = parseBody(addTasksBodyShallow, body);
     const job = await this.jobs.addTasks(tenant.tenantId, jobId, request.tasks, request.last_batch);
     return { ...presentJob(job), tasks_added: request.tasks.length };
   }
@@ -111,7 +126,7 @@ export class JobsController {
     @Param('jobId') jobId: string,
     @Body() body: unknown,
     @Query() query: QueryParameters,
-  ) {
+  ): Promise<JobAnswer> {
     assertKnownQueryParameters(query, []);
     assertNoBody(body);
     return presentJob(await this.jobs.close(tenant.tenantId, jobId));

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import type { Schedule } from '@trawl/contracts';
+import { BATCH_LIMITS, type CreateJobBody, isFinishedRunStatus, type Schedule } from '@trawl/contracts';
 import { currentTraceParent } from '@trawl/observability';
 import { ActiveJobsRepository, Database, RunsRepository } from '@trawl/persistence';
 import { Clock, scheduleOnReplace, scheduleSchemaAsOf } from '@trawl/scheduling';
@@ -13,7 +13,7 @@ import { WebhookError, WebhookErrorCode } from '../webhooks/webhooks.errors';
 import { BatchError, BatchErrorCode } from './batch.errors';
 import { BATCH_CLOCK } from './batch.tokens';
 import { IngestRecord, JobIngestsRepository } from './job-ingests.repository';
-import { BATCH_LIMITS, checkTasks, CreateJobBody } from './job-request.schema';
+import { checkTasks } from './task-checks';
 import { JobSchedulesRepository } from './job-schedules.repository';
 import { JobListFilter, JobRecord, JobsRepository } from './jobs.repository';
 import { checkServiceParams } from './service-params';
@@ -166,7 +166,7 @@ export class JobsService {
       if (job.ingestState === 'ingesting') {
         throw new BatchError(BatchErrorCode.JobIngesting, 'The tasks of this job are still being written; retry in a few seconds.');
       }
-      const run = job.latestRun && !isFinished(job.latestRun.status) ? job.latestRun : null;
+      const run = job.latestRun && !isFinishedRunStatus(job.latestRun.status) ? job.latestRun : null;
       await this.jobs.insertTasks(sql, jobId, job.taskCount + 1, tasks);
       if (run) await this.runs.insertRunTasks(sql, run.id, job.taskCount + 1, tasks.length);
       await this.jobs.addToTaskCount(sql, jobId, run?.id ?? null, tasks.length);
@@ -227,10 +227,6 @@ export class JobsService {
     }
     return { url: url.href, signature: webhook.signature };
   }
-}
-
-export function isFinished(status: string): boolean {
-  return status === 'completed' || status === 'stopped' || status === 'failed' || status === 'deleted';
 }
 
 export function quotaExceeded(quota: { active: number; maxActiveJobs: number }): BatchError {

@@ -2,10 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import type { Logger } from '@trawl/observability';
 import { Database, RunsRepository } from '@trawl/persistence';
+import { SERVICE_LOGGER } from '@trawl/service-kit';
 import type { GatewayConfig } from '../config';
-import { GATEWAY_CONFIG, LOGGER } from '../gateway.tokens';
+import { GATEWAY_CONFIG } from '../gateway.tokens';
 import { IngestRecord, JobIngestsRepository } from './job-ingests.repository';
-import type { JobTask } from './job-request.schema';
+import type { JobTask } from './task-checks';
 import { JobsRepository } from './jobs.repository';
 
 /** Task rows written per transaction of an ingest. */
@@ -33,7 +34,7 @@ export class TaskIngestService implements OnApplicationBootstrap, BeforeApplicat
     private readonly jobs: JobsRepository,
     private readonly runs: RunsRepository,
     @Inject(GATEWAY_CONFIG) private readonly config: Pick<GatewayConfig, 'BATCH_INGEST_RECOVERY_INTERVAL_MS'>,
-    @Inject(LOGGER) private readonly logger: Logger,
+    @Inject(SERVICE_LOGGER) private readonly logger: Logger,
   ) {}
 
   onApplicationBootstrap(): void {

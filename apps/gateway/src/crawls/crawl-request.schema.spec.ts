@@ -1,6 +1,7 @@
 import { parseBody } from '../problems/body-validation';
 import { RequestError, RequestErrorCode } from '../problems/request.errors';
-import { effectiveSettings, startCrawlBody } from './crawl-request.schema';
+import { startCrawlBody } from '@trawl/contracts';
+import { effectiveSettings } from './crawl-request.schema';
 
 function refusal(body: unknown): { code: RequestErrorCode; parameter: unknown; detail: string } {
   try {

@@ -1,47 +1,34 @@
+import {
+  CRAWL_FAILURE_CODES,
+  CRAWL_OUTPUT_FORMATS,
+  type CrawlDownloadLine,
+  type CrawlFailureCode,
+  type CrawlResource,
+  type CrawlResultResource,
+  type CrawlOutputFormat,
+  type StopCrawlResource,
+} from '@trawl/contracts';
 import type { CrawlRecord, CrawlResultRecord, DownloadRecord } from './crawls.repository';
 
-/** The crawl object of spec-crawl-api §2, without `results` and `next_cursor`. */
-export interface CrawlResource {
-  crawl_id: string;
-  status: CrawlRecord['status'];
-  stop_reason?: string;
-  error?: { code: string; detail: string };
-  url: string;
-  depth?: number;
-  max_items: number;
-  max_pages: number;
-  include_patterns: string[];
-  exclude_patterns: string[];
-  output_format?: string;
-  discovery: ['links'];
-  coverage: { pages_fetched: number; pages_failed: number; items_found: number };
-  duplicates_removed: number;
-  created_at: string;
-  finished_at?: string;
-}
-
-export interface CrawlResultResource {
-  url: string;
-  content_status?: string;
-  content_url?: string;
-}
+// The answers' shapes are the zod schemas of @trawl/contracts, which also write the OpenAPI document:
+// a field added here and not there (or the reverse) fails to compile.
+export type { CrawlResource, CrawlResultResource } from '@trawl/contracts';
 
 /** Fields that are "absent" in the spec are left out, never `null`. */
 export function presentCrawl(crawl: CrawlRecord): CrawlResource {
+  const outputFormat = outputFormatOf(crawl);
   return {
     crawl_id: crawl.id,
     status: crawl.status,
     ...(crawl.stopReason && { stop_reason: crawl.stopReason }),
-    ...(crawl.status === 'failed' && {
-      error: { code: crawl.errorCode ?? 'internal_error', detail: crawl.errorDetail ?? 'The crawl failed.' },
-    }),
+    ...(crawl.status === 'failed' && { error: failureOf(crawl) }),
     url: crawl.url,
     ...(crawl.depth !== null && { depth: crawl.depth }),
     max_items: crawl.maxItems,
     max_pages: crawl.maxPages,
     include_patterns: crawl.includePatterns,
     exclude_patterns: crawl.excludePatterns,
-    ...(crawl.outputFormat && { output_format: crawl.outputFormat }),
+    ...(outputFormat && { output_format: outputFormat }),
     discovery: ['links'],
     coverage: { pages_fetched: crawl.pagesFetched, pages_failed: crawl.pagesFailed, items_found: crawl.itemsFound },
     duplicates_removed: crawl.duplicatesRemoved,
@@ -63,25 +50,23 @@ export function presentResult(crawl: Pick<CrawlRecord, 'id' | 'outputFormat'>, r
 
 /** One NDJSON line of the download (without the newline). */
 export function presentDownloadLine(crawl: Pick<CrawlRecord, 'outputFormat'>, record: DownloadRecord): string {
-  if (!crawl.outputFormat) return JSON.stringify({ url: record.url });
+  if (!crawl.outputFormat) return JSON.stringify({ url: record.url } satisfies CrawlDownloadLine);
   const contentStatus = record.contentStatus ?? 'pending';
   return JSON.stringify({
     url: record.url,
     content_status: contentStatus,
     ...(contentStatus === 'fetched' && record.html !== null && { content: record.html }),
-  });
+  } satisfies CrawlDownloadLine);
 }
 
 /** Answer of `POST /v1/crawls/{id}/stop`: the crawl's state after the stop (or its final state). */
-export function presentStop(crawl: CrawlRecord) {
+export function presentStop(crawl: CrawlRecord): StopCrawlResource {
   return {
     crawl_id: crawl.id,
     status: crawl.status,
     ...(crawl.stopReason && { stop_reason: crawl.stopReason }),
     ...(crawl.finishedAt && { finished_at: crawl.finishedAt.toISOString() }),
-    ...(crawl.status === 'failed' && {
-      error: { code: crawl.errorCode ?? 'internal_error', detail: crawl.errorDetail ?? 'The crawl failed.' },
-    }),
+    ...(crawl.status === 'failed' && { error: failureOf(crawl) }),
   };
 }
 
@@ -91,4 +76,14 @@ export function crawlPath(crawlId: string): string {
 
 export function contentPath(crawlId: string, frontierId: string): string {
   return `/v1/crawls/${crawlId}/contents/${frontierId}`;
+}
+
+/** A failed crawl's `error`; a code the spec does not list reads as `internal_error`. */
+function failureOf(crawl: Pick<CrawlRecord, 'errorCode' | 'errorDetail'>): { code: CrawlFailureCode; detail: string } {
+  const known = (CRAWL_FAILURE_CODES as readonly string[]).includes(crawl.errorCode ?? '');
+  return { code: known ? (crawl.errorCode as CrawlFailureCode) : 'internal_error', detail: crawl.errorDetail ?? 'The crawl failed.' };
+}
+
+function outputFormatOf(crawl: Pick<CrawlRecord, 'outputFormat'>): CrawlOutputFormat | undefined {
+  return (CRAWL_OUTPUT_FORMATS as readonly string[]).includes(crawl.outputFormat ?? '') ? (crawl.outputFormat as CrawlOutputFormat) : undefined;
 }

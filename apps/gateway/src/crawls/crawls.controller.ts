@@ -1,9 +1,20 @@
 import { Body, Controller, Get, Headers, HttpCode, Inject, Param, Post, Query, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { Readable } from 'node:stream';
+import {
+  CRAWL_PAGE_SIZES,
+  crawlContentQuery,
+  listCrawlsQuery,
+  readCrawlQuery,
+  startCrawlBody,
+  type CrawlListResource,
+  type CrawlPageResource,
+  type CrawlResource,
+  type StopCrawlResource,
+} from '@trawl/contracts';
 import type { Logger } from '@trawl/observability';
+import { SERVICE_LOGGER } from '@trawl/service-kit';
 import { AuthenticatedTenant, TenantContext } from '../auth/authenticated-tenant';
-import { LOGGER } from '../gateway.tokens';
 import { IdempotencyService } from '../idempotency/idempotency.service';
 import { assertNoBody, parseBody } from '../problems/body-validation';
 import {
@@ -14,7 +25,6 @@ import {
   singleQueryValue,
 } from '../problems/query-parameters';
 import { crawlPath, presentCrawl, presentDownloadLine, presentResult, presentStop } from './crawl.presenter';
-import { startCrawlBody } from './crawl-request.schema';
 import { CrawlRecord } from './crawls.repository';
 import { CrawlsService } from './crawls.service';
 
@@ -23,7 +33,7 @@ import { CrawlsService } from './crawls.service';
 export class CrawlsController {
   constructor(
     private readonly crawls: CrawlsService,
-    @Inject(LOGGER) private readonly logger: Logger,
+    @Inject(SERVICE_LOGGER) private readonly logger: Logger,
   ) {}
 
   @Post()
@@ -34,7 +44,7 @@ export class CrawlsController {
     @Query() query: QueryParameters,
     @Headers('idempotency-key') idempotencyHeader: string | undefined,
     @Res({ passthrough: true }) reply: FastifyReply,
-  ) {
+  ): Promise<CrawlResource> {
     assertKnownQueryParameters(query, []);
     const idempotencyKey = IdempotencyService.keyFromHeader(idempotencyHeader);
     const request = parseBody(startCrawlBody, body);
@@ -44,9 +54,9 @@ export class CrawlsController {
   }
 
   @Get()
-  async list(@AuthenticatedTenant() tenant: TenantContext, @Query() query: QueryParameters) {
-    assertKnownQueryParameters(query, ['cursor', 'limit']);
-    const limit = intQueryParameter(query, 'limit', { min: 1, max: 100, fallback: 20 });
+  async list(@AuthenticatedTenant() tenant: TenantContext, @Query() query: QueryParameters): Promise<CrawlListResource> {
+    assertKnownQueryParameters(query, Object.keys(listCrawlsQuery.shape));
+    const limit = intQueryParameter(query, 'limit', CRAWL_PAGE_SIZES.list);
     const page = await this.crawls.list(tenant.tenantId, cursorParameter(query), limit);
     return {
       crawls: page.crawls.map(presentCrawl),
@@ -59,9 +69,9 @@ export class CrawlsController {
     @AuthenticatedTenant() tenant: TenantContext,
     @Param('crawlId') crawlId: string,
     @Query() query: QueryParameters,
-  ) {
-    assertKnownQueryParameters(query, ['cursor', 'limit']);
-    const limit = intQueryParameter(query, 'limit', { min: 1, max: 10_000, fallback: 1_000 });
+  ): Promise<CrawlPageResource> {
+    assertKnownQueryParameters(query, Object.keys(readCrawlQuery.shape));
+    const limit = intQueryParameter(query, 'limit', CRAWL_PAGE_SIZES.results);
     const page = await this.crawls.read(tenant.tenantId, crawlId, cursorParameter(query), limit);
     return {
       ...presentCrawl(page.crawl),
@@ -97,7 +107,7 @@ export class CrawlsController {
     @Query() query: QueryParameters,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<string> {
-    assertKnownQueryParameters(query, ['download']);
+    assertKnownQueryParameters(query, Object.keys(crawlContentQuery.shape));
     const asFile = booleanQueryParameter(query, 'download', false);
     const html = await this.crawls.content(tenant.tenantId, crawlId, contentId);
     void reply.headers({
@@ -117,7 +127,7 @@ export class CrawlsController {
     @Param('crawlId') crawlId: string,
     @Body() body: unknown,
     @Query() query: QueryParameters,
-  ) {
+  ): Promise<StopCrawlResource> {
     assertKnownQueryParameters(query, []);
     assertNoBody(body);
     return presentStop(await this.crawls.stop(tenant.tenantId, crawlId));

@@ -11,7 +11,8 @@ import {
   isCrawlId,
 } from './crawl-cursor';
 import { CrawlKicks } from './crawl-kicks';
-import { effectiveSettings, StartCrawlBody } from './crawl-request.schema';
+import type { StartCrawlBody } from '@trawl/contracts';
+import { effectiveSettings } from './crawl-request.schema';
 import { CrawlError, CrawlErrorCode } from './crawls.errors';
 import { CrawlRecord, CrawlResultRecord, CrawlsRepository, DownloadRecord } from './crawls.repository';
 import { nextResultsSeq, POST_STOP_WINDOW_MINUTES } from './next-cursor';

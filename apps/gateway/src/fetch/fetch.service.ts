@@ -4,12 +4,14 @@ import { autoTiersOf, ChargeBuffer, creditsOfTier, featuresNeeded, TIER_CREDITS,
 import { FetchReplyV1, fetchReplyV1, FetchRequestV1, messagingTopology } from '@trawl/contracts';
 import { StreamedRpcClient } from '@trawl/messaging';
 import type { Logger } from '@trawl/observability';
+import { SERVICE_LOGGER } from '@trawl/service-kit';
 import type { TenantContext } from '../auth/authenticated-tenant';
 import type { GatewayConfig } from '../config';
-import { GATEWAY_CONFIG, LOGGER } from '../gateway.tokens';
+import { GATEWAY_CONFIG } from '../gateway.tokens';
 import { LimitsService, type Admission, type HeldSlot } from '../limits/limits.service';
 import type { QueryParameters } from '../problems/query-parameters';
-import type { Account, PlanFeature } from '../tenants/account';
+import type { PlanFeature } from '@trawl/contracts';
+import type { Account } from '../tenants/account';
 import { assertAccountMay } from '../tenants/account-standing';
 import { AccountsService } from '../tenants/accounts.service';
 import { CaptchaSolverKeys } from '../tenants/captcha-solver-keys';
@@ -81,7 +83,7 @@ export class FetchService {
     private readonly headStarts: HeadStarts,
     private readonly accounts: AccountsService,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
-    @Inject(LOGGER) private readonly logger: Logger,
+    @Inject(SERVICE_LOGGER) private readonly logger: Logger,
   ) {
     this.subject = messagingTopology(config.NATS_PREFIX).subjects.fetchRequest;
     this.forbidden = new ForbiddenDomains(config.FETCH_FORBIDDEN_DOMAINS);

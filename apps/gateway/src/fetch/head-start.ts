@@ -1,7 +1,8 @@
 import { TtlLruCache } from '../auth/ttl-lru-cache';
 import type { AdmissionSnapshot } from '../limits/admission.repository';
 import { addTo } from '../limits/counts';
-import type { Account, PlanFeature } from '../tenants/account';
+import type { PlanFeature } from '@trawl/contracts';
+import type { Account } from '../tenants/account';
 import { accountMay } from '../tenants/account-standing';
 
 /** What this replica's last admission of a tenant showed. */

@@ -2,8 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { createGzip } from 'node:zlib';
 import type { Logger } from '@trawl/observability';
+import { SERVICE_LOGGER } from '@trawl/service-kit';
 import { FileTransferSlots } from '../file-transfers/file-transfer-slots';
-import { LOGGER } from '../gateway.tokens';
 import type { ExportRecord } from './job-exports.repository';
 import { exportFileName, JobExportsService } from './job-exports.service';
 
@@ -19,7 +19,7 @@ export class ExportDownload {
   constructor(
     private readonly exportsService: JobExportsService,
     private readonly transfers: FileTransferSlots,
-    @Inject(LOGGER) private readonly logger: Logger,
+    @Inject(SERVICE_LOGGER) private readonly logger: Logger,
   ) {}
 
   async send(reply: FastifyReply, exported: ExportRecord, method: 'GET' | 'HEAD'): Promise<void> {

@@ -1,5 +1,6 @@
 import { Controller, Get, Head, Param, Query, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
+import { queryParameterNames, signedUrlQuery } from '@trawl/contracts';
 import { assertKnownQueryParameters, QueryParameters, singleQueryValue } from '../problems/query-parameters';
 import { ExportDownload } from './export-download';
 import { JobExportsService } from './job-exports.service';
@@ -28,7 +29,7 @@ export class JobExportDownloadsController {
   }
 
   private async serve(tenantId: string, fileName: string, query: QueryParameters, reply: FastifyReply, method: 'GET' | 'HEAD'): Promise<void> {
-    assertKnownQueryParameters(query, ['expires', 'signature'], { apiKeyParameter: false });
+    assertKnownQueryParameters(query, queryParameterNames(signedUrlQuery), { apiKeyParameter: false });
     const signed = { expires: singleQueryValue(query, 'expires'), signature: singleQueryValue(query, 'signature') };
     const exported = await this.exportsService.openSigned(tenantId, fileName, signed);
     await this.download.send(reply, exported, method);

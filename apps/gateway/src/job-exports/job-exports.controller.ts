@@ -1,6 +1,6 @@
 import { Body, Controller, Get, Head, HttpCode, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { z } from 'zod';
+import { createExportBody, type JobExportAnswer } from '@trawl/contracts';
 import { AuthenticatedTenant, TenantContext } from '../auth/authenticated-tenant';
 import type { GatewayConfig } from '../config';
 import { GATEWAY_CONFIG } from '../gateway.tokens';
@@ -10,9 +10,6 @@ import { assertKnownQueryParameters, QueryParameters } from '../problems/query-p
 import { ExportDownload } from './export-download';
 import { ExportRecord } from './job-exports.repository';
 import { exportPath, JobExportsService } from './job-exports.service';
-
-/** Body of `POST /v1/jobs/{job_id}/exports`; an empty body exports the latest run. */
-const createExportBody = z.strictObject({ run_id: z.string().nullish() });
 
 /**
  * Bulk export of a run's results (spec-batch-api §8). Authenticated by the API key hook; the
@@ -34,7 +31,7 @@ export class JobExportsController {
     @Body() body: unknown,
     @Query() query: QueryParameters,
     @Req() request: FastifyRequest,
-  ) {
+  ): Promise<JobExportAnswer> {
     assertKnownQueryParameters(query, []);
     const parsed = parseBody(createExportBody, body ?? {});
     const created = await this.exportsService.create(tenant.tenantId, jobId, parsed.run_id ?? undefined);
@@ -71,7 +68,7 @@ export class JobExportsController {
    * archive by a signed URL that needs no key, valid until `download.expires_at` (the export's own
    * expiry), shaped like a CSV input's `upload`.
    */
-  private present(exported: ExportRecord, origin: string) {
+  private present(exported: ExportRecord, origin: string): JobExportAnswer {
     return {
       export_id: exported.id,
       job_id: exported.jobId,
@@ -81,7 +78,7 @@ export class JobExportsController {
       expires_at: exported.expiresAt.toISOString(),
       download: {
         url: `${origin}${this.exportsService.signedDownloadPath(exported)}`,
-        method: 'GET' as const,
+        method: 'GET',
         expires_at: exported.expiresAt.toISOString(),
       },
     };

@@ -1,5 +1,5 @@
 import { checkTargetUrl } from '../batch/service-params';
-import { BATCH_LIMITS } from '../batch/job-request.schema';
+import { BATCH_LIMITS } from '@trawl/contracts';
 
 /** Where in a CSV record the task fields are: 0-based column positions. */
 export interface CsvColumns {
@@ -43,7 +43,7 @@ export function columnsFromHeader(header: readonly string[], fields: CsvFieldNam
 }
 
 /**
- * Checks one data record with the rules of inline tasks (job-request.schema.ts): a URL is
+ * Checks one data record with the rules of inline tasks (task-checks.ts): a URL is
  * required, at most 8,192 characters, and must pass the Fetch API's check of `url` (http or https,
  * a public host name); an `external_id` has at most 255 characters, and an empty one is none.
  */

@@ -1,6 +1,7 @@
 import { Controller, HttpCode, Inject, Param, Put, Query, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { Readable } from 'node:stream';
+import { queryParameterNames, signedUrlQuery, type UploadedJobInputAnswer } from '@trawl/contracts';
 import type { GatewayConfig } from '../config';
 import { GATEWAY_CONFIG } from '../gateway.tokens';
 import { assertKnownQueryParameters, QueryParameters, singleQueryValue } from '../problems/query-parameters';
@@ -22,10 +23,10 @@ export class JobInputUploadsController {
 
   @Put(':inputId')
   @HttpCode(200)
-  async upload(@Param('inputId') inputId: string, @Query() query: QueryParameters, @Req() request: FastifyRequest) {
+  async upload(@Param('inputId') inputId: string, @Query() query: QueryParameters, @Req() request: FastifyRequest): Promise<UploadedJobInputAnswer> {
     const body = request.body;
     try {
-      assertKnownQueryParameters(query, ['expires', 'signature']);
+      assertKnownQueryParameters(query, queryParameterNames(signedUrlQuery));
       if (!(body instanceof Readable)) {
         throw new JobInputError(JobInputErrorCode.UploadNotCsv, 'Send the file with `Content-Type: text/csv`, as `upload.headers` says.');
       }

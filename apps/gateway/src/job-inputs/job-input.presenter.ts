@@ -1,8 +1,9 @@
+import type { JobInputSlotAnswer, UploadedJobInputAnswer } from '@trawl/contracts';
 import type { CreatedJobInput } from './job-inputs.service';
 import type { JobInputRecord } from './job-inputs.repository';
 
 /** `POST /v1/job_inputs`'s answer (spec-batch-api §2 "CSV input slot"). */
-export function presentCreatedJobInput(created: CreatedJobInput) {
+export function presentCreatedJobInput(created: CreatedJobInput): JobInputSlotAnswer {
   return {
     file_input_id: created.input.id,
     type: 'csv',
@@ -14,11 +15,11 @@ export function presentCreatedJobInput(created: CreatedJobInput) {
 }
 
 /** The upload's answer. */
-export function presentUploadedJobInput(input: JobInputRecord, rows: number) {
+export function presentUploadedJobInput(input: JobInputRecord, rows: number): UploadedJobInputAnswer {
   return { file_input_id: input.id, state: input.state, rows, expires_at: input.expiresAt.toISOString() };
 }
 
-function presentCsv(input: JobInputRecord) {
+function presentCsv(input: JobInputRecord): JobInputSlotAnswer['csv'] {
   return {
     header: input.header,
     fields: { url: input.fields.url, ...(input.fields.externalId !== null && { external_id: input.fields.externalId }) },

@@ -1,12 +1,12 @@
 import { Body, Controller, HttpCode, Inject, Post, Query, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
+import { createJobInputBody, type JobInputSlotAnswer } from '@trawl/contracts';
 import { AuthenticatedTenant, TenantContext } from '../auth/authenticated-tenant';
 import type { GatewayConfig } from '../config';
 import { GATEWAY_CONFIG } from '../gateway.tokens';
 import { parseBody } from '../problems/body-validation';
 import { assertKnownQueryParameters, QueryParameters } from '../problems/query-parameters';
 import { presentCreatedJobInput } from './job-input.presenter';
-import { createJobInputBody } from './job-input-request.schema';
 import { JobInputsService } from './job-inputs.service';
 import { publicOrigin } from './public-origin';
 
@@ -25,7 +25,7 @@ export class JobInputsController {
     @Body() body: unknown,
     @Query() query: QueryParameters,
     @Req() request: FastifyRequest,
-  ) {
+  ): Promise<JobInputSlotAnswer> {
     assertKnownQueryParameters(query, []);
     const parsed = parseBody(createJobInputBody, body);
     return presentCreatedJobInput(await this.inputs.createSlot(tenant.tenantId, parsed, publicOrigin(this.config, request)));

@@ -63,43 +63,6 @@ function valueAt(body: unknown, path: readonly PropertyKey[]): unknown {
   return value;
 }
 
-// Field builders whose messages read well after the field name: "`max_items` must be …".
-
-/** An integer from `min` to `max` inclusive; `null` or absent means left out. */
-export function optionalBoundedInt(min: number, max: number) {
-  const range = `must be an integer from ${min.toLocaleString('en')} to ${max.toLocaleString('en')}`;
-  return z
-    .number({ error: 'must be an integer' })
-    .int({ error: 'must be an integer' })
-    .min(min, { error: range })
-    .max(max, { error: range })
-    .nullish()
-    .transform((value) => value ?? undefined);
-}
-
-/** A string of `min` to `max` characters; `null` or absent means left out. */
-export function optionalBoundedString(min: number, max: number) {
-  const length = `must be ${min} to ${max.toLocaleString('en')} characters long`;
-  return z
-    .string({ error: 'must be a string' })
-    .min(min, { error: length })
-    .max(max, { error: length })
-    .nullish()
-    .transform((value) => value ?? undefined);
-}
-
-/** Up to `maxItems` strings of 1 to `maxLength` characters; `null` or absent means left out. */
-export function optionalStringList(maxItems: number, maxLength: number) {
-  const length = `must be 1 to ${maxLength.toLocaleString('en')} characters long`;
-  return z
-    .array(z.string({ error: 'must be a string' }).min(1, { error: length }).max(maxLength, { error: length }), {
-      error: 'must be an array of strings',
-    })
-    .max(maxItems, { error: `must hold at most ${maxItems} entries` })
-    .nullish()
-    .transform((value) => value ?? undefined);
-}
-
 /** For endpoints without a body: nothing, or an empty JSON object, is accepted. */
 export function assertNoBody(body: unknown): void {
   if (body === undefined || body === null) return;

@@ -1,4 +1,5 @@
-import { Account, creditsLeft, PlanFeature, PlanProduct } from './account';
+import type { PlanFeature, PlanProduct } from '@trawl/contracts';
+import { Account, creditsLeft } from './account';
 import { AccountError, AccountErrorCode } from './account.errors';
 
 /** What a request needs from the account. */

@@ -1,15 +1,5 @@
+import type { PlanFeature, PlanProduct, SubscriptionStatus } from '@trawl/contracts';
 import type { StoredSolverKey } from '@trawl/webhooks';
-
-/** Features a plan may include (`AUTH010` when a request needs one the plan lacks). */
-export const PLAN_FEATURES = ['js_render', 'premium_proxy', 'proxy_mode'] as const;
-export type PlanFeature = (typeof PLAN_FEATURES)[number];
-
-/** Products a plan may include (`AUTH012` otherwise). */
-export const PLAN_PRODUCTS = ['fetch', 'crawl', 'batch', 'extract'] as const;
-export type PlanProduct = (typeof PLAN_PRODUCTS)[number];
-
-export const SUBSCRIPTION_STATUSES = ['active', 'none', 'cancelled'] as const;
-export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
 
 /** A tenant's account as the limits and the usage endpoint read it. */
 export interface Account {

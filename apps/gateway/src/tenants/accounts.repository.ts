@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Database, Sql } from '@trawl/persistence';
-import type { Account, PlanFeature, PlanProduct, SubscriptionStatus } from './account';
+import type { PlanFeature, PlanProduct, SubscriptionStatus } from '@trawl/contracts';
+import type { Account } from './account';
 
 /** Columns of `tenants` an {@link Account} is made of, for queries over `tenants t`. */
 export const ACCOUNT_COLUMNS = `

@@ -1,8 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { openCaptchaSolverKey, sealCaptchaSolverKey, SecretBox } from '@trawl/webhooks';
 import type { GatewayConfig } from '../config';
-import { GATEWAY_CONFIG, LOGGER } from '../gateway.tokens';
+import { GATEWAY_CONFIG } from '../gateway.tokens';
 import type { Logger } from '@trawl/observability';
+import { SERVICE_LOGGER } from '@trawl/service-kit';
 import type { Account } from './account';
 import { TenantError, TenantErrorCode } from './tenants.errors';
 
@@ -14,7 +15,7 @@ import { TenantError, TenantErrorCode } from './tenants.errors';
 export class CaptchaSolverKeys {
   private readonly box: SecretBox | undefined;
 
-  constructor(@Inject(GATEWAY_CONFIG) config: GatewayConfig, @Inject(LOGGER) private readonly logger: Logger) {
+  constructor(@Inject(GATEWAY_CONFIG) config: GatewayConfig, @Inject(SERVICE_LOGGER) private readonly logger: Logger) {
     this.box = config.SECRETS_KEY;
   }
 

@@ -1,15 +1,10 @@
 import { Body, Controller, Delete, Get, HttpCode, Put, Query } from '@nestjs/common';
+import { captchaSolverBody, type CaptchaSolverView } from '@trawl/contracts';
 import { AuthenticatedTenant, TenantContext } from '../auth/authenticated-tenant';
 import { parseBody } from '../problems/body-validation';
 import { assertKnownQueryParameters, QueryParameters } from '../problems/query-parameters';
 import { AccountsService } from './accounts.service';
-import { captchaSolverBody } from './tenants.schemas';
 import { TenantsService } from './tenants.service';
-
-/** What a tenant sees of its solver: the endpoint, and that a key is set (never the key). */
-interface CaptchaSolverView {
-  captcha_solver: { endpoint: string; key_configured: true } | null;
-}
 
 /**
  * The tenant's own CAPTCHA solver (`X-API-Key`): set or replace it with `PUT`, read it, remove it.

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { SubscriptionDetails, UsageService } from '../usage/usage.service';
-import { PLAN_PRODUCTS } from './account';
+import type { SubscriptionDetails } from '@trawl/contracts';
+import { UsageService } from '../usage/usage.service';
+import { PLAN_PRODUCTS } from '@trawl/contracts';
 import { TenantsRepository } from './tenants.repository';
 import { TenantsService } from './tenants.service';
 

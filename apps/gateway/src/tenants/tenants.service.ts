@@ -7,7 +7,8 @@ import { isUuid } from '@trawl/http';
 import { CreatedCursor } from './admin-cursors';
 import { CaptchaSolverKeys } from './captcha-solver-keys';
 import { TenantError, TenantErrorCode } from './tenants.errors';
-import { CaptchaSolverBody, CreateTenantBody, TENANT_DEFAULTS, UpdateTenantBody } from './tenants.schemas';
+import type { CaptchaSolverBody, CreateTenantBody, UpdateTenantBody } from '@trawl/contracts';
+import { TENANT_DEFAULTS } from './tenants.schemas';
 import { TenantRecord, TenantSettings, TenantsRepository } from './tenants.repository';
 import { PlanDefaults, planDefaultsOf } from './plan-defaults.config';
 

@@ -1,4 +1,5 @@
 import { Controller, Get, Query } from '@nestjs/common';
+import type { SubscriptionDetails } from '@trawl/contracts';
 import { AuthenticatedTenant, TenantContext } from '../auth/authenticated-tenant';
 import { assertKnownQueryParameters, QueryParameters } from '../problems/query-parameters';
 import { UsageService } from './usage.service';
@@ -9,7 +10,7 @@ export class UsageController {
   constructor(private readonly usage: UsageService) {}
 
   @Get('details')
-  async details(@AuthenticatedTenant() tenant: TenantContext, @Query() query: QueryParameters) {
+  async details(@AuthenticatedTenant() tenant: TenantContext, @Query() query: QueryParameters): Promise<SubscriptionDetails> {
     assertKnownQueryParameters(query, []);
     return this.usage.details(tenant.tenantId);
   }

@@ -1,29 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { ChargeBuffer } from '@trawl/billing';
+import type { SubscriptionDetails } from '@trawl/contracts';
 import { LimitsService } from '../limits/limits.service';
 import { creditsLeft } from '../tenants/account';
 import { AccountsService } from '../tenants/accounts.service';
 
-/** What a tenant needs to plan its use (spec §2 "Subscription details"; docs/decisions/fetch-api.md, "Usage endpoint"). */
-export interface SubscriptionDetails {
-  /** Credits used of the period's allowance, in percent (0–100, two decimals). */
-  usage_percent: number;
-  period_started_at: string;
-  period_ends_at: string;
-  credits_total: number;
-  credits_used: number;
-  credits_left: number;
-  concurrency_limit: number;
-  concurrency_in_use: number;
-  concurrency_remaining: number;
-  rate_limit_per_minute: number;
-  subscription_status: string;
-  features: string[];
-  products: string[];
-  active_jobs: number;
-  max_active_jobs: number;
-}
-
+/** The answer of the usage endpoint (docs/decisions/fetch-api.md, "Usage endpoint"): its schema is in @trawl/contracts. */
 @Injectable()
 export class UsageService {
   constructor(

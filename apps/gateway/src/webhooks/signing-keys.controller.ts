@@ -1,4 +1,5 @@
 import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
+import type { FinalizedSigningKeyAnswer, IssuedSigningKeyAnswer, SigningKeyListAnswer } from '@trawl/contracts';
 import { AuthenticatedTenant, TenantContext } from '../auth/authenticated-tenant';
 import { assertNoBody } from '../problems/body-validation';
 import { assertKnownQueryParameters, QueryParameters } from '../problems/query-parameters';
@@ -12,7 +13,7 @@ export class SigningKeysController {
   /** `{kid, secret, created_at, status}`; the secret is never shown again. */
   @Post('rotate')
   @HttpCode(201)
-  async rotate(@AuthenticatedTenant() tenant: TenantContext, @Body() body: unknown, @Query() query: QueryParameters) {
+  async rotate(@AuthenticatedTenant() tenant: TenantContext, @Body() body: unknown, @Query() query: QueryParameters): Promise<IssuedSigningKeyAnswer> {
     assertKnownQueryParameters(query, []);
     assertNoBody(body);
     const key = await this.keys.rotate(tenant.tenantId);
@@ -22,7 +23,7 @@ export class SigningKeysController {
   /** Promotes the candidate: `{active_kid, created_at}` of the key now signing. */
   @Post('rotate/finalize')
   @HttpCode(200)
-  async finalize(@AuthenticatedTenant() tenant: TenantContext, @Body() body: unknown, @Query() query: QueryParameters) {
+  async finalize(@AuthenticatedTenant() tenant: TenantContext, @Body() body: unknown, @Query() query: QueryParameters): Promise<FinalizedSigningKeyAnswer> {
     assertKnownQueryParameters(query, []);
     assertNoBody(body);
     const active = await this.keys.finalize(tenant.tenantId);
@@ -31,7 +32,7 @@ export class SigningKeysController {
 
   /** `{active_kid, candidate_kid, keys: [{kid, status, created_at}]}`, newest first, never a secret. */
   @Get()
-  async list(@AuthenticatedTenant() tenant: TenantContext, @Query() query: QueryParameters) {
+  async list(@AuthenticatedTenant() tenant: TenantContext, @Query() query: QueryParameters): Promise<SigningKeyListAnswer> {
     assertKnownQueryParameters(query, []);
     const keys = await this.keys.list(tenant.tenantId);
     return {

@@ -1,4 +1,5 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
+import { LIST_PAGE_LIMITS, pageQuery, queryParameterNames, type WebhookDeliveryAnswer, type WebhookDeliveryListAnswer } from '@trawl/contracts';
 import { AuthenticatedTenant, TenantContext } from '../auth/authenticated-tenant';
 import { assertKnownQueryParameters, intQueryParameter, QueryParameters, singleQueryValue } from '../problems/query-parameters';
 import { DeliveryRecord } from './webhook-deliveries.repository';
@@ -13,15 +14,15 @@ export class WebhookDeliveriesController {
   constructor(private readonly deliveries: WebhookDeliveriesService) {}
 
   @Get()
-  async list(@AuthenticatedTenant() tenant: TenantContext, @Param('jobId') jobId: string, @Query() query: QueryParameters) {
-    assertKnownQueryParameters(query, ['cursor', 'limit']);
-    const limit = intQueryParameter(query, 'limit', { min: 1, max: 100, fallback: 20 });
+  async list(@AuthenticatedTenant() tenant: TenantContext, @Param('jobId') jobId: string, @Query() query: QueryParameters): Promise<WebhookDeliveryListAnswer> {
+    assertKnownQueryParameters(query, queryParameterNames(pageQuery));
+    const limit = intQueryParameter(query, 'limit', LIST_PAGE_LIMITS);
     const page = await this.deliveries.page(tenant.tenantId, jobId, singleQueryValue(query, 'cursor') || undefined, limit);
     return { deliveries: page.deliveries.map(presentDelivery), next_cursor: page.nextCursor };
   }
 }
 
-function presentDelivery(delivery: DeliveryRecord) {
+function presentDelivery(delivery: DeliveryRecord): WebhookDeliveryAnswer {
   return {
     event_id: delivery.eventId,
     event_type: delivery.eventType,

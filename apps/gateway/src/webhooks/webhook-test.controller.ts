@@ -1,16 +1,10 @@
 import { Body, Controller, HttpCode, Post, Query } from '@nestjs/common';
-import { z } from 'zod';
+import { type WebhookTestResultAnswer, webhookTestBody } from '@trawl/contracts';
 import { AuthenticatedTenant, TenantContext } from '../auth/authenticated-tenant';
 import { parseBody } from '../problems/body-validation';
 import { assertKnownQueryParameters, QueryParameters } from '../problems/query-parameters';
 import { parseWebhookUrl } from './webhook-url';
 import { WebhookTestService } from './webhook-test.service';
-
-const webhookTestBody = z.strictObject({
-  url: z.string().max(2048),
-  /** Default false: an unsigned test. */
-  signature: z.boolean().nullish(),
-});
 
 /** `POST /v1/webhook/test` (spec-batch-api §4). */
 @Controller('v1/webhook/test')
@@ -23,7 +17,7 @@ export class WebhookTestController {
    */
   @Post()
   @HttpCode(200)
-  async send(@AuthenticatedTenant() tenant: TenantContext, @Body() body: unknown, @Query() query: QueryParameters) {
+  async send(@AuthenticatedTenant() tenant: TenantContext, @Body() body: unknown, @Query() query: QueryParameters): Promise<WebhookTestResultAnswer> {
     assertKnownQueryParameters(query, []);
     const request = parseBody(webhookTestBody, body);
     const url = parseWebhookUrl(request.url);

@@ -1,82 +1,6 @@
-import { z } from 'zod';
-import { BATCH_TASK_METHODS, BatchTaskMethod, scheduleSchema } from '@trawl/contracts';
+import { BATCH_LIMITS, BatchTaskBody, batchTaskBody, BatchTaskMethod, InvalidTask, MAX_INVALID_TASKS_LISTED } from '@trawl/contracts';
 import { fieldName } from '../problems/body-validation';
 import { checkServiceParams, checkTargetUrl, ServiceParamsProblem } from './service-params';
-
-/** Spec-batch-api §8. */
-export const BATCH_LIMITS = {
-  tasksPerSubmit: 100_000,
-  /** Fewer inline tasks than this answer `201`; from here up, `202`. */
-  synchronousTasks: 10_000,
-  tasksPerAdd: 10_000,
-  /** A POST or PUT task's `body`, in UTF-8 bytes. */
-  taskBodyBytes: 16 * 1024,
-  /** Our bounds (the spec is silent): an `external_id` is an id, `metadata` is a note, not a payload. */
-  externalIdChars: 255,
-  metadataBytes: 8 * 1024,
-  urlChars: 8_192,
-} as const;
-
-const serviceParams = z.record(z.string(), z.unknown());
-
-export const webhookBody = z.strictObject({
-  url: z.string().min(1),
-  signature: z.boolean().default(false),
-});
-
-/** Body of `POST /v1/jobs`. Tasks are checked one by one afterwards, so every bad task can be named. */
-export const createJobBody = z
-  .strictObject({
-    type: z.enum(['regular', 'scheduled']).default('regular'),
-    status: z.enum(['open', 'closed']).default('closed'),
-    service_params: serviceParams.default({}),
-    tasks: z.array(z.unknown()).max(BATCH_LIMITS.tasksPerSubmit).nullish(),
-    file_input_id: z.string().uuid().nullish(),
-    schedule: scheduleSchema.nullish(),
-    webhook: webhookBody.nullish(),
-  })
-  .superRefine((body, ctx) => {
-    if ((body.tasks ?? null) !== null && (body.file_input_id ?? null) !== null) {
-      ctx.addIssue({ code: 'custom', path: ['file_input_id'], message: 'cannot be given with `tasks`: send one or the other' });
-    }
-    if (body.type === 'scheduled' && (body.schedule ?? null) === null) {
-      ctx.addIssue({ code: 'custom', path: ['schedule'], message: 'is required for a `scheduled` job' });
-    }
-    if (body.type === 'regular' && (body.schedule ?? null) !== null) {
-      ctx.addIssue({ code: 'custom', path: ['schedule'], message: 'is only for `scheduled` jobs' });
-    }
-    if (body.status === 'closed' && (body.tasks ?? null) === null && (body.file_input_id ?? null) === null) {
-      ctx.addIssue({ code: 'custom', path: ['tasks'], message: 'is required for a closed job (or give `file_input_id`)' });
-    }
-  });
-export type CreateJobBody = z.output<typeof createJobBody>;
-
-/** Body of `POST /v1/jobs/{id}/tasks`. */
-export const addTasksBody = z.strictObject({
-  tasks: z.array(z.unknown()).min(1).max(BATCH_LIMITS.tasksPerAdd),
-  last_batch: z.boolean().default(false),
-});
-
-const taskSchema = z
-  .strictObject({
-    url: z.string().min(1).max(BATCH_LIMITS.urlChars),
-    external_id: z.string().max(BATCH_LIMITS.externalIdChars).nullish(),
-    metadata: z.record(z.string(), z.unknown()).nullish(),
-    service_params: serviceParams.nullish(),
-    method: z.enum(BATCH_TASK_METHODS).default('GET'),
-    body: z.string().nullish(),
-  })
-  .superRefine((task, ctx) => {
-    if (typeof task.body === 'string' && task.method === 'GET') {
-      ctx.addIssue({ code: 'custom', path: ['body'], message: 'is sent only with `method: "POST"` or `"PUT"`' });
-    }
-    if (typeof task.body === 'string' && Buffer.byteLength(task.body) > BATCH_LIMITS.taskBodyBytes) {
-      ctx.addIssue({ code: 'custom', path: ['body'], message: `is over ${BATCH_LIMITS.taskBodyBytes / 1024} KiB` });
-    }
-    if (task.metadata && Buffer.byteLength(JSON.stringify(task.metadata)) > BATCH_LIMITS.metadataBytes) {
-      ctx.addIssue({ code: 'custom', path: ['metadata'], message: `is over ${BATCH_LIMITS.metadataBytes / 1024} KiB of JSON` });
-    }
-  });
 
 /** A task as stored. */
 export interface JobTask {
@@ -88,20 +12,8 @@ export interface JobTask {
   serviceParams: Record<string, unknown> | null;
 }
 
-/** One entry of a problem's `invalid_tasks`. */
-export interface InvalidTask {
-  /** Position in the submitted `tasks` array. */
-  index: number;
-  /** The field at fault (`url`, `service_params.wait`, …). */
-  field: string;
-  reason: string;
-}
-
 /** Stands in for the task's URL while its parameters are checked (the URL is checked on its own). */
 const PARAMS_PROBE_URL = 'https://example.com/';
-
-/** At most this many bad tasks are listed: a 100,000-task mistake needs a few examples, not a 10 MB problem. */
-export const MAX_INVALID_TASKS_LISTED = 100;
 
 /**
  * Checks every task (its shape, then its merged service parameters through the Fetch API's rules)
@@ -132,7 +44,7 @@ export function checkTasks(
     return verdict;
   };
   raw.forEach((candidate, index) => {
-    const parsed = plainTask(candidate) ?? taskSchema.safeParse(candidate);
+    const parsed = plainTask(candidate) ?? batchTaskBody.safeParse(candidate);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       const path = issue.code === 'unrecognized_keys' ? [...issue.path, issue.keys[0] ?? ''] : issue.path;
@@ -163,7 +75,7 @@ export function checkTasks(
   return { tasks, invalid, invalidCount };
 }
 
-const TASK_FIELDS = new Set(['url', 'external_id', 'metadata', 'service_params', 'method', 'body']);
+const TASK_FIELDS = new Set(Object.keys(batchTaskBody.shape));
 
 function isAbsent(value: unknown): value is null | undefined {
   return value === null || value === undefined;
@@ -178,10 +90,10 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 /**
  * The common task (`{url, external_id?, metadata?}`, all well-formed) read without zod, which costs
  * about 10 µs a task: a second of a 100,000-task submission's `202`. Anything else — unusual or
- * wrong — returns `undefined` and goes through `taskSchema`, which names the problem; so this only
+ * wrong — returns `undefined` and goes through `batchTaskBody`, which names the problem; so this only
  * ever accepts what the schema accepts.
  */
-function plainTask(candidate: unknown): { success: true; data: z.output<typeof taskSchema> } | undefined {
+function plainTask(candidate: unknown): { success: true; data: BatchTaskBody } | undefined {
   if (!isPlainObject(candidate)) return undefined;
   for (const key in candidate) if (!TASK_FIELDS.has(key)) return undefined;
   const { url, external_id, metadata, service_params, method, body } = candidate;

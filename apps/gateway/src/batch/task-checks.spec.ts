@@ -1,5 +1,6 @@
-import { checkTasks, createJobBody, MAX_INVALID_TASKS_LISTED } from './job-request.schema';
+import { MAX_INVALID_TASKS_LISTED } from '@trawl/contracts';
 import { checkServiceParams } from './service-params';
+import { checkTasks } from './task-checks';
 
 describe(checkTasks.name, () => {
   it('keeps valid tasks in order with their fields, GET by default', () => {
@@ -134,21 +135,5 @@ describe(checkServiceParams.name, () => {
     expect(checkServiceParams('https://shop.test/', { colour: 'red' })).toMatchObject({ ok: false, problem: { parameter: 'colour' } });
     expect(checkServiceParams('https://shop.test/', { url: 'https://other.test/' })).toMatchObject({ ok: false, problem: { parameter: 'url' } });
     expect(checkServiceParams('https://shop.test/', { apikey: 'x' })).toMatchObject({ ok: false, problem: { parameter: 'apikey' } });
-  });
-});
-
-describe('createJobBody', () => {
-  it('defaults to a regular closed job', () => {
-    expect(createJobBody.parse({ tasks: [] })).toMatchObject({ type: 'regular', status: 'closed', service_params: {} });
-  });
-
-  it.each([
-    [{ tasks: [], file_input_id: '6f1c2c1e-3b9b-4a57-9d8e-1e2f3a4b5c6d' }, 'file_input_id'],
-    [{ type: 'scheduled', tasks: [] }, 'schedule'],
-    [{ status: 'closed' }, 'tasks'],
-  ])('refuses %j, naming `%s`', (body, field) => {
-    const parsed = createJobBody.safeParse(body);
-    expect(parsed.success).toBe(false);
-    expect(parsed.error?.issues[0]?.path).toEqual([field]);
   });
 });

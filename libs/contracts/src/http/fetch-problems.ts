@@ -1,4 +1,4 @@
-import type { FetchWorkerErrorCode } from '@trawl/contracts';
+import type { FetchWorkerErrorCode } from '../fetch.messages';
 
 /** How one worker error code is answered: HTTP status and problem title (Fetch spec §7). */
 export interface WorkerProblemKind {
@@ -7,7 +7,8 @@ export interface WorkerProblemKind {
 }
 
 /**
- * The one mapping from worker error codes to HTTP status and title. Exhaustive: a code added to
+ * The one mapping from worker error codes to HTTP status and title: the worker answers with it, and
+ * the OpenAPI document lists the codes from it. Exhaustive: a code added to
  * `FETCH_WORKER_ERROR_CODES` without a case here fails to compile.
  */
 export function workerProblemKind(code: FetchWorkerErrorCode): WorkerProblemKind {

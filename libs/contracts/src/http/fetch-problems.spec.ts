@@ -1,5 +1,5 @@
-import { FETCH_WORKER_ERROR_CODES } from '@trawl/contracts';
-import { workerProblemKind } from './worker-problems';
+import { FETCH_WORKER_ERROR_CODES } from '../fetch.messages';
+import { workerProblemKind } from './fetch-problems';
 
 describe(workerProblemKind.name, () => {
   it('gives every worker code the status of the spec’s table', () => {

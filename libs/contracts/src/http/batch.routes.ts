@@ -1,0 +1,396 @@
+import { z } from 'zod';
+import type { ApiResponse, ApiRoute } from './api-route';
+import {
+  addTasksBody,
+  createJobBody,
+  invalidTasksProblem,
+  job,
+  jobList,
+  jobListQuery,
+  jobWebhookBody,
+  jobWithAddedTasks,
+  pageQuery,
+  replaceScheduleBody,
+  scheduleFiringList,
+  scheduleFiringListQuery,
+  scheduleStateBody,
+  taskResultsPage,
+  taskResultsQuery,
+} from './batch-jobs.schemas';
+import { jobCostEstimate, jobRun, retryFailedBody, runCost, runList } from './batch-runs.schemas';
+import { createExportBody, JOB_EXPORT_MEDIA_TYPE, jobExport } from './job-exports.schemas';
+import { createJobInputBody, csvInvalidRowsProblem, jobInputSlot, signedUrlQuery, uploadedJobInput } from './job-inputs.schemas';
+import { PROBLEM_MEDIA_TYPE, problemResponses } from './problem.schema';
+import {
+  finalizedSigningKey,
+  issuedSigningKey,
+  signingKeyList,
+  webhookDeliveryList,
+  webhookTestBody,
+  webhookTestResult,
+} from './webhooks.schemas';
+
+// The document adds what every route can answer (400, 500; 401 and 402 behind the API key; 413 and
+// 415 with a JSON body); each route lists its own statuses beside them.
+/** A route without a body schema still refuses a body that is too large (413) or not JSON (415). */
+const WITH_BODY = [413, 415];
+/** Routes that start paid work also check the account (spec-extract-fetch §7): 402 `AUTH004`/`AUTH011`/`AUTH012`, 403 `AUTH009`. */
+const PAID_WORK = [403];
+
+const jobParams = z.object({ jobId: z.string().meta({ description: 'The `job_id` of the job.' }) });
+const runParams = jobParams.extend({ runId: z.string().meta({ description: 'The `run_id` of a run of the job.' }) });
+
+const idempotencyHeaders = z.object({
+  'Idempotency-Key': z
+    .string()
+    .min(1)
+    .max(255)
+    .optional()
+    .meta({ description: 'Guards against a duplicate job: a key is good for one job; its reuse answers `409 idempotency_key_conflict` (not a replay).' }),
+});
+
+/** A 400 whose problem may list bad tasks (`invalid_tasks`). */
+const invalidTasksResponse: ApiResponse = { description: 'Error (400); `invalid_tasks` lists bad tasks', contentType: PROBLEM_MEDIA_TYPE, schema: invalidTasksProblem };
+
+const jobAnswer = (description: string): ApiResponse => ({
+  description,
+  contentType: 'application/json',
+  schema: job,
+  headers: { Location: 'Path of the job.' },
+});
+
+const exportParams = jobParams.extend({ exportId: z.string().meta({ description: 'The `export_id` of the export.' }) });
+const signedExportParams = z.object({ tenantId: z.string(), fileName: z.string().meta({ description: '`<export_id>.tar.gz`' }) });
+const archiveHeaderNames = {
+  'Content-Type': `\`${JOB_EXPORT_MEDIA_TYPE}\``,
+  'Content-Disposition': '`attachment; filename="<export_id>.tar.gz"`',
+};
+const archive: ApiResponse = {
+  description: 'The run\'s results as a gzipped tar (`results.jsonl` and `bodies/<seq>.<ext>`), streamed: no `Content-Length`, no ranges.',
+  contentType: JOB_EXPORT_MEDIA_TYPE,
+  headers: { 'Content-Disposition': archiveHeaderNames['Content-Disposition'] },
+};
+/** `HEAD`: the download's headers, without reading the archive. */
+const archiveHeaders: ApiResponse = { description: 'The export can be downloaded.', headers: archiveHeaderNames };
+
+/** Steering the run in flight: no body, the refreshed run, `409 no_run_in_flight` without one. */
+function runTransition(path: string, operationId: string, summary: string, description?: string): ApiRoute {
+  return {
+    method: 'post',
+    path: `/v1/jobs/{jobId}/${path}`,
+    operationId,
+    summary,
+    ...(description !== undefined && { description }),
+    tag: 'Batch',
+    params: jobParams,
+    responses: { 200: jobRun, ...problemResponses(...WITH_BODY, 404, 409) },
+  };
+}
+
+/** The Batch API (spec-batch-api §4) and its webhooks: jobs, runs, results, schedules, exports, CSV inputs, signing keys. */
+export const batchRoutes: ApiRoute[] = [
+  {
+    method: 'post',
+    path: '/v1/jobs',
+    operationId: 'createJob',
+    summary: 'Create a job',
+    description:
+      '`201` for fewer than 10,000 inline tasks; `202` for 10,000 or more or a CSV input, while the task rows are written (`ingest_state: ingesting`).',
+    tag: 'Batch',
+    headers: idempotencyHeaders,
+    body: createJobBody,
+    responses: {
+      201: jobAnswer('The job, with its first run (none for a scheduled job before its first firing).'),
+      202: jobAnswer('The job; its task rows are still being written.'),
+      ...problemResponses(...PAID_WORK, 404, 409, 410, 422, 429),
+      400: invalidTasksResponse,
+    },
+  },
+  {
+    method: 'get',
+    path: '/v1/jobs',
+    operationId: 'listJobs',
+    summary: 'List jobs, newest first',
+    tag: 'Batch',
+    query: jobListQuery,
+    responses: { 200: jobList },
+  },
+  {
+    method: 'get',
+    path: '/v1/jobs/{jobId}',
+    operationId: 'getJob',
+    summary: 'Read a job with its latest run',
+    tag: 'Batch',
+    params: jobParams,
+    responses: { 200: job, ...problemResponses(404) },
+  },
+  {
+    method: 'get',
+    path: '/v1/jobs/{jobId}/results',
+    operationId: 'listTaskResults',
+    summary: 'Read one page of a run\'s results',
+    tag: 'Batch',
+    params: jobParams,
+    query: taskResultsQuery,
+    responses: { 200: taskResultsPage, ...problemResponses(404) },
+  },
+  {
+    method: 'post',
+    path: '/v1/jobs/{jobId}/tasks',
+    operationId: 'addTasks',
+    summary: 'Add tasks to an open job',
+    description: '`409` for a closed job, or while the rows of a large submission are still being written.',
+    tag: 'Batch',
+    params: jobParams,
+    body: addTasksBody,
+    responses: { 200: jobWithAddedTasks, ...problemResponses(404, 409, 422), 400: invalidTasksResponse },
+  },
+  {
+    method: 'post',
+    path: '/v1/jobs/{jobId}/close',
+    operationId: 'closeJob',
+    summary: 'Close an open job',
+    tag: 'Batch',
+    params: jobParams,
+    responses: { 200: job, ...problemResponses(...WITH_BODY, 404) },
+  },
+  {
+    method: 'get',
+    path: '/v1/jobs/{jobId}/runs',
+    operationId: 'listJobRuns',
+    summary: 'List a job\'s runs, newest first',
+    tag: 'Batch',
+    params: jobParams,
+    query: pageQuery,
+    responses: { 200: runList, ...problemResponses(404) },
+  },
+  {
+    method: 'get',
+    path: '/v1/jobs/{jobId}/runs/{runId}',
+    operationId: 'getJobRun',
+    summary: 'Read a run',
+    tag: 'Batch',
+    params: runParams,
+    responses: { 200: jobRun, ...problemResponses(404) },
+  },
+  runTransition('stop', 'stopJobRun', 'Stop the current run'),
+  runTransition('cancel', 'cancelJobRun', 'Stop the current run (alias of stop)'),
+  runTransition('pause', 'pauseJobRun', 'Suspend the current run'),
+  runTransition('resume', 'resumeJobRun', 'Continue a suspended run'),
+  {
+    method: 'post',
+    path: '/v1/jobs/{jobId}/rerun',
+    operationId: 'rerunJob',
+    summary: 'Start a new run replaying every task',
+    tag: 'Batch',
+    params: jobParams,
+    responses: { 201: jobRun, ...problemResponses(...WITH_BODY, ...PAID_WORK, 404, 409, 429) },
+  },
+  {
+    method: 'post',
+    path: '/v1/jobs/{jobId}/retry-failed',
+    operationId: 'retryFailedTasks',
+    summary: 'Start a new run of the latest run\'s failed tasks',
+    description: 'Successful results are carried over (`carried_over: true`, not billed again). `409 nothing_to_retry` when there is nothing to re-queue.',
+    tag: 'Batch',
+    params: jobParams,
+    body: retryFailedBody,
+    responses: { 201: jobRun, ...problemResponses(...PAID_WORK, 404, 409, 429) },
+  },
+  {
+    method: 'get',
+    path: '/v1/jobs/{jobId}/cost-estimate',
+    operationId: 'estimateJobCost',
+    summary: 'Estimate what a run of the job would cost',
+    tag: 'Batch',
+    params: jobParams,
+    responses: { 200: jobCostEstimate, ...problemResponses(404) },
+  },
+  {
+    method: 'get',
+    path: '/v1/jobs/{jobId}/runs/{runId}/cost',
+    operationId: 'getJobRunCost',
+    summary: 'Read what a run cost',
+    tag: 'Batch',
+    params: runParams,
+    responses: { 200: runCost, ...problemResponses(404) },
+  },
+  {
+    method: 'put',
+    path: '/v1/jobs/{jobId}/schedule',
+    operationId: 'replaceJobSchedule',
+    summary: 'Replace a scheduled job\'s schedule',
+    description: 'The body is the schedule itself; `{ "schedule": {…} }` is accepted too.',
+    tag: 'Batch',
+    params: jobParams,
+    body: replaceScheduleBody,
+    responses: { 200: job, ...problemResponses(404, 409, 422) },
+  },
+  {
+    method: 'post',
+    path: '/v1/jobs/{jobId}/schedule/state',
+    operationId: 'setJobScheduleState',
+    summary: 'Pause or resume a job\'s schedule',
+    description: 'Pauses the schedule\'s firings, not a run in flight.',
+    tag: 'Batch',
+    params: jobParams,
+    body: scheduleStateBody,
+    responses: { 200: job, ...problemResponses(404, 409, 422) },
+  },
+  {
+    method: 'get',
+    path: '/v1/jobs/{jobId}/schedule/firings',
+    operationId: 'listScheduleFirings',
+    summary: 'List a schedule\'s due times, newest first',
+    description: 'Each due time `started` (with its `run_id`) or `skipped` (with `reason` and `detail`).',
+    tag: 'Batch',
+    params: jobParams,
+    query: scheduleFiringListQuery,
+    responses: { 200: scheduleFiringList, ...problemResponses(404, 409) },
+  },
+  {
+    method: 'post',
+    path: '/v1/jobs/{jobId}/exports',
+    operationId: 'createJobExport',
+    summary: 'Export a run\'s results as one archive',
+    description: 'An empty body exports the latest run. The export expires 12 hours after creation; a run over 1 GiB of results is `422 export_too_large`.',
+    tag: 'Batch',
+    params: jobParams,
+    body: createExportBody,
+    responses: { 201: jobExport, ...problemResponses(404, 409, 422) },
+  },
+  {
+    method: 'get',
+    path: '/v1/jobs/{jobId}/exports/{exportId}',
+    operationId: 'downloadJobExport',
+    summary: 'Download an export with the API key',
+    tag: 'Batch',
+    params: exportParams,
+    responses: { 200: archive, ...problemResponses(404, 410, 503) },
+  },
+  {
+    method: 'head',
+    path: '/v1/jobs/{jobId}/exports/{exportId}',
+    operationId: 'headJobExport',
+    summary: 'Check an export with the API key (the download\'s headers, no archive)',
+    tag: 'Batch',
+    params: exportParams,
+    responses: { 200: archiveHeaders, ...problemResponses(404, 410) },
+  },
+  {
+    method: 'get',
+    path: '/downloads/job_exports/{tenantId}/{fileName}',
+    operationId: 'downloadSignedJobExport',
+    summary: 'Download an export by its signed URL',
+    description: 'The `download.url` of an export: the signature is the credential, no API key is needed.',
+    tag: 'Batch',
+    authenticated: false,
+    params: signedExportParams,
+    query: signedUrlQuery,
+    responses: { 200: archive, ...problemResponses(404, 410, 503) },
+  },
+  {
+    method: 'head',
+    path: '/downloads/job_exports/{tenantId}/{fileName}',
+    operationId: 'headSignedJobExport',
+    summary: 'Check an export\'s signed URL (the download\'s headers, no archive)',
+    tag: 'Batch',
+    authenticated: false,
+    params: signedExportParams,
+    query: signedUrlQuery,
+    responses: { 200: archiveHeaders, ...problemResponses(404, 410) },
+  },
+  {
+    method: 'post',
+    path: '/v1/job_inputs',
+    operationId: 'createJobInput',
+    summary: 'Create a CSV input slot',
+    description: 'Send the file with `PUT` to `upload.url` with exactly `upload.headers`, then create a job with `file_input_id`.',
+    tag: 'Batch',
+    body: createJobInputBody,
+    responses: { 201: jobInputSlot, ...problemResponses(422) },
+  },
+  {
+    method: 'put',
+    path: '/uploads/job_inputs/{inputId}',
+    operationId: 'uploadJobInput',
+    summary: 'Upload a CSV input\'s file to its signed URL',
+    description: 'The `upload.url` of a CSV input slot: the signature is the credential, no API key is needed. At most 50 MB and 100,000 rows.',
+    tag: 'Batch',
+    authenticated: false,
+    params: z.object({ inputId: z.string().meta({ description: 'The `file_input_id` of the slot.' }) }),
+    query: signedUrlQuery,
+    body: { contentType: 'text/csv', description: 'The CSV file, UTF-8.' },
+    responses: {
+      200: uploadedJobInput,
+      ...problemResponses(403, 404, 409, 413, 415, 503),
+      400: { description: 'Error (400); `invalid_rows` lists bad rows', contentType: PROBLEM_MEDIA_TYPE, schema: csvInvalidRowsProblem },
+    },
+  },
+  {
+    method: 'put',
+    path: '/v1/jobs/{jobId}/webhook',
+    operationId: 'setJobWebhook',
+    summary: 'Set or replace a job\'s webhook',
+    description: '`400 webhook_signing_requires_active_key` for `signature: true` without an active signing key; `400 callback_url_must_be_https` for an `http` URL.',
+    tag: 'Webhooks',
+    params: jobParams,
+    body: jobWebhookBody,
+    responses: { 200: job, ...problemResponses(404, 422) },
+  },
+  {
+    method: 'delete',
+    path: '/v1/jobs/{jobId}/webhook',
+    operationId: 'removeJobWebhook',
+    summary: 'Remove a job\'s webhook',
+    tag: 'Webhooks',
+    params: jobParams,
+    responses: { 204: { description: 'The job has no webhook any more.' }, ...problemResponses(...WITH_BODY, 404) },
+  },
+  {
+    method: 'get',
+    path: '/v1/jobs/{jobId}/webhook/deliveries',
+    operationId: 'listWebhookDeliveries',
+    summary: 'List a job\'s webhook deliveries, newest first, with every attempt',
+    tag: 'Webhooks',
+    params: jobParams,
+    query: pageQuery,
+    responses: { 200: webhookDeliveryList },
+  },
+  {
+    method: 'post',
+    path: '/v1/hmac/keys/rotate',
+    operationId: 'rotateSigningKey',
+    summary: 'Create the signing key, or stage a new one',
+    description:
+      'With no active key, creates the active key; with one, stages a candidate: receivers accept both key ids until finalize. The secret is shown this one time.',
+    tag: 'Webhooks',
+    responses: { 201: issuedSigningKey, ...problemResponses(...WITH_BODY, 503) },
+  },
+  {
+    method: 'post',
+    path: '/v1/hmac/keys/rotate/finalize',
+    operationId: 'finalizeSigningKeyRotation',
+    summary: 'Finish a rotation: the candidate key signs from now on',
+    tag: 'Webhooks',
+    responses: { 200: finalizedSigningKey, ...problemResponses(...WITH_BODY, 409, 503) },
+  },
+  {
+    method: 'get',
+    path: '/v1/hmac/keys',
+    operationId: 'listSigningKeys',
+    summary: 'Show the signing keys (never a secret)',
+    tag: 'Webhooks',
+    responses: { 200: signingKeyList },
+  },
+  {
+    method: 'post',
+    path: '/v1/webhook/test',
+    operationId: 'sendWebhookTest',
+    summary: 'Send a test event to a URL',
+    description: 'Sends a `webhook.test` event signed like real deliveries and runs no job; `200` whatever the receiver answered.',
+    tag: 'Webhooks',
+    body: webhookTestBody,
+    responses: { 200: webhookTestResult, ...problemResponses(422, 503) },
+  },
+];
