@@ -25,7 +25,7 @@ import { Client } from 'pg';
 import { Agent, request } from 'undici';
 import { waitFor } from '@trawl/testing';
 import { createTestTls, WebhookReceiver } from '../test/fixtures/webhook-receiver';
-import { ApiClient, Platform } from '../test/support/platform';
+import { ApiClient, BENCHMARK_CLIENT, Platform } from '../test/support/platform';
 import { startFixtureWebProcess, type FixtureWebProcess } from './fixture-web-process';
 import { processesNamed, processesNamedWith } from './process-stats';
 import { GroupCpuMeter, MachineCpuMeter } from './resource-meter';
@@ -296,7 +296,7 @@ async function main(): Promise<void> {
     process.stdout.write('batch bench: starting the platform…\n');
     await platform.start();
     const tenant = await platform.createTenant({ concurrency: options.concurrency, max_active_jobs: 10, credits: 1_000_000_000 });
-    const api = platform.client(tenant.api_key);
+    const api = platform.client(tenant.api_key, BENCHMARK_CLIENT);
     const tasks = options.only === 'webhooks' ? undefined : await benchTasks(web, platform, api, options);
     const webhooks = options.only === 'tasks' ? undefined : await benchWebhooks(web, api, receiver, options);
     process.stdout.write(`${tasks?.report ?? ''}\n${webhooks?.report ?? ''}\n`);

@@ -1,4 +1,4 @@
-import { Platform, type ServiceName } from '../test/support/platform';
+import { BENCHMARK_CLIENT, Platform, type ServiceName } from '../test/support/platform';
 import type { FixtureWebProcess } from './fixture-web-process';
 import { WrongCrawlError, type CrawlerMeasurement, type ProgressMemory } from './measurement';
 import type { BenchOptions } from './options';
@@ -66,13 +66,13 @@ export async function startTrawl(web: FixtureWebProcess, options: BenchOptions):
 }
 
 async function startCrawl(trawl: TrawlUnderTest, url: string, limits: { maxPages: number; maxItems: number }): Promise<string> {
-  const res = await trawl.platform.client(trawl.apiKey).startCrawl({ url, max_items: limits.maxItems, max_pages: limits.maxPages });
+  const res = await trawl.platform.client(trawl.apiKey, BENCHMARK_CLIENT).startCrawl({ url, max_items: limits.maxItems, max_pages: limits.maxPages });
   if (res.status !== 202) throw new Error(`POST /v1/crawls answered ${res.status}: ${res.text}`);
   return (res.body as CrawlView).crawl_id;
 }
 
 async function readCrawl(trawl: TrawlUnderTest, id: string): Promise<CrawlView> {
-  const res = await trawl.platform.client(trawl.apiKey).getCrawl(id, '?limit=1');
+  const res = await trawl.platform.client(trawl.apiKey, BENCHMARK_CLIENT).getCrawl(id, '?limit=1');
   if (res.status !== 200) throw new Error(`GET /v1/crawls/${id} answered ${res.status}: ${res.text}`);
   return res.body as CrawlView;
 }
@@ -83,7 +83,7 @@ export async function warmUpTrawl(trawl: TrawlUnderTest, web: FixtureWebProcess,
   // Limited by max_pages, never max_items: a crawl that ends on max_items leaves the pages it already
   // dispatched in the work queue, and the worker would fetch them during the measured crawl.
   const id = await startCrawl(trawl, web.bigSiteUrl, { maxPages: options.warmupPages, maxItems: options.pages + 10 });
-  const crawl = (await trawl.platform.client(trawl.apiKey).waitUntilEnded(id, options.timeoutSeconds * 1000)) as CrawlView;
+  const crawl = (await trawl.platform.client(trawl.apiKey, BENCHMARK_CLIENT).waitUntilEnded(id, options.timeoutSeconds * 1000)) as CrawlView;
   if (crawl.status !== 'completed') throw new WrongCrawlError(`Trawl warm-up crawl ended "${crawl.status}": ${JSON.stringify(crawl.error ?? crawl.coverage)}`);
 }
 
