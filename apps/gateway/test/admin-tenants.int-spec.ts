@@ -182,10 +182,10 @@ describe('Admin API: tenants, keys, usage, audit', () => {
     it('answers the tenant\'s own usage figures with the period\'s requests by product', async () => {
       const tenant = await gw.createTenant({ credits: 1_000 });
       await gw.sql.query(
-        `INSERT INTO credit_ledger (tenant_id, credits, product, tier, ref) VALUES ($1, 5, 'fetch', 'js', 'a'), ($1, 1, 'fetch', 'basic', 'b'), ($1, 1, 'crawl', 'basic', 'c')`,
+        `INSERT INTO credit_ledger (tenant_id, credits, product, tier, ref) VALUES ($1, 5, 'fetch', 'js', 'a'), ($1, 1, 'fetch', 'basic', 'b'), ($1, 1, 'crawl_page', 'basic', 'c'), ($1, 1, 'crawl_page', 'basic', 'd')`,
         [tenant.tenant_id],
       );
-      await gw.sql.query(`UPDATE tenants SET credits_used = 7 WHERE id = $1`, [tenant.tenant_id]);
+      await gw.sql.query(`UPDATE tenants SET credits_used = 8 WHERE id = $1`, [tenant.tenant_id]);
       const usage = await adminCall('GET', `/admin/v1/tenants/${tenant.tenant_id}/usage`);
       const own = await gw.request('GET', '/v1/subscriptions/self/details', { key: tenant.api_key });
       expect(usage.status).toBe(200);
@@ -193,9 +193,9 @@ describe('Admin API: tenants, keys, usage, audit', () => {
         ...own.body,
         tenant_id: tenant.tenant_id,
         credits_total: 1_000,
-        credits_used: 7,
-        requests_by_product: { fetch: 2, crawl: 1, batch: 0, extract: 0 },
-        credits_by_product: { fetch: 6, crawl: 1, batch: 0, extract: 0 },
+        credits_used: 8,
+        requests_by_product: { fetch: 2, crawl: 2, batch: 0, extract: 0 },
+        credits_by_product: { fetch: 6, crawl: 2, batch: 0, extract: 0 },
       });
       expect((await adminCall('GET', '/admin/v1/tenants/00000000-0000-4000-8000-000000000000/usage')).status).toBe(404);
     });

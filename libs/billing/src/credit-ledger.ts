@@ -1,10 +1,11 @@
 import type { Sql } from '@trawl/persistence';
+import type { LedgerProduct } from './ledger-products';
 
 export interface Charge {
   tenantId: string;
   credits: number;
-  /** What was bought: `crawl_page`, `fetch`, `batch_task`. */
-  product: string;
+  /** What was bought. */
+  product: LedgerProduct;
   tier: string;
   /** Unique per billed unit of work (e.g. `crawl:<id>:<frontier id>:<attempt>`): a charge is recorded once. */
   ref: string;

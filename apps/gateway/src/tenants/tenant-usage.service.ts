@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { planProductOfLedger } from '@trawl/billing';
 import type { SubscriptionDetails } from '@trawl/contracts';
 import { UsageService } from '../usage/usage.service';
 import { PLAN_PRODUCTS } from '@trawl/contracts';
@@ -31,8 +32,10 @@ export class TenantUsageService {
     const requests: Record<string, number> = Object.fromEntries(PLAN_PRODUCTS.map((product) => [product, 0]));
     const credits: Record<string, number> = { ...requests };
     for (const row of byProduct) {
-      requests[row.product] = row.requests;
-      credits[row.product] = row.credits;
+      // The ledger names what was bought (`crawl_page`); the operator reads plan products (`crawl`).
+      const product = planProductOfLedger(row.product) ?? row.product;
+      requests[product] = (requests[product] ?? 0) + row.requests;
+      credits[product] = (credits[product] ?? 0) + row.credits;
     }
     return { tenant_id: tenantId, ...details, requests_by_product: requests, credits_by_product: credits };
   }
