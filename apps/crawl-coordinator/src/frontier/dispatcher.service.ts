@@ -4,11 +4,10 @@ import { autoTiersOf } from '@trawl/billing';
 import type { CrawlPageTaskV1 } from '@trawl/contracts';
 import { Database } from '@trawl/persistence';
 import { contextFromTraceParent, Logger, tracer } from '@trawl/observability';
-import { publishManyHeld, WakeSignal } from '@trawl/messaging';
+import { MessagingConnection, publishManyHeld, WakeSignal } from '@trawl/messaging';
 import { COORDINATOR_SETTINGS, CoordinatorSettings } from '../coordinator.settings';
 import { CoordinatorMetrics } from '../coordinator.metrics';
 import { CrawlLifecycleRepository } from '../crawl-lifecycle/crawl-lifecycle.repository';
-import type { MessagingConnection } from '@trawl/messaging';
 import { SERVICE_LOGGER, SERVICE_MESSAGING } from '@trawl/service-kit';
 import { FrontierRepository } from './frontier.repository';
 

@@ -1,11 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { crawlPageResultBatchV1, CrawlPageResultBatchV1, CrawlPageResultV1 } from '@trawl/contracts';
-import { BatchConsumer, Disposition, groupsWithinBytes, InboundMessage } from '@trawl/messaging';
+import { BatchConsumer, Disposition, groupsWithinBytes, InboundMessage, MessagingConnection } from '@trawl/messaging';
 import { Logger } from '@trawl/observability';
 import { isConnectionLoss, retryWhileDatabaseDown } from '@trawl/persistence';
 import { COORDINATOR_SETTINGS, CoordinatorSettings } from '../coordinator.settings';
 import { CoordinatorMetrics } from '../coordinator.metrics';
-import type { MessagingConnection } from '@trawl/messaging';
 import { SERVICE_LOGGER, SERVICE_MESSAGING } from '@trawl/service-kit';
 import { DispatcherService } from '../frontier/dispatcher.service';
 import { ContentFailure, PageResultService } from './page-result.service';

@@ -1,12 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
-import { FetchReplyV1, fetchRequestV1, MessagingTopology } from '@trawl/contracts';
+import { FetchReplyV1, fetchRequestV1, MessagingTopology, workerProblemKind } from '@trawl/contracts';
 import { problem, PROBLEM_CONTENT_TYPE } from '@trawl/http';
 import { MessagingConnection, RpcReply, RpcRequest, StreamedRpcServer } from '@trawl/messaging';
 import { Logger, tracer } from '@trawl/observability';
 import { SERVICE_LOGGER, SERVICE_MESSAGING } from '@trawl/service-kit';
 import { FetchAnswer, FetchRequestService } from './fetch-request.service';
-import { workerProblemKind } from '@trawl/contracts';
 import { sharedAbortController } from '../shared-abort';
 
 export const FETCH_REQUEST_SERVER_SETTINGS = Symbol('FETCH_REQUEST_SERVER_SETTINGS');

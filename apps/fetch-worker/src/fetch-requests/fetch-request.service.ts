@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { FetchReplyV1, FetchRequestV1 } from '@trawl/contracts';
+import { type FetchReplyV1, type FetchRequestV1, workerProblemKind } from '@trawl/contracts';
 import { problem, PROBLEM_CONTENT_TYPE } from '@trawl/http';
 import type { Logger } from '@trawl/observability';
 import { CaptchaError, CaptchaErrorCode } from '../captcha/captcha.errors';
@@ -16,7 +16,6 @@ import type { PageTransforms } from './page-transforms';
 import { targetHeaders } from './target-headers';
 import { targetCallsOf, TargetFetcher } from './target-fetcher';
 import { judgeTargetStatus } from './target-status';
-import { workerProblemKind } from '@trawl/contracts';
 
 export const PAGE_TRANSFORMS = Symbol('PAGE_TRANSFORMS');
 export const FETCH_REQUEST_SETTINGS = Symbol('FETCH_REQUEST_SETTINGS');

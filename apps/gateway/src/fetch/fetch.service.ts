@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { IncomingHttpHeaders } from 'node:http';
 import { autoTiersOf, ChargeBuffer, creditsOfTier, featuresNeeded, TIER_CREDITS, tierOf } from '@trawl/billing';
-import { FetchReplyV1, fetchReplyV1, FetchRequestV1, messagingTopology } from '@trawl/contracts';
+import { FetchReplyV1, fetchReplyV1, FetchRequestV1, messagingTopology, type PlanFeature } from '@trawl/contracts';
 import { StreamedRpcClient } from '@trawl/messaging';
 import type { Logger } from '@trawl/observability';
 import { SERVICE_LOGGER } from '@trawl/service-kit';
@@ -10,7 +10,6 @@ import type { GatewayConfig } from '../config';
 import { GATEWAY_CONFIG } from '../gateway.tokens';
 import { LimitsService, type Admission, type HeldSlot } from '../limits/limits.service';
 import type { QueryParameters } from '../problems/query-parameters';
-import type { PlanFeature } from '@trawl/contracts';
 import type { Account } from '../tenants/account';
 import { assertAccountMay } from '../tenants/account-standing';
 import { AccountsService } from '../tenants/accounts.service';
