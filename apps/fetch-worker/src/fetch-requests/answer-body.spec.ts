@@ -1,6 +1,7 @@
 import { Tier } from '@trawl/billing';
 import type { FetchOptionsV1 } from '@trawl/contracts';
-import { answerBody, isHtmlPage } from './answer-body';
+import { isHtmlPage } from '../page-fetch/page-text';
+import { answerBody } from './answer-body';
 import type { TargetPage } from './fetch-engine';
 import type { PageTransforms } from './page-transforms';
 

@@ -1,6 +1,5 @@
 import { type FetchOptionsV1, OUTPUT_FORMAT_MEDIA, type ResponseType } from '@trawl/contracts';
-import { decodeHtml } from '../page-fetch/charset';
-import { looksLikeHtml, mayBeHtml, mediaTypeOf } from '../page-fetch/media-type';
+import { isHtmlPage, pageText } from '../page-fetch/page-text';
 import type { TargetPage } from './fetch-engine';
 import { FetchRequestError } from './fetch-request.errors';
 import type { PageTransforms } from './page-transforms';
@@ -48,27 +47,6 @@ function responseTypeBody(page: TargetPage, responseType: ResponseType, transfor
     case 'plaintext':
       return text(contentType, transforms.toPlainText(pageText(page), page.finalUrl));
   }
-}
-
-/** Decoded bodies by page: block detection, the CAPTCHA check and the answer each read the text. */
-const decodedText = new WeakMap<TargetPage, string>();
-
-/** The page as text: the rendered DOM when there is one, else the body decoded from its charset (once per page). */
-export function pageText(page: TargetPage): string {
-  if (page.html !== undefined) return page.html;
-  let text = decodedText.get(page);
-  if (text === undefined) {
-    text = decodeHtml(page.body, page.contentType).text;
-    decodedText.set(page, text);
-  }
-  return text;
-}
-
-/** True when the page is HTML (rendered, typed as HTML, or untyped and sniffed as HTML). */
-export function isHtmlPage(page: TargetPage): boolean {
-  if (page.html !== undefined) return true;
-  const mediaType = mediaTypeOf(page.contentType);
-  return mayBeHtml(mediaType) && (mediaType !== undefined || looksLikeHtml(page.body));
 }
 
 function jsonResponse(page: TargetPage, options: FetchOptionsV1): Record<string, unknown> {

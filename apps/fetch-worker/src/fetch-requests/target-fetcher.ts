@@ -3,7 +3,7 @@ import type { FetchRequestV1 } from '@trawl/contracts';
 import { CaptchaPass, ChallengedPage } from '../captcha/captcha-pass';
 import type { ProxyRouter } from '../proxies';
 import { AdaptiveFetcher, BlockDetector, stealthDomainOf, type FetchTier } from '../stealth';
-import { isHtmlPage, pageText } from './answer-body';
+import { isHtmlPage, pageText } from '../page-fetch/page-text';
 import type { TargetPage, TargetRequest } from './fetch-engine';
 import { engineFor, FetchEngineSet, requestedTier } from './fetch-engine.router';
 import { FetchRequestError } from './fetch-request.errors';

@@ -1,7 +1,7 @@
 import { Tier } from '@trawl/billing';
-import { decodeHtml } from './charset';
-import { looksLikeHtml, mayBeHtml, mediaTypeOf } from './media-type';
+import { mayBeHtml, mediaTypeOf } from './media-type';
 import { creditsFor, PageVerdict, verdictOfStatus } from './page-outcome';
+import { isHtmlPage, pageText, type TextSource } from './page-text';
 
 /**
  * Which response bodies to read: `html` (a crawl: links and kept HTML come only from HTML),
@@ -10,16 +10,10 @@ import { creditsFor, PageVerdict, verdictOfStatus } from './page-outcome';
 export type BodyReading = 'html' | 'any' | 'none';
 
 /** A page as its tier's engine answered it, whatever the engine. */
-export interface LoadedPage {
+export interface LoadedPage extends TextSource {
   status: number;
   /** URL of the last response, after redirects. */
   finalUrl: string;
-  /** The Content-Type header as sent, if any. */
-  contentType?: string;
-  /** Body bytes after content-encoding was undone; empty when the body was not wanted. */
-  body: Buffer;
-  /** The document as text when the engine has it decoded already (a browser's rendered DOM). */
-  html?: string;
 }
 
 /** A page's verdict, price and what was read of it. */
@@ -67,15 +61,7 @@ export function judgePage(page: LoadedPage, tier: Tier, read: BodyReading): Omit
   if (verdict.outcome !== 'fetched') return result;
   if (read === 'none') return result;
   if (read === 'any') result.body = page.body;
-  const html = htmlOf(page);
-  if (html !== undefined) result.html = html;
+  // The same page object the block detector read: its text is decoded once (pageText).
+  if (isHtmlPage(page)) result.html = pageText(page);
   return result;
-}
-
-function htmlOf(page: LoadedPage): string | undefined {
-  if (page.html !== undefined) return page.html;
-  const mediaType = mediaTypeOf(page.contentType);
-  if (!mayBeHtml(mediaType)) return undefined;
-  if (mediaType === undefined && !looksLikeHtml(page.body)) return undefined;
-  return decodeHtml(page.body, page.contentType).text;
 }
