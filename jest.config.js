@@ -15,10 +15,15 @@ const swc = [
 const common = {
   testEnvironment: 'node',
   transform: { '^.+\\.(t|j)s$': swc },
-  // NestJS 12 and htmlparser2 12 ship ES modules only; jest's loader needs them transformed to CommonJS.
-  transformIgnorePatterns: ['/node_modules/(?!(@nestjs|htmlparser2|domhandler|domutils|entities|dom-serializer|domelementtype)/)'],
-  // `@trawl/<lib>` is the lib's index; `@trawl/<lib>/<entry>` one of its files (tsconfig.json lists each).
-  moduleNameMapper: { '^@trawl/([^/]+)$': '<rootDir>/libs/$1/src/index.ts', '^@trawl/([^/]+)/([^/]+)$': '<rootDir>/libs/$1/src/$2.ts' },
+  // NestJS 12, htmlparser2 12 and linkedom's CSS selector packages ship ES modules only; jest's loader needs them transformed to CommonJS.
+  transformIgnorePatterns: ['/node_modules/(?!(@nestjs|htmlparser2|domhandler|domutils|entities|dom-serializer|domelementtype|linkedom|css-select|css-what|nth-check|boolbase|cssomnom)/)'],
+  // `@trawl/<lib>` is the lib's index; `@trawl/<lib>/<entry>` one of its files, or a folder's index
+  // (`@trawl/contracts/http`); tsconfig.json lists each.
+  moduleNameMapper: {
+    '^@trawl/contracts/http$': '<rootDir>/libs/contracts/src/http/index.ts',
+    '^@trawl/([^/]+)$': '<rootDir>/libs/$1/src/index.ts',
+    '^@trawl/([^/]+)/([^/]+)$': '<rootDir>/libs/$1/src/$2.ts',
+  },
   rootDir: __dirname,
 };
 module.exports = {

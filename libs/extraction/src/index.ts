@@ -17,3 +17,4 @@ export type { LinkOutput } from './outputs/links';
 export type { MenuItemOutput, MenuOutput } from './outputs/menus';
 export type { MetadataOutput } from './outputs/metadata';
 export type { TableOutput } from './outputs/tables';
+export * from './auto';

@@ -1,0 +1,1 @@
+export { applyRecipe } from './apply-recipe';

@@ -1,0 +1,2 @@
+export { embeddedFacts } from './embedded-facts';
+export type { EmbeddedFact, EmbeddedSource } from './embedded-fact';

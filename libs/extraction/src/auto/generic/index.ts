@@ -1,0 +1,2 @@
+export { articleOf, type Article } from './article';
+export { genericRecord, type GenericRecord } from './generic-record';

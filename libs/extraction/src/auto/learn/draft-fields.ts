@@ -1,0 +1,466 @@
+import type { Element } from 'domhandler';
+import type { HtmlPage } from '../apply/html-page';
+import { descendants, NON_TEXT_ELEMENTS, parentElement } from '../apply/page-text';
+import { matchAll } from '../apply/selectors';
+import { factsByTrust, runExtractor } from '../apply/run-extractor';
+import type { CssExtractorStep, Extractor, ItemField, ListField, ValueField } from '../recipe';
+import { detectKinds, normaliseValue, type ValueKind } from '../values';
+import { meaningOf } from '../vocabulary';
+import { nameOfLabel, nameOfMarkup, snakeName, uniqueName } from './field-names';
+import { learnSelectors, specificity, type SlotObservation } from './learn-selectors';
+import { selectorCandidates } from './selector-candidates';
+import { layoutStep, pageRegions, type PageRegions, type TextSlot } from './page-regions';
+
+/** A field learned from training pages, before it is checked on held-out pages. */
+export interface FieldDraft {
+  readonly field: ValueField | ListField;
+  /**
+   * Named by something explicit on the page (embedded data, microdata, a label) rather than by
+   * the layout: the only kind kept when a page type has too few pages to hold any out.
+   */
+  readonly wellAnchored: boolean;
+  /**
+   * The field's value on a page found another way than its own extractors (the embedded value,
+   * the slot at the same layout place), to check the extractors on held-out pages; undefined
+   * when there is no other way on that page.
+   */
+  reference(page: HtmlPage): string | undefined;
+}
+
+/** Kinds a value can be recognised as, most specific first; anything else is text. */
+const SPECIFIC_KINDS: readonly ValueKind[] = ['price', 'date', 'gtin', 'email', 'phone', 'rating', 'availability'];
+/** Fewest pages a layout-learned field must be seen on. */
+const MIN_LAYOUT_SUPPORT = 2;
+/** What lists of records on sites are lists of, singular. */
+const LIST_NOUNS: ReadonlySet<string> = new Set(['product', 'result', 'item', 'article', 'post', 'review', 'comment', 'offer', 'listing', 'job', 'event', 'hit']);
+/** Most elements kept as where an embedded value is shown on one page. */
+const MAX_ALIGNED_ELEMENTS = 3;
+
+const regionsCache = new WeakMap<HtmlPage, PageRegions>();
+
+/** The page's regions (see `pageRegions`), computed once per page. */
+export function regionsOf(page: HtmlPage): PageRegions {
+  let regions = regionsCache.get(page);
+  if (regions === undefined) {
+    regions = pageRegions(page);
+    regionsCache.set(page, regions);
+  }
+  return regions;
+}
+
+/**
+ * Drafts the fields of one page type from its training pages: embedded data first (aligned to the
+ * DOM so that pages without it are still read), then labels, then text slots whose content varies
+ * across pages, then lists. Order and names are deterministic for the same pages.
+ */
+export function draftFields(pages: readonly HtmlPage[]): FieldDraft[] {
+  const drafts: FieldDraft[] = [];
+  const covered = pages.map(() => new Set<Element>());
+  const valuesOf = new Map<FieldDraft, Array<string | undefined>>();
+  for (const draft of embeddedDrafts(pages, covered)) {
+    drafts.push(draft);
+    valuesOf.set(draft, pages.map((page) => draft.reference(page)));
+  }
+  for (const draft of labelDrafts(pages, drafts, valuesOf, covered)) {
+    drafts.push(draft);
+    valuesOf.set(draft, pages.map((page) => draft.reference(page)));
+  }
+  if (pages.length >= MIN_LAYOUT_SUPPORT) {
+    drafts.push(...slotDrafts(pages, drafts, valuesOf, covered));
+    drafts.push(...listDrafts(pages, drafts));
+  }
+  return drafts;
+}
+
+interface EmbeddedEntry {
+  readonly name: string;
+  readonly kind: ValueKind;
+  readonly keys: string[];
+  readonly values: Array<string | undefined>;
+  readonly elements: Element[][];
+}
+
+function embeddedDrafts(pages: readonly HtmlPage[], covered: Array<Set<Element>>): FieldDraft[] {
+  const entries = new Map<string, EmbeddedEntry>();
+  for (const [index, page] of pages.entries()) {
+    for (const fact of factsByTrust(page.embedded)) {
+      const meaning = meaningOf(fact.rootType, fact.path);
+      if (meaning === undefined) continue;
+      let entry = entries.get(meaning.name);
+      if (entry === undefined) {
+        entry = { name: meaning.name, kind: meaning.kind, keys: [], values: pages.map(() => undefined), elements: pages.map(() => []) };
+        entries.set(meaning.name, entry);
+      }
+      const key = `${fact.rootType}/${fact.path}`;
+      if (!entry.keys.includes(key)) entry.keys.push(key);
+      if (entry.values[index] !== undefined) continue;
+      const normalised = normaliseValue(entry.kind, fact.value, { pageUrl: page.url });
+      if (normalised === undefined) continue;
+      entry.values[index] = normalised.value;
+      if (fact.element !== undefined) entry.elements[index] = [fact.element as Element];
+    }
+  }
+  const drafts: FieldDraft[] = [];
+  for (const entry of entries.values()) {
+    const observations: SlotObservation[] = pages.map((page, index) => {
+      const value = entry.values[index];
+      const elements = entry.elements[index].length > 0 ? entry.elements[index] : value === undefined ? [] : elementsShowing(page, entry.kind, value);
+      for (const element of elements) covered[index].add(element);
+      return { page, value, elements };
+    });
+    const attribute = entry.kind === 'image_url' ? 'src' : undefined;
+    const css = learnSelectors(observations, entry.kind, attribute, pages.length >= 3 ? MIN_LAYOUT_SUPPORT : 1).filter(
+      // One or two pages prove little about a position in the layout.
+      (selector) => selector.anchored || pages.length >= 3,
+    );
+    const embedded: Extractor[] = entry.keys.map((key) => {
+      const slash = key.indexOf('/');
+      return { type: 'embedded', root_type: key.slice(0, slash), path: key.slice(slash + 1) };
+    });
+    const field: ValueField = {
+      type: 'value',
+      name: entry.name,
+      kind: entry.kind,
+      status: 'active',
+      meaning: [...entry.keys.map((key) => `embedded:${key}`), ...cssMeanings(css)],
+      extractors: [...embedded, ...css.map(toCssExtractor)],
+      ...extraNames(entry.name, entry.kind),
+    };
+    drafts.push({
+      field,
+      wellAnchored: true,
+      reference: (page) => firstValue(page, embedded, entry.kind),
+    });
+  }
+  return drafts;
+}
+
+function labelDrafts(
+  pages: readonly HtmlPage[],
+  existing: readonly FieldDraft[],
+  valuesOf: Map<FieldDraft, Array<string | undefined>>,
+  covered: Array<Set<Element>>,
+): FieldDraft[] {
+  const byLabel = new Map<string, Array<string | undefined>>();
+  for (const [index, page] of pages.entries()) {
+    const { outsideRecord } = regionsOf(page);
+    for (const pair of page.labelPairs) {
+      covered[index].add(pair.valueElement);
+      // Labels in menus, footers, ads and list items are not the page's record.
+      if (outsideRecord.has(pair.valueElement)) continue;
+      let values = byLabel.get(pair.label);
+      if (values === undefined) {
+        values = pages.map(() => undefined);
+        byLabel.set(pair.label, values);
+      }
+      values[index] ??= pair.value;
+    }
+  }
+  const drafts: FieldDraft[] = [];
+  const taken = new Set(existing.map((draft) => draft.field.name));
+  for (const [label, raw] of byLabel) {
+    const present = raw.filter((value): value is string => value !== undefined);
+    // The same value on every page is part of the template ("Shipping: free").
+    if (present.length >= 2 && present.every((value) => value === present[0])) continue;
+    const kind = consensusKind(present);
+    const values = raw.map((value) => (value === undefined ? undefined : normaliseValue(kind, value, { pageUrl: pages[0].url })?.value));
+    if (values.every((value) => value === undefined)) continue;
+    const extractor: Extractor = { type: 'label', label };
+    const twin = existing.find((draft) => draft.field.type === 'value' && sameValues(valuesOf.get(draft), values));
+    if (twin !== undefined && twin.field.type === 'value') {
+      // The label shows what embedded data says: one field, read from the label when the data is missing.
+      const embeddedCount = twin.field.extractors.filter((step) => step.type === 'embedded').length;
+      twin.field.extractors.splice(embeddedCount, 0, extractor);
+      twin.field.meaning.push(`label:${label}`);
+      continue;
+    }
+    const baseName = nameOfLabel(label);
+    if (baseName === undefined) continue;
+    const name = uniqueName(baseName, taken);
+    taken.add(name);
+    drafts.push({
+      field: { type: 'value', name, kind, status: 'active', meaning: [`label:${label}`], extractors: [extractor], ...extraNames(name, kind) },
+      wellAnchored: true,
+      reference: (page) => firstValue(page, [extractor], kind),
+    });
+  }
+  return drafts;
+}
+
+function slotDrafts(
+  pages: readonly HtmlPage[],
+  existing: readonly FieldDraft[],
+  valuesOf: Map<FieldDraft, Array<string | undefined>>,
+  covered: Array<Set<Element>>,
+): FieldDraft[] {
+  const byKey = new Map<string, Array<TextSlot | undefined>>();
+  for (const [index, page] of pages.entries()) {
+    for (const slot of regionsOf(page).slots) {
+      let slots = byKey.get(slot.key);
+      if (slots === undefined) {
+        slots = pages.map(() => undefined);
+        byKey.set(slot.key, slots);
+      }
+      slots[index] = slot;
+    }
+  }
+  const drafts: FieldDraft[] = [];
+  const taken = new Set(existing.map((draft) => draft.field.name));
+  const known = existing.map((draft) => valuesOf.get(draft) ?? []);
+  for (const [key, slots] of byKey) {
+    const present = slots.filter((slot): slot is TextSlot => slot !== undefined);
+    if (present.length < MIN_LAYOUT_SUPPORT) continue;
+    // Text identical on every page is template; a slot that differs is data.
+    if (present.every((slot) => slot.text === present[0].text)) continue;
+    if (slots.some((slot, index) => slot !== undefined && isCovered(slot.element, covered[index]))) continue;
+    const kind = consensusKind(present.map((slot) => slot.text));
+    const values = slots.map((slot, index) => (slot === undefined ? undefined : normaliseValue(kind, slot.text, { pageUrl: pages[index].url })?.value));
+    // Already read as embedded data or a label, shown once more (a sticky header repeats the price).
+    if (known.some((other) => values.every((value, index) => value === undefined || value === other[index]))) continue;
+    const element = present[0].element;
+    const parent = parentElement(element);
+    const baseName =
+      nameOfMarkup(element) ??
+      (parent === undefined || parent.name === 'body' ? undefined : nameOfMarkup(parent)) ??
+      (kind === 'text' ? undefined : kind) ??
+      (element.name === 'h1' ? 'title' : undefined);
+    if (baseName === undefined) continue;
+    const observations = slots.map((slot, index) => ({ page: pages[index], value: values[index], elements: slot ? [slot.element] : [] }));
+    const css = learnSelectors(observations, kind, undefined, MIN_LAYOUT_SUPPORT);
+    if (css.length === 0) continue;
+    const name = uniqueName(baseName, taken);
+    taken.add(name);
+    drafts.push({
+      field: {
+        type: 'value',
+        name,
+        kind,
+        status: 'active',
+        meaning: [...cssMeanings(css), `slot:${key}`],
+        extractors: css.map(toCssExtractor),
+        ...extraNames(name, kind),
+      },
+      wellAnchored: false,
+      reference: (page) => {
+        const slot = regionsOf(page).slots.find((candidate) => candidate.key === key);
+        return slot === undefined ? undefined : normaliseValue(kind, slot.text, { pageUrl: page.url })?.value;
+      },
+    });
+  }
+  return drafts;
+}
+
+/**
+ * Lists of records. On a page that has a record of its own (a product, an article), lists of links
+ * are related products, menus and the like, and are left out; on a listing page the largest list
+ * of links is the page's content.
+ */
+function listDrafts(pages: readonly HtmlPage[], existing: readonly FieldDraft[]): FieldDraft[] {
+  const byKey = new Map<string, Array<{ page: HtmlPage; items: readonly Element[]; container: Element; linked: boolean; step: string }>>();
+  for (const page of pages) {
+    for (const region of regionsOf(page).regions) {
+      const seen = byKey.get(region.key) ?? [];
+      seen.push({ page, items: region.items, container: region.container, linked: region.linked, step: region.itemStep });
+      byKey.set(region.key, seen);
+    }
+  }
+  const hasOwnRecord = existing.filter((draft) => draft.wellAnchored).length >= 2;
+  const candidates = [...byKey.entries()].filter(([, seen]) => {
+    if (seen.length < Math.max(MIN_LAYOUT_SUPPORT, pages.length / 2)) return false;
+    const texts = new Set(seen.map(({ page, items }) => items.map((item) => page.text(item)).join('\n')));
+    return texts.size > 1 && !(hasOwnRecord && seen.some(({ linked }) => linked));
+  });
+  const size = (seen: Array<{ page: HtmlPage; items: readonly Element[] }>): number =>
+    seen.reduce((sum, { page, items }) => sum + items.reduce((length, item) => length + page.text(item).length, 0), 0);
+  // Of the lists of links on a listing page, only the main one (the most text) is the content.
+  const linkedLists = candidates.filter(([, seen]) => seen.some(({ linked }) => linked)).sort((a, b) => size(b[1]) - size(a[1]));
+  const kept = candidates.filter(([, seen]) => !seen.some(({ linked }) => linked) || seen === linkedLists[0]?.[1]);
+  const drafts: FieldDraft[] = [];
+  const taken = new Set(existing.map((draft) => draft.field.name));
+  for (const [key, seen] of kept) {
+    const fields = itemFields(seen);
+    if (fields.length === 0) continue;
+    const items = itemSelectors(seen);
+    if (items.length === 0) continue;
+    const first = seen[0];
+    const baseName = listName(first.container, first.items[0]);
+    const name = uniqueName(baseName, taken);
+    taken.add(name);
+    drafts.push({
+      field: { type: 'list', name, status: 'active', meaning: [`list:${key}`, ...cssMeanings(items)], items, fields },
+      wellAnchored: false,
+      reference: (page) => {
+        const region = regionsOf(page).regions.find((candidate) => candidate.key === key);
+        return region === undefined ? undefined : String(region.items.length);
+      },
+    });
+  }
+  return drafts;
+}
+
+/** Selectors for a list's items: the container's anchors, then its position, with the items' shape. */
+function itemSelectors(seen: ReadonlyArray<{ page: HtmlPage; items: readonly Element[]; container: Element; step: string }>): CssExtractorStep[] {
+  const step = seen[0].step;
+  const found: CssExtractorStep[] = [];
+  for (const candidate of selectorCandidates(seen[0].container)) {
+    if (found.some((other) => other.anchored === candidate.anchored)) continue;
+    const selector = `${candidate.selector} > ${step}`;
+    // Right when it picks the container first on every page, and under it exactly the items.
+    const holds = seen.every(
+      ({ page, items, container }) =>
+        matchAll(candidate.selector, page.elements)[0] === container && matchAll(selector, page.elements).length === items.length,
+    );
+    if (holds) found.push({ type: 'css', selector, anchored: candidate.anchored });
+  }
+  return found;
+}
+
+/** The fields of a list's items: parts whose text differs from item to item. */
+function itemFields(seen: ReadonlyArray<{ page: HtmlPage; items: readonly Element[] }>): ItemField[] {
+  interface Part {
+    readonly element: Element;
+    readonly text: string;
+    readonly attribute?: string;
+    readonly page: HtmlPage;
+    readonly item: Element;
+  }
+  const byPath = new Map<string, Part[]>();
+  let itemCount = 0;
+  for (const { page, items } of seen) {
+    for (const item of items) {
+      itemCount++;
+      const inner = descendants(item);
+      const occurrences = new Map<string, number>();
+      for (const element of [item, ...inner]) {
+        if (NON_TEXT_ELEMENTS.has(element.name)) continue;
+        const path = relativePath(element, item);
+        const add = (suffix: string, text: string | undefined, attribute?: string): void => {
+          if (text === undefined || text === '') return;
+          const key = `${path}${suffix}`;
+          const occurrence = occurrences.get(key) ?? 0;
+          occurrences.set(key, occurrence + 1);
+          const parts = byPath.get(`${key}|${occurrence}`) ?? [];
+          parts.push({ element, text, attribute, page, item });
+          byPath.set(`${key}|${occurrence}`, parts);
+        };
+        if (element.name === 'img') add('@src', element.attribs.src === undefined ? undefined : page.resolve(element.attribs.src), 'src');
+        else if (element.name === 'a' && element.attribs.href !== undefined) add('@href', page.resolve(element.attribs.href), 'href');
+        if (element.children.some((child) => child.type === 'text' && child.data.trim() !== '')) add('', page.text(element));
+      }
+    }
+  }
+  const fields: ItemField[] = [];
+  const taken = new Set<string>();
+  for (const parts of byPath.values()) {
+    if (parts.length < Math.max(2, itemCount / 2)) continue;
+    if (new Set(parts.map((part) => part.text)).size < 2) continue;
+    const { element, attribute } = parts[0];
+    const kind: ValueKind = attribute === 'src' ? 'image_url' : attribute === 'href' ? 'url' : consensusKind(parts.map((part) => part.text));
+    const baseName =
+      attribute === 'src'
+        ? 'image'
+        : attribute === 'href'
+          ? 'url'
+          : (nameOfMarkup(element) ?? (kind === 'text' ? undefined : kind) ?? (/^(?:h[1-6]|a)$/.test(element.name) ? 'title' : undefined));
+    if (baseName === undefined || taken.has(baseName)) continue;
+    const observations: SlotObservation[] = parts.map((part) => ({
+      page: part.page,
+      value: normaliseValue(kind, part.text, { pageUrl: part.page.url })?.value,
+      elements: [part.element],
+      scope: descendants(part.item),
+      stop: part.item,
+    }));
+    const css = learnSelectors(observations, kind, attribute, MIN_LAYOUT_SUPPORT);
+    if (css.length === 0) continue;
+    taken.add(baseName);
+    fields.push({ name: baseName, kind, extractors: css.map(toCssExtractor) });
+  }
+  return fields;
+}
+
+function relativePath(element: Element, item: Element): string {
+  const steps: string[] = [];
+  for (let current: Element | undefined = element; current && current !== item; current = parentElement(current)) steps.push(layoutStep(current));
+  return steps.reverse().join('>');
+}
+
+function listName(container: Element, item: Element): string {
+  const words = `${container.attribs.id ?? ''} ${container.attribs.class ?? ''} ${item.attribs.class ?? ''}`.toLowerCase().split(/[^a-z]+/);
+  const noun = words.find((word) => LIST_NOUNS.has(word.replace(/s$/, '')));
+  return noun === undefined ? (nameOfMarkup(container) ?? 'items') : `${noun.replace(/s$/, '')}s`;
+}
+
+/** The first normalised value of `extractors` on the page. */
+function firstValue(page: HtmlPage, extractors: readonly Extractor[], kind: ValueKind): string | undefined {
+  for (const extractor of extractors) {
+    const found = runExtractor(page, extractor, kind);
+    if (found !== undefined) return found.value;
+  }
+  return undefined;
+}
+
+/** Elements of the record showing `value` (normalised as `kind`), innermost first. */
+function elementsShowing(page: HtmlPage, kind: ValueKind, value: string): Element[] {
+  const { outsideRecord } = regionsOf(page);
+  const maxLength = value.length * 3 + 40;
+  const found: Element[] = [];
+  const context = { pageUrl: page.url };
+  for (const element of page.elements) {
+    if (outsideRecord.has(element) || NON_TEXT_ELEMENTS.has(element.name)) continue;
+    let raw: string | undefined;
+    if (kind === 'image_url') {
+      raw = element.name === 'img' && element.attribs.src !== undefined ? page.resolve(element.attribs.src) : undefined;
+    } else {
+      const text = page.text(element);
+      raw = text.length > 0 && text.length <= maxLength ? text : undefined;
+    }
+    if (raw === undefined || normaliseValue(kind, raw, context)?.value !== value) continue;
+    // An element holding the value inside another: keep the inner one, it is the precise slot.
+    const parent = parentElement(element);
+    const at = parent === undefined ? -1 : found.indexOf(parent);
+    if (at >= 0) found.splice(at, 1);
+    found.push(element);
+  }
+  const body = found.filter((element) => element.name !== 'body' && element.name !== 'html');
+  return body.slice(0, MAX_ALIGNED_ELEMENTS);
+}
+
+function isCovered(element: Element, covered: ReadonlySet<Element>): boolean {
+  let current: Element | undefined = element;
+  for (let level = 0; current !== undefined && level < 3; level++, current = parentElement(current)) {
+    if (covered.has(current)) return true;
+  }
+  return false;
+}
+
+/** The most specific kind every value is recognised as, else `text`. */
+export function consensusKind(values: readonly string[]): ValueKind {
+  if (values.length === 0) return 'text';
+  const kinds = values.map((value) => new Set(detectKinds(value)));
+  return SPECIFIC_KINDS.find((kind) => kinds.every((detected) => detected.has(kind))) ?? 'text';
+}
+
+function sameValues(a: ReadonlyArray<string | undefined> | undefined, b: ReadonlyArray<string | undefined>): boolean {
+  if (a === undefined) return false;
+  let shared = 0;
+  for (const [index, value] of b.entries()) {
+    if (value === undefined || a[index] === undefined) continue;
+    if (value !== a[index]) return false;
+    shared++;
+  }
+  return shared > 0;
+}
+
+function extraNames(name: string, kind: ValueKind): Pick<ValueField, 'extra_names'> {
+  if (kind !== 'price') return {};
+  return { extra_names: { currency: name === 'price' ? 'currency' : `${snakeName(name) ?? name}_currency` } };
+}
+
+/** Meaning keys of anchored selectors that name their element (a bare `td` means nothing). */
+function cssMeanings(css: readonly CssExtractorStep[]): string[] {
+  return css.filter((step) => step.anchored && specificity(step.selector) > 0).map((step) => `css:${step.selector}`);
+}
+
+function toCssExtractor(selector: CssExtractorStep): CssExtractorStep {
+  return { type: 'css', selector: selector.selector, anchored: selector.anchored, ...(selector.attribute ? { attribute: selector.attribute } : {}) };
+}

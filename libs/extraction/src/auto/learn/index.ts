@@ -1,0 +1,1 @@
+export { learnRecipe, type LearnRecipeInput, type LearnReport } from './learn-recipe';
