@@ -57,6 +57,7 @@ bench: setup build
 	node -r ./tools/register-aliases.js dist/bench/fetch-bench.js
 	node -r ./tools/register-aliases.js dist/bench/batch-bench.js
 	node -r ./tools/register-aliases.js dist/bench/batch-bench.js --only tasks --tasks 20000 --latency-ms 0
+	node -r ./tools/register-aliases.js dist/bench/extract-bench.js
 
 # The container image, proven without an image registry: deploy/image/README.md.
 image-proof: services

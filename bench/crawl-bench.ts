@@ -14,7 +14,7 @@ import { measureCrawlee } from './crawlee-bench';
 import { startFixtureWebProcess } from './fixture-web-process';
 import { WrongCrawlError, type CrawlerMeasurement } from './measurement';
 import { parseBenchOptions } from './options';
-import { formatReport, formatRounds, formatTrawlTimings, medianRound, TARGET_RATIO, throughputRatio } from './report';
+import { formatReport, formatRounds, formatTrawlTimings, medianRoundWithPeak, TARGET_RATIO, throughputRatio } from './report';
 import { measureTrawl, startTrawl, warmUpTrawl, type TrawlUnderTest } from './trawl-bench';
 
 const RESULTS_DIR = resolve(__dirname, '..', '..', 'bench', 'results');
@@ -87,7 +87,7 @@ async function main(args: string[]): Promise<void> {
     await web.stop();
   }
 
-  const medians = (['crawlee', 'trawl'] as const).filter((name) => rounds[name].length > 0).map((name) => medianRound(rounds[name]));
+  const medians = (['crawlee', 'trawl'] as const).filter((name) => rounds[name].length > 0).map((name) => medianRoundWithPeak(rounds[name]));
   const trawlMedian = medians.find((m) => m.crawler === 'Trawl');
   const crawleeMedian = medians.find((m) => m.crawler === 'Crawlee');
   process.stdout.write(`\n${formatReport(medians, options.concurrency, cores)}\n\n${formatRounds(rounds.crawlee, rounds.trawl)}\n`);

@@ -22,11 +22,27 @@ export function medianRound(rounds: readonly CrawlerMeasurement[]): CrawlerMeasu
   return sorted[Math.floor((sorted.length - 1) / 2)];
 }
 
+/**
+ * The median round by pages/s, with the peak memory of all rounds. Trawl's processes live through
+ * every round and VmHWM only grows, so the median round's own figure depended on which round came
+ * out median (about 45 MiB apart between rounds 1 and 3 while garbage waits for a full collection):
+ * the peak over the whole run is the figure that compares between builds.
+ */
+export function medianRoundWithPeak(rounds: readonly CrawlerMeasurement[]): CrawlerMeasurement {
+  const median = medianRound(rounds);
+  const peak = (role: 'coordinator' | 'worker') => Math.max(...rounds.map((r) => r.peakRssBytes[role] ?? 0));
+  const coordinator = peak('coordinator');
+  return { ...median, peakRssBytes: { worker: peak('worker'), ...(coordinator > 0 && { coordinator }) } };
+}
+
 /** Pages/s of every round, and Trawl/Crawlee of the rounds run side by side. */
 export function formatRounds(crawlee: readonly CrawlerMeasurement[], trawl: readonly CrawlerMeasurement[]): string {
-  const lines = [`Rounds (pages/s; the tables above show each crawler's median round):`];
+  const lines = [`Rounds (pages/s; the tables above show each crawler's median round, with the peak RSS of all rounds):`];
   if (crawlee.length > 0) lines.push(`  Crawlee: ${crawlee.map((m) => m.pagesPerSecond.toFixed(1)).join(', ')}`);
-  if (trawl.length > 0) lines.push(`  Trawl:   ${trawl.map((m) => m.pagesPerSecond.toFixed(1)).join(', ')}`);
+  if (trawl.length > 0) {
+    lines.push(`  Trawl:   ${trawl.map((m) => m.pagesPerSecond.toFixed(1)).join(', ')}`);
+    lines.push(`  Trawl coordinator peak RSS after each round (MiB): ${trawl.map((m) => mib(m.peakRssBytes.coordinator)).join(', ')}`);
+  }
   const paired = Math.min(crawlee.length, trawl.length);
   if (paired > 0) {
     const ratios = Array.from({ length: paired }, (_, i) => throughputRatio(trawl[i], crawlee[i]).toFixed(2));

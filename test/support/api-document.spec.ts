@@ -1,4 +1,4 @@
-import { buildOpenApiDocument, PUBLIC_API_ROUTES } from '@trawl/contracts';
+import { buildOpenApiDocument, PUBLIC_API_ROUTES } from '@trawl/contracts/http';
 import { ApiDocument } from './api-document';
 
 const document = ApiDocument.fromDocument(buildOpenApiDocument(PUBLIC_API_ROUTES, { version: '0.0.0' }));

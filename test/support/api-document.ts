@@ -1,6 +1,6 @@
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
-import { FETCH_JSON_ANSWERS, OPENAPI_DOCUMENT_PATH } from '@trawl/contracts';
+import { FETCH_JSON_ANSWERS, OPENAPI_DOCUMENT_PATH } from '@trawl/contracts/http';
 
 /** Paths of the gateway that are not the public API, and so not in its document. */
 const NOT_PUBLIC = [/^\/admin\//, /^\/(healthz|readyz|metrics)$/];

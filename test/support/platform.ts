@@ -189,6 +189,17 @@ export class Platform {
     if (res.status !== 200) throw new Error(`tenant update answered ${res.status}: ${await res.text()}`);
   }
 
+  /** A call of the admin API (operator token); the answer's status and JSON body. */
+  async admin<T = any>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
+    const res = await fetch(`${this.gatewayUrl}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...(body !== undefined && { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    return { status: res.status, body: (text ? JSON.parse(text) : undefined) as T };
+  }
+
   /** A client of the public API for one tenant. */
   client(apiKey: string, options?: ApiClientOptions): ApiClient {
     return new ApiClient(this.gatewayUrl, apiKey, options);

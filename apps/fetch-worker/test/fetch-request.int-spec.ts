@@ -30,6 +30,7 @@ const markTransforms: PageTransforms = {
   toPlainText: (html) => `text of ${html.length} chars`,
   applyCssExtractor: (_html, extractor) => ({ names: Object.keys(extractor) }),
   extractOutputs: (_html, names) => ({ outputs: names }),
+  applyRecipe: () => ({}),
 };
 
 const BASE_OPTIONS: FetchOptionsV1 = { js_render: false, premium_proxy: false, json_response: false, original_status: false };

@@ -10,6 +10,7 @@ import { AuthModule } from './auth/auth.module';
 import { BatchModule } from './batch/batch.module';
 import type { GatewayConfig } from './config';
 import { CrawlsModule } from './crawls/crawls.module';
+import { ExtractModule } from './extract/extract.module';
 import { FetchModule } from './fetch/fetch.module';
 import { FileTransferSlots } from './file-transfers/file-transfer-slots';
 import { GATEWAY_CONFIG } from './gateway.tokens';
@@ -91,6 +92,7 @@ export class GatewayModule {
         TenantsModule,
         TenantAdminModule,
         CrawlsModule,
+        ExtractModule,
         FetchModule,
         UsageModule,
         WebhooksModule,

@@ -6,7 +6,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { createJobBody } from '@trawl/contracts';
+import { createJobBody } from '@trawl/contracts/http';
 import { UrlSigner } from '../src/file-transfers/url-signer';
 import { Secret } from '../src/secret';
 import type { JobsService } from '../src/batch/jobs.service';

@@ -7,7 +7,7 @@ import { systemClock } from '@trawl/scheduling';
 import { createMigratedDatabase, TestDatabase, waitFor } from '@trawl/testing';
 import type { DataSource } from 'typeorm';
 import { BatchError, BatchErrorCode } from '../src/batch/batch.errors';
-import { createJobBody } from '@trawl/contracts';
+import { createJobBody } from '@trawl/contracts/http';
 import { JobIngestsRepository } from '../src/batch/job-ingests.repository';
 import { JobSchedulesRepository } from '../src/batch/job-schedules.repository';
 import { JobsRepository } from '../src/batch/jobs.repository';

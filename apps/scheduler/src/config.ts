@@ -58,6 +58,22 @@ export const configSchema = baseConfigSchema
     RETENTION_EXPIRED_KEPT_MS: envInt(7 * 24 * 3_600_000, 0, 365 * 24 * 3_600_000),
     /** Rows one retention statement deletes at most (default 5,000). */
     RETENTION_BATCH: envInt(5_000, 1, 100_000),
+    /** Extract: domain preparations one replica runs at once (default 2). */
+    PREPARE_CONCURRENCY: envInt(2, 1, 64),
+    /** Extract: most pages a preparation fetches (default 40). */
+    PREPARE_MAX_PAGES: envInt(40, 1, 500),
+    /** Extract: least time between two fetches of one preparation, ms (default 1,000); a longer robots.txt `Crawl-delay` wins, up to 10 s. */
+    PREPARE_FETCH_INTERVAL_MS: envInt(1_000, 0, 60_000),
+    /** Extract: longest a preparation fetches before it learns from what it has, ms (default 10 min). */
+    PREPARE_MAX_FETCHING_MS: envInt(10 * 60_000, 1_000, 3_600_000),
+    /** Extract: time for one page through the fetch workers, ms (default 90 s). */
+    PREPARE_PAGE_TIMEOUT_MS: envInt(90_000, 1_000, 600_000),
+    /** Extract: a preparation's lease, renewed with each page; past it the sweep hands it to another replica, ms (default 2 min). */
+    PREPARE_LEASE_MS: envInt(120_000, 1_000, 3_600_000),
+    /** Extract: deliveries of one attempt before it fails (a preparer that keeps dying on it), default 5. */
+    PREPARE_MAX_DELIVERIES: envInt(5, 1, 100),
+    /** Extract: how often the sweep looks for preparations whose lease ran out, ms (default 15 s). */
+    PREPARE_SWEEP_INTERVAL_MS: envInt(15_000, 100, 600_000),
     ...fetchPolicyConfigShape,
     /**
      * Base64 of 32 bytes, as the gateway's: opens tenants' sealed CAPTCHA solver keys for batch

@@ -3,8 +3,17 @@ import { randomBytes } from 'node:crypto';
 import { DynamicModule, Module } from '@nestjs/common';
 import { Logger } from '@trawl/observability';
 import { Clock, systemClock } from '@trawl/scheduling';
-import { connectService } from '@trawl/service-kit';
+import { MessagingConnection, StreamedRpcClient } from '@trawl/messaging';
+import { connectService, SERVICE_MESSAGING } from '@trawl/service-kit';
 import { SchedulerConfig } from './config';
+import { DomainPreparationService } from './extract-preparations/domain-preparation.service';
+import { PreparationConsumer } from './extract-preparations/preparation.consumer';
+import { PreparationFetcher } from './extract-preparations/preparation-fetcher';
+import { PreparationSweepService } from './extract-preparations/preparation-sweep.service';
+import { PREPARATION_SETTINGS, PreparationSettings } from './extract-preparations/preparation.settings';
+import { PreparationsRepository } from './extract-preparations/preparations.repository';
+import { PreparationsRuntime } from './extract-preparations/preparations.runtime';
+import { NatsRecipeStore, PREPARATION_RECIPES } from './extract-preparations/recipe-store';
 import { LeaderElection } from './leadership/leader-election';
 import { LeaseRepository } from './leadership/lease.repository';
 import { BatchRunStarter } from './runs/batch-run-starter';
@@ -53,8 +62,14 @@ export class SchedulerModule {
       logger,
       database: { url: config.DATABASE_URL, poolSize: config.DB_POOL_SIZE },
       messaging: (topology) => ({
-        streams: [topology.streams.events, topology.streams.batchWork, topology.streams.batchResults, topology.streams.batchBodies],
-        consumers: [topology.consumers.batchSchedulers],
+        streams: [
+          topology.streams.events,
+          topology.streams.batchWork,
+          topology.streams.batchResults,
+          topology.streams.batchBodies,
+          topology.streams.extractPreparations,
+        ],
+        consumers: [topology.consumers.batchSchedulers, topology.consumers.extractPreparers],
       }),
     });
     const settings: SchedulerSettings = {
@@ -83,6 +98,18 @@ export class SchedulerModule {
       forbiddenDomains: config.FETCH_FORBIDDEN_DOMAINS,
       secrets: config.SECRETS_KEY,
     };
+    const preparationSettings: PreparationSettings = {
+      topology: service.topology,
+      concurrency: config.PREPARE_CONCURRENCY,
+      maxPages: config.PREPARE_MAX_PAGES,
+      fetchIntervalMs: config.PREPARE_FETCH_INTERVAL_MS,
+      maxFetchingMs: config.PREPARE_MAX_FETCHING_MS,
+      pageTimeoutMs: config.PREPARE_PAGE_TIMEOUT_MS,
+      leaseMs: config.PREPARE_LEASE_MS,
+      maxDeliveries: config.PREPARE_MAX_DELIVERIES,
+      sweepIntervalMs: config.PREPARE_SWEEP_INTERVAL_MS,
+      maxBodyBytes: config.BATCH_MAX_BODY_BYTES,
+    };
     const retentionSettings: RetentionSettings = {
       sweepIntervalMs: config.RETENTION_SWEEP_INTERVAL_MS,
       expiredKeptMs: config.RETENTION_EXPIRED_KEPT_MS,
@@ -100,6 +127,29 @@ export class SchedulerModule {
         { provide: RUNS_SETTINGS, useValue: runsSettings },
         { provide: RunsMetrics, useValue: new RunsMetrics(service.registry) },
         { provide: RETENTION_SETTINGS, useValue: retentionSettings },
+        { provide: PREPARATION_SETTINGS, useValue: preparationSettings },
+        {
+          provide: PreparationFetcher,
+          inject: [SERVICE_MESSAGING],
+          useFactory: (messaging: MessagingConnection) =>
+            new PreparationFetcher({
+              rpc: new StreamedRpcClient(messaging.nc),
+              subject: service.topology.subjects.fetchRequest,
+              timeoutMs: preparationSettings.pageTimeoutMs,
+              maxBodyBytes: preparationSettings.maxBodyBytes,
+            }),
+        },
+        {
+          provide: PREPARATION_RECIPES,
+          inject: [SERVICE_MESSAGING],
+          useFactory: (messaging: MessagingConnection) =>
+            new NatsRecipeStore(messaging.js, service.topology.kv.extractRecipes, service.topology.replicas),
+        },
+        PreparationsRepository,
+        DomainPreparationService,
+        PreparationConsumer,
+        PreparationSweepService,
+        PreparationsRuntime,
         RetentionRepository,
         RetentionSweepService,
         RunDispatchRepository,

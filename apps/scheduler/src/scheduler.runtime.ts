@@ -1,6 +1,7 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { Logger } from '@trawl/observability';
 import { SERVICE_LOGGER, ServiceRuntime } from '@trawl/service-kit';
+import { PreparationsRuntime } from './extract-preparations/preparations.runtime';
 import { LeaderElection } from './leadership/leader-election';
 import { RetentionSweepService } from './retention/retention-sweep.service';
 import { RETENTION_SETTINGS, RetentionSettings } from './retention/retention.settings';
@@ -10,7 +11,7 @@ import { SCHEDULER_SETTINGS, SchedulerSettings } from './scheduler.settings';
 
 /**
  * Runs the scheduler's loops after boot: every replica takes part in the election and runs batch
- * execution, the leader fires due schedules and sweeps expired batch records. On shutdown it
+ * execution and Extract preparations, the leader fires due schedules and sweeps expired batch records. On shutdown it
  * finishes the pass in progress and gives the lease up (so another replica leads at once, not
  * after the lease's lifetime).
  */
@@ -33,6 +34,8 @@ export class SchedulerRuntime extends ServiceRuntime {
     /** Retention sweeps, run by the leader only. */
     @Optional() private readonly retention?: RetentionSweepService,
     @Optional() @Inject(RETENTION_SETTINGS) private readonly retentionSettings?: RetentionSettings,
+    /** Extract domain preparations, shared by every replica. */
+    @Optional() private readonly preparations?: PreparationsRuntime,
   ) {
     super();
   }
@@ -65,13 +68,14 @@ export class SchedulerRuntime extends ServiceRuntime {
     if (this.retention && this.retentionSettings) this.sweepTimer = setInterval(sweep, this.retentionSettings.sweepIntervalMs);
     this.logger.info({ instance: this.settings.instanceId }, 'scheduler started');
     await this.runs?.start();
+    await this.preparations?.start();
   }
 
   protected async stopLoops(): Promise<void> {
     clearInterval(this.electionTimer);
     clearInterval(this.firingTimer);
     clearInterval(this.sweepTimer);
-    await Promise.all([this.electing, this.firing, this.sweeping, this.runs?.stop()]);
+    await Promise.all([this.electing, this.firing, this.sweeping, this.runs?.stop(), this.preparations?.stop()]);
     await this.election.release();
   }
 }

@@ -1,4 +1,4 @@
-import { FETCH_WORKER_ERROR_CODES } from '../fetch.messages';
+import { FETCH_WORKER_ERROR_CODES } from './fetch.messages';
 import { workerProblemKind } from './fetch-problems';
 
 describe(workerProblemKind.name, () => {
@@ -10,6 +10,7 @@ describe(workerProblemKind.name, () => {
       REQS006: 400,
       RESP001: 422,
       RESP002: 404,
+      RESP003: 502,
       RESP004: 400,
       RESP005: 413,
       RESP006: 424,

@@ -1,4 +1,4 @@
-import type { FetchWorkerErrorCode } from '../fetch.messages';
+import type { FetchWorkerErrorCode } from './fetch.messages';
 
 /** How one worker error code is answered: HTTP status and problem title (Fetch spec §7). */
 export interface WorkerProblemKind {
@@ -21,6 +21,8 @@ export function workerProblemKind(code: FetchWorkerErrorCode): WorkerProblemKind
       return { status: 400, title: 'CAPTCHA solver key invalid' };
     case 'RESP001':
       return { status: 422, title: 'Content could not be obtained' };
+    case 'RESP003':
+      return { status: 502, title: 'The URL could not be automatically parsed' };
     case 'RESP002':
       return { status: 404, title: 'Target page not found' };
     case 'RESP004':

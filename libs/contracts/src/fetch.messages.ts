@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { extractRecipeRefV1 } from './extract.messages';
 import { OUTPUT_NAMES, RESPONSE_TYPES, SCREENSHOT_FORMATS } from './output-formats';
 
 /**
@@ -105,6 +106,12 @@ export const fetchOptionsV1 = z.object({
   original_status: z.boolean(),
   /** Target statuses answered with the target's body (and billed). */
   allowed_status_codes: z.array(z.number().int().min(100).max(599)).optional(),
+  /**
+   * `extract=auto`: answer `{parsed, html}` with this recipe applied to the final HTML; the output
+   * options above (`css_extractor`, `response_type`, `outputs`, `json_response`, `screenshot`) are
+   * then absent. A worker that predates the field answers the page's HTML.
+   */
+  extract: extractRecipeRefV1.optional(),
 });
 export type FetchOptionsV1 = z.infer<typeof fetchOptionsV1>;
 
@@ -158,6 +165,8 @@ export const FETCH_WORKER_ERROR_CODES = [
   'RESP001',
   /** The target answered 404 (billed). */
   'RESP002',
+  /** `extract=auto` found nothing on the page (its domain is prepared). */
+  'RESP003',
   /** `css_extractor` could not be applied (e.g. a selector the engine cannot parse). */
   'RESP004',
   /** The answer is larger than `max_body_bytes`. */

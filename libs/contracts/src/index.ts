@@ -7,4 +7,7 @@ export * from './schedule.schema';
 export * from './batch-task.messages';
 export * from './states';
 export * from './output-formats';
-export * from './http';
+export * from './plans';
+export * from './fetch-parameters';
+export * from './fetch-problems';
+export * from './extract.messages';

@@ -23,6 +23,8 @@ export interface MessagingTopology {
     batchBodies: string;
     /** Crawl pages' HTML too large for a result message, in chunks (limits retention). */
     crawlBodies: string;
+    /** Work queue of Extract domain preparations (`ExtractPreparationV1`); consumed by schedulers. */
+    extractPreparations: string;
   };
   subjects: {
     crawlPageTask: string;
@@ -46,6 +48,8 @@ export interface MessagingTopology {
     crawlBodyPrefix: string;
     /** Core NATS: a batch run ended (stopped, failed); workers skip its queued tasks instead of fetching them (`BatchRunStoppedV1`). */
     batchRunStopped: string;
+    /** One domain preparation to run or resume (`ExtractPreparationV1`). */
+    extractPreparation: string;
   };
   consumers: {
     fetchWorkers: string;
@@ -56,6 +60,8 @@ export interface MessagingTopology {
     batchWorkers: string;
     /** Schedulers' durable on the batch results. */
     batchSchedulers: string;
+    /** Schedulers' durable on the Extract preparations. */
+    extractPreparers: string;
   };
   /** JetStream KV buckets shared by the fetch workers. */
   kv: {
@@ -63,6 +69,8 @@ export interface MessagingTopology {
     domainTiers: string;
     /** `<tenant>.<session_id>.<pool>` → proxy id, bound for 10 minutes from first use (max_age). */
     proxySessions: string;
+    /** `<domain>/<version>` → an Extract recipe (JSON); written by the preparer, read and cached by workers. */
+    extractRecipes: string;
   };
 }
 
@@ -83,6 +91,7 @@ export function messagingTopology(prefix: string, options: MessagingTopologyOpti
       batchResults: `${upper}_BATCH_RESULTS`,
       batchBodies: `${upper}_BATCH_BODIES`,
       crawlBodies: `${upper}_CRAWL_BODIES`,
+      extractPreparations: `${upper}_EXTRACT_PREPARATIONS`,
     },
     subjects: {
       crawlPageTask: `${prefix}.crawl.page.task.v1`,
@@ -97,6 +106,7 @@ export function messagingTopology(prefix: string, options: MessagingTopologyOpti
       batchBodyPrefix: `${prefix}.batch.body.v1`,
       crawlBodyPrefix: `${prefix}.crawl.body.v1`,
       batchRunStopped: `${prefix}.batch.run.stopped.v1`,
+      extractPreparation: `${prefix}.extract.preparation.v1`,
     },
     consumers: {
       fetchWorkers: 'fetch-workers',
@@ -104,10 +114,12 @@ export function messagingTopology(prefix: string, options: MessagingTopologyOpti
       fetchRequestWorkers: 'fetch-request-workers',
       batchWorkers: 'batch-workers',
       batchSchedulers: 'batch-schedulers',
+      extractPreparers: 'extract-preparers',
     },
     kv: {
       domainTiers: `${upper}_DOMAIN_TIERS`,
       proxySessions: `${upper}_PROXY_SESSIONS`,
+      extractRecipes: `${upper}_EXTRACT_RECIPES`,
     },
   };
 }

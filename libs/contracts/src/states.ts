@@ -64,3 +64,14 @@ export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
 export function isFinishedRunStatus(status: RunStatus): boolean {
   return (FINISHED_RUN_STATUSES as readonly RunStatus[]).includes(status);
 }
+
+/**
+ * `extract_domains.status` (Extract spec §3): asked for, being prepared, served, or given up. A
+ * domain being prepared again keeps serving its last recipe (`recipe_version` set) while `preparing`.
+ */
+export const PREPARED_DOMAIN_STATUSES = ['queued', 'preparing', 'ready', 'failed'] as const;
+export type PreparedDomainStatus = (typeof PREPARED_DOMAIN_STATUSES)[number];
+
+/** `extract_preparation_pages.state`: a page a preparation fetched, or could not. */
+export const PREPARATION_PAGE_STATES = ['fetched', 'failed'] as const;
+export type PreparationPageState = (typeof PREPARATION_PAGE_STATES)[number];

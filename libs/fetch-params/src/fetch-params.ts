@@ -109,10 +109,12 @@ export function parseFetchParams(query: QueryParameters | undefined): FetchQuery
   // spec §4 rule 1: with extract, the other output formats are ignored rather than refused.
   if (!extract) assertOneAnswerShape({ cssExtractor, outputs, responseType, jsonResponse, screenshot: screenshot.given });
 
+  // With extract the answer is always `{parsed, html}`: json_response and screenshot are output
+  // formats too, ignored like the three the spec names (docs/decisions/extract.md).
   const options: FetchOptionsV1 = {
     js_render: jsRender,
     premium_proxy: premiumProxy,
-    json_response: jsonResponse,
+    json_response: !extract && jsonResponse,
     original_status: originalStatus,
     ...(proxyCountry !== undefined && { proxy_country: proxyCountry.toLowerCase() }),
     ...(auto !== undefined && { mode: auto }),
@@ -124,7 +126,7 @@ export function parseFetchParams(query: QueryParameters | undefined): FetchQuery
     ...(!extract && cssExtractor !== undefined && { css_extractor: cssExtractor }),
     ...(!extract && responseType !== undefined && { response_type: responseType }),
     ...(!extract && outputs !== undefined && { outputs }),
-    ...(screenshot.given !== undefined && { screenshot: screenshot.given }),
+    ...(!extract && screenshot.given !== undefined && { screenshot: screenshot.given }),
     ...(device !== undefined && { device }),
     ...(windowWidth !== undefined && { window_width: windowWidth }),
     ...(windowHeight !== undefined && { window_height: windowHeight }),

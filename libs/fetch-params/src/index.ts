@@ -4,3 +4,4 @@ export * from './forwarded-headers';
 export * from './service-params';
 export * from './output-format';
 export * from './forbidden-domains';
+export * from './extract-options';

@@ -14,6 +14,7 @@ import { RunTaskBodyLz41764000000090 } from './migrations/1764000000090-run-task
 import { PutBatchTasks1764000000100 } from './migrations/1764000000100-put-batch-tasks';
 import { LedgerCost1764000000110 } from './migrations/1764000000110-ledger-cost';
 import { TenantAdmin1764000000130 } from './migrations/1764000000130-tenant-admin';
+import { Extract1764000000140 } from './migrations/1764000000140-extract';
 
 /** Every migration, in order. Migrations run by `make migrate` (and a Helm pre-upgrade Job), never at pod start. */
 export const MIGRATIONS = [
@@ -31,6 +32,7 @@ export const MIGRATIONS = [
   PutBatchTasks1764000000100,
   LedgerCost1764000000110,
   TenantAdmin1764000000130,
+  Extract1764000000140,
 ];
 
 export interface DataSourceOptions {

@@ -2,6 +2,7 @@ import {
   batchMessagingDefinitions,
   ConsumerDefinition,
   crawlMessagingDefinitions,
+  extractMessagingDefinitions,
   MessagingTopology,
   StreamDefinition,
   webhookConsumerDefinition,
@@ -29,8 +30,11 @@ export interface MessagingDefinitions {
 export function messagingDefinitionsOf(topology: MessagingTopology, uses: ServiceMessaging): MessagingDefinitions {
   const crawl = crawlMessagingDefinitions(topology);
   const batch = batchMessagingDefinitions(topology);
-  const streams = new Map([...crawl.streams, ...batch.streams].map((s) => [s.name, s]));
-  const consumers = new Map([...crawl.consumers, ...batch.consumers, webhookConsumerDefinition(topology)].map((c) => [c.durable, c]));
+  const extract = extractMessagingDefinitions(topology);
+  const streams = new Map([...crawl.streams, ...batch.streams, ...extract.streams].map((s) => [s.name, s]));
+  const consumers = new Map(
+    [...crawl.consumers, ...batch.consumers, ...extract.consumers, webhookConsumerDefinition(topology)].map((c) => [c.durable, c]),
+  );
   return {
     streams: uses.streams.map((name) => found(streams.get(name), `stream ${name}`)),
     consumers: uses.consumers.map((durable) => found(consumers.get(durable), `consumer ${durable}`)),

@@ -31,6 +31,7 @@ function recordingTransforms() {
     toPlainText: (...args) => (calls.push(['txt', ...args]), 'txt'),
     applyCssExtractor: (...args) => (calls.push(['css', ...args]), { css: true }),
     extractOutputs: (...args) => (calls.push(['out', ...args]), { out: true }),
+    applyRecipe: (...args) => (calls.push(['recipe', ...args]), { recipe: true }),
   };
   return { transforms, calls };
 }

@@ -1,4 +1,5 @@
 import { type FetchOptionsV1, OUTPUT_FORMAT_MEDIA, type ResponseType } from '@trawl/contracts';
+import type { Recipe } from '@trawl/extraction';
 import { isHtmlPage, pageText } from '../page-fetch/page-text';
 import type { TargetPage } from './fetch-engine';
 import { FetchRequestError } from './fetch-request.errors';
@@ -34,6 +35,20 @@ export function answerBody(page: TargetPage, options: FetchOptionsV1, transforms
   if (options.outputs) return json(transforms.extractOutputs(pageText(page), options.outputs, page.finalUrl));
   if (isHtmlPage(page)) return text(HTML, pageText(page));
   return { contentType: page.contentType ?? 'application/octet-stream', body: page.body };
+}
+
+/**
+ * `extract=auto` (spec §2 "Extract response"): `{parsed, html}`, the recipe applied to the final
+ * HTML. @throws FetchRequestError `RESP003` when the page is not HTML or the recipe finds nothing.
+ */
+export function extractAnswer(page: TargetPage, recipe: Recipe, transforms: PageTransforms): AnswerBody {
+  if (!isHtmlPage(page)) throw new FetchRequestError('RESP003', 'The page is not HTML, so nothing could be extracted from it.');
+  const html = pageText(page);
+  const parsed = transforms.applyRecipe(recipe, html, page.finalUrl);
+  if (Object.keys(parsed).length === 0) {
+    throw new FetchRequestError('RESP003', 'Nothing could be extracted from this page; css_extractor can take what you need meanwhile.');
+  }
+  return json({ parsed, html });
 }
 
 /** The page as `response_type` asks; a new response type does not compile until it has a case. */

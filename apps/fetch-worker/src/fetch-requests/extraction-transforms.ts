@@ -1,4 +1,4 @@
-import { applyCssExtractor, ExtractionError, ExtractionErrorCode, extractOutputs, toMarkdown, toPlainText } from '@trawl/extraction';
+import { applyCssExtractor, applyRecipe, ExtractionError, ExtractionErrorCode, extractOutputs, toMarkdown, toPlainText } from '@trawl/extraction';
 import { FetchRequestError } from './fetch-request.errors';
 import type { PageTransforms } from './page-transforms';
 
@@ -17,4 +17,5 @@ export const extractionTransforms: PageTransforms = {
     }
   },
   extractOutputs: (html, names, pageUrl) => extractOutputs(html, pageUrl, names),
+  applyRecipe: (recipe, html, pageUrl) => applyRecipe(recipe, { html, url: pageUrl }),
 };

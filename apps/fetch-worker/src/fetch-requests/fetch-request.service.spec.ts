@@ -1,3 +1,6 @@
+import type { ExtractRecipeRefV1 } from '@trawl/contracts';
+import type { Recipe } from '@trawl/extraction';
+import type { RecipeSource } from './extract-recipes';
 import pino from 'pino';
 import { Registry } from 'prom-client';
 import { Tier } from '@trawl/billing';
@@ -54,13 +57,33 @@ const transforms: PageTransforms = {
     throw new FetchRequestError('RESP004', 'The selector `a[[` of `bad` is not valid CSS.');
   },
   extractOutputs: () => ({}),
+  // A recipe that names a page type finds `title` on the page; one without finds nothing.
+  applyRecipe: (recipe) => (recipe.page_types.length > 0 ? { title: 'hi' } : {}),
 };
+
+function recipeOf(domain: string, version: number, typed: boolean): Recipe {
+  return { format: 1, domain, version, page_types: typed ? [{ name: 'product', url_patterns: ['/p'], signature: [], fields: [] }] : [] };
+}
+
+/** Recipes by `domain/version`, counting reads. */
+function recipeSource(recipes: Recipe[]): RecipeSource & { reads: number } {
+  const source = {
+    reads: 0,
+    get: async (ref: ExtractRecipeRefV1) => {
+      source.reads += 1;
+      const found = recipes.find((r) => r.domain === ref.domain && r.version === ref.version);
+      if (!found) throw new FetchRequestError('ERR0001', 'missing');
+      return found;
+    },
+  };
+  return source;
+}
 
 const noCaptcha = { pass: () => Promise.resolve(undefined) } as unknown as CaptchaPass;
 
-function service(engines: FetchEngineSet, logger = pino({ level: 'silent' })) {
+function service(engines: FetchEngineSet, logger = pino({ level: 'silent' }), recipes?: RecipeSource) {
   const target = new TargetFetcher({ engines, captcha: noCaptcha });
-  return new FetchRequestService(target, transforms, { maxBodyBytes: 10_000 }, new FetchRequestMetrics(new Registry()), logger);
+  return new FetchRequestService(target, transforms, { maxBodyBytes: 10_000 }, new FetchRequestMetrics(new Registry()), logger, recipes);
 }
 
 const bodyOf = (answer: { body: Buffer }) => JSON.parse(answer.body.toString('utf8')) as Record<string, unknown>;
@@ -100,6 +123,33 @@ describe(FetchRequestService.name, () => {
       expect(answer.head).toMatchObject({ status: 500, billed_tier: null, error: { code: 'ERR0001' } });
       expect(answer.body.toString()).not.toContain('secret internals');
       expect(logged).toEqual([expect.objectContaining({ instance: 'urn:trawl:request:req-1', msg: 'fetch request failed' })]);
+    });
+
+    it('answers {parsed, html} with extract, billed at the tier of the page', async () => {
+      const recipes = recipeSource([recipeOf('shop.test', 2, true)]);
+      const answer = await service({ http: new FakeEngine(async () => htmlPage(Tier.Basic)) }, undefined, recipes).handle(
+        request({ extract: { domain: 'shop.test', version: 2 } }),
+        new AbortController().signal,
+      );
+      expect(answer.head).toMatchObject({ status: 200, billed_tier: 'basic', content_type: 'application/json; charset=utf-8' });
+      expect(bodyOf(answer)).toEqual({ parsed: { title: 'hi' }, html: '<p>hi</p>' });
+    });
+
+    it('answers RESP003, free, when the recipe finds nothing on the page', async () => {
+      const recipes = recipeSource([recipeOf('shop.test', 1, false)]);
+      const answer = await service({ http: new FakeEngine(async () => htmlPage(Tier.Basic)) }, undefined, recipes).handle(
+        request({ extract: { domain: 'shop.test', version: 1 } }),
+        new AbortController().signal,
+      );
+      expect(answer.head).toMatchObject({ status: 502, billed_tier: null, error: { code: 'RESP003' } });
+    });
+
+    it('answers ERR0001, free, when the recipe cannot be read', async () => {
+      const answer = await service({ http: new FakeEngine(async () => htmlPage(Tier.Basic)) }, undefined, recipeSource([])).handle(
+        request({ extract: { domain: 'shop.test', version: 9 } }),
+        new AbortController().signal,
+      );
+      expect(answer.head).toMatchObject({ status: 500, billed_tier: null, error: { code: 'ERR0001' } });
     });
 
     it('answers RESP004 from the css_extractor transform, free', async () => {

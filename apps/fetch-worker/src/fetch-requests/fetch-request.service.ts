@@ -6,7 +6,8 @@ import { CaptchaError, CaptchaErrorCode } from '../captcha/captcha.errors';
 import { ProxyError, ProxyErrorCode } from '../proxies';
 import { StealthError } from '../stealth';
 import { SERVICE_LOGGER } from '@trawl/service-kit';
-import { answerBody } from './answer-body';
+import { answerBody, extractAnswer } from './answer-body';
+import { NO_RECIPES, type RecipeSource } from './extract-recipes';
 import type { TargetPage } from './fetch-engine';
 import { requestedTier } from './fetch-engine.router';
 import { fetchFailureOf } from './fetch-failures';
@@ -18,6 +19,8 @@ import { targetCallsOf, TargetFetcher } from './target-fetcher';
 import { judgeTargetStatus } from './target-status';
 
 export const PAGE_TRANSFORMS = Symbol('PAGE_TRANSFORMS');
+/** The `RecipeSource` of `extract=auto`. */
+export const EXTRACT_RECIPES = Symbol('EXTRACT_RECIPES');
 export const FETCH_REQUEST_SETTINGS = Symbol('FETCH_REQUEST_SETTINGS');
 
 export interface FetchRequestSettings {
@@ -69,6 +72,8 @@ export class FetchRequestService {
     @Inject(FETCH_REQUEST_SETTINGS) private readonly settings: FetchRequestSettings,
     private readonly metrics: FetchRequestMetrics,
     @Inject(SERVICE_LOGGER) private readonly logger: Logger,
+    /** Recipes of `extract=auto` (default: none can be read, `ERR0001`). */
+    @Inject(EXTRACT_RECIPES) private readonly recipes: RecipeSource = NO_RECIPES,
   ) {
     this.replyMarginMs = settings.replyMarginMs ?? 250;
   }
@@ -119,6 +124,10 @@ export class FetchRequestService {
   private async serve(request: FetchRequestV1, stop: AbortSignal, withHeaders: boolean): Promise<FetchAnswer> {
     const maxBodyBytes = Math.min(request.max_body_bytes, this.settings.maxBodyBytes);
     const call = targetCallsOf(request, maxBodyBytes, this.replyMarginMs, stop);
+    // Read while the page loads; a cached recipe is there at once.
+    const extract = request.options.extract;
+    const recipe = extract ? this.recipes.get(extract) : undefined;
+    recipe?.catch(() => undefined);
     const page = await this.guarded(stop, this.target.fetch(request, call, stop));
     let status: number;
     try {
@@ -126,7 +135,9 @@ export class FetchRequestService {
     } catch (error) {
       throw withPage(error, page);
     }
-    const answer = answerBody(page, request.options, this.transforms);
+    const answer = recipe
+      ? extractAnswer(page, await this.guarded(stop, recipe), this.transforms)
+      : answerBody(page, request.options, this.transforms);
     if (answer.body.length > request.max_body_bytes) {
       // With json_response the whole JSON counts (Fetch spec §7 RESP005).
       throw new FetchRequestError('RESP005', 'The response is larger than the maximum download size.');

@@ -18,7 +18,8 @@ import { BrowserFetchEngine } from './browser-fetch-engine';
 import type { FetchEngineSet } from './fetch-engine.router';
 import { FetchRequestMetrics } from './fetch-request.metrics';
 import { FETCH_REQUEST_SERVER_SETTINGS, FetchRequestServer, FetchRequestServerSettings } from './fetch-request.server';
-import { FETCH_REQUEST_SETTINGS, FetchRequestService, FetchRequestSettings, PAGE_TRANSFORMS } from './fetch-request.service';
+import { EXTRACT_RECIPES, FETCH_REQUEST_SETTINGS, FetchRequestService, FetchRequestSettings, PAGE_TRANSFORMS } from './fetch-request.service';
+import { KvRecipeSource } from './extract-recipes';
 import { HttpFetchEngine } from './http-fetch-engine';
 import { fetchRequestBuckets } from './kv-buckets';
 import { domainTierMemoryOnFirstUse, sessionBindingsOnFirstUse } from './lazy-kv';
@@ -96,6 +97,7 @@ export function wireFetchRequests(deps: FetchRequestWiringDeps): FetchRequestWir
       { provide: FetchRequestMetrics, useValue: metrics },
       { provide: TargetFetcher, useValue: target },
       { provide: PAGE_TRANSFORMS, useValue: extractionTransforms },
+      { provide: EXTRACT_RECIPES, useValue: new KvRecipeSource(messaging.js, topology.kv.extractRecipes, topology.replicas) },
       { provide: FETCH_REQUEST_SETTINGS, useValue: settings },
       { provide: FETCH_REQUEST_SERVER_SETTINGS, useValue: serverSettings },
       FetchRequestService,

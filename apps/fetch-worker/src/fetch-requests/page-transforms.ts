@@ -1,4 +1,5 @@
 import type { OutputName } from '@trawl/contracts';
+import type { Recipe } from '@trawl/extraction';
 
 /**
  * The output transforms the answer needs (`@trawl/extraction`), behind an interface so the answer
@@ -15,4 +16,6 @@ export interface PageTransforms {
   applyCssExtractor(html: string, extractor: Record<string, string>, pageUrl: string): Record<string, unknown>;
   /** `outputs`: output name → what the page holds of it. */
   extractOutputs(html: string, names: readonly OutputName[], pageUrl: string): Record<string, unknown>;
+  /** `extract=auto`: the fields the domain's recipe finds on the page (only those present; `{}` for none). */
+  applyRecipe(recipe: Recipe, html: string, pageUrl: string): Record<string, unknown>;
 }

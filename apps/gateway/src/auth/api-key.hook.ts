@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { OPENAPI_DOCUMENT_PATH } from '@trawl/contracts';
+import { OPENAPI_DOCUMENT_PATH } from '@trawl/contracts/http';
 import { ApiKeyAuthenticator } from './api-key-authenticator';
 import { AuthError, AuthErrorCode } from './auth.errors';
 

@@ -1,5 +1,5 @@
 import { ApiError } from '../problems/api-error';
-import type { InvalidTask } from '@trawl/contracts';
+import type { InvalidTask } from '@trawl/contracts/http';
 
 /** Refusals of the Batch API (spec-batch-api §7) beyond the generic request and webhook problems. */
 export enum BatchErrorCode {

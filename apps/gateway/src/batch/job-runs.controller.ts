@@ -1,14 +1,5 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
-import {
-  type JobCostEstimateAnswer,
-  type JobRunAnswer,
-  LIST_PAGE_LIMITS,
-  pageQuery,
-  queryParameterNames,
-  retryFailedBody,
-  type RunCostAnswer,
-  type RunListAnswer,
-} from '@trawl/contracts';
+import { type JobCostEstimateAnswer, type JobRunAnswer, LIST_PAGE_LIMITS, pageQuery, queryParameterNames, retryFailedBody, type RunCostAnswer, type RunListAnswer } from '@trawl/contracts/http';
 import { AuthenticatedTenant, TenantContext } from '../auth/authenticated-tenant';
 import type { GatewayConfig } from '../config';
 import { GATEWAY_CONFIG } from '../gateway.tokens';

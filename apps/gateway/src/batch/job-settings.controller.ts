@@ -1,16 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
-import {
-  type JobAnswer,
-  jobWebhookBody,
-  LIST_PAGE_LIMITS,
-  queryParameterNames,
-  SCHEDULE_FIRING_STATUSES,
-  type ScheduleFiringListAnswer,
-  scheduleFiringListQuery,
-  scheduleSchema,
-  scheduleStateBody,
-  wrappedScheduleBody,
-} from '@trawl/contracts';
+import { scheduleSchema } from '@trawl/contracts';
+import { type JobAnswer, jobWebhookBody, LIST_PAGE_LIMITS, queryParameterNames, SCHEDULE_FIRING_STATUSES, type ScheduleFiringListAnswer, scheduleFiringListQuery, scheduleStateBody, wrappedScheduleBody } from '@trawl/contracts/http';
 import { AuthenticatedTenant, TenantContext } from '../auth/authenticated-tenant';
 import { assertNoBody, parseBody } from '../problems/body-validation';
 import { assertKnownQueryParameters, intQueryParameter, QueryParameters, singleQueryValue } from '../problems/query-parameters';

@@ -1,4 +1,4 @@
-import { job as jobAnswer, jobRun, scheduleFiring, taskResult } from '@trawl/contracts';
+import { job as jobAnswer, jobRun, scheduleFiring, taskResult } from '@trawl/contracts/http';
 import { encodeContent, presentFiring, presentJob, presentResult, presentRun, presentSchedule, resultStatus } from './job.presenter';
 import type { JobRecord, RunRecord } from './jobs.repository';
 

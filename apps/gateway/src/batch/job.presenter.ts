@@ -1,15 +1,5 @@
-import {
-  isOutputFormat,
-  type JobAnswer,
-  type JobRunAnswer,
-  type JobScheduleAnswer,
-  OUTPUT_FORMAT_MEDIA,
-  type RunTaskState,
-  type ScheduleFiringAnswer,
-  type ScheduleSkipReason,
-  type TaskResultAnswer,
-  type TaskResultStatus,
-} from '@trawl/contracts';
+import { isOutputFormat, OUTPUT_FORMAT_MEDIA, type RunTaskState } from '@trawl/contracts';
+import { type JobAnswer, type JobRunAnswer, type JobScheduleAnswer, type ScheduleFiringAnswer, type ScheduleSkipReason, type TaskResultAnswer, type TaskResultStatus } from '@trawl/contracts/http';
 import type { TaskResultRecord } from './job-results.repository';
 import type { ScheduleFiringOutcome } from '@trawl/scheduling';
 import type { JobRecord, JobScheduleRecord, RunRecord } from './jobs.repository';

@@ -1,20 +1,7 @@
 import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
-import {
-  addTasksBodyShallow,
-  createJobBodyShallow,
-  JOB_STATUSES,
-  JOB_TYPES,
-  type JobAnswer,
-  type JobListAnswer,
-  jobListQuery,
-  type JobWithAddedTasksAnswer,
-  LIST_PAGE_LIMITS,
-  queryParameterNames,
-  RESULTS_PAGE_SIZE,
-  taskResultsQuery,
-  type TaskResultsPageAnswer,
-} from '@trawl/contracts';
+import { JOB_STATUSES, JOB_TYPES } from '@trawl/contracts';
+import { addTasksBodyShallow, createJobBodyShallow, type JobAnswer, type JobListAnswer, jobListQuery, type JobWithAddedTasksAnswer, LIST_PAGE_LIMITS, queryParameterNames, RESULTS_PAGE_SIZE, taskResultsQuery, type TaskResultsPageAnswer } from '@trawl/contracts/http';
 import { AuthenticatedTenant, TenantContext } from '../auth/authenticated-tenant';
 import { IdempotencyService } from '../idempotency/idempotency.service';
 import { assertNoBody, parseBody } from '../problems/body-validation';

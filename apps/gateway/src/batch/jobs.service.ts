@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { BATCH_LIMITS, type CreateJobBody, isFinishedRunStatus, type Schedule } from '@trawl/contracts';
+import { isFinishedRunStatus, type Schedule } from '@trawl/contracts';
+import { BATCH_LIMITS, type CreateJobBody } from '@trawl/contracts/http';
 import { currentTraceParent } from '@trawl/observability';
 import { ActiveJobsRepository, Database, RunsRepository } from '@trawl/persistence';
 import { Clock, scheduleOnReplace, scheduleSchemaAsOf } from '@trawl/scheduling';

@@ -1,4 +1,4 @@
-import { MAX_INVALID_TASKS_LISTED } from '@trawl/contracts';
+import { MAX_INVALID_TASKS_LISTED } from '@trawl/contracts/http';
 import { checkServiceParams } from './service-params';
 import { checkTasks } from './task-checks';
 

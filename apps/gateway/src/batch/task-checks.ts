@@ -1,4 +1,5 @@
-import { BATCH_LIMITS, BatchTaskBody, batchTaskBody, BatchTaskMethod, InvalidTask, MAX_INVALID_TASKS_LISTED } from '@trawl/contracts';
+import { BatchTaskMethod } from '@trawl/contracts';
+import { BATCH_LIMITS, BatchTaskBody, batchTaskBody, InvalidTask, MAX_INVALID_TASKS_LISTED } from '@trawl/contracts/http';
 import { fieldName } from '../problems/body-validation';
 import { checkServiceParams, checkTargetUrl, ServiceParamsProblem } from './service-params';
 

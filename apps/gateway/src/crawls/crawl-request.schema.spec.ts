@@ -1,6 +1,6 @@
 import { parseBody } from '../problems/body-validation';
 import { RequestError, RequestErrorCode } from '../problems/request.errors';
-import { startCrawlBody } from '@trawl/contracts';
+import { startCrawlBody } from '@trawl/contracts/http';
 import { effectiveSettings } from './crawl-request.schema';
 
 function refusal(body: unknown): { code: RequestErrorCode; parameter: unknown; detail: string } {

@@ -1,4 +1,5 @@
-import { CRAWL_LIMITS, type CrawlOutputFormat, type StartCrawlBody } from '@trawl/contracts';
+import { type CrawlOutputFormat } from '@trawl/contracts';
+import { CRAWL_LIMITS, type StartCrawlBody } from '@trawl/contracts/http';
 
 /** The settings a crawl runs with: the request with every default applied. */
 export interface CrawlSettings {

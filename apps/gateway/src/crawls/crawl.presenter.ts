@@ -1,18 +1,10 @@
-import {
-  CRAWL_FAILURE_CODES,
-  CRAWL_OUTPUT_FORMATS,
-  type CrawlDownloadLine,
-  type CrawlFailureCode,
-  type CrawlResource,
-  type CrawlResultResource,
-  type CrawlOutputFormat,
-  type StopCrawlResource,
-} from '@trawl/contracts';
+import { CRAWL_OUTPUT_FORMATS, type CrawlOutputFormat } from '@trawl/contracts';
+import { CRAWL_FAILURE_CODES, type CrawlDownloadLine, type CrawlFailureCode, type CrawlResource, type CrawlResultResource, type StopCrawlResource } from '@trawl/contracts/http';
 import type { CrawlRecord, CrawlResultRecord, DownloadRecord } from './crawls.repository';
 
 // The answers' shapes are the zod schemas of @trawl/contracts, which also write the OpenAPI document:
 // a field added here and not there (or the reverse) fails to compile.
-export type { CrawlResource, CrawlResultResource } from '@trawl/contracts';
+export type { CrawlResource, CrawlResultResource } from '@trawl/contracts/http';
 
 /** Fields that are "absent" in the spec are left out, never `null`. */
 export function presentCrawl(crawl: CrawlRecord): CrawlResource {

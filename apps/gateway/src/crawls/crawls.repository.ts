@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import type { ContentStatus, CrawlOutputFormat, CrawlStatus, CrawlStopReason, StartCrawlBody } from '@trawl/contracts';
+import type { ContentStatus, CrawlOutputFormat, CrawlStatus, CrawlStopReason } from '@trawl/contracts';
+import type { StartCrawlBody } from '@trawl/contracts/http';
 import {
   type AssertTrue,
   type CamelCase,

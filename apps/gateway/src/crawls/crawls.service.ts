@@ -11,7 +11,7 @@ import {
   isCrawlId,
 } from './crawl-cursor';
 import { CrawlKicks } from './crawl-kicks';
-import type { StartCrawlBody } from '@trawl/contracts';
+import type { StartCrawlBody } from '@trawl/contracts/http';
 import { effectiveSettings } from './crawl-request.schema';
 import { CrawlError, CrawlErrorCode } from './crawls.errors';
 import { CrawlRecord, CrawlResultRecord, CrawlsRepository, DownloadRecord } from './crawls.repository';

@@ -8,7 +8,9 @@ export enum FetchErrorCode {
   InvalidParameters = 'REQS004',
   /** Only GET, POST and PUT fetch a page. */
   MethodNotAllowed = 'REQS005',
-  /** `extract=auto` for a domain that is not prepared (no domain is prepared yet). */
+  /** `extract=auto` on a domain whose pages show their data only once rendered, without `js_render`. */
+  ExtractNeedsRender = 'REQS002',
+  /** `extract=auto` for a domain that Extract does not serve (never prepared, or not ready yet). */
   ExtractNotPrepared = 'REQS007',
   /** `css_extractor` is not a JSON object of names to selectors. */
   InvalidCssExtractor = 'RESP004',

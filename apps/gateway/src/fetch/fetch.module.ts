@@ -4,6 +4,7 @@ import { SERVICE_MESSAGING } from '@trawl/service-kit';
 import { Registry } from 'prom-client';
 import type { GatewayConfig } from '../config';
 import { GATEWAY_CONFIG } from '../gateway.tokens';
+import { ExtractModule } from '../extract/extract.module';
 import { LimitsModule } from '../limits/limits.module';
 import { TenantsModule } from '../tenants/tenants.module';
 import { FetchController } from './fetch.controller';
@@ -12,7 +13,7 @@ import { FetchService } from './fetch.service';
 import { HeadStarts } from './head-start';
 
 @Module({
-  imports: [LimitsModule, TenantsModule],
+  imports: [LimitsModule, TenantsModule, ExtractModule],
   controllers: [FetchController],
   providers: [
     FetchService,

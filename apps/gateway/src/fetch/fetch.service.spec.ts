@@ -5,6 +5,8 @@ import { MessagingError, MessagingErrorCode, StreamedRpcClient } from '@trawl/me
 import type { Logger } from '@trawl/observability';
 import type { Database } from '@trawl/persistence';
 import { loadGatewayConfig } from '../config';
+import type { ServedExtractRecipe } from '@trawl/fetch-params';
+import type { PreparedDomainsService } from '../extract/prepared-domains.service';
 import type { AdmissionSnapshot } from '../limits/admission.repository';
 import { LimitError, LimitErrorCode } from '../limits/limits.errors';
 import type { LimitsService } from '../limits/limits.service';
@@ -23,7 +25,7 @@ function account(fields: Partial<Account> = {}): Account {
   return testAccount({ tenantId: TENANT, ...fields });
 }
 
-function setup(options: { account?: Account; reply?: Partial<FetchReplyV1>; failure?: Error } = {}) {
+function setup(options: { account?: Account; reply?: Partial<FetchReplyV1>; failure?: Error; servedRecipe?: ServedExtractRecipe } = {}) {
   const sent: FetchRequestV1[] = [];
   const rpc = {
     call: jest.fn(async (_subject: string, payload: Uint8Array, _options?: { signal?: AbortSignal }) => {
@@ -64,6 +66,7 @@ function setup(options: { account?: Account; reply?: Partial<FetchReplyV1>; fail
     new CaptchaSolverKeys(config, logger as unknown as Logger),
     new HeadStarts({ maxAgeMs: 2_000, maxTenants: 10 }),
     { current: jest.fn(async () => options.account ?? account()) } as unknown as AccountsService,
+    { servedRecipe: jest.fn(async () => options.servedRecipe) } as unknown as PreparedDomainsService,
     config,
     logger as unknown as Logger,
   );
@@ -221,6 +224,39 @@ describe(FetchService.name, () => {
       const { service, call, rpc } = setup({ account: account({ features: ['js_render'] }) });
       await expect(service.fetch(call({ query: { url: 'https://shop.test/', mode: 'auto', proxy_country: 'de' } }))).rejects.toMatchObject({ code: 'AUTH010' });
       expect(rpc.call).not.toHaveBeenCalled();
+    });
+
+    it('answers REQS007 naming the registrable domain when Extract does not serve it, before any slot is taken', async () => {
+      const { service, call, rpc, limits } = setup();
+      await expect(service.fetch(call({ query: { url: 'https://www.shop.test/p/1', extract: 'auto' } }))).rejects.toMatchObject({
+        code: 'REQS007',
+        extensions: { domain: 'shop.test' },
+      });
+      expect(rpc.call).not.toHaveBeenCalled();
+      expect(limits.acquireSlot).not.toHaveBeenCalled();
+    });
+
+    it('sends the served recipe and drops the other output formats with extract=auto (and autoparse)', async () => {
+      const { service, call, sent } = setup({ servedRecipe: { domain: 'shop.test', version: 3, needsRender: false } });
+      await service.fetch(call({ query: { url: 'https://shop.test/p/1', extract: 'auto', css_extractor: '{"t":"h1"}', json_response: 'true' } }));
+      await service.fetch(call({ query: { url: 'https://shop.test/p/2', autoparse: 'true', outputs: 'links' } }));
+      for (const request of sent) {
+        expect(request.options.extract).toEqual({ domain: 'shop.test', version: 3 });
+        expect(request.options).not.toHaveProperty('css_extractor');
+        expect(request.options).not.toHaveProperty('outputs');
+        expect(request.options.json_response).toBe(false);
+      }
+    });
+
+    it('answers REQS002 when the domain needs rendering and the request has no js_render', async () => {
+      const { service, call, rpc, sent } = setup({ servedRecipe: { domain: 'shop.test', version: 1, needsRender: true } });
+      await expect(service.fetch(call({ query: { url: 'https://shop.test/p/1', extract: 'auto' } }))).rejects.toMatchObject({ code: 'REQS002' });
+      expect(rpc.call).not.toHaveBeenCalled();
+      await service.fetch(call({ query: { url: 'https://shop.test/p/1', extract: 'auto', js_render: 'true' } }));
+      expect(sent[0].options).toMatchObject({ js_render: true, wait: 1_000, extract: { domain: 'shop.test', version: 1 } });
+      // The caller's own wait stands.
+      await service.fetch(call({ query: { url: 'https://shop.test/p/1', extract: 'auto', js_render: 'true', wait: '300' } }));
+      expect(sent[1].options.wait).toBe(300);
     });
 
     it('sends the tenant CAPTCHA solver and the body of a POST', async () => {

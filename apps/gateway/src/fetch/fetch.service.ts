@@ -1,7 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { IncomingHttpHeaders } from 'node:http';
 import { autoTiersOf, ChargeBuffer, creditsOfTier, featuresNeeded, TIER_CREDITS, tierOf } from '@trawl/billing';
-import { FetchReplyV1, fetchReplyV1, FetchRequestV1, messagingTopology, type PlanFeature } from '@trawl/contracts';
+import { type FetchOptionsV1, FetchReplyV1, fetchReplyV1, FetchRequestV1, messagingTopology, type PlanFeature } from '@trawl/contracts';
+import { registrableDomain } from '@trawl/egress';
+import { extractServing } from '@trawl/fetch-params';
 import { StreamedRpcClient } from '@trawl/messaging';
 import type { Logger } from '@trawl/observability';
 import { SERVICE_LOGGER } from '@trawl/service-kit';
@@ -9,6 +11,8 @@ import type { TenantContext } from '../auth/authenticated-tenant';
 import type { GatewayConfig } from '../config';
 import { GATEWAY_CONFIG } from '../gateway.tokens';
 import { LimitsService, type Admission, type HeldSlot } from '../limits/limits.service';
+import { PreparedDomainsService } from '../extract/prepared-domains.service';
+import type { ServedExtractRecipe } from '@trawl/fetch-params';
 import type { QueryParameters } from '../problems/query-parameters';
 import type { Account } from '../tenants/account';
 import { assertAccountMay } from '../tenants/account-standing';
@@ -81,6 +85,7 @@ export class FetchService {
     private readonly solverKeys: CaptchaSolverKeys,
     private readonly headStarts: HeadStarts,
     private readonly accounts: AccountsService,
+    private readonly preparedDomains: PreparedDomainsService,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
     @Inject(SERVICE_LOGGER) private readonly logger: Logger,
   ) {
@@ -122,6 +127,9 @@ export class FetchService {
     const { tenantId } = call.tenant;
     const parsed = this.parseRequest(call);
     const early = this.startEarly(call, parsed);
+    // Read while admission runs: an extract request then waits for neither after the other.
+    const recipe = parsed.ok && parsed.value.query.extract ? this.preparedDomains.servedRecipe(parsed.value.query.hostname) : undefined;
+    recipe?.catch(() => undefined);
     const admission = await this.admit(tenantId, early?.settled).catch((error: unknown) => {
       early?.callOff();
       throw error;
@@ -130,7 +138,7 @@ export class FetchService {
     let held: HeldSlot;
     let query: FetchQuery;
     try {
-      ({ account, query } = this.checkRequest(call, admission, parsed));
+      ({ account, query } = await this.checkRequest(call, admission, parsed, recipe));
       held = admission.held ?? (await this.limits.acquireSlot(tenantId, account.concurrency));
     } catch (error) {
       const taken = admission.held;
@@ -232,30 +240,43 @@ export class FetchService {
    * What is checked between admission and the worker, in the order the errors are answered: rate
    * (`AUTH008`), parameters, forbidden domains (`REQS001`), the account and its plan, `extract`.
    */
-  private checkRequest(call: FetchCall, admission: Admission, parsed: ParsedRequest): { account: Account; query: FetchQuery } {
+  private async checkRequest(
+    call: FetchCall,
+    admission: Admission,
+    parsed: ParsedRequest,
+    /** The served recipe of the target's domain, looked up during admission when the request has `extract`. */
+    recipe: Promise<ServedExtractRecipe | undefined> | undefined,
+  ): Promise<{ account: Account; query: FetchQuery }> {
     // Charges this replica answered but has not written yet count as used (ChargeBuffer's window).
     const account = { ...admission.account, creditsUsed: admission.account.creditsUsed + this.charges.pendingCredits(call.tenant.tenantId) };
     call.usage.concurrency(account.concurrency, admission.slotsInUse);
     this.limits.assertRate(admission);
 
     if (!parsed.ok) throw parsed.error;
-    const { query, forbiddenBy, features, credits } = parsed.value;
+    const { forbiddenBy, features, credits } = parsed.value;
+    let { query } = parsed.value;
     if (forbiddenBy !== undefined) {
       throw new FetchError(FetchErrorCode.ForbiddenDomain, `Requests to ${forbiddenBy} are forbidden on this service.`, {
         domain: forbiddenBy,
       });
     }
     assertAccountMay(account, { product: 'fetch', features, credits });
-    if (query.extract) {
-      // No domain is prepared yet (extract comes with its own issue): every domain is unprepared.
-      throw new FetchError(
-        FetchErrorCode.ExtractNotPrepared,
-        `Extract is not prepared for ${query.hostname}. Ask for it with POST /v1/extract/prepared-domains, ` +
-          'check GET /v1/extract/domains, or use css_extractor meanwhile.',
-        { domain: query.hostname },
-      );
-    }
+    if (query.extract) query = { ...query, options: await this.extractOptions(query, recipe) };
     return { account, query };
+  }
+
+  /**
+   * The options an `extract=auto` request is served with (spec §4 rules 2 and 3).
+   * @throws FetchError `REQS007` (domain not served), `REQS002` (its pages need rendering).
+   */
+  private async extractOptions(query: FetchQuery, recipe: Promise<ServedExtractRecipe | undefined> | undefined): Promise<FetchOptionsV1> {
+    const domain = registrableDomain(query.hostname);
+    const serving = extractServing(query.options, domain, await recipe);
+    if ('refusal' in serving) {
+      const { code, detail } = serving.refusal;
+      throw new FetchError(code === 'REQS007' ? FetchErrorCode.ExtractNotPrepared : FetchErrorCode.ExtractNeedsRender, detail, { domain });
+    }
+    return serving.options;
   }
 
   /** The parameters, parsed once, and what the checks before and after admission ask of them. */

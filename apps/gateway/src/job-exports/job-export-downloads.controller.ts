@@ -1,6 +1,6 @@
 import { Controller, Get, Head, Param, Query, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
-import { queryParameterNames, signedUrlQuery } from '@trawl/contracts';
+import { queryParameterNames, signedUrlQuery } from '@trawl/contracts/http';
 import { assertKnownQueryParameters, QueryParameters, singleQueryValue } from '../problems/query-parameters';
 import { ExportDownload } from './export-download';
 import { JobExportsService } from './job-exports.service';

@@ -1,6 +1,6 @@
 import { Body, Controller, Get, Head, HttpCode, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { createExportBody, type JobExportAnswer } from '@trawl/contracts';
+import { createExportBody, type JobExportAnswer } from '@trawl/contracts/http';
 import { AuthenticatedTenant, TenantContext } from '../auth/authenticated-tenant';
 import type { GatewayConfig } from '../config';
 import { GATEWAY_CONFIG } from '../gateway.tokens';

@@ -1,5 +1,5 @@
 import { checkTargetUrl } from '../batch/service-params';
-import { BATCH_LIMITS } from '@trawl/contracts';
+import { BATCH_LIMITS } from '@trawl/contracts/http';
 
 /** Where in a CSV record the task fields are: 0-based column positions. */
 export interface CsvColumns {

@@ -1,7 +1,7 @@
 import { Controller, HttpCode, Inject, Param, Put, Query, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { Readable } from 'node:stream';
-import { queryParameterNames, signedUrlQuery, type UploadedJobInputAnswer } from '@trawl/contracts';
+import { queryParameterNames, signedUrlQuery, type UploadedJobInputAnswer } from '@trawl/contracts/http';
 import type { GatewayConfig } from '../config';
 import { GATEWAY_CONFIG } from '../gateway.tokens';
 import { assertKnownQueryParameters, QueryParameters, singleQueryValue } from '../problems/query-parameters';

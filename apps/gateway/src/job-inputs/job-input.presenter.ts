@@ -1,4 +1,4 @@
-import type { JobInputSlotAnswer, UploadedJobInputAnswer } from '@trawl/contracts';
+import type { JobInputSlotAnswer, UploadedJobInputAnswer } from '@trawl/contracts/http';
 import type { CreatedJobInput } from './job-inputs.service';
 import type { JobInputRecord } from './job-inputs.repository';
 

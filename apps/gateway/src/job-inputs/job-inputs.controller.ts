@@ -1,6 +1,6 @@
 import { Body, Controller, HttpCode, Inject, Post, Query, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import { createJobInputBody, type JobInputSlotAnswer } from '@trawl/contracts';
+import { createJobInputBody, type JobInputSlotAnswer } from '@trawl/contracts/http';
 import { AuthenticatedTenant, TenantContext } from '../auth/authenticated-tenant';
 import type { GatewayConfig } from '../config';
 import { GATEWAY_CONFIG } from '../gateway.tokens';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { finished, Readable, Transform, TransformCallback } from 'node:stream';
 import { Inject, Injectable } from '@nestjs/common';
 import { CsvError, parse } from 'csv-parse';
-import { type CreateJobInputBody, MAX_INVALID_TASKS_LISTED } from '@trawl/contracts';
+import { type CreateJobInputBody, MAX_INVALID_TASKS_LISTED } from '@trawl/contracts/http';
 import { Database, Sql } from '@trawl/persistence';
 import { BatchError, BatchErrorCode } from '../batch/batch.errors';
 import type { GatewayConfig } from '../config';

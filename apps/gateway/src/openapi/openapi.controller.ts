@@ -1,5 +1,5 @@
 import { Controller, Get, Inject, Query } from '@nestjs/common';
-import type { OpenApiDocument } from '@trawl/contracts';
+import type { OpenApiDocument } from '@trawl/contracts/http';
 import { assertKnownQueryParameters, type QueryParameters } from '../problems/query-parameters';
 import { OPENAPI_DOCUMENT } from './openapi.tokens';
 

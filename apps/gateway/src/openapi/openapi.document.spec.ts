@@ -1,6 +1,6 @@
 import { RequestMethod, type Type } from '@nestjs/common';
 import { METHOD_METADATA, MODULE_METADATA, PATH_METADATA } from '@nestjs/common/constants';
-import type { OpenApiDocument } from '@trawl/contracts';
+import type { OpenApiDocument } from '@trawl/contracts/http';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { Registry } from 'prom-client';

@@ -1,4 +1,5 @@
-import { buildOpenApiDocument, FETCH_WORKER_ERROR_CODES, type OpenApiDocument, PUBLIC_API_ROUTES, workerProblemKind } from '@trawl/contracts';
+import { FETCH_WORKER_ERROR_CODES, workerProblemKind } from '@trawl/contracts';
+import { buildOpenApiDocument, type OpenApiDocument, PUBLIC_API_ROUTES } from '@trawl/contracts/http';
 import { API_ERROR_CODE_ENUMS, type ApiErrorCode, problemKind } from '../problems/problem-catalog';
 import { buildVersion } from './build-version';
 

@@ -1,6 +1,7 @@
 import { AuthErrorCode } from '../auth/auth.errors';
 import { BatchErrorCode } from '../batch/batch.errors';
 import { CrawlErrorCode } from '../crawls/crawls.errors';
+import { ExtractErrorCode } from '../extract/extract.errors';
 import { FetchErrorCode } from '../fetch/fetch.errors';
 import { FileTransferErrorCode } from '../file-transfers/file-transfers.errors';
 import { IdempotencyErrorCode } from '../idempotency/idempotency.errors';
@@ -17,6 +18,7 @@ export type ApiErrorCode =
   | RequestErrorCode
   | AuthErrorCode
   | CrawlErrorCode
+  | ExtractErrorCode
   | IdempotencyErrorCode
   | FetchErrorCode
   | LimitErrorCode
@@ -87,6 +89,16 @@ export function problemKind(code: ApiErrorCode): ProblemKind {
       return { status: 404, code, title: 'Content not found' };
     case CrawlErrorCode.InvalidStartUrl:
       return { status: 422, code, title: 'Invalid start URL' };
+    case ExtractErrorCode.InvalidDomain:
+      return { status: 400, code, title: 'Invalid domain' };
+    case ExtractErrorCode.InvalidExampleUrl:
+      return { status: 400, code, title: 'Invalid example URL' };
+    case ExtractErrorCode.PreparedDomainNotFound:
+      return { status: 404, code, title: 'Prepared domain not found' };
+    case ExtractErrorCode.DomainQuotaExceeded:
+      return { status: 429, code, title: 'New domains allowance reached' };
+    case ExtractErrorCode.InvalidCursor:
+      return { status: 400, code: 'invalid_cursor', title: 'Invalid cursor' };
     case CrawlErrorCode.TooManyCrawls:
       // spec-crawl-api §7: the 429 carries `Retry-After: 30` (seconds).
       return { status: 429, code, title: 'Too many crawls', headers: { 'retry-after': '30' } };
@@ -100,6 +112,8 @@ export function problemKind(code: ApiErrorCode): ProblemKind {
       return { status: 400, code, title: 'Invalid parameters' };
     case FetchErrorCode.MethodNotAllowed:
       return { status: 405, code, title: 'Method not allowed', headers: { allow: 'GET, POST, PUT' } };
+    case FetchErrorCode.ExtractNeedsRender:
+      return { status: 400, code, title: 'Domain needs JavaScript rendering or premium proxies' };
     case FetchErrorCode.ExtractNotPrepared:
       return { status: 403, code, title: 'Extract not prepared for this domain' };
     case FetchErrorCode.InvalidCssExtractor:

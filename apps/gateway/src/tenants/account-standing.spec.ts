@@ -12,6 +12,7 @@ const account = (fields: Partial<Account> = {}): Account => ({
   periodDays: 30,
   concurrency: 5,
   maxActiveJobs: 3,
+  extractDomainsPerPeriod: 10,
   features: ['js_render', 'premium_proxy', 'proxy_mode'],
   products: ['fetch', 'crawl', 'batch', 'extract'],
   subscriptionStatus: 'active',

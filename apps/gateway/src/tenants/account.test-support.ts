@@ -12,6 +12,7 @@ export function testAccount(fields: Partial<Account> = {}): Account {
     periodDays: 30,
     concurrency: 3,
     maxActiveJobs: 3,
+    extractDomainsPerPeriod: 10,
     features: ['js_render', 'premium_proxy'],
     products: ['fetch'],
     subscriptionStatus: 'active',

@@ -16,6 +16,8 @@ export interface Account {
   /** Concurrent Fetch requests. */
   concurrency: number;
   maxActiveJobs: number;
+  /** New domains the tenant may ask Extract to prepare per billing period. */
+  extractDomainsPerPeriod: number;
   features: PlanFeature[];
   products: PlanProduct[];
   subscriptionStatus: SubscriptionStatus;

@@ -6,7 +6,7 @@ import type { Account } from './account';
 /** Columns of `tenants` an {@link Account} is made of, for queries over `tenants t`. */
 export const ACCOUNT_COLUMNS = `
   t.id, t.name, t.credits_limit, t.credits_used, t.period_started_at, t.period_ends_at, t.period_days,
-  t.concurrency, t.max_active_jobs, t.plan_features, t.plan_products, t.subscription_status, t.suspended_at,
+  t.concurrency, t.max_active_jobs, t.extract_domains_per_period, t.plan_features, t.plan_products, t.subscription_status, t.suspended_at,
   t.email_verified, t.rate_limit_per_minute, t.captcha_solver_endpoint, t.captcha_solver_key,
   t.captcha_solver_key_sealed`;
 
@@ -20,6 +20,7 @@ export interface AccountRow {
   period_days: number;
   concurrency: number;
   max_active_jobs: number;
+  extract_domains_per_period: number;
   plan_features: string[];
   plan_products: string[];
   subscription_status: SubscriptionStatus;
@@ -42,6 +43,7 @@ export function toAccount(row: AccountRow): Account {
     periodDays: row.period_days,
     concurrency: row.concurrency,
     maxActiveJobs: row.max_active_jobs,
+    extractDomainsPerPeriod: row.extract_domains_per_period,
     features: row.plan_features as PlanFeature[],
     products: row.plan_products as PlanProduct[],
     subscriptionStatus: row.subscription_status,

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Put, Query } from '@nestjs/common';
-import { captchaSolverBody, type CaptchaSolverView } from '@trawl/contracts';
+import { captchaSolverBody, type CaptchaSolverView } from '@trawl/contracts/http';
 import { AuthenticatedTenant, TenantContext } from '../auth/authenticated-tenant';
 import { parseBody } from '../problems/body-validation';
 import { assertKnownQueryParameters, QueryParameters } from '../problems/query-parameters';

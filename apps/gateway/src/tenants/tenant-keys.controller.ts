@@ -5,7 +5,7 @@ import { assertKnownQueryParameters, intQueryParameter, QueryParameters, singleQ
 import { decodeCreatedCursor, encodeCreatedCursor } from './admin-cursors';
 import { presentKey } from './tenant.presenter';
 import { TenantKeysService } from './tenant-keys.service';
-import { createApiKeyBody } from '@trawl/contracts';
+import { createApiKeyBody } from '@trawl/contracts/http';
 
 const ADMIN_QUERY = { apiKeyParameter: false };
 

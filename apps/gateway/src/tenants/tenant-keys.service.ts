@@ -4,7 +4,7 @@ import { isUuid } from '@trawl/http';
 import { CreatedCursor } from './admin-cursors';
 import { KeyChangeRefusal, TenantKeyRecord, TenantKeysRepository } from './tenant-keys.repository';
 import { TenantError, TenantErrorCode } from './tenants.errors';
-import type { CreateApiKeyBody } from '@trawl/contracts';
+import type { CreateApiKeyBody } from '@trawl/contracts/http';
 import { tenantNotFound } from './tenants.service';
 
 /** A key with its secret: answered once, when issued or rotated, and stored only as a hash. */

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { planProductOfLedger } from '@trawl/billing';
-import { PLAN_PRODUCTS, type SubscriptionDetails } from '@trawl/contracts';
+import { PLAN_PRODUCTS } from '@trawl/contracts';
+import { type SubscriptionDetails } from '@trawl/contracts/http';
 import { UsageService } from '../usage/usage.service';
 import { TenantsRepository } from './tenants.repository';
 import { TenantsService } from './tenants.service';

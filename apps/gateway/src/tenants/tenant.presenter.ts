@@ -15,6 +15,7 @@ export function presentTenant(tenant: TenantRecord) {
     credits_left: creditsLeft(tenant),
     concurrency: tenant.concurrency,
     max_active_jobs: tenant.maxActiveJobs,
+    extract_domains_per_period: tenant.extractDomainsPerPeriod,
     period_days: tenant.periodDays,
     period_started_at: tenant.periodStartedAt.toISOString(),
     period_ends_at: tenant.periodEndsAt.toISOString(),

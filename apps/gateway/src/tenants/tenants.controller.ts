@@ -5,7 +5,7 @@ import { assertKnownQueryParameters, intQueryParameter, QueryParameters, singleQ
 import { decodeCreatedCursor, encodeCreatedCursor } from './admin-cursors';
 import { presentTenant } from './tenant.presenter';
 import { TenantUsageService } from './tenant-usage.service';
-import { createTenantBody, updateTenantBody } from '@trawl/contracts';
+import { createTenantBody, updateTenantBody } from '@trawl/contracts/http';
 import { TenantsService } from './tenants.service';
 
 const ADMIN_QUERY = { apiKeyParameter: false };

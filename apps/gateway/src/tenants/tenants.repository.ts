@@ -11,6 +11,7 @@ export interface TenantSettings {
   creditsLimit?: number;
   concurrency?: number;
   maxActiveJobs?: number;
+  extractDomainsPerPeriod?: number;
   periodDays?: number;
   periodEndsAt?: Date;
   features?: string[];
@@ -61,6 +62,7 @@ const COLUMNS: Record<Exclude<keyof TenantSettings, 'captchaSolver'>, string> = 
   creditsLimit: 'credits_limit',
   concurrency: 'concurrency',
   maxActiveJobs: 'max_active_jobs',
+  extractDomainsPerPeriod: 'extract_domains_per_period',
   periodDays: 'period_days',
   periodEndsAt: 'period_ends_at',
   features: 'plan_features',
@@ -134,8 +136,9 @@ export class TenantsRepository {
       const [row] = await sql.query<{ id: string }>(
         `INSERT INTO tenants (name, credits_limit, concurrency, max_active_jobs, period_days, period_ends_at,
                               plan_features, plan_products, subscription_status, email_verified,
-                              rate_limit_per_minute, captcha_solver_endpoint, captcha_solver_key_sealed, id)
-         VALUES ($1, $2, $3, $4, $5, coalesce($6, now() + make_interval(days => $5)), $7, $8, $9, $10, $11, $12, $13, $14)
+                              rate_limit_per_minute, captcha_solver_endpoint, captcha_solver_key_sealed, id,
+                              extract_domains_per_period)
+         VALUES ($1, $2, $3, $4, $5, coalesce($6, now() + make_interval(days => $5)), $7, $8, $9, $10, $11, $12, $13, $14, $15)
          RETURNING id`,
         [
           tenant.name,
@@ -152,6 +155,7 @@ export class TenantsRepository {
           tenant.captchaSolver?.endpoint ?? null,
           tenant.captchaSolver?.keySealed ?? null,
           tenant.id,
+          tenant.extractDomainsPerPeriod,
         ],
       );
       if (!row) throw new Error('INSERT … RETURNING gave no tenant row');

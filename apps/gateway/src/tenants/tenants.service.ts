@@ -7,7 +7,7 @@ import { isUuid } from '@trawl/http';
 import { CreatedCursor } from './admin-cursors';
 import { CaptchaSolverKeys } from './captcha-solver-keys';
 import { TenantError, TenantErrorCode } from './tenants.errors';
-import type { CaptchaSolverBody, CreateTenantBody, UpdateTenantBody } from '@trawl/contracts';
+import type { CaptchaSolverBody, CreateTenantBody, UpdateTenantBody } from '@trawl/contracts/http';
 import { TENANT_DEFAULTS } from './tenants.schemas';
 import { TenantRecord, TenantSettings, TenantsRepository } from './tenants.repository';
 import { PlanDefaults, planDefaultsOf } from './plan-defaults.config';
@@ -45,6 +45,7 @@ export class TenantsService {
       creditsLimit: settings.creditsLimit ?? this.plan.credits,
       concurrency: settings.concurrency ?? this.plan.concurrency,
       maxActiveJobs: settings.maxActiveJobs ?? this.plan.maxActiveJobs,
+      extractDomainsPerPeriod: settings.extractDomainsPerPeriod ?? this.plan.extractDomainsPerPeriod,
       periodDays: settings.periodDays ?? this.plan.periodDays,
       periodEndsAt: settings.periodEndsAt,
       features: settings.features ?? [...TENANT_DEFAULTS.features],
@@ -139,6 +140,7 @@ function settingsOf(request: CreateTenantBody | UpdateTenantBody): Omit<TenantSe
     creditsLimit: request.credits,
     concurrency: request.concurrency,
     maxActiveJobs: request.max_active_jobs,
+    extractDomainsPerPeriod: request.extract_domains_per_period,
     periodDays: request.period_days,
     periodEndsAt: request.period_ends_at ?? undefined,
     features: request.features,

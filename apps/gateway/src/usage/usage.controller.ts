@@ -1,5 +1,5 @@
 import { Controller, Get, Query } from '@nestjs/common';
-import type { SubscriptionDetails } from '@trawl/contracts';
+import type { SubscriptionDetails } from '@trawl/contracts/http';
 import { AuthenticatedTenant, TenantContext } from '../auth/authenticated-tenant';
 import { assertKnownQueryParameters, QueryParameters } from '../problems/query-parameters';
 import { UsageService } from './usage.service';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ChargeBuffer } from '@trawl/billing';
-import type { SubscriptionDetails } from '@trawl/contracts';
+import type { SubscriptionDetails } from '@trawl/contracts/http';
 import { LimitsService } from '../limits/limits.service';
 import { creditsLeft } from '../tenants/account';
 import { AccountsService } from '../tenants/accounts.service';

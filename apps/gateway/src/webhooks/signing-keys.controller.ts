@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
-import type { FinalizedSigningKeyAnswer, IssuedSigningKeyAnswer, SigningKeyListAnswer } from '@trawl/contracts';
+import type { FinalizedSigningKeyAnswer, IssuedSigningKeyAnswer, SigningKeyListAnswer } from '@trawl/contracts/http';
 import { AuthenticatedTenant, TenantContext } from '../auth/authenticated-tenant';
 import { assertNoBody } from '../problems/body-validation';
 import { assertKnownQueryParameters, QueryParameters } from '../problems/query-parameters';

@@ -1,5 +1,5 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
-import { LIST_PAGE_LIMITS, pageQuery, queryParameterNames, type WebhookDeliveryAnswer, type WebhookDeliveryListAnswer } from '@trawl/contracts';
+import { LIST_PAGE_LIMITS, pageQuery, queryParameterNames, type WebhookDeliveryAnswer, type WebhookDeliveryListAnswer } from '@trawl/contracts/http';
 import { AuthenticatedTenant, TenantContext } from '../auth/authenticated-tenant';
 import { assertKnownQueryParameters, intQueryParameter, QueryParameters, singleQueryValue } from '../problems/query-parameters';
 import { DeliveryRecord } from './webhook-deliveries.repository';

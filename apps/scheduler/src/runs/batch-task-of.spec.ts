@@ -11,7 +11,7 @@ const claim = (serviceParams: Record<string, unknown>): ClaimedTask => ({
   serviceParams,
 });
 
-const run = (planFeatures: string[]): RunDispatchContext => ({
+const run = (planFeatures: string[], servedRecipes: RunDispatchContext['servedRecipes'] = new Map()): RunDispatchContext => ({
   runId: '6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b',
   tenantId: '3f0c2a5e-8d1b-4c7e-9a6f-1b2c3d4e5f60',
   jobParams: {},
@@ -21,6 +21,7 @@ const run = (planFeatures: string[]): RunDispatchContext => ({
   forbidden: new ForbiddenDomains([]),
   timeoutMs: 30_000,
   maxBodyBytes: 1_000_000,
+  servedRecipes,
 });
 
 describe(batchTaskOf.name, () => {
@@ -34,5 +35,21 @@ describe(batchTaskOf.name, () => {
   it('fails a mode=auto task with a proxy country at once with AUTH010 when the plan lacks premium_proxy', () => {
     expect(batchTaskOf(claim({ mode: 'auto', proxy_country: 'de' }), run(['js_render']))).toMatchObject({ failed: { errorCode: 'AUTH010' } });
     expect(batchTaskOf(claim({ js_render: true }), run([]))).toMatchObject({ failed: { errorCode: 'AUTH010' } });
+  });
+
+  it('fails an extract task at once with REQS007 naming the domain when Extract does not serve it', () => {
+    expect(batchTaskOf(claim({ extract: 'auto' }), run(['js_render']))).toMatchObject({ failed: { errorCode: 'REQS007', statusCode: 403 } });
+  });
+
+  it('sends an extract task with the recipe of its domain, or fails it with REQS002 when the domain needs rendering', () => {
+    const served = new Map([['shop.test', { domain: 'shop.test', version: 4, needsRender: false }]]);
+    expect(batchTaskOf(claim({ extract: 'auto', css_extractor: '{"t":"h1"}' }), run([], served))).toMatchObject({
+      task: { options: { extract: { domain: 'shop.test', version: 4 } } },
+    });
+    const rendered = new Map([['shop.test', { domain: 'shop.test', version: 1, needsRender: true }]]);
+    expect(batchTaskOf(claim({ autoparse: true }), run(['js_render'], rendered))).toMatchObject({ failed: { errorCode: 'REQS002' } });
+    expect(batchTaskOf(claim({ autoparse: true, js_render: true }), run(['js_render'], rendered))).toMatchObject({
+      task: { options: { js_render: true, wait: 1_000, extract: { version: 1 } } },
+    });
   });
 });

@@ -1,6 +1,7 @@
 import { autoTiersOf, featuresNeeded } from '@trawl/billing';
 import type { BatchTaskMethod, BatchTaskV1, CaptchaSolverV1 } from '@trawl/contracts';
-import { FetchParamsError, ForbiddenDomains, taskFetchInputs } from '@trawl/fetch-params';
+import { registrableDomain } from '@trawl/egress';
+import { extractServing, FetchParamsError, ForbiddenDomains, type ServedExtractRecipe, taskFetchInputs } from '@trawl/fetch-params';
 import { failedResult, TaskResult } from './task-result';
 
 /** A claimed run task with its job task's fields. */
@@ -26,12 +27,14 @@ export interface RunDispatchContext {
   forbidden: ForbiddenDomains;
   timeoutMs: number;
   maxBodyBytes: number;
+  /** Recipes serving the domains of the tasks being dispatched, by registrable domain (`extract=auto`). */
+  servedRecipes: ReadonlyMap<string, ServedExtractRecipe>;
 }
 
 /**
  * A claimed task as a worker's message, checked as the Fetch API checks a request before it calls
  * a worker: parameters (`REQS004`/`RESP004`), forbidden domains (`REQS001`), `extract`
- * (`REQS007`: no domain is prepared yet), plan features (`AUTH010`). A task that fails a check is
+ * (`REQS007` for a domain Extract does not serve, `REQS002` when it needs rendering), plan features (`AUTH010`). A task that fails a check is
  * not sent; it fails at once, free, with the code the Fetch API would have answered.
  */
 export function batchTaskOf(claim: ClaimedTask, run: RunDispatchContext): { task: BatchTaskV1 } | { failed: TaskResult } {
@@ -47,10 +50,13 @@ export function batchTaskOf(claim: ClaimedTask, run: RunDispatchContext): { task
   if (forbiddenBy !== undefined) {
     return { failed: failedResult(id, 'REQS001', 400, `Requests to ${forbiddenBy} are forbidden on this service.`) };
   }
+  let { options } = inputs.query;
   if (inputs.query.extract) {
-    return { failed: failedResult(id, 'REQS007', 403, `Extract is not prepared for ${inputs.hostname}; use css_extractor meanwhile.`) };
+    const domain = registrableDomain(inputs.hostname);
+    const serving = extractServing(options, domain, run.servedRecipes.get(domain));
+    if ('refusal' in serving) return { failed: failedResult(id, serving.refusal.code, serving.refusal.status, serving.refusal.detail) };
+    ({ options } = serving);
   }
-  const { options } = inputs.query;
   const missing = featuresNeeded(options).find((feature) => !run.planFeatures.includes(feature));
   if (missing) return { failed: failedResult(id, 'AUTH010', 402, `Your plan does not include \`${missing}\`; upgrade or remove it.`) };
   return {

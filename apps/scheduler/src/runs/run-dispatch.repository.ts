@@ -1,3 +1,4 @@
+import type { ServedExtractRecipe } from '@trawl/fetch-params';
 import { Injectable } from '@nestjs/common';
 import type { RunStatus } from '@trawl/contracts';
 import { type JobRunsRow, type JobsRow, type JobTasksRow, type RunInFlightStatus, type RunTasksRow, RUNS_IN_FLIGHT, type Sql } from '@trawl/persistence';
@@ -129,6 +130,15 @@ export class RunDispatchRepository {
    * Takes the tenant's dispatch lock for the transaction, or answers false when another scheduler
    * replica holds it: one dispatcher at a time counts and fills a tenant's concurrency.
    */
+  /** The recipes that serve these registrable domains for `extract=auto` (domains not served are absent). */
+  async servedRecipes(sql: Sql, domains: string[]): Promise<Map<string, ServedExtractRecipe>> {
+    const rows = await sql.query<{ domain: string; recipe_version: number; needs_render: boolean }>(
+      `SELECT domain, recipe_version, needs_render FROM extract_domains WHERE domain = ANY ($1::text[]) AND recipe_version IS NOT NULL`,
+      [domains],
+    );
+    return new Map(rows.map((r) => [r.domain, { domain: r.domain, version: r.recipe_version, needsRender: r.needs_render }]));
+  }
+
   async tryLockTenant(sql: Sql, tenantId: string): Promise<boolean> {
     const [row] = await sql.prepared<{ locked: boolean }>(
       'dispatch_lock_tenant',

@@ -1,19 +1,23 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { context, trace } from '@opentelemetry/api';
 import { BatchTaskV1, batchTaskMsgId } from '@trawl/contracts';
-import { ForbiddenDomains } from '@trawl/fetch-params';
+import { registrableDomain } from '@trawl/egress';
+import { ForbiddenDomains, mentionsExtract, type ServedExtractRecipe } from '@trawl/fetch-params';
 import { MessagingConnection, publishManyHeld } from '@trawl/messaging';
 import { contextFromTraceParent, Logger, tracer } from '@trawl/observability';
-import { Database } from '@trawl/persistence';
+import { Database, type Sql } from '@trawl/persistence';
 import { openCaptchaSolverKey } from '@trawl/webhooks';
 import { SERVICE_LOGGER, SERVICE_MESSAGING } from '@trawl/service-kit';
-import { batchTaskOf } from './batch-task-of';
+import { batchTaskOf, type ClaimedTask } from './batch-task-of';
 import { planDispatch } from './dispatch-plan';
 import { CandidateRun, RunDispatchRepository, TenantDispatchInputs } from './run-dispatch.repository';
 import { RunResultsService } from './run-results.service';
 import { RunsMetrics } from './runs.metrics';
 import { RUNS_SETTINGS, RunsSettings } from './runs.settings';
 import type { TaskResult } from './task-result';
+
+/** A run whose tasks ask for no `extract` needs no recipe. */
+const NO_RECIPES: ReadonlyMap<string, ServedExtractRecipe> = new Map();
 
 /** Runs looked at per round (oldest first). */
 const CANDIDATE_RUNS = 500;
@@ -126,6 +130,7 @@ export class RunDispatcherService {
         if (claims.length === 0) continue;
         room -= claims.length;
         if (run.status === 'queued') started.push(run.id);
+        const servedRecipes = await this.servedRecipesOf(sql, run.jobParams, claims);
         const runContext = {
           runId: run.id,
           tenantId,
@@ -136,6 +141,7 @@ export class RunDispatcherService {
           forbidden: this.forbidden,
           timeoutMs: this.settings.taskTimeoutMs,
           maxBodyBytes: this.settings.maxBodyBytes,
+          servedRecipes,
         };
         for (const claim of claims) {
           const built = batchTaskOf(claim, runContext);
@@ -155,6 +161,24 @@ export class RunDispatcherService {
     }
     await this.publish(claimed.tasks);
     return claimed.tasks.length + claimed.refused;
+  }
+
+  /**
+   * The recipes serving the claimed tasks' domains, read only when the job or a task asks for
+   * `extract`: most runs never do, and their dispatch costs no extra statement.
+   */
+  private async servedRecipesOf(sql: Sql, jobParams: Record<string, unknown>, claims: ClaimedTask[]): Promise<ReadonlyMap<string, ServedExtractRecipe>> {
+    const extracting = mentionsExtract(jobParams) ? claims : claims.filter((c) => mentionsExtract(c.serviceParams));
+    if (extracting.length === 0) return NO_RECIPES;
+    const domains = new Set<string>();
+    for (const claim of extracting) {
+      try {
+        domains.add(registrableDomain(new URL(claim.url).hostname));
+      } catch {
+        // Not a URL: batchTaskOf refuses it with REQS004.
+      }
+    }
+    return this.dispatch.servedRecipes(sql, [...domains]);
   }
 
   private async publish(tasks: BatchTaskV1[]): Promise<void> {

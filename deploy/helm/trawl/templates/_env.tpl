@@ -47,6 +47,7 @@ server-side apply rejects duplicate env names. Takes (dict "root" $ "component" 
 {{- $_ := set $plain "PLAN_DEFAULT_CREDITS" $.Values.plans.credits -}}
 {{- $_ := set $plain "PLAN_DEFAULT_CONCURRENCY" $.Values.plans.concurrency -}}
 {{- $_ := set $plain "PLAN_DEFAULT_MAX_ACTIVE_JOBS" $.Values.plans.maxActiveJobs -}}
+{{- $_ := set $plain "PLAN_DEFAULT_EXTRACT_DOMAINS_PER_PERIOD" $.Values.plans.extractDomainsPerPeriod -}}
 {{- $_ := set $plain "PLAN_DEFAULT_RATE_LIMIT_PER_MINUTE" $.Values.plans.rateLimitPerMinute -}}
 {{- $_ := set $plain "PLAN_DEFAULT_PERIOD_DAYS" $.Values.plans.periodDays -}}
 {{- else if eq $component "fetch-worker" -}}

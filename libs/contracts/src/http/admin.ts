@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { SUBSCRIPTION_STATUSES } from '../states';
-import { captchaSolverFields, PLAN_FEATURES, PLAN_PRODUCTS } from './account';
+import { PLAN_FEATURES, PLAN_PRODUCTS } from '../plans';
+import { captchaSolverFields } from './account';
 import { optionalBoundedInt, optionalBoundedString } from './body-fields';
 
 // Bodies of the operators' admin API (`/admin/v1`, `Authorization: Bearer $ADMIN_TOKEN`). The admin
@@ -26,6 +27,8 @@ const tenantFields = {
   concurrency: optionalBoundedInt(1, 10_000),
   /** Active crawls and batch jobs at once. */
   max_active_jobs: optionalBoundedInt(1, 1_000),
+  /** New domains the tenant may ask Extract to prepare per billing period (0: none). */
+  extract_domains_per_period: optionalBoundedInt(0, 100_000),
   /** Length of a billing period, in days (the next period starts when this one ends). */
   period_days: optionalBoundedInt(1, 3_660),
   /** End of the current billing period (default: now + period_days). */

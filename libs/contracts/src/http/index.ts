@@ -2,6 +2,7 @@ import type { ApiRoute } from './api-route';
 import { accountRoutes } from './account';
 import { batchRoutes } from './batch.routes';
 import { crawlsRoutes } from './crawls';
+import { extractRoutes } from './extract';
 import { fetchRoutes } from './fetch';
 import { openApiRoutes } from './openapi.routes';
 
@@ -11,8 +12,8 @@ export * from './body-fields';
 export * from './openapi';
 export * from './openapi.routes';
 export * from './crawls';
+export * from './extract';
 export * from './fetch';
-export * from './fetch-problems';
 export * from './account';
 export * from './admin';
 export * from './batch.routes';
@@ -26,4 +27,4 @@ export * from './webhooks.schemas';
  * Every route of the public API, as `/v1/openapi.json` documents it. A feature's routes join here;
  * the gateway's unit test fails when a public controller route is missing (or one here has no route).
  */
-export const PUBLIC_API_ROUTES: readonly ApiRoute[] = [...fetchRoutes, ...crawlsRoutes, ...batchRoutes, ...accountRoutes, ...openApiRoutes];
+export const PUBLIC_API_ROUTES: readonly ApiRoute[] = [...fetchRoutes, ...extractRoutes, ...crawlsRoutes, ...batchRoutes, ...accountRoutes, ...openApiRoutes];

@@ -6,3 +6,4 @@ export * from './job-tasks';
 export * from './job-runs';
 export * from './run-tasks';
 export * from './webhook-deliveries';
+export * from './extract-domains';

@@ -5,6 +5,8 @@ import {
   CRAWL_STOP_REASONS,
   FRONTIER_STATES,
   JOB_INGEST_STATES,
+  PREPARATION_PAGE_STATES,
+  PREPARED_DOMAIN_STATUSES,
   JOB_STATUSES,
   JOB_TYPES,
   RUN_KINDS,
@@ -20,6 +22,7 @@ import { createMigratedDatabase, testPool, type TestDatabase } from '@trawl/test
 import type { Pool } from 'pg';
 import { CRAWL_FRONTIER_COLUMNS } from './crawl-frontier';
 import { CRAWLS_COLUMNS } from './crawls';
+import { EXTRACT_DOMAINS_COLUMNS } from './extract-domains';
 import { JOB_RUNS_COLUMNS } from './job-runs';
 import { JOB_TASKS_COLUMNS } from './job-tasks';
 import { JOBS_COLUMNS } from './jobs';
@@ -48,11 +51,14 @@ const CHECKED_COLUMNS: [table: string, column: string, values: readonly string[]
   ['webhook_deliveries', 'status', WEBHOOK_DELIVERY_STATUSES],
   ['webhook_signing_keys', 'status', SIGNING_KEY_STATUSES],
   ['tenants', 'subscription_status', SUBSCRIPTION_STATUSES],
+  ['extract_domains', 'status', PREPARED_DOMAIN_STATUSES],
+  ['extract_preparation_pages', 'state', PREPARATION_PAGE_STATES],
 ];
 
 /** Each shared table's row type (libs/persistence/src/tables) names exactly the table's columns. */
 const ROW_TYPES: [table: string, columns: readonly string[]][] = [
   ['crawls', CRAWLS_COLUMNS],
+  ['extract_domains', EXTRACT_DOMAINS_COLUMNS],
   ['crawl_frontier', CRAWL_FRONTIER_COLUMNS],
   ['jobs', JOBS_COLUMNS],
   ['job_tasks', JOB_TASKS_COLUMNS],
