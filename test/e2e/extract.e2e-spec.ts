@@ -1,9 +1,14 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ProxyAgent, request as undiciRequest } from 'undici';
 import { waitFor } from '@trawl/testing';
 import { FixtureWeb, fixtureHostMap, startFixtureWeb } from '../fixtures/web';
 import { EXTRACT_SITES, siteUrl, type ExtractSiteTruth } from '../fixtures/web/sites/extract';
 import { checkedFetch } from '../support/api-document';
 import { describeMistakes, scoreSite, type FieldMapping, type ScoredPage, type SiteScore } from '../support/extract-scoring';
-import { ApiClient, Platform } from '../support/platform';
+import { ApiClient, freePort, Platform } from '../support/platform';
+import { makeTestCa } from '../support/test-ca';
 
 /** Thresholds per site over its held-out pages (issue: extract=auto quality on the synthetic suite). */
 const MIN_PRECISION = 0.95;
@@ -42,15 +47,20 @@ describe('Extract (e2e)', () => {
   let platform: Platform;
   let api: ApiClient;
   let apiKey: string;
+  let proxyPort: number;
+  const caDir = mkdtempSync(join(tmpdir(), 'extract-e2e-'));
   const scores = new Map<string, SiteScore>();
 
   beforeAll(async () => {
     web = await startFixtureWeb({ bigSitePages: 10 });
+    proxyPort = await freePort();
+    const ca = makeTestCa();
+    writeFileSync(join(caDir, 'ca.crt'), ca.certPem);
     platform = new Platform('extract', {
       hostMap: fixtureHostMap(),
       // Every service: which one prepares domains (scheduler or another) is the platform's business.
       env: {
-        gateway: { PROXY_MODE_ENABLED: 'false' },
+        gateway: { PROXY_MODE_PORT: String(proxyPort), PROXY_MODE_CA_CERT: join(caDir, 'ca.crt'), PROXY_MODE_CA_KEY: ca.keyPem },
         // Every site at once, with a short pause between pages: politeness is the unit tests' and
         // the crash suite's business, this suite's is what is learned.
         scheduler: { PREPARE_CONCURRENCY: '6', PREPARE_FETCH_INTERVAL_MS: '100' },
@@ -72,6 +82,7 @@ describe('Extract (e2e)', () => {
   afterAll(async () => {
     await platform?.stop();
     await web?.close();
+    rmSync(caDir, { recursive: true, force: true });
   }, 60_000);
 
   function prepare(site: ExtractSiteTruth) {
@@ -240,4 +251,79 @@ describe('Extract (e2e)', () => {
     },
     2 * PREPARE_TIMEOUT_MS,
   );
+
+  /** `parsed` of a page asked directly, for comparing the other ways in. */
+  async function parsedOf(url: string): Promise<unknown> {
+    const answer = await extract(url, false);
+    expect({ url, status: answer.status }).toEqual({ url, status: 200 });
+    return answer.json<{ parsed: unknown }>().parsed;
+  }
+
+  it(
+    'serves extract=auto in a batch job: the same parsed record, billed as a Fetch request; an unprepared domain fails REQS007, free',
+    async () => {
+      const site = EXTRACT_SITES.find((s) => !s.jsRender && s.pages[s.heldOutPaths[0]].pageType !== 'article')!;
+      await waitUntilReady(site.host);
+      const url = siteUrl(site, web.port, site.heldOutPaths[0]);
+      const created = await api.request('POST', '/v1/jobs', {
+        service_params: { extract: 'auto' },
+        tasks: [
+          { url, external_id: 'prepared' },
+          { url: web.url('other.test', '/x'), external_id: 'unprepared' },
+        ],
+      });
+      expect(created.status).toBe(201);
+      const jobId = created.body.job_id as string;
+      const ended = await waitFor(
+        async () => {
+          const job = await api.request('GET', `/v1/jobs/${jobId}`);
+          return ['completed', 'failed', 'stopped'].includes(job.body.latest_run?.status) && job.body;
+        },
+        { timeoutMs: 60_000, intervalMs: 250, what: 'the extract job to end' },
+      );
+      expect(ended.latest_run.stats).toMatchObject({ total: 2, successful: 1, failed: 1, spend: { credits: 1 } });
+      const results = (await api.request('GET', `/v1/jobs/${jobId}/results`)).body.results as Record<string, any>[];
+      const prepared = results.find((r) => r.external_id === 'prepared')!;
+      expect(prepared).toMatchObject({ status: 'successful', output_format: 'json', credits: 1 });
+      const content = JSON.parse(prepared.content as string) as { parsed: unknown; html: string };
+      expect(content.parsed).toEqual(await parsedOf(url));
+      expect(typeof content.html).toBe('string');
+      expect(results.find((r) => r.external_id === 'unprepared')).toMatchObject({ status: 'failed', credits: 0, error: { code: 'REQS007' } });
+    },
+    PREPARE_TIMEOUT_MS + 60_000,
+  );
+
+  it(
+    'serves extract=auto through proxy mode as the SDKs send it',
+    async () => {
+      const site = EXTRACT_SITES.find((s) => !s.jsRender)!;
+      await waitUntilReady(site.host);
+      const url = siteUrl(site, web.port, site.heldOutPaths[0]);
+      // A plain (not tunnelled) proxy request: the gateway fetches the URL with the password's parameters.
+      const agent = new ProxyAgent({ uri: `http://127.0.0.1:${proxyPort}`, token: `Basic ${Buffer.from(`${apiKey}:extract=auto`).toString('base64')}`, proxyTunnel: false });
+      try {
+        const res = await undiciRequest(url, { dispatcher: agent });
+        expect(res.statusCode).toBe(200);
+        expect(res.headers['content-type']).toMatch(/^application\/json/);
+        const body = (await res.body.json()) as { parsed: unknown };
+        expect(body.parsed).toEqual(await parsedOf(url));
+      } finally {
+        await agent.close();
+      }
+    },
+    PREPARE_TIMEOUT_MS + 30_000,
+  );
+
+  it('refuses a new domain past the account’s allowance, naming the limit, and still serves prepared domains to it', async () => {
+    const tenant = await platform.createTenant({ extract_domains_per_period: 1 });
+    const client = platform.client(tenant.api_key);
+    expect((await client.request('POST', '/v1/extract/prepared-domains', { domain: 'first-ask.example' })).status).toBe(202);
+    const refused = await client.request('POST', '/v1/extract/prepared-domains', { domain: 'second-ask.example' });
+    expect(refused.status).toBe(429);
+    expect(refused.body).toMatchObject({ code: 'extract_domain_quota_exceeded', limit: 1 });
+    expect(refused.body.detail).toContain('1 new domain per billing period');
+    // A domain another tenant had prepared is no new domain.
+    const shared = await client.request('POST', '/v1/extract/prepared-domains', { domain: EXTRACT_SITES[0].host });
+    expect(shared.status).toBe(202);
+  });
 });

@@ -1,41 +1,16 @@
-import { generateKeyPairSync, X509Certificate } from 'node:crypto';
+import { X509Certificate } from 'node:crypto';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect as netConnect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect as tlsConnect, TLSSocket } from 'node:tls';
-import forge from 'node-forge';
 import { ProxyAgent, request } from 'undici';
 import { FixtureWeb, fixtureHostMap, startFixtureWeb } from '../fixtures/web';
 import { ECHO_HTML, EchoedRequest } from '../fixtures/web/sites/echo';
 import { UNTRUSTED_CERT } from '../fixtures/web/untrusted-tls';
 import { freePort, Platform } from '../support/platform';
-
-/** The operator's CA for this suite, made here: what a client adds to its trust store. */
-function makeTestCa(): { certPem: string; keyPem: string } {
-  const { privateKey } = generateKeyPairSync('rsa', {
-    modulusLength: 2048,
-    privateKeyEncoding: { type: 'pkcs1', format: 'pem' },
-    publicKeyEncoding: { type: 'spki', format: 'pem' },
-  });
-  const key = forge.pki.privateKeyFromPem(privateKey);
-  const cert = forge.pki.createCertificate();
-  cert.publicKey = forge.pki.setRsaPublicKey(key.n, key.e);
-  cert.serialNumber = '01a2b3c4d5';
-  cert.validity.notBefore = new Date(Date.now() - 60_000);
-  cert.validity.notAfter = new Date(Date.now() + 86_400_000);
-  const name = [{ name: 'commonName', value: 'Proxy mode e2e CA' }];
-  cert.setSubject(name);
-  cert.setIssuer(name);
-  cert.setExtensions([
-    { name: 'basicConstraints', cA: true, critical: true },
-    { name: 'keyUsage', keyCertSign: true, cRLSign: true, critical: true },
-    { name: 'subjectKeyIdentifier' },
-  ]);
-  cert.sign(key, forge.md.sha256.create());
-  return { certPem: forge.pki.certificateToPem(cert), keyPem: privateKey };
-}
+import { makeTestCa } from '../support/test-ca';
 
 const basic = (userPass: string) => `Basic ${Buffer.from(userPass, 'utf8').toString('base64')}`;
 

@@ -78,7 +78,7 @@ export class PreparedDomainsService {
       if (asked >= allowance.perPeriod) {
         throw new ExtractError(
           ExtractErrorCode.DomainQuotaExceeded,
-          `This account may ask for ${allowance.perPeriod} new domains per billing period and has asked for ${asked}; ` +
+          `This account may ask for ${allowance.perPeriod} new ${allowance.perPeriod === 1 ? 'domain' : 'domains'} per billing period and has asked for ${asked}; ` +
             `the allowance renews at ${allowance.periodEndsAt.toISOString()}. Domains already prepared can be used at once.`,
           { limit: allowance.perPeriod, period_ends_at: allowance.periodEndsAt.toISOString() },
         );
