@@ -12,6 +12,7 @@ import { PreparationFetcher } from './extract-preparations/preparation-fetcher';
 import { PreparationSweepService } from './extract-preparations/preparation-sweep.service';
 import { PREPARATION_SETTINGS, PreparationSettings } from './extract-preparations/preparation.settings';
 import { PreparationsRepository } from './extract-preparations/preparations.repository';
+import { PreparationsMetrics } from './extract-preparations/preparations.metrics';
 import { PreparationsRuntime } from './extract-preparations/preparations.runtime';
 import { NatsRecipeStore, PREPARATION_RECIPES } from './extract-preparations/recipe-store';
 import { LeaderElection } from './leadership/leader-election';
@@ -145,6 +146,7 @@ export class SchedulerModule {
           useFactory: (messaging: MessagingConnection) =>
             new NatsRecipeStore(messaging.js, service.topology.kv.extractRecipes, service.topology.replicas),
         },
+        { provide: PreparationsMetrics, useValue: new PreparationsMetrics(service.registry) },
         PreparationsRepository,
         DomainPreparationService,
         PreparationConsumer,

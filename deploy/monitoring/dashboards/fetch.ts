@@ -96,6 +96,29 @@ export const fetchDashboard: Dashboard = dashboard({
       unit: 'ops',
     }),
 
+    row('Extract'),
+    timeseries('Extract domains by status', [{ expr: `max by (status) (trawl_extract_domains{${NS}})`, legend: '{{status}}' }], {
+      description: 'Prepared domains by status (Postgres, at scrape time): queued and preparing should drain; failed ones can be asked for again.',
+      stack: true,
+    }),
+    timeseries('Preparations', [{ expr: rate('trawl_extract_preparation_deliveries_total', ['outcome']), legend: '{{outcome}}' }], {
+      description: 'Preparation messages dealt with by the schedulers: ready, failed, lost (another preparer took over), stale, retried (an error; nak with delay).',
+      unit: 'ops',
+    }),
+    timeseries('Preparation pages', [{ expr: rate('trawl_extract_preparation_pages_total', ['result']), legend: '{{result}}' }], {
+      description: 'Pages preparations fetched: learnable (2xx HTML), not_learnable, failed (the worker\'s error code is in the scheduler\'s log).',
+      unit: 'ops',
+    }),
+    timeseries(
+      'Recipe time',
+      [
+        { expr: quantile(0.99, 'trawl_worker_extract_apply_seconds'), legend: 'apply p99 (worker)' },
+        { expr: quantile(0.5, 'trawl_worker_extract_apply_seconds'), legend: 'apply p50 (worker)' },
+        { expr: quantile(0.99, 'trawl_extract_learn_seconds'), legend: 'learn p99 (scheduler)' },
+      ],
+      { description: 'Applying a recipe to a page on a worker (parsing included; about 10 ms for a 200 KB page), and learning one from a preparation\'s pages.', unit: 's' },
+    ),
+
     row('Browser pool'),
     timeseries('Browser pages by state', [{ expr: `sum by (state) (trawl_worker_browser_pages{${NS}})`, legend: '{{state}}' }], {
       description: 'Pages rendering (active), requests waiting for a slot, pages parked for reuse: all workers.',

@@ -8,6 +8,8 @@ export class FetchRequestMetrics {
   readonly seconds: Histogram<'code'>;
   /** Fetch requests being served by this worker. */
   readonly inFlight: Gauge;
+  /** Time to apply an Extract recipe to a page (`extract=auto`), parsing included. */
+  readonly extractSeconds: Histogram;
   /** `mode=auto` attempts found blocked, by tier and reason (`status`, `challenge`, `needs_javascript`). */
   readonly blockedAttempts: Counter<'tier' | 'reason'>;
 
@@ -23,6 +25,12 @@ export class FetchRequestMetrics {
       help: 'Time to answer one Fetch API request',
       labelNames: ['code'],
       buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 30, 60, 120, 180],
+      registers: [registry],
+    });
+    this.extractSeconds = new Histogram({
+      name: 'trawl_worker_extract_apply_seconds',
+      help: 'Time to apply an Extract recipe to one page (parsing included)',
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
       registers: [registry],
     });
     this.blockedAttempts = new Counter({

@@ -6,7 +6,8 @@ import { CaptchaError, CaptchaErrorCode } from '../captcha/captcha.errors';
 import { ProxyError, ProxyErrorCode } from '../proxies';
 import { StealthError } from '../stealth';
 import { SERVICE_LOGGER } from '@trawl/service-kit';
-import { answerBody, extractAnswer } from './answer-body';
+import { answerBody, type AnswerBody, extractAnswer } from './answer-body';
+import type { Recipe } from '@trawl/extraction';
 import { NO_RECIPES, type RecipeSource } from './extract-recipes';
 import type { TargetPage } from './fetch-engine';
 import { requestedTier } from './fetch-engine.router';
@@ -135,9 +136,7 @@ export class FetchRequestService {
     } catch (error) {
       throw withPage(error, page);
     }
-    const answer = recipe
-      ? extractAnswer(page, await this.guarded(stop, recipe), this.transforms)
-      : answerBody(page, request.options, this.transforms);
+    const answer = recipe ? this.extractAnswer(page, await this.guarded(stop, recipe)) : answerBody(page, request.options, this.transforms);
     if (answer.body.length > request.max_body_bytes) {
       // With json_response the whole JSON counts (Fetch spec §7 RESP005).
       throw new FetchRequestError('RESP005', 'The response is larger than the maximum download size.');
@@ -155,6 +154,15 @@ export class FetchRequestService {
       },
       body: answer.body,
     };
+  }
+
+  private extractAnswer(page: TargetPage, recipe: Recipe): AnswerBody {
+    const applying = this.metrics.extractSeconds.startTimer();
+    try {
+      return extractAnswer(page, recipe, this.transforms);
+    } finally {
+      applying();
+    }
   }
 
   /** Settles with `work`, or rejects at once when `stop` aborts (engines abort too, but may lag). */

@@ -9,6 +9,7 @@ import { learnableHtml, PreparationFetcher } from './preparation-fetcher';
 import { PREPARATION_RECIPES, type RecipeStore } from './recipe-store';
 import { type ClaimedPreparation, PreparationsRepository, type StoredPage } from './preparations.repository';
 import { MAX_CRAWL_DELAY_MS, MAX_SITEMAPS, PREPARATION_AGENT_TOKEN, PREPARATION_SETTINGS, type PreparationSettings } from './preparation.settings';
+import { PreparationsMetrics } from './preparations.metrics';
 import { needsRendering } from './render-need';
 import { OPEN_SITE, parseRobotsTxt, parseSitemap, type SiteRules } from './site-rules';
 
@@ -31,6 +32,7 @@ export class DomainPreparationService {
   constructor(
     private readonly preparations: PreparationsRepository,
     private readonly fetcher: PreparationFetcher,
+    private readonly metrics: PreparationsMetrics,
     @Inject(PREPARATION_RECIPES) private readonly recipes: RecipeStore,
     @Inject(PREPARATION_SETTINGS) private readonly settings: PreparationSettings,
     @Inject(SERVICE_LOGGER) private readonly logger: Logger,
@@ -42,40 +44,48 @@ export class DomainPreparationService {
    */
   async prepare(domain: string, attempt: number, working: () => void): Promise<PreparationOutcome> {
     const claimed = await this.preparations.claim(domain, attempt, this.settings.leaseMs);
-    if (!claimed) return 'settled';
+    if (!claimed) {
+      this.metrics.deliveries.inc({ outcome: 'stale' });
+      return 'settled';
+    }
     const log = this.logger.child({ domain, attempt, delivery: claimed.deliveries });
     if (claimed.deliveries > this.settings.maxDeliveries) {
       await this.preparations.fail(domain, attempt, `The preparation stopped ${this.settings.maxDeliveries} times before it ended; ask again later.`, claimed.holder);
       log.error('extract preparation given up: it kept stopping midway');
+      this.metrics.deliveries.inc({ outcome: 'failed' });
       return 'settled';
     }
     log.info({ examples: claimed.exampleUrls.length }, 'extract preparation started');
     const fetched = await this.fetchPages(claimed, working, log);
-    if (fetched === undefined) return 'lost';
+    if (fetched === undefined) return this.lost();
     const { pages, render } = fetched;
     const learnable = pages.filter((p): p is StoredPage & { html: string } => p.html !== null);
     if (learnable.length === 0) {
       const codes = [...new Set(pages.map((p) => p.errorCode ?? 'not_html'))].join(', ');
       await this.preparations.fail(domain, attempt, `No page of ${domain} could be fetched (${pages.length} tried${codes ? `: ${codes}` : ''}).`, claimed.holder);
       log.warn({ tried: pages.length, codes }, 'extract preparation failed: no page fetched');
+      this.metrics.deliveries.inc({ outcome: 'failed' });
       return 'settled';
     }
-    if (!(await this.preparations.markAnalysing(claimed, learnable.length, this.settings.leaseMs))) return 'lost';
+    if (!(await this.preparations.markAnalysing(claimed, learnable.length, this.settings.leaseMs))) return this.lost();
     working();
     const previous = await this.preparations.servedRecipe(domain);
     const version = await this.preparations.nextVersion(domain);
+    const learning = this.metrics.learnSeconds.startTimer();
     const { recipe, report } = learnRecipe({
       domain,
       pages: learnable.map((p) => ({ url: p.finalUrl ?? p.url, html: p.html })),
       version,
       ...(previous && { previous: previous.recipe as Recipe }),
     });
+    learning();
     const served: Recipe = { ...recipe, render };
     await this.recipes.put(extractRecipeKey({ domain, version }), served);
     const pageTypes = report.page_types.map((t) => ({ name: t.name, fields: t.fields }));
     if (!(await this.preparations.serve(claimed, { version, recipe: served, pageTypes, needsRender: render, pagesAnalysed: report.pages_analysed }))) {
-      return 'lost';
+      return this.lost();
     }
+    this.metrics.deliveries.inc({ outcome: 'ready' });
     log.info({ version, pages: learnable.length, page_types: pageTypes, needs_render: render }, 'extract preparation ready');
     return 'settled';
   }
@@ -113,6 +123,7 @@ export class DomainPreparationService {
         : { url: href, finalUrl: null, html: null, errorCode: page.code };
       if (!(await this.preparations.storePage(claimed, entry, this.settings.leaseMs))) return undefined;
       working();
+      this.metrics.pages.inc({ result: entry.html !== null ? 'learnable' : page.ok ? 'not_learnable' : 'failed' });
       stored.push(entry);
       tried += 1;
       if (entry.html !== null) {
@@ -122,6 +133,11 @@ export class DomainPreparationService {
     }
     log.info({ fetched, tried, left: candidates.size }, 'extract preparation fetched its pages');
     return { pages: stored, render };
+  }
+
+  private lost(): PreparationOutcome {
+    this.metrics.deliveries.inc({ outcome: 'lost' });
+    return 'lost';
   }
 
   /** Its robots.txt; a site without one (or with one we cannot read) is open. */

@@ -4,6 +4,7 @@ import { type Disposition, type InboundMessage, MessageConsumer, MessagingConnec
 import type { Logger } from '@trawl/observability';
 import { SERVICE_LOGGER, SERVICE_MESSAGING } from '@trawl/service-kit';
 import { DomainPreparationService } from './domain-preparation.service';
+import { PreparationsMetrics } from './preparations.metrics';
 import { PREPARATION_SETTINGS, type PreparationSettings } from './preparation.settings';
 
 /** A preparation between two pages may wait on a slow page and a long crawl delay: it says it is alive this often. */
@@ -21,6 +22,7 @@ export class PreparationConsumer {
 
   constructor(
     private readonly preparation: DomainPreparationService,
+    private readonly metrics: PreparationsMetrics,
     @Inject(SERVICE_MESSAGING) private readonly messaging: MessagingConnection,
     @Inject(PREPARATION_SETTINGS) private readonly settings: PreparationSettings,
     @Inject(SERVICE_LOGGER) private readonly logger: Logger,
@@ -52,6 +54,7 @@ export class PreparationConsumer {
       await this.preparation.prepare(msg.data.domain, msg.data.attempt, () => msg.working());
       return { kind: 'ack' };
     } catch (error) {
+      this.metrics.deliveries.inc({ outcome: 'retried' });
       this.logger.error({ err: error, domain: msg.data.domain, attempt: msg.data.attempt }, 'extract preparation failed; retrying');
       return { kind: 'nak', delayMs: retryDelayMs(msg.deliveryCount) };
     } finally {

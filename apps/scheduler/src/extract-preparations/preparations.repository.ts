@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
+import { PREPARED_DOMAIN_STATUSES, type PreparedDomainStatus } from '@trawl/contracts';
 import { Database, type PreparedPageType, type Sql } from '@trawl/persistence';
 
 /** A preparation this replica holds. */
@@ -170,6 +171,14 @@ export class PreparationsRepository {
       if (held) await dropPages(sql, domain);
       return held !== undefined;
     });
+  }
+
+  /** Domains by status, for `trawl_extract_domains`. */
+  async countByStatus(): Promise<Record<PreparedDomainStatus, number>> {
+    const rows = await this.db.query<{ status: PreparedDomainStatus; n: number }>(`SELECT status, count(*)::int AS n FROM extract_domains GROUP BY status`);
+    const counts = Object.fromEntries(PREPARED_DOMAIN_STATUSES.map((status) => [status, 0])) as Record<PreparedDomainStatus, number>;
+    for (const row of rows) counts[row.status] = row.n;
+    return counts;
   }
 
   /** `(domain, version)` of every served recipe. */

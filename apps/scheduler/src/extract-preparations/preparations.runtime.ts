@@ -3,6 +3,8 @@ import type { Logger } from '@trawl/observability';
 import { type Runtime, SERVICE_LOGGER } from '@trawl/service-kit';
 import { PreparationConsumer } from './preparation.consumer';
 import { PreparationSweepService } from './preparation-sweep.service';
+import { PreparationsMetrics } from './preparations.metrics';
+import { PreparationsRepository } from './preparations.repository';
 import { PREPARATION_SETTINGS, type PreparationSettings } from './preparation.settings';
 
 /** How often served recipes are checked against the KV bucket the workers read. */
@@ -23,6 +25,8 @@ export class PreparationsRuntime implements Runtime {
   constructor(
     private readonly consumer: PreparationConsumer,
     private readonly sweep: PreparationSweepService,
+    private readonly metrics: PreparationsMetrics,
+    private readonly preparations: PreparationsRepository,
     @Inject(PREPARATION_SETTINGS) private readonly settings: PreparationSettings,
     @Inject(SERVICE_LOGGER) private readonly logger: Logger,
   ) {}
@@ -30,6 +34,7 @@ export class PreparationsRuntime implements Runtime {
   async start(): Promise<void> {
     if (this.started) return;
     this.started = true;
+    this.metrics.countDomainsWith(() => this.preparations.countByStatus());
     await this.consumer.start();
     this.sweepTimer = setInterval(() => {
       if (this.sweeping) return;
