@@ -227,7 +227,7 @@ describe(FetchService.name, () => {
     });
 
     it('answers REQS007 naming the registrable domain when Extract does not serve it, before any slot is taken', async () => {
-      const { service, call, rpc, limits } = setup();
+      const { service, call, rpc, limits } = setup({ account: account({ products: ['fetch', 'extract'] }) });
       await expect(service.fetch(call({ query: { url: 'https://www.shop.test/p/1', extract: 'auto' } }))).rejects.toMatchObject({
         code: 'REQS007',
         extensions: { domain: 'shop.test' },
@@ -237,7 +237,7 @@ describe(FetchService.name, () => {
     });
 
     it('sends the served recipe and drops the other output formats with extract=auto (and autoparse)', async () => {
-      const { service, call, sent } = setup({ servedRecipe: { domain: 'shop.test', version: 3, needsRender: false } });
+      const { service, call, sent } = setup({ account: account({ products: ['fetch', 'extract'] }), servedRecipe: { domain: 'shop.test', version: 3, needsRender: false } });
       await service.fetch(call({ query: { url: 'https://shop.test/p/1', extract: 'auto', css_extractor: '{"t":"h1"}', json_response: 'true' } }));
       await service.fetch(call({ query: { url: 'https://shop.test/p/2', autoparse: 'true', outputs: 'links' } }));
       for (const request of sent) {
@@ -248,8 +248,20 @@ describe(FetchService.name, () => {
       }
     });
 
+    it('answers AUTH012 to extract=auto when the plan lacks the extract product', async () => {
+      const { service, call, rpc } = setup({
+        account: account({ products: ['fetch', 'crawl', 'batch'] }),
+        servedRecipe: { domain: 'shop.test', version: 1, needsRender: false },
+      });
+      await expect(service.fetch(call({ query: { url: 'https://shop.test/p/1', extract: 'auto' } }))).rejects.toMatchObject({ code: 'AUTH012' });
+      expect(rpc.call).not.toHaveBeenCalled();
+    });
+
     it('answers REQS002 when the domain needs rendering and the request has no js_render', async () => {
-      const { service, call, rpc, sent } = setup({ servedRecipe: { domain: 'shop.test', version: 1, needsRender: true } });
+      const { service, call, rpc, sent } = setup({
+        account: account({ products: ['fetch', 'extract'], features: ['js_render'] }),
+        servedRecipe: { domain: 'shop.test', version: 1, needsRender: true },
+      });
       await expect(service.fetch(call({ query: { url: 'https://shop.test/p/1', extract: 'auto' } }))).rejects.toMatchObject({ code: 'REQS002' });
       expect(rpc.call).not.toHaveBeenCalled();
       await service.fetch(call({ query: { url: 'https://shop.test/p/1', extract: 'auto', js_render: 'true' } }));

@@ -261,7 +261,11 @@ export class FetchService {
       });
     }
     assertAccountMay(account, { product: 'fetch', features, credits });
-    if (query.extract) query = { ...query, options: await this.extractOptions(query, recipe) };
+    if (query.extract) {
+      // Extract is a product of its own in a plan (AUTH012 without it), billed as the Fetch request.
+      assertAccountMay(account, { product: 'extract' });
+      query = { ...query, options: await this.extractOptions(query, recipe) };
+    }
     return { account, query };
   }
 
