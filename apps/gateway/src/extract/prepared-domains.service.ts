@@ -5,6 +5,7 @@ import { decodeCursorToken, encodeCursorToken } from '@trawl/http';
 import { registrableDomain } from '@trawl/egress';
 import type { Logger } from '@trawl/observability';
 import type { ServedExtractRecipe } from '@trawl/fetch-params';
+import type { Sql } from '@trawl/persistence';
 import { SERVICE_LOGGER } from '@trawl/service-kit';
 import { TtlLruCache } from '../auth/ttl-lru-cache';
 import type { GatewayConfig } from '../config';
@@ -12,7 +13,7 @@ import { FetchError, FetchErrorCode } from '../fetch/fetch.errors';
 import { ForbiddenDomains } from '../fetch/forbidden-domains';
 import { GATEWAY_CONFIG } from '../gateway.tokens';
 import { ExtractError, ExtractErrorCode } from './extract.errors';
-import { parsePreparationAsk } from './prepared-domain-input';
+import { parsePreparationAsk, type PreparationAsk } from './prepared-domain-input';
 import { type PreparedDomainRecord, PreparedDomainsRepository } from './prepared-domains.repository';
 
 /** If no preparer took a queued domain by then, the scheduler's sweep sends its message again. */
@@ -84,13 +85,7 @@ export class PreparedDomainsService {
         );
       }
       await this.repository.recordAsk(sql, tenantId, ask.domain);
-      const record = await this.repository.queueAttempt(sql, {
-        domain: ask.domain,
-        exampleUrls: ask.exampleUrls,
-        requeueAfterMs: REQUEUE_AFTER_MS,
-        subject: this.subject,
-      });
-      return { record, created: true };
+      return this.queueAttempt(sql, ask);
     });
     if (outcome.created) {
       this.logger.info({ tenant_id: tenantId, domain: ask.domain, attempt: outcome.record.attempt }, 'extract preparation queued');
@@ -109,14 +104,18 @@ export class PreparedDomainsService {
       const existing = await this.repository.lockDomain(sql, ask.domain);
       if (!existing) throw notFound(ask.domain);
       if (existing.status === 'queued' || existing.status === 'preparing') return { record: existing, created: false };
-      const record = await this.repository.queueAttempt(sql, {
-        domain: ask.domain,
-        exampleUrls: ask.exampleUrls,
-        requeueAfterMs: REQUEUE_AFTER_MS,
-        subject: this.subject,
-      });
-      return { record, created: true };
+      return this.queueAttempt(sql, ask);
     });
+  }
+
+  private async queueAttempt(sql: Sql, ask: PreparationAsk): Promise<AskOutcome> {
+    const record = await this.repository.queueAttempt(sql, {
+      domain: ask.domain,
+      exampleUrls: ask.exampleUrls,
+      requeueAfterMs: REQUEUE_AFTER_MS,
+      subject: this.subject,
+    });
+    return { record, created: true };
   }
 
   /** @throws ExtractError `prepared_domain_not_found` (also for a name that is not a domain). */
