@@ -52,6 +52,12 @@ export const cssExtractorSchema = z.object({
   selector: z.string().min(1),
   attribute: z.string().min(1).optional(),
   anchored: z.boolean(),
+  /**
+   * Words the template writes before and after the value in the same element (`SKU `, `by `,
+   * ` reviews)`), removed when present before the text is normalised.
+   */
+  prefix: z.string().min(1).optional(),
+  suffix: z.string().min(1).optional(),
 });
 
 /** A part of the page URL's path and query: `pattern` is a regular expression with one group. */

@@ -1,4 +1,4 @@
-import { familyOf, fieldNameOfLabel, meaningOf } from './vocabulary';
+import { canonicalFieldName, familyOf, fieldNameOfLabel, meaningOf } from './vocabulary';
 
 describe(meaningOf.name, () => {
   it.each([
@@ -117,4 +117,22 @@ describe(fieldNameOfLabel.name, () => {
       expect(fieldNameOfLabel(label)).toBeUndefined();
     },
   );
+});
+
+describe(canonicalFieldName.name, () => {
+  it.each([
+    ['art_nr', 'text', ['573.4957', '12-88A'], 'sku'],
+    ['asin', 'text', ['B07XJ8C8F5'], 'sku'],
+    ['item_number', 'text', ['LB-10222'], 'sku'],
+    ['manufacturer', 'text', ['Fenwick'], 'brand'],
+    ['amount', 'price', ['249.49'], 'price'],
+    ['stock', 'availability', ['InStock'], 'availability'],
+  ] as const)('names %p with values %p as %p', (name, kind, values, expected) => {
+    expect(canonicalFieldName(name, kind, values)).toBe(expected);
+  });
+
+  it('keeps the name when the values do not fit the meaning', () => {
+    expect(canonicalFieldName('item_number', 'text', ['Ask in store'])).toBe('item_number');
+    expect(canonicalFieldName('amount', 'text', ['two pieces'])).toBe('amount');
+  });
 });

@@ -67,7 +67,22 @@ export function extractWithPageType(pageType: PageType, page: HtmlPage): Record<
     if (field.type === 'value') addValueField(page, field, record);
     else addListField(page, field, record);
   }
+  dropRepeatedCurrencies(pageType, record);
   return record;
+}
+
+/**
+ * A second price's currency said once more (`regular_price_currency` = `currency`) adds nothing:
+ * only a currency that differs from the first price's is kept.
+ */
+function dropRepeatedCurrencies(pageType: PageType, record: Record<string, unknown>): void {
+  let first: unknown;
+  for (const field of pageType.fields) {
+    const name = field.type === 'value' ? field.extra_names?.currency : undefined;
+    if (name === undefined || record[name] === undefined) continue;
+    if (first === undefined) first = record[name];
+    else if (record[name] === first) delete record[name];
+  }
 }
 
 function addValueField(page: HtmlPage, field: ValueField, record: Record<string, unknown>): void {

@@ -19,6 +19,8 @@ export class HtmlPage {
   private tokens: Set<string> | undefined;
 
   private constructor(
+    /** The HTML the page was parsed from. */
+    readonly html: string,
     readonly document: Document,
     /** The page's final URL. */
     readonly url: URL,
@@ -36,10 +38,10 @@ export class HtmlPage {
   static parse(html: string, url: string | URL): HtmlPage {
     const pageUrl = typeof url === 'string' ? new URL(url) : url;
     const document = parseDocument(html, { decodeEntities: true }) as unknown as Document;
-    const page = new HtmlPage(document, pageUrl, pageUrl);
+    const page = new HtmlPage(html, document, pageUrl, pageUrl);
     const base = page.elements.find((element) => element.name === 'base' && element.attribs.href !== undefined);
     const baseUrl = base === undefined ? null : URL.parse(base.attribs.href.trim(), pageUrl.href);
-    return baseUrl === null ? page : new HtmlPage(document, pageUrl, baseUrl);
+    return baseUrl === null ? page : new HtmlPage(html, document, pageUrl, baseUrl);
   }
 
   /** Every element in document order. Iterative: a hostile page may nest 100k deep. */

@@ -9,6 +9,8 @@ export interface LabelPair {
   readonly value: string;
   /** The element holding the value; for "Label: value" text, the element holding both. */
   readonly valueElement: Element;
+  /** The element holding only the label (a `th`, a `dt`), when it has one of its own: never a value. */
+  readonly labelElement?: Element;
 }
 
 /** Longest label taken as one, in characters: longer text is a sentence, not a label. */
@@ -41,29 +43,29 @@ export function normaliseLabel(text: string): string | undefined {
  */
 export function findLabelPairs(elements: readonly Element[], textOf: (element: Element) => string): LabelPair[] {
   const pairs: LabelPair[] = [];
-  const add = (labelText: string, valueElement: Element | undefined, value?: string): void => {
+  const add = (labelText: string, valueElement: Element | undefined, value?: string, labelElement?: Element): void => {
     if (valueElement === undefined) return;
     const label = normaliseLabel(labelText);
     const text = value ?? textOf(valueElement);
-    if (label !== undefined && text !== '' && text.length <= 2000) pairs.push({ label, value: text, valueElement });
+    if (label !== undefined && text !== '' && text.length <= 2000) pairs.push({ label, value: text, valueElement, ...(labelElement && { labelElement }) });
   };
   for (const element of elements) {
     switch (element.name) {
       case 'tr': {
         const cells = childElements(element).filter((cell) => cell.name === 'th' || cell.name === 'td');
         if (cells.length === 2 && (cells[0].name === 'th' || textOf(cells[0]).length <= MAX_LABEL_LENGTH)) {
-          if (cells[1].name === 'td') add(textOf(cells[0]), cells[1]);
+          if (cells[1].name === 'td') add(textOf(cells[0]), cells[1], undefined, cells[0]);
         }
         break;
       }
       case 'dt': {
         const next = nextElement(element);
-        if (next?.name === 'dd') add(textOf(element), next);
+        if (next?.name === 'dd') add(textOf(element), next, undefined, element);
         break;
       }
       case 'label': {
         const next = nextElement(element);
-        if (next !== undefined && next.name !== 'input' && next.name !== 'label') add(textOf(element), next);
+        if (next !== undefined && next.name !== 'input' && next.name !== 'label') add(textOf(element), next, undefined, element);
         break;
       }
       default:
@@ -80,7 +82,7 @@ export function findLabelPairs(elements: readonly Element[], textOf: (element: E
 function addInlinePair(
   element: Element,
   textOf: (element: Element) => string,
-  add: (label: string, valueElement: Element | undefined, value?: string) => void,
+  add: (label: string, valueElement: Element | undefined, value?: string, labelElement?: Element) => void,
 ): void {
   if (element.name === 'th' || element.name === 'dd' || element.name === 'body' || element.name === 'html') return;
   const children = childElements(element);
@@ -96,7 +98,7 @@ function addInlinePair(
   if (/[:：]$/.test(text) && text.length <= MAX_LABEL_LENGTH + 1) {
     // Only the label: its value is the next element.
     const next = nextElement(element);
-    if (next !== undefined && next.name !== 'input') add(text, next);
+    if (next !== undefined && next.name !== 'input') add(text, next, undefined, element);
     return;
   }
   const match = INLINE_PAIR.exec(text);

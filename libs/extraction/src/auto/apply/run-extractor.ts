@@ -101,12 +101,21 @@ function runCss(
   // The first match with a value: an empty placeholder before the real element must not hide it.
   // Matched lazily: most fields are found near the top and the rest of the page is never tested.
   for (const element of lazyMatches(extractor.selector, scope)) {
-    const raw = readElement(page, element, extractor.attribute);
-    if (raw === undefined || raw === '') continue;
+    const read = readElement(page, element, extractor.attribute);
+    if (read === undefined || read === '') continue;
+    const raw = withoutAffixes(read, extractor.prefix, extractor.suffix);
     const normalised = normaliseValue(kind, raw, context);
     return normalised === undefined ? undefined : { ...normalised, element };
   }
   return undefined;
+}
+
+/** `text` without the template's `prefix` and `suffix` around the value, where it has them. */
+export function withoutAffixes(text: string, prefix: string | undefined, suffix: string | undefined): string {
+  let value = text;
+  if (prefix !== undefined && value.startsWith(prefix) && value.length > prefix.length) value = value.slice(prefix.length);
+  if (suffix !== undefined && value.endsWith(suffix) && value.length > suffix.length) value = value.slice(0, -suffix.length);
+  return value.trim();
 }
 
 function safeDecode(raw: string): string {

@@ -2,14 +2,18 @@ import type { Element } from 'domhandler';
 import type { HtmlPage } from '../apply/html-page';
 import { descendants, NON_TEXT_ELEMENTS, parentElement } from '../apply/page-text';
 import { matchAll } from '../apply/selectors';
-import { factsByTrust, runExtractor } from '../apply/run-extractor';
+import { factsByTrust, runExtractor, withoutAffixes } from '../apply/run-extractor';
 import type { CssExtractorStep, Extractor, ItemField, ListField, ValueField } from '../recipe';
-import { detectKinds, normaliseValue, type ValueKind } from '../values';
-import { meaningOf } from '../vocabulary';
+import { detectKinds, normaliseValue, sameValue, type ValueKind } from '../values';
+import { parseAvailability } from '../values/availability';
+import { canonicalFieldName, meaningOf } from '../vocabulary';
 import { nameOfLabel, nameOfMarkup, snakeName, uniqueName } from './field-names';
-import { learnSelectors, specificity, type SlotObservation } from './learn-selectors';
+import { articleDrafts, type ArticleDraft } from './article-fields';
+import { cssMeanings, learnSelectors, toCssExtractor, type SlotObservation } from './learn-selectors';
 import { selectorCandidates } from './selector-candidates';
-import { layoutStep, pageRegions, type PageRegions, type TextSlot } from './page-regions';
+import { layoutStep, regionsOf, type TextSlot } from './page-regions';
+
+export { regionsOf };
 
 /** A field learned from training pages, before it is checked on held-out pages. */
 export interface FieldDraft {
@@ -33,20 +37,29 @@ const SPECIFIC_KINDS: readonly ValueKind[] = ['price', 'date', 'gtin', 'email', 
 const MIN_LAYOUT_SUPPORT = 2;
 /** What lists of records on sites are lists of, singular. */
 const LIST_NOUNS: ReadonlySet<string> = new Set(['product', 'result', 'item', 'article', 'post', 'review', 'comment', 'offer', 'listing', 'job', 'event', 'hit']);
+/** Embedded drafts with the article's fields: its CSS read after embedded data, the body before (markup's is often cut short). */
+function withArticleFields(drafts: FieldDraft[], article: readonly ArticleDraft[]): FieldDraft[] {
+  for (const { field, reference } of article) {
+    const twin = drafts.find((draft) => draft.field.name === field.name && draft.field.type === 'value');
+    if (twin === undefined || twin.field.type !== 'value') {
+      drafts.push({ field, wellAnchored: true, reference });
+      continue;
+    }
+    twin.field.extractors = field.name === 'body' ? [...field.extractors, ...twin.field.extractors] : [...twin.field.extractors, ...field.extractors];
+    twin.field.meaning.push(...field.meaning);
+  }
+  return drafts;
+}
+
+/** Kinds of a list item's fields besides its title. */
+const ITEM_KINDS: ReadonlySet<ValueKind> = new Set(['url', 'image_url', 'price', 'date']);
+
+/** Texts saying where a page is in a paginated series. */
+const PAGINATION =
+  /^(?:(?:page|seite|pagina|página|strona)\s+\d+\s*(?:of|von|de|di|van|z|\/)\s*\d+|(?:showing|displaying|zeige|affichage)?\s*\d+\s*[-–]\s*\d+\s+(?:of|von|de|di|van|sur)\s+\d+.*|\d+\s*\/\s*\d+)$/i;
 /** Most elements kept as where an embedded value is shown on one page. */
 const MAX_ALIGNED_ELEMENTS = 3;
 
-const regionsCache = new WeakMap<HtmlPage, PageRegions>();
-
-/** The page's regions (see `pageRegions`), computed once per page. */
-export function regionsOf(page: HtmlPage): PageRegions {
-  let regions = regionsCache.get(page);
-  if (regions === undefined) {
-    regions = pageRegions(page);
-    regionsCache.set(page, regions);
-  }
-  return regions;
-}
 
 /**
  * Drafts the fields of one page type from its training pages: embedded data first (aligned to the
@@ -61,6 +74,10 @@ export function draftFields(pages: readonly HtmlPage[]): FieldDraft[] {
     drafts.push(draft);
     valuesOf.set(draft, pages.map((page) => draft.reference(page)));
   }
+  // An article's record is its headline, author, date and body: comments, related excerpts and
+  // the labels in them ("Posted in: …") are not part of it.
+  const article = articleDrafts(pages);
+  if (article !== undefined) return withArticleFields(drafts, article);
   for (const draft of labelDrafts(pages, drafts, valuesOf, covered)) {
     drafts.push(draft);
     valuesOf.set(draft, pages.map((page) => draft.reference(page)));
@@ -145,9 +162,15 @@ function labelDrafts(
   for (const [index, page] of pages.entries()) {
     const { outsideRecord } = regionsOf(page);
     for (const pair of page.labelPairs) {
+      // A label cell is never a value, whatever row it moved to.
+      if (pair.labelElement !== undefined) covered[index].add(pair.labelElement);
+      // "Pre-order: ships next month" states the stock, it does not label it.
+      if (parseAvailability(pair.label) !== undefined) continue;
       covered[index].add(pair.valueElement);
       // Labels in menus, footers, ads and list items are not the page's record.
       if (outsideRecord.has(pair.valueElement)) continue;
+      // "More tools: A, B": links to other records, not a value of this one.
+      if (linkCount(pair.valueElement) >= 2) continue;
       let values = byLabel.get(pair.label);
       if (values === undefined) {
         values = pages.map(() => undefined);
@@ -174,8 +197,9 @@ function labelDrafts(
       twin.field.meaning.push(`label:${label}`);
       continue;
     }
-    const baseName = nameOfLabel(label);
-    if (baseName === undefined) continue;
+    const labelName = nameOfLabel(label);
+    if (labelName === undefined) continue;
+    const baseName = canonicalFieldName(labelName, kind, values.filter((value): value is string => value !== undefined));
     const name = uniqueName(baseName, taken);
     taken.add(name);
     drafts.push({
@@ -204,30 +228,51 @@ function slotDrafts(
       slots[index] = slot;
     }
   }
+  // Items of a list on one page are items still where the list is shorter than a list elsewhere.
+  const itemPaths = new Set<string>();
+  for (const page of pages) for (const region of regionsOf(page).regions) itemPaths.add(region.key.slice(0, region.key.lastIndexOf('|')));
+  const inListItem = (key: string): boolean => {
+    const path = key.slice(0, key.lastIndexOf('|'));
+    for (let at = path.indexOf('>'); at >= 0; at = path.indexOf('>', at + 1)) if (itemPaths.has(path.slice(0, at))) return true;
+    return itemPaths.has(path);
+  };
   const drafts: FieldDraft[] = [];
   const taken = new Set(existing.map((draft) => draft.field.name));
   const known = existing.map((draft) => valuesOf.get(draft) ?? []);
   for (const [key, slots] of byKey) {
     const present = slots.filter((slot): slot is TextSlot => slot !== undefined);
-    if (present.length < MIN_LAYOUT_SUPPORT) continue;
+    if (present.length < MIN_LAYOUT_SUPPORT || inListItem(key)) continue;
+    // "Page 2 of 5", "Showing 1–24 of 80": where the page is in a series, not what it holds.
+    if (present.some((slot) => PAGINATION.test(slot.text))) continue;
     // Text identical on every page is template; a slot that differs is data.
     if (present.every((slot) => slot.text === present[0].text)) continue;
     if (slots.some((slot, index) => slot !== undefined && isCovered(slot.element, covered[index]))) continue;
-    const kind = consensusKind(present.map((slot) => slot.text));
-    const values = slots.map((slot, index) => (slot === undefined ? undefined : normaliseValue(kind, slot.text, { pageUrl: pages[index].url })?.value));
+    let kind = consensusKind(present.map((slot) => slot.text));
+    // Words the template writes around a text value ("by …", "SKU …", "(… reviews)") are not part of it.
+    const affixes = kind === 'text' ? templateAffixes(present.map((slot) => slot.text)) : {};
+    const cores = slots.map((slot) => (slot === undefined ? undefined : withoutAffixes(slot.text, affixes.prefix, affixes.suffix)));
+    const presentCores = cores.filter((core): core is string => core !== undefined);
+    if (kind === 'text' && (affixes.prefix ?? affixes.suffix) !== undefined) {
+      kind = consensusKind(presentCores);
+      if (kind === 'text' && presentCores.every((core) => /^\d{1,9}$/.test(core))) kind = 'number';
+    }
+    const values = cores.map((core, index) => (core === undefined ? undefined : normaliseValue(kind, core, { pageUrl: pages[index].url })?.value));
     // Already read as embedded data or a label, shown once more (a sticky header repeats the price).
     if (known.some((other) => values.every((value, index) => value === undefined || value === other[index]))) continue;
     const element = present[0].element;
     const parent = parentElement(element);
+    const markupName = nameOfMarkup(element) ?? (parent === undefined || parent.name === 'body' ? undefined : nameOfMarkup(parent));
     const baseName =
-      nameOfMarkup(element) ??
-      (parent === undefined || parent.name === 'body' ? undefined : nameOfMarkup(parent)) ??
+      nameOfAffixes(affixes, presentCores) ??
+      (markupName === undefined ? undefined : canonicalFieldName(markupName, kind, values.filter((value): value is string => value !== undefined))) ??
       (kind === 'text' ? undefined : kind) ??
-      (element.name === 'h1' ? 'title' : undefined);
+      (element.name === 'h1' ? 'title' : undefined) ??
+      (isBrandBesideTitle(present) ? 'brand' : undefined);
     if (baseName === undefined) continue;
     const observations = slots.map((slot, index) => ({ page: pages[index], value: values[index], elements: slot ? [slot.element] : [] }));
-    const css = learnSelectors(observations, kind, undefined, MIN_LAYOUT_SUPPORT);
+    const css = learnSelectors(observations, kind, undefined, MIN_LAYOUT_SUPPORT, affixes);
     if (css.length === 0) continue;
+    known.push(values);
     const name = uniqueName(baseName, taken);
     taken.add(name);
     drafts.push({
@@ -243,7 +288,7 @@ function slotDrafts(
       wellAnchored: false,
       reference: (page) => {
         const slot = regionsOf(page).slots.find((candidate) => candidate.key === key);
-        return slot === undefined ? undefined : normaliseValue(kind, slot.text, { pageUrl: page.url })?.value;
+        return slot === undefined ? undefined : normaliseValue(kind, withoutAffixes(slot.text, affixes.prefix, affixes.suffix), { pageUrl: page.url })?.value;
       },
     });
   }
@@ -259,6 +304,8 @@ function listDrafts(pages: readonly HtmlPage[], existing: readonly FieldDraft[])
   const byKey = new Map<string, Array<{ page: HtmlPage; items: readonly Element[]; container: Element; linked: boolean; step: string }>>();
   for (const page of pages) {
     for (const region of regionsOf(page).regions) {
+      // Other records of the page's own kind (related, also bought) are never its content.
+      if (region.related) continue;
       const seen = byKey.get(region.key) ?? [];
       seen.push({ page, items: region.items, container: region.container, linked: region.linked, step: region.itemStep });
       byKey.set(region.key, seen);
@@ -363,6 +410,9 @@ function itemFields(seen: ReadonlyArray<{ page: HtmlPage; items: readonly Elemen
           ? 'url'
           : (nameOfMarkup(element) ?? (kind === 'text' ? undefined : kind) ?? (/^(?:h[1-6]|a)$/.test(element.name) ? 'title' : undefined));
     if (baseName === undefined || taken.has(baseName)) continue;
+    // An item stands for a record of its own page: what tells it apart and leads there (its link,
+    // title, image, price, date) belongs to the list; the rest (badges, ratings) to that page.
+    if (!ITEM_KINDS.has(kind) && baseName !== 'title') continue;
     const observations: SlotObservation[] = parts.map((part) => ({
       page: part.page,
       value: normaliseValue(kind, part.text, { pageUrl: part.page.url })?.value,
@@ -414,7 +464,7 @@ function elementsShowing(page: HtmlPage, kind: ValueKind, value: string): Elemen
       const text = page.text(element);
       raw = text.length > 0 && text.length <= maxLength ? text : undefined;
     }
-    if (raw === undefined || normaliseValue(kind, raw, context)?.value !== value) continue;
+    if (raw === undefined || !sameValue(kind, normaliseValue(kind, raw, context)?.value, value)) continue;
     // An element holding the value inside another: keep the inner one, it is the precise slot.
     const parent = parentElement(element);
     const at = parent === undefined ? -1 : found.indexOf(parent);
@@ -423,6 +473,28 @@ function elementsShowing(page: HtmlPage, kind: ValueKind, value: string): Elemen
   }
   const body = found.filter((element) => element.name !== 'body' && element.name !== 'html');
   return body.slice(0, MAX_ALIGNED_ELEMENTS);
+}
+
+/**
+ * A short text without a name of its own right before or after the page's `h1`, repeating across
+ * pages (a shop's few brands): the maker of the thing the heading names.
+ */
+function isBrandBesideTitle(slots: readonly TextSlot[]): boolean {
+  const texts = slots.map((slot) => slot.text);
+  if (texts.some((text) => text.length > 40 || /\d/.test(text))) return false;
+  const beside = slots.filter((slot) => {
+    const siblings = parentElement(slot.element)?.children.filter((child): child is Element => child.type === 'tag') ?? [];
+    const at = siblings.indexOf(slot.element);
+    return siblings[at - 1]?.name === 'h1' || siblings[at + 1]?.name === 'h1';
+  });
+  return beside.length === slots.length && new Set(texts).size < texts.length;
+}
+
+/** Links (with a target) inside `element`. */
+function linkCount(element: Element): number {
+  let count = element.name === 'a' && element.attribs.href !== undefined ? 1 : 0;
+  for (const inner of descendants(element)) if (inner.name === 'a' && inner.attribs.href !== undefined) count++;
+  return count;
 }
 
 function isCovered(element: Element, covered: ReadonlySet<Element>): boolean {
@@ -456,11 +528,57 @@ function extraNames(name: string, kind: ValueKind): Pick<ValueField, 'extra_name
   return { extra_names: { currency: name === 'price' ? 'currency' : `${snakeName(name) ?? name}_currency` } };
 }
 
-/** Meaning keys of anchored selectors that name their element (a bare `td` means nothing). */
-function cssMeanings(css: readonly CssExtractorStep[]): string[] {
-  return css.filter((step) => step.anchored && specificity(step.selector) > 0).map((step) => `css:${step.selector}`);
+
+
+/** Longest slot text whose template words are told apart from its value, in characters. */
+const MAX_AFFIXED_TEXT = 60;
+/** Words that introduce a value without naming it ("by Brightwater", "from Acme"). */
+const LINKING_WORDS: ReadonlySet<string> = new Set(['by', 'from', 'von', 'par', 'de', 'di', 'door', 'av', 'por', 'of', 'at']);
+/** Words after a count that make it a number of reviews ("(183 reviews)", "12 Bewertungen"). */
+const REVIEW_WORDS = /^(?:reviews?|ratings?|bewertungen|rezensionen|avis|opiniones|recensioni|beoordelingen)$/i;
+
+/** What the template writes around a slot's value on every page: whole leading and trailing words, then punctuation. */
+export function templateAffixes(texts: readonly string[]): Pick<CssExtractorStep, 'prefix' | 'suffix'> {
+  // Sentences share words by chance ("The …"); a short value with its template words does not.
+  if (new Set(texts).size < 2 || texts.some((text) => text.length > MAX_AFFIXED_TEXT)) return {};
+  const split = texts.map((text) => text.split(' '));
+  const fewest = Math.min(...split.map((words) => words.length));
+  let lead = 0;
+  while (lead < fewest - 1 && split.every((words) => words[lead] === split[0][lead])) lead++;
+  let trail = 0;
+  while (lead + trail < fewest - 1 && split.every((words) => words[words.length - 1 - trail] === split[0][split[0].length - 1 - trail])) trail++;
+  const cores = split.map((words) => words.slice(lead, words.length - trail).join(' '));
+  const leadMarks = commonRun(cores, (core, i) => core[i]);
+  const trailMarks = commonRun(cores, (core, i) => core[core.length - 1 - i]);
+  const prefix = (lead > 0 ? `${split[0].slice(0, lead).join(' ')} ` : '') + cores[0].slice(0, leadMarks);
+  const suffix = cores[0].slice(cores[0].length - trailMarks) + (trail > 0 ? ` ${split[0].slice(split[0].length - trail).join(' ')}` : '');
+  return { ...(prefix.trim() !== '' && { prefix }), ...(suffix.trim() !== '' && { suffix }) };
 }
 
-function toCssExtractor(selector: CssExtractorStep): CssExtractorStep {
-  return { type: 'css', selector: selector.selector, anchored: selector.anchored, ...(selector.attribute ? { attribute: selector.attribute } : {}) };
+/** How many leading (or trailing) punctuation characters every text shares, leaving each something. */
+function commonRun(texts: readonly string[], at: (text: string, index: number) => string | undefined): number {
+  const shortest = Math.min(...texts.map((text) => text.length));
+  let run = 0;
+  while (run < shortest - 1) {
+    const char = at(texts[0], run);
+    if (char === undefined || /[\p{L}\p{N}]/u.test(char) || !texts.every((text) => at(text, run) === char)) break;
+    run++;
+  }
+  return run;
+}
+
+/**
+ * A field name the template's words give to values that are codes or counts ("SKU KK-3A0F" →
+ * `sku`, "(183 reviews)" → `review_count`), if any: before prose, words name nothing.
+ */
+function nameOfAffixes(affixes: Pick<CssExtractorStep, 'prefix' | 'suffix'>, cores: readonly string[]): string | undefined {
+  const words = (text: string | undefined): string[] => (text ?? '').split(/[^\p{L}\p{N}.-]+/u).filter((word) => /\p{L}/u.test(word));
+  const counts = cores.every((core) => /^\d{1,9}$/.test(core));
+  const after = words(affixes.suffix);
+  if (counts && after.length > 0 && REVIEW_WORDS.test(after[0])) return 'review_count';
+  const codes = cores.every((core) => /^[\p{L}\p{N}][\p{L}\p{N}._/-]*$/u.test(core) && /\d/.test(core));
+  const before = words(affixes.prefix);
+  if (!codes || before.length === 0 || before.length > 2 || before.some((word) => LINKING_WORDS.has(word.toLowerCase()))) return undefined;
+  const name = nameOfLabel(before.join(' '));
+  return name === undefined ? undefined : canonicalFieldName(name, 'text', cores);
 }

@@ -1,6 +1,7 @@
 import { extractWithPageType } from '../apply/apply-recipe';
 import { HtmlPage } from '../apply/html-page';
 import { pathSegments } from '../apply/url-patterns';
+import { sameValue } from '../values';
 import { RECIPE_FORMAT, type PageType, type Recipe, type RecipeField } from '../recipe';
 import { draftFields, type FieldDraft } from './draft-fields';
 import { snakeName, uniqueName } from './field-names';
@@ -106,7 +107,7 @@ function holdsOn(draft: FieldDraft, heldOut: readonly HtmlPage[]): boolean {
       continue;
     }
     if (found === undefined) missed++;
-    else if (found !== expected) return false;
+    else if (!sameValue(draft.field.kind, typeof found === 'string' ? found : undefined, expected)) return false;
   }
   if (checked === 0) return draft.wellAnchored;
   return missed <= checked * MAX_MISS_SHARE;
@@ -119,6 +120,7 @@ function holdsOn(draft: FieldDraft, heldOut: readonly HtmlPage[]): boolean {
 function pageTypeName(group: readonly HtmlPage[], fields: readonly RecipeField[]): string {
   const types = new Set(group.flatMap((page) => page.embedded.map((fact) => fact.rootType)));
   if (types.has('Product') || types.has('ProductGroup')) return 'product';
+  if (fields.some((field) => field.meaning.includes('article:body'))) return 'article';
   if (['Article', 'NewsArticle', 'BlogPosting', 'Recipe', 'Report'].some((type) => types.has(type))) return 'article';
   if (fields.some((field) => field.type === 'list') && fields.filter((field) => field.type === 'value').length <= 2) return 'listing';
   const first = pathSegments(group[0].url)[0];

@@ -2,7 +2,7 @@ import type { Element } from 'domhandler';
 import type { HtmlPage } from '../apply/html-page';
 import { runExtractor } from '../apply/run-extractor';
 import type { CssExtractorStep } from '../recipe';
-import type { ValueKind } from '../values';
+import { sameValue, type ValueKind } from '../values';
 import { selectorCandidates } from './selector-candidates';
 
 /** What a field's value is on one sample page, and the elements it was seen in. */
@@ -40,6 +40,7 @@ export function learnSelectors(
   kind: ValueKind,
   attribute: string | undefined,
   minSupport: number,
+  affixes: Pick<CssExtractorStep, 'prefix' | 'suffix'> = {},
 ): LearnedSelector[] {
   const seeds = observations.filter((observation) => observation.elements.length > 0).slice(0, SEED_PAGES);
   const candidates = new Map<string, boolean>();
@@ -52,14 +53,14 @@ export function learnSelectors(
   }
   const scored: LearnedSelector[] = [];
   for (const [selector, anchored] of candidates) {
-    const extractor: CssExtractorStep = { type: 'css', selector, anchored, ...(attribute ? { attribute } : {}) };
+    const extractor: CssExtractorStep = { type: 'css', selector, anchored, ...(attribute ? { attribute } : {}), ...affixes };
     let right = 0;
     let wrong = false;
     for (const observation of observations) {
       if (observation.value === undefined) continue;
       const found = runExtractor(observation.page, extractor, kind, observation.scope);
       if (found === undefined) continue;
-      if (found.value === observation.value) right++;
+      if (sameValue(kind, found.value, observation.value)) right++;
       else {
         wrong = true;
         break;
@@ -83,4 +84,21 @@ export function learnSelectors(
 /** Whether a selector names its element (id, attribute, class): 1, or is a bare tag: 0. */
 export function specificity(selector: string): number {
   return /[#.[]/.test(selector) ? 1 : 0;
+}
+
+/** Meaning keys of anchored selectors that name their element (a bare `td` means nothing). */
+export function cssMeanings(css: readonly CssExtractorStep[]): string[] {
+  return css.filter((step) => step.anchored && specificity(step.selector) > 0).map((step) => `css:${step.selector}`);
+}
+
+/** A learned selector as a recipe stores it (without its support count). */
+export function toCssExtractor(selector: CssExtractorStep): CssExtractorStep {
+  return {
+    type: 'css',
+    selector: selector.selector,
+    anchored: selector.anchored,
+    ...(selector.attribute ? { attribute: selector.attribute } : {}),
+    ...(selector.prefix ? { prefix: selector.prefix } : {}),
+    ...(selector.suffix ? { suffix: selector.suffix } : {}),
+  };
 }

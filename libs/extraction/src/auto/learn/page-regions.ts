@@ -1,7 +1,8 @@
 import type { Element } from 'domhandler';
 import type { HtmlPage } from '../apply/html-page';
-import { childElements, isHiddenByMarkup, NON_TEXT_ELEMENTS, ownText } from '../apply/page-text';
+import { childElements, descendants, isHiddenByMarkup, NON_TEXT_ELEMENTS, ownText, parentElement } from '../apply/page-text';
 import { stableClasses, stableId } from '../apply/structure';
+import { pathSegments } from '../apply/url-patterns';
 
 /**
  * How one sample page divides into regions the learner treats differently: site chrome and
@@ -34,15 +35,20 @@ export interface RepeatedRegion {
   readonly items: readonly Element[];
   /** Whether most items hold a link: lists of other pages (results, related products, menus). */
   readonly linked: boolean;
+  /** Whether most items link to pages shaped like this one: other records (related, also bought). */
+  readonly related: boolean;
 }
 
 /** What the learner needs of one page's layout. */
 export interface PageRegions {
   readonly slots: readonly TextSlot[];
   readonly regions: readonly RepeatedRegion[];
-  /** Elements inside chrome, ads or a repeated region. */
+  /** Elements inside chrome, ads, a repeated region or a tile linking to another record. */
   readonly outsideRecord: ReadonlySet<Element>;
 }
+
+/** Longest text beyond its link's a tile around a link to another record holds (a price, a badge). */
+const MAX_TILE_EXTRA_TEXT = 40;
 
 /** Longest text a slot holds, in characters: longer blocks are bodies, found through embedded data. */
 const MAX_SLOT_TEXT = 1_000;
@@ -63,6 +69,18 @@ export function isNotRecord(element: Element): boolean {
   return NOT_RECORD_WORDS.test(words);
 }
 
+const regionsCache = new WeakMap<HtmlPage, PageRegions>();
+
+/** The page's regions (see `pageRegions`), computed once per page. */
+export function regionsOf(page: HtmlPage): PageRegions {
+  let regions = regionsCache.get(page);
+  if (regions === undefined) {
+    regions = pageRegions(page);
+    regionsCache.set(page, regions);
+  }
+  return regions;
+}
+
 /** Divides a page (see `PageRegions`). */
 export function pageRegions(page: HtmlPage): PageRegions {
   const body = page.elements.find((element) => element.name === 'body');
@@ -71,6 +89,7 @@ export function pageRegions(page: HtmlPage): PageRegions {
   const outsideRecord = new Set<Element>();
   if (body === undefined) return { slots, regions, outsideRecord };
 
+  const shape = recordShape(page.url);
   const occurrences = new Map<string, number>();
   const regionKeys = new Map<string, number>();
   // Depth-first with each element's layout path and whether it is outside the record.
@@ -99,7 +118,8 @@ export function pageRegions(page: HtmlPage): PageRegions {
         const seen = regionKeys.get(baseKey) ?? 0;
         regionKeys.set(baseKey, seen + 1);
         const linked = items.filter((item) => item.name === 'a' || hasLink(item)).length >= items.length * 0.6;
-        if (!outside) regions.push({ key: `${baseKey}|${seen}`, container: element, itemStep: step, items, linked });
+        const related = shape !== undefined && items.filter((item) => linksToShape(page, item, shape)).length >= items.length * 0.6;
+        if (!outside) regions.push({ key: `${baseKey}|${seen}`, container: element, itemStep: step, items, linked, related });
       }
     }
     for (let i = children.length - 1; i >= 0; i--) {
@@ -108,7 +128,63 @@ export function pageRegions(page: HtmlPage): PageRegions {
       stack.push({ element: child, path: `${path}>${step}`, outside, inList: entry.inList || itemSteps.has(step) });
     }
   }
-  return { slots, regions, outsideRecord };
+  for (const tile of otherRecordTiles(page, body)) for (const element of [tile, ...descendants(tile)]) outsideRecord.add(element);
+  const tiles = new Set(outsideRecord);
+  return { slots: slots.filter((slot) => !tiles.has(slot.element)), regions, outsideRecord };
+}
+
+/**
+ * Tiles of other records: a link to another page shaped like this one (`/p/other-shoe` on
+ * `/p/this-shoe`, another post on a post) with what stands around it alone (its price, its
+ * thumbnail) is a related, recently viewed or sponsored item, whether or not it repeats.
+ */
+function otherRecordTiles(page: HtmlPage, body: Element): Element[] {
+  const shape = recordShape(page.url);
+  if (shape === undefined) return [];
+  const tiles: Element[] = [];
+  for (const link of descendants(body)) {
+    if (link.name !== 'a' || link.attribs.href === undefined) continue;
+    const target = linkTarget(page, link);
+    if (target === undefined || target.pathname === page.url.pathname || recordShape(target) !== shape) continue;
+    const linkText = page.text(link).length;
+    let tile = link;
+    for (let parent = parentElement(tile); parent !== undefined && parent !== body; parent = parentElement(parent)) {
+      if (page.text(parent).length > linkText * 3 + MAX_TILE_EXTRA_TEXT) break;
+      const inside = descendants(parent);
+      if (inside.some((element) => element.name === 'h1')) break;
+      const targets = new Set(inside.filter((element) => element.name === 'a').map((element) => linkTarget(page, element)?.pathname));
+      if (targets.size > 1) break;
+      tile = parent;
+    }
+    tiles.push(tile);
+  }
+  return tiles;
+}
+
+function linksToShape(page: HtmlPage, item: Element, shape: string): boolean {
+  return [item, ...descendants(item)].some((element) => {
+    if (element.name !== 'a') return false;
+    const target = linkTarget(page, element);
+    return target !== undefined && target.pathname !== page.url.pathname && recordShape(target) === shape;
+  });
+}
+
+function linkTarget(page: HtmlPage, link: Element): URL | undefined {
+  const href = link.attribs.href === undefined ? undefined : page.resolve(link.attribs.href);
+  const target = href === undefined ? undefined : URL.parse(href);
+  return target === null || target === undefined || target.host !== page.url.host ? undefined : target;
+}
+
+/**
+ * The shape of a record page's URL (depth, and the first segment when it is a word): undefined for
+ * shallow pages whose links could be anything (`/`, `/about`).
+ */
+function recordShape(url: URL): string | undefined {
+  const segments = pathSegments(url);
+  const first = segments[0] ?? '';
+  const word = /^[A-Za-z]{1,20}$/.test(first);
+  if (segments.length < 2) return undefined;
+  return `${segments.length}:${word ? first.toLowerCase() : '*'}`;
 }
 
 /** Shapes of `children` repeated at least `MIN_LIST_ITEMS` times with text that differs. */

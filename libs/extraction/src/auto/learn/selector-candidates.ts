@@ -70,7 +70,21 @@ function anchorsOf(element: Element): string[] {
   const classes = stableClasses(element);
   for (const token of classes) anchors.push(`${element.name}.${token}`);
   if (classes.length > 1) anchors.push(`${element.name}.${classes.join('.')}`);
+  for (const token of (element.attribs.class ?? '').split(/\s+/)) {
+    const name = moduleClassName(token);
+    if (name !== undefined) anchors.push(`${element.name}[class*="${name}"]`);
+  }
   return anchors;
+}
+
+/**
+ * The stable part of a CSS-modules class (`_price_1x9q2_31` → `_price_`, `Card_title__a1B2c` →
+ * `Card_title__`): the local name a build keeps while the hash after it changes with each deploy.
+ */
+export function moduleClassName(token: string): string | undefined {
+  const match = /^(_?[A-Za-z][A-Za-z0-9-]*_(?:[A-Za-z][A-Za-z0-9-]*_)?_?)([A-Za-z0-9-]{5,8})(?:_\d{1,4})?$/.exec(token);
+  if (match === null || !/\d/.test(match[2]) || !/[A-Za-z]/.test(match[2]) || match[1].replace(/_/g, '').length < 3) return undefined;
+  return match[1];
 }
 
 function positionalStep(element: Element): string {

@@ -58,7 +58,9 @@ const PHRASES: ReadonlyArray<readonly [string, Availability]> = [
   ['notify me when available', 'OutOfStock'],
   ['email me when available', 'OutOfStock'],
   ['notify me when in stock', 'OutOfStock'],
-  ['sold out', 'SoldOut'],
+  // A shop's "sold out" is out of stock (schema.org's SoldOut is for tickets and one-off offers).
+  ['sold out', 'OutOfStock'],
+  ['sold-out', 'OutOfStock'],
   ['pre-order', 'PreOrder'],
   ['preorder', 'PreOrder'],
   ['pre order', 'PreOrder'],
@@ -73,6 +75,26 @@ const PHRASES: ReadonlyArray<readonly [string, Availability]> = [
   ['limited stock', 'LimitedAvailability'],
   ['low stock', 'LimitedAvailability'],
   ['few left', 'LimitedAvailability'],
+  ['only a few left', 'LimitedAvailability'],
+  ['last items', 'LimitedAvailability'],
+  ['last few', 'LimitedAvailability'],
+  ['last one', 'LimitedAvailability'],
+  ['almost gone', 'LimitedAvailability'],
+  ['selling fast', 'LimitedAvailability'],
+  ['limited quantities', 'LimitedAvailability'],
+  ['wenige verfugbar', 'LimitedAvailability'],
+  ['nur noch wenige', 'LimitedAvailability'],
+  ['geringer bestand', 'LimitedAvailability'],
+  ['derniers articles', 'LimitedAvailability'],
+  ['stock limite', 'LimitedAvailability'],
+  ['ultimas unidades', 'LimitedAvailability'],
+  ['ultimi pezzi', 'LimitedAvailability'],
+  ['available for pre-order', 'PreOrder'],
+  ['available for preorder', 'PreOrder'],
+  ['available to pre-order', 'PreOrder'],
+  ['expected soon', 'PreOrder'],
+  ['available soon', 'PreOrder'],
+  ['coming soon', 'PreOrder'],
   ['in store only', 'InStoreOnly'],
   ['in-store only', 'InStoreOnly'],
   ['available in store only', 'InStoreOnly'],
@@ -91,7 +113,7 @@ const PHRASES: ReadonlyArray<readonly [string, Availability]> = [
   ['nicht lieferbar', 'OutOfStock'],
   ['derzeit nicht verfugbar', 'OutOfStock'],
   ['nicht vorratig', 'OutOfStock'],
-  ['ausverkauft', 'SoldOut'],
+  ['ausverkauft', 'OutOfStock'],
   ['vorbestellen', 'PreOrder'],
   ['vorbestellung', 'PreOrder'],
   ['nicht mehr verfugbar', 'Discontinued'],
@@ -105,7 +127,7 @@ const PHRASES: ReadonlyArray<readonly [string, Availability]> = [
   ['indisponible', 'OutOfStock'],
   ['non disponible', 'OutOfStock'],
   ['pas disponible', 'OutOfStock'],
-  ['epuise', 'SoldOut'],
+  ['epuise', 'OutOfStock'],
   ['precommande', 'PreOrder'],
   ['pre-commande', 'PreOrder'],
   ['plus disponible', 'Discontinued'],
@@ -118,7 +140,7 @@ const PHRASES: ReadonlyArray<readonly [string, Availability]> = [
   ['no disponible', 'OutOfStock'],
   ['sin stock', 'OutOfStock'],
   ['sin existencias', 'OutOfStock'],
-  ['agotado', 'SoldOut'],
+  ['agotado', 'OutOfStock'],
   ['preventa', 'PreOrder'],
   ['descatalogado', 'Discontinued'],
   // Italian
@@ -126,7 +148,7 @@ const PHRASES: ReadonlyArray<readonly [string, Availability]> = [
   ['in magazzino', 'InStock'],
   ['aggiungi al carrello', 'InStock'],
   ['non disponibile', 'OutOfStock'],
-  ['esaurito', 'SoldOut'],
+  ['esaurito', 'OutOfStock'],
   ['preordina', 'PreOrder'],
   ['fuori produzione', 'Discontinued'],
   // Dutch
@@ -136,25 +158,25 @@ const PHRASES: ReadonlyArray<readonly [string, Availability]> = [
   ['niet op voorraad', 'OutOfStock'],
   ['niet leverbaar', 'OutOfStock'],
   ['niet beschikbaar', 'OutOfStock'],
-  ['uitverkocht', 'SoldOut'],
+  ['uitverkocht', 'OutOfStock'],
   // Portuguese
   ['em estoque', 'InStock'],
   ['disponivel', 'InStock'],
   ['indisponivel', 'OutOfStock'],
-  ['esgotado', 'SoldOut'],
+  ['esgotado', 'OutOfStock'],
   // Nordic and Polish
   ['pa lager', 'InStock'],
   ['i lager', 'InStock'],
   ['i lager online', 'InStock'],
   ['ej i lager', 'OutOfStock'],
   ['ikke pa lager', 'OutOfStock'],
-  ['slutsald', 'SoldOut'],
-  ['utsolgt', 'SoldOut'],
-  ['udsolgt', 'SoldOut'],
+  ['slutsald', 'OutOfStock'],
+  ['utsolgt', 'OutOfStock'],
+  ['udsolgt', 'OutOfStock'],
   ['dostepny', 'InStock'],
   ['niedostepny', 'OutOfStock'],
   ['brak w magazynie', 'OutOfStock'],
-  ['wyprzedany', 'SoldOut'],
+  ['wyprzedany', 'OutOfStock'],
   // Russian, Japanese, Chinese
   ['в наличии', 'InStock'],
   ['нет в наличии', 'OutOfStock'],
@@ -181,30 +203,41 @@ const MAX_AVAILABILITY_TEXT = 300;
 export function parseAvailability(raw: string, maxLength = MAX_AVAILABILITY_TEXT): Availability | undefined {
   const text = collapseWhitespace(raw);
   if (text === '' || text.length > maxLength) return undefined;
-  const term = TERMS.get(text.replace(/^.*schema\.org\/|^schema:/i, '').replace(/[^a-z]/gi, '').toLowerCase());
+  // Terms are written as one token (`SoldOut`, `in_stock`); words are read as phrases below.
+  const term = /\s/.test(text) ? undefined : TERMS.get(text.replace(/^.*schema\.org\/|^schema:/i, '').replace(/[^a-z]/gi, '').toLowerCase());
   if (term !== undefined) return term;
   const folded = fold(text);
+  const fewLeft = FEW_LEFT.exec(folded);
+  // A phrase inside a longer one found ("available" in "not available") does not count; of the
+  // rest, a state other than in stock wins: "Available for pre-order", "In stock, only 2 left".
+  const spans: Array<{ start: number; end: number; availability: Availability }> = [];
+  if (fewLeft !== null) spans.push({ start: fewLeft.index, end: fewLeft.index + fewLeft[0].length, availability: 'LimitedAvailability' });
   for (const [phrase, availability] of BY_LENGTH) {
-    if (containsPhrase(folded, phrase)) return availability;
+    const at = phraseAt(folded, phrase);
+    if (at < 0 || spans.some((span) => at < span.end && at + phrase.length > span.start)) continue;
+    spans.push({ start: at, end: at + phrase.length, availability });
   }
-  return undefined;
+  return (spans.find((span) => span.availability !== 'InStock') ?? spans[0])?.availability;
 }
+
+/** "Only 3 left", "nur noch 2 verfügbar", "2 left in stock": a count left is limited availability. */
+const FEW_LEFT = /\b(?:only|just|nur noch|noch|plus que|solo|ultimi|nog maar)\s+\d{1,3}\s+(?:\p{L}+\s+)?(?:left|remaining|available|verfugbar|auf lager|en stock|disponibles?|rimasti|over)\b|\b\d{1,3}\s+(?:left in stock|left|remaining)\b/u;
 
 /** Lower-case, diacritics removed (`Verfügbar` → `verfugbar`), CJK untouched. */
 function fold(text: string): string {
   return text.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
 }
 
-/** Whether `phrase` occurs in `text` not glued to letters on either side (CJK phrases anywhere). */
-function containsPhrase(text: string, phrase: string): boolean {
+/** Where `phrase` occurs in `text` not glued to letters on either side (CJK phrases anywhere), or -1. */
+function phraseAt(text: string, phrase: string): number {
   let at = text.indexOf(phrase);
   while (at !== -1) {
     const before = text[at - 1];
     const after = text[at + phrase.length];
-    if (!isLetter(before) && !isLetter(after)) return true;
+    if (!isLetter(before) && !isLetter(after)) return at;
     at = text.indexOf(phrase, at + 1);
   }
-  return /[\u3040-\u9fff]/.test(phrase) && text.includes(phrase);
+  return /[\u3040-\u9fff]/.test(phrase) ? text.indexOf(phrase) : -1;
 }
 
 function isLetter(char: string | undefined): boolean {

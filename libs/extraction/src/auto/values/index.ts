@@ -1,4 +1,4 @@
 export { detectKinds } from './detect-kinds';
-export { normaliseValue } from './normalise-value';
+export { normaliseValue, sameValue } from './normalise-value';
 export type { NormalisedValue, ValueContext, ValueKind } from './value-kind';
 export type { Availability } from './availability';

@@ -1,4 +1,4 @@
-import { normaliseValue } from './normalise-value';
+import { normaliseValue, sameValue } from './normalise-value';
 
 const PAGE = { pageUrl: new URL('https://shop.example.com/products/kettle?ref=1') };
 
@@ -132,5 +132,15 @@ describe(normaliseValue.name, () => {
       expect(normaliseValue('text', '  Deluxe\n\t kettle ')).toEqual({ value: 'Deluxe kettle' });
       expect(normaliseValue('text', ' \n ')).toBeUndefined();
     });
+  });
+});
+
+describe(sameValue.name, () => {
+  it('compares prices and ratings by amount, the rest as written', () => {
+    expect(sameValue('price', '85.5', '85.50')).toBe(true);
+    expect(sameValue('price', '85.5', '85.05')).toBe(false);
+    expect(sameValue('text', 'a', 'a')).toBe(true);
+    expect(sameValue('text', '1.0', '1')).toBe(false);
+    expect(sameValue('price', undefined, '1')).toBe(false);
   });
 });

@@ -58,3 +58,18 @@ export function normaliseValue(kind: ValueKind, raw: string, context?: ValueCont
 function wrap(value: string | undefined): NormalisedValue | undefined {
   return value === undefined ? undefined : { value };
 }
+
+/**
+ * Whether two normalised values of `kind` say the same: numbers (prices, ratings) by amount, so that
+ * markup's `85.5` is the page's `85.50`; anything else as written.
+ */
+export function sameValue(kind: ValueKind, a: string | undefined, b: string | undefined): boolean {
+  if (a === b) return true;
+  if (a === undefined || b === undefined) return false;
+  if (kind === 'price' || kind === 'rating' || kind === 'number') {
+    const x = Number(a);
+    const y = Number(b);
+    return Number.isFinite(x) && Number.isFinite(y) && Math.abs(x - y) < 1e-9;
+  }
+  return false;
+}
