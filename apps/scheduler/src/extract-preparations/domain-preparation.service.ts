@@ -10,7 +10,7 @@ import { PREPARATION_RECIPES, type RecipeStore } from './recipe-store';
 import { type ClaimedPreparation, PreparationsRepository, type StoredPage } from './preparations.repository';
 import { MAX_CRAWL_DELAY_MS, MAX_SITEMAPS, PREPARATION_AGENT_TOKEN, PREPARATION_SETTINGS, type PreparationSettings } from './preparation.settings';
 import { PreparationsMetrics } from './preparations.metrics';
-import { needsRendering } from './render-need';
+import { needsRendering, visibleTextLength } from './render-need';
 import { OPEN_SITE, parseRobotsTxt, parseSitemap, type SiteRules } from './site-rules';
 
 /** What a delivery of a preparation message came to. */
@@ -106,7 +106,7 @@ export class DomainPreparationService {
     for (const page of stored) candidates.markFetched(page.url);
     for (const page of stored) if (page.html !== null) for (const link of linksOf(page.html, page.finalUrl ?? page.url)) candidates.offer(link);
     for (const url of await this.sitemapUrls(origin, rules)) candidates.offer(url);
-    const render = await this.renderNeeded(claimed.exampleUrls[0] ?? `${origin}/`);
+    const render = await this.renderNeeded(claimed.exampleUrls[0] ?? `${origin}/`, log);
     const pauseMs = Math.max(this.settings.fetchIntervalMs, Math.min(rules.crawlDelayMs ?? 0, MAX_CRAWL_DELAY_MS));
     const fetchUntil = claimed.startedAt.getTime() + this.settings.maxFetchingMs;
     let fetched = stored.filter((p) => p.html !== null).length;
@@ -162,15 +162,27 @@ export class DomainPreparationService {
   }
 
   /**
-   * Whether the domain's pages need rendering, from the first example fetched both ways. Asked
-   * again when a preparation resumes (two fetches), which keeps the decision off the record until
-   * the recipe it belongs to is served.
+   * Whether the domain's pages need rendering, from the first example fetched both ways (or once,
+   * when adaptive stealth already had to render it: its HTML asks for JavaScript). Asked again
+   * when a preparation resumes, which keeps the decision off the record until the recipe it
+   * belongs to is served.
    */
-  private async renderNeeded(url: string): Promise<boolean> {
-    const served = learnableHtml(await this.fetcher.fetch(url, false, `prepare-${randomUUID()}`));
+  private async renderNeeded(url: string, log: Logger): Promise<boolean> {
+    const servedPage = await this.fetcher.fetch(url, false, `prepare-${randomUUID()}`);
+    if (servedPage.ok && (servedPage.tier === 'js_render' || servedPage.tier === 'premium_js_render')) {
+      log.info({ url, tier: servedPage.tier }, 'extract preparation renders: adaptive stealth had to render the first example');
+      return true;
+    }
+    const served = learnableHtml(servedPage);
     if (served === undefined) return false;
-    const rendered = learnableHtml(await this.fetcher.fetch(url, true, `prepare-${randomUUID()}`));
-    return rendered !== undefined && needsRendering(served, rendered);
+    const renderedPage = await this.fetcher.fetch(url, true, `prepare-${randomUUID()}`);
+    const rendered = learnableHtml(renderedPage);
+    const needed = rendered !== undefined && needsRendering(served, rendered);
+    log.info(
+      { url, served_text: visibleTextLength(served), rendered_text: rendered === undefined ? null : visibleTextLength(rendered), ...(!renderedPage.ok && { code: renderedPage.code }), needs_render: needed },
+      'extract preparation compared the first example served and rendered',
+    );
+    return needed;
   }
 }
 

@@ -1,9 +1,20 @@
-import { EXTRACT_PREPARATION_TENANT, EXTRACT_RENDER_WAIT_MS, fetchReplyV1, type FetchRequestV1 } from '@trawl/contracts';
+import { EXTRACT_PREPARATION_TENANT, EXTRACT_RENDER_WAIT_MS, FETCH_TIERS, fetchReplyV1, type FetchRequestV1 } from '@trawl/contracts';
+
+type FetchTier = (typeof FETCH_TIERS)[number];
 import { MessagingError, MessagingErrorCode, StreamedRpcClient } from '@trawl/messaging';
 
 /** A page as a preparation got it through the fetch workers. */
 export type FetchedPage =
-  | { ok: true; url: string; finalUrl: string; status: number; contentType: string; body: string }
+  | {
+      ok: true;
+      url: string;
+      finalUrl: string;
+      status: number;
+      contentType: string;
+      body: string;
+      /** The tier that served it: adaptive stealth renders a page whose HTML asks for JavaScript. */
+      tier: FetchTier | null;
+    }
   | { ok: false; url: string; code: string };
 
 export interface PreparationFetcherOptions {
@@ -50,7 +61,7 @@ export class PreparationFetcher {
       const reply = fetchReplyV1.parse(JSON.parse(Buffer.from(head).toString('utf8')));
       if (reply.error) return { ok: false, url, code: reply.error.code };
       const finalUrl = headerValue(reply.headers, 'zr-final-url') ?? url;
-      return { ok: true, url, finalUrl, status: reply.status, contentType: reply.content_type, body: body.toString('utf8') };
+      return { ok: true, url, finalUrl, status: reply.status, contentType: reply.content_type, body: body.toString('utf8'), tier: reply.billed_tier };
     } catch (error) {
       // No worker up, or all busy: the page was not tried. The preparation waits and comes back.
       if (error instanceof MessagingError && (error.code === MessagingErrorCode.RpcNoResponders || error.code === MessagingErrorCode.RpcBusy)) throw error;
