@@ -1,4 +1,4 @@
-import { genericRecord } from '../generic';
+import { articleOf, genericRecord } from '../generic';
 import type { ListField, PageType, Recipe, ValueField } from '../recipe';
 import { meaningOf } from '../vocabulary';
 import { HtmlPage } from './html-page';
@@ -29,7 +29,38 @@ export function applyRecipe(recipe: Recipe, page: { html: string; url: string })
   if (pageType === undefined) return genericRecord({ html: page.html, url: parsed.url, document: parsed.document });
   const record = extractWithPageType(pageType, parsed);
   addEmbeddedFields(parsed, record);
+  if (!learnsBody(pageType) && isArticleRecord(pageType, record)) addArticleFields(page.html, parsed.url, record);
   return record;
+}
+
+/**
+ * Whether a page of a known type may be an article whose text the recipe has no selector for: a
+ * type learned from one or two pages keeps only anchored fields (a headline from markup, say),
+ * never the body's position, so its article comes from Readability as on a page of no known type
+ * (which answers nothing for a page that is not one). A product (a price) or a listing (a list)
+ * is not asked: Readability costs tens of milliseconds.
+ */
+function isArticleRecord(pageType: PageType, record: Record<string, unknown>): boolean {
+  if (pageType.name === 'article') return true;
+  return record.price === undefined && !Object.values(record).some((value) => Array.isArray(value));
+}
+
+/** Whether the page type has a learned selector for the article's body (not embedded data). */
+function learnsBody(pageType: PageType): boolean {
+  return pageType.fields.some((field) => field.status === 'active' && field.name === 'body' && field.type === 'value' && field.extractors.some((e) => e.type === 'css'));
+}
+
+/**
+ * The article's headline, author and date where the record has none of its own, and its body:
+ * Readability's text over embedded `articleBody`, which sites often cut to a teaser.
+ */
+function addArticleFields(html: string, url: URL, record: Record<string, unknown>): void {
+  const article = articleOf(html, url);
+  if (!article) return;
+  for (const [name, value] of Object.entries(article)) {
+    if (value === undefined || value === '') continue;
+    if (name === 'body' || record[name] === undefined) record[name] = value;
+  }
 }
 
 /**
