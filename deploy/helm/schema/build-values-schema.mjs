@@ -106,7 +106,7 @@ const schema = {
     }),
     logLevel: { enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] },
     tracing: obj({ otlpTracesEndpoint: str({ pattern: '^(https?://.+)?$' }) }),
-    plans: obj({ credits: int(0), concurrency: int(1, 10000), maxActiveJobs: int(1, 1000), rateLimitPerMinute: int(1, 1000000), periodDays: int(1, 3660) }),
+    plans: obj({ credits: int(0), concurrency: int(1, 10000), maxActiveJobs: int(1, 1000), extractDomainsPerPeriod: int(0, 100000), rateLimitPerMinute: int(1, 1000000), periodDays: int(1, 3660) }),
     serviceAccount: obj({ create: bool, name: str(), annotations: stringMap, automountServiceAccountToken: bool }),
     gateway: service({
       preStopSleepSeconds: int(0, 300),
