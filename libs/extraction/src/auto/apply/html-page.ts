@@ -2,7 +2,8 @@ import type { AnyNode, Document, Element } from 'domhandler';
 import { parseDocument } from 'htmlparser2';
 import { embeddedFacts, type EmbeddedFact } from '../embedded';
 import { findLabelPairs, type LabelPair } from './labels';
-import { isElement, isHiddenByMarkup, NON_TEXT_ELEMENTS, visibleText } from './page-text';
+import { isHiddenByMarkup, NON_TEXT_ELEMENTS, visibleText } from './page-text';
+import { isElement } from '@trawl/extraction/dom';
 
 /**
  * One page parsed once with htmlparser2, and what the auto extractor derives from it on demand

@@ -1,15 +1,11 @@
 import type { AnyNode, Element } from 'domhandler';
+import { isElement } from '@trawl/extraction/dom';
 
 /**
  * Text helpers over htmlparser2 trees for the auto extractor. `dom.ts` has the same rules for
  * cheerio trees; the auto extractor walks htmlparser2's own nodes (parsed once, no cheerio
  * wrappers), whose element type tag set is the same.
  */
-
-/** domhandler types `<script>` and `<style>` apart from other tags; all three are elements. */
-export function isElement(node: AnyNode): node is Element {
-  return node.type === 'tag' || node.type === 'script' || node.type === 'style';
-}
 
 /** Elements whose content a reader never sees as text. */
 export const NON_TEXT_ELEMENTS: ReadonlySet<string> = new Set([

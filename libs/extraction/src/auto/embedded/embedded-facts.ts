@@ -1,7 +1,7 @@
 import type { AnyNode, Document, Element } from 'domhandler';
 import type { EmbeddedFact } from './embedded-fact';
 import { jsonLdFacts } from './json-ld';
-import { isElement, rawText } from './markup';
+import { isElement, rawText } from '@trawl/extraction/dom';
 import { metaTagFacts } from './meta-tags';
 import { microdataFacts } from './microdata';
 import { rdfaFacts } from './rdfa';

@@ -1,22 +1,5 @@
-import type { AnyNode, Element } from 'domhandler';
-
-/** domhandler types `<script>` and `<style>` apart from other tags; all three are elements. */
-export function isElement(node: AnyNode): node is Element {
-  return node.type === 'tag' || node.type === 'script' || node.type === 'style';
-}
-
-/** All text under `node` as written (script source included). Iterative: pages nest deeply. */
-export function rawText(node: AnyNode): string {
-  if (node.type === 'text') return node.data;
-  if (!isElement(node)) return '';
-  let text = '';
-  const stack: AnyNode[] = [...node.children].reverse();
-  for (let entry = stack.pop(); entry !== undefined; entry = stack.pop()) {
-    if (entry.type === 'text') text += entry.data;
-    else if (isElement(entry)) for (let i = entry.children.length - 1; i >= 0; i--) stack.push(entry.children[i]);
-  }
-  return text;
-}
+import type { Element } from 'domhandler';
+import { rawText } from '@trawl/extraction/dom';
 
 /** Collapses every run of whitespace (NBSP included) to one space and trims the ends. */
 export function collapseWhitespace(text: string): string {

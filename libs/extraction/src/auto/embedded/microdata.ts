@@ -1,6 +1,7 @@
 import type { AnyNode, Element } from 'domhandler';
 import type { EmbeddedFact } from './embedded-fact';
-import { isElement, localName, propertyValue, tokens } from './markup';
+import { localName, propertyValue, tokens } from './markup';
+import { isElement } from '@trawl/extraction/dom';
 
 /**
  * The facts of the page's microdata items (HTML §5.2): every `itemscope` element that is not
