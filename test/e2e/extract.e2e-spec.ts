@@ -8,6 +8,7 @@ import { EXTRACT_SITES, siteUrl, type ExtractSiteTruth } from '../fixtures/web/s
 import { checkedFetch } from '../support/api-document';
 import { describeMistakes, scoreSite, type FieldMapping, type ScoredPage, type SiteScore } from '../support/extract-scoring';
 import { ApiClient, freePort, Platform } from '../support/platform';
+import { nonEnglishWords } from '../support/plain-field-names';
 import { makeTestCa } from '../support/test-ca';
 
 /** Thresholds per site over its held-out pages (issue: extract=auto quality on the synthetic suite). */
@@ -175,6 +176,10 @@ describe('Extract (e2e)', () => {
       async () => {
         const record = await waitUntilReady(host);
         expect(record.page_types?.length).toBeGreaterThan(0);
+        // Names a developer reads in `parsed`: English words, never class tokens or URL fragments.
+        for (const pageType of record.page_types ?? []) {
+          for (const name of [pageType.name, ...pageType.fields]) expect({ name, notEnglish: nonEnglishWords(name) }).toEqual({ name, notEnglish: [] });
+        }
         expect(record.needs_js_render).toBe(site.jsRender);
         expect(record.progress.pages_fetched).toBeGreaterThanOrEqual(site.examplePaths.length);
         for (const path of site.examplePaths) expect(web.hits(host, path)).toBeGreaterThan(0);
@@ -204,6 +209,8 @@ describe('Extract (e2e)', () => {
         for (const [pageType, names] of Object.entries(score.mapping)) {
           const attributes = new Set(site.heldOutPaths.filter((p) => site.pages[p].pageType === pageType).flatMap((p) => Object.keys(site.pages[p].record)));
           for (const attribute of attributes) expect({ pageType, attribute, mapped: attribute in names }).toEqual({ pageType, attribute, mapped: true });
+          // Fields of list records too (`items[].title`).
+          for (const field of Object.values(names).flatMap((path) => path.split('[].'))) expect({ field, notEnglish: nonEnglishWords(field) }).toEqual({ field, notEnglish: [] });
         }
       },
       PREPARE_TIMEOUT_MS + 120_000,
@@ -243,7 +250,8 @@ describe('Extract (e2e)', () => {
         await waitUntilReady(site.host);
         before.set(site.host, (scores.get(site.host) ?? (await extractAndScore(site))).mapping);
       }
-      for (const site of EXTRACT_SITES) await reprepare(site.host);
+      // All at once, as the first preparations ran: the scheduler prepares six domains side by side.
+      await Promise.all(EXTRACT_SITES.map((site) => reprepare(site.host)));
       for (const site of EXTRACT_SITES) {
         const after = await extractAndScore(site);
         expect({ host: site.host, mapping: after.mapping }).toEqual({ host: site.host, mapping: before.get(site.host) });

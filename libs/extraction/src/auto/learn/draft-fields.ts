@@ -265,9 +265,11 @@ function slotDrafts(
     const baseName =
       nameOfAffixes(affixes, presentCores) ??
       (markupName === undefined ? undefined : canonicalFieldName(markupName, kind, values.filter((value): value is string => value !== undefined))) ??
+      (kind === 'price' && isFormerPrice(element, affixes) ? 'regular_price' : undefined) ??
       (kind === 'text' ? undefined : kind) ??
       (element.name === 'h1' ? 'title' : undefined) ??
-      (isBrandBesideTitle(present) ? 'brand' : undefined);
+      (isBrandBesideTitle(present) ? 'brand' : undefined) ??
+      (isProse(presentCores) ? 'description' : undefined);
     if (baseName === undefined) continue;
     const observations = slots.map((slot, index) => ({ page: pages[index], value: values[index], elements: slot ? [slot.element] : [] }));
     const css = learnSelectors(observations, kind, undefined, MIN_LAYOUT_SUPPORT, affixes);
@@ -529,6 +531,30 @@ function extraNames(name: string, kind: ValueKind): Pick<ValueField, 'extra_name
 }
 
 
+
+/** Words before a price that make it the price before a sale ("Was £40", "RRP 59 €", "UVP"). */
+const FORMER_PRICE_WORDS = /^(?:was|rrp|msrp|list|regular|original|before|old|compare|uvp|statt|avant|prima|antes|voor)\b/i;
+
+/** A price struck through (`<s>`, `<del>`), or introduced by words that say it was the price before. */
+function isFormerPrice(element: Element, affixes: Pick<CssExtractorStep, 'prefix' | 'suffix'>): boolean {
+  if (affixes.prefix !== undefined && FORMER_PRICE_WORDS.test(affixes.prefix.trim())) return true;
+  for (let current: Element | undefined = element; current !== undefined && current.name !== 'body'; current = parentElement(current)) {
+    if (current.name === 's' || current.name === 'del' || current.name === 'strike') return true;
+  }
+  return false;
+}
+
+/** Fewest words of every text of a slot that reads as prose. */
+const MIN_PROSE_WORDS = 6;
+
+/**
+ * Sentences on every page (a product's description, an article's summary): each text has several
+ * words, and most end as sentences do.
+ */
+function isProse(texts: readonly string[]): boolean {
+  if (texts.length === 0 || texts.some((text) => text.split(/\s+/).length < MIN_PROSE_WORDS)) return false;
+  return texts.filter((text) => /[.!?…]["'”’)]?$/u.test(text.trim())).length * 2 >= texts.length;
+}
 
 /** Longest slot text whose template words are told apart from its value, in characters. */
 const MAX_AFFIXED_TEXT = 60;

@@ -24,6 +24,44 @@ const LAYOUT_WORDS: ReadonlySet<string> = new Set(
 );
 
 /**
+ * First words of utility-first class names (Tailwind, Bootstrap, Tachyons): the whole class says how
+ * a thing looks (`text-3xl`, `items-baseline`, `gap-2`, `fw-bold`), whatever follows the prefix.
+ */
+const UTILITY_PREFIXES: ReadonlySet<string> = new Set(
+  (
+    'text font leading tracking gap items justify content self place bg border rounded shadow ring outline ' +
+    'p px py pt pb pl pr ps pe m mx my mt mb ml mr ms me w h min max size z order inset top left right bottom ' +
+    'flex grid col row span basis grow shrink space divide overflow whitespace break decoration underline ' +
+    'uppercase lowercase capitalize italic truncate align d fw fs lh opacity transition duration ease cursor ' +
+    'hover focus active group peer sm md lg xl xxl dark aspect object fill stroke sr line list tabular antialiased ' +
+    'visible invisible hidden block inline table relative absolute fixed sticky static float clear container mw mh vh vw'
+  ).split(' '),
+);
+
+/** Words that make a class name a field's even after a utility prefix (`list-price`, `text-price`). */
+const FIELD_WORDS: ReadonlySet<string> = new Set(
+  'price prices title name description brand sku rating reviews review availability stock date author summary code colour color'.split(' '),
+);
+
+/** Words a name may hold that are not spelled like words: codes and abbreviations of the trade. */
+const ABBREVIATIONS: ReadonlySet<string> = new Set(
+  'sku gtin ean upc isbn mpn asin url id qty msrp rrp vat pdf sms faq cvc mm cm kg'.split(' '),
+);
+
+/** Words that look like words but only size or place a thing, in utility-first and framework classes. */
+const NON_NAMES: ReadonlySet<string> = new Set(
+  'base baseline semibold extrabold medium normal thin light heavy black auto full screen none xs sm md lg xl xxl lead'.split(' '),
+);
+
+/**
+ * Whether a snake_case name reads as plain words: each word letters only, at least two of them and
+ * a vowel (`price_sale`, `review_count`), or a code of the trade (`sku`, `gtin`).
+ */
+export function isPlainName(name: string): boolean {
+  return name.split('_').every((word) => ABBREVIATIONS.has(word) || (/^[a-z]{2,}$/.test(word) && /[aeiouy]/.test(word) && !NON_NAMES.has(word)));
+}
+
+/**
  * A name in lower snake_case, ASCII, from any text (`Item Code` → `item_code`, `Größe` →
  * `grosse`); undefined when nothing of it is left or it does not start with a letter.
  */
@@ -69,10 +107,12 @@ export function nameOfMarkup(element: Element): string | undefined {
   return undefined;
 }
 
+/** A name from a class's or attribute's words, or undefined when they do not read as plain words. */
 function nameOfWords(words: string[]): string | undefined {
   if (words.length === 0) return undefined;
   const phrase = words.join(' ');
-  return fieldNameOfLabel(phrase) ?? snakeName(phrase);
+  const name = fieldNameOfLabel(phrase) ?? snakeName(phrase);
+  return name !== undefined && isPlainName(name) ? name : undefined;
 }
 
 function splitWords(token: string): string[] {
@@ -85,7 +125,11 @@ function splitWords(token: string): string[] {
 
 /** Words of a class name that say what the thing is, or none when it only says how it looks. */
 function meaningfulWords(token: string): string[] {
-  const words = splitWords(token).filter((word) => !LAYOUT_WORDS.has(word) && !/^\d+$/.test(word));
+  // `hover:underline`, `md:text-lg`: a variant of a utility class.
+  if (token.includes(':')) return [];
+  const all = splitWords(token);
+  if (all.length > 0 && UTILITY_PREFIXES.has(all[0]) && !all.slice(1).some((word) => FIELD_WORDS.has(word))) return [];
+  const words = all.filter((word) => !LAYOUT_WORDS.has(word) && !/^\d+$/.test(word));
   // BEM modifiers (`price--old`) and utility prefixes (`u-`, `c-`) keep only their meaningful part.
   return words.length > 3 ? [] : words;
 }

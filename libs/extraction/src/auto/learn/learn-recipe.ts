@@ -4,7 +4,7 @@ import { pathSegments } from '../apply/url-patterns';
 import { sameValue } from '../values';
 import { RECIPE_FORMAT, type PageType, type Recipe, type RecipeField } from '../recipe';
 import { draftFields, type FieldDraft } from './draft-fields';
-import { snakeName, uniqueName } from './field-names';
+import { isPlainName, snakeName, uniqueName } from './field-names';
 import { groupPages, isWordSegment, stableTokensOf, urlPatternsOf } from './group-pages';
 import { keepStableNames } from './stable-names';
 
@@ -115,7 +115,8 @@ function holdsOn(draft: FieldDraft, heldOut: readonly HtmlPage[]): boolean {
 
 /**
  * `product` or `article` when embedded data says so, `listing` for a page type whose content is a
- * list, else the first word of its URLs' path, else `page`.
+ * list, `product` for one with a price, else the first word of its URLs' path when it is a plain
+ * word, else `page`.
  */
 function pageTypeName(group: readonly HtmlPage[], fields: readonly RecipeField[]): string {
   const types = new Set(group.flatMap((page) => page.embedded.map((fact) => fact.rootType)));
@@ -123,9 +124,11 @@ function pageTypeName(group: readonly HtmlPage[], fields: readonly RecipeField[]
   if (fields.some((field) => field.meaning.includes('article:body'))) return 'article';
   if (['Article', 'NewsArticle', 'BlogPosting', 'Recipe', 'Report'].some((type) => types.has(type))) return 'article';
   if (fields.some((field) => field.type === 'list') && fields.filter((field) => field.type === 'value').length <= 2) return 'listing';
+  // A record with a price of its own is a product, whatever its URLs say (`/p/…`, `/dp/…`).
+  if (fields.some((field) => field.type === 'value' && field.kind === 'price' && field.status === 'active')) return 'product';
   const first = pathSegments(group[0].url)[0];
   const fromUrl = first !== undefined && isWordSegment(first) && group.every((page) => pathSegments(page.url)[0] === first) ? snakeName(first) : undefined;
-  return fromUrl ?? 'page';
+  return fromUrl !== undefined && isPlainName(fromUrl) ? fromUrl : 'page';
 }
 
 /**
