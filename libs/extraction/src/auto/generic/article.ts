@@ -1,5 +1,5 @@
 import { isProbablyReaderable, Readability } from '@mozilla/readability';
-import { parseHTML } from 'linkedom';
+import type * as Linkedom from 'linkedom';
 import { normaliseValue } from '../values';
 import { articleText, type TextNode } from './article-text';
 
@@ -48,6 +48,8 @@ export function readArticle(
   url: URL,
   isArticle: (document: Parameters<typeof isProbablyReaderable>[0], signals: ArticleSignals) => boolean,
 ): Article | undefined {
+  // linkedom takes about 0.15 s to load: paid by the first article read, not by every process that imports this library.
+  const { parseHTML } = require('linkedom') as typeof Linkedom;
   const { document } = parseHTML(html);
   if (!isArticle(document, { declared: declaresArticle(document) })) return undefined;
   const parsed = new Readability<TextNode>(document, { serializer: (node) => node as unknown as TextNode }).parse();

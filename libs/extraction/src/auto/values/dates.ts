@@ -1,4 +1,4 @@
-import * as chrono from 'chrono-node';
+import type * as Chrono from 'chrono-node';
 import { collapseWhitespace, type ValueContext } from './value-kind';
 
 /** `2024-03-01`, `2024-03-01T10:00:00Z`, `2024-03-01 10:00 +0100`. */
@@ -21,21 +21,23 @@ const MAX_STRAY_LETTERS = 16;
 
 /** What the date reader needs of a chrono locale. */
 interface ChronoLocale {
-  strict: chrono.Chrono;
+  strict: Chrono.Chrono;
 }
-const CHRONO_LOCALES: Readonly<Record<string, ChronoLocale>> = {
-  en: chrono.en,
-  de: chrono.de,
-  fr: chrono.fr,
-  es: chrono.es,
-  it: chrono.it,
-  nl: chrono.nl,
-  pt: chrono.pt,
-  sv: chrono.sv,
-  ru: chrono.ru,
-  uk: chrono.uk,
-  fi: chrono.fi,
-};
+/** Languages whose chrono locale the date reader uses. */
+const CHRONO_LANGUAGES = ['en', 'de', 'fr', 'es', 'it', 'nl', 'pt', 'sv', 'ru', 'uk', 'fi'] as const;
+let chronoLocales: Readonly<Record<string, ChronoLocale>> | undefined;
+
+/**
+ * chrono's locales, loaded on the first date that needs them: chrono takes about 0.15 s to load,
+ * which every process importing the extraction library (every service, every test) would pay.
+ */
+function localesOfChrono(): Readonly<Record<string, ChronoLocale>> {
+  if (chronoLocales === undefined) {
+    const chrono = require('chrono-node') as typeof Chrono;
+    chronoLocales = Object.fromEntries(CHRONO_LANGUAGES.map((language) => [language, chrono[language]]));
+  }
+  return chronoLocales;
+}
 const FALLBACK_LANGUAGES = ['en', 'de', 'fr', 'es', 'it', 'nl', 'pt', 'sv', 'ru'];
 /** chrono needs a reference date; only absolute dates (with a written year) are kept, so any will do. */
 const REFERENCE = new Date(Date.UTC(2000, 0, 1));
@@ -126,9 +128,10 @@ function writesMonthFirst(context: ValueContext | undefined): boolean {
 function namedMonthDate(text: string, context: ValueContext | undefined): Found | undefined {
   if (!MONTH_NAME.test(text)) return undefined;
   const language = context?.lang?.toLowerCase().split(/[-_]/)[0];
-  const languages = language !== undefined && language in CHRONO_LOCALES ? [language, ...FALLBACK_LANGUAGES] : FALLBACK_LANGUAGES;
+  const locales = localesOfChrono();
+  const languages = language !== undefined && language in locales ? [language, ...FALLBACK_LANGUAGES] : FALLBACK_LANGUAGES;
   for (const name of new Set(languages)) {
-    for (const result of CHRONO_LOCALES[name].strict.parse(text, REFERENCE)) {
+    for (const result of locales[name].strict.parse(text, REFERENCE)) {
       const start = result.start;
       if (!YEAR.test(result.text) || !start.isCertain('year') || !start.isCertain('month') || !start.isCertain('day')) {
         continue;
