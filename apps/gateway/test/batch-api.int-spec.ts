@@ -151,35 +151,57 @@ describe('Batch API (gateway)', () => {
       expect((await call(tenant, 'POST', '/v1/crawls', { url: 'http://shop.test/2' })).body.code).toBe('too_many_crawls');
     });
 
-    it('uses an Idempotency-Key once: a reuse is 409 idempotency_key_conflict, even with the same body', async () => {
+    it('uses an Idempotency-Key once: a reuse is 409 idempotency_key_conflict naming the first job, even with the same body', async () => {
       const tenant = await gw.createTenant();
       const headers = { 'idempotency-key': 'order-42' };
-      expect((await createJob(tenant, { tasks: tasks(1) }, headers)).status).toBe(201);
+      const first = await createJob(tenant, { tasks: tasks(1) }, headers);
+      expect(first.status).toBe(201);
       const again = await createJob(tenant, { tasks: tasks(1) }, headers);
       expect(again.status).toBe(409);
-      expect(again.body.code).toBe('idempotency_key_conflict');
+      expect(again.headers.get('content-type')).toContain('application/problem+json');
+      expect(again.body).toMatchObject({ code: 'idempotency_key_conflict', status: 409, job_id: first.body.job_id });
       expect((await call(tenant, 'GET', '/v1/jobs')).body.jobs).toHaveLength(1);
+      // What a client whose first answer was lost does next: read the job the key names.
+      expect(await call(tenant, 'GET', `/v1/jobs/${again.body.job_id}`)).toMatchObject({ status: 200, body: { job_id: first.body.job_id, task_count: 1 } });
+    });
+
+    it("treats an Idempotency-Key another tenant used as unused: 201, and this tenant's reuse names its own job", async () => {
+      const headers = { 'idempotency-key': 'order-shared' };
+      const other = await gw.createTenant();
+      const othersJob = await createJob(other, { tasks: tasks(1) }, headers);
+      expect(othersJob.status).toBe(201);
+      const tenant = await gw.createTenant();
+      const own = await createJob(tenant, { tasks: tasks(2) }, headers);
+      expect(own.status).toBe(201);
+      expect(own.body.job_id).not.toBe(othersJob.body.job_id);
+      const again = await createJob(tenant, { tasks: tasks(2) }, headers);
+      expect(again).toMatchObject({ status: 409, body: { code: 'idempotency_key_conflict', job_id: own.body.job_id } });
     });
 
     it('answers a reused Idempotency-Key 409 idempotency_key_conflict even at the active-job limit', async () => {
       const tenant = await gw.createTenant({ max_active_jobs: 1 });
       const headers = { 'idempotency-key': 'order-43' };
-      expect((await createJob(tenant, { tasks: tasks(1) }, headers)).status).toBe(201);
+      const first = await createJob(tenant, { tasks: tasks(1) }, headers);
+      expect(first.status).toBe(201);
       // The first job holds the only slot: the key is looked at before the limit.
       const again = await createJob(tenant, { tasks: tasks(1) }, headers);
-      expect(again).toMatchObject({ status: 409, body: { code: 'idempotency_key_conflict' } });
+      expect(again).toMatchObject({ status: 409, body: { code: 'idempotency_key_conflict', job_id: first.body.job_id } });
       expect((await createJob(tenant, { tasks: tasks(1) }, { 'idempotency-key': 'order-44' })).body.code).toBe('quota_exceeded');
     });
 
     it('answers a reused Idempotency-Key 409 even when the resent body is refused; an unused key gets the refusal', async () => {
       const tenant = await gw.createTenant();
       const headers = { 'idempotency-key': 'order-45' };
-      expect((await createJob(tenant, { tasks: tasks(1) }, headers)).status).toBe(201);
+      const first = await createJob(tenant, { tasks: tasks(1) }, headers);
+      expect(first.status).toBe(201);
       const badTask = { tasks: [{ url: 'ftp://shop.test/' }] };
       const unsignable = { tasks: tasks(1), webhook: { url: 'https://hooks.test/x', signature: true } };
       const misshapen = { type: 'sometimes', tasks: tasks(1) };
       for (const body of [badTask, unsignable, misshapen]) {
-        expect(await createJob(tenant, body, headers)).toMatchObject({ status: 409, body: { code: 'idempotency_key_conflict' } });
+        expect(await createJob(tenant, body, headers)).toMatchObject({
+          status: 409,
+          body: { code: 'idempotency_key_conflict', job_id: first.body.job_id },
+        });
       }
       expect((await createJob(tenant, badTask, { 'idempotency-key': 'order-46' })).body.code).toBe('invalid_tasks');
       expect((await createJob(tenant, unsignable, { 'idempotency-key': 'order-47' })).body.code).toBe('webhook_signing_requires_active_key');

@@ -341,7 +341,7 @@ describe('CSV inputs (POST /v1/job_inputs, PUT upload URL, jobs from file_input_
       expect((await gateway.request('GET', `/v1/jobs/${created.body.job_id}`, { key })).body.file_input_id).toBe(input.file_input_id);
       // The key is looked at before the input is claimed (which would answer file_input_used).
       const again = await gateway.request('POST', '/v1/jobs', { key, body, headers });
-      expect(again).toMatchObject({ status: 409, body: { code: 'idempotency_key_conflict' } });
+      expect(again).toMatchObject({ status: 409, body: { code: 'idempotency_key_conflict', job_id: created.body.job_id } });
     });
 
     it("treats another tenant's input as not found, and refuses one not uploaded or expired", async () => {

@@ -12,7 +12,7 @@ import { JobIngestsRepository } from '../src/batch/job-ingests.repository';
 import { JobSchedulesRepository } from '../src/batch/job-schedules.repository';
 import { JobsRepository } from '../src/batch/jobs.repository';
 import { TaskIngestService } from '../src/batch/task-ingest.service';
-import { JobsService } from '../src/batch/jobs.service';
+import { CreatedJob, JobsService } from '../src/batch/jobs.service';
 import { loadGatewayConfig } from '../src/config';
 import { JobInputsRepository } from '../src/job-inputs/job-inputs.repository';
 import { JobInputsService } from '../src/job-inputs/job-inputs.service';
@@ -156,19 +156,46 @@ describe(JobsService.name, () => {
       expect((refused?.reason as BatchError).code).toBe(BatchErrorCode.QuotaExceeded);
     });
 
-    it('uses an idempotency key once: a reuse is a conflict, whatever the body', async () => {
+    it('uses an idempotency key once: a reuse is a conflict naming the first job, whatever the body', async () => {
       const t = await tenant();
-      await jobs.create(t, body({ tasks: urls(1) }), 'key-1');
-      expect((await errorOf(jobs.create(t, body({ tasks: urls(1) }), 'key-1'))).code).toBe(BatchErrorCode.IdempotencyKeyConflict);
-      expect((await errorOf(jobs.create(t, body({ tasks: urls(2) }), 'key-1'))).code).toBe(BatchErrorCode.IdempotencyKeyConflict);
-      // Another tenant's key space is its own.
-      await expect(jobs.create(await tenant(), body({ tasks: urls(1) }), 'key-1')).resolves.toBeDefined();
+      const { job: first } = await jobs.create(t, body({ tasks: urls(1) }), 'key-1');
+      const conflict = { code: BatchErrorCode.IdempotencyKeyConflict, extensions: { job_id: first.id } };
+      expect(await errorOf(jobs.create(t, body({ tasks: urls(1) }), 'key-1'))).toEqual(conflict);
+      expect(await errorOf(jobs.create(t, body({ tasks: urls(2) }), 'key-1'))).toEqual(conflict);
+      // A resend that its checks refuse is the conflict too (`refusalOrKeyConflict`), naming the same job.
+      expect(await errorOf(jobs.create(t, body({ tasks: [{ url: 'mailto:x@y.z' }] }), 'key-1'))).toEqual(conflict);
+    });
+
+    it('lets two racing submissions with one key create one job; the other names it', async () => {
+      const t = await tenant();
+      const outcomes = await Promise.allSettled([jobs.create(t, body({ tasks: urls(1) }), 'key-race'), jobs.create(t, body({ tasks: urls(2) }), 'key-race')]);
+      const created = outcomes.filter((o): o is PromiseFulfilledResult<CreatedJob> => o.status === 'fulfilled');
+      const refused = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
+      expect(created).toHaveLength(1);
+      expect(refused?.reason).toMatchObject({ code: BatchErrorCode.IdempotencyKeyConflict, extensions: { job_id: created[0]?.value.job.id } });
+    });
+
+    it("treats a key another tenant used as unused: no conflict, and this tenant's reuse names its own job", async () => {
+      const other = await tenant();
+      const { job: othersJob } = await jobs.create(other, body({ tasks: urls(1) }), 'key-shared');
+      const t = await tenant();
+      const { job: own } = await jobs.create(t, body({ tasks: urls(1) }), 'key-shared');
+      expect(own.id).not.toBe(othersJob.id);
+      expect(await errorOf(jobs.create(t, body({ tasks: urls(1) }), 'key-shared'))).toEqual({
+        code: BatchErrorCode.IdempotencyKeyConflict,
+        extensions: { job_id: own.id },
+      });
+      // A refused submission under the other tenant's key is the refusal, not a conflict.
+      expect((await errorOf(jobs.create(await tenant(), body({ tasks: [{ url: 'mailto:x@y.z' }] }), 'key-shared'))).code).toBe(BatchErrorCode.InvalidTasks);
     });
 
     it('answers a reused idempotency key with the conflict even when the account is at its limit', async () => {
       const t = await tenant(1);
-      await jobs.create(t, body({ tasks: urls(1) }), 'key-at-limit');
-      expect((await errorOf(jobs.create(t, body({ tasks: urls(1) }), 'key-at-limit'))).code).toBe(BatchErrorCode.IdempotencyKeyConflict);
+      const { job: first } = await jobs.create(t, body({ tasks: urls(1) }), 'key-at-limit');
+      expect(await errorOf(jobs.create(t, body({ tasks: urls(1) }), 'key-at-limit'))).toEqual({
+        code: BatchErrorCode.IdempotencyKeyConflict,
+        extensions: { job_id: first.id },
+      });
       expect((await errorOf(jobs.create(t, body({ tasks: urls(1) }), 'key-fresh'))).code).toBe(BatchErrorCode.QuotaExceeded);
     });
 

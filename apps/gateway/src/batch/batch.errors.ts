@@ -9,7 +9,10 @@ export enum BatchErrorCode {
   InvalidTasks = 'invalid_tasks',
   /** The account already has its maximum of active jobs (crawls included). */
   QuotaExceeded = 'quota_exceeded',
-  /** The idempotency key was used before (one use per key; the first answer is not replayed). */
+  /**
+   * The idempotency key was used before (one use per key; the first answer is not replayed); the
+   * problem names the caller's job that holds the key in `job_id`.
+   */
   IdempotencyKeyConflict = 'idempotency_key_conflict',
   /** Tasks added to a closed job. */
   JobClosed = 'job_closed',
@@ -45,6 +48,18 @@ export class BatchError extends ApiError {
       BatchErrorCode.InvalidTasks,
       `${invalidCount} task${invalidCount === 1 ? ' is' : 's are'} invalid${listed}; nothing was created. Fix them and submit again.`,
       { invalid_tasks: invalid, invalid_task_count: invalidCount },
+    );
+  }
+
+  /**
+   * A reused key names the job that holds it (`jobId`, the caller's own: keys are per tenant), so a
+   * client whose first create was answered but lost can read that job; the answer is still not replayed.
+   */
+  static idempotencyKeyConflict(jobId: string): BatchError {
+    return new BatchError(
+      BatchErrorCode.IdempotencyKeyConflict,
+      `This idempotency key was used before, by job ${jobId}; a key is good for one job. Read it (GET /v1/jobs/${jobId}) to see what the first request created.`,
+      { job_id: jobId },
     );
   }
 }

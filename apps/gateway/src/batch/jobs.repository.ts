@@ -124,10 +124,10 @@ const TASK_ROWS_PER_STATEMENT = 5_000;
 export class JobsRepository {
   constructor(private readonly db: Database) {}
 
-  /** Whether the tenant has a job created with this idempotency key. */
-  async idempotencyKeyUsed(sql: Sql, tenantId: string, idempotencyKey: string): Promise<boolean> {
-    const rows = await sql.query(`SELECT 1 FROM jobs WHERE tenant_id = $1 AND idempotency_key = $2`, [tenantId, idempotencyKey]);
-    return rows.length > 0;
+  /** The id of the tenant's job created with this idempotency key; undefined when none was. */
+  async findJobIdByIdempotencyKey(sql: Sql, tenantId: string, idempotencyKey: string): Promise<string | undefined> {
+    const rows = await sql.query<{ id: string }>(`SELECT id FROM jobs WHERE tenant_id = $1 AND idempotency_key = $2`, [tenantId, idempotencyKey]);
+    return rows[0]?.id;
   }
 
   /** Inserts the job; false when its idempotency key was used before (one use per key). */

@@ -3,7 +3,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { isFinishedRunStatus, type Schedule } from '@trawl/contracts';
 import { BATCH_LIMITS, type CreateJobBody } from '@trawl/contracts/http';
 import { currentTraceParent } from '@trawl/observability';
-import { ActiveJobsRepository, Database, RunsRepository } from '@trawl/persistence';
+import { ActiveJobsRepository, Database, RunsRepository, type Sql } from '@trawl/persistence';
 import { Clock, scheduleOnReplace, scheduleSchemaAsOf } from '@trawl/scheduling';
 import { JobInputsService } from '../job-inputs/job-inputs.service';
 import { ApiError } from '../problems/api-error';
@@ -59,9 +59,9 @@ export class JobsService {
    * its first firing, so it takes no active-job slot until then.
    *
    * @throws RequestError `invalid_parameter`; BatchError `invalid_tasks`, `quota_exceeded`,
-   *   `idempotency_key_conflict`, `file_input_not_found`; JobInputError `file_input_used`,
-   *   `file_input_expired`, `file_input_not_uploaded`; WebhookError `callback_url_must_be_https`,
-   *   `webhook_signing_requires_active_key`.
+   *   `idempotency_key_conflict` (naming the holder in `job_id`), `file_input_not_found`;
+   *   JobInputError `file_input_used`, `file_input_expired`, `file_input_not_uploaded`; WebhookError
+   *   `callback_url_must_be_https`, `webhook_signing_requires_active_key`.
    */
   async create(tenantId: string, body: CreateJobBody, idempotencyKey: string | undefined): Promise<CreatedJob> {
     const now = this.clock.now();
@@ -85,9 +85,8 @@ export class JobsService {
       if (!quota) throw new Error(`Tenant ${tenantId} of an authenticated key does not exist`);
       // Before the limit and the CSV claim: a used key is `409 idempotency_key_conflict` whatever else
       // the resend would have hit (spec §4). The tenant lock orders it after any first use in flight.
-      if (idempotencyKey !== undefined && (await this.jobs.idempotencyKeyUsed(sql, tenantId, idempotencyKey))) {
-        throw idempotencyKeyConflict();
-      }
+      const conflict = await this.keyConflict(sql, tenantId, idempotencyKey);
+      if (conflict) throw conflict;
       if (!schedule && quota.active >= quota.maxActiveJobs) throw quotaExceeded(quota);
       // A CSV input's rows were checked at upload; they become the tasks in this transaction (spec §4: CSV → 202).
       if (fileInputId !== null) taskCount = await this.jobInputs.claimForJob(sql, tenantId, fileInputId, jobId);
@@ -103,7 +102,10 @@ export class JobsService {
         taskCount,
         ingestState: large ? 'ingesting' : 'ready',
       });
-      if (!inserted) throw idempotencyKeyConflict();
+      if (!inserted) {
+        // `ON CONFLICT` waited for the holder's commit, so this read (a new snapshot) finds it.
+        throw (await this.keyConflict(sql, tenantId, idempotencyKey)) ?? new Error(`Job ${jobId} conflicted on a key no job of its tenant holds`);
+      }
       let runId: string | null = null;
       if (schedule) {
         await this.schedules.insert(sql, { tenantId, jobId, schedule, ...scheduleOnReplace(schedule, undefined, now) });
@@ -194,16 +196,27 @@ export class JobsService {
    * same, so a client that deduplicates on 409 never reads a resend as a new request that failed.
    * Only refusals are turned into the conflict, not failures (a lost database is still a 5xx).
    * Read without the tenant lock: a used key stays used.
+   *
+   * @throws BatchError `idempotency_key_conflict` (with the holding job's `job_id`), or what `checks` threw.
    */
   async refusalOrKeyConflict<T>(tenantId: string, idempotencyKey: string | undefined, checks: () => T | Promise<T>): Promise<T> {
     try {
       return await checks();
     } catch (error) {
-      if (error instanceof ApiError && idempotencyKey !== undefined && (await this.jobs.idempotencyKeyUsed(this.db, tenantId, idempotencyKey))) {
-        throw idempotencyKeyConflict();
-      }
-      throw error;
+      const conflict = error instanceof ApiError ? await this.keyConflict(this.db, tenantId, idempotencyKey) : undefined;
+      throw conflict ?? error;
     }
+  }
+
+  /**
+   * `409 idempotency_key_conflict` naming the tenant's job that holds the key (spec §4 keeps the
+   * conflict and no replay; the `job_id` lets a client whose create was answered but lost read it),
+   * or undefined when there is no key or no job holds it.
+   */
+  private async keyConflict(sql: Sql, tenantId: string, idempotencyKey: string | undefined): Promise<BatchError | undefined> {
+    if (idempotencyKey === undefined) return undefined;
+    const holder = await this.jobs.findJobIdByIdempotencyKey(sql, tenantId, idempotencyKey);
+    return holder === undefined ? undefined : BatchError.idempotencyKeyConflict(holder);
   }
 
   private checkJobParams(params: Record<string, unknown>): void {
@@ -244,13 +257,6 @@ export function checkScheduleAsOf(schedule: Schedule, now: Date): Schedule {
   const issue = checked.error.issues[0];
   const parameter = ['schedule', ...(issue?.path ?? [])].join('.');
   throw new RequestError(RequestErrorCode.ParameterOutOfRange, `\`${parameter}\` ${issue?.message ?? 'is not valid'}.`, { parameter });
-}
-
-function idempotencyKeyConflict(): BatchError {
-  return new BatchError(
-    BatchErrorCode.IdempotencyKeyConflict,
-    'This idempotency key was used before; a key is good for one job. Read the job list to find the first one.',
-  );
 }
 
 export function jobNotFound(): BatchError {

@@ -169,6 +169,16 @@ export const invalidTasksProblem = problemDetails
   })
   .meta({ id: 'InvalidTasksProblem', description: 'An error answer; with `code: invalid_tasks`, the bad tasks (at most 100 listed) and their count.' });
 
+/**
+ * A `409` of `POST /v1/jobs`: with `code: idempotency_key_conflict`, `job_id` names the caller's job
+ * that holds the key (keys are per tenant); other 409s carry none. The first answer is still not replayed.
+ */
+export const idempotencyKeyConflictProblem = problemDetails
+  .extend({
+    job_id: z.uuid().optional().meta({ description: 'The job created with this idempotency key: read it to learn what the first request created.' }),
+  })
+  .meta({ id: 'IdempotencyKeyConflictProblem', description: 'An error answer; with `code: idempotency_key_conflict`, the job that holds the key.' });
+
 // Answers. Fields that are "absent" are left out, never `null`, unless the field says `null`.
 
 /** The job's webhook as set. */

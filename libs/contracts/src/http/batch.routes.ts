@@ -3,6 +3,7 @@ import type { ApiResponse, ApiRoute } from './api-route';
 import {
   addTasksBody,
   createJobBody,
+  idempotencyKeyConflictProblem,
   invalidTasksProblem,
   job,
   jobList,
@@ -46,11 +47,21 @@ const idempotencyHeaders = z.object({
     .min(1)
     .max(255)
     .optional()
-    .meta({ description: 'Guards against a duplicate job: a key is good for one job; its reuse answers `409 idempotency_key_conflict` (not a replay).' }),
+    .meta({
+      description:
+        'Guards against a duplicate job: a key is good for one job; its reuse answers `409 idempotency_key_conflict` (not a replay) whose `job_id` names the job that holds the key.',
+    }),
 });
 
 /** A 400 whose problem may list bad tasks (`invalid_tasks`). */
 const invalidTasksResponse: ApiResponse = { description: 'Error (400); `invalid_tasks` lists bad tasks', contentType: PROBLEM_MEDIA_TYPE, schema: invalidTasksProblem };
+
+/** A 409 of a create whose problem may name the job holding its idempotency key (`job_id`). */
+const keyConflictResponse: ApiResponse = {
+  description: 'Error (409); with `idempotency_key_conflict`, `job_id` names the job that holds the key',
+  contentType: PROBLEM_MEDIA_TYPE,
+  schema: idempotencyKeyConflictProblem,
+};
 
 const jobAnswer = (description: string): ApiResponse => ({
   description,
@@ -102,8 +113,9 @@ export const batchRoutes: ApiRoute[] = [
     responses: {
       201: jobAnswer('The job, with its first run (none for a scheduled job before its first firing).'),
       202: jobAnswer('The job; its task rows are still being written.'),
-      ...problemResponses(...PAID_WORK, 404, 409, 410, 422, 429),
+      ...problemResponses(...PAID_WORK, 404, 410, 422, 429),
       400: invalidTasksResponse,
+      409: keyConflictResponse,
     },
   },
   {
