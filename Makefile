@@ -3,13 +3,14 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := help
 NODE_MODULES_STAMP := node_modules/.install-stamp
 
-.PHONY: help setup services build migrate run test test-unit test-integration test-e2e typecheck lint bench image-proof clean
+.PHONY: help setup services build migrate run test test-unit test-integration test-e2e typecheck lint bench image-proof sdk clean
 
 help:
 	@echo "make run    - set up and run the whole platform locally (Ctrl-C stops it)"
 	@echo "make test   - typecheck, lint and run every test (unit, integration, e2e)"
 	@echo "make bench  - benchmarks (crawl: Trawl vs. Crawlee; fetch: gateway overhead, js_render vs. puppeteer-core; batch: 100k tasks vs. undici, webhook latency)"
 	@echo "make migrate - apply database migrations to DATABASE_URL"
+	@echo "make sdk    - build the publishable TypeScript SDK into dist/packages/sdk (npm publish dist/packages/sdk)"
 	@echo "make image-proof - build the Dockerfile on a local bookworm base with podman and run the gateway and a worker from it (root)"
 
 services:
@@ -32,6 +33,9 @@ typecheck: $(NODE_MODULES_STAMP)
 
 lint: $(NODE_MODULES_STAMP)
 	npx eslint .
+
+sdk: $(NODE_MODULES_STAMP)
+	node libs/sdk/scripts/build-package.js
 
 migrate: setup build
 	node -r ./tools/register-aliases.js dist/libs/persistence/src/cli/migrate.js

@@ -25,6 +25,8 @@ const common = {
     '^@trawl/([^/]+)/([^/]+)$': '<rootDir>/libs/$1/src/$2.ts',
   },
   rootDir: __dirname,
+  // dist/packages/sdk is the built SDK package, named like libs/sdk's: jest's module map must not see it.
+  modulePathIgnorePatterns: ['<rootDir>/dist/'],
 };
 module.exports = {
   projects: [

@@ -1,0 +1,12 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { currentSdkTypes } from '../../tools/generate-sdk-types';
+
+// The SDK's types are generated from the document the gateway serves, which its zod contracts
+// build: a contract changed without `npm run sdk:types` fails here, so the SDK cannot drift.
+describe('SDK types', () => {
+  it('are what the gateway’s OpenAPI document gives today', () => {
+    const committed = readFileSync(join(__dirname, '..', '..', 'libs', 'sdk', 'src', 'generated', 'api-types.ts'), 'utf8');
+    expect(committed).toBe(currentSdkTypes());
+  });
+});
