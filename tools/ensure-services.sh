@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Makes sure what Trawl needs on a development or CI machine is installed and running:
-# PostgreSQL and NATS (with JetStream) on loopback, Debian's Chromium. Never assumes what a previous
+# PostgreSQL and NATS (with JetStream) on loopback, Debian's Chromium, and tmux (the CLI's e2e test
+# drives `trawl` in a pseudo-terminal). Never assumes what a previous
 # session left behind; safe to run any number of times.
 set -euo pipefail
 
@@ -8,6 +9,7 @@ need_apt=()
 command -v pg_ctlcluster >/dev/null 2>&1 || need_apt+=(postgresql)
 [ -x /usr/sbin/nats-server ] || need_apt+=(nats-server)
 [ -x /usr/lib/chromium/chromium ] || need_apt+=(chromium)
+command -v tmux >/dev/null 2>&1 || need_apt+=(tmux)
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "ensure-services: installing ${need_apt[*]}"
   export DEBIAN_FRONTEND=noninteractive

@@ -120,7 +120,12 @@ Trawl is running: API ${api}   (Ctrl-C stops everything)
 Demo tenant ${tenant.tenant_id}
   API key: ${tenant.api_key}
 
-Try a crawl of the local fixture site:
+Try the command line on the local fixture site (in another terminal):
+  export TRAWL_API_KEY=${tenant.api_key} TRAWL_BASE_URL=${api}
+  apps/cli/bin/trawl crawl http://big.test:${fixtureInfo.port}/ --max-items 500 --max-pages 500 --follow --out results.ndjson
+  apps/cli/bin/trawl fetch http://rules.test:${fixtureInfo.port}/ --markdown
+
+or curl:
   curl -s -X POST ${api}/v1/crawls -H 'X-API-Key: ${tenant.api_key}' -H 'content-type: application/json' \\
        -d '{"url": "http://rules.test:${fixtureInfo.port}/", "max_items": 50}'
   curl -s '${api}/v1/crawls/<crawl_id>' -H 'X-API-Key: ${tenant.api_key}'

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { TrawlApiError } from '../errors';
+import { TrawlApiError, TrawlError } from '../errors';
 import type {
   AddTasksRequest,
   BatchTask,
@@ -110,13 +110,14 @@ export class JobsResource {
    * Resolves with the run once it has ended (`completed`, `stopped`, `failed`), polling it;
    * `onProgress` hears each poll (status and `stats`). Without `runId`, the job's latest run.
    *
-   * @throws TrawlTimeoutError past `timeoutMs`; TrawlAbortError when `signal` aborts.
+   * @throws TrawlTimeoutError past `timeoutMs`; TrawlAbortError when `signal` aborts; TrawlError
+   *   when the job has no run yet.
    */
   async waitForRun(jobId: string, runId?: string, options: WaitOptions<JobRun> = {}): Promise<JobRun> {
     let id = runId;
     if (id === undefined) {
       const job = await this.get(jobId, options);
-      if (job.latest_run === undefined) throw new TypeError(`Job ${jobId} has no run to wait for`);
+      if (job.latest_run === undefined) throw new TrawlError(`Job ${jobId} has no run to wait for (a scheduled job before its first firing)`);
       id = job.latest_run.run_id;
     }
     const run = id;
