@@ -102,11 +102,13 @@ export function toMarkdown(html: string, pageUrl: string): string {
     throw new ExtractionError(ExtractionErrorCode.InvalidPageUrl, `Not an absolute http(s) URL: ${pageUrl}`);
   }
   const $ = load(html);
+  // Before any selector runs: css-select's descendant search (domutils \`find\`) shifts an array per
+  // level, so its cost grows with the square of the nesting depth (100k levels: seconds of CPU).
+  flattenDeepElements($, $.root());
   const baseHref = resolveHttpUrl($('base[href]').first().attr('href'), url);
   const base = baseHref === undefined ? url : new URL(baseHref);
   const content = mainContent($);
   content.find(NON_CONTENT).remove();
-  flattenDeepElements($, content);
   absolutiseLinks($, content, base);
   const cleaned = content.html() ?? '';
   return turndown.turndown(cleaned).trim();
@@ -124,8 +126,9 @@ function mainContent($: CheerioAPI): Cheerio<AnyNode> {
 }
 
 /**
- * Elements nested deeper than this are rendered as their text: serialising and turndown recurse
- * per level, and a hostile page nesting 100k elements would overflow the stack.
+ * Elements nested deeper than this (from the document's root) are rendered as their text:
+ * serialising and turndown recurse per level, and a hostile page nesting 100k elements would
+ * overflow the stack.
  */
 const MAX_MARKDOWN_DEPTH = 200;
 
