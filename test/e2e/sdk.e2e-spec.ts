@@ -164,7 +164,7 @@ describe('TypeScript SDK (e2e)', () => {
       await expect(waiting).rejects.toBeInstanceOf(TrawlAbortError);
       expect(seen).toEqual(['running']);
       await trawl.crawls.stop(crawl.crawl_id);
-      const ended = await trawl.crawls.waitFor(crawl.crawl_id, { pollIntervalMs: 200, onProgress: (state) => seen.push(state.status) });
+      const ended = await trawl.waitForCrawl(crawl.crawl_id, { pollIntervalMs: 200, onProgress: (state) => seen.push(state.status) });
       expect(ended.status).toBe('stopped');
     }, 60_000);
   });
@@ -180,7 +180,7 @@ describe('TypeScript SDK (e2e)', () => {
       const job = await client({ fetch: lossy.fetch }).jobs.create({ file_input_id: input.file_input_id, service_params: {} });
       expect(lossy.sent()).toBe(2);
       const progress: number[] = [];
-      const run = await trawl.jobs.waitForRun(job.job_id, undefined, { pollIntervalMs: 200, onProgress: (state) => progress.push(state.stats.completed) });
+      const run = await trawl.waitForRun(job.job_id, undefined, { pollIntervalMs: 200, onProgress: (state) => progress.push(state.stats.completed) });
       expect(run).toMatchObject({ status: 'completed', stats: { total: 9, successful: 9 } });
       expect(progress[progress.length - 1]).toBe(9);
 

@@ -1,3 +1,4 @@
+import type { CrawlPage, JobRun } from './generated/api-types';
 import { Transport, type RetryEvent } from './http/transport';
 import type { RetryOptions } from './http/retry-policy';
 import { AccountResource } from './resources/account';
@@ -7,6 +8,7 @@ import { FetchResource } from './resources/fetch';
 import { JobInputsResource } from './resources/job-inputs';
 import { JobsResource } from './resources/jobs';
 import { SigningKeysResource } from './resources/signing-keys';
+import type { WaitOptions } from './waiting';
 
 /** How a `TrawlClient` reaches the API (defaults in brackets). */
 export interface TrawlClientOptions {
@@ -73,6 +75,16 @@ export class TrawlClient {
     this.signingKeys = new SigningKeysResource(transport);
     this.extract = new ExtractResource(transport);
     this.account = new AccountResource(transport);
+  }
+
+  /** Resolves with the crawl once it has ended, polling it (`crawls.waitFor`). */
+  waitForCrawl(crawlId: string, options: WaitOptions<CrawlPage> = {}): Promise<CrawlPage> {
+    return this.crawls.waitFor(crawlId, options);
+  }
+
+  /** Resolves with the run (the job's latest without `runId`) once it has ended (`jobs.waitForRun`). */
+  waitForRun(jobId: string, runId?: string, options: WaitOptions<JobRun> = {}): Promise<JobRun> {
+    return this.jobs.waitForRun(jobId, runId, options);
   }
 }
 
