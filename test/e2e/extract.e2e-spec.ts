@@ -18,6 +18,8 @@ const MIN_RECALL = 0.85;
 const PREPARE_TIMEOUT_MS = 300_000;
 /** Preparation fetches "up to ~40 pages"; with robots.txt and sitemaps a site sees at most this many requests. */
 const PREPARATION_MAX_REQUESTS = 50;
+/** Held-out pages extracted at once. */
+const EXTRACT_CONCURRENCY = 4;
 
 interface PreparedDomain {
   domain: string;
@@ -143,8 +145,8 @@ describe('Extract (e2e)', () => {
 
   /** Extracts every held-out page of a site and scores the answers against its truth. */
   async function extractAndScore(site: ExtractSiteTruth): Promise<SiteScore> {
-    const pages: ScoredPage[] = [];
-    for (const path of site.heldOutPaths) {
+    // A few pages at a time, as a client would: the rendered site's pages take a browser each.
+    const scored = await inBatches(site.heldOutPaths, EXTRACT_CONCURRENCY, async (path) => {
       const url = siteUrl(site, web.port, path);
       const answer = await extract(url, site.jsRender);
       let parsed: unknown;
@@ -155,9 +157,16 @@ describe('Extract (e2e)', () => {
         parsed = body.parsed;
       }
       // A failed page stays in the score with nothing predicted: its truth counts against recall.
-      pages.push({ url, pageType: site.pages[path].pageType, truth: site.pages[path].record, parsed });
-    }
-    return scoreSite(pages, site.kinds);
+      return { url, pageType: site.pages[path].pageType, truth: site.pages[path].record, parsed } satisfies ScoredPage;
+    });
+    return scoreSite(scored, site.kinds);
+  }
+
+  /** `work` on every item, `size` at a time, results in the items' order. */
+  async function inBatches<T, R>(items: readonly T[], size: number, work: (item: T) => Promise<R>): Promise<R[]> {
+    const results: R[] = [];
+    for (let at = 0; at < items.length; at += size) results.push(...(await Promise.all(items.slice(at, at + size).map(work))));
+    return results;
   }
 
   function summary(score: SiteScore) {
