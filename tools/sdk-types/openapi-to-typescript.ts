@@ -37,12 +37,21 @@ export function openApiToTypeScript(document: Document): string {
     const schema = document.components.schemas[name];
     parts.push(declaration(name, schema));
   }
+  // Operations sharing one parameter list (Fetch's GET, POST and PUT) share one declaration.
+  const declaredAs = new Map<string, string>();
   for (const [path, item] of Object.entries(document.paths)) {
     for (const [method, operation] of Object.entries(item)) {
       const query = (operation.parameters ?? []).filter((parameter) => parameter.in === 'query');
       if (query.length === 0 || operation.operationId === undefined) continue;
-      const lines = query.map((parameter) => member(parameter.name, parameter.schema ?? {}, parameter.required === true, parameter.description, 1));
-      parts.push(`/** Query parameters of \`${method.toUpperCase()} ${path}\`. */\nexport interface ${pascal(operation.operationId)}Query {\n${lines.join('\n')}\n}\n`);
+      const name = `${pascal(operation.operationId)}Query`;
+      const body = query.map((parameter) => member(parameter.name, parameter.schema ?? {}, parameter.required === true, parameter.description, 1)).join('\n');
+      const doc = `/** Query parameters of \`${method.toUpperCase()} ${path}\`. */\n`;
+      const same = declaredAs.get(body);
+      if (same !== undefined) parts.push(`${doc}export type ${name} = ${same};\n`);
+      else {
+        declaredAs.set(body, name);
+        parts.push(`${doc}export interface ${name} {\n${body}\n}\n`);
+      }
     }
   }
   parts.push(operationResponses(document));

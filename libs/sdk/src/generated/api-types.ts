@@ -850,120 +850,10 @@ export interface FetchPageQuery {
 }
 
 /** Query parameters of `POST /v1/`. */
-export interface FetchPageWithPostQuery {
-  /** The page to fetch: an absolute http or https URL, URL-encoded. */
-  url: string;
-  /** Load the page in a browser (5 credits; 25 with `premium_proxy`). */
-  js_render?: boolean;
-  /** Go through a premium (residential) proxy (10 credits; 25 with `js_render`). */
-  premium_proxy?: boolean;
-  /** ISO 3166-1 alpha-2 country of the premium proxy; needs `premium_proxy=true` or `mode=auto`. */
-  proxy_country?: string;
-  /** Adaptive stealth: the service picks the cheapest configuration that passes; not with `js_render`/`premium_proxy`. */
-  mode?: "auto";
-  /** Keeps the same egress IP for 10 minutes from its first use. */
-  session_id?: number;
-  /** A JSON array of one-key browser instructions (`click`, `wait_for`, `fill`, …), run in order; needs `js_render`. */
-  js_instructions?: string;
-  /** A CSS selector (or XPath starting `//`) to wait for; needs `js_render`. */
-  wait_for?: string;
-  /** Milliseconds to wait after the page loaded; needs `js_render`. */
-  wait?: number;
-  /** Resource types the browser does not load, comma-separated, or `none`; needs `js_render`. */
-  block_resources?: string;
-  /** Answer JSON `{html, xhr, js_instructions_report?, screenshot?}` instead of the page. */
-  json_response?: boolean;
-  /** A JSON object of names to CSS selectors (` @attr` suffix for an attribute); answers JSON keyed by name. */
-  css_extractor?: string;
-  /** The page as Markdown, plain text or PDF (`pdf` needs `js_render`). */
-  response_type?: "markdown" | "plaintext" | "pdf";
-  /** Data to extract, comma-separated, or `*`; answers JSON keyed by output name. */
-  outputs?: string;
-  /** Answer a screenshot of the viewport; needs `js_render`. */
-  screenshot?: boolean;
-  /** Answer a screenshot of the whole page; needs `js_render`. */
-  screenshot_fullpage?: boolean;
-  /** Answer a screenshot of this element; needs `js_render`. */
-  screenshot_selector?: string;
-  /** Image format of the screenshot (default `png`). */
-  screenshot_format?: "png" | "jpeg";
-  /** JPEG quality; needs `screenshot_format=jpeg`. */
-  screenshot_quality?: number;
-  /** The device the browser presents as. */
-  device?: "desktop" | "mobile";
-  /** Browser window width in pixels; needs `js_render`. */
-  window_width?: number;
-  /** Browser window height in pixels; needs `js_render`. */
-  window_height?: number;
-  /** Answer the target's failing status and body instead of the service's error. */
-  original_status?: boolean;
-  /** Target statuses answered with the target's body (and billed), comma-separated. */
-  allowed_status_codes?: string;
-  /** Forward the caller's request headers to the target. */
-  custom_headers?: boolean;
-  /** Deprecated: same as `extract=auto`. */
-  autoparse?: boolean;
-  /** Structured extraction for a prepared domain: answers JSON `{parsed, html}` (beta). */
-  extract?: "auto";
-}
+export type FetchPageWithPostQuery = FetchPageQuery;
 
 /** Query parameters of `PUT /v1/`. */
-export interface FetchPageWithPutQuery {
-  /** The page to fetch: an absolute http or https URL, URL-encoded. */
-  url: string;
-  /** Load the page in a browser (5 credits; 25 with `premium_proxy`). */
-  js_render?: boolean;
-  /** Go through a premium (residential) proxy (10 credits; 25 with `js_render`). */
-  premium_proxy?: boolean;
-  /** ISO 3166-1 alpha-2 country of the premium proxy; needs `premium_proxy=true` or `mode=auto`. */
-  proxy_country?: string;
-  /** Adaptive stealth: the service picks the cheapest configuration that passes; not with `js_render`/`premium_proxy`. */
-  mode?: "auto";
-  /** Keeps the same egress IP for 10 minutes from its first use. */
-  session_id?: number;
-  /** A JSON array of one-key browser instructions (`click`, `wait_for`, `fill`, …), run in order; needs `js_render`. */
-  js_instructions?: string;
-  /** A CSS selector (or XPath starting `//`) to wait for; needs `js_render`. */
-  wait_for?: string;
-  /** Milliseconds to wait after the page loaded; needs `js_render`. */
-  wait?: number;
-  /** Resource types the browser does not load, comma-separated, or `none`; needs `js_render`. */
-  block_resources?: string;
-  /** Answer JSON `{html, xhr, js_instructions_report?, screenshot?}` instead of the page. */
-  json_response?: boolean;
-  /** A JSON object of names to CSS selectors (` @attr` suffix for an attribute); answers JSON keyed by name. */
-  css_extractor?: string;
-  /** The page as Markdown, plain text or PDF (`pdf` needs `js_render`). */
-  response_type?: "markdown" | "plaintext" | "pdf";
-  /** Data to extract, comma-separated, or `*`; answers JSON keyed by output name. */
-  outputs?: string;
-  /** Answer a screenshot of the viewport; needs `js_render`. */
-  screenshot?: boolean;
-  /** Answer a screenshot of the whole page; needs `js_render`. */
-  screenshot_fullpage?: boolean;
-  /** Answer a screenshot of this element; needs `js_render`. */
-  screenshot_selector?: string;
-  /** Image format of the screenshot (default `png`). */
-  screenshot_format?: "png" | "jpeg";
-  /** JPEG quality; needs `screenshot_format=jpeg`. */
-  screenshot_quality?: number;
-  /** The device the browser presents as. */
-  device?: "desktop" | "mobile";
-  /** Browser window width in pixels; needs `js_render`. */
-  window_width?: number;
-  /** Browser window height in pixels; needs `js_render`. */
-  window_height?: number;
-  /** Answer the target's failing status and body instead of the service's error. */
-  original_status?: boolean;
-  /** Target statuses answered with the target's body (and billed), comma-separated. */
-  allowed_status_codes?: string;
-  /** Forward the caller's request headers to the target. */
-  custom_headers?: boolean;
-  /** Deprecated: same as `extract=auto`. */
-  autoparse?: boolean;
-  /** Structured extraction for a prepared domain: answers JSON `{parsed, html}` (beta). */
-  extract?: "auto";
-}
+export type FetchPageWithPutQuery = FetchPageQuery;
 
 /** Query parameters of `GET /v1/extract/domains`. */
 export interface ListExtractDomainsQuery {
@@ -1044,28 +934,13 @@ export interface DownloadSignedJobExportQuery {
 }
 
 /** Query parameters of `HEAD /downloads/job_exports/{tenantId}/{fileName}`. */
-export interface HeadSignedJobExportQuery {
-  /** Expiry of the URL, as signed. */
-  expires: string;
-  /** Signature of the method, path and `expires`. */
-  signature: string;
-}
+export type HeadSignedJobExportQuery = DownloadSignedJobExportQuery;
 
 /** Query parameters of `PUT /uploads/job_inputs/{inputId}`. */
-export interface UploadJobInputQuery {
-  /** Expiry of the URL, as signed. */
-  expires: string;
-  /** Signature of the method, path and `expires`. */
-  signature: string;
-}
+export type UploadJobInputQuery = DownloadSignedJobExportQuery;
 
 /** Query parameters of `GET /v1/jobs/{jobId}/webhook/deliveries`. */
-export interface ListWebhookDeliveriesQuery {
-  /** The `next_cursor` of the previous page. */
-  cursor?: string;
-  /** Items per page (default 20). */
-  limit?: number;
-}
+export type ListWebhookDeliveriesQuery = ListJobRunsQuery;
 
 /** The successful answer of each operation, by operationId. */
 export interface OperationResponses {
