@@ -90,6 +90,33 @@ describe(applyRecipe.name, () => {
   });
 });
 
+describe(`${applyRecipe.name} on a page type of no known kind`, () => {
+  const sentence = 'The river runs past the old mill, where the miller kept his records of every harvest for forty years. ';
+  const html = `<html><head><title>Mill notes</title></head><body><article class="post"><h1>Mill notes</h1>${`<p>${sentence.repeat(5)}</p>`.repeat(5)}</article></body></html>`;
+  const pageType = (fields: Recipe['page_types'][number]['fields']): Recipe => ({
+    format: 1,
+    domain: 'mill.test',
+    version: 1,
+    page_types: [{ name: 'page', url_patterns: ['/n/*'], signature: ['article.post'], fields }],
+  });
+  const label = (name: string, kind: 'text' | 'price'): Recipe['page_types'][number]['fields'][number] => ({
+    type: 'value',
+    name,
+    kind,
+    status: 'active',
+    meaning: [`label:${name}`],
+    extractors: [{ type: 'label', label: name }],
+  });
+
+  it('reads the article with Readability when the type may be an article', () => {
+    expect(applyRecipe(pageType([label('opening_hours', 'text')]), { html, url: 'https://mill.test/n/1' }).body).toEqual(expect.stringContaining('old mill'));
+  });
+
+  it('leaves Readability out for a type with a price, whatever the price is named', () => {
+    expect(applyRecipe(pageType([label('prix', 'price')]), { html, url: 'https://mill.test/n/1' }).body).toBeUndefined();
+  });
+});
+
 describe(matchPageType.name, () => {
   it('matches by URL pattern when the structure fits at all', () => {
     const page = HtmlPage.parse(productHtml('<span class="price">1</span>'), 'https://shop.test/p/x');

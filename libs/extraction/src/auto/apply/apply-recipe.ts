@@ -42,6 +42,9 @@ export function applyRecipe(recipe: Recipe, page: { html: string; url: string })
  */
 function isArticleRecord(pageType: PageType, record: Record<string, unknown>): boolean {
   if (pageType.name === 'article') return true;
+  // A type with a price of its own is a product's, whatever its price is named (`原價`, `brez_ddv`):
+  // Readability would cost tens of milliseconds there for a body nobody asked of a product.
+  if (pageType.fields.some((field) => field.type === 'value' && field.kind === 'price' && field.status === 'active')) return false;
   return record.price === undefined && !Object.values(record).some((value) => Array.isArray(value));
 }
 
