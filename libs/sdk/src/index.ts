@@ -4,6 +4,7 @@ export type { RetryEvent } from './http/transport';
 export type { RetryOptions } from './http/retry-policy';
 export { ndjsonLines } from './http/ndjson';
 export type { CrawlResultsOptions } from './resources/crawls';
+export { isRunFinished } from './resources/jobs';
 export { encodeFetchOptions, proxyModeUrl, type ExtractResult, type FetchBody, type FetchOptions, type FetchResult, type JsInstruction } from './resources/fetch';
 export type { ServedDomain } from './resources/extract';
 export type { WaitOptions } from './waiting';

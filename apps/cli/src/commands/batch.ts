@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import { TrawlAbortError, type CreateJobInputRequest, type JobRun, type TrawlClient } from '@trawl/sdk';
+import { isRunFinished, TrawlAbortError, type CreateJobInputRequest, type JobRun, type TrawlClient } from '@trawl/sdk';
 import { CliError } from '../cli-error';
 import { clientFor, type CliContext, type GlobalOptions } from '../context';
 import { NdjsonWriter, openOutput, printRecord, readInput, writeTo } from '../output';
@@ -131,8 +131,6 @@ export function csvInputOf(options: Pick<SubmitOptions, 'header' | 'urlColumn' |
   };
 }
 
-const FINAL_RUN_STATES: ReadonlySet<string> = new Set(['completed', 'stopped', 'failed', 'deleted']);
-
 /**
  * Polls the job's latest run until it ends, drawing its progress.
  *
@@ -152,7 +150,7 @@ async function watchRun(context: CliContext, client: TrawlClient, jobId: string)
       failed: run.stats.failed,
       startedAt: watchedAt,
       completedAtStart,
-      ...(FINAL_RUN_STATES.has(run.status) && { endedAt: terminal.clock() }),
+      ...(isRunFinished(run) && { endedAt: terminal.clock() }),
     };
   };
   let run: JobRun;

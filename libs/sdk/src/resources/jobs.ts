@@ -33,6 +33,11 @@ import { waitUntil, type WaitOptions } from '../waiting';
 /** Run states after which a run changes no more. */
 const FINAL_RUN_STATES: ReadonlySet<JobRun['status']> = new Set(['completed', 'stopped', 'failed', 'deleted']);
 
+/** Whether the run has ended (`completed`, `stopped`, `failed`, `deleted`): what `waitForRun` waits for. */
+export function isRunFinished(run: Pick<JobRun, 'status'>): boolean {
+  return FINAL_RUN_STATES.has(run.status);
+}
+
 type Signal = { signal?: AbortSignal };
 
 /** Batch jobs: submit, add tasks, control runs, read results, schedules, exports and webhooks. */
@@ -121,7 +126,7 @@ export class JobsResource {
       id = job.latest_run.run_id;
     }
     const run = id;
-    return waitUntil(() => this.run(jobId, run, options), (state) => FINAL_RUN_STATES.has(state.status), { pollIntervalMs: 2_000, ...options, what: `run ${run} of job ${jobId} to end` });
+    return waitUntil(() => this.run(jobId, run, options), isRunFinished, { pollIntervalMs: 2_000, ...options, what: `run ${run} of job ${jobId} to end` });
   }
 
   /** Every task result of a run (the latest by default), page by page as iterated. */
