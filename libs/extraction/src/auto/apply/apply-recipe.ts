@@ -29,7 +29,7 @@ export function applyRecipe(recipe: Recipe, page: { html: string; url: string })
   if (pageType === undefined) return genericRecord({ html: page.html, url: parsed.url, document: parsed.document });
   const record = extractWithPageType(pageType, parsed);
   addEmbeddedFields(parsed, record);
-  if (!learnsBody(pageType) && isArticleRecord(pageType, record)) addArticleFields(page.html, parsed.url, record);
+  if (!learnsBody(pageType) && isArticleRecord(pageType, record)) addArticleFields(parsed, record);
   return record;
 }
 
@@ -57,8 +57,8 @@ function learnsBody(pageType: PageType): boolean {
  * The article's headline, author and date where the record has none of its own, and its body:
  * Readability's text over embedded `articleBody`, which sites often cut to a teaser.
  */
-function addArticleFields(html: string, url: URL, record: Record<string, unknown>): void {
-  const article = articleOf(html, url);
+function addArticleFields(page: HtmlPage, record: Record<string, unknown>): void {
+  const article = articleOf(page.document, page.url);
   if (!article) return;
   for (const [name, value] of Object.entries(article)) {
     if (value === undefined || value === '') continue;

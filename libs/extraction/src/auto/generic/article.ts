@@ -1,7 +1,10 @@
 import { isProbablyReaderable, Readability } from '@mozilla/readability';
+import type { Document as ParsedDocument } from 'domhandler';
+import { parseDocument } from 'htmlparser2';
 import type * as Linkedom from 'linkedom';
 import { normaliseValue } from '../values';
 import { articleText, type TextNode } from './article-text';
+import { readerHtml } from './reader-html';
 
 /** An article as a reader sees it. */
 export interface Article {
@@ -32,11 +35,11 @@ export interface ArticleSignals {
  * article: neither its markup (an `Article`-like type, `og:type` article) nor Readability's
  * `isProbablyReaderable` says so, or Readability finds no body.
  *
- * @param html decoded page HTML
+ * @param page decoded page HTML, or the page already parsed by htmlparser2 (entities decoded)
  * @param url the page's final URL
  */
-export function articleOf(html: string, url: URL): Article | undefined {
-  return readArticle(html, url, (document, signals) => signals.declared || isProbablyReaderable(document));
+export function articleOf(page: string | ParsedDocument, url: URL): Article | undefined {
+  return readArticle(page, url, (document, signals) => signals.declared || isProbablyReaderable(document));
 }
 
 /**
@@ -44,13 +47,14 @@ export function articleOf(html: string, url: URL): Article | undefined {
  * Readability changes it, and what the page declares).
  */
 export function readArticle(
-  html: string,
+  page: string | ParsedDocument,
   url: URL,
   isArticle: (document: Parameters<typeof isProbablyReaderable>[0], signals: ArticleSignals) => boolean,
 ): Article | undefined {
+  const source = typeof page === 'string' ? parseDocument(page, { decodeEntities: true }) : page;
   // linkedom takes about 0.15 s to load: paid by the first article read, not by every process that imports this library.
   const { parseHTML } = require('linkedom') as typeof Linkedom;
-  const { document } = parseHTML(html);
+  const { document } = parseHTML(readerHtml(source));
   if (!isArticle(document, { declared: declaresArticle(document) })) return undefined;
   const parsed = new Readability<TextNode>(document, { serializer: (node) => node as unknown as TextNode }).parse();
   if (parsed === null || parsed.content === null || parsed.content === undefined) return undefined;

@@ -50,7 +50,7 @@ export function genericRecord(page: { html: string; url: URL; document?: Documen
   const declared = family === 'article' || ogType === 'article';
   const mayBeArticle = family === undefined || family === 'other';
   if (declared || mayBeArticle) {
-    const article = readArticle(page.html, page.url, (readable) => declared || isProbablyReaderable(readable));
+    const article = readArticle(document, page.url, (readable) => declared || isProbablyReaderable(readable));
     if (article !== undefined) {
       setIfAbsent(record, 'headline', record.title ?? article.headline);
       setIfAbsent(record, 'author', article.author);

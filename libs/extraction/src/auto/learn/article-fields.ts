@@ -77,7 +77,7 @@ export function articleDrafts(pages: readonly HtmlPage[]): ArticleDraft[] | unde
 function locateArticle(page: HtmlPage): LocatedArticle | null {
   const cached = located.get(page);
   if (cached !== undefined) return cached;
-  const article = readArticle(page.html, page.url, (document, signals) => signals.declared || isProbablyReaderable(document));
+  const article = readArticle(page.document, page.url, (document, signals) => signals.declared || isProbablyReaderable(document));
   let result: LocatedArticle | null = null;
   if (article !== undefined && article.body.length >= MIN_ARTICLE_BODY) {
     const body = bodyElement(page, article.body);
