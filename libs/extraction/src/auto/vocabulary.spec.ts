@@ -1,4 +1,5 @@
-import { canonicalFieldName, familyOf, fieldNameOfLabel, meaningOf } from './vocabulary';
+import { FIELD_GLOSSARY } from './field-glossary';
+import { canonicalFieldName, familyOf, fieldNameOfLabel, glossaryEntryOf, meaningOf } from './vocabulary';
 
 describe(meaningOf.name, () => {
   it.each([
@@ -127,6 +128,15 @@ describe(canonicalFieldName.name, () => {
     ['manufacturer', 'text', ['Fenwick'], 'brand'],
     ['amount', 'price', ['249.49'], 'price'],
     ['stock', 'availability', ['InStock'], 'availability'],
+    ['farbe', 'text', ['Schwarz'], 'color'],
+    ['colour', 'text', ['Black'], 'color'],
+    ['原價', 'price', ['1390'], 'regular_price'],
+    ['uvp', 'price', ['59.99'], 'regular_price'],
+    ['brez_ddv', 'price', ['12.40'], 'price_excluding_tax'],
+    ['radno_vrijeme', 'text', ['PON-PET 08:30-15'], 'opening_hours'],
+    ['herstellungsland', 'text', ['Deutschland'], 'country_of_origin'],
+    ['tel', 'phone', ['+421 2 1234 5678'], 'phone'],
+    ['код', 'text', ['1234567'], 'sku'],
   ] as const)('names %p with values %p as %p', (name, kind, values, expected) => {
     expect(canonicalFieldName(name, kind, values)).toBe(expected);
   });
@@ -134,5 +144,36 @@ describe(canonicalFieldName.name, () => {
   it('keeps the name when the values do not fit the meaning', () => {
     expect(canonicalFieldName('item_number', 'text', ['Ask in store'])).toBe('item_number');
     expect(canonicalFieldName('amount', 'text', ['two pieces'])).toBe('amount');
+    expect(canonicalFieldName('normal', 'text', ['Normal fit'])).toBe('normal');
+    expect(canonicalFieldName('tel', 'text', ['see below'])).toBe('tel');
+  });
+
+  it('keeps a label the glossary does not know as the page wrote it', () => {
+    expect(canonicalFieldName('fassungsvermogen_in_ml', 'text', ['1000'])).toBe('fassungsvermogen_in_ml');
+  });
+});
+
+describe('FIELD_GLOSSARY', () => {
+  it('names every field in plain snake_case English', () => {
+    for (const entry of FIELD_GLOSSARY) expect(entry.name).toMatch(/^[a-z]+(?:_[a-z]+)*$/);
+  });
+
+  it('gives each word, as a label normalises to it, one meaning only', () => {
+    const meanings = new Map<string, Set<string>>();
+    for (const entry of FIELD_GLOSSARY) {
+      for (const word of [entry.name, ...entry.words]) {
+        const key = fieldNameOfLabel(word);
+        expect(key).toBeDefined();
+        meanings.set(key ?? word, (meanings.get(key ?? word) ?? new Set()).add(entry.name));
+      }
+    }
+    const ambiguous = [...meanings].filter(([, names]) => names.size > 1).map(([word, names]) => `${word}: ${[...names].join(', ')}`);
+    expect(ambiguous).toEqual([]);
+  });
+
+  it('finds a word however the page wrote it', () => {
+    expect(glossaryEntryOf(fieldNameOfLabel('GRÖSSE:') ?? '')?.name).toBe('size');
+    expect(glossaryEntryOf(fieldNameOfLabel('Země původu') ?? '')?.name).toBe('country_of_origin');
+    expect(glossaryEntryOf(fieldNameOfLabel('원산지') ?? '')?.name).toBe('country_of_origin');
   });
 });

@@ -1,3 +1,4 @@
+import { FIELD_GLOSSARY, type GlossaryEntry } from './field-glossary';
 import type { ValueKind } from './values';
 
 /** The plain-English field an embedded value fills, and the kind its values are normalised as. */
@@ -391,41 +392,31 @@ export function fieldNameOfLabel(label: string): string | undefined {
   return name === '' || name.length > MAX_FIELD_NAME ? undefined : name;
 }
 
-/** Names shops give a field, by the field they mean, as `fieldNameOfLabel` writes them. */
-const SYNONYMS: ReadonlyArray<{ name: string; kinds: readonly ValueKind[]; codes?: boolean; names: ReadonlySet<string> }> = [
-  {
-    name: 'sku',
-    kinds: ['text', 'number'],
-    codes: true,
-    names: new Set([
-      'sku', 'asin', 'product_code', 'item_code', 'item_number', 'item_no', 'article_number', 'art_nr', 'artikelnummer', 'artikel_nr',
-      'product_number', 'product_id', 'style_number', 'reference', 'ref', 'referencia', 'reference_produit', 'codice_articolo', 'code',
-    ]),
-  },
-  { name: 'mpn', kinds: ['text', 'number'], codes: true, names: new Set(['mpn', 'part_number', 'manufacturer_part_number', 'model_number', 'model_no', 'herstellernummer']) },
-  { name: 'brand', kinds: ['text'], names: new Set(['brand', 'brand_name', 'manufacturer', 'maker', 'marke', 'hersteller', 'marque', 'marca', 'merk', 'fabricante']) },
-  { name: 'price', kinds: ['price'], names: new Set(['price', 'cost', 'amount', 'our_price', 'sale_price', 'preis', 'prix', 'precio', 'prezzo', 'prijs', 'pris', 'cena']) },
-  {
-    name: 'availability',
-    kinds: ['availability'],
-    names: new Set(['availability', 'stock', 'stock_status', 'in_stock', 'verfugbarkeit', 'lieferbarkeit', 'disponibilite', 'disponibilidad', 'disponibilita', 'beschikbaarheid']),
-  },
-];
+/** The glossary by word, each word as `fieldNameOfLabel` writes it. */
+const GLOSSARY_BY_WORD: ReadonlyMap<string, GlossaryEntry> = new Map(
+  FIELD_GLOSSARY.flatMap((entry) => [entry.name, ...entry.words].map((word) => [fieldNameOfLabel(word) ?? word, entry] as const)),
+);
 
 /**
- * The vocabulary's name for a field a label or class names (`Art.-Nr.` → `sku`, `Manufacturer` →
- * `brand`, a `.cost` price → `price`), when its values fit: an identifier only for codes (letters
- * or digits with a digit, no spaces), the right kind for the rest. Otherwise `name` unchanged.
+ * The glossary's entry for a field name as `fieldNameOfLabel` writes it (`farbe`, `原價`), if any.
+ */
+export function glossaryEntryOf(name: string): GlossaryEntry | undefined {
+  return GLOSSARY_BY_WORD.get(name);
+}
+
+/**
+ * The plain-English name for a field a label or class names, from the glossary (`Art.-Nr.` →
+ * `sku`, `Manufacturer` → `brand`, a `.cost` price → `price`, `Farbe` → `color`, `原價` →
+ * `regular_price`), when its values fit: an identifier only for codes (letters or digits with a
+ * digit, no spaces), the right kind where the glossary names one. Otherwise `name` unchanged.
  *
  * @param name a snake_case name from `fieldNameOfLabel` or a class name
  * @param kind the kind the field's values were recognised as
  * @param values the field's values on sample pages
  */
 export function canonicalFieldName(name: string, kind: ValueKind, values: readonly string[]): string {
-  for (const synonym of SYNONYMS) {
-    if (!synonym.names.has(name) || !synonym.kinds.includes(kind)) continue;
-    if (synonym.codes && !values.every((value) => /^[\p{L}\p{N}][\p{L}\p{N}._/-]{1,39}$/u.test(value) && /\d/.test(value))) continue;
-    return synonym.name;
-  }
-  return name;
+  const entry = GLOSSARY_BY_WORD.get(name);
+  if (entry === undefined || (entry.kinds !== undefined && !entry.kinds.includes(kind))) return name;
+  if (entry.codes && !values.every((value) => /^[\p{L}\p{N}][\p{L}\p{N}._/-]{1,39}$/u.test(value) && /\d/.test(value))) return name;
+  return entry.name;
 }

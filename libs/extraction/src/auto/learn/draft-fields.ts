@@ -6,7 +6,7 @@ import { factsByTrust, runExtractor, withoutAffixes } from '../apply/run-extract
 import type { CssExtractorStep, Extractor, ItemField, ListField, ValueField } from '../recipe';
 import { detectKinds, normaliseValue, sameValue, type ValueKind } from '../values';
 import { parseAvailability } from '../values/availability';
-import { canonicalFieldName, meaningOf } from '../vocabulary';
+import { canonicalFieldName, glossaryEntryOf, meaningOf } from '../vocabulary';
 import { nameOfLabel, nameOfMarkup, snakeName, uniqueName } from './field-names';
 import { articleDrafts, type ArticleDraft } from './article-fields';
 import { cssMeanings, learnSelectors, toCssExtractor, type SlotObservation } from './learn-selectors';
@@ -185,7 +185,7 @@ function labelDrafts(
     const present = raw.filter((value): value is string => value !== undefined);
     // The same value on every page is part of the template ("Shipping: free").
     if (present.length >= 2 && present.every((value) => value === present[0])) continue;
-    const kind = consensusKind(present);
+    const kind = labelKind(label, present, pages[0].url);
     const values = raw.map((value) => (value === undefined ? undefined : normaliseValue(kind, value, { pageUrl: pages[0].url })?.value));
     if (values.every((value) => value === undefined)) continue;
     const extractor: Extractor = { type: 'label', label };
@@ -508,6 +508,20 @@ function isCovered(element: Element, covered: ReadonlySet<Element>): boolean {
 }
 
 /** The most specific kind every value is recognised as, else `text`. */
+/**
+ * The kind of a label's values: the glossary's when the label names a field of one kind (`原價`
+ * and `UVP` a price, `Tel.` a phone) and every value reads as that kind (`1,390` without its
+ * currency), else the kind the values show by themselves.
+ */
+function labelKind(label: string, values: readonly string[], pageUrl: URL): ValueKind {
+  const detected = consensusKind(values);
+  const name = nameOfLabel(label);
+  const expected = name === undefined ? undefined : glossaryEntryOf(name)?.kinds;
+  if (expected === undefined || expected.length !== 1 || expected[0] === detected || values.length === 0) return detected;
+  const [kind] = expected;
+  return values.every((value) => normaliseValue(kind, value, { pageUrl }) !== undefined) ? kind : detected;
+}
+
 export function consensusKind(values: readonly string[]): ValueKind {
   if (values.length === 0) return 'text';
   const kinds = values.map((value) => new Set(detectKinds(value)));

@@ -33,7 +33,7 @@ function expectedRecord(product: ShopProduct): Record<string, unknown> {
     brand: product.brand,
     availability: product.inStock ? 'InStock' : 'OutOfStock',
     weight: product.weight,
-    ...(product.colour === undefined ? {} : { colour: product.colour }),
+    ...(product.colour === undefined ? {} : { color: product.colour }),
   };
 }
 
@@ -149,6 +149,26 @@ describe(learnRecipe.name, () => {
       }).recipe;
       const names = relabelled.page_types.find((pageType) => pageType.name === 'product')?.fields.map((field) => [field.name, field.status]);
       expect(names).toEqual(expect.arrayContaining([['weight', 'dormant'], ['mass', 'active']]));
+    });
+  });
+
+  describe('labels in other languages', () => {
+    /** A Taiwanese shop's product page: labels in Chinese, the list price without a currency. */
+    function taiwanesePage(id: number, listPrice: string, weight: string): { url: string; html: string } {
+      return {
+        url: `https://fresh.example.tw/item_${id}.html`,
+        html: `<html><head><title>Item ${id}</title></head><body><h1>Item ${id}</h1>
+          <table><tr><th>原價</th><td>${listPrice}</td></tr><tr><th>商品重量</th><td>${weight}</td></tr><tr><th>顏色</th><td>${id % 2 ? '紅' : '藍'}</td></tr></table>
+          </body></html>`,
+      };
+    }
+
+    it('names the fields in plain English and reads a price the label names, though it has no currency', () => {
+      const pages = [taiwanesePage(1, '1,390', '100g'), taiwanesePage(2, '45', '250g'), taiwanesePage(3, '2,100', '1kg')];
+      const { recipe } = learnRecipe({ domain: 'fresh.example.tw', pages, version: 1 });
+      const fields = recipe.page_types.flatMap((pageType) => pageType.fields);
+      expect(fields.find((field) => field.name === 'regular_price')).toMatchObject({ type: 'value', kind: 'price' });
+      expect(applyRecipe(recipe, taiwanesePage(9, '3,200', '2kg'))).toMatchObject({ regular_price: '3200', weight: '2kg', color: '紅' });
     });
   });
 

@@ -115,7 +115,7 @@ describe(learnRecipe.name, () => {
 
     it('reads the template words around a value as template, and stock words as schema.org terms', () => {
       for (const { item, record } of unseen) {
-        expect(record).toMatchObject({ name: item.name, price: item.price, sku: item.sku, review_count: String(item.reviews), brand: item.brand, colour: item.colour });
+        expect(record).toMatchObject({ name: item.name, price: item.price, sku: item.sku, review_count: String(item.reviews), brand: item.brand, color: item.colour });
         expect(record.availability).toBe({ 'In stock': 'InStock', 'Available for pre-order': 'PreOrder', 'Only a few left': 'LimitedAvailability', 'Sold out': 'OutOfStock' }[item.stock]);
       }
     });
