@@ -16,6 +16,8 @@ const DROPPED_ELEMENTS: ReadonlySet<string> = new Set([
   'embed',
   'canvas',
   'link',
+  // Its text is typed by users, and linkedom keeps its entities undecoded.
+  'textarea',
 ]);
 /** The attributes Readability and `isProbablyReaderable` read (Readability 0.6); linkedom makes a node of each. */
 const KEPT_ATTRIBUTES: ReadonlySet<string> = new Set([
