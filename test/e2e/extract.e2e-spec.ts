@@ -311,6 +311,35 @@ describe('Extract (e2e)', () => {
   );
 
   it(
+    'refuses Extract to a plan without the extract product: Fetch answers 402 AUTH012, a batch task fails AUTH012, free',
+    async () => {
+      const site = EXTRACT_SITES.find((s) => !s.jsRender && s.pages[s.heldOutPaths[0]].pageType !== 'article')!;
+      await waitUntilReady(site.host);
+      const url = siteUrl(site, web.port, site.heldOutPaths[0]);
+      const tenant = await platform.createTenant();
+      await platform.patchTenant(tenant.tenant_id, { products: ['fetch', 'batch'] });
+      const client = platform.client(tenant.api_key);
+      const direct = await checkedFetch(`${platform.gatewayUrl}/v1/?${new URLSearchParams({ apikey: tenant.api_key, url, extract: 'auto' })}`);
+      expect({ status: direct.status, code: ((await direct.json()) as { code?: string }).code }).toEqual({ status: 402, code: 'AUTH012' });
+
+      const created = await client.request('POST', '/v1/jobs', { service_params: { extract: 'auto' }, tasks: [{ url }] });
+      expect(created.status).toBe(201);
+      const jobId = created.body.job_id as string;
+      const ended = await waitFor(
+        async () => {
+          const job = await client.request('GET', `/v1/jobs/${jobId}`);
+          return ['completed', 'failed', 'stopped'].includes(job.body.latest_run?.status) && job.body;
+        },
+        { timeoutMs: 60_000, intervalMs: 250, what: 'the job of a plan without Extract to end' },
+      );
+      expect(ended.latest_run.stats).toMatchObject({ total: 1, failed: 1, spend: { credits: 0 } });
+      const [result] = (await client.request('GET', `/v1/jobs/${jobId}/results`)).body.results as Record<string, any>[];
+      expect(result).toMatchObject({ status: 'failed', credits: 0, error: { code: 'AUTH012' } });
+    },
+    PREPARE_TIMEOUT_MS + 60_000,
+  );
+
+  it(
     'serves extract=auto through proxy mode as the SDKs send it',
     async () => {
       const site = EXTRACT_SITES.find((s) => !s.jsRender)!;

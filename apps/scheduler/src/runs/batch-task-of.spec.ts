@@ -11,13 +11,18 @@ const claim = (serviceParams: Record<string, unknown>): ClaimedTask => ({
   serviceParams,
 });
 
-const run = (planFeatures: string[], servedRecipes: RunDispatchContext['servedRecipes'] = new Map()): RunDispatchContext => ({
+const run = (
+  planFeatures: string[],
+  servedRecipes: RunDispatchContext['servedRecipes'] = new Map(),
+  planProducts: string[] = ['fetch', 'batch', 'extract'],
+): RunDispatchContext => ({
   runId: '6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b',
   tenantId: '3f0c2a5e-8d1b-4c7e-9a6f-1b2c3d4e5f60',
   jobParams: {},
   traceParent: null,
   captchaSolver: null,
   planFeatures,
+  planProducts,
   forbidden: new ForbiddenDomains([]),
   timeoutMs: 30_000,
   maxBodyBytes: 1_000_000,
@@ -35,6 +40,13 @@ describe(batchTaskOf.name, () => {
   it('fails a mode=auto task with a proxy country at once with AUTH010 when the plan lacks premium_proxy', () => {
     expect(batchTaskOf(claim({ mode: 'auto', proxy_country: 'de' }), run(['js_render']))).toMatchObject({ failed: { errorCode: 'AUTH010' } });
     expect(batchTaskOf(claim({ js_render: true }), run([]))).toMatchObject({ failed: { errorCode: 'AUTH010' } });
+  });
+
+  it('fails an extract task at once with AUTH012 when the plan lacks the extract product, and sends the same task without extract', () => {
+    const served = new Map([['shop.test', { domain: 'shop.test', version: 4, needsRender: false }]]);
+    expect(batchTaskOf(claim({ extract: 'auto' }), run([], served, ['fetch', 'batch']))).toMatchObject({ failed: { errorCode: 'AUTH012', statusCode: 402 } });
+    expect(batchTaskOf(claim({ autoparse: true }), run([], served, ['fetch', 'batch']))).toMatchObject({ failed: { errorCode: 'AUTH012' } });
+    expect(batchTaskOf(claim({}), run([], served, ['fetch', 'batch']))).toHaveProperty('task');
   });
 
   it('fails an extract task at once with REQS007 naming the domain when Extract does not serve it', () => {

@@ -24,6 +24,8 @@ export interface RunDispatchContext {
   captchaSolver: CaptchaSolverV1 | null;
   /** The tenant's plan features (`js_render`, `premium_proxy`, …). */
   planFeatures: readonly string[];
+  /** The products of the tenant's plan (`fetch`, `batch`, `extract`, …). */
+  planProducts: readonly string[];
   forbidden: ForbiddenDomains;
   timeoutMs: number;
   maxBodyBytes: number;
@@ -33,9 +35,11 @@ export interface RunDispatchContext {
 
 /**
  * A claimed task as a worker's message, checked as the Fetch API checks a request before it calls
- * a worker: parameters (`REQS004`/`RESP004`), forbidden domains (`REQS001`), `extract`
- * (`REQS007` for a domain Extract does not serve, `REQS002` when it needs rendering), plan features (`AUTH010`). A task that fails a check is
- * not sent; it fails at once, free, with the code the Fetch API would have answered.
+ * a worker: parameters (`REQS004`/`RESP004`), forbidden domains (`REQS001`), `extract` (`AUTH012`
+ * when the plan lacks the Extract product, `REQS007` for a domain Extract does not serve, `REQS002`
+ * when it needs rendering), plan features (`AUTH010`). A task that fails a check is not sent; it
+ * fails at once, free, with the code the Fetch API would have answered. The plan is read at
+ * dispatch, not at the job's creation: a scheduled job runs under the plan of the day it runs.
  */
 export function batchTaskOf(claim: ClaimedTask, run: RunDispatchContext): { task: BatchTaskV1 } | { failed: TaskResult } {
   const id = { runId: run.runId, seq: claim.seq, attempt: claim.attempt };
@@ -52,6 +56,9 @@ export function batchTaskOf(claim: ClaimedTask, run: RunDispatchContext): { task
   }
   let { options } = inputs.query;
   if (inputs.query.extract) {
+    if (!run.planProducts.includes('extract')) {
+      return { failed: failedResult(id, 'AUTH012', 402, 'Your subscription does not include the extract product.') };
+    }
     const domain = registrableDomain(inputs.hostname);
     const serving = extractServing(options, domain, run.servedRecipes.get(domain));
     if ('refusal' in serving) return { failed: failedResult(id, serving.refusal.code, serving.refusal.status, serving.refusal.detail) };

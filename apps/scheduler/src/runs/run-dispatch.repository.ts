@@ -33,6 +33,7 @@ export interface TenantDispatchInputs {
   /** The tenant's batch tasks dispatched with a live lease (read under the dispatch lock). */
   busy: number;
   planFeatures: string[];
+  planProducts: string[];
   /** The key as stored (sealed, or plaintext from before sealing): the dispatcher opens it. */
   captchaSolver: { endpoint: string; key: StoredSolverKey } | null;
 }
@@ -154,13 +155,14 @@ export class RunDispatchRepository {
       concurrency: number;
       busy: number;
       plan_features: string[];
+      plan_products: string[];
       captcha_solver_endpoint: string | null;
       captcha_solver_key: string | null;
       captcha_solver_key_sealed: Buffer | null;
     }>(
       'dispatch_tenant_inputs',
       `WITH ${LIVE_CLAIMS}
-       SELECT t.concurrency, t.plan_features, t.captcha_solver_endpoint, t.captcha_solver_key, t.captcha_solver_key_sealed,
+       SELECT t.concurrency, t.plan_features, t.plan_products, t.captcha_solver_endpoint, t.captcha_solver_key, t.captcha_solver_key_sealed,
               (SELECT count(*)::int FROM live JOIN job_runs r ON r.id = live.run_id WHERE r.tenant_id = t.id) AS busy
          FROM tenants t WHERE t.id = $1`,
       [tenantId],
@@ -170,7 +172,7 @@ export class RunDispatchRepository {
       row.captcha_solver_endpoint && (row.captcha_solver_key_sealed || row.captcha_solver_key)
         ? { endpoint: row.captcha_solver_endpoint, key: { sealed: row.captcha_solver_key_sealed, plaintext: row.captcha_solver_key } }
         : null;
-    return { concurrency: row.concurrency, busy: row.busy, planFeatures: row.plan_features, captchaSolver: solver };
+    return { concurrency: row.concurrency, busy: row.busy, planFeatures: row.plan_features, planProducts: row.plan_products, captchaSolver: solver };
   }
 
   /**

@@ -138,6 +138,7 @@ export class RunDispatcherService {
           traceParent: run.traceParent,
           captchaSolver: this.solverOf(tenantId, tenant),
           planFeatures: tenant.planFeatures,
+          planProducts: tenant.planProducts,
           forbidden: this.forbidden,
           timeoutMs: this.settings.taskTimeoutMs,
           maxBodyBytes: this.settings.maxBodyBytes,
