@@ -269,6 +269,24 @@ describe('Extract (e2e)', () => {
     2 * PREPARE_TIMEOUT_MS,
   );
 
+  /** A held-out page, not an article, of a site served without rendering, once its domain is ready. */
+  async function preparedPageUrl(): Promise<string> {
+    const site = EXTRACT_SITES.find((s) => !s.jsRender && s.pages[s.heldOutPaths[0]].pageType !== 'article')!;
+    await waitUntilReady(site.host);
+    return siteUrl(site, web.port, site.heldOutPaths[0]);
+  }
+
+  /** The job once its latest run has ended. */
+  async function endedJob(client: ApiClient, jobId: string): Promise<Record<string, any>> {
+    return waitFor(
+      async () => {
+        const job = await client.request('GET', `/v1/jobs/${jobId}`);
+        return ['completed', 'failed', 'stopped'].includes(job.body.latest_run?.status) && job.body;
+      },
+      { timeoutMs: 60_000, intervalMs: 250, what: `job ${jobId} to end` },
+    );
+  }
+
   /** `parsed` of a page asked directly, for comparing the other ways in. */
   async function parsedOf(url: string): Promise<unknown> {
     const answer = await extract(url, false);
@@ -279,9 +297,7 @@ describe('Extract (e2e)', () => {
   it(
     'serves extract=auto in a batch job: the same parsed record, billed as a Fetch request; an unprepared domain fails REQS007, free',
     async () => {
-      const site = EXTRACT_SITES.find((s) => !s.jsRender && s.pages[s.heldOutPaths[0]].pageType !== 'article')!;
-      await waitUntilReady(site.host);
-      const url = siteUrl(site, web.port, site.heldOutPaths[0]);
+      const url = await preparedPageUrl();
       const created = await api.request('POST', '/v1/jobs', {
         service_params: { extract: 'auto' },
         tasks: [
@@ -291,13 +307,7 @@ describe('Extract (e2e)', () => {
       });
       expect(created.status).toBe(201);
       const jobId = created.body.job_id as string;
-      const ended = await waitFor(
-        async () => {
-          const job = await api.request('GET', `/v1/jobs/${jobId}`);
-          return ['completed', 'failed', 'stopped'].includes(job.body.latest_run?.status) && job.body;
-        },
-        { timeoutMs: 60_000, intervalMs: 250, what: 'the extract job to end' },
-      );
+      const ended = await endedJob(api, jobId);
       expect(ended.latest_run.stats).toMatchObject({ total: 2, successful: 1, failed: 1, spend: { credits: 1 } });
       const results = (await api.request('GET', `/v1/jobs/${jobId}/results`)).body.results as Record<string, any>[];
       const prepared = results.find((r) => r.external_id === 'prepared')!;
@@ -313,9 +323,7 @@ describe('Extract (e2e)', () => {
   it(
     'refuses Extract to a plan without the extract product: Fetch answers 402 AUTH012, a batch task fails AUTH012, free',
     async () => {
-      const site = EXTRACT_SITES.find((s) => !s.jsRender && s.pages[s.heldOutPaths[0]].pageType !== 'article')!;
-      await waitUntilReady(site.host);
-      const url = siteUrl(site, web.port, site.heldOutPaths[0]);
+      const url = await preparedPageUrl();
       const tenant = await platform.createTenant();
       await platform.patchTenant(tenant.tenant_id, { products: ['fetch', 'batch'] });
       const client = platform.client(tenant.api_key);
@@ -325,13 +333,7 @@ describe('Extract (e2e)', () => {
       const created = await client.request('POST', '/v1/jobs', { service_params: { extract: 'auto' }, tasks: [{ url }] });
       expect(created.status).toBe(201);
       const jobId = created.body.job_id as string;
-      const ended = await waitFor(
-        async () => {
-          const job = await client.request('GET', `/v1/jobs/${jobId}`);
-          return ['completed', 'failed', 'stopped'].includes(job.body.latest_run?.status) && job.body;
-        },
-        { timeoutMs: 60_000, intervalMs: 250, what: 'the job of a plan without Extract to end' },
-      );
+      const ended = await endedJob(client, jobId);
       expect(ended.latest_run.stats).toMatchObject({ total: 1, failed: 1, spend: { credits: 0 } });
       const [result] = (await client.request('GET', `/v1/jobs/${jobId}/results`)).body.results as Record<string, any>[];
       expect(result).toMatchObject({ status: 'failed', credits: 0, error: { code: 'AUTH012' } });
