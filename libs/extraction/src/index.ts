@@ -2,6 +2,7 @@ export { ExtractionError, ExtractionErrorCode } from './extraction.errors';
 export { parsePage, ParsedPage } from './parsed-page';
 export { toMarkdown } from './markdown';
 export { toPlainText } from './plain-text';
+export { boundNesting, MAX_ELEMENT_DEPTH } from './bounded-nesting';
 export {
   applyCssExtractor,
   parseCssExtractor,

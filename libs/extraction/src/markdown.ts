@@ -6,6 +6,7 @@ import { isElement, rawText } from './dom';
 import { ExtractionError, ExtractionErrorCode } from './extraction.errors';
 import { gfmTables } from './markdown-tables';
 import { resolveAnyUrl, resolveHttpUrl } from './urls';
+import { boundNesting } from './bounded-nesting';
 
 /** Never content: code, styles, embedded documents and graphics, form controls. */
 const NON_CONTENT = 'script, style, noscript, template, svg, math, canvas, iframe, object, embed, input, select, textarea, button, [hidden], [style*="display:none" i], [style*="display: none" i]';
@@ -101,7 +102,7 @@ export function toMarkdown(html: string, pageUrl: string): string {
   if (url === null || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
     throw new ExtractionError(ExtractionErrorCode.InvalidPageUrl, `Not an absolute http(s) URL: ${pageUrl}`);
   }
-  const $ = load(html);
+  const $ = load(boundNesting(html));
   // Before any selector runs: css-select's descendant search (domutils \`find\`) shifts an array per
   // level, so its cost grows with the square of the nesting depth (100k levels: seconds of CPU).
   flattenDeepElements($, $.root());

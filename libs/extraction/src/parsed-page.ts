@@ -4,6 +4,7 @@ import { isElement } from './dom';
 import { ExtractionError, ExtractionErrorCode } from './extraction.errors';
 import { PlainTextWriter } from './plain-text-writer';
 import { resolveHttpUrl } from './urls';
+import { boundNesting } from './bounded-nesting';
 
 /**
  * One page parsed once, shared by every transform asked of it (`css_extractor` and several
@@ -103,7 +104,7 @@ export function parsePage(html: string, pageUrl: string): ParsedPage {
   if (url === null || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
     throw new ExtractionError(ExtractionErrorCode.InvalidPageUrl, `Not an absolute http(s) URL: ${pageUrl}`);
   }
-  const $ = load(html);
+  const $ = load(boundNesting(html));
   // The first <base href> applies to the whole document, as in browsers (HTML §4.2.3).
   const baseHref = $('base[href]').first().attr('href');
   const base = resolveHttpUrl(baseHref, url);

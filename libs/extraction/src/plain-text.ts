@@ -1,5 +1,6 @@
 import { Parser } from 'htmlparser2';
 import { PlainTextWriter } from './plain-text-writer';
+import { boundNesting } from './bounded-nesting';
 
 /**
  * A page as readable plain text (`response_type=plaintext`): one line per block element, a blank
@@ -23,6 +24,6 @@ export function toPlainText(html: string): string {
     },
     { decodeEntities: true },
   );
-  parser.end(html);
+  parser.end(boundNesting(html));
   return writer.finish();
 }

@@ -1,4 +1,5 @@
 import { load } from 'cheerio';
+import { boundNesting } from '@trawl/extraction';
 
 /** The CAPTCHA widgets recognised, by the markup their scripts need. */
 export type CaptchaWidget = 'recaptcha' | 'hcaptcha' | 'turnstile';
@@ -40,7 +41,7 @@ const WIDGET_CLASSES: [CaptchaWidget, string][] = [
 export function findCaptchaChallenge(html: string, pageUrl: string): CaptchaChallenge | undefined {
   // Cheap test first: most pages have no sitekey at all and need no parse.
   if (!html.includes('data-sitekey')) return undefined;
-  const $ = load(html);
+  const $ = load(boundNesting(html));
   for (const [widget, className] of WIDGET_CLASSES) {
     const element = $(`.${className}[data-sitekey]`).first();
     if (element.length === 0) continue;

@@ -1,5 +1,6 @@
 import { Parser } from 'htmlparser2';
 import { isSameSite, MAX_URL_LENGTH, normalizeUrl, urlKey } from '@trawl/egress';
+import { boundNesting } from '@trawl/extraction';
 
 /** The links a crawl follows from one page. */
 export interface ExtractedLinks {
@@ -42,7 +43,7 @@ export function extractLinks(html: string, pageUrl: string, scopeDomain: string)
     },
     { decodeEntities: true },
   );
-  parser.end(html);
+  parser.end(boundNesting(html));
 
   // A <base> anywhere in the document applies to every link, also those before it, so links are
   // resolved after the whole page is read.

@@ -1,4 +1,5 @@
 import { load } from 'cheerio';
+import { boundNesting } from '@trawl/extraction';
 
 /** Why an answer counts as blocked (for logs, metrics and the REQS002 detail). */
 export type BlockReason =
@@ -84,7 +85,7 @@ export class BlockDetector {
     const widget = CAPTCHA_WIDGET_MARKERS.some((marker) => marker.test(page.html));
     if (!widget && (page.rendered || !/<script\b/i.test(page.html))) return undefined;
     // htmlparser2 rather than parse5: several times faster, and this is a heuristic on every attempt.
-    const $ = load(page.html, { xml: { xmlMode: false, decodeEntities: true } });
+    const $ = load(boundNesting(page.html), { xml: { xmlMode: false, decodeEntities: true } });
     const hasNoscript = $('noscript').length > 0;
     const hasScript = $('script').length > 0;
     $('script, style, noscript, template').remove();

@@ -1,5 +1,6 @@
 import { Parser } from 'htmlparser2';
 import { isSameSite } from '@trawl/egress';
+import { boundNesting } from '@trawl/extraction';
 
 /** Paths that are files, not pages a recipe is learned from. */
 const NOT_A_PAGE = /\.(?:jpe?g|png|gif|webp|avif|svg|ico|css|js|mjs|json|xml|txt|pdf|zip|gz|mp4|mp3|woff2?|ttf)$/i;
@@ -116,6 +117,6 @@ export function linksOf(html: string, pageUrl: string): string[] {
     },
     { decodeEntities: true, lowerCaseTags: true },
   );
-  parser.end(html);
+  parser.end(boundNesting(html));
   return links;
 }

@@ -4,6 +4,7 @@ import { embeddedFacts, type EmbeddedFact } from '../embedded';
 import { findLabelPairs, type LabelPair } from './labels';
 import { isHiddenByMarkup, NON_TEXT_ELEMENTS, visibleText } from './page-text';
 import { isElement } from '@trawl/extraction/dom';
+import { boundNesting } from '../../bounded-nesting';
 
 /**
  * One page parsed once with htmlparser2, and what the auto extractor derives from it on demand
@@ -38,7 +39,7 @@ export class HtmlPage {
    */
   static parse(html: string, url: string | URL): HtmlPage {
     const pageUrl = typeof url === 'string' ? new URL(url) : url;
-    const document = parseDocument(html, { decodeEntities: true }) as unknown as Document;
+    const document = parseDocument(boundNesting(html), { decodeEntities: true }) as unknown as Document;
     const page = new HtmlPage(html, document, pageUrl, pageUrl);
     const base = page.elements.find((element) => element.name === 'base' && element.attribs.href !== undefined);
     const baseUrl = base === undefined ? null : URL.parse(base.attribs.href.trim(), pageUrl.href);

@@ -5,6 +5,7 @@ import type * as Linkedom from 'linkedom';
 import { normaliseValue } from '../values';
 import { articleText, type TextNode } from './article-text';
 import { readerHtml } from './reader-html';
+import { boundNesting } from '../../bounded-nesting';
 
 /** An article as a reader sees it. */
 export interface Article {
@@ -51,7 +52,7 @@ export function readArticle(
   url: URL,
   isArticle: (document: Parameters<typeof isProbablyReaderable>[0], signals: ArticleSignals) => boolean,
 ): Article | undefined {
-  const source = typeof page === 'string' ? parseDocument(page, { decodeEntities: true }) : page;
+  const source = typeof page === 'string' ? parseDocument(boundNesting(page), { decodeEntities: true }) : page;
   // linkedom takes about 0.15 s to load: paid by the first article read, not by every process that imports this library.
   const { parseHTML } = require('linkedom') as typeof Linkedom;
   const { document } = parseHTML(readerHtml(source));

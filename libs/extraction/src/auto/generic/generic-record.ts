@@ -5,6 +5,7 @@ import { embeddedFacts, type EmbeddedFact, type EmbeddedSource } from '../embedd
 import { normaliseValue, type ValueContext } from '../values';
 import { familyOf, meaningOf, type FieldMeaning, type TypeFamily } from '../vocabulary';
 import { readArticle } from './article';
+import { boundNesting } from '../../bounded-nesting';
 
 /** A page's fields by plain-English name: one value, or a list for list fields (ingredients). */
 export type GenericRecord = Record<string, string | string[]>;
@@ -40,7 +41,7 @@ interface Candidate {
  * @param page.document the page already parsed (cheerio's or htmlparser2's document), to skip parsing again
  */
 export function genericRecord(page: { html: string; url: URL; document?: Document }): GenericRecord {
-  const document = page.document ?? parseDocument(page.html);
+  const document = page.document ?? parseDocument(boundNesting(page.html));
   const facts = embeddedFacts(document, page.url);
   const context: ValueContext = { pageUrl: page.url, lang: languageOf(document) };
   const family = mainFamily(facts);
