@@ -4,7 +4,7 @@ import { embeddedFacts, type EmbeddedFact } from '../embedded';
 import { findLabelPairs, type LabelPair } from './labels';
 import { isHiddenByMarkup, NON_TEXT_ELEMENTS, visibleText } from './page-text';
 import { isElement } from '@trawl/extraction/dom';
-import { boundNesting } from '../../bounded-nesting';
+import { boundNesting } from '@trawl/extraction/bounded-nesting';
 
 /**
  * One page parsed once with htmlparser2, and what the auto extractor derives from it on demand

@@ -5,7 +5,7 @@ import type * as Linkedom from 'linkedom';
 import { normaliseValue } from '../values';
 import { articleText, type TextNode } from './article-text';
 import { readerHtml } from './reader-html';
-import { boundNesting } from '../../bounded-nesting';
+import { boundNesting } from '@trawl/extraction/bounded-nesting';
 
 /** An article as a reader sees it. */
 export interface Article {

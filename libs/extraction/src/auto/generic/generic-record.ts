@@ -5,7 +5,7 @@ import { embeddedFacts, type EmbeddedFact, type EmbeddedSource } from '../embedd
 import { normaliseValue, type ValueContext } from '../values';
 import { familyOf, meaningOf, type FieldMeaning, type TypeFamily } from '../vocabulary';
 import { readArticle } from './article';
-import { boundNesting } from '../../bounded-nesting';
+import { boundNesting } from '@trawl/extraction/bounded-nesting';
 
 /** A page's fields by plain-English name: one value, or a list for list fields (ingredients). */
 export type GenericRecord = Record<string, string | string[]>;
