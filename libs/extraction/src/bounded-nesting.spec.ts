@@ -70,6 +70,21 @@ describe(boundNesting.name, () => {
     expect(depthOf(load(bounded).root()[0])).toBeLessThanOrEqual(MAX_ELEMENT_DEPTH + 2);
   });
 
+  it('leaves an SVG sprite of thousands of self-closing shapes alone: they close themselves there', () => {
+    const sprite = `<body><svg>${'<symbol id="i"><path d="M0 0h1"/><use href="#i"/></symbol>'.repeat(1_500)}</svg><p>text</p></body>`;
+    expect(boundNesting(sprite)).toBe(sprite);
+  });
+
+  it.each([
+    ['a slash that belongs to an unquoted value in SVG', '<svg>', '<g a=b/>'],
+    ['self-closing HTML inside an SVG foreignObject', '<svg><foreignObject>', '<div/>'],
+    ['HTML inside an SVG title, which is no raw text there', '<svg><title>', '<div>'],
+  ])('sees through %s', (_, prefix, repeated) => {
+    const bounded = boundNesting(prefix + repeated.repeat(3_000) + 'x');
+    expect(depthOf(parseDocument(bounded))).toBeLessThanOrEqual(MAX_ELEMENT_DEPTH + 2);
+    expect(depthOf(load(bounded).root()[0])).toBeLessThanOrEqual(MAX_ELEMENT_DEPTH + 4);
+  });
+
   it('takes a bound of its own', () => {
     const bounded = boundNesting(nested(3_000), 10);
     expect(depthOf(parseDocument(bounded))).toBe(10);

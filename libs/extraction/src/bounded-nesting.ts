@@ -59,9 +59,10 @@ const CLOSED_BY: ReadonlyMap<string, ReadonlySet<string>> = new Map<string, Read
  * (250 KB) held the event loop of a fetch worker for 1.2 s in htmlparser2 and 10 s in cheerio.
  * Call it on a tenant's page before any of them parses it.
  *
- * Linear: one pass over the tags (start and end tags, comments, raw text), open elements counted by name so an end tag finds its
- * element without a walk, and start tags that imply the end of an open `<p>`, `<li>` and the like
- * closing it as a parser would. An end tag with no open element stays: parsers ignore it.
+ * Linear: one pass over the tags (start and end tags, comments, raw text), open elements counted
+ * by name so an end tag finds its element without a walk, start tags that imply the end of an
+ * open `<p>`, `<li>` and the like closing it as a parser would, and `<x/>` closing itself in SVG
+ * and MathML only, as in parsers. An end tag with no open element stays: parsers ignore it.
  *
  * @param html decoded page HTML
  * @param maxDepth deepest nesting kept, in elements (default {@link MAX_ELEMENT_DEPTH})
@@ -69,12 +70,15 @@ const CLOSED_BY: ReadonlyMap<string, ReadonlySet<string>> = new Map<string, Read
 export function boundNesting(html: string, maxDepth: number = MAX_ELEMENT_DEPTH): string {
   if (!hasMoreTagsThan(html, Math.max(maxDepth, CHEAP_TAG_COUNT))) return html;
   const stack: string[] = [];
+  // Whether each open element is SVG or MathML content, where `<x/>` closes itself.
+  const foreign: boolean[] = [];
   const openByName = new Map<string, number>();
   // Start tags cut, by name: their end tags go too (the innermost come first).
   const cutByName = new Map<string, number>();
   // Ranges to cut, as start/end pairs in order.
   const cuts: number[] = [];
   const pop = (): string | undefined => {
+    foreign.pop();
     const name = stack.pop();
     if (name !== undefined) openByName.set(name, (openByName.get(name) ?? 1) - 1);
     return name;
@@ -89,16 +93,20 @@ export function boundNesting(html: string, maxDepth: number = MAX_ELEMENT_DEPTH)
       if (tag === undefined) break;
       const closes = CLOSED_BY.get(tag.name);
       if (closes !== undefined) while (stack.length > 0 && closes.has(stack[stack.length - 1])) pop();
-      if (!VOID_ELEMENTS.has(tag.name)) {
+      const top = stack.length - 1;
+      const isForeign = tag.name === 'svg' || tag.name === 'math' || (top >= 0 && foreign[top] && !INTEGRATION_POINTS.has(stack[top]));
+      if (!VOID_ELEMENTS.has(tag.name) && !(isForeign && tag.selfClosing)) {
         if (stack.length < maxDepth) {
           stack.push(tag.name);
+          foreign.push(isForeign);
           openByName.set(tag.name, (openByName.get(tag.name) ?? 0) + 1);
         } else {
           cuts.push(at, tag.end);
           cutByName.set(tag.name, (cutByName.get(tag.name) ?? 0) + 1);
         }
       }
-      at = RAW_TEXT_ELEMENTS.has(tag.name) ? rawTextEnd(html, tag.end, tag.name) : html.indexOf('<', tag.end);
+      const rawText = !isForeign && RAW_TEXT_ELEMENTS.has(tag.name);
+      at = rawText ? rawTextEnd(html, tag.end, tag.name) : html.indexOf('<', tag.end);
     } else if (next === SLASH && isAsciiLetter(html.charCodeAt(at + 2))) {
       const nameEnd = tagNameEnd(html, at + 2);
       const name = html.slice(at + 2, nameEnd).toLowerCase();
@@ -142,7 +150,9 @@ export function boundNesting(html: string, maxDepth: number = MAX_ELEMENT_DEPTH)
  * cannot hide depth from it: at worst it counts a level a parser would not.
  */
 
-/** Elements whose content both htmlparser2 and parse5 read as text up to their end tag. */
+/** Foreign elements whose content is HTML again (HTML §13.2.6.5): `<div/>` stays open there. */
+const INTEGRATION_POINTS: ReadonlySet<string> = new Set(['foreignobject', 'desc', 'title', 'mi', 'mo', 'mn', 'ms', 'mtext', 'annotation-xml']);
+/** HTML elements whose content both htmlparser2 and parse5 read as text up to their end tag. */
 const RAW_TEXT_ELEMENTS: ReadonlySet<string> = new Set(['script', 'style', 'textarea', 'title']);
 const SLASH = 0x2f;
 const BANG = 0x21;
@@ -185,29 +195,37 @@ const enum TagState {
  * (`<div a"b=">` ends at its first `>`). Undefined when the page ends inside the tag: parsers then
  * read no further tag either.
  */
-function scanStartTag(html: string, at: number): { name: string; end: number } | undefined {
+function scanStartTag(html: string, at: number): { name: string; end: number; selfClosing: boolean } | undefined {
   const nameEnd = tagNameEnd(html, at + 1);
   const name = html.slice(at + 1, nameEnd).toLowerCase();
   let state = TagState.BeforeName;
+  // A `/` read where an attribute could start: `>` right after it makes the tag self-closing.
+  let slash = false;
   for (let pos = nameEnd; pos < html.length; pos++) {
     const code = html.charCodeAt(pos);
-    if (code === GREATER && state !== TagState.BeforeValue) return { name, end: pos + 1 };
+    if (code === GREATER && state !== TagState.BeforeValue) return { name, end: pos + 1, selfClosing: slash };
+    slash = false;
     switch (state) {
       case TagState.BeforeName:
-        if (!isSpace(code) && code !== SLASH) state = TagState.Name;
+        if (code === SLASH) slash = true;
+        else if (!isSpace(code)) state = TagState.Name;
         break;
       case TagState.Name:
         if (isSpace(code)) state = TagState.AfterName;
-        else if (code === SLASH) state = TagState.BeforeName;
-        else if (code === EQUALS) state = TagState.BeforeValue;
+        else if (code === SLASH) {
+          state = TagState.BeforeName;
+          slash = true;
+        } else if (code === EQUALS) state = TagState.BeforeValue;
         break;
       case TagState.AfterName:
-        if (code === SLASH) state = TagState.BeforeName;
-        else if (code === EQUALS) state = TagState.BeforeValue;
+        if (code === SLASH) {
+          state = TagState.BeforeName;
+          slash = true;
+        } else if (code === EQUALS) state = TagState.BeforeValue;
         else if (!isSpace(code)) state = TagState.Name;
         break;
       case TagState.BeforeValue:
-        if (code === GREATER) return { name, end: pos + 1 };
+        if (code === GREATER) return { name, end: pos + 1, selfClosing: false };
         if (code === 0x22 || code === 0x27) {
           const closing = html.indexOf(code === 0x22 ? '"' : "'", pos + 1);
           if (closing < 0) return undefined;
