@@ -1,3 +1,5 @@
+import { VOID_ELEMENTS } from './dom';
+
 /**
  * How deep elements may nest in a page Trawl parses: Chromium's HTML parser stops nesting at 512
  * too (it makes deeper elements siblings), so a rendered page never holds more.
@@ -10,11 +12,6 @@ export const MAX_ELEMENT_DEPTH = 512;
  * costs the many ordinary pages of that size (most 200 KB pages have 600–2,800 tags).
  */
 const CHEAP_TAG_COUNT = 2_048;
-/** Elements without content or end tag. */
-const VOID_ELEMENTS: ReadonlySet<string> = new Set([
-  'area', 'base', 'basefont', 'br', 'col', 'command', 'embed', 'frame', 'hr', 'image', 'img', 'input', 'isindex', 'keygen', 'link',
-  'meta', 'param', 'source', 'track', 'wbr',
-]);
 const P: ReadonlySet<string> = new Set(['p']);
 const HEADINGS: ReadonlySet<string> = new Set(['h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'p']);
 const FORM_CONTROLS: ReadonlySet<string> = new Set(['input', 'option', 'optgroup', 'select', 'button', 'datalist', 'textarea']);

@@ -31,6 +31,12 @@ export const NON_TEXT_ELEMENTS: ReadonlySet<string> = new Set([
   'datalist',
 ]);
 
+/** Elements without content or end tag (HTML's void elements, with the obsolete ones parsers still know). */
+export const VOID_ELEMENTS: ReadonlySet<string> = new Set([
+  'area', 'base', 'basefont', 'br', 'col', 'command', 'embed', 'frame', 'hr', 'image', 'img', 'input', 'isindex', 'keygen', 'link',
+  'meta', 'param', 'source', 'track', 'wbr',
+]);
+
 /** Elements that start a new line of text when rendered (CSS `display: block` and friends). */
 export const BLOCK_ELEMENTS: ReadonlySet<string> = new Set([
   'address',

@@ -1,5 +1,5 @@
 import type { AnyNode, Document, Element } from 'domhandler';
-import { isElement } from '@trawl/extraction/dom';
+import { isElement, VOID_ELEMENTS } from '@trawl/extraction/dom';
 
 /**
  * Elements Readability removes before it reads, or whose content never reaches an article's text
@@ -49,8 +49,6 @@ const KEPT_ATTRIBUTES: ReadonlySet<string> = new Set([
  */
 const STRUCTURAL_CONTAINERS: ReadonlySet<string> = new Set(['html', 'head', 'table', 'thead', 'tbody', 'tfoot', 'tr', 'colgroup', 'ul', 'ol', 'dl', 'select', 'optgroup']);
 const ONLY_WHITESPACE = /^[ \t\n\f\r]*$/;
-/** Elements without content or end tag. */
-const VOID_ELEMENTS: ReadonlySet<string> = new Set(['area', 'base', 'br', 'col', 'hr', 'img', 'input', 'meta', 'param', 'track', 'wbr']);
 
 /**
  * The page's HTML as Readability needs it, re-serialised from the page already parsed: without

@@ -185,7 +185,8 @@ function labelDrafts(
     const present = raw.filter((value): value is string => value !== undefined);
     // The same value on every page is part of the template ("Shipping: free").
     if (present.length >= 2 && present.every((value) => value === present[0])) continue;
-    const kind = labelKind(label, present, pages[0].url);
+    const labelName = nameOfLabel(label);
+    const kind = labelKind(labelName, present, pages[0].url);
     const values = raw.map((value) => (value === undefined ? undefined : normaliseValue(kind, value, { pageUrl: pages[0].url })?.value));
     if (values.every((value) => value === undefined)) continue;
     const extractor: Extractor = { type: 'label', label };
@@ -197,7 +198,6 @@ function labelDrafts(
       twin.field.meaning.push(`label:${label}`);
       continue;
     }
-    const labelName = nameOfLabel(label);
     if (labelName === undefined) continue;
     const baseName = canonicalFieldName(labelName, kind, values.filter((value): value is string => value !== undefined));
     const name = uniqueName(baseName, taken);
@@ -507,21 +507,20 @@ function isCovered(element: Element, covered: ReadonlySet<Element>): boolean {
   return false;
 }
 
-/** The most specific kind every value is recognised as, else `text`. */
 /**
- * The kind of a label's values: the glossary's when the label names a field of one kind (`原價`
- * and `UVP` a price, `Tel.` a phone) and every value reads as that kind (`1,390` without its
- * currency), else the kind the values show by themselves.
+ * The kind of a label's values: the glossary's when the label (`name`, as `nameOfLabel` writes it)
+ * names a field of one kind (`原價` and `UVP` a price, `Tel.` a phone) and every value reads as
+ * that kind (`1,390` without its currency), else the kind the values show by themselves.
  */
-function labelKind(label: string, values: readonly string[], pageUrl: URL): ValueKind {
+function labelKind(name: string | undefined, values: readonly string[], pageUrl: URL): ValueKind {
   const detected = consensusKind(values);
-  const name = nameOfLabel(label);
   const expected = name === undefined ? undefined : glossaryEntryOf(name)?.kinds;
   if (expected === undefined || expected.length !== 1 || expected[0] === detected || values.length === 0) return detected;
   const [kind] = expected;
   return values.every((value) => normaliseValue(kind, value, { pageUrl }) !== undefined) ? kind : detected;
 }
 
+/** The most specific kind every value is recognised as, else `text`. */
 export function consensusKind(values: readonly string[]): ValueKind {
   if (values.length === 0) return 'text';
   const kinds = values.map((value) => new Set(detectKinds(value)));
