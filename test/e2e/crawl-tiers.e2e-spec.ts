@@ -1,5 +1,6 @@
 import { Client } from 'pg';
 import type { FixtureWeb } from '../fixtures/web';
+import { BOT_WALL_PATH, BOT_WALLS } from '../fixtures/web/sites/bot-walls';
 import { NEEDS_JS_ITEM_PATHS, STEALTH_GUARDED_PATH, STEALTH_TEXTS } from '../fixtures/web/sites/stealth';
 import type { ApiClient, Platform } from '../support/platform';
 import { tiersPlatform, type TiersPlatform } from '../support/tiers-platform.test-support';
@@ -69,6 +70,17 @@ describe('Crawl pages through the Fetch tiers (e2e)', () => {
     expect(kept.text).toContain(STEALTH_TEXTS.needsPremium);
     const usage = await api.request('GET', '/v1/subscriptions/self/details');
     expect(usage.body).toMatchObject({ credits_used: 11 });
+  }, 120_000);
+
+  it('passes an anti-bot wall the way Fetch does: the wall is free, the browser gets the page', async () => {
+    const api = await tenant();
+    const wall = BOT_WALLS.cloudflare;
+    const { id, ended, results } = await crawl(api, { url: web.url(wall.host, '/'), output_format: 'html' });
+    expect(ended).toMatchObject({ status: 'completed', coverage: { pages_failed: 0 } });
+    expect(results.map((r) => r.url)).toEqual([web.url(wall.host, BOT_WALL_PATH)]);
+    expect(await billed(id)).toEqual(['basic:1', 'js_render:5']);
+    const kept = await api.request('GET', results[0]!.content_url!);
+    expect(kept.text).toContain(wall.text);
   }, 120_000);
 
   it("stays within the plan's tiers: without premium_proxy a page that needs it fails, free", async () => {

@@ -80,7 +80,7 @@ export class TargetFetcher {
         stealthDomainOf(request.url),
         async (tier) => {
           const page = await this.attempt(request, call, tier as Tier, stop);
-          return { result: page, page: { status: page.status, contentType: page.contentType, html: observedHtml(page) } };
+          return { result: page, page: { status: page.status, contentType: page.contentType, html: observedHtml(page), headers: page.headers } };
         },
         // Only the premium pools have countries (fetch-details: proxy_country with mode=auto).
         { floor: options.proxy_country ? 'premium' : undefined, available: this.autoTiers(request), signal: stop },
@@ -152,9 +152,9 @@ export class TargetFetcher {
    */
   private isChallenge(page: TargetPage, tier: Tier): boolean {
     const html = observedHtml(page);
-    if (html === '') return false;
-    // The status is set aside so that a 403 challenge is judged by its content.
-    return this.detector.isChallenge({ contentType: page.contentType ?? 'text/html', html, rendered: tier === Tier.JsRender || tier === Tier.PremiumJsRender });
+    // The status is set aside so that a 403 challenge is judged by its content (or its header).
+    const rendered = tier === Tier.JsRender || tier === Tier.PremiumJsRender;
+    return this.detector.isChallenge({ contentType: page.contentType ?? 'text/html', html, rendered, headers: page.headers });
   }
 }
 

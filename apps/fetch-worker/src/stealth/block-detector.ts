@@ -5,7 +5,11 @@ import { boundNesting } from '@trawl/extraction';
 export type BlockReason =
   /** 401, 403, 429 or 503: the usual answers of anti-bot services and WAFs. */
   | 'status'
-  /** A challenge or CAPTCHA interstitial (Cloudflare "Just a moment…", DataDome, PerimeterX, …). */
+  /**
+   * A challenge or CAPTCHA interstitial (Cloudflare "Just a moment…", DataDome, PerimeterX/HUMAN,
+   * Akamai, Imperva), said by the page or by a header; or a thin page whose only script sets a
+   * cookie and reloads (a JavaScript check).
+   */
   | 'challenge'
   /** A shell that shows nothing without JavaScript (`<noscript>` or an empty app root, little text). */
   | 'needs_javascript';
@@ -19,6 +23,11 @@ export interface ObservedPage {
   html: string;
   /** True when the page went through the browser (scripts ran): such a page is never "needs JS". */
   rendered: boolean;
+  /**
+   * The answer's headers (lower-case names), for the services that mark a challenge in a header
+   * (Cloudflare's `cf-mitigated`, DataDome's `x-datadome`). Default: none.
+   */
+  headers?: Readonly<Record<string, string | string[]>>;
 }
 
 export interface BlockDetectorOptions {
@@ -42,10 +51,34 @@ const CHALLENGE_MARKERS: readonly RegExp[] = [
   /\bpx-captcha\b/i,
   /<title>\s*access denied\s*<\/title>/i,
   /\bverify(ing)? you are (a )?human\b/i,
+  // DataDome's interstitial declares its challenge in a `dd` object before loading its script.
+  /\bvar dd\s*=\s*\{\s*['"]rt['"]\s*:/i,
+  // PerimeterX / HUMAN's block page.
+  /<title>\s*access to this page has been denied\.?\s*<\/title>/i,
+  // Akamai Bot Manager's challenge ("sec-cpt") and its edge refusal's error reference.
+  /\bsec-if-cpt-container\b/i,
+  /\/_sec\/cp_challenge\//i,
+  /errors(\.|&#46;)edgesuite(\.|&#46;)net/i,
+  // Distil's (now Imperva's) interstitial.
+  /<title>\s*pardon our interruption\.*\s*<\/title>/i,
 ];
 
-// CAPTCHA widgets also sit on ordinary forms (a contact page's reCAPTCHA): a block only on a thin page.
-const CAPTCHA_WIDGET_MARKERS: readonly RegExp[] = [/\bg-recaptcha\b/i, /\bh-captcha\b/i, /\bcf-turnstile\b/i, /\bcaptcha\b/i];
+/**
+ * A script that stores a cookie and then loads the page again: a JavaScript check, when nothing else
+ * is on the page. The gap is bounded so that a page full of cookie writes costs a linear scan.
+ */
+const COOKIE_THEN_RELOAD = /document\.cookie\s*=[\s\S]{0,2000}?(location\.reload\s*\(|location\.replace\s*\(|location\.assign\s*\(|location(\.href)?\s*=[^=])/;
+
+// CAPTCHA widgets also sit on ordinary forms (a contact page's reCAPTCHA), and HUMAN's app id and
+// Imperva's resource script on every page those services guard: a block only on a thin page.
+const CAPTCHA_WIDGET_MARKERS: readonly RegExp[] = [
+  /\bg-recaptcha\b/i,
+  /\bh-captcha\b/i,
+  /\bcf-turnstile\b/i,
+  /\bcaptcha\b/i,
+  /\bwindow\._pxAppId\s*=/,
+  /\b_Incapsula_Resource\b/,
+];
 
 const APP_ROOTS = ['#root', '#app', '#__next', '#__nuxt', '#svelte', 'app-root', '[data-reactroot]', '[ng-app]'];
 
@@ -69,21 +102,26 @@ export class BlockDetector {
    * page is thin), so that ordinary pages cost a few regular expressions.
    */
   isChallenge(page: Omit<ObservedPage, 'status'>): boolean {
+    if (challengeHeader(page.headers)) return true;
     if (!isHtml(page)) return false;
     if (CHALLENGE_MARKERS.some((marker) => marker.test(page.html))) return true;
-    if (!CAPTCHA_WIDGET_MARKERS.some((marker) => marker.test(page.html))) return false;
+    if (!CAPTCHA_WIDGET_MARKERS.some((marker) => marker.test(page.html)) && !COOKIE_THEN_RELOAD.test(page.html)) return false;
     return this.reason({ ...page, status: 200 }) === 'challenge';
   }
 
   /** The reason `page` is blocked; undefined when it is a real answer. */
   reason(page: ObservedPage): BlockReason | undefined {
+    // The header is the service's own word, whatever the status (Cloudflare sends it with 403 and 503).
+    if (challengeHeader(page.headers)) return 'challenge';
     if (BLOCKING_STATUSES.has(page.status)) return 'status';
     if (!isHtml(page)) return undefined;
     if (CHALLENGE_MARKERS.some((marker) => marker.test(page.html))) return 'challenge';
-    // What follows needs the DOM, and finds a block only on a page with a CAPTCHA widget, or on an
-    // unrendered page with a script: most pages a crawl opens have neither, and are not parsed.
+    // What follows needs the DOM, and finds a block only on a page with a CAPTCHA widget or a
+    // cookie-and-reload script, or on an unrendered page with a script: most pages a crawl opens
+    // have none of these, and are not parsed.
     const widget = CAPTCHA_WIDGET_MARKERS.some((marker) => marker.test(page.html));
-    if (!widget && (page.rendered || !/<script\b/i.test(page.html))) return undefined;
+    const reloads = COOKIE_THEN_RELOAD.test(page.html);
+    if (!widget && !reloads && (page.rendered || !/<script\b/i.test(page.html))) return undefined;
     // htmlparser2 rather than parse5: several times faster, and this is a heuristic on every attempt.
     const $ = load(boundNesting(page.html), { xml: { xmlMode: false, decodeEntities: true } });
     const hasNoscript = $('noscript').length > 0;
@@ -93,7 +131,8 @@ export class BlockDetector {
     const body = $('body');
     const visibleText = (body.length > 0 ? body.text() : $.root().text()).replace(/\s+/g, ' ').trim();
     if (visibleText.length >= this.thinTextChars) return undefined;
-    if (widget) return 'challenge';
+    // A rendered page still on its cookie check did not pass it (the reload would have replaced it).
+    if (widget || reloads) return 'challenge';
     if (page.rendered || !hasScript) return undefined;
     const emptyAppRoot = APP_ROOTS.some((selector) => {
       const root = $(selector).first();
@@ -101,6 +140,20 @@ export class BlockDetector {
     });
     return hasNoscript || emptyAppRoot ? 'needs_javascript' : undefined;
   }
+}
+
+/**
+ * Whether a header says the answer is a challenge: Cloudflare's `cf-mitigated: challenge`, or
+ * DataDome's `x-datadome` on an answer it blocked (`x-dd-b` names the block; DataDome sets
+ * `x-datadome` on pages it let through as well, so that one alone does not count).
+ */
+function challengeHeader(headers: ObservedPage['headers']): boolean {
+  if (!headers) return false;
+  const value = (name: string) => {
+    const raw = headers[name];
+    return (Array.isArray(raw) ? raw.join(', ') : raw)?.trim().toLowerCase();
+  };
+  return value('cf-mitigated') === 'challenge' || (value('x-datadome') !== undefined && value('x-dd-b') !== undefined);
 }
 
 function isHtml(page: Pick<ObservedPage, 'contentType' | 'html'>): boolean {
