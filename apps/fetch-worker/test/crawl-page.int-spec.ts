@@ -318,6 +318,15 @@ describe(CrawlPageConsumer.name, () => {
     expect(answers.every((r) => r.attempt === 3 && r.outcome === answers[0].outcome)).toBe(true);
   });
 
+  it('sends the target no trace context, although the worker traces the page (a tell, and our ids)', async () => {
+    const page = task('/a');
+    await worker.dispatch(page, 1, { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' });
+    await worker.resultOf(page);
+    const fetched = site.requests.filter((request) => request.path === '/a');
+    expect(fetched.length).toBeGreaterThan(0);
+    for (const request of fetched) expect(Object.keys(request.headers).filter((name) => /traceparent|tracestate/.test(name))).toEqual([]);
+  });
+
   it('publishes the result in the trace of the task', async () => {
     const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
     const page = task('/a');

@@ -44,10 +44,18 @@ export function startTracing(options: TracingOptions): void {
     // Automatic spans of every HTTP call, page fetch and query cost a worker ~5% of its CPU
     // (measured by `make bench`); without an exporter nobody sees them. Our own spans still carry
     // trace ids into logs and NATS headers.
+    //
+    // No client request is traced: every one a service makes goes to a stranger (a target page, a
+    // tenant's webhook endpoint, a proxy, a CAPTCHA solver), and a traced request carries our
+    // `traceparent` to it, which tells a site the request is a scraper's and hands internal ids to
+    // third parties. Services talk to each other over NATS, whose headers carry the trace.
     instrumentations: exporter
       ? [
-          new HttpInstrumentation({ ignoreIncomingRequestHook: (req) => /^\/(healthz|readyz|metrics)/.test(req.url ?? '') }),
-          new UndiciInstrumentation(),
+          new HttpInstrumentation({
+            ignoreIncomingRequestHook: (req) => /^\/(healthz|readyz|metrics)/.test(req.url ?? ''),
+            ignoreOutgoingRequestHook: () => true,
+          }),
+          new UndiciInstrumentation({ ignoreRequestHook: () => true }),
           new PgInstrumentation(),
         ]
       : [],
