@@ -23,7 +23,6 @@ import { closedLoopLoad, type LoadResult } from './load-loop';
 import { childRunning, processesNamed, processesNamedWith, processMemory, treePssBytes, treeRssBytes } from './process-stats';
 import { GroupCpuMeter, MachineCpuMeter } from './resource-meter';
 import { puppeteerLoop, type RenderLoopResult } from './puppeteer-loop';
-import { DESKTOP_VIEWPORT } from '../apps/fetch-worker/src/browser/viewport';
 import { scrapeLabelled, scrapeTotals, totalsDelta, trawlHistograms, type MetricTotals } from './service-metrics';
 
 const SERVICES: readonly ServiceName[] = ['gateway', 'fetch-worker'];
@@ -31,6 +30,9 @@ const OVERHEAD_TARGET_MS = 2;
 const THROUGHPUT_TARGET = 0.5;
 const RENDER_TARGET = 0.9;
 const MiB = 1024 * 1024;
+
+/** The plain loop's page size: a common desktop browser window's (Trawl's pages take their identity's). */
+const LOOP_VIEWPORT = { width: 1920, height: 1080 };
 
 interface FetchBenchOptions {
   clients: number;
@@ -59,7 +61,7 @@ interface FetchBenchOptions {
 }
 
 function parseOptions(args: readonly string[]): FetchBenchOptions {
-  const options: FetchBenchOptions = { clients: 50, seconds: 10, renderConcurrency: 8, renderSeconds: 15, renderRounds: 5, overheadRounds: 3, warmup: 3, renderWarmup: 8, latenciesMs: [0, 100], loopViewport: { ...DESKTOP_VIEWPORT }, serviceEnv: {}, renderPaths: ['/article/1', '/p/2'] };
+  const options: FetchBenchOptions = { clients: 50, seconds: 10, renderConcurrency: 8, renderSeconds: 15, renderRounds: 5, overheadRounds: 3, warmup: 3, renderWarmup: 8, latenciesMs: [0, 100], loopViewport: { ...LOOP_VIEWPORT }, serviceEnv: {}, renderPaths: ['/article/1', '/p/2'] };
   const numbers: Record<string, keyof FetchBenchOptions> = {
     '--clients': 'clients',
     '--seconds': 'seconds',

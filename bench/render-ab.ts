@@ -22,6 +22,7 @@ import { BrowserPool, renderPage, type RenderOptions } from '../apps/fetch-worke
 import { CHROMIUM_FLAGS } from '../apps/fetch-worker/src/browser/chromium-process';
 import { parkPage, trackActivity } from '../apps/fetch-worker/src/browser/page-reuse';
 import { EgressProxy } from '../apps/fetch-worker/src/egress-proxy';
+import { IdentityGenerator, readEngineVersion } from '../apps/fetch-worker/src/identity';
 import { startFixtureWebProcess } from './fixture-web-process';
 
 const VARIANTS = ['plain', 'proxy', 'park', 'cookies', 'nocache', 'wide', 'engine', 'pause'] as const;
@@ -88,6 +89,7 @@ async function main(): Promise<void> {
 
   const web = await startFixtureWebProcess(100);
   const url = `http://big.test:${web.port}${option('--path', '/p/2')}`;
+  const identity = new IdentityGenerator(await readEngineVersion('/usr/bin/chromium')).identityFor({ tenantId: 'bench', domain: 'big.test', device: 'desktop' });
   const proxy = new EgressProxy({ policy: new EgressPolicy({ hostMap: parseHostMap('big.test=127.0.0.1') }) });
   const profiles: string[] = [];
   const launch = () => {
@@ -118,7 +120,7 @@ async function main(): Promise<void> {
       const engineLoop = async (pool: BrowserPool, side: Side) => {
         while (open) {
           await pool.withPage({ deadlineAt: Date.now() + 30_000, reuseKey: 'tenant' }, (lease) =>
-            renderPage(lease, { url, method: 'GET', headers: {}, options: { json_response: false } as RenderOptions, deadlineAt: Date.now() + 30_000 }),
+            renderPage(lease, { url, method: 'GET', headers: {}, options: { json_response: false } as RenderOptions, deadlineAt: Date.now() + 30_000, identity }),
           );
           if (measuring && open) side.pages += 1;
         }

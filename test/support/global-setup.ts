@@ -1,4 +1,5 @@
 import { connect } from 'node:net';
+import { trustRunCa } from './run-ca';
 
 function reachable(port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -15,4 +16,5 @@ export default async function globalSetup(): Promise<void> {
       throw new Error(`${name} is not reachable on 127.0.0.1:${port}: run tools/ensure-services.sh (make test does)`);
     }
   }
+  trustRunCa();
 }

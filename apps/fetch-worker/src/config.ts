@@ -57,6 +57,21 @@ export const fetchWorkerConfigSchema = baseConfigSchema.omit({ DATABASE_URL: tru
   BROWSER_PAGE_MAX_USES: envInt(200, 1, 10_000),
   /** Chromium to run: Debian's wrapper script by default. */
   CHROMIUM_PATH: z.string().min(1).default('/usr/bin/chromium'),
+  /**
+   * The Chrome version (`156.0.8078.108`) every request's browser identity claims. Default: the
+   * version of CHROMIUM_PATH, asked at start, so that what a page is told and what renders it agree.
+   * Set it only for a worker without Chromium (BROWSERS=0), to the version the others run.
+   */
+  CHROME_VERSION: z
+    .string()
+    .regex(/^\d+\.\d+\.\d+\.\d+$/, 'a full Chrome version such as 156.0.8078.108')
+    .optional(),
+  /**
+   * A PEM file of certificate authorities targets may be signed by besides the public ones (a
+   * private CA; the tests' own). The HTTP engine's TLS client trusts them with the public roots, and
+   * Chromium accepts a chain that holds one of their keys. Default: the public roots only.
+   */
+  TLS_EXTRA_CA_FILE: z.string().min(1).optional(),
   /** Wait between two polls of a CAPTCHA solver task, in ms (default 5 s, as 2captcha asks). */
   CAPTCHA_POLL_INTERVAL_MS: envInt(5_000, 10, 60_000),
   /** Checked here so that a bad entry fails the boot with the variable's name. */

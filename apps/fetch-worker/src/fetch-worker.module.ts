@@ -12,9 +12,28 @@ import { CRAWL_STOPPED_SUBJECT, StoppedCrawls } from './crawl-pages/stopped-craw
 import { BATCH_RUN_STOPPED_SUBJECT, StoppedRuns } from './batch-tasks/stopped-runs';
 import { FetchRequestWiring, wireFetchRequests } from './fetch-requests/fetch-request.wiring';
 import { TargetFetcher } from './fetch-requests/target-fetcher';
+import { IdentityGenerator, parseEngineVersion, readEngineVersion, type EngineVersion } from './identity';
+import { EgressProxy } from './egress-proxy';
+import { ChromeTlsClient } from './page-fetch/chrome-tls-client';
 import { HttpEngine } from './page-fetch/http-engine';
 import { WorkerMetrics } from './worker.metrics';
 import { FETCH_REQUEST_WIRING, WorkerRuntime } from './worker.runtime';
+
+/**
+ * The Chrome version identities claim: CHROME_VERSION, else the one of the Chromium that renders.
+ *
+ * @throws Error naming both variables when neither gives one (a boot failure, not a first-request one).
+ */
+async function engineVersion(config: FetchWorkerConfig): Promise<EngineVersion> {
+  if (config.CHROME_VERSION) return parseEngineVersion(config.CHROME_VERSION)!;
+  try {
+    return await readEngineVersion(config.CHROMIUM_PATH);
+  } catch (error) {
+    throw new Error(`CHROMIUM_PATH ${config.CHROMIUM_PATH} gave no Chrome version; install Chromium, or set CHROME_VERSION on a worker without one`, {
+      cause: error,
+    });
+  }
+}
 
 /** Share of `SHUTDOWN_TIMEOUT_MS` that pages in flight may still use to finish. */
 const DRAIN_SHARE = 0.5;
@@ -48,14 +67,23 @@ export class FetchWorkerModule {
       }),
     });
     const { topology, messaging, registry } = service;
+    const identities = new IdentityGenerator(await engineVersion(config));
+    // Loads the fingerprint dataset now (~160 ms) rather than in the first request.
+    identities.warm();
     const agent = createEgressAgent(policy);
-    // One keep-alive pool for every page this process fetches, crawl pages and Fetch API alike.
-    const http = new HttpEngine({ policy, agent });
+    // One keep-alive pool for every page this process fetches, crawl pages and Fetch API alike; https
+    // through a TLS client that speaks as Chrome does, its connections through an egress proxy of its own.
+    const tls: ChromeTlsClient = new ChromeTlsClient({
+      proxy: new EgressProxy({ policy, onFailure: (failure) => tls.recordFailure(failure) }),
+      extraCaFile: config.TLS_EXTRA_CA_FILE,
+    });
+    const http = new HttpEngine({ policy, agent, tls });
     const fetchRequests: FetchRequestWiring = wireFetchRequests({
       config,
       policy,
       agent,
       http,
+      identities,
       messaging,
       topology,
       registry,

@@ -21,6 +21,7 @@ import { HttpFetchEngine } from '../src/fetch-requests/http-fetch-engine';
 import { TargetFetcher } from '../src/fetch-requests/target-fetcher';
 import { HttpEngine } from '../src/page-fetch/http-engine';
 import { AdaptiveFetcher, NatsDomainTierMemory } from '../src/stealth';
+import { testIdentities } from '../src/identity/identity.test-support';
 
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 const TENANT_ID = '9a8b7c6d-5e4f-4a3b-9c2d-1e0f2a3b4c5d';
@@ -53,6 +54,7 @@ describe('Fetch API rendering tiers (browser engine)', () => {
     service = new FetchRequestService(
       new TargetFetcher({
         engines: { http: new HttpFetchEngine(http), browser: new BrowserFetchEngine(pool, { loadGraceMs: 3_000, stepTimeoutMs: 3_000 }) },
+        identities: testIdentities,
         captcha: new CaptchaPass(new CaptchaSolverClient({ policy, agent, pollIntervalMs: 20 })),
         stealth,
       }),

@@ -19,7 +19,9 @@ import { FetchAnswer, FetchRequestService } from '../src/fetch-requests/fetch-re
 import { HttpFetchEngine } from '../src/fetch-requests/http-fetch-engine';
 import { TargetFetcher } from '../src/fetch-requests/target-fetcher';
 import { PageTransforms } from '../src/fetch-requests/page-transforms';
-import { HttpEngine, BROWSER_HEADERS, MOBILE_BROWSER_HEADERS } from '../src/page-fetch/http-engine';
+import { HttpEngine } from '../src/page-fetch/http-engine';
+import { NAVIGATION_ACCEPT } from '../src/identity';
+import { testIdentities } from '../src/identity/identity.test-support';
 
 const TENANT_ID = '9a8b7c6d-5e4f-4a3b-9c2d-1e0f2a3b4c5d';
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
@@ -56,7 +58,7 @@ describe(FetchRequestService.name, () => {
     metrics = new FetchRequestMetrics(new Registry());
     const captcha = new CaptchaPass(new CaptchaSolverClient({ policy, agent, pollIntervalMs: 20 }));
     service = new FetchRequestService(
-      new TargetFetcher({ engines: { http: new HttpFetchEngine(http) }, captcha }),
+      new TargetFetcher({ engines: { http: new HttpFetchEngine(http) }, identities: testIdentities, captcha }),
       markTransforms,
       { maxBodyBytes: 10 * 1024 * 1024 },
       metrics,
@@ -157,24 +159,35 @@ describe(FetchRequestService.name, () => {
   });
 
   describe('what is sent to the target', () => {
-    it('sends a current Chrome’s headers', async () => {
+    it("sends the request's identity: its Chrome's headers in Chrome's order, no client hints over http", async () => {
       const echoed = json(await send(fetchRequest(web.url('echo.test', '/echo')))) as unknown as EchoedRequest;
+      const identity = testIdentities.identityFor({ tenantId: TENANT_ID, domain: 'echo.test', device: 'desktop' });
       expect(echoed.method).toBe('GET');
-      expect(echoed.headers).toMatchObject({
-        'user-agent': BROWSER_HEADERS['user-agent'],
-        'sec-ch-ua': BROWSER_HEADERS['sec-ch-ua'],
-        'accept-language': BROWSER_HEADERS['accept-language'],
-        accept: BROWSER_HEADERS.accept,
-      });
+      expect(echoed.raw_headers).toEqual([
+        ['host', expect.stringMatching(/^echo\.test:\d+$/)],
+        ['connection', 'keep-alive'],
+        ['Upgrade-Insecure-Requests', '1'],
+        ['User-Agent', identity.userAgent],
+        ['Accept', NAVIGATION_ACCEPT],
+        ['Accept-Encoding', 'gzip, deflate'],
+        ['Accept-Language', 'en-US,en;q=0.9'],
+      ]);
     });
 
-    it('sends Chrome on Android’s headers for device=mobile', async () => {
+    it('presents one identity per session, whatever the site, and another for another session', async () => {
+      const agentOf = async (url: string, session: number) =>
+        (json(await send(fetchRequest(url, {}, { session_id: session }))) as unknown as EchoedRequest).headers['user-agent'];
+      const first = await agentOf(web.url('echo.test', '/echo'), 1);
+      expect(await agentOf(web.url('echo.test', '/echo/other'), 1)).toBe(first);
+      expect(first).toBe(testIdentities.identityFor({ tenantId: TENANT_ID, sessionId: 1, domain: 'any', device: 'desktop' }).userAgent);
+      const sessions = await Promise.all([2, 3, 4, 5].map((session) => agentOf(web.url('echo.test', '/echo'), session)));
+      expect(new Set([first, ...sessions]).size).toBeGreaterThan(1);
+    });
+
+    it('sends a phone’s user agent for device=mobile', async () => {
       const echoed = json(await send(fetchRequest(web.url('echo.test', '/echo'), {}, { device: 'mobile' }))) as unknown as EchoedRequest;
-      expect(echoed.headers).toMatchObject({
-        'user-agent': expect.stringContaining('Mobile Safari/'),
-        'sec-ch-ua-mobile': '?1',
-        'sec-ch-ua-platform': MOBILE_BROWSER_HEADERS['sec-ch-ua-platform'],
-      });
+      expect(echoed.headers['user-agent']).toMatch(/Android .* Chrome\/156\.0\.0\.0 Mobile Safari\//);
+      expect(echoed.headers).not.toHaveProperty('sec-ch-ua-mobile');
     });
 
     it('forwards a POST body, its content type and the caller’s headers over the browser’s', async () => {

@@ -1,4 +1,3 @@
-import type { Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import * as zlib from 'node:zlib';
 import { EgressError, EgressErrorCode } from './errors';
@@ -8,14 +7,14 @@ import { EgressError, EgressErrorCode } from './errors';
  * `maxBytes`: a hostile server must not make a worker buffer gigabytes.
  */
 export async function readCappedBody(
-  body: Readable,
+  body: AsyncIterable<Buffer> & { destroy(): void },
   maxBytes: number,
   declaredLength: string | undefined,
 ): Promise<Buffer> {
   if (declaredLength !== undefined && Number(declaredLength) > maxBytes) throw tooLarge(body, maxBytes);
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of body as AsyncIterable<Buffer>) {
+  for await (const chunk of body) {
     size += chunk.length;
     if (size > maxBytes) throw tooLarge(body, maxBytes);
     chunks.push(chunk);
@@ -23,7 +22,7 @@ export async function readCappedBody(
   return Buffer.concat(chunks, size);
 }
 
-function tooLarge(body: Readable, maxBytes: number): EgressError {
+function tooLarge(body: { destroy(): void }, maxBytes: number): EgressError {
   body.destroy();
   return new EgressError(EgressErrorCode.BodyTooLarge, `The response body is larger than ${maxBytes} bytes`);
 }

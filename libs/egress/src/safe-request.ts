@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { request, type Agent, type Dispatcher } from 'undici';
+import { request, type Agent } from 'undici';
 import { enforcesPolicy } from './egress-agent';
 import type { EgressPolicy } from './egress-policy';
 import { EgressError, EgressErrorCode } from './errors';
@@ -9,8 +9,17 @@ import { isIpLiteral } from './url-normalization';
 export interface SafeRequestOptions {
   /** Default: GET. */
   method?: string;
-  /** Request headers; `accept-encoding: gzip, deflate, br` is added unless set here. */
+  /** Request headers; `accept-encoding: gzip, deflate, br` is added unless set here (or `wireHeaders` is given). */
   headers?: Record<string, string>;
+  /**
+   * Writes each hop's headers as sent, in order (a flat `[name, value, …]` list), from `headers` as
+   * they stand at that hop (origin-bound and body headers already dropped where a redirect requires).
+   * For a client that must send its headers in a browser's order and case, and decide per hop what
+   * the hop's scheme allows. Default: `headers` as an object, with `accept-encoding` added.
+   */
+  wireHeaders?: (target: URL, headers: Record<string, string>) => string[];
+  /** The sender of a hop, when not undici (see {@link HopSender}); asked per hop. Default: undici for every hop. */
+  senderFor?: (target: URL) => HopSender | undefined;
   body?: string | Buffer;
   /** Redirects followed before giving up with `TooManyRedirects`. Default: 10. */
   maxRedirects?: number;
@@ -25,6 +34,33 @@ export interface SafeRequestOptions {
    * socket is released) and `body` is empty. Default: every body is read.
    */
   acceptBody?: (contentType: string | undefined) => boolean;
+}
+
+/**
+ * Sends one hop of a `safeRequest` another way than undici's (a client that must speak like a
+ * browser over TLS). It must apply the egress policy at connect time itself, answer the hop as is
+ * (never follow a redirect) and stop when `signal` aborts; `safeRequest` keeps the redirect rules.
+ */
+export interface HopSender {
+  send(target: URL, init: HopInit): Promise<HopResponse>;
+}
+
+export interface HopInit {
+  method: string;
+  /** As `wireHeaders` wrote them (a flat `[name, value, …]` list), or the header object. */
+  headers: string[] | Record<string, string>;
+  body?: string | Buffer;
+  signal: AbortSignal;
+}
+
+/** One hop's answer, in undici's shape. */
+export interface HopResponse {
+  statusCode: number;
+  headers: IncomingHttpHeaders;
+  /** Read once; `destroy()` stops the download (a body over the cap). */
+  body: AsyncIterable<Buffer> & { destroy(): void; dump(): Promise<void> };
+  /** True when the sender already undid `content-encoding` (the header is kept, as sent). */
+  decoded?: boolean;
 }
 
 export interface SafeResponse {
@@ -91,12 +127,19 @@ export async function safeRequest(
   else options.signal?.addEventListener('abort', onCallerAbort, { once: true });
   let method = (options.method ?? 'GET').toUpperCase();
   let body = options.body;
-  let headers = withAcceptEncoding(options.headers ?? {});
+  const { wireHeaders } = options;
+  let headers = wireHeaders ? lowerCased(options.headers ?? {}) : withAcceptEncoding(options.headers ?? {});
   const redirectChain: string[] = [];
   try {
     for (;;) {
-      await checkHop(policy, agent, target);
-      const response = await request(target, { dispatcher: agent, method, headers, body, signal });
+      const sender = options.senderFor?.(target);
+      // A sender applies the policy at connect time itself; the scheme is checked here for every hop.
+      if (sender) assertWebScheme(target);
+      else await checkHop(policy, agent, target);
+      const sent = wireHeaders ? wireHeaders(target, headers) : headers;
+      const response: HopResponse = sender
+        ? await sender.send(target, { method, headers: sent, body, signal })
+        : await request(target, { dispatcher: agent, method, headers: sent, body, signal });
       const location = REDIRECT_STATUSES.has(response.statusCode) ? first(response.headers.location) : undefined;
       if (location === undefined) {
         const final = await readFinalResponse(response, method, maxBodyBytes, options.acceptBody);
@@ -132,7 +175,7 @@ export async function safeRequest(
 type FinalResponse = Omit<SafeResponse, 'url' | 'redirectChain'>;
 
 async function readFinalResponse(
-  response: Dispatcher.ResponseData,
+  response: HopResponse,
   method: string,
   maxBodyBytes: number,
   acceptBody: SafeRequestOptions['acceptBody'],
@@ -143,8 +186,10 @@ async function readFinalResponse(
     await response.body.dump();
     return { status: response.statusCode, headers, contentType, body: Buffer.alloc(0) };
   }
-  const raw = await readCappedBody(response.body, maxBodyBytes, first(response.headers['content-length']));
-  const body = await decodeBody(raw, first(response.headers['content-encoding']), maxBodyBytes);
+  // A decoding sender's content-length is the encoded size, and its bytes are already decoded.
+  const declared = response.decoded ? undefined : first(response.headers['content-length']);
+  const raw = await readCappedBody(response.body, maxBodyBytes, declared);
+  const body = response.decoded ? raw : await decodeBody(raw, first(response.headers['content-encoding']), maxBodyBytes);
   return { status: response.statusCode, headers, contentType, body };
 }
 
@@ -157,7 +202,13 @@ async function checkHop(policy: EgressPolicy, agent: Agent, target: URL): Promis
   // The agent's lookup never runs for a literal IP, and a foreign agent has no such lookup at all.
   if (isIpLiteral(target.hostname) || !enforcesPolicy(agent, policy)) {
     await policy.assertUrlAllowed(target);
-  } else if (target.protocol !== 'http:' && target.protocol !== 'https:') {
+  } else {
+    assertWebScheme(target);
+  }
+}
+
+function assertWebScheme(target: URL): void {
+  if (target.protocol !== 'http:' && target.protocol !== 'https:') {
     const message = `Only http and https URLs can be fetched, not ${target.protocol}`;
     throw new EgressError(EgressErrorCode.InvalidUrl, message);
   }
@@ -184,6 +235,12 @@ function classifyNetworkError(error: unknown, host: string): unknown {
 function withAcceptEncoding(headers: Record<string, string>): Record<string, string> {
   // A plain loop: the entries/fromEntries/spread version showed up in the worker's profile.
   const result: Record<string, string> = { 'accept-encoding': 'gzip, deflate, br' };
+  for (const name of Object.keys(headers)) result[name.toLowerCase()] = headers[name];
+  return result;
+}
+
+function lowerCased(headers: Record<string, string>): Record<string, string> {
+  const result: Record<string, string> = {};
   for (const name of Object.keys(headers)) result[name.toLowerCase()] = headers[name];
   return result;
 }

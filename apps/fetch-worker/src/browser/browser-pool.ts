@@ -243,12 +243,7 @@ export class BrowserPool {
           'createBrowserContext',
         );
         page = await withTimeout(context.newPage(), this.callTimeoutMs, 'newPage');
-        // A page that may serve the tenant again fetches afresh each time, as a new context would:
-        // a price watched every minute must not come from an hour-long cache entry.
-        if (key !== undefined) {
-          activity = trackActivity(page);
-          await withTimeout(page.setCacheEnabled(false), this.callTimeoutMs, 'setCacheEnabled');
-        }
+        if (key !== undefined) activity = trackActivity(page);
       }
       return await work({
         page,

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import puppeteer, { type Browser } from 'puppeteer-core';
 import { BrowserError, BrowserErrorCode } from './browser.errors';
+import { STEALTH_FLAGS } from './identity-emulation';
 import { killProcessGroup } from './process-group';
 import { withTimeout } from './with-timeout';
 
@@ -27,6 +28,7 @@ export const CHROMIUM_FLAGS = [
   // navigating in turn it kills and starts one at nearly every load (measured: ~30 % of the CPU
   // of rendering a small page here). A server gains nothing from it.
   '--disable-features=SpareRendererForSitePerProcess',
+  ...STEALTH_FLAGS,
 ] as const;
 
 export interface ChromiumLaunchOptions {

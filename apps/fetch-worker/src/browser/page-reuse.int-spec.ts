@@ -8,6 +8,7 @@ import { fixtureHostMap, startFixtureWeb, type FixtureWeb } from '../../../../te
 import { EgressProxy } from '../egress-proxy';
 import { BrowserPool } from './browser-pool';
 import { renderPage } from './render-page';
+import { testIdentity } from '../identity/identity.test-support';
 
 jest.setTimeout(60_000);
 
@@ -331,7 +332,7 @@ describe('BrowserPool page reuse', () => {
           reused: lease.reused,
           result: await renderPage(
             lease,
-            { url, method: verb, headers: {}, body: Buffer.from('a=1'), options: { json_response: false, window_width }, deadlineAt: Date.now() + 40_000 },
+            { url, method: verb, headers: {}, body: Buffer.from('a=1'), options: { json_response: false, window_width }, deadlineAt: Date.now() + 40_000, identity: testIdentity() },
             { commitTimeoutMs: 1_000 },
           ),
         }));

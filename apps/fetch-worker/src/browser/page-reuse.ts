@@ -118,6 +118,10 @@ export async function parkPage(target: ReusablePage, timeoutMs: number): Promise
     withTimeout(cdp.send('Page.resetNavigationHistory'), timeoutMs, 'reset history'),
     // From a page's session this clears the cookies of its context only (checked), all domains.
     withTimeout(cdp.send('Network.clearBrowserCookies'), timeoutMs, 'clear cookies'),
+    // The next request fetches afresh, as a new context would (a price watched every minute must
+    // not come from an hour-long cache entry). Not by disabling the cache: that sends
+    // `pragma: no-cache` with every request, which no person's browser does.
+    withTimeout(cdp.send('Network.clearBrowserCache'), timeoutMs, 'clear cache'),
   ];
   if (mainOrigin) {
     steps.push(withTimeout(cdp.send('Storage.clearDataForOrigin', { origin: mainOrigin, storageTypes: STORAGE_TYPES }), timeoutMs, 'clear origin data'));

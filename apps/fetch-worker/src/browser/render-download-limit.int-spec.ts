@@ -5,6 +5,7 @@ import { EgressProxy } from '../egress-proxy';
 import { BrowserErrorCode } from './browser.errors';
 import { BrowserPool } from './browser-pool';
 import { renderPage } from './render-page';
+import { testIdentity } from '../identity/identity.test-support';
 
 jest.setTimeout(60_000);
 
@@ -29,7 +30,7 @@ describe('rendering under a download limit (512 KiB)', () => {
   const render = (url: string) => {
     const deadlineAt = Date.now() + 30_000;
     return pool.withPage({ deadlineAt, reuseKey: 'limit-tests' }, (lease) =>
-      renderPage(lease, { url, method: 'GET', headers: {}, options: { json_response: false }, deadlineAt }, { loadGraceMs: 3_000 }),
+      renderPage(lease, { url, method: 'GET', headers: {}, options: { json_response: false }, deadlineAt, identity: testIdentity() }, { loadGraceMs: 3_000 }),
     );
   };
 

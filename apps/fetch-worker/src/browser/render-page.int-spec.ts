@@ -8,6 +8,7 @@ import { EgressProxy, type UpstreamChooser } from '../egress-proxy';
 import { BrowserErrorCode } from './browser.errors';
 import { BrowserPool } from './browser-pool';
 import { renderPage, type RenderInput, type RenderOptions } from './render-page';
+import { testIdentity } from '../identity/identity.test-support';
 
 jest.setTimeout(60_000);
 
@@ -34,7 +35,7 @@ describe(renderPage.name, () => {
   function render(url: string, options: Partial<RenderOptions> = {}, rest: Partial<RenderInput> = {}, upstream?: UpstreamChooser, reuseKey?: string) {
     const deadlineAt = Date.now() + 30_000;
     return pool.withPage({ deadlineAt, upstream, reuseKey }, (lease) =>
-      renderPage(lease, { url, method: 'GET', headers: {}, options: { ...NO_OPTIONS, ...options }, deadlineAt, ...rest }, { stepTimeoutMs: 2_000, loadGraceMs: 3_000 }),
+      renderPage(lease, { url, method: 'GET', headers: {}, options: { ...NO_OPTIONS, ...options }, deadlineAt, identity: testIdentity(), ...rest }, { stepTimeoutMs: 2_000, loadGraceMs: 3_000 }),
     );
   }
 
@@ -255,15 +256,20 @@ describe(renderPage.name, () => {
     expect(pdf.pdf!.subarray(0, 5).toString('latin1')).toBe('%PDF-');
   });
 
-  it('emulates a mobile device', async () => {
-    const page = await render(web.url('js.test', '/'), {
-      device: 'mobile',
-      js_instructions: [{ evaluate: 'document.body.dataset.ua = navigator.userAgent; document.body.dataset.w = String(window.screen.width)' }],
-    });
-    expect(page.html).toMatch(/data-ua="[^"]*Mobile Safari[^"]*"/);
-    expect(page.html).not.toContain('HeadlessChrome');
+  it("emulates a mobile device: the phone identity's agent and screen", async () => {
+    const phone = testIdentity({ device: 'mobile' });
+    const page = await render(
+      web.url('js.test', '/'),
+      {
+        device: 'mobile',
+        js_instructions: [{ evaluate: 'document.body.dataset.ua = navigator.userAgent; document.body.dataset.w = String(window.screen.width)' }],
+      },
+      { identity: phone },
+    );
+    expect(page.html).toContain(`data-ua="${phone.userAgent}"`);
+    expect(phone.userAgent).toContain('Mobile Safari');
     // A page without a viewport meta lays out at 980 CSS pixels on a phone; the screen is the device's.
-    expect(page.html).toContain('data-w="390"');
+    expect(page.html).toContain(`data-w="${phone.window.innerWidth}"`);
   });
 
   it('routes the page through the upstream proxy chosen for its context', async () => {

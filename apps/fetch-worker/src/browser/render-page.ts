@@ -1,6 +1,7 @@
 import type { Cookie, Frame, HTTPRequest, HTTPResponse, Page } from 'puppeteer-core';
 import { EgressErrorCode } from '@trawl/egress';
 import type { FetchOptionsV1, ScreenshotFormat } from '@trawl/contracts';
+import type { BrowserIdentity } from '../identity';
 import type { BrowserLease } from './browser-pool';
 import { BrowserError, BrowserErrorCode } from './browser.errors';
 import { imageSize } from './image-size';
@@ -8,7 +9,8 @@ import { leaveParkedUrl } from './page-reuse';
 import { runInstructions, type InstructionsReport } from './js-instructions';
 import { blockedResourceTypes, interceptRequests, WEBSOCKET_STUB } from './request-interception';
 import { toPuppeteerSelector } from './selectors';
-import { viewportFor, userAgentFor } from './viewport';
+import { emulateIdentity } from './identity-emulation';
+import { viewportFor } from './viewport';
 import { withTimeout } from './with-timeout';
 import { XhrRecorder, type CapturedXhr } from './xhr-recorder';
 import type { ProxySessionStats } from '../egress-proxy';
@@ -29,6 +31,8 @@ export interface RenderInput {
   options: RenderOptions;
   /** Epoch ms: the render gives up (`DeadlineExceeded`) when it passes. */
   deadlineAt: number;
+  /** The browser the page presents (user agent, client hints, screen, hardware…). */
+  identity: BrowserIdentity;
 }
 
 export interface RenderSettings {
@@ -90,8 +94,8 @@ export interface RenderedPage {
   egress: ProxySessionStats;
 }
 
-/** What a page was last set to emulate, so a reused page is not set up again. */
-const emulation = new WeakMap<Page, { browserUserAgent: string; userAgent: string; viewportKey: string }>();
+/** The viewport a page was last given (JSON; `null`: the window's own), so a reused page is not set up again. */
+const viewports = new WeakMap<Page, string>();
 
 // Request headers the browser owns; a caller's copy would corrupt the request.
 const NAVIGATION_HEADERS_DROPPED = new Set(['host', 'content-length', 'connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'te', 'trailer', 'expect']);
@@ -120,20 +124,18 @@ export async function renderPage(lease: BrowserLease, input: RenderInput, settin
   const unlessHung = <T>(work: Promise<T>): Promise<T> => (lease.reused ? work.catch(asUnresponsive) : work);
   const setUp = <T>(work: Promise<T>, what: string): Promise<T> => unlessHung(call(work, what));
 
-  const viewport = viewportFor(options);
+  const viewport = viewportFor(options, input.identity);
   // What a later request of the tenant must not inherit: injected scripts, interception and its
   // listeners, recorded calls, a mobile emulation (switching it back reloads the old document).
-  if (options.block_resources?.includes('websocket') || options.json_response || options.js_instructions?.length || viewport.isMobile) {
+  if (options.block_resources?.includes('websocket') || options.json_response || options.js_instructions?.length || viewport?.isMobile) {
     lease.discard();
   }
-  // A reused page keeps its emulation: set only what differs (each call is a DevTools round trip).
-  const emulated = emulation.get(page);
-  const browserUserAgent = emulated?.browserUserAgent ?? (await setUp(page.browser().userAgent(), 'userAgent'));
-  const userAgent = userAgentFor(browserUserAgent, options.device);
-  const viewportKey = JSON.stringify(viewport);
-  if (emulated?.userAgent !== userAgent) await setUp(page.setUserAgent({ userAgent }), 'setUserAgent');
-  if (emulated?.viewportKey !== viewportKey) await setUp(page.setViewport(viewport), 'setViewport');
-  emulation.set(page, { browserUserAgent, userAgent, viewportKey });
+  await setUp(emulateIdentity(page, input.identity, lease.callTimeoutMs), 'emulate identity');
+  // A reused page keeps its viewport: set only what differs (each call is a DevTools round trip).
+  // Without a size asked for, a desktop page is as large as its browser window, as a person's is.
+  const viewportKey = JSON.stringify(viewport ?? null);
+  if ((viewports.get(page) ?? 'null') !== viewportKey) await setUp(page.setViewport(viewport ?? null), 'setViewport');
+  viewports.set(page, viewportKey);
   if (options.block_resources?.includes('websocket')) await setUp(page.evaluateOnNewDocument(WEBSOCKET_STUB), 'evaluateOnNewDocument');
   const intercepting = await setUp(
     interceptRequests(

@@ -5,6 +5,7 @@ import { fixtureHostMap, startFixtureWeb, type FixtureWeb } from '../../../../te
 import { EgressProxy } from '../egress-proxy';
 import { BrowserPool } from './browser-pool';
 import { renderPage } from './render-page';
+import { testIdentity } from '../identity/identity.test-support';
 
 jest.setTimeout(60_000);
 
@@ -51,7 +52,7 @@ describe('WebRTC in rendered pages', () => {
     const page = await pool.withPage({ deadlineAt }, (lease) =>
       renderPage(
         lease,
-        { url: web.url('js.test', '/'), method: 'GET', headers: {}, options: { json_response: false, js_instructions: [{ evaluate: gather }] }, deadlineAt },
+        { url: web.url('js.test', '/'), method: 'GET', headers: {}, options: { json_response: false, js_instructions: [{ evaluate: gather }] }, deadlineAt, identity: testIdentity() },
         { stepTimeoutMs: 5_000, loadGraceMs: 3_000 },
       ),
     );

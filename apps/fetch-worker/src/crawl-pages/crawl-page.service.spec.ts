@@ -8,6 +8,7 @@ import { TargetFetcher } from '../fetch-requests/target-fetcher';
 import { WorkerMetrics } from '../worker.metrics';
 import { CrawlPageFetcher } from './crawl-page-fetcher';
 import { CrawlPageService } from './crawl-page.service';
+import { testIdentities } from '../identity/identity.test-support';
 
 const CRAWL_ID = '6f1c1f4e-6a51-4f55-9a52-3f3c1a9e0b01';
 const START = 'https://example.com/';
@@ -29,7 +30,7 @@ const task = (overrides: Partial<CrawlPageTaskV1> = {}): CrawlPageTaskV1 => ({
 const noCaptcha = { pass: async () => undefined } as unknown as CaptchaPass;
 
 function serviceFor(pages: Record<string, FakePage>, maxResultBytes?: number, engine = new FakeEngine(pages)) {
-  const target = new TargetFetcher({ engines: { http: engine }, captcha: noCaptcha });
+  const target = new TargetFetcher({ engines: { http: engine }, identities: testIdentities, captcha: noCaptcha });
   const fetcher = new CrawlPageFetcher({ target, pageTimeoutMs: 30_000, maxBodyBytes: 10 * 1024 * 1024, metrics: new WorkerMetrics(new Registry()) });
   return new CrawlPageService(fetcher, { maxResultBytes }, pino({ level: 'silent' }));
 }

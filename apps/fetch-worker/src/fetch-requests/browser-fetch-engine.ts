@@ -25,7 +25,15 @@ export class BrowserFetchEngine implements FetchEngine {
     const rendered = await this.pool.withPage({ deadlineAt, signal: request.signal, upstream, reuseKey }, (lease) =>
       renderPage(
         lease,
-        { url: request.url, method: request.method, headers: request.callerHeaders, body: request.body, options: request.options, deadlineAt },
+        {
+          url: request.url,
+          method: request.method,
+          headers: request.callerHeaders,
+          body: request.body,
+          options: request.options,
+          deadlineAt,
+          identity: request.identity,
+        },
         this.settings,
       ),
     );

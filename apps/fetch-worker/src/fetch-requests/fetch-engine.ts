@@ -1,5 +1,6 @@
 import type { Tier } from '@trawl/billing';
 import type { FetchOptionsV1, ScreenshotFormat } from '@trawl/contracts';
+import type { BrowserIdentity } from '../identity';
 import type { ProxyChoice } from '../proxies';
 
 /** One target request of the Fetch API, as an engine gets it. */
@@ -13,9 +14,12 @@ export interface TargetRequest {
   /** Absolute http(s) URL (the egress policy decides at connect time). */
   url: string;
   method: 'GET' | 'POST' | 'PUT';
-  /** Headers for plain HTTP: a Chrome's headers under the caller's (see `targetRequestHeaders`). */
-  headers: Record<string, string>;
-  /** The caller's own headers only (see `callerRequestHeaders`), for a browser's first navigation. */
+  /**
+   * The browser every engine presents for this request (one per session, or per tenant and domain):
+   * its headers for plain HTTP, its overrides in the browser.
+   */
+  identity: BrowserIdentity;
+  /** The caller's own headers only (see `callerRequestHeaders`): over the identity's, in their place. */
   callerHeaders: Record<string, string>;
   body?: Buffer;
   options: FetchOptionsV1;

@@ -13,6 +13,7 @@ import { FetchRequestService } from './fetch-request.service';
 import type { FetchEngineSet } from './fetch-engine.router';
 import { TargetFetcher } from './target-fetcher';
 import type { PageTransforms } from './page-transforms';
+import { testIdentities } from '../identity/identity.test-support';
 
 const OPTIONS: FetchOptionsV1 = { js_render: false, premium_proxy: false, json_response: false, original_status: false };
 
@@ -82,7 +83,7 @@ function recipeSource(recipes: Recipe[]): RecipeSource & { reads: number } {
 const noCaptcha = { pass: () => Promise.resolve(undefined) } as unknown as CaptchaPass;
 
 function service(engines: FetchEngineSet, logger = pino({ level: 'silent' }), recipes?: RecipeSource) {
-  const target = new TargetFetcher({ engines, captcha: noCaptcha });
+  const target = new TargetFetcher({ engines, identities: testIdentities, captcha: noCaptcha });
   return new FetchRequestService(target, transforms, { maxBodyBytes: 10_000 }, new FetchRequestMetrics(new Registry()), logger, recipes);
 }
 
@@ -177,7 +178,8 @@ describe(FetchRequestService.name, () => {
       );
       const [asked] = engine.asked;
       expect(asked).toMatchObject({ method: 'PUT', body: Buffer.from('hello'), maxBodyBytes: 1024 });
-      expect(asked.headers).toMatchObject({ 'x-a': '1', 'content-type': 'application/x-www-form-urlencoded', 'user-agent': expect.stringContaining('Chrome') });
+      expect(asked.callerHeaders).toEqual({ 'x-a': '1', 'content-type': 'application/x-www-form-urlencoded' });
+      expect(asked.identity.userAgent).toContain(' Chrome/156.');
       expect(asked.timeoutMs).toBeGreaterThan(4_000);
       expect(asked.timeoutMs).toBeLessThanOrEqual(5_000);
     });

@@ -5,11 +5,14 @@ import type { EgressPolicy } from '@trawl/egress';
 import type { MessagingConnection } from '@trawl/messaging';
 import type { Logger } from '@trawl/observability';
 import type { Registry } from 'prom-client';
+import { readFileSync } from 'node:fs';
 import { BrowserPool, registerBrowserPoolMetrics } from '../browser';
+import { trustedKeysFlags } from '../browser/trusted-keys';
 import { CaptchaPass } from '../captcha/captcha-pass';
 import { EgressProxy } from '../egress-proxy';
 import { CaptchaSolverClient } from '../captcha/captcha-solver.client';
 import type { FetchWorkerConfig } from '../config';
+import type { IdentityGenerator } from '../identity';
 import type { HttpEngine } from '../page-fetch/http-engine';
 import { NatsSessionBindings, parseProxyPools, ProxyRouter, UpstreamAgents } from '../proxies';
 import { AdaptiveFetcher, CachedDomainTierMemory, NatsDomainTierMemory } from '../stealth';
@@ -33,6 +36,8 @@ export interface FetchRequestWiringDeps {
   agent: Agent;
   /** The HTTP engine: one keep-alive pool for every page the worker loads (closed by `close()`). */
   http: HttpEngine;
+  /** The browser identities of requests (every engine presents the request's). */
+  identities: IdentityGenerator;
   messaging: MessagingConnection;
   topology: MessagingTopology;
   registry: Registry;
@@ -84,7 +89,7 @@ export function wireFetchRequests(deps: FetchRequestWiringDeps): FetchRequestWir
     registerBrowserPoolMetrics(registry, browser.pool);
   }
   const captcha = new CaptchaPass(new CaptchaSolverClient({ policy, agent, pollIntervalMs: config.CAPTCHA_POLL_INTERVAL_MS }));
-  const target = new TargetFetcher({ engines, captcha, proxies, stealth });
+  const target = new TargetFetcher({ engines, identities: deps.identities, captcha, proxies, stealth });
   const settings: FetchRequestSettings = { maxBodyBytes: config.MAX_BODY_BYTES };
   const serverSettings: FetchRequestServerSettings = {
     topology,
@@ -123,6 +128,7 @@ function browsers(config: FetchWorkerConfig, policy: EgressPolicy, logger: Logge
   const pool = new BrowserPool({
     proxy,
     executablePath: config.CHROMIUM_PATH,
+    launch: { extraArgs: config.TLS_EXTRA_CA_FILE ? trustedKeysFlags(readFileSync(config.TLS_EXTRA_CA_FILE, 'utf8')) : [] },
     browsers: config.BROWSERS,
     pagesPerBrowser: config.PAGES_PER_BROWSER,
     retireAfterPages: config.BROWSER_RETIRE_AFTER_PAGES,

@@ -17,13 +17,15 @@ export class HttpFetchEngine implements FetchEngine {
     const response = await this.http.exchange({
       url: request.url,
       method: request.method,
-      headers: request.headers,
+      identity: request.identity,
+      headers: request.callerHeaders,
       body: request.body,
       maxBodyBytes: request.maxBodyBytes,
       acceptBody: request.acceptBody,
       timeoutMs: request.timeoutMs,
       signal: request.signal,
       agent: request.proxy && this.upstream ? this.upstream.agentFor(request.proxy.url) : undefined,
+      upstreamProxyUrl: request.proxy && this.upstream ? request.proxy.url : undefined,
     });
     return {
       tier: request.tier,

@@ -5,6 +5,7 @@ import { parseProxyPools, ProxyRouter } from '../proxies';
 import { AdaptiveFetcher, type DomainTierMemory } from '../stealth';
 import type { FetchEngine, TargetPage, TargetRequest } from './fetch-engine';
 import { TargetCallFactory, TargetFetcher } from './target-fetcher';
+import { testIdentities } from '../identity/identity.test-support';
 
 const CHALLENGE = '<html><head><title>Just a moment...</title></head><body>Checking your browser</body></html>';
 const OPTIONS: FetchOptionsV1 = { js_render: false, premium_proxy: false, json_response: false, original_status: false };
@@ -46,7 +47,7 @@ function engine(status: number, html: string): FetchEngine & { asked: TargetRequ
 }
 
 const noCaptcha = { pass: async () => undefined } as unknown as CaptchaPass;
-const fetcher = (http: FetchEngine, browser?: FetchEngine) => new TargetFetcher({ engines: { http, browser }, captcha: noCaptcha });
+const fetcher = (http: FetchEngine, browser?: FetchEngine) => new TargetFetcher({ engines: { http, browser }, identities: testIdentities, captcha: noCaptcha });
 const stop = () => new AbortController().signal;
 
 describe(TargetFetcher.name, () => {
@@ -77,7 +78,7 @@ describe(TargetFetcher.name, () => {
     describe('with mode=auto', () => {
       const memory: DomainTierMemory = { recall: async () => undefined, remember: async () => undefined };
       const adaptive = (engines: { http: FetchEngine; browser?: FetchEngine }, pools = '') =>
-        new TargetFetcher({ engines, captcha: noCaptcha, stealth: new AdaptiveFetcher({ memory }), proxies: new ProxyRouter(parseProxyPools(pools)) });
+        new TargetFetcher({ engines, identities: testIdentities, captcha: noCaptcha, stealth: new AdaptiveFetcher({ memory }), proxies: new ProxyRouter(parseProxyPools(pools)) });
       const tiersAsked = (...engines: (FetchEngine & { asked: TargetRequest[] })[]) => engines.flatMap((e) => e.asked.map((a) => a.tier));
 
       it('does not escalate to premium without a premium pool: it would be the same request, billed 10', async () => {

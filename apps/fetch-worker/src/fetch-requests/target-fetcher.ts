@@ -1,23 +1,24 @@
 import { Tier } from '@trawl/billing';
 import type { FetchRequestV1 } from '@trawl/contracts';
 import { CaptchaPass, ChallengedPage } from '../captcha/captcha-pass';
+import type { BrowserIdentity, IdentityGenerator } from '../identity';
 import type { ProxyRouter } from '../proxies';
 import { AdaptiveFetcher, BlockDetector, stealthDomainOf, type FetchTier } from '../stealth';
 import { isHtmlPage, pageText } from '../page-fetch/page-text';
 import type { TargetPage, TargetRequest } from './fetch-engine';
 import { engineFor, FetchEngineSet, requestedTier } from './fetch-engine.router';
 import { FetchRequestError } from './fetch-request.errors';
-import { callerRequestHeaders, targetRequestHeaders } from './target-request-headers';
+import { callerRequestHeaders } from './target-request-headers';
 
-/** One request to the target, before the tier and proxy of an attempt are known. */
-export type TargetCall = Omit<TargetRequest, 'tier' | 'proxy'>;
+/** One request to the target, before the tier, proxy and identity of an attempt are known. */
+export type TargetCall = Omit<TargetRequest, 'tier' | 'proxy' | 'identity'>;
 
 /** Builds the target request for a URL, method, caller headers and body (deadline and caps included). */
 export type TargetCallFactory = (url: string, method: TargetRequest['method'], headers: Record<string, string>, body?: Buffer) => TargetCall;
 
 /**
- * The target calls of one Fetch request (the page, and a CAPTCHA answer's submission): a browser's
- * headers under the caller's, the request's options, at most `maxBodyBytes`, within what is left of
+ * The target calls of one Fetch request (the page, and a CAPTCHA answer's submission): the caller's
+ * headers (the identity's browser adds its own), the request's options, at most `maxBodyBytes`, within what is left of
  * its deadline less `marginMs` (the answer's way back), stopped by `stop`, reading the bodies
  * `acceptBody` wants (default: all).
  */
@@ -32,7 +33,6 @@ export function targetCallsOf(
     tenantId: request.tenant_id,
     url,
     method,
-    headers: targetRequestHeaders(headers, payload !== undefined, request.options.device),
     callerHeaders: callerRequestHeaders(headers, payload !== undefined),
     body: payload,
     options: request.options,
@@ -45,6 +45,8 @@ export function targetCallsOf(
 
 export interface TargetFetcherDeps {
   engines: FetchEngineSet;
+  /** The browser identities requests present (per session, or per tenant and domain). */
+  identities: IdentityGenerator;
   captcha: CaptchaPass;
   /** Upstream proxy pools; without them every tier egresses directly. */
   proxies?: ProxyRouter;
@@ -75,11 +77,21 @@ export class TargetFetcher {
    */
   async fetch(request: FetchRequestV1, call: TargetCallFactory, stop: AbortSignal): Promise<TargetPage> {
     const { options } = request;
+    const domain = stealthDomainOf(request.url);
+    // One browser for every tier and attempt of the request: a site that sees the basic attempt and
+    // the rendered one sees the same browser.
+    const identity = this.deps.identities.identityFor({
+      tenantId: request.tenant_id,
+      sessionId: options.session_id,
+      domain,
+      device: options.device ?? 'desktop',
+      country: options.proxy_country,
+    });
     if (options.mode === 'auto' && this.deps.stealth) {
       const adaptive = await this.deps.stealth.fetch(
-        stealthDomainOf(request.url),
+        domain,
         async (tier) => {
-          const page = await this.attempt(request, call, tier as Tier, stop);
+          const page = await this.attempt(request, call, tier as Tier, identity, stop);
           return { result: page, page: { status: page.status, contentType: page.contentType, html: observedHtml(page), headers: page.headers } };
         },
         // Only the premium pools have countries (fetch-details: proxy_country with mode=auto).
@@ -88,7 +100,7 @@ export class TargetFetcher {
       return { ...adaptive.result, tier: adaptive.tier as Tier };
     }
     const tier = requestedTier(options);
-    const page = await this.attempt(request, call, tier, stop);
+    const page = await this.attempt(request, call, tier, identity, stop);
     // A tenant who asked for the target's own answer gets it, challenge or not.
     const asIs = options.original_status || options.allowed_status_codes?.includes(page.status);
     if (asIs || !this.isChallenge(page, tier)) return page;
@@ -124,7 +136,7 @@ export class TargetFetcher {
     return plan ? tiers.filter((tier) => plan.includes(tier)) : tiers;
   }
 
-  private async attempt(request: FetchRequestV1, call: TargetCallFactory, tier: Tier, stop: AbortSignal): Promise<TargetPage> {
+  private async attempt(request: FetchRequestV1, call: TargetCallFactory, tier: Tier, identity: BrowserIdentity, stop: AbortSignal): Promise<TargetPage> {
     const engine = engineFor(this.deps.engines, tier);
     const proxy = await this.deps.proxies?.choose({
       tier: tier as FetchTier,
@@ -132,7 +144,7 @@ export class TargetFetcher {
       sessionId: request.options.session_id,
       tenantId: request.tenant_id,
     });
-    const send = (target: TargetCall): Promise<TargetPage> => engine.fetch({ ...target, tier, proxy });
+    const send = (target: TargetCall): Promise<TargetPage> => engine.fetch({ ...target, tier, proxy, identity });
     const page = await send(call(request.url, request.method, request.headers, request.body_base64 === undefined ? undefined : Buffer.from(request.body_base64, 'base64')));
     const passed = await this.deps.captcha.pass(
       challenged(page),

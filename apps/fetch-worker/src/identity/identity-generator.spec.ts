@@ -1,4 +1,5 @@
 import { IdentityGenerator, type IdentityRequest } from './identity-generator';
+import { isDesktopScreen } from './screens';
 
 const ENGINE = { major: 156, fullVersion: '156.0.8078.108' };
 
@@ -54,11 +55,9 @@ describe(IdentityGenerator.name, () => {
         if (identity.os === 'windows') expect(identity.webgl.renderer).toMatch(/Direct3D|D3D11/);
         if (identity.os === 'linux') expect(identity.userAgentData.platformVersion).toBe('');
         const { screen, window } = identity;
-        // Windows' maximised windows overhang the screen by their borders (8 px each side), as real ones do.
-        expect(window.outerWidth).toBeLessThanOrEqual(screen.width + 16);
-        expect(window.outerHeight).toBeLessThanOrEqual(screen.height + 16);
-        expect(window.innerWidth).toBeLessThanOrEqual(screen.availWidth);
-        expect(window.innerHeight).toBeLessThan(window.outerHeight);
+        expect(isDesktopScreen(screen.width, screen.height)).toBe(true);
+        expect(window).toEqual({ outerWidth: screen.availWidth, outerHeight: screen.availHeight, innerWidth: screen.availWidth, innerHeight: screen.availHeight - 87 });
+        expect(screen.availHeight).toBeLessThan(screen.height);
         expect(identity.hardwareConcurrency).toBeGreaterThanOrEqual(2);
         expect([0.25, 0.5, 1, 2, 4, 8, 16, 32]).toContain(identity.deviceMemory);
       }

@@ -3,6 +3,7 @@ import { FingerprintGenerator, type Fingerprint } from 'fingerprint-generator';
 import type { BrowserIdentity, IdentityOs } from './browser-identity';
 import { chromeBrands } from './brands';
 import { languagesFor, timezoneFor, DEFAULT_COUNTRY } from './locale';
+import { BROWSER_UI_HEIGHT, isDesktopScreen, SCREEN_BAR_HEIGHT } from './screens';
 import { seededRandom, withMathRandom, type Random } from './seeded-random';
 
 /** The browser engine the identities claim: the Chromium that really renders (`chromium --version`). */
@@ -49,14 +50,6 @@ const NAVIGATOR_PLATFORM: Record<IdentityOs, RegExp> = {
 
 // Software renderers and virtual machines' GPUs are what bots run on; the dataset has a few of them.
 const BOT_GPU = /SwiftShader|llvmpipe|Basic Render Driver|VMware|VirtualBox|Parallels|OffScreen/i;
-
-// Height of a maximised Chrome's own UI (tabs, address bar) above the page, CSS px: a viewport as tall
-// as the window is a headless tell.
-const BROWSER_UI_HEIGHT: Record<Exclude<IdentityOs, 'android'>, readonly [number, number]> = {
-  windows: [79, 87],
-  macos: [79, 87],
-  linux: [82, 90],
-};
 
 // Apple silicon has a fixed number of cores per chip; the dataset draws cores apart from the GPU.
 const APPLE_CORES: Record<string, readonly number[]> = {
@@ -131,9 +124,8 @@ export class IdentityGenerator {
     const architecture = mobile ? '' : os === 'macos' && /Apple M\d/.test(gpu) ? 'arm' : 'x86';
     const chip = /Apple (M\d(?: Pro| Max| Ultra)?)\b/.exec(gpu)?.[1];
     const cores = chip ? APPLE_CORES[chip] : undefined;
-    const outerWidth = screen.outerWidth > 0 ? screen.outerWidth : screen.availWidth;
-    const outerHeight = screen.outerHeight > 0 ? screen.outerHeight : screen.availHeight;
-    const innerHeight = mobile ? screen.height - between(random, 56, 80) : outerHeight - between(random, ...BROWSER_UI_HEIGHT[os as Exclude<IdentityOs, 'android'>]);
+    // A desktop window fills the screen above the system's bar, as a maximised one does.
+    const availHeight = mobile ? screen.availHeight : screen.height - SCREEN_BAR_HEIGHT;
     const languages = languagesFor(country);
     return {
       id: createHash('sha256').update(seed).digest('base64url').slice(0, 12),
@@ -160,16 +152,15 @@ export class IdentityGenerator {
       screen: {
         width: screen.width,
         height: screen.height,
-        availWidth: screen.availWidth,
-        availHeight: screen.availHeight,
-        availTop: screen.availTop ?? 0,
-        availLeft: screen.availLeft ?? 0,
+        availWidth: mobile ? screen.availWidth : screen.width,
+        availHeight,
+        availTop: 0,
+        availLeft: 0,
         colorDepth: screen.colorDepth,
       },
       window: mobile
-        ? { outerWidth: screen.width, outerHeight: screen.height, innerWidth: screen.width, innerHeight }
-        : // A maximised window on Windows overhangs the screen by its 8 px borders; the page does not.
-          { outerWidth, outerHeight, innerWidth: Math.min(outerWidth, screen.availWidth), innerHeight },
+        ? { outerWidth: screen.width, outerHeight: screen.height, innerWidth: screen.width, innerHeight: screen.height - between(random, 56, 80) }
+        : { outerWidth: screen.width, outerHeight: availHeight, innerWidth: screen.width, innerHeight: availHeight - BROWSER_UI_HEIGHT },
       hardwareConcurrency: cores ? cores[Math.floor(random() * cores.length)] : nav.hardwareConcurrency,
       deviceMemory: nav.deviceMemory ?? 8,
       maxTouchPoints: mobile ? nav.maxTouchPoints || 5 : 0,
@@ -215,8 +206,7 @@ function osOf(fingerprint: Fingerprint): IdentityOs | undefined {
 /**
  * Whether a sample could be a real Chrome as we render it: the dataset holds some bots and some
  * inconsistent records (a Linux platform on a Mac, a software GPU, headless brands, no memory), and a
- * desktop page is rendered at a device pixel ratio of 1 (so a screenshot's pixels are CSS pixels),
- * which only a screen of ratio 1 explains.
+ * desktop page is rendered at a device pixel ratio of 1 on one of the screens its browser has.
  */
 function plausible(fingerprint: Fingerprint, os: IdentityOs, device: 'desktop' | 'mobile'): boolean {
   const { navigator: nav, screen, videoCard } = fingerprint;
@@ -229,7 +219,9 @@ function plausible(fingerprint: Fingerprint, os: IdentityOs, device: 'desktop' |
   if (!(screen.width > 0 && screen.height > 0 && screen.availWidth > 0 && screen.availHeight > 200)) return false;
   if (os === 'macos' && !/Apple|Intel|AMD|Radeon/.test(videoCard.renderer)) return false;
   if (os === 'windows' && !/Direct3D|D3D11/.test(videoCard.renderer)) return false;
-  if (device === 'desktop' && (screen.devicePixelRatio !== 1 || hints.architecture === '')) return false;
+  // The browser renders at a pixel ratio of 1 (a screenshot's pixels are CSS pixels) on the screens
+  // it was started with.
+  if (device === 'desktop' && (screen.devicePixelRatio !== 1 || hints.architecture === '' || !isDesktopScreen(screen.width, screen.height))) return false;
   return true;
 }
 

@@ -1,36 +1,7 @@
 import type { Agent } from 'undici';
 import { EgressPolicy, safeRequest } from '@trawl/egress';
-
-/**
- * What Chrome 138 on Windows sends for a top-level navigation typed into the address bar. Sites
- * answer a bare client (no accept, no client hints) with bot walls or stripped pages.
- */
-export const BROWSER_HEADERS: Readonly<Record<string, string>> = {
-  'sec-ch-ua': '"Not)A;Brand";v="8", "Chromium";v="138", "Google Chrome";v="138"',
-  'sec-ch-ua-mobile': '?0',
-  'sec-ch-ua-platform': '"Windows"',
-  'upgrade-insecure-requests': '1',
-  'user-agent':
-    'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/138.0.0.0 Safari/537.36',
-  accept:
-    'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,image/apng,*/*;q=0.8,application/signed-exchange;v=b3;q=0.7',
-  'sec-fetch-site': 'none',
-  'sec-fetch-mode': 'navigate',
-  'sec-fetch-user': '?1',
-  'sec-fetch-dest': 'document',
-  // Only what safeRequest can decode: Node 20's zlib has no zstd.
-  'accept-encoding': 'gzip, deflate, br',
-  'accept-language': 'en-US,en;q=0.9',
-  priority: 'u=0, i',
-};
-
-/** The same navigation from Chrome 138 on Android, for `device=mobile` (sites serve their mobile page). */
-export const MOBILE_BROWSER_HEADERS: Readonly<Record<string, string>> = {
-  ...BROWSER_HEADERS,
-  'sec-ch-ua-mobile': '?1',
-  'sec-ch-ua-platform': '"Android"',
-  'user-agent': 'Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/138.0.0.0 Mobile Safari/537.36',
-};
+import { navigationHeaders, type BrowserIdentity } from '../identity';
+import type { ChromeTlsClient } from './chrome-tls-client';
 
 export interface HttpEngineOptions {
   policy: EgressPolicy;
@@ -38,6 +9,11 @@ export interface HttpEngineOptions {
   agent: Agent;
   /** Redirects followed before the page fails with `too_many_redirects`. Default: 10. */
   maxRedirects?: number;
+  /**
+   * HTTPS as Chrome speaks it (its ClientHello and HTTP/2), for every https hop; the engine closes
+   * it on `close()`. Without it https goes through undici, whose TLS is Node's.
+   */
+  tls?: ChromeTlsClient;
 }
 
 /** One request of the Fetch API to a target, as the caller shaped it (method, headers, body). */
@@ -45,7 +21,9 @@ export interface HttpExchangeRequest {
   /** Absolute http(s) URL. */
   url: string;
   method: 'GET' | 'POST' | 'PUT';
-  /** Sent as given (see `targetRequestHeaders` for the browser headers merged under the caller's). */
+  /** The browser the request presents: its navigation headers, in its order, for each hop's scheme. */
+  identity: BrowserIdentity;
+  /** The caller's own headers (see `callerRequestHeaders`), over the identity's in their place. */
   headers: Record<string, string>;
   body?: Buffer;
   /** Largest body read, in bytes, as received and decompressed. */
@@ -54,10 +32,12 @@ export interface HttpExchangeRequest {
   timeoutMs: number;
   signal?: AbortSignal;
   /**
-   * Sends through this dispatcher instead of the engine's own pool: an upstream proxy's agent
-   * (`UpstreamAgents.agentFor`), which keeps the egress policy on the target.
+   * Sends plain HTTP through this dispatcher instead of the engine's own pool: an upstream proxy's
+   * agent (`UpstreamAgents.agentFor`), which keeps the egress policy on the target.
    */
   agent?: Agent;
+  /** The upstream proxy of this request (`agent`'s), for the https hops of the TLS client. */
+  upstreamProxyUrl?: string;
   /**
    * Whether to download the final body, given its Content-Type; one not wanted is discarded unread
    * and `body` is empty (a crawl takes links and kept HTML only from HTML). Default: every body.
@@ -79,7 +59,8 @@ export interface HttpExchangeResponse {
 
 /**
  * Plain HTTP for the `basic` and `premium` tiers (`HttpFetchEngine`): one request as the caller
- * shaped it, through the egress policy, on one keep-alive pool for every page the worker fetches.
+ * shaped it, with the headers of the identity's Chrome in Chrome's order and case, through the
+ * egress policy, on one keep-alive pool for every page the worker fetches.
  */
 export class HttpEngine {
   private closed?: Promise<void>;
@@ -94,9 +75,19 @@ export class HttpEngine {
    * @throws EgressError when the target could not be reached, or its body is over `maxBodyBytes`.
    */
   async exchange(request: HttpExchangeRequest): Promise<HttpExchangeResponse> {
+    const { tls } = this.options;
     const response = await safeRequest(this.options.policy, request.agent ?? this.options.agent, request.url, {
       method: request.method,
       headers: request.headers,
+      // Per hop: a redirect from http to https gains the client hints Chrome sends only to secure
+      // origins, and the TLS client's HTTP/2. Undici decodes what Chrome offers over http, and over
+      // https all but zstd.
+      wireHeaders: (target, headers) => {
+        if (target.protocol !== 'https:') return navigationHeaders(request.identity, target, headers, 'http/1.1');
+        if (tls) return navigationHeaders(request.identity, target, headers, 'h2');
+        return navigationHeaders(request.identity, target, headers, 'http/1.1', 'gzip, deflate, br');
+      },
+      senderFor: (target) => (tls && target.protocol === 'https:' ? tls.senderFor(request.upstreamProxyUrl) : undefined),
       body: request.body,
       maxRedirects: this.options.maxRedirects ?? 10,
       maxBodyBytes: request.maxBodyBytes,
@@ -116,7 +107,7 @@ export class HttpEngine {
 
   /** Cuts pooled connections and anything still loading: callers settle their work before closing. */
   close(): Promise<void> {
-    this.closed ??= this.options.agent.destroy();
+    this.closed ??= Promise.all([this.options.agent.destroy(), this.options.tls?.close()]).then(() => undefined);
     return this.closed;
   }
 }

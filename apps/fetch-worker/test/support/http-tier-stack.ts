@@ -10,6 +10,7 @@ import { TargetFetcher } from '../../src/fetch-requests/target-fetcher';
 import { HttpEngine } from '../../src/page-fetch/http-engine';
 import { NatsSessionBindings, parseProxyPools, ProxyRouter, UpstreamAgents } from '../../src/proxies';
 import { AdaptiveFetcher, NatsDomainTierMemory } from '../../src/stealth';
+import { testIdentities } from '../../src/identity/identity.test-support';
 
 /**
  * The Fetch API's tiers on the HTTP engine against real things: the fixture web, fixture forward
@@ -46,6 +47,7 @@ export function httpTierStack(name: string, proxyNames: string[], pools: (proxie
     stack.memory = await NatsDomainTierMemory.open(messaging.js, buckets[1]!, 60_000);
     stack.target = new TargetFetcher({
       engines: { http: new HttpFetchEngine(stack.http, upstream) },
+      identities: testIdentities,
       captcha: new CaptchaPass(new CaptchaSolverClient({ policy, agent })),
       proxies,
       stealth: new AdaptiveFetcher({ memory: stack.memory }),
