@@ -8,7 +8,7 @@ NODE_MODULES_STAMP := node_modules/.install-stamp
 help:
 	@echo "make run    - set up and run the whole platform locally (Ctrl-C stops it)"
 	@echo "make test   - typecheck, lint and run every test (unit, integration, e2e)"
-	@echo "make bench  - benchmarks (crawl: Trawl vs. Crawlee; fetch: gateway overhead, js_render vs. puppeteer-core; batch: 100k tasks vs. undici, webhook latency)"
+	@echo "make bench  - benchmarks (crawl: Trawl vs. Crawlee; fetch: gateway overhead, js_render vs. puppeteer-core; batch: 100k tasks vs. undici, webhook latency; stealth: detectors and TLS fingerprints vs. puppeteer-core and Chromium)"
 	@echo "make migrate - apply database migrations to DATABASE_URL"
 	@echo "make sdk    - build the publishable TypeScript SDK into dist/packages/sdk (npm publish dist/packages/sdk)"
 	@echo "make image-proof - build the Dockerfile on a local bookworm base with podman and run the gateway and a worker from it (root)"
@@ -64,6 +64,7 @@ bench: setup build
 	node -r ./tools/register-aliases.js dist/bench/batch-bench.js
 	node -r ./tools/register-aliases.js dist/bench/batch-bench.js --only tasks --tasks 20000 --latency-ms 0
 	node -r ./tools/register-aliases.js dist/bench/extract-bench.js
+	node -r ./tools/register-aliases.js dist/bench/stealth-bench.js
 
 # The container image, proven without an image registry: deploy/image/README.md.
 image-proof: services

@@ -1,3 +1,4 @@
+import { BROWSER_UI_HEIGHT, DESKTOP_SCREENS, SCREEN_BAR_HEIGHT } from '../../apps/fetch-worker/src/identity';
 import { closeAll, FixtureProxy, startFixtureProxies } from '../fixtures/proxies';
 import { FixtureWeb, fixtureHostMap, startFixtureWeb } from '../fixtures/web';
 import { EchoedRequest } from '../fixtures/web/sites/echo';
@@ -209,7 +210,14 @@ describe('Fetch API options (e2e)', () => {
         rendered({ url, device: 'mobile', window_width: '412', window_height: '900' }),
       ]);
       expectOk(desktop, mobile, sized, mobileSized);
-      expect([desktop, mobile, sized, mobileSized].map((answer) => textOf(answer, 'viewport'))).toEqual(['1920x1080', '390x844', '1024x700', '412x900']);
+      const [desktopSize, mobileSize, ...sizes] = [desktop, mobile, sized, mobileSized].map((answer) => textOf(answer, 'viewport'));
+      expect(sizes).toEqual(['1024x700', '412x900']);
+      // Without a size, the page is its identity's maximised window: a desktop screen less the
+      // taskbar and Chrome's own bar; a phone's screen less its bars.
+      const windows = DESKTOP_SCREENS.map(({ width, height }) => `${width}x${height - SCREEN_BAR_HEIGHT - BROWSER_UI_HEIGHT}`);
+      expect(windows).toContain(desktopSize);
+      const [phoneWidth, phoneHeight] = (mobileSize ?? '').split('x').map(Number);
+      expect([phoneWidth >= 320 && phoneWidth <= 480, phoneHeight > phoneWidth]).toEqual([true, true]);
       const userAgents = [desktop, mobile, sized, mobileSized].map((answer) => textOf(answer, 'ua') ?? '');
       expect(userAgents[0]).toMatch(/Chrome\/\d+/);
       expect(userAgents[0]).not.toMatch(/Mobile|Android|HeadlessChrome/);

@@ -38,7 +38,7 @@ describe('Fetch API proxy mode (e2e)', () => {
       env: {
         // The certificate as a file path, the key as PEM text: both forms are accepted.
         gateway: { PROXY_MODE_PORT: String(proxyPort), PROXY_MODE_CA_CERT: join(dir, 'ca.crt'), PROXY_MODE_CA_KEY: ca.keyPem },
-        'fetch-worker': { NODE_EXTRA_CA_CERTS: join(dir, 'fixture-tls.crt') },
+        'fetch-worker': { TLS_EXTRA_CA_FILE: join(dir, 'fixture-tls.crt') },
       },
     });
     await platform.start();

@@ -32,17 +32,12 @@ function identityInit(settings: ScriptSettings): void {
     masked.set(proxy, nativeToString.call(fn));
     return proxy;
   };
-  const replaceGetter = (proto: object | undefined, name: string, value: unknown) => {
+  /** Replaces a getter's answer by `answer(native answer)`, computed when it is read. */
+  const replaceGetter = (proto: object | undefined, name: string, answer: (native: unknown) => unknown) => {
     const descriptor = proto && Object.getOwnPropertyDescriptor(proto, name);
     if (!proto || !descriptor?.get) return;
     const get = descriptor.get;
-    Object.defineProperty(proto, name, {
-      ...descriptor,
-      get: wrap(get, (target, self, args) => {
-        Reflect.apply(target, self, args);
-        return value;
-      }),
-    });
+    Object.defineProperty(proto, name, { ...descriptor, get: wrap(get, (target, self, args) => answer(Reflect.apply(target, self, args))) });
   };
   for (const name of ['WebGLRenderingContext', 'WebGL2RenderingContext']) {
     const proto = scope[name]?.prototype as Record<string, unknown> | undefined;
@@ -62,15 +57,16 @@ function identityInit(settings: ScriptSettings): void {
   const worker = scope.document === undefined;
   // The browser holds every screen an identity may have (see screenInfoFlag): one person's screen is
   // not a row of monitors.
-  if (!worker) replaceGetter(scope.Screen?.prototype, 'isExtended', false);
+  if (!worker) replaceGetter(scope.Screen?.prototype, 'isExtended', () => false);
   const navigatorProto = (worker ? scope.WorkerNavigator : scope.Navigator)?.prototype;
-  replaceGetter(navigatorProto, 'deviceMemory', settings.deviceMemory);
+  replaceGetter(navigatorProto, 'deviceMemory', () => settings.deviceMemory);
   if (worker) {
-    replaceGetter(navigatorProto, 'platform', settings.platform);
+    replaceGetter(navigatorProto, 'platform', () => settings.platform);
     // Headless answers `denied` in workers where a browser answers `default` (a secure context's
-    // untouched permission): BotD's headless check compares it with the permissions API.
+    // untouched permission): BotD's headless check compares it with the permissions API. Decided
+    // when read: a worker that still waits for the debugger hangs its page if asked where it is.
     const notification = scope.Notification as object | undefined;
-    if (notification && scope.isSecureContext) replaceGetter(notification, 'permission', 'default');
+    if (notification) replaceGetter(notification, 'permission', (native) => (native === 'denied' && scope.isSecureContext ? 'default' : native));
   }
 }
 

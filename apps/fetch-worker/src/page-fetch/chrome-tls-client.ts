@@ -94,7 +94,7 @@ export class ChromeTlsClient {
       if (failure && failure.at >= started) {
         throw new EgressError(failure.code, `The egress proxy did not connect ${target.host} (${failure.code})`, { cause: error });
       }
-      throw new EgressError(EgressErrorCode.ConnectFailed, `The connection to ${target.host} failed`, { cause: error });
+      throw new EgressError(EgressErrorCode.ConnectFailed, `The connection to ${target.host} failed`, { cause: withTlsCode(error) });
     }
   }
 
@@ -124,6 +124,20 @@ export class ChromeTlsClient {
     }
     return route;
   }
+}
+
+/**
+ * wreq names a refused certificate or a botched handshake by BoringSSL's reason in its message; the
+ * worker tells those apart by Node's error codes (`RESP008`), so the cause gets the matching one.
+ */
+function withTlsCode(error: unknown): unknown {
+  const message = String((error as Error)?.message ?? error);
+  const code = /CERTIFICATE_VERIFY_FAILED|CERT_|certificate/i.test(message)
+    ? 'CERT_UNTRUSTED'
+    : /WRONG_VERSION_NUMBER|HANDSHAKE_FAILURE|TLSV1_ALERT|UNSUPPORTED_PROTOCOL/i.test(message)
+      ? 'EPROTO'
+      : undefined;
+  return code ? Object.assign(new Error(message, { cause: error }), { code }) : error;
 }
 
 function pairs(headers: HopInit['headers']): [string, string][] {
