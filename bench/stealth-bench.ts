@@ -122,15 +122,15 @@ async function main(): Promise<void> {
     };
     const rendered = async (secure: boolean, params: Record<string, string>, extra = '') => {
       const run = `t${uniqueSuffix()}`;
-      // The probe holds its load event until every context reported (wait_for needs js_render).
       await fetchApi({ url: probeUrl(run, secure, extra), ...params });
       return summarise(await reports(run), secure);
     };
     const basic = await fetchApi({ url: front.url('tls.test', '/fingerprint') });
     const basicPrint = JSON.parse(basic.text) as FingerprintAnswer;
     const trawlTls = { ja4: basicPrint.ja4, h2: basicPrint.h2?.akamai ?? `no h2 (${basicPrint.alpnNegotiated})` };
-    const https = await rendered(true, { js_render: 'true' });
-    const plain = await rendered(false, { js_render: 'true' });
+    const https = await rendered(true, { js_render: 'true', wait_for: '#probe-done' });
+    const plain = await rendered(false, { js_render: 'true', wait_for: '#probe-done' });
+    // wait_for needs js_render: the probe holds its load event until every context reported.
     const auto = await rendered(true, { mode: 'auto' }, '&walled=1&hold=1');
     const trawlRow = (client: string, probed: Probed): Row => ({
       client,

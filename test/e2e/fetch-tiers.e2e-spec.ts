@@ -1,16 +1,9 @@
 import type { FixtureWeb } from '../fixtures/web';
 import { EchoedRequest } from '../fixtures/web/sites/echo';
 import { STEALTH_GUARDED_PATH, STEALTH_TEXTS } from '../fixtures/web/sites/stealth';
-import { checkedFetch } from '../support/api-document';
+import { callFetchApi, creditsOf, type FetchAnswer } from '../support/fetch-api-call';
 import type { Platform } from '../support/platform';
 import { tiersPlatform } from '../support/tiers-platform.test-support';
-
-interface FetchAnswer {
-  status: number;
-  headers: Headers;
-  text: string;
-  bytes: Buffer;
-}
 
 /**
  * Fetch API tiers end to end: real Chromium in the worker, fixture forward proxies as the standard
@@ -28,12 +21,8 @@ describe('Fetch API tiers (e2e)', () => {
     apiKey = (await platform.createTenant()).api_key;
   });
 
-  async function fetchApi(params: Record<string, string>): Promise<FetchAnswer> {
-    const res = await checkedFetch(`${platform.gatewayUrl}/v1/?${new URLSearchParams({ apikey: apiKey, ...params }).toString()}`);
-    const bytes = Buffer.from(await res.arrayBuffer());
-    return { status: res.status, headers: res.headers, text: bytes.toString('utf8'), bytes };
-  }
-  const credits = (answer: FetchAnswer) => Number(answer.headers.get('x-request-credits'));
+  const fetchApi = (params: Record<string, string>) => callFetchApi(platform, apiKey, params);
+  const credits = creditsOf;
   const via = (answer: FetchAnswer) => (JSON.parse(answer.text) as EchoedRequest).headers['x-fixture-via'];
 
   it('bills basic 1 and premium_proxy 10 credits, through the standard and premium pools', async () => {

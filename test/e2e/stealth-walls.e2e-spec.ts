@@ -1,14 +1,8 @@
 import type { FixtureWeb } from '../fixtures/web';
 import { AKAMAI_DENIED_PATH, BOT_WALL_PATH, BOT_WALLS, type BotWallName } from '../fixtures/web/sites/bot-walls';
-import { checkedFetch } from '../support/api-document';
+import { callFetchApi, creditsOf } from '../support/fetch-api-call';
 import type { Platform } from '../support/platform';
 import { tiersPlatform } from '../support/tiers-platform.test-support';
-
-interface FetchAnswer {
-  status: number;
-  headers: Headers;
-  text: string;
-}
 
 /**
  * The interstitials of the common anti-bot services (issue 29, point 4), through the public Fetch
@@ -26,11 +20,8 @@ describe('Anti-bot walls (e2e)', () => {
     apiKey = (await platform.createTenant()).api_key;
   });
 
-  async function fetchApi(params: Record<string, string>): Promise<FetchAnswer> {
-    const res = await checkedFetch(`${platform.gatewayUrl}/v1/?${new URLSearchParams({ apikey: apiKey, ...params }).toString()}`);
-    return { status: res.status, headers: res.headers, text: await res.text() };
-  }
-  const credits = (answer: FetchAnswer) => Number(answer.headers.get('x-request-credits'));
+  const fetchApi = (params: Record<string, string>) => callFetchApi(platform, apiKey, params);
+  const credits = creditsOf;
   const walls = Object.keys(BOT_WALLS) as BotWallName[];
 
   it.each(walls)('answers REQS002, free, when the basic tier meets the %s wall', async (name) => {

@@ -11,7 +11,7 @@ import { readEngineVersion } from '../../apps/fetch-worker/src/identity';
 import { allTells, PROBE_CONTEXTS, StealthProbe, type ProbeReport, type ProbeRun } from '../fixtures/stealth-probe';
 import { makeLeafCert, startTlsFront, type FingerprintAnswer, type TlsFingerprint, type TlsFront } from '../fixtures/tls-front';
 import { fixtureHostMap } from '../fixtures/web';
-import { checkedFetch } from '../support/api-document';
+import { callFetchApi, creditsOf } from '../support/fetch-api-call';
 import { freePort, Platform } from '../support/platform';
 import { runCa } from '../support/run-ca';
 import { uniqueSuffix, waitFor } from '@trawl/testing';
@@ -93,10 +93,7 @@ describe('Stealth (e2e)', () => {
     }
   }
 
-  async function fetchApi(params: Record<string, string>): Promise<{ status: number; headers: Headers; text: string }> {
-    const res = await checkedFetch(`${platform.gatewayUrl}/v1/?${new URLSearchParams({ apikey: apiKey, ...params }).toString()}`);
-    return { status: res.status, headers: res.headers, text: await res.text() };
-  }
+  const fetchApi = (params: Record<string, string>) => callFetchApi(platform, apiKey, params);
 
   /** The probe page's URL for a run, over HTTPS (the TLS front) or HTTP, its cross-site frame alike. */
   function probeUrl(run: string, secure: boolean, extra = ''): string {
@@ -154,7 +151,7 @@ describe('Stealth (e2e)', () => {
     const run = `r${uniqueSuffix()}`;
     // No wait_for: it needs js_render. The probe holds its load event until every context reported.
     const answer = await fetchApi({ url: probeUrl(run, true, '&walled=1&hold=1'), mode: 'auto' });
-    expect([answer.status, Number(answer.headers.get('x-request-credits'))]).toEqual([200, 5]);
+    expect([answer.status, creditsOf(answer)]).toEqual([200, 5]);
     const probed = await waitFor(() => (PROBE_CONTEXTS.every((context) => probe.run(run).reports[context]) ? probe.run(run) : undefined), { what: run });
     expect(allTells(probed, true)).toEqual(clean);
   }, 60_000);
