@@ -78,5 +78,12 @@ describe(IdentityGenerator.name, () => {
       expect(phone.userAgentData).toMatchObject({ mobile: true, platform: 'Android', architecture: '', bitness: '' });
       expect(phone.maxTouchPoints).toBeGreaterThan(0);
     });
+
+    it('draws only upright phone screens for device=mobile (the dataset also holds tablets)', () => {
+      for (let session = 0; session < 300; session++) {
+        const { screen } = generator.identityFor(request({ device: 'mobile', sessionId: session }));
+        expect({ session, upright: screen.width >= 320 && screen.width <= 480 && screen.height >= 640 && screen.height <= 1000 }).toEqual({ session, upright: true });
+      }
+    });
   });
 });

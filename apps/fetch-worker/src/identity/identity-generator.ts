@@ -219,6 +219,8 @@ function plausible(fingerprint: Fingerprint, os: IdentityOs, device: 'desktop' |
   if (!(screen.width > 0 && screen.height > 0 && screen.availWidth > 0 && screen.availHeight > 200)) return false;
   if (os === 'macos' && !/Apple|Intel|AMD|Radeon/.test(videoCard.renderer)) return false;
   if (os === 'windows' && !/Direct3D|D3D11/.test(videoCard.renderer)) return false;
+  // A phone held upright: the dataset's "mobile" holds some tablets and bogus screens.
+  if (device === 'mobile' && !(screen.width >= 320 && screen.width <= 480 && screen.height >= 640 && screen.height <= 1000)) return false;
   // The browser renders at a pixel ratio of 1 (a screenshot's pixels are CSS pixels) on the screens
   // it was started with.
   if (device === 'desktop' && (screen.devicePixelRatio !== 1 || hints.architecture === '' || !isDesktopScreen(screen.width, screen.height))) return false;
