@@ -1,4 +1,5 @@
 import type { FixtureWeb } from '../fixtures/web';
+import { AKAMAI_DENIED_PATH, BOT_WALL_PATH, BOT_WALLS, type BotWallName } from '../fixtures/web/sites/bot-walls';
 import { EchoedRequest } from '../fixtures/web/sites/echo';
 import { STEALTH_GUARDED_PATH, STEALTH_TEXTS } from '../fixtures/web/sites/stealth';
 import { callFetchApi, creditsOf, type FetchAnswer } from '../support/fetch-api-call';
@@ -122,5 +123,35 @@ describe('Fetch API tiers (e2e)', () => {
     expect(answer.status).toBe(400);
     expect(JSON.parse(answer.text)).toMatchObject({ code: 'REQS002' });
     expect(credits(answer)).toBe(0);
+  });
+
+  /**
+   * The interstitials of the common anti-bot services (issue 29, point 4): each is recognised as a
+   * block, never billed, and mode=auto escalates past it to the browser, which passes its JavaScript check.
+   */
+  describe('anti-bot walls', () => {
+    const walls = Object.keys(BOT_WALLS) as BotWallName[];
+
+    it.each(walls)('answers REQS002, free, when the basic tier meets the %s wall', async (name) => {
+      const wall = BOT_WALLS[name];
+      const answer = await fetchApi({ url: web.url(wall.host, BOT_WALL_PATH) });
+      expect([answer.status, JSON.parse(answer.text).code, credits(answer)]).toEqual([400, 'REQS002', 0]);
+      expect(answer.text).not.toContain(wall.text);
+    });
+
+    it.each(walls)('with mode=auto, escalates past the %s wall to the browser and bills only js_render', async (name) => {
+      const wall = BOT_WALLS[name];
+      web.resetHits();
+      const answer = await fetchApi({ url: web.url(wall.host, BOT_WALL_PATH), mode: 'auto' });
+      expect([answer.status, credits(answer)]).toEqual([200, 5]);
+      expect(answer.text).toContain(wall.text);
+      // The basic attempt met the wall, the browser met it too, then reloaded with the cookie its script set.
+      expect(web.hits(wall.host, BOT_WALL_PATH)).toBe(3);
+    }, 60_000);
+
+    it('with mode=auto, answers a wall no tier passes with REQS002, free', async () => {
+      const answer = await fetchApi({ url: web.url(BOT_WALLS.akamai.host, AKAMAI_DENIED_PATH), mode: 'auto' });
+      expect([answer.status, JSON.parse(answer.text).code, credits(answer)]).toEqual([400, 'REQS002', 0]);
+    }, 60_000);
   });
 });
