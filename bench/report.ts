@@ -10,7 +10,8 @@ function mib(bytes: number | undefined): string {
   return bytes === undefined ? '—' : `${(bytes / MIB).toFixed(0)} MiB`;
 }
 
-function table(header: string[], rows: string[][]): string {
+/** A Markdown table, columns padded to their widest cell. */
+export function table(header: string[], rows: string[][]): string {
   const widths = header.map((cell, i) => Math.max(cell.length, ...rows.map((row) => row[i].length)));
   const line = (cells: string[]): string => `| ${cells.map((cell, i) => cell.padEnd(widths[i])).join(' | ')} |`;
   return [line(header), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...rows.map(line)].join('\n');

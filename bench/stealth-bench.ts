@@ -21,6 +21,7 @@ import { makeLeafCert, startTlsFront, type FingerprintAnswer, type TlsFront } fr
 import { Platform } from '../test/support/platform';
 import { makeTestCa } from '../test/support/test-ca';
 import { uniqueSuffix, waitFor } from '@trawl/testing';
+import { table } from './report';
 
 const HOSTS = ['probe.test', 'probe-b.test', 'tls.test'];
 
@@ -45,12 +46,6 @@ function summarise(run: ProbeRun, secure: boolean): Probed {
   const tells = allTells(run, secure);
   const bad = Object.entries(tells).filter(([, found]) => found.length > 0);
   return { run, tellCount: bad.length, tellText: bad.map(([context, found]) => `${context}: ${found.join('; ')}`).join(' / ') };
-}
-
-function table(header: string[], rows: string[][]): string {
-  const widths = header.map((cell, i) => Math.max(cell.length, ...rows.map((row) => row[i].length)));
-  const line = (cells: string[]): string => `| ${cells.map((cell, i) => cell.padEnd(widths[i])).join(' | ')} |`;
-  return [line(header), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...rows.map(line)].join('\n');
 }
 
 async function main(): Promise<void> {

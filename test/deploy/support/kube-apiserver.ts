@@ -25,9 +25,23 @@ export interface KubeApiServer {
   stop(): void;
 }
 
-/** The shared folder beside the clone (`<repo>/../shared`), where the kube-apiserver tool lives. */
+/**
+ * The script that starts a kube-apiserver with etcd: `KUBE_APISERVER_START`, else the workplace's
+ * tool beside the clone (`<repo>/../shared/tools/kube-apiserver/start.sh`), which a clone elsewhere
+ * lacks.
+ */
 export function kubeApiServerScript(): string {
-  return resolve(repoRoot, '..', 'shared', 'tools', 'kube-apiserver', 'start.sh');
+  return process.env.KUBE_APISERVER_START ?? resolve(repoRoot, '..', 'shared', 'tools', 'kube-apiserver', 'start.sh');
+}
+
+/**
+ * Why the API server cannot be started here (undefined when it can): suites skip with this message
+ * rather than fail on a machine without the tool.
+ */
+export function kubeApiServerMissing(): string | undefined {
+  const script = kubeApiServerScript();
+  if (existsSync(script)) return undefined;
+  return `no kube-apiserver start script at ${script}: set KUBE_APISERVER_START to a script that takes a folder and starts etcd and kube-apiserver on ETCD_PORT, ETCD_PEER_PORT and KAS_PORT, writing <folder>/kubeconfig and the two pid files`;
 }
 
 /** Starts Kubernetes v1.20.2 with etcd on loopback on free ports (about 5 s); stop() kills both by pid. */

@@ -75,11 +75,6 @@ async function sizeWindow(session: CDPSession, identity: BrowserIdentity, emulat
   emulation.windowSize = size;
 }
 
-/** The identity `emulateIdentity` last gave the page (undefined for a page never given one). */
-export function emulatedIdentity(page: Page): BrowserIdentity | undefined {
-  return emulations.get(page)?.identity;
-}
-
 /**
  * puppeteer's own DevTools session of the page target: the one its frames' and workers' sessions
  * attach under (a session from `page.createCDPSession()` has no children). Not in the public types.
