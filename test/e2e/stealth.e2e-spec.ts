@@ -140,10 +140,11 @@ describe('Stealth (e2e)', () => {
       expect(page.userAgent).toContain(` Chrome/${engineMajor}.0.0.0 `);
     }, 60_000);
 
-    it('leaves a DevTools trace (Runtime.enable) that stock puppeteer cannot avoid: the known gap, not a pass', async () => {
-      // puppeteer-core enables the Runtime domain in every target; see docs/decisions/stealth.md.
+    it('leaves no DevTools trace: Runtime is never enabled, in the page, its frames or their workers', async () => {
       const run = await probeRender(true);
-      expect(run.reports.page?.leak).toBe(true);
+      expect(Object.fromEntries(PROBE_CONTEXTS.map((context) => [context, run.reports[context]?.leak]))).toEqual(
+        Object.fromEntries(PROBE_CONTEXTS.map((context) => [context, false])),
+      );
     }, 60_000);
   });
 

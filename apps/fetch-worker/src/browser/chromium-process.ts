@@ -2,6 +2,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import puppeteer, { type Browser } from 'puppeteer-core';
+import { quietRuntime } from './quiet-runtime';
 import { BrowserError, BrowserErrorCode } from './browser.errors';
 import { STEALTH_FLAGS } from './identity-emulation';
 import { killProcessGroup } from './process-group';
@@ -105,6 +106,8 @@ export class ChromiumProcess {
       });
       const pid = browser.process()?.pid;
       if (pid === undefined) throw new Error('Chromium started without a process id');
+      // Before any page of ours exists: each one's DevTools session then never enables Runtime.
+      quietRuntime(browser);
       return new ChromiumProcess(browser, pid, tempDir, `--user-data-dir=${profileDir}`);
     } catch (error) {
       const pid = browser?.process()?.pid;

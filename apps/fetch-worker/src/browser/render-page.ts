@@ -10,6 +10,7 @@ import { runInstructions, type InstructionsReport } from './js-instructions';
 import { blockedResourceTypes, interceptRequests, WEBSOCKET_STUB } from './request-interception';
 import { toPuppeteerSelector } from './selectors';
 import { emulateIdentity } from './identity-emulation';
+import { documentHtml } from './quiet-runtime';
 import { viewportFor } from './viewport';
 import { withTimeout } from './with-timeout';
 import { XhrRecorder, type CapturedXhr } from './xhr-recorder';
@@ -377,12 +378,12 @@ async function waitForLoad(loaded: Promise<void>, timeoutMs: number, deadlineAt:
   clearTimeout(timer);
 }
 
-/** `page.content()`, retried while the page is between documents (a click that navigated). */
+/** The page's HTML (as `page.content()`), retried while the page is between documents (a click that navigated). */
 async function contentOf(page: Page, timeoutMs: number): Promise<string> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {
-      return await withTimeout(page.content(), Math.max(1, deadline - Date.now()), 'content');
+      return await withTimeout(documentHtml(page.mainFrame()), Math.max(1, deadline - Date.now()), 'content');
     } catch (error) {
       const navigating = /context was destroyed|navigat/i.test(String((error as Error).message));
       if (!navigating || Date.now() >= deadline) throw error;
