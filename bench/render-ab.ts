@@ -10,7 +10,10 @@
  * worker's egress proxy), `park` (proxy, then the page wiped by `parkPage` after each load, as the
  * pool does), `cookies` (the context's cookies read after each load), `nocache` (cache disabled),
  * `wide` (Trawl's 1920×1080 viewport), `pause` (50 ms after each page, as a served page waits for
- * its next request), `engine` (the worker's own BrowserPool and renderPage, one browser of its own).
+ * its next request), `clear` (the HTTP cache cleared after each page, as a parked page's is),
+ * `window` (the window at the largest identity's size, 2560×1313), `identity` (an identity's
+ * overrides and init script, as a render applies them), `engine` (the worker's own BrowserPool and
+ * renderPage, one browser of its own).
  * Each row also splits each side's CPU by Chromium process type.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -20,12 +23,13 @@ import puppeteer, { type Browser } from 'puppeteer-core';
 import { EgressPolicy, parseHostMap } from '@trawl/egress';
 import { BrowserPool, renderPage, type RenderOptions } from '../apps/fetch-worker/src/browser';
 import { CHROMIUM_FLAGS } from '../apps/fetch-worker/src/browser/chromium-process';
+import { emulateIdentity } from '../apps/fetch-worker/src/browser/identity-emulation';
 import { parkPage, trackActivity } from '../apps/fetch-worker/src/browser/page-reuse';
 import { EgressProxy } from '../apps/fetch-worker/src/egress-proxy';
 import { IdentityGenerator, readEngineVersion } from '../apps/fetch-worker/src/identity';
 import { startFixtureWebProcess } from './fixture-web-process';
 
-const VARIANTS = ['plain', 'proxy', 'park', 'cookies', 'nocache', 'wide', 'engine', 'pause'] as const;
+const VARIANTS = ['plain', 'proxy', 'park', 'cookies', 'nocache', 'wide', 'engine', 'pause', 'clear', 'window', 'identity'] as const;
 type Variant = (typeof VARIANTS)[number];
 
 /** User + system CPU seconds of every live process in group `pgid` (reaped children included). */
@@ -131,7 +135,12 @@ async function main(): Promise<void> {
         const context = await side.browser.createBrowserContext(session ? { proxyServer: session.url, proxyBypassList: ['<-loopback>'] } : {});
         const page = await context.newPage();
         const activity = trackActivity(page);
-        const cdp = side.variant === 'park' ? await page.createCDPSession() : undefined;
+        const cdp = side.variant === 'park' || side.variant === 'clear' || side.variant === 'window' ? await page.createCDPSession() : undefined;
+        if (cdp && side.variant === 'window') {
+          const { windowId } = await cdp.send('Browser.getWindowForTarget');
+          await cdp.send('Browser.setWindowBounds', { windowId, bounds: { left: 0, top: 0, width: 2560, height: 1313, windowState: 'normal' } });
+        }
+        if (side.variant === 'identity') await emulateIdentity(page, identity, 10_000);
         if (side.variant === 'nocache') await page.setCacheEnabled(false);
         if (side.variant === 'wide') await page.setViewport({ width: 1920, height: 1080 });
         while (open) {
@@ -139,7 +148,8 @@ async function main(): Promise<void> {
           await page.content();
           if (side.variant === 'cookies') await context.cookies();
           if (side.variant === 'pause') await new Promise((resolve) => setTimeout(resolve, 50));
-          if (cdp && (await parkPage({ context, page, cdp, uses: 0, activity }, 10_000))) throw new Error('the page could not be wiped');
+          if (cdp && side.variant === 'clear') await cdp.send('Network.clearBrowserCache');
+          if (cdp && side.variant === 'park' && (await parkPage({ context, page, cdp, uses: 0, activity }, 10_000))) throw new Error('the page could not be wiped');
           if (measuring && open) side.pages += 1;
         }
         await context.close();
