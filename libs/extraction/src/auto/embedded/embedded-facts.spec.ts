@@ -200,16 +200,15 @@ describe(embeddedFacts.name, () => {
     expect(facts.map((fact) => fact.source)).toEqual(['json-ld', 'microdata', 'rdfa', 'opengraph']);
   });
 
-  it('reads a 200 KB page quickly', () => {
+  // Its speed is a bench figure (the recipe apply time of `make bench`, which reads every page's
+  // embedded facts), not a timed unit test: a busy machine must not fail a suite.
+  it('reads every record of a 200 KB page', () => {
     const block = `<div itemscope itemtype="https://schema.org/Product"><span itemprop="name">Item</span>
       <div itemprop="offers" itemscope itemtype="https://schema.org/Offer"><span itemprop="price" content="9.99">$9.99</span></div>
       <p>${'Lorem ipsum dolor sit amet. '.repeat(20)}</p></div>`;
     const document = parseDocument(`<html><body>${block.repeat(Math.ceil(200_000 / block.length))}</body></html>`);
-    embeddedFacts(document, PAGE);
-    const started = performance.now();
     const facts = embeddedFacts(document, PAGE);
-    expect(facts.length).toBeGreaterThan(500);
-    // Typically 2-3 ms; the bound leaves room for a loaded CI machine.
-    expect(performance.now() - started).toBeLessThan(50);
+    const blocks = Math.ceil(200_000 / block.length);
+    expect(facts.filter((fact) => fact.source === 'microdata').length).toBeGreaterThanOrEqual(blocks);
   });
 });

@@ -41,11 +41,6 @@ describe(detectKinds.name, () => {
     expect(detectKinds('In stock. '.repeat(40))).toEqual(['text']);
   });
 
-  it('keeps up with a page of slots', () => {
-    const slots = ['€19,99', 'In stock', 'March 3, 2024', 'Deluxe kettle', '4006381333931', 'Add to cart', 'Size 10'];
-    const started = performance.now();
-    for (let i = 0; i < 1000; i++) for (const slot of slots) detectKinds(slot);
-    // 7000 slots: well under a millisecond each, even on a busy CI machine.
-    expect(performance.now() - started).toBeLessThan(3000);
-  });
+  // Its speed is a bench figure (the recipe apply time of `make bench`, which detects every slot's
+  // kinds), not a timed unit test: a busy machine must not fail a suite.
 });
