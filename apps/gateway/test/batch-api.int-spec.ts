@@ -87,6 +87,37 @@ describe('Batch API (gateway)', () => {
       expect(res.body.latest_run.started_at).toBeUndefined();
     });
 
+    it("takes the public SDK's `zenrows_params` for `service_params`, on the job and on a task, and answers with the specs' name", async () => {
+      const tenant = await gw.createTenant();
+      const res = await createJob(tenant, {
+        tasks: [...tasks(1), { url: 'https://shop.test/rendered', zenrows_params: { js_render: true } }],
+        zenrows_params: { premium_proxy: 'true' },
+      });
+      expect(res.status).toBe(201);
+      expect(res.body.service_params).toEqual({ premium_proxy: 'true' });
+      expect(res.body.zenrows_params).toBeUndefined();
+      const { rows } = await gw.sql.query(`SELECT url, service_params FROM job_tasks WHERE job_id = $1 ORDER BY seq`, [res.body.job_id]);
+      expect(rows).toEqual([
+        { url: 'https://shop.test/p/0', service_params: null },
+        { url: 'https://shop.test/rendered', service_params: { js_render: true } },
+      ]);
+      // A task's parameters under the synonym are held to the same rules.
+      const open = await createJob(tenant, { status: 'open' });
+      const added = await call(tenant, 'POST', `/v1/jobs/${open.body.job_id}/tasks`, { tasks: [{ url: 'https://shop.test/a', zenrows_params: { wait: 'soon' } }] });
+      expect(added.body).toMatchObject({ code: 'invalid_tasks', invalid_tasks: [{ index: 0, field: 'service_params.wait' }] });
+    });
+
+    it('refuses a job or a task that gives both `service_params` and `zenrows_params`, naming them', async () => {
+      const tenant = await gw.createTenant();
+      const job = await createJob(tenant, { tasks: tasks(1), service_params: {}, zenrows_params: {} });
+      expect(job.status).toBe(422);
+      expect(job.body).toMatchObject({ code: 'invalid_parameter', parameter: 'zenrows_params' });
+      expect(job.body.detail).toContain('`service_params` and `zenrows_params`');
+      const task = await createJob(tenant, { tasks: [{ url: 'https://shop.test/a', service_params: {}, zenrows_params: {} }] });
+      expect(task.body).toMatchObject({ code: 'invalid_tasks', invalid_tasks: [{ index: 0, field: 'zenrows_params' }] });
+      expect(task.body.invalid_tasks[0].reason).toContain('`service_params` and `zenrows_params`');
+    });
+
     it('answers 202 at exactly 10,000 tasks with stats.total exact, and the rows all arrive', async () => {
       const tenant = await gw.createTenant();
       const res = await createJob(tenant, { tasks: tasks(10_000) });

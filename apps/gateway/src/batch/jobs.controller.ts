@@ -13,6 +13,7 @@ import { JobResultsService } from './job-results.service';
 import { presentJob, presentResult, presentRun } from './job.presenter';
 import { JobListFilter } from './jobs.repository';
 import { JobsService } from './jobs.service';
+import { jobBodyWithSpecParamName } from './param-synonyms';
 
 /** Jobs of the Batch API (spec-batch-api §4): create, list, read, results, add tasks, close. */
 @Controller('v1/jobs')
@@ -33,7 +34,7 @@ export class JobsController {
   ): Promise<JobAnswer> {
     assertKnownQueryParameters(query, []);
     const idempotencyKey = IdempotencyService.keyFromHeader(idempotencyHeader);
-    const request = await this.jobs.refusalOrKeyConflict(tenant.tenantId, idempotencyKey, () => parseBody(createJobBodyShallow, body));
+    const request = await this.jobs.refusalOrKeyConflict(tenant.tenantId, idempotencyKey, () => parseBody(createJobBodyShallow, jobBodyWithSpecParamName(body)));
     const { job, synchronous } = await this.jobs.create(tenant.tenantId, request, idempotencyKey);
     void reply.status(synchronous ? 201 : 202).header('location', `/v1/jobs/${job.id}`);
     return presentJob(job);

@@ -1,6 +1,7 @@
 import { BatchTaskMethod } from '@trawl/contracts';
 import { BATCH_LIMITS, BatchTaskBody, batchTaskBody, InvalidTask, MAX_INVALID_TASKS_LISTED } from '@trawl/contracts/http';
 import { fieldName } from '../problems/body-validation';
+import { BOTH_PARAM_NAMES, SERVICE_PARAMS_SYNONYM, withSpecParamName } from './param-synonyms';
 import { checkServiceParams, checkTargetUrl, ServiceParamsProblem } from './service-params';
 
 /** A task as stored. */
@@ -44,7 +45,12 @@ export function checkTasks(
     }
     return verdict;
   };
-  raw.forEach((candidate, index) => {
+  raw.forEach((sent, index) => {
+    const candidate = withSpecParamName(sent);
+    if (candidate === undefined) {
+      reject({ index, field: SERVICE_PARAMS_SYNONYM, reason: BOTH_PARAM_NAMES });
+      return;
+    }
     const parsed = plainTask(candidate) ?? batchTaskBody.safeParse(candidate);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];

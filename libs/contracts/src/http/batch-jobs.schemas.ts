@@ -36,7 +36,7 @@ export const RESULTS_PAGE_SIZE = 1_000;
 
 const serviceParams = z.record(z.string(), z.unknown()).meta({
   description:
-    'Scrape options, the Fetch API\'s parameters (`js_render`, `premium_proxy`, `proxy_country`, `wait_for`, `response_type`, `custom_headers`, `mode`, …). Scalar switches may be sent as strings (`"true"`).',
+    'Scrape options, the Fetch API\'s parameters (`js_render`, `premium_proxy`, `proxy_country`, `wait_for`, `response_type`, `custom_headers`, `mode`, …). Scalar switches may be sent as strings (`"true"`). `zenrows_params` (the public Node SDK\'s name) is taken for it on a job and on a task; both at once is refused; answers say `service_params`.',
 });
 
 /** `webhook` of a job as sent (spec §2): `PUT /v1/jobs/{jobId}/webhook` and `POST /v1/jobs`. */

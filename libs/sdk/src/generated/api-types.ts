@@ -137,7 +137,7 @@ export interface CreateJobRequest {
   type?: "regular" | "scheduled";
   /** `open` takes more tasks later (`POST /v1/jobs/{jobId}/tasks`). */
   status?: "open" | "closed";
-  /** Scrape options, the Fetch API's parameters (`js_render`, `premium_proxy`, `proxy_country`, `wait_for`, `response_type`, `custom_headers`, `mode`, …). Scalar switches may be sent as strings (`"true"`). */
+  /** Scrape options, the Fetch API's parameters (`js_render`, `premium_proxy`, `proxy_country`, `wait_for`, `response_type`, `custom_headers`, `mode`, …). Scalar switches may be sent as strings (`"true"`). `zenrows_params` (the public Node SDK's name) is taken for it on a job and on a task; both at once is refused; answers say `service_params`. */
   service_params?: Record<string, unknown>;
   /** An uploaded CSV input (`POST /v1/job_inputs`), instead of `tasks`. */
   file_input_id?: string | null;
