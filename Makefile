@@ -46,7 +46,8 @@ run: migrate
 test-unit: $(NODE_MODULES_STAMP)
 	npx jest --selectProjects unit
 
-test-integration: setup
+# Some suites run what `build` compiles (npm scripts, the CLI).
+test-integration: setup build
 	npx jest --selectProjects integration
 
 test-e2e: setup build
