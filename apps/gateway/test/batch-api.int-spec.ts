@@ -667,7 +667,7 @@ describe('Batch API (gateway)', () => {
     });
   });
 
-  describe('PUT and DELETE /v1/jobs/{id}/webhook', () => {
+  describe('GET, PUT and DELETE /v1/jobs/{id}/webhook', () => {
     it('sets, replaces and removes the webhook, https only, signed only with an active key', async () => {
       const { tenant, jobId } = await jobOf(1);
       const set = await call(tenant, 'PUT', `/v1/jobs/${jobId}/webhook`, { url: 'https://hooks.test/a' });
@@ -684,6 +684,15 @@ describe('Batch API (gateway)', () => {
       expect((await call(await gw.createTenant(), 'DELETE', `/v1/jobs/${jobId}/webhook`)).status).toBe(404);
       expect((await call(tenant, 'DELETE', `/v1/jobs/${jobId}/webhook`)).status).toBe(204);
       expect((await call(tenant, 'GET', `/v1/jobs/${jobId}`)).body.webhook).toBeUndefined();
+    });
+
+    it('shows the webhook as set, 404 webhook_not_found without one, and only to its tenant', async () => {
+      const { tenant, jobId } = await jobOf(1);
+      const none = await call(tenant, 'GET', `/v1/jobs/${jobId}/webhook`);
+      expect(none).toMatchObject({ status: 404, body: { code: 'webhook_not_found' } });
+      await call(tenant, 'PUT', `/v1/jobs/${jobId}/webhook`, { url: 'https://hooks.test/c' });
+      expect(await call(tenant, 'GET', `/v1/jobs/${jobId}/webhook`)).toMatchObject({ status: 200, body: { url: 'https://hooks.test/c', signature: false } });
+      expect((await call(await gw.createTenant(), 'GET', `/v1/jobs/${jobId}/webhook`)).body.code).toBe('job_not_found');
     });
   });
 

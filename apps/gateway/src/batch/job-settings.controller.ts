@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
 import { scheduleSchema } from '@trawl/contracts';
-import { type JobAnswer, jobWebhookBody, LIST_PAGE_LIMITS, queryParameterNames, SCHEDULE_FIRING_STATUSES, type ScheduleFiringListAnswer, scheduleFiringListQuery, scheduleStateBody, wrappedScheduleBody } from '@trawl/contracts/http';
+import { type JobAnswer, type JobWebhookAnswer, jobWebhookBody, LIST_PAGE_LIMITS, queryParameterNames, SCHEDULE_FIRING_STATUSES, type ScheduleFiringListAnswer, scheduleFiringListQuery, scheduleStateBody, wrappedScheduleBody } from '@trawl/contracts/http';
 import { AuthenticatedTenant, TenantContext } from '../auth/authenticated-tenant';
 import { assertNoBody, parseBody } from '../problems/body-validation';
 import { assertKnownQueryParameters, intQueryParameter, QueryParameters, singleQueryValue } from '../problems/query-parameters';
@@ -15,6 +15,13 @@ import { enumParameter } from './jobs.controller';
 @Controller('v1/jobs/:jobId')
 export class JobSettingsController {
   constructor(private readonly settings: JobSettingsService) {}
+
+  /** `{url, signature}`: the job's webhook; `404 webhook_not_found` when it has none. */
+  @Get('webhook')
+  async webhook(@AuthenticatedTenant() tenant: TenantContext, @Param('jobId') jobId: string, @Query() query: QueryParameters): Promise<JobWebhookAnswer> {
+    assertKnownQueryParameters(query, []);
+    return this.settings.webhook(tenant.tenantId, jobId);
+  }
 
   /** Sets or replaces the webhook; answers the job. */
   @Put('webhook')

@@ -51,6 +51,17 @@ export class JobSettingsService {
     return this.jobs.get(tenantId, jobId);
   }
 
+  /**
+   * The job's webhook as `PUT` set it.
+   *
+   * @throws BatchError `job_not_found`; WebhookError `webhook_not_found` when the job has none.
+   */
+  async webhook(tenantId: string, jobId: string): Promise<{ url: string; signature: boolean }> {
+    const job = await this.jobs.get(tenantId, jobId);
+    if (job.webhookUrl === null) throw new WebhookError(WebhookErrorCode.WebhookNotFound, `Job ${jobId} has no webhook: set one with PUT /v1/jobs/${jobId}/webhook.`);
+    return { url: job.webhookUrl, signature: job.webhookSignature };
+  }
+
   /** Removes the webhook (removing none changes nothing). @throws BatchError `job_not_found`. */
   async removeWebhook(tenantId: string, jobId: string): Promise<void> {
     await this.jobs.get(tenantId, jobId);

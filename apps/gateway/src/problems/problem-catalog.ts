@@ -162,6 +162,8 @@ export function problemKind(code: ApiErrorCode): ProblemKind {
       return { status: 400, code, title: 'Webhook signing requires an active key' };
     case WebhookErrorCode.NoKeyRotationInProgress:
       return { status: 409, code, title: 'No key rotation in progress' };
+    case WebhookErrorCode.WebhookNotFound:
+      return { status: 404, code, title: 'Webhook not found' };
     case WebhookErrorCode.SigningUnavailable:
       return { status: 503, code, title: 'Webhook signing unavailable', publicDetail: true };
     case WebhookErrorCode.InvalidDeliveriesCursor:

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Post, Query } from '@nestjs/common';
 import type { FinalizedSigningKeyAnswer, IssuedSigningKeyAnswer, SigningKeyListAnswer } from '@trawl/contracts/http';
 import { AuthenticatedTenant, TenantContext } from '../auth/authenticated-tenant';
 import { assertNoBody } from '../problems/body-validation';
@@ -28,6 +28,15 @@ export class SigningKeysController {
     assertNoBody(body);
     const active = await this.keys.finalize(tenant.tenantId);
     return { active_kid: active.kid, created_at: active.createdAt.toISOString() };
+  }
+
+  /** `204`: the staged candidate is retired and the active key signs on; `409` when none is staged. */
+  @Delete('rotate')
+  @HttpCode(204)
+  async cancelRotation(@AuthenticatedTenant() tenant: TenantContext, @Body() body: unknown, @Query() query: QueryParameters): Promise<void> {
+    assertKnownQueryParameters(query, []);
+    assertNoBody(body);
+    await this.keys.cancelRotation(tenant.tenantId);
   }
 
   /** `{active_kid, candidate_kid, keys: [{kid, status, created_at}]}`, newest first, never a secret. */

@@ -66,6 +66,21 @@ export class SigningKeysService {
     });
   }
 
+  /**
+   * Drops the staged candidate (it never signed anything); the active key goes on signing.
+   *
+   * @throws WebhookError `no_key_rotation_in_progress` when no candidate is staged.
+   */
+  async cancelRotation(tenantId: string): Promise<void> {
+    await this.db.transaction(async (sql) => {
+      await this.keys.lockTenant(sql, tenantId);
+      if (!(await this.keys.findByStatus(sql, tenantId, 'candidate'))) {
+        throw new WebhookError(WebhookErrorCode.NoKeyRotationInProgress, 'No candidate key is staged: there is no rotation to cancel.');
+      }
+      await this.keys.retire(sql, tenantId, 'candidate');
+    });
+  }
+
   async list(tenantId: string): Promise<SigningKeyRow[]> {
     return this.keys.list(this.db, tenantId);
   }

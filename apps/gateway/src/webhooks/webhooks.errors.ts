@@ -10,6 +10,8 @@ export enum WebhookErrorCode {
   NoKeyRotationInProgress = 'no_key_rotation_in_progress',
   /** The operator has not configured `SECRETS_KEY` (no secret can be sealed or opened), or it cannot open the active key. */
   SigningUnavailable = 'signing_unavailable',
+  /** `GET /v1/jobs/{id}/webhook` of a job that has none. */
+  WebhookNotFound = 'webhook_not_found',
   /** A deliveries cursor that is not one this endpoint issued for this job. */
   InvalidDeliveriesCursor = 'webhook_deliveries_invalid_cursor',
 }

@@ -53,6 +53,23 @@ describe('Webhook endpoints (gateway)', () => {
     });
   });
 
+  describe('DELETE /v1/hmac/keys/rotate', () => {
+    it('drops the staged candidate and keeps the active key; 409 with none staged', async () => {
+      const { api_key: key } = await gateway.createTenant();
+      const active = await gateway.request('POST', '/v1/hmac/keys/rotate', { key });
+      expect((await gateway.request('DELETE', '/v1/hmac/keys/rotate', { key })).body).toMatchObject({ status: 409, code: 'no_key_rotation_in_progress' });
+      const candidate = await gateway.request('POST', '/v1/hmac/keys/rotate', { key });
+      expect(candidate.body.status).toBe('candidate');
+      expect((await gateway.request('DELETE', '/v1/hmac/keys/rotate', { key })).status).toBe(204);
+      const listed = await gateway.request('GET', '/v1/hmac/keys', { key });
+      expect(listed.body).toMatchObject({ active_kid: active.body.kid, candidate_kid: null });
+      expect(listed.body.keys.find((k: { kid: string }) => k.kid === candidate.body.kid)?.status).toBe('retired');
+      // Nothing staged any more: finalizing has nothing to promote.
+      expect((await gateway.request('POST', '/v1/hmac/keys/rotate/finalize', { key })).body.code).toBe('no_key_rotation_in_progress');
+      expect((await gateway.request('DELETE', '/v1/hmac/keys/rotate', { key, body: { x: 1 } })).body.code).toBe('unknown_parameter');
+    });
+  });
+
   describe('POST /v1/webhook/test', () => {
     it('validates the body before sending anything', async () => {
       const { api_key: key } = await gateway.createTenant();

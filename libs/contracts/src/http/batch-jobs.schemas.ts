@@ -183,6 +183,7 @@ export const idempotencyKeyConflictProblem = problemDetails
 
 /** The job's webhook as set. */
 export const jobWebhook = z.object({ url: z.string(), signature: z.boolean() }).meta({ id: 'JobWebhook' });
+export type JobWebhookAnswer = z.infer<typeof jobWebhook>;
 
 /** Why a due time started no run (`run_in_flight` and `quota_exceeded` are a rerun's codes for the same refusal). */
 export const SCHEDULE_SKIP_REASONS = ['missed', 'run_in_flight', 'quota_exceeded', 'job_unavailable'] as const;

@@ -544,6 +544,7 @@ export type Problem = {
    * - 404 `RESP007`: Target domain could not be resolved
    * - 404 `run_not_found`: Run not found
    * - 404 `tenant_not_found`: Tenant not found
+   * - 404 `webhook_not_found`: Webhook not found
    * - 405 `REQS005`: Method not allowed
    * - 409 `api_key_name_taken`: API key name taken
    * - 409 `api_key_revoked`: API key revoked
@@ -986,10 +987,12 @@ export interface OperationResponses {
   headSignedJobExport: void;
   createJobInput: JobInputSlot;
   uploadJobInput: UploadedJobInput;
+  getJobWebhook: JobWebhook;
   setJobWebhook: Job;
   removeJobWebhook: void;
   listWebhookDeliveries: WebhookDeliveryList;
   rotateSigningKey: IssuedSigningKey;
+  cancelSigningKeyRotation: void;
   finalizeSigningKeyRotation: FinalizedSigningKey;
   listSigningKeys: SigningKeyList;
   sendWebhookTest: WebhookTestResult;

@@ -12,6 +12,7 @@ import type {
   JobRunCost,
   JobRunList,
   JobSchedule,
+  JobWebhook,
   JobWebhookRequest,
   JobWithAddedTasks,
   ListJobsQuery,
@@ -177,6 +178,11 @@ export class JobsResource {
     const response = await this.transport.send(this.call('GET', jobId, `/exports/${encodeURIComponent(exportId)}`, options));
     if (response.body === null) throw new TypeError('The export answered no body');
     return response.body;
+  }
+
+  /** The job's webhook; `404 webhook_not_found` (a `TrawlApiError`) when it has none. */
+  webhook(jobId: string, options: Signal = {}): Promise<JobWebhook> {
+    return this.transport.json<JobWebhook>(this.call('GET', jobId, '/webhook', options));
   }
 
   setWebhook(jobId: string, webhook: JobWebhookRequest, options: Signal = {}): Promise<Job> {

@@ -19,6 +19,11 @@ export class SigningKeysResource {
     return this.transport.json<FinalizedSigningKey>({ method: 'POST', path: '/v1/hmac/keys/rotate/finalize', retrySafe: false, signal: options.signal });
   }
 
+  /** Drops the staged candidate; the active key signs on. Safe to resend (a second answers 409). */
+  async cancelRotation(options: { signal?: AbortSignal } = {}): Promise<void> {
+    await this.transport.send({ method: 'DELETE', path: '/v1/hmac/keys/rotate', retrySafe: true, signal: options.signal });
+  }
+
   list(options: { signal?: AbortSignal } = {}): Promise<SigningKeyList> {
     return this.transport.json<SigningKeyList>({ method: 'GET', path: '/v1/hmac/keys', retrySafe: true, signal: options.signal });
   }
