@@ -492,6 +492,44 @@ describe('Batch API (gateway)', () => {
     });
   });
 
+  describe('DELETE /v1/jobs/{id} and /v1/jobs/{id}/runs/{run}', () => {
+    it('refuses to delete a job while its run is in flight, then deletes it with everything of it', async () => {
+      const { tenant, jobId, runId } = await jobOf(2);
+      expect((await call(tenant, 'DELETE', `/v1/jobs/${jobId}`)).body).toMatchObject({ status: 409, code: 'run_in_flight', run_id: runId });
+      await call(tenant, 'POST', `/v1/jobs/${jobId}/stop`);
+      await recordResults(runId, [1], { state: 'succeeded', body: Buffer.from('kept until now'), contentType: 'text/plain' });
+      expect((await call(await gw.createTenant(), 'DELETE', `/v1/jobs/${jobId}`)).body.code).toBe('job_not_found');
+      expect((await call(tenant, 'DELETE', `/v1/jobs/${jobId}`, { x: 1 })).body.code).toBe('unknown_parameter');
+      expect((await call(tenant, 'DELETE', `/v1/jobs/${jobId}`)).status).toBe(204);
+      expect((await call(tenant, 'GET', `/v1/jobs/${jobId}`)).body.code).toBe('job_not_found');
+      expect((await call(tenant, 'DELETE', `/v1/jobs/${jobId}`)).body.code).toBe('job_not_found');
+      const { rows } = await gw.sql.query(
+        `SELECT (SELECT count(*) FROM job_tasks WHERE job_id = $1)::int AS tasks, (SELECT count(*) FROM job_runs WHERE job_id = $1)::int AS runs,
+                (SELECT count(*) FROM run_tasks WHERE run_id = $2)::int AS results`,
+        [jobId, runId],
+      );
+      expect(rows[0]).toEqual({ tasks: 0, runs: 0, results: 0 });
+      // The job's slot is free again.
+      expect((await call(tenant, 'GET', '/v1/jobs')).body.jobs).toEqual([]);
+    });
+
+    it("deletes an ended run's results and exports; the run stays listed as deleted with its counts", async () => {
+      const { tenant, jobId, runId } = await jobOf(2);
+      expect((await call(tenant, 'DELETE', `/v1/jobs/${jobId}/runs/${runId}`)).body).toMatchObject({ status: 409, code: 'run_in_flight' });
+      await recordResults(runId, [1, 2], { state: 'succeeded', body: Buffer.from('old'), contentType: 'text/plain', credits: 1 });
+      await gw.sql.query(`UPDATE job_runs SET status = 'completed', finished_at = now() WHERE id = $1`, [runId]);
+      expect((await call(tenant, 'DELETE', `/v1/jobs/${jobId}/runs/${randomUUID()}`)).body.code).toBe('run_not_found');
+      expect((await call(tenant, 'DELETE', `/v1/jobs/${jobId}/runs/${runId}`)).status).toBe(204);
+      const run = await call(tenant, 'GET', `/v1/jobs/${jobId}/runs/${runId}`);
+      expect(run.body).toMatchObject({ status: 'deleted', stats: { total: 2, successful: 2, completed: 2 } });
+      expect((await call(tenant, 'GET', `/v1/jobs/${jobId}/results?run_id=${runId}`)).body.results).toEqual([]);
+      // Again: nothing changes.
+      expect((await call(tenant, 'DELETE', `/v1/jobs/${jobId}/runs/${runId}`)).status).toBe(204);
+      // The job itself stays, and can run again.
+      expect((await call(tenant, 'POST', `/v1/jobs/${jobId}/rerun`)).status).toBe(201);
+    });
+  });
+
   describe('runs: list, rerun, retry-failed', () => {
     it('refuses a rerun while a run is in flight, then numbers the next run and lists runs newest first', async () => {
       const { tenant, jobId, runId } = await jobOf(3);

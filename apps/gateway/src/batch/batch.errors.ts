@@ -24,7 +24,8 @@ export enum BatchErrorCode {
   NoRunInFlight = 'no_run_in_flight',
   /**
    * A rerun or retry-failed while a run of the job is still queued, running or paused; also a
-   * retry-failed while tasks of the ended latest run are still out on workers (`tasks_in_flight`).
+   * retry-failed while tasks of the ended latest run are still out on workers (`tasks_in_flight`);
+   * deleting a job whose run is in flight, or that run.
    */
   RunInFlight = 'run_in_flight',
   /** Retry-failed on a run with nothing to re-queue (no failed task, and not-started ones not asked for). */

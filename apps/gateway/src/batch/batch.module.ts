@@ -21,6 +21,7 @@ import { JobsService } from './jobs.service';
 import { RunStopNotices } from './run-stop-notices';
 import { ScheduleFiringsRepository } from './schedule-firings.repository';
 import { TaskIngestService } from './task-ingest.service';
+import { JobDeletionService } from './job-deletion.service';
 
 /** The Batch API's HTTP side (spec-batch-api, docs/design-batch.md); runs execute in the scheduler. */
 @Module({
@@ -29,6 +30,7 @@ import { TaskIngestService } from './task-ingest.service';
   providers: [
     JobsService,
     JobRunsService,
+    JobDeletionService,
     JobResultsService,
     JobSettingsService,
     JobCostsService,

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
 import { type JobCostEstimateAnswer, type JobRunAnswer, LIST_PAGE_LIMITS, pageQuery, queryParameterNames, retryFailedBody, type RunCostAnswer, type RunListAnswer } from '@trawl/contracts/http';
 import { AuthenticatedTenant, TenantContext } from '../auth/authenticated-tenant';
 import type { GatewayConfig } from '../config';
@@ -10,6 +10,7 @@ import { JobCostsService } from './job-costs.service';
 import { RunTransition } from './job-runs.repository';
 import { JobRunsService } from './job-runs.service';
 import { presentRun } from './job.presenter';
+import { JobDeletionService } from './job-deletion.service';
 
 /**
  * Runs of a job (spec-batch-api §3, §4): list and read them, steer the run in flight, start a
@@ -23,6 +24,7 @@ export class JobRunsController {
   constructor(
     private readonly runs: JobRunsService,
     private readonly costs: JobCostsService,
+    private readonly deletion: JobDeletionService,
     @Inject(GATEWAY_CONFIG) config: GatewayConfig,
   ) {
     this.creditPrice = config.FETCH_CREDIT_PRICE_USD;
@@ -45,6 +47,21 @@ export class JobRunsController {
   ): Promise<JobRunAnswer> {
     assertKnownQueryParameters(query, []);
     return presentRun(await this.runs.get(tenant.tenantId, jobId, runId));
+  }
+
+  /** `204`: the run's results and exports are gone, the run stays listed as `deleted`; `409 run_in_flight` until it ends. */
+  @Delete('runs/:runId')
+  @HttpCode(204)
+  async delete(
+    @AuthenticatedTenant() tenant: TenantContext,
+    @Param('jobId') jobId: string,
+    @Param('runId') runId: string,
+    @Body() body: unknown,
+    @Query() query: QueryParameters,
+  ): Promise<void> {
+    assertKnownQueryParameters(query, []);
+    assertNoBody(body);
+    await this.deletion.deleteRun(tenant.tenantId, jobId, runId);
   }
 
   @Post('stop')

@@ -60,6 +60,23 @@ export class JobRunsRepository {
   }
 
   /**
+   * Marks an ended run `deleted` and drops its results and exports; the run row stays, with its
+   * counts and spend, so the job's history and bills still add up. Answers false when the run was in
+   * flight or already deleted (nothing changed).
+   */
+  async markDeleted(sql: Sql, runId: string): Promise<boolean> {
+    const marked = await sql.query(
+      `UPDATE job_runs SET status = 'deleted', finished_at = coalesce(finished_at, now())
+        WHERE id = $1 AND status <> ALL($2::text[]) AND status <> 'deleted' RETURNING id`,
+      [runId, RUNS_IN_FLIGHT],
+    );
+    if (marked.length === 0) return false;
+    await sql.query(`DELETE FROM run_tasks WHERE run_id = $1`, [runId]);
+    await sql.query(`DELETE FROM job_exports WHERE run_id = $1`, [runId]);
+    return true;
+  }
+
+  /**
    * Applies a transition to the job's run in flight in one statement, so it cannot race the
    * scheduler completing the run. Answers the run as changed, or `undefined` when the job has no run
    * in flight in a status the transition moves from.

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { JOB_STATUSES, JOB_TYPES } from '@trawl/contracts';
 import { addTasksBodyShallow, createJobBodyShallow, type JobAnswer, type JobListAnswer, jobListQuery, type JobWithAddedTasksAnswer, LIST_PAGE_LIMITS, queryParameterNames, RESULTS_PAGE_SIZE, taskResultsQuery, type TaskResultsPageAnswer } from '@trawl/contracts/http';
@@ -14,6 +14,7 @@ import { presentJob, presentResult, presentRun } from './job.presenter';
 import { JobListFilter } from './jobs.repository';
 import { JobsService } from './jobs.service';
 import { jobBodyWithSpecParamName } from './param-synonyms';
+import { JobDeletionService } from './job-deletion.service';
 
 /** Jobs of the Batch API (spec-batch-api §4): create, list, read, results, add tasks, close. */
 @Controller('v1/jobs')
@@ -21,6 +22,7 @@ export class JobsController {
   constructor(
     private readonly jobs: JobsService,
     private readonly results: JobResultsService,
+    private readonly deletion: JobDeletionService,
   ) {}
 
   /** `201` under 10,000 tasks, `202` from 10,000 (the rows are still being written). */
@@ -60,6 +62,15 @@ export class JobsController {
       jobs: jobs.map(presentJob),
       next_cursor: rows.length > limit && last ? jobListCursor.encode({ createdAtMicros: last.createdAtMicros, jobId: last.id }) : null,
     };
+  }
+
+  /** `204`: the job and everything of it are gone; `409 run_in_flight` while a run is. */
+  @Delete(':jobId')
+  @HttpCode(204)
+  async delete(@AuthenticatedTenant() tenant: TenantContext, @Param('jobId') jobId: string, @Body() body: unknown, @Query() query: QueryParameters): Promise<void> {
+    assertKnownQueryParameters(query, []);
+    assertNoBody(body);
+    await this.deletion.deleteJob(tenant.tenantId, jobId);
   }
 
   @Get(':jobId')

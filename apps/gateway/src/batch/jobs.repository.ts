@@ -192,6 +192,12 @@ export class JobsRepository {
     return row && this.find(tenantId, jobId, sql);
   }
 
+  /** Deletes the job; its tasks, runs, results, exports, schedule and firings go with it (cascades). */
+  async delete(sql: Sql, tenantId: string, jobId: string): Promise<boolean> {
+    const rows = await sql.query(`DELETE FROM jobs WHERE tenant_id = $1 AND id = $2 RETURNING id`, [tenantId, jobId]);
+    return rows.length > 0;
+  }
+
   /** Newest first, keyset-paged on (created_at, id). */
   async list(
     tenantId: string,

@@ -964,11 +964,13 @@ export interface OperationResponses {
   createJob: Job;
   listJobs: JobList;
   getJob: Job;
+  deleteJob: void;
   listTaskResults: TaskResultsPage;
   addTasks: JobWithAddedTasks;
   closeJob: Job;
   listJobRuns: JobRunList;
   getJobRun: JobRun;
+  deleteJobRun: void;
   stopJobRun: JobRun;
   cancelJobRun: JobRun;
   pauseJobRun: JobRun;

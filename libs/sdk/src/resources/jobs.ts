@@ -66,6 +66,11 @@ export class JobsResource {
     return this.transport.json<Job>(this.call('GET', jobId, '', options));
   }
 
+  /** Deletes the job and all of it; `409 run_in_flight` (a `TrawlApiError`) while a run is in flight. */
+  async delete(jobId: string, options: Signal = {}): Promise<void> {
+    await this.transport.send(this.call('DELETE', jobId, '', options));
+  }
+
   /** Every job of the account, page by page as iterated. */
   list(query: Omit<ListJobsQuery, 'cursor'> = {}, options: Signal = {}): AsyncGenerator<Job, void, undefined> {
     return paginate(
@@ -110,6 +115,11 @@ export class JobsResource {
 
   run(jobId: string, runId: string, options: Signal = {}): Promise<JobRun> {
     return this.transport.json<JobRun>(this.call('GET', jobId, `/runs/${encodeURIComponent(runId)}`, options));
+  }
+
+  /** Deletes an ended run's results and exports (the run stays, `deleted`); safe to resend. */
+  async deleteRun(jobId: string, runId: string, options: Signal = {}): Promise<void> {
+    await this.transport.send(this.call('DELETE', jobId, `/runs/${encodeURIComponent(runId)}`, options));
   }
 
   /**
