@@ -1,6 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { waitFor } from '@trawl/testing';
-import { startTestGateway, TenantCredentials, TestGateway } from './gateway-harness';
+import { UrlSigner } from '../src/file-transfers/url-signer';
+import { Secret } from '../src/secret';
+import { ADMIN_TOKEN, startTestGateway, TenantCredentials, TestGateway } from './gateway-harness';
 
 jest.setTimeout(120_000);
 
@@ -411,6 +413,54 @@ describe('Batch API (gateway)', () => {
       const next = await call(tenant, 'GET', `/v1/jobs/${job.job_id}/results?cursor=${page.body.next_cursor}`);
       expect(next.body.results.map((r: { url: string }) => r.url)).toEqual(['https://shop.test/p/1']);
       expect(next.body.next_cursor).toBeNull();
+    });
+  });
+
+  describe("a task's own content (task_id, result_url)", () => {
+    it('names each result by task and run, and serves its content by the key, per run, and by a signed result_url without one', async () => {
+      const { tenant, jobId, runId } = await jobOf(3);
+      await recordResults(runId, [1], { state: 'succeeded', body: Buffer.from('<h1>one</h1>'), contentType: 'text/html; charset=utf-8' });
+      await recordResults(runId, [2], { state: 'failed', errorCode: 'RESP001' });
+      const page = await call(tenant, 'GET', `/v1/jobs/${jobId}/results`);
+      const [ok, failed, queued] = page.body.results;
+      expect(ok).toMatchObject({ task_id: '1', run_id: runId, result_url: expect.stringMatching(new RegExp(`^${gw.baseUrl}/downloads/task_contents/${tenant.tenant_id}/${runId}/1\\?expires=\\d+&signature=`)) });
+      expect([failed.task_id, failed.result_url, queued.task_id, queued.result_url]).toEqual(['2', undefined, '3', undefined]);
+
+      // By the result_url alone: no API key, the bytes and media type as stored.
+      const signed = await fetch(ok.result_url);
+      expect([signed.status, signed.headers.get('content-type'), await signed.text()]).toEqual([200, 'text/html; charset=utf-8', '<h1>one</h1>']);
+      const forged = await fetch(ok.result_url.replace(/signature=[^&]+/, 'signature=AAAA'));
+      expect(forged.status).toBe(404);
+      const otherTask = await fetch(ok.result_url.replace(`/${runId}/1?`, `/${runId}/2?`));
+      expect(otherTask.status).toBe(404);
+
+      // By the API key, in the latest run and in a named one.
+      const latest = await call(tenant, 'GET', `/v1/jobs/${jobId}/tasks/1/content`);
+      expect([latest.status, latest.text]).toEqual([200, '<h1>one</h1>']);
+      expect((await call(tenant, 'GET', `/v1/jobs/${jobId}/runs/${runId}/tasks/1/content`)).text).toBe('<h1>one</h1>');
+      expect((await call(tenant, 'GET', `/v1/jobs/${jobId}/tasks/2/content`)).body).toMatchObject({ status: 409, code: 'task_has_no_content', task_status: 'failed' });
+      expect((await call(tenant, 'GET', `/v1/jobs/${jobId}/tasks/3/content`)).body).toMatchObject({ code: 'task_has_no_content', task_status: 'queued' });
+      expect((await call(tenant, 'GET', `/v1/jobs/${jobId}/tasks/9/content`)).body.code).toBe('task_not_found');
+      expect((await call(tenant, 'GET', `/v1/jobs/${jobId}/tasks/x/content`)).body.code).toBe('task_not_found');
+      expect((await call(await gw.createTenant(), 'GET', `/v1/jobs/${jobId}/tasks/1/content`)).body.code).toBe('job_not_found');
+
+      // The run-scoped results page is the same page.
+      const scoped = await call(tenant, 'GET', `/v1/jobs/${jobId}/runs/${runId}/results?status=successful`);
+      expect(scoped.body.results.map((result: { task_id: string }) => result.task_id)).toEqual(['1']);
+      expect((await call(tenant, 'GET', `/v1/jobs/${jobId}/runs/${runId}/results?run_id=${runId}`)).body.code).toBe('unknown_parameter');
+      expect((await call(tenant, 'GET', `/v1/jobs/${jobId}/runs/${randomUUID()}/results`)).body.code).toBe('run_not_found');
+    });
+
+    it('answers 410 for a result_url past its expiry, and 404 once the run is deleted', async () => {
+      const { tenant, jobId, runId } = await jobOf(1);
+      await recordResults(runId, [1], { state: 'succeeded', body: Buffer.from('x'), contentType: 'text/plain' });
+      const url = new URL((await call(tenant, 'GET', `/v1/jobs/${jobId}/results`)).body.results[0].result_url);
+      // Signed as the gateway signs (its key derives from the admin token), with an expiry passed.
+      const past = UrlSigner.fromSecrets(undefined, new Secret(ADMIN_TOKEN)).signedPath('GET', url.pathname, new Date(Date.now() - 1_000));
+      expect((await fetch(`${gw.baseUrl}${past}`)).status).toBe(410);
+      await gw.sql.query(`UPDATE job_runs SET status = 'completed', finished_at = now() WHERE id = $1`, [runId]);
+      expect((await call(tenant, 'DELETE', `/v1/jobs/${jobId}/runs/${runId}`)).status).toBe(204);
+      expect((await fetch(url)).status).toBe(404);
     });
   });
 

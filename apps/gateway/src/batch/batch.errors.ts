@@ -32,6 +32,12 @@ export enum BatchErrorCode {
   NothingToRetry = 'nothing_to_retry',
   /** No run with this id in the job. */
   RunNotFound = 'run_not_found',
+  /** No task with this `task_id` in the run (also a `result_url` whose signature does not hold). */
+  TaskNotFound = 'task_not_found',
+  /** A task's content asked for while it has none: not answered yet, or failed (`status` says which). */
+  TaskHasNoContent = 'task_has_no_content',
+  /** A `result_url` past its expiry: read the results again for a fresh one. */
+  ResultUrlExpired = 'result_url_expired',
   /** A schedule operation on a `regular` job. */
   JobNotScheduled = 'job_not_scheduled',
   /** A `cursor` that is not one this endpoint handed out (or belongs to another job or run). */

@@ -22,15 +22,18 @@ import { RunStopNotices } from './run-stop-notices';
 import { ScheduleFiringsRepository } from './schedule-firings.repository';
 import { TaskIngestService } from './task-ingest.service';
 import { JobDeletionService } from './job-deletion.service';
+import { SignedTaskContentController, TaskContentController } from './task-content.controller';
+import { TaskContentService } from './task-content.service';
 
 /** The Batch API's HTTP side (spec-batch-api, docs/design-batch.md); runs execute in the scheduler. */
 @Module({
   imports: [QuotaModule, WebhooksModule, JobInputsModule],
-  controllers: [JobsController, JobRunsController, JobSettingsController],
+  controllers: [JobsController, JobRunsController, JobSettingsController, TaskContentController, SignedTaskContentController],
   providers: [
     JobsService,
     JobRunsService,
     JobDeletionService,
+    TaskContentService,
     JobResultsService,
     JobSettingsService,
     JobCostsService,

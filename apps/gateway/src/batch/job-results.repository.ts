@@ -81,23 +81,40 @@ export class JobResultsRepository {
         ORDER BY p.seq`,
       [tenantId, jobId, runId, options.afterSeq, options.limit, options.successfulOnly, options.bodyBudgetBytes, pendingFrom],
     );
-    const results = rows.map((row) => ({
-      seq: row.seq,
-      url: row.url,
-      method: row.method,
-      externalId: row.external_id,
-      metadata: row.metadata,
-      state: row.state,
-      statusCode: row.status_code,
-      outputFormat: row.output_format,
-      contentType: row.content_type,
-      body: row.body,
-      tier: row.tier,
-      credits: row.credits,
-      errorCode: row.error_code,
-      errorDetail: row.error_detail,
-      finishedAt: row.finished_at,
-    }));
+    const results = rows.map(toResult);
     return { results, scanned: rows[0]?.scanned ?? 0, pendingFrom };
   }
+
+  /** One task of a run with its result, body included; the run is the tenant's (and the job's, when given). */
+  async one(tenantId: string, runId: string, seq: number, jobId?: string): Promise<(TaskResultRecord & { jobId: string }) | undefined> {
+    const [row] = await this.db.query<ResultRow & { job_id: string }>(
+      `SELECT rt.seq, t.url, t.method, t.external_id, t.metadata, rt.state, ${RESULT_COLUMNS}, 1 AS scanned, r.job_id
+         FROM job_runs r
+         JOIN run_tasks rt ON rt.run_id = r.id AND rt.seq = $3
+         JOIN job_tasks t ON t.job_id = r.job_id AND t.seq = rt.seq
+        WHERE r.tenant_id = $1 AND r.id = $2 AND ($4::uuid IS NULL OR r.job_id = $4)`,
+      [tenantId, runId, seq, jobId ?? null],
+    );
+    return row && { ...toResult(row), jobId: row.job_id };
+  }
+}
+
+function toResult(row: ResultRow): TaskResultRecord {
+  return {
+    seq: row.seq,
+    url: row.url,
+    method: row.method,
+    externalId: row.external_id,
+    metadata: row.metadata,
+    state: row.state,
+    statusCode: row.status_code,
+    outputFormat: row.output_format,
+    contentType: row.content_type,
+    body: row.body,
+    tier: row.tier,
+    credits: row.credits,
+    errorCode: row.error_code,
+    errorDetail: row.error_detail,
+    finishedAt: row.finished_at,
+  };
 }

@@ -110,10 +110,13 @@ export function resultStatus(state: RunTaskState): { status: (typeof RESULT_STAT
   return { status: RESULT_STATUS[state], ...(state === 'carried' && { carried_over: true as const }) };
 }
 
-export function presentResult(result: TaskResultRecord): TaskResultAnswer {
+/** A result of run `runId`, with its content's signed URL when it has one. */
+export function presentResult(result: TaskResultRecord, runId: string, resultUrl?: string): TaskResultAnswer {
   const content = result.body === null ? undefined : encodeContent(result.body, result.contentType, result.outputFormat);
   return {
     seq: result.seq,
+    task_id: String(result.seq),
+    run_id: runId,
     url: result.url,
     method: result.method,
     external_id: result.externalId,
@@ -126,6 +129,7 @@ export function presentResult(result: TaskResultRecord): TaskResultAnswer {
     ...(result.errorCode !== null && { error: { code: result.errorCode, detail: result.errorDetail ?? '' } }),
     credits: result.credits,
     ...(result.finishedAt && { finished_at: result.finishedAt.toISOString() }),
+    ...(resultUrl && { result_url: resultUrl }),
   };
 }
 

@@ -1,5 +1,5 @@
-import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
-import type { FastifyReply } from 'fastify';
+import { Body, Controller, Delete, Get, Headers, HttpCode, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { JOB_STATUSES, JOB_TYPES } from '@trawl/contracts';
 import { addTasksBodyShallow, createJobBodyShallow, type JobAnswer, type JobListAnswer, jobListQuery, type JobWithAddedTasksAnswer, LIST_PAGE_LIMITS, queryParameterNames, RESULTS_PAGE_SIZE, taskResultsQuery, type TaskResultsPageAnswer } from '@trawl/contracts/http';
 import { AuthenticatedTenant, TenantContext } from '../auth/authenticated-tenant';
@@ -15,6 +15,10 @@ import { JobListFilter } from './jobs.repository';
 import { JobsService } from './jobs.service';
 import { jobBodyWithSpecParamName } from './param-synonyms';
 import { JobDeletionService } from './job-deletion.service';
+import type { GatewayConfig } from '../config';
+import { GATEWAY_CONFIG } from '../gateway.tokens';
+import { publicOrigin } from '../job-inputs/public-origin';
+import { TaskContentService } from './task-content.service';
 
 /** Jobs of the Batch API (spec-batch-api §4): create, list, read, results, add tasks, close. */
 @Controller('v1/jobs')
@@ -23,6 +27,8 @@ export class JobsController {
     private readonly jobs: JobsService,
     private readonly results: JobResultsService,
     private readonly deletion: JobDeletionService,
+    private readonly contents: TaskContentService,
+    @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
   ) {}
 
   /** `201` under 10,000 tasks, `202` from 10,000 (the rows are still being written). */
@@ -81,24 +87,40 @@ export class JobsController {
 
   /** One page of a run's results; `status=successful` keeps successful tasks, `run_id` picks the run. */
   @Get(':jobId/results')
-  async readResults(
+  readResults(@AuthenticatedTenant() tenant: TenantContext, @Param('jobId') jobId: string, @Query() query: QueryParameters, @Req() request: FastifyRequest) {
+    assertKnownQueryParameters(query, queryParameterNames(taskResultsQuery));
+    return this.resultsPage(tenant, jobId, singleQueryValue(query, 'run_id') || undefined, query, request);
+  }
+
+  /** The same page of one run's results, the run named in the path (as the public Node SDK asks). */
+  @Get(':jobId/runs/:runId/results')
+  readRunResults(
     @AuthenticatedTenant() tenant: TenantContext,
     @Param('jobId') jobId: string,
+    @Param('runId') runId: string,
     @Query() query: QueryParameters,
-  ): Promise<TaskResultsPageAnswer> {
-    assertKnownQueryParameters(query, queryParameterNames(taskResultsQuery));
+    @Req() request: FastifyRequest,
+  ) {
+    assertKnownQueryParameters(query, queryParameterNames(taskResultsQuery).filter((name) => name !== 'run_id'));
+    return this.resultsPage(tenant, jobId, runId, query, request);
+  }
+
+  private async resultsPage(tenant: TenantContext, jobId: string, runId: string | undefined, query: QueryParameters, request: FastifyRequest): Promise<TaskResultsPageAnswer> {
     const status = enumParameter(query, 'status', ['successful'] as const);
     const limit = intQueryParameter(query, 'limit', { min: 1, max: RESULTS_PAGE_SIZE, fallback: RESULTS_PAGE_SIZE });
     const page = await this.results.page(tenant.tenantId, jobId, {
-      runId: singleQueryValue(query, 'run_id') || undefined,
+      runId,
       cursor: singleQueryValue(query, 'cursor') || undefined,
       successfulOnly: status === 'successful',
       limit,
     });
+    const { run } = page;
+    const origin = publicOrigin(this.config, request);
+    const now = new Date();
     return {
       job_id: page.job.id,
-      ...(page.run && { run: presentRun(page.run) }),
-      results: page.results.map(presentResult),
+      ...(run && { run: presentRun(run) }),
+      results: run ? page.results.map((result) => presentResult(result, run.id, this.contents.resultUrl(origin, tenant.tenantId, run.id, result, now))) : [],
       next_cursor: page.nextCursor,
     };
   }

@@ -226,6 +226,12 @@ export function problemKind(code: ApiErrorCode): ProblemKind {
       return { status: 409, code, title: 'Nothing to retry' };
     case BatchErrorCode.RunNotFound:
       return { status: 404, code, title: 'Run not found' };
+    case BatchErrorCode.TaskNotFound:
+      return { status: 404, code, title: 'Task not found' };
+    case BatchErrorCode.TaskHasNoContent:
+      return { status: 409, code, title: 'Task has no content' };
+    case BatchErrorCode.ResultUrlExpired:
+      return { status: 410, code, title: 'Result URL expired' };
     case BatchErrorCode.JobNotScheduled:
       return { status: 409, code, title: 'Job not scheduled' };
     case BatchErrorCode.InvalidJobsCursor:

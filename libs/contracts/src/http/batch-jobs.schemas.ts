@@ -275,6 +275,8 @@ export type TaskResultStatus = (typeof TASK_RESULT_STATUSES)[number];
 export const taskResult = z
   .object({
     seq: z.int().min(1).meta({ description: 'Position of the task in its job, from 1.' }),
+    task_id: z.string().meta({ description: 'The task in the job\'s task paths (`/v1/jobs/{job_id}/tasks/{task_id}/content`): `seq` as a string, the same in every run.' }),
+    run_id: z.uuid().meta({ description: 'The run this result is of.' }),
     url: z.string(),
     method: z.enum(BATCH_TASK_METHODS),
     external_id: z.string().nullable(),
@@ -292,6 +294,10 @@ export const taskResult = z
     error: z.object({ code: z.string(), detail: z.string() }).optional(),
     credits: z.number().min(0),
     finished_at: z.iso.datetime().optional(),
+    result_url: z
+      .string()
+      .optional()
+      .meta({ description: 'A successful result\'s content as the target answered it, by a signed URL (no API key needed), valid 12 hours from this page\'s reading.' }),
   })
   .meta({ id: 'TaskResult' });
 export type TaskResultAnswer = z.infer<typeof taskResult>;

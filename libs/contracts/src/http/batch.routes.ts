@@ -77,6 +77,8 @@ const archiveHeaderNames = {
   'Content-Type': `\`${JOB_EXPORT_MEDIA_TYPE}\``,
   'Content-Disposition': '`attachment; filename="<export_id>.tar.gz"`',
 };
+const taskParams = jobParams.extend({ taskId: z.string().meta({ description: 'The `task_id` of a result (the task\'s `seq`).' }) });
+const taskContent: ApiResponse = { description: 'The task\'s content, with the `Content-Type` it was stored with.', contentType: '*/*' };
 const archive: ApiResponse = {
   description: 'The run\'s results as a gzipped tar (`results.jsonl` and `bodies/<seq>.<ext>`), streamed: no `Content-Length`, no ranges.',
   contentType: JOB_EXPORT_MEDIA_TYPE,
@@ -156,6 +158,48 @@ export const batchRoutes: ApiRoute[] = [
     params: jobParams,
     query: taskResultsQuery,
     responses: { 200: taskResultsPage, ...problemResponses(404) },
+  },
+  {
+    method: 'get',
+    path: '/v1/jobs/{jobId}/runs/{runId}/results',
+    operationId: 'listRunTaskResults',
+    summary: 'Read one page of a given run\'s results',
+    description: 'The results endpoint with the run in the path instead of `run_id`.',
+    tag: 'Batch',
+    params: runParams,
+    query: taskResultsQuery.omit({ run_id: true }),
+    responses: { 200: taskResultsPage, ...problemResponses(404) },
+  },
+  {
+    method: 'get',
+    path: '/v1/jobs/{jobId}/tasks/{taskId}/content',
+    operationId: 'getTaskContent',
+    summary: 'Read a task\'s content in the job\'s latest run',
+    description: 'The body as the results give it in `content`, as bytes with its `Content-Type`. `409 task_has_no_content` for a task not answered yet or failed.',
+    tag: 'Batch',
+    params: taskParams,
+    responses: { 200: taskContent, ...problemResponses(404, 409) },
+  },
+  {
+    method: 'get',
+    path: '/v1/jobs/{jobId}/runs/{runId}/tasks/{taskId}/content',
+    operationId: 'getRunTaskContent',
+    summary: 'Read a task\'s content in a given run',
+    tag: 'Batch',
+    params: runParams.extend(taskParams.pick({ taskId: true }).shape),
+    responses: { 200: taskContent, ...problemResponses(404, 409) },
+  },
+  {
+    method: 'get',
+    path: '/downloads/task_contents/{tenantId}/{runId}/{taskId}',
+    operationId: 'downloadSignedTaskContent',
+    summary: 'Read a task\'s content by its signed `result_url`',
+    description: 'The `result_url` of a successful result: the signature is the credential, no API key is needed. `410 result_url_expired` 12 hours after the results page that gave it.',
+    tag: 'Batch',
+    authenticated: false,
+    params: z.object({ tenantId: z.string(), runId: z.string(), taskId: z.string() }),
+    query: signedUrlQuery,
+    responses: { 200: taskContent, ...problemResponses(404, 409, 410) },
   },
   {
     method: 'post',

@@ -543,6 +543,7 @@ export type Problem = {
    * - 404 `RESP002`: Target page not found
    * - 404 `RESP007`: Target domain could not be resolved
    * - 404 `run_not_found`: Run not found
+   * - 404 `task_not_found`: Task not found
    * - 404 `tenant_not_found`: Tenant not found
    * - 404 `webhook_not_found`: Webhook not found
    * - 405 `REQS005`: Method not allowed
@@ -562,8 +563,10 @@ export type Problem = {
    * - 409 `nothing_to_retry`: Nothing to retry
    * - 409 `run_in_flight`: A run is in flight
    * - 409 `run_not_finished`: Run not finished
+   * - 409 `task_has_no_content`: Task has no content
    * - 410 `export_expired`: Export expired
    * - 410 `file_input_expired`: File input expired
+   * - 410 `result_url_expired`: Result URL expired
    * - 413 `csv_too_large`: CSV file too large
    * - 413 `csv_too_many_rows`: Too many CSV rows
    * - 413 `payload_too_large`: Payload too large
@@ -708,6 +711,10 @@ export interface SubscriptionDetails {
 export interface TaskResult {
   /** Position of the task in its job, from 1. */
   seq: number;
+  /** The task in the job's task paths (`/v1/jobs/{job_id}/tasks/{task_id}/content`): `seq` as a string, the same in every run. */
+  task_id: string;
+  /** The run this result is of. */
+  run_id: string;
   url: string;
   method: "GET" | "POST" | "PUT";
   external_id: string | null;
@@ -729,6 +736,8 @@ export interface TaskResult {
   };
   credits: number;
   finished_at?: string;
+  /** A successful result's content as the target answered it, by a signed URL (no API key needed), valid 12 hours from this page's reading. */
+  result_url?: string;
 }
 
 export interface TaskResultsPage {
@@ -908,6 +917,24 @@ export interface ListTaskResultsQuery {
   limit?: number;
 }
 
+/** Query parameters of `GET /v1/jobs/{jobId}/runs/{runId}/results`. */
+export interface ListRunTaskResultsQuery {
+  /** `successful` keeps successful tasks only. */
+  status?: "successful";
+  /** The `next_cursor` of the previous page. */
+  cursor?: string;
+  /** Results per page (default 1000). */
+  limit?: number;
+}
+
+/** Query parameters of `GET /downloads/task_contents/{tenantId}/{runId}/{taskId}`. */
+export interface DownloadSignedTaskContentQuery {
+  /** Expiry of the URL, as signed. */
+  expires: string;
+  /** Signature of the method, path and `expires`. */
+  signature: string;
+}
+
 /** Query parameters of `GET /v1/jobs/{jobId}/runs`. */
 export interface ListJobRunsQuery {
   /** The `next_cursor` of the previous page. */
@@ -927,18 +954,13 @@ export interface ListScheduleFiringsQuery {
 }
 
 /** Query parameters of `GET /downloads/job_exports/{tenantId}/{fileName}`. */
-export interface DownloadSignedJobExportQuery {
-  /** Expiry of the URL, as signed. */
-  expires: string;
-  /** Signature of the method, path and `expires`. */
-  signature: string;
-}
+export type DownloadSignedJobExportQuery = DownloadSignedTaskContentQuery;
 
 /** Query parameters of `HEAD /downloads/job_exports/{tenantId}/{fileName}`. */
-export type HeadSignedJobExportQuery = DownloadSignedJobExportQuery;
+export type HeadSignedJobExportQuery = DownloadSignedTaskContentQuery;
 
 /** Query parameters of `PUT /uploads/job_inputs/{inputId}`. */
-export type UploadJobInputQuery = DownloadSignedJobExportQuery;
+export type UploadJobInputQuery = DownloadSignedTaskContentQuery;
 
 /** Query parameters of `GET /v1/jobs/{jobId}/webhook/deliveries`. */
 export type ListWebhookDeliveriesQuery = ListJobRunsQuery;
@@ -966,6 +988,10 @@ export interface OperationResponses {
   getJob: Job;
   deleteJob: void;
   listTaskResults: TaskResultsPage;
+  listRunTaskResults: TaskResultsPage;
+  getTaskContent: unknown;
+  getRunTaskContent: unknown;
+  downloadSignedTaskContent: unknown;
   addTasks: JobWithAddedTasks;
   closeJob: Job;
   listJobRuns: JobRunList;

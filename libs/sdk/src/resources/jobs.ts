@@ -190,6 +190,16 @@ export class JobsResource {
     return response.body;
   }
 
+  /**
+   * A task's content as bytes with its media type: of the job's latest run, or of `runId`'s.
+   * `409 task_has_no_content` (a `TrawlApiError`) while the task has none.
+   */
+  async taskContent(jobId: string, taskId: string, options: Signal & { runId?: string } = {}): Promise<{ contentType: string; body: Uint8Array }> {
+    const run = options.runId === undefined ? '' : `/runs/${encodeURIComponent(options.runId)}`;
+    const response = await this.transport.send(this.call('GET', jobId, `${run}/tasks/${encodeURIComponent(taskId)}/content`, options));
+    return { contentType: response.headers.get('content-type') ?? 'application/octet-stream', body: new Uint8Array(await response.arrayBuffer()) };
+  }
+
   /** The job's webhook; `404 webhook_not_found` (a `TrawlApiError`) when it has none. */
   webhook(jobId: string, options: Signal = {}): Promise<JobWebhook> {
     return this.transport.json<JobWebhook>(this.call('GET', jobId, '/webhook', options));
