@@ -103,6 +103,8 @@ const METHOD_OF_OPERATION: Record<string, string> = {
   setJobScheduleState: 'jobs.setScheduleState',
   listScheduleFirings: 'jobs.scheduleFirings',
   createJobExport: 'jobs.createExport',
+  createRunExport: 'none: jobs.createExport takes the run as `run_id`',
+  getRunExport: 'none: jobs.createExport answers everything an export has, and the export is complete at once',
   downloadJobExport: 'jobs.downloadExport',
   headJobExport: 'none: jobs.downloadExport waits out an export being written',
   downloadSignedJobExport: 'none: the signed URL is for clients without the key (curl, browsers)',

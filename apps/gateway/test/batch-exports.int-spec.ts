@@ -145,6 +145,25 @@ describe('Bulk exports (POST /v1/jobs/{id}/exports, GET the export URL)', () => 
     expect((await gateway.request('POST', `/v1/jobs/${jobId}/exports`, { key, body: { format: 'zip' } })).body.code).toBe('unknown_parameter');
   });
 
+  it("makes and reads a run's export with the run in the path, as JSON with its status and signed download_url", async () => {
+    const { api_key: key, tenant_id } = await gateway.createTenant();
+    const { jobId, runId } = await finishedJob(gateway, jobs, tenant_id, 2);
+    await writeResults(gateway, runId, 2, (seq) => Buffer.from(`b${seq}`));
+    const created = await gateway.request('POST', `/v1/jobs/${jobId}/runs/${runId}/exports`, { key });
+    expect(created).toMatchObject({ status: 201, body: { run_id: runId, status: 'completed', created_at: expect.any(String), expires_at: expect.any(String) } });
+    expect(created.body.download_url).toBe(created.body.download.url);
+    const read = await gateway.request('GET', `/v1/jobs/${jobId}/runs/${runId}/exports/${created.body.export_id}`, { key });
+    expect(read).toMatchObject({ status: 200, body: { export_id: created.body.export_id, status: 'completed', download_url: expect.stringContaining('/downloads/job_exports/') } });
+    // The download_url needs no key.
+    const archive = await fetch(read.body.download_url);
+    expect([archive.status, archive.headers.get('content-type')]).toEqual([200, 'application/gzip']);
+    expect(gunzipSync(Buffer.from(await archive.arrayBuffer())).includes(Buffer.from('results.jsonl'))).toBe(true);
+    // Another run's path does not reach it; a body is refused.
+    const other = await gateway.request('GET', `/v1/jobs/${jobId}/runs/${crypto.randomUUID()}/exports/${created.body.export_id}`, { key });
+    expect(other).toMatchObject({ status: 404, body: { code: 'export_not_found' } });
+    expect((await gateway.request('POST', `/v1/jobs/${jobId}/runs/${runId}/exports`, { key, body: { run_id: runId } })).body.code).toBe('unknown_parameter');
+  });
+
   it('refuses a run whose result bodies exceed the export limit with 422 export_too_large', async () => {
     const { api_key: key, tenant_id } = await small.createTenant();
     const { jobId, runId } = await finishedJob(small, undefined, tenant_id, 3);

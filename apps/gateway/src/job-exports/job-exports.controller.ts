@@ -5,7 +5,7 @@ import { AuthenticatedTenant, TenantContext } from '../auth/authenticated-tenant
 import type { GatewayConfig } from '../config';
 import { GATEWAY_CONFIG } from '../gateway.tokens';
 import { publicOrigin } from '../job-inputs/public-origin';
-import { parseBody } from '../problems/body-validation';
+import { assertNoBody, parseBody } from '../problems/body-validation';
 import { assertKnownQueryParameters, QueryParameters } from '../problems/query-parameters';
 import { ExportDownload } from './export-download';
 import { ExportRecord } from './job-exports.repository';
@@ -63,24 +63,71 @@ export class JobExportsController {
     await this.download.send(reply, await this.exportsService.open(tenant.tenantId, jobId, exportId), 'GET');
   }
 
-  /**
-   * `url` downloads with the API key (kept for clients that use it); `download.url` is the same
-   * archive by a signed URL that needs no key, valid until `download.expires_at` (the export's own
-   * expiry), shaped like a CSV input's `upload`.
-   */
   private present(exported: ExportRecord, origin: string): JobExportAnswer {
-    return {
-      export_id: exported.id,
-      job_id: exported.jobId,
-      run_id: exported.runId,
-      format: exported.format,
-      url: `${origin}${exportPath(exported.jobId, exported.id)}`,
-      expires_at: exported.expiresAt.toISOString(),
-      download: {
-        url: `${origin}${this.exportsService.signedDownloadPath(exported)}`,
-        method: 'GET',
-        expires_at: exported.expiresAt.toISOString(),
-      },
-    };
+    return presentExport(exported, origin, this.exportsService.signedDownloadPath(exported));
   }
+}
+
+/**
+ * A run's exports with the run in the path, as the public Node SDK asks for them: `POST` makes one
+ * (the same as `POST /v1/jobs/{id}/exports` with `run_id`), `GET` answers an export as JSON, where
+ * the job-level `GET` downloads its archive.
+ */
+@Controller('v1/jobs/:jobId/runs/:runId/exports')
+export class RunExportsController {
+  constructor(
+    private readonly exportsService: JobExportsService,
+    @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
+  ) {}
+
+  @Post()
+  @HttpCode(201)
+  async create(
+    @AuthenticatedTenant() tenant: TenantContext,
+    @Param('jobId') jobId: string,
+    @Param('runId') runId: string,
+    @Body() body: unknown,
+    @Query() query: QueryParameters,
+    @Req() request: FastifyRequest,
+  ): Promise<JobExportAnswer> {
+    assertKnownQueryParameters(query, []);
+    assertNoBody(body);
+    const created = await this.exportsService.create(tenant.tenantId, jobId, runId);
+    return presentExport(created, publicOrigin(this.config, request), this.exportsService.signedDownloadPath(created));
+  }
+
+  @Get(':exportId')
+  async read(
+    @AuthenticatedTenant() tenant: TenantContext,
+    @Param('jobId') jobId: string,
+    @Param('runId') runId: string,
+    @Param('exportId') exportId: string,
+    @Query() query: QueryParameters,
+    @Req() request: FastifyRequest,
+  ): Promise<JobExportAnswer> {
+    assertKnownQueryParameters(query, []);
+    const exported = await this.exportsService.open(tenant.tenantId, jobId, exportId, runId);
+    return presentExport(exported, publicOrigin(this.config, request), this.exportsService.signedDownloadPath(exported));
+  }
+}
+
+/**
+ * `url` downloads with the API key (kept for clients that use it); `download.url` is the same
+ * archive by a signed URL that needs no key, valid until `download.expires_at` (the export's own
+ * expiry), shaped like a CSV input's `upload`; `download_url` repeats it for the public Node SDK.
+ */
+function presentExport(exported: ExportRecord, origin: string, signedPath: string): JobExportAnswer {
+  const signedUrl = `${origin}${signedPath}`;
+  return {
+    export_id: exported.id,
+    job_id: exported.jobId,
+    run_id: exported.runId,
+    format: exported.format,
+    status: 'completed',
+    url: `${origin}${exportPath(exported.jobId, exported.id)}`,
+    download_url: signedUrl,
+    created_at: exported.createdAt.toISOString(),
+    expires_at: exported.expiresAt.toISOString(),
+    download: { url: signedUrl, method: 'GET', expires_at: exported.expiresAt.toISOString() },
+  };
 }

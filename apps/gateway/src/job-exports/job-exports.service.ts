@@ -88,10 +88,14 @@ export class JobExportsService {
     return this.exportsRepository.insert({ id: randomUUID(), tenantId, jobId: job.id, runId: run.id, bodyBytes, lifetimeSeconds: EXPORT_LIFETIME_SECONDS });
   }
 
-  /** An export that can still be downloaded. @throws JobExportError `export_not_found`, `export_expired`. */
-  async open(tenantId: string, jobId: string, exportId: string): Promise<ExportRecord> {
+  /**
+   * An export that can still be downloaded (of run `runId`, when given).
+   *
+   * @throws JobExportError `export_not_found`, `export_expired`.
+   */
+  async open(tenantId: string, jobId: string, exportId: string, runId?: string): Promise<ExportRecord> {
     const found = UUID.test(jobId) && UUID.test(exportId) ? await this.exportsRepository.find(tenantId, jobId, exportId) : undefined;
-    if (!found) throw new JobExportError(JobExportErrorCode.ExportNotFound, 'This job has no export with this id on your account.');
+    if (!found || (runId !== undefined && found.runId !== runId)) throw new JobExportError(JobExportErrorCode.ExportNotFound, 'This job has no export with this id on your account.');
     if (found.expired) {
       throw new JobExportError(JobExportErrorCode.ExportExpired, 'This export has expired (12 hours after it was made): create a new one.');
     }

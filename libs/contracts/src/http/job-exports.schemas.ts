@@ -21,7 +21,10 @@ export const jobExport = z
     job_id: z.uuid(),
     run_id: z.uuid(),
     format: z.enum(JOB_EXPORT_FORMATS),
+    status: z.literal('completed').meta({ description: 'An export is made when it is asked for: it is complete at once.' }),
     url: z.string().meta({ description: 'Downloads the archive with the API key.' }),
+    download_url: z.string().meta({ description: '`download.url`, under the name the public Node SDK reads.' }),
+    created_at: z.iso.datetime(),
     expires_at: z.iso.datetime(),
     download: z
       .object({

@@ -318,8 +318,13 @@ export interface JobExport {
   job_id: string;
   run_id: string;
   format: "tar.gz";
+  /** An export is made when it is asked for: it is complete at once. */
+  status: "completed";
   /** Downloads the archive with the API key. */
   url: string;
+  /** `download.url`, under the name the public Node SDK reads. */
+  download_url: string;
+  created_at: string;
   expires_at: string;
   /** The same archive by a signed URL. */
   download: {
@@ -1009,6 +1014,8 @@ export interface OperationResponses {
   setJobScheduleState: Job;
   listScheduleFirings: ScheduleFiringList;
   createJobExport: JobExport;
+  createRunExport: JobExport;
+  getRunExport: JobExport;
   downloadJobExport: unknown;
   headJobExport: void;
   downloadSignedJobExport: unknown;
