@@ -451,6 +451,28 @@ describe('Batch API (gateway)', () => {
       expect((await call(tenant, 'GET', `/v1/jobs/${jobId}/runs/${randomUUID()}/results`)).body.code).toBe('run_not_found');
     });
 
+    it("answers a task's attempts, oldest first, in the latest run or a given one", async () => {
+      const { tenant, jobId, runId } = await jobOf(2);
+      // As the scheduler writes them: a lease that ran out, then the answer that counted.
+      await gw.sql.query(
+        `INSERT INTO run_task_attempts (run_id, seq, attempt, started_at, ended_at, outcome, error_code, error_detail, credits) VALUES
+           ($1, 1, 1, '2026-11-28T10:00:00Z', '2026-11-28T10:05:00Z', 'lease_expired', 'task_lease_expired', 'No answer.', 0),
+           ($1, 1, 2, '2026-11-28T10:05:01Z', '2026-11-28T10:05:03Z', 'succeeded', NULL, NULL, 5)`,
+        [runId],
+      );
+      const history = await call(tenant, 'GET', `/v1/jobs/${jobId}/tasks/1/history`);
+      expect(history.body).toEqual({
+        events: [
+          { attempt: 1, started_at: '2026-11-28T10:00:00.000Z', ended_at: '2026-11-28T10:05:00.000Z', outcome: 'lease_expired', error: { code: 'task_lease_expired', detail: 'No answer.' }, spend: { credits: 0, cost: 0 } },
+          { attempt: 2, started_at: '2026-11-28T10:05:01.000Z', ended_at: '2026-11-28T10:05:03.000Z', outcome: 'succeeded', spend: { credits: 5, cost: expect.any(Number) } },
+        ],
+      });
+      expect((await call(tenant, 'GET', `/v1/jobs/${jobId}/runs/${runId}/tasks/1/history`)).body).toEqual(history.body);
+      expect((await call(tenant, 'GET', `/v1/jobs/${jobId}/tasks/2/history`)).body).toEqual({ events: [] });
+      expect((await call(tenant, 'GET', `/v1/jobs/${jobId}/tasks/3/history`)).body.code).toBe('task_not_found');
+      expect((await call(await gw.createTenant(), 'GET', `/v1/jobs/${jobId}/tasks/1/history`)).body.code).toBe('job_not_found');
+    });
+
     it('answers 410 for a result_url past its expiry, and 404 once the run is deleted', async () => {
       const { tenant, jobId, runId } = await jobOf(1);
       await recordResults(runId, [1], { state: 'succeeded', body: Buffer.from('x'), contentType: 'text/plain' });

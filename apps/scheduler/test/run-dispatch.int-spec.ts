@@ -118,6 +118,12 @@ describe(RunDispatcherService.name, () => {
     expect(await runRow(a.db, runId)).toMatchObject({ status: 'running', successful: 1, failed: 0, credits: 1 });
     const ledger = await a.db.query(`SELECT 1 FROM credit_ledger WHERE tenant_id = $1`, [tenantId]);
     expect(ledger).toHaveLength(1);
+    // The task's history has the one attempt that counted, from its dispatch to its answer.
+    const attempts = await a.db.query<{ seq: number; attempt: number; outcome: string; credits: number; ordered: boolean }>(
+      `SELECT seq, attempt, outcome, credits, started_at <= ended_at AS ordered FROM run_task_attempts WHERE run_id = $1 ORDER BY seq, attempt`,
+      [runId],
+    );
+    expect(attempts).toEqual([{ seq: 1, attempt: 1, outcome: 'succeeded', credits: 1, ordered: true }]);
   });
 
   it('bills a failed task whose answer the Fetch API bills (a 404), and not one it does not', async () => {
@@ -159,6 +165,15 @@ describe(RunDispatcherService.name, () => {
     const [task] = await a.db.query<{ state: string; error_code: string }>(`SELECT state, error_code FROM run_tasks WHERE run_id = $1`, [runId]);
     expect(task).toEqual({ state: 'failed', error_code: 'ERR0001' });
     expect(await runRow(a.db, runId)).toMatchObject({ status: 'completed', successful: 0, failed: 1, credits: 0 });
+    // The history keeps the lease that ran out and the attempt given up on (the test skipped to the third).
+    const attempts = await a.db.query<{ attempt: number; outcome: string; error_code: string; started: boolean }>(
+      `SELECT attempt, outcome, error_code, started_at IS NOT NULL AS started FROM run_task_attempts WHERE run_id = $1 ORDER BY attempt`,
+      [runId],
+    );
+    expect(attempts).toEqual([
+      { attempt: 1, outcome: 'lease_expired', error_code: 'task_lease_expired', started: true },
+      { attempt: 3, outcome: 'failed', error_code: 'ERR0001', started: true },
+    ]);
   });
 
   it('never dispatches a task twice at once from two dispatchers, nor passes the tenant’s concurrency', async () => {

@@ -15,6 +15,7 @@ import { PutBatchTasks1764000000100 } from './migrations/1764000000100-put-batch
 import { LedgerCost1764000000110 } from './migrations/1764000000110-ledger-cost';
 import { TenantAdmin1764000000130 } from './migrations/1764000000130-tenant-admin';
 import { Extract1764000000140 } from './migrations/1764000000140-extract';
+import { RunTaskAttempts1764000000150 } from './migrations/1764000000150-run-task-attempts';
 
 /** Every migration, in order. Migrations run by `make migrate` (and a Helm pre-upgrade Job), never at pod start. */
 export const MIGRATIONS = [
@@ -33,6 +34,7 @@ export const MIGRATIONS = [
   LedgerCost1764000000110,
   TenantAdmin1764000000130,
   Extract1764000000140,
+  RunTaskAttempts1764000000150,
 ];
 
 export interface DataSourceOptions {

@@ -24,6 +24,7 @@ import { TaskIngestService } from './task-ingest.service';
 import { JobDeletionService } from './job-deletion.service';
 import { SignedTaskContentController, TaskContentController } from './task-content.controller';
 import { TaskContentService } from './task-content.service';
+import { TaskHistoryService } from './task-history.service';
 
 /** The Batch API's HTTP side (spec-batch-api, docs/design-batch.md); runs execute in the scheduler. */
 @Module({
@@ -34,6 +35,7 @@ import { TaskContentService } from './task-content.service';
     JobRunsService,
     JobDeletionService,
     TaskContentService,
+    TaskHistoryService,
     JobResultsService,
     JobSettingsService,
     JobCostsService,

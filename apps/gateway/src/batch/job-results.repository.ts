@@ -1,6 +1,17 @@
 import { Injectable } from '@nestjs/common';
 import type { BatchTaskMethod, RunTaskState } from '@trawl/contracts';
-import { Database, type JobTasksRow, RUN_TASK_RESULT_COLUMNS, type RunTasksRow, selectColumns } from '@trawl/persistence';
+import { Database, type JobTasksRow, RUN_TASK_RESULT_COLUMNS, type RunTaskAttemptOutcome, type RunTaskAttemptsRow, type RunTasksRow, selectColumns } from '@trawl/persistence';
+
+/** One attempt of a task, as its history shows it. */
+export interface TaskAttemptRecord {
+  attempt: number;
+  startedAt: Date | null;
+  endedAt: Date;
+  outcome: RunTaskAttemptOutcome;
+  errorCode: string | null;
+  errorDetail: string | null;
+  credits: number;
+}
 
 /** One task of a run with its result, as the results endpoint serves it. */
 export interface TaskResultRecord {
@@ -83,6 +94,29 @@ export class JobResultsRepository {
     );
     const results = rows.map(toResult);
     return { results, scanned: rows[0]?.scanned ?? 0, pendingFrom };
+  }
+
+  /** Whether the run has a task at `seq` (the tenant's run). */
+  async hasTask(tenantId: string, runId: string, seq: number): Promise<boolean> {
+    const rows = await this.db.query(`SELECT 1 FROM run_tasks rt JOIN job_runs r ON r.id = rt.run_id WHERE r.tenant_id = $1 AND rt.run_id = $2 AND rt.seq = $3`, [tenantId, runId, seq]);
+    return rows.length > 0;
+  }
+
+  /** The task's attempts in the run, first first. */
+  async attempts(runId: string, seq: number): Promise<TaskAttemptRecord[]> {
+    const rows = await this.db.query<RunTaskAttemptsRow>(
+      `SELECT attempt, started_at, ended_at, outcome, error_code, error_detail, credits FROM run_task_attempts WHERE run_id = $1 AND seq = $2 ORDER BY attempt`,
+      [runId, seq],
+    );
+    return rows.map((row) => ({
+      attempt: row.attempt,
+      startedAt: row.started_at,
+      endedAt: row.ended_at,
+      outcome: row.outcome,
+      errorCode: row.error_code,
+      errorDetail: row.error_detail,
+      credits: row.credits,
+    }));
   }
 
   /** One task of a run with its result, body included; the run is the tenant's (and the job's, when given). */

@@ -60,7 +60,7 @@ export class JobRunsRepository {
   }
 
   /**
-   * Marks an ended run `deleted` and drops its results and exports; the run row stays, with its
+   * Marks an ended run `deleted` and drops its results, their attempts and its exports; the run row stays, with its
    * counts and spend, so the job's history and bills still add up. Answers false when the run was in
    * flight or already deleted (nothing changed).
    */
@@ -72,6 +72,7 @@ export class JobRunsRepository {
     );
     if (marked.length === 0) return false;
     await sql.query(`DELETE FROM run_tasks WHERE run_id = $1`, [runId]);
+    await sql.query(`DELETE FROM run_task_attempts WHERE run_id = $1`, [runId]);
     await sql.query(`DELETE FROM job_exports WHERE run_id = $1`, [runId]);
     return true;
   }

@@ -1,14 +1,36 @@
 import { Controller, Get, Param, Query, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
-import { queryParameterNames, signedUrlQuery } from '@trawl/contracts/http';
+import { queryParameterNames, signedUrlQuery, type TaskHistoryAnswer } from '@trawl/contracts/http';
 import { AuthenticatedTenant, TenantContext } from '../auth/authenticated-tenant';
 import { assertKnownQueryParameters, QueryParameters, singleQueryValue } from '../problems/query-parameters';
 import { TaskContent, TaskContentService } from './task-content.service';
+import { TaskHistoryService } from './task-history.service';
 
-/** A task's content by the API key: of the job's latest run, or of a given run. */
+/** A task's content and attempts by the API key: in the job's latest run, or in a given run. */
 @Controller('v1/jobs/:jobId')
 export class TaskContentController {
-  constructor(private readonly contents: TaskContentService) {}
+  constructor(
+    private readonly contents: TaskContentService,
+    private readonly histories: TaskHistoryService,
+  ) {}
+
+  @Get('tasks/:taskId/history')
+  latestHistory(@AuthenticatedTenant() tenant: TenantContext, @Param('jobId') jobId: string, @Param('taskId') taskId: string, @Query() query: QueryParameters): Promise<TaskHistoryAnswer> {
+    assertKnownQueryParameters(query, []);
+    return this.histories.history(tenant.tenantId, jobId, undefined, taskId);
+  }
+
+  @Get('runs/:runId/tasks/:taskId/history')
+  runHistory(
+    @AuthenticatedTenant() tenant: TenantContext,
+    @Param('jobId') jobId: string,
+    @Param('runId') runId: string,
+    @Param('taskId') taskId: string,
+    @Query() query: QueryParameters,
+  ): Promise<TaskHistoryAnswer> {
+    assertKnownQueryParameters(query, []);
+    return this.histories.history(tenant.tenantId, jobId, runId, taskId);
+  }
 
   @Get('tasks/:taskId/content')
   async latest(

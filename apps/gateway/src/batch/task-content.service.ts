@@ -23,7 +23,8 @@ export function taskIdOf(seq: number): string {
   return String(seq);
 }
 
-function seqOf(taskId: string): number | undefined {
+/** The seq a `task_id` names; `undefined` for anything that is not one. */
+export function seqOf(taskId: string): number | undefined {
   return /^[1-9]\d{0,8}$/.test(taskId) ? Number(taskId) : undefined;
 }
 
@@ -104,6 +105,6 @@ function contentOf(result: TaskResultRecord): TaskContent {
   return { contentType: result.contentType ?? 'application/octet-stream', body: result.body };
 }
 
-function taskNotFound(detail = 'This run has no task with this id; `task_id` is on each result.'): BatchError {
+export function taskNotFound(detail = 'This run has no task with this id; `task_id` is on each result.'): BatchError {
   return new BatchError(BatchErrorCode.TaskNotFound, detail);
 }

@@ -213,7 +213,7 @@ export class RunDispatchRepository {
          SELECT seq FROM run_tasks WHERE run_id = $1 AND state = 'queued' ORDER BY seq LIMIT $2 FOR UPDATE SKIP LOCKED
        )
        UPDATE run_tasks rt
-          SET state = 'dispatched', attempt = rt.attempt + 1,
+          SET state = 'dispatched', attempt = rt.attempt + 1, started_at = now(),
               lease_until = now() + make_interval(secs => $3::double precision / 1000)
          FROM picked, job_tasks jt
         WHERE rt.run_id = $1 AND rt.seq = picked.seq AND jt.job_id = $4 AND jt.seq = rt.seq

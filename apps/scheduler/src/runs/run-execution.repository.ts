@@ -58,15 +58,23 @@ export class RunExecutionRepository {
     if (results.length === 0) return [];
     const rows = await sql.prepared<{ run_id: string; seq: number; state: SettledTaskState; credits: number; tier: string | null }>(
       'run_exec_apply_results',
-      `UPDATE run_tasks t
-          SET state = r.state, status_code = r.status_code, content_type = r.content_type, output_format = r.output_format,
-              body = r.body, tier = r.tier, credits = r.credits, error_code = r.error_code, error_detail = r.error_detail,
-              finished_at = now(), lease_until = NULL
-         FROM unnest($1::uuid[], $2::int[], $3::int[], $4::text[], $5::int[], $6::text[], $7::text[], $8::bytea[], $9::text[],
-                     $10::int[], $11::text[], $12::text[])
-              AS r (run_id, seq, attempt, state, status_code, content_type, output_format, body, tier, credits, error_code, error_detail)
-        WHERE t.run_id = r.run_id AND t.seq = r.seq AND t.state = 'dispatched' AND t.attempt = r.attempt
-        RETURNING t.run_id, t.seq, t.state, t.credits, t.tier`,
+      `WITH applied AS (
+         UPDATE run_tasks t
+            SET state = r.state, status_code = r.status_code, content_type = r.content_type, output_format = r.output_format,
+                body = r.body, tier = r.tier, credits = r.credits, error_code = r.error_code, error_detail = r.error_detail,
+                finished_at = now(), lease_until = NULL
+           FROM unnest($1::uuid[], $2::int[], $3::int[], $4::text[], $5::int[], $6::text[], $7::text[], $8::bytea[], $9::text[],
+                       $10::int[], $11::text[], $12::text[])
+                AS r (run_id, seq, attempt, state, status_code, content_type, output_format, body, tier, credits, error_code, error_detail)
+          WHERE t.run_id = r.run_id AND t.seq = r.seq AND t.state = 'dispatched' AND t.attempt = r.attempt
+          RETURNING t.run_id, t.seq, t.attempt, t.started_at, t.finished_at, t.state, t.credits, t.tier, t.error_code, t.error_detail
+       ), logged AS (
+         -- The task's history: one row per attempt, written with the answer that ends it.
+         INSERT INTO run_task_attempts (run_id, seq, attempt, started_at, ended_at, outcome, error_code, error_detail, credits)
+         SELECT run_id, seq, attempt, started_at, finished_at, state, error_code, error_detail, credits FROM applied
+         ON CONFLICT DO NOTHING
+       )
+       SELECT run_id, seq, state, credits, tier FROM applied`,
       [
         results.map((r) => r.runId),
         results.map((r) => r.seq),
@@ -175,11 +183,21 @@ export class RunExecutionRepository {
     );
   }
 
-  /** Puts claims back in the queue (their next dispatch is a new attempt). */
+  /**
+   * Puts claims whose lease ran out back in the queue (their next dispatch is a new attempt); each
+   * ended attempt is kept in the task's history as `lease_expired`.
+   */
   async requeue(sql: Sql, runId: string, seqs: number[]): Promise<void> {
     if (seqs.length === 0) return;
     await sql.query(
-      `UPDATE run_tasks SET state = 'queued', lease_until = NULL WHERE run_id = $1 AND seq = ANY ($2::int[]) AND state = 'dispatched'`,
+      `WITH requeued AS (
+         UPDATE run_tasks SET state = 'queued', lease_until = NULL WHERE run_id = $1 AND seq = ANY ($2::int[]) AND state = 'dispatched'
+         RETURNING run_id, seq, attempt, started_at
+       )
+       INSERT INTO run_task_attempts (run_id, seq, attempt, started_at, ended_at, outcome, error_code, error_detail)
+       SELECT run_id, seq, attempt, started_at, now(), 'lease_expired', 'task_lease_expired', 'No answer came from a worker before the task lease ran out; the task was queued again.'
+         FROM requeued
+       ON CONFLICT DO NOTHING`,
       [runId, seqs],
     );
   }

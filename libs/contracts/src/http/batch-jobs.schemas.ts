@@ -302,6 +302,23 @@ export const taskResult = z
   .meta({ id: 'TaskResult' });
 export type TaskResultAnswer = z.infer<typeof taskResult>;
 
+/** `GET /v1/jobs/{jobId}[/runs/{runId}]/tasks/{taskId}/history`: the task's attempts in the run, oldest first. */
+export const taskHistory = z
+  .object({
+    events: z.array(
+      z.object({
+        attempt: z.int().min(1).meta({ description: 'The dispatch this was, from 1 (a claim handed back unrun is not one).' }),
+        started_at: z.iso.datetime().optional(),
+        ended_at: z.iso.datetime(),
+        outcome: z.enum(['succeeded', 'failed', 'lease_expired']),
+        error: z.object({ code: z.string(), detail: z.string() }).optional(),
+        spend: z.object({ credits: z.number().min(0), cost: z.number().min(0) }).meta({ description: 'Credits billed for the attempt, and their cost at today\'s price.' }),
+      }),
+    ),
+  })
+  .meta({ id: 'TaskHistory' });
+export type TaskHistoryAnswer = z.infer<typeof taskHistory>;
+
 /** `GET /v1/jobs/{jobId}/results`: one page of a run's results, in task order. */
 export const taskResultsPage = z
   .object({

@@ -5,5 +5,6 @@ export * from './jobs';
 export * from './job-tasks';
 export * from './job-runs';
 export * from './run-tasks';
+export * from './run-task-attempts';
 export * from './webhook-deliveries';
 export * from './extract-domains';

@@ -13,6 +13,8 @@ export interface RunTasksRow {
   state: RunTaskState;
   attempt: number;
   lease_until: Date | null;
+  /** When the current (or last) claim was dispatched; migration 1764000000150. */
+  started_at: Date | null;
   status_code: number | null;
   /** No CHECK: what the worker reported (`OUTPUT_FORMATS` of @trawl/contracts). */
   output_format: string | null;
@@ -32,6 +34,7 @@ export const RUN_TASKS_COLUMNS = columnNames<RunTasksRow>({
   state: true,
   attempt: true,
   lease_until: true,
+  started_at: true,
   status_code: true,
   output_format: true,
   content_type: true,

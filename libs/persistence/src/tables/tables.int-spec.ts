@@ -26,6 +26,7 @@ import { EXTRACT_DOMAINS_COLUMNS } from './extract-domains';
 import { JOB_RUNS_COLUMNS } from './job-runs';
 import { JOB_TASKS_COLUMNS } from './job-tasks';
 import { JOBS_COLUMNS } from './jobs';
+import { RUN_TASK_ATTEMPT_OUTCOMES, RUN_TASK_ATTEMPTS_COLUMNS } from './run-task-attempts';
 import { RUN_TASKS_COLUMNS } from './run-tasks';
 import { WEBHOOK_DELIVERIES_COLUMNS } from './webhook-deliveries';
 
@@ -46,6 +47,7 @@ const CHECKED_COLUMNS: [table: string, column: string, values: readonly string[]
   ['job_runs', 'kind', RUN_KINDS],
   ['job_runs', 'status', RUN_STATUSES],
   ['run_tasks', 'state', RUN_TASK_STATES],
+  ['run_task_attempts', 'outcome', RUN_TASK_ATTEMPT_OUTCOMES],
   ['job_schedules', 'state', SCHEDULE_STATES],
   ['schedule_firings', 'outcome', SCHEDULE_FIRING_OUTCOMES],
   ['webhook_deliveries', 'status', WEBHOOK_DELIVERY_STATUSES],
@@ -64,6 +66,7 @@ const ROW_TYPES: [table: string, columns: readonly string[]][] = [
   ['job_tasks', JOB_TASKS_COLUMNS],
   ['job_runs', JOB_RUNS_COLUMNS],
   ['run_tasks', RUN_TASKS_COLUMNS],
+  ['run_task_attempts', RUN_TASK_ATTEMPTS_COLUMNS],
   ['webhook_deliveries', WEBHOOK_DELIVERIES_COLUMNS],
 ];
 

@@ -713,6 +713,25 @@ export interface SubscriptionDetails {
   max_active_jobs: number;
 }
 
+export interface TaskHistory {
+  events: ({
+    /** The dispatch this was, from 1 (a claim handed back unrun is not one). */
+    attempt: number;
+    started_at?: string;
+    ended_at: string;
+    outcome: "succeeded" | "failed" | "lease_expired";
+    error?: {
+      code: string;
+      detail: string;
+    };
+    /** Credits billed for the attempt, and their cost at today's price. */
+    spend: {
+      credits: number;
+      cost: number;
+    };
+  }[]);
+}
+
 export interface TaskResult {
   /** Position of the task in its job, from 1. */
   seq: number;
@@ -996,6 +1015,8 @@ export interface OperationResponses {
   listRunTaskResults: TaskResultsPage;
   getTaskContent: unknown;
   getRunTaskContent: unknown;
+  getTaskHistory: TaskHistory;
+  getRunTaskHistory: TaskHistory;
   downloadSignedTaskContent: unknown;
   addTasks: JobWithAddedTasks;
   closeJob: Job;

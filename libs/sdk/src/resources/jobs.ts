@@ -22,6 +22,7 @@ import type {
   ScheduleFiring,
   ScheduleFiringList,
   ScheduleRequest,
+  TaskHistory,
   TaskResult,
   TaskResultsPage,
   WebhookDelivery,
@@ -198,6 +199,12 @@ export class JobsResource {
     const run = options.runId === undefined ? '' : `/runs/${encodeURIComponent(options.runId)}`;
     const response = await this.transport.send(this.call('GET', jobId, `${run}/tasks/${encodeURIComponent(taskId)}/content`, options));
     return { contentType: response.headers.get('content-type') ?? 'application/octet-stream', body: new Uint8Array(await response.arrayBuffer()) };
+  }
+
+  /** A task's attempts, oldest first: of the job's latest run, or of `runId`'s. */
+  taskHistory(jobId: string, taskId: string, options: Signal & { runId?: string } = {}): Promise<TaskHistory> {
+    const run = options.runId === undefined ? '' : `/runs/${encodeURIComponent(options.runId)}`;
+    return this.transport.json<TaskHistory>(this.call('GET', jobId, `${run}/tasks/${encodeURIComponent(taskId)}/history`, options));
   }
 
   /** The job's webhook; `404 webhook_not_found` (a `TrawlApiError`) when it has none. */
