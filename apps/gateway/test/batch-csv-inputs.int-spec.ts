@@ -42,7 +42,7 @@ describe('CSV inputs (POST /v1/job_inputs, PUT upload URL, jobs from file_input_
       expect(res.body).toMatchObject({
         type: 'csv',
         state: 'awaiting_upload',
-        csv: { header: true, fields: { url: 'link', external_id: 'sku' } },
+        csv: { header: true, delimiter: ',', quote: '"', fields: { url: 'link', external_id: 'sku' } },
         upload: { method: 'PUT', headers: { 'Content-Type': 'text/csv' } },
       });
       const url = new URL(res.body.upload.url);
@@ -94,6 +94,26 @@ describe('CSV inputs (POST /v1/job_inputs, PUT upload URL, jobs from file_input_
         { seq: 2, url: 'https://shop.test/b?x=1', external_id: 'A2' },
         { seq: 3, url: 'https://shop.test/c', external_id: null },
       ]);
+    });
+
+    it("reads a file in the delimiter and quote character the slot names (the public Node SDK sends both)", async () => {
+      const { api_key: key } = await gateway.createTenant();
+      const input = await slot(key, { header: true, delimiter: ';', quote: "'", fields: { url: 'link', external_id: 'sku' } });
+      const res = await upload(input.upload.url, "sku;link\n'A;1';https://shop.test/a\nB2;https://shop.test/b\n", input.upload.headers);
+      expect(res.body).toMatchObject({ state: 'uploaded', rows: 2 });
+      const { rows } = await gateway.sql.query(`SELECT url, external_id FROM job_input_rows WHERE input_id = $1 ORDER BY seq`, [input.file_input_id]);
+      expect(rows).toEqual([
+        { url: 'https://shop.test/a', external_id: 'A;1' },
+        { url: 'https://shop.test/b', external_id: 'B2' },
+      ]);
+      for (const [csv, parameter] of [
+        [{ header: true, delimiter: ';;', fields: { url: 'u' } }, 'csv.delimiter'],
+        [{ header: true, delimiter: '\n', fields: { url: 'u' } }, 'csv.delimiter'],
+        [{ header: true, delimiter: '"', fields: { url: 'u' } }, 'csv.quote'],
+      ] as const) {
+        const refused = await gateway.request('POST', '/v1/job_inputs', { key, body: { type: 'csv', csv } });
+        expect({ status: refused.status, parameter: refused.body.parameter }).toEqual({ status: 422, parameter });
+      }
     });
 
     it('reads columns by index in a file without a header (BOM and ragged rows accepted)', async () => {

@@ -16,6 +16,7 @@ import { LedgerCost1764000000110 } from './migrations/1764000000110-ledger-cost'
 import { TenantAdmin1764000000130 } from './migrations/1764000000130-tenant-admin';
 import { Extract1764000000140 } from './migrations/1764000000140-extract';
 import { RunTaskAttempts1764000000150 } from './migrations/1764000000150-run-task-attempts';
+import { CsvDialect1764000000160 } from './migrations/1764000000160-csv-dialect';
 
 /** Every migration, in order. Migrations run by `make migrate` (and a Helm pre-upgrade Job), never at pod start. */
 export const MIGRATIONS = [
@@ -35,6 +36,7 @@ export const MIGRATIONS = [
   TenantAdmin1764000000130,
   Extract1764000000140,
   RunTaskAttempts1764000000150,
+  CsvDialect1764000000160,
 ];
 
 export interface DataSourceOptions {

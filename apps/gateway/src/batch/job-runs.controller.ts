@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
-import { type JobCostEstimateAnswer, type JobRunAnswer, LIST_PAGE_LIMITS, pageQuery, queryParameterNames, retryFailedBody, type RunCostAnswer, type RunListAnswer } from '@trawl/contracts/http';
+import { type JobCostEstimateAnswer, type JobRunAnswer, LIST_PAGE_LIMITS, pageQuery, queryParameterNames, RERUN_STATUSES, rerunQuery, retryFailedBody, type RunCostAnswer, type RunListAnswer, type StartedRunAnswer } from '@trawl/contracts/http';
 import { AuthenticatedTenant, TenantContext } from '../auth/authenticated-tenant';
 import type { GatewayConfig } from '../config';
 import { GATEWAY_CONFIG } from '../gateway.tokens';
@@ -11,6 +11,8 @@ import { RunTransition } from './job-runs.repository';
 import { JobRunsService } from './job-runs.service';
 import { presentRun } from './job.presenter';
 import { JobDeletionService } from './job-deletion.service';
+import { enumParameter } from './jobs.controller';
+import type { RunRecord } from './jobs.repository';
 
 /**
  * Runs of a job (spec-batch-api §3, §4): list and read them, steer the run in flight, start a
@@ -89,17 +91,22 @@ export class JobRunsController {
     return this.transition(tenant, jobId, 'resume', body, query);
   }
 
-  /** A new run replaying every task; `201` with the run. */
+  /**
+   * A new run replaying every task; `201` with the run. `status=failed` (`failed,pending`) makes it
+   * a retry of the failed tasks (and the never-finished ones), the public Node SDK's way of asking.
+   */
   @Post('rerun')
   async rerun(
     @AuthenticatedTenant() tenant: TenantContext,
     @Param('jobId') jobId: string,
     @Body() body: unknown,
     @Query() query: QueryParameters,
-  ): Promise<JobRunAnswer> {
-    assertKnownQueryParameters(query, []);
+  ): Promise<StartedRunAnswer> {
+    assertKnownQueryParameters(query, queryParameterNames(rerunQuery));
     assertNoBody(body);
-    return presentRun(await this.runs.rerun(tenant.tenantId, jobId));
+    const status = enumParameter(query, 'status', RERUN_STATUSES);
+    const run = status === undefined ? await this.runs.rerun(tenant.tenantId, jobId) : await this.runs.retryFailed(tenant.tenantId, jobId, status === 'failed,pending');
+    return presentStartedRun(jobId, run);
   }
 
   /** A new run of the latest run's failed tasks (`include_not_started`: and those it never finished); `201`. */
@@ -109,10 +116,10 @@ export class JobRunsController {
     @Param('jobId') jobId: string,
     @Body() body: unknown,
     @Query() query: QueryParameters,
-  ): Promise<JobRunAnswer> {
+  ): Promise<StartedRunAnswer> {
     assertKnownQueryParameters(query, []);
     const request = parseBody(retryFailedBody, body ?? {});
-    return presentRun(await this.runs.retryFailed(tenant.tenantId, jobId, request.include_not_started));
+    return presentStartedRun(jobId, await this.runs.retryFailed(tenant.tenantId, jobId, request.include_not_started));
   }
 
   /** Credits (and cost) a run of the job's tasks would take: a range when `mode=auto` picks tiers. */
@@ -156,4 +163,10 @@ export class JobRunsController {
     assertNoBody(body);
     return presentRun(await this.runs.transition(tenant.tenantId, jobId, transition));
   }
+}
+
+/** A run just made: carried-over results are its successful tasks at creation, the rest run again. */
+function presentStartedRun(jobId: string, run: RunRecord): StartedRunAnswer {
+  const presented = presentRun(run);
+  return { ...presented, job_id: jobId, latest_run: presented, retried_tasks: run.total - run.successful, inherited_tasks: run.successful };
 }

@@ -20,6 +20,9 @@ export function presentJob(job: JobRecord): JobAnswer {
     ingest_state: job.ingestState,
     ...(job.webhookUrl !== null && { webhook: { url: job.webhookUrl, signature: job.webhookSignature } }),
     ...(job.schedule && { schedule: presentSchedule(job.schedule, job.schedule.lastFiring) }),
+    // Also at the top, where the public Node SDK reads them.
+    ...(job.schedule && { schedule_state: job.schedule.state }),
+    ...(job.schedule?.nextDueAt && { next_scheduled_run: job.schedule.nextDueAt.toISOString() }),
     ...(job.latestRun && { latest_run: presentRun(job.latestRun) }),
     created_at: job.createdAt.toISOString(),
   };

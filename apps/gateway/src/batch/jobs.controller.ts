@@ -137,7 +137,7 @@ export class JobsController {
     assertKnownQueryParameters(query, []);
     const request = parseBody(addTasksBodyShallow, body);
     const job = await this.jobs.addTasks(tenant.tenantId, jobId, request.tasks, request.last_batch);
-    return { ...presentJob(job), tasks_added: request.tasks.length };
+    return { ...presentJob(job), tasks_added: request.tasks.length, accepted_tasks: request.tasks.length, job_status: job.status };
   }
 
   @Post(':jobId/close')

@@ -22,6 +22,8 @@ export function presentUploadedJobInput(input: JobInputRecord, rows: number): Up
 function presentCsv(input: JobInputRecord): JobInputSlotAnswer['csv'] {
   return {
     header: input.header,
+    delimiter: input.delimiter,
+    quote: input.quote,
     fields: { url: input.fields.url, ...(input.fields.externalId !== null && { external_id: input.fields.externalId }) },
   };
 }

@@ -9,6 +9,9 @@ export interface JobInputRecord {
   tenantId: string;
   header: boolean;
   fields: CsvFieldNames;
+  /** The file's field delimiter and quote character (one character each). */
+  delimiter: string;
+  quote: string;
   state: JobInputState;
   rowCount: number | null;
   expiresAt: Date;
@@ -22,23 +25,25 @@ interface JobInputRow {
   header: boolean;
   url_field: string;
   external_id_field: string | null;
+  delimiter: string;
+  quote: string;
   state: JobInputState;
   row_count: number | null;
   expires_at: Date;
   expired: boolean;
 }
 
-const COLUMNS = `id, tenant_id, header, url_field, external_id_field, state, row_count, expires_at, expires_at <= now() AS expired`;
+const COLUMNS = `id, tenant_id, header, url_field, external_id_field, delimiter, quote, state, row_count, expires_at, expires_at <= now() AS expired`;
 
 /** SQL of CSV input slots and their staged rows. */
 @Injectable()
 export class JobInputsRepository {
   constructor(private readonly db: Database) {}
 
-  async insert(input: { id: string; tenantId: string; header: boolean; fields: CsvFieldNames; lifetimeSeconds: number }): Promise<JobInputRecord> {
+  async insert(input: { id: string; tenantId: string; header: boolean; fields: CsvFieldNames; delimiter: string; quote: string; lifetimeSeconds: number }): Promise<JobInputRecord> {
     const [row] = await this.db.query<JobInputRow>(
-      `INSERT INTO job_inputs (id, tenant_id, header, url_field, external_id_field, state, expires_at)
-       VALUES ($1, $2, $3, $4, $5, 'awaiting_upload', date_trunc('second', now()) + make_interval(secs => $6))
+      `INSERT INTO job_inputs (id, tenant_id, header, url_field, external_id_field, state, expires_at, delimiter, quote)
+       VALUES ($1, $2, $3, $4, $5, 'awaiting_upload', date_trunc('second', now()) + make_interval(secs => $6), $7, $8)
        RETURNING ${COLUMNS}`,
       [
         input.id,
@@ -47,6 +52,8 @@ export class JobInputsRepository {
         String(input.fields.url),
         input.fields.externalId === null ? null : String(input.fields.externalId),
         input.lifetimeSeconds,
+        input.delimiter,
+        input.quote,
       ],
     );
     return toRecord(row);
@@ -123,6 +130,8 @@ function toRecord(row: JobInputRow): JobInputRecord {
     tenantId: row.tenant_id,
     header: row.header,
     fields: { url: field(row.url_field), externalId: row.external_id_field === null ? null : field(row.external_id_field) },
+    delimiter: row.delimiter,
+    quote: row.quote,
     state: row.state,
     rowCount: row.row_count,
     expiresAt: row.expires_at,

@@ -56,6 +56,8 @@ export class JobInputsService {
       tenantId,
       header: body.csv.header,
       fields: body.csv.fields,
+      delimiter: body.csv.delimiter,
+      quote: body.csv.quote,
       lifetimeSeconds: SLOT_LIFETIME_SECONDS,
     });
     const url = `${origin}${this.signer.signedPath('PUT', uploadPath(input.id), input.expiresAt)}`;
@@ -158,7 +160,7 @@ export class JobInputsService {
   }
 
   private async stageRows(sql: Sql, input: JobInputRecord, source: Readable): Promise<number> {
-    const parser = parse({ bom: true, relax_column_count: true, skip_empty_lines: true, max_record_size: MAX_RECORD_BYTES, info: true });
+    const parser = parse({ delimiter: input.delimiter, quote: input.quote, bom: true, relax_column_count: true, skip_empty_lines: true, max_record_size: MAX_RECORD_BYTES, info: true });
     // Errors of the byte counter (too large) end the parse with the same error.
     source.on('error', (error) => parser.destroy(error));
     source.pipe(parser);

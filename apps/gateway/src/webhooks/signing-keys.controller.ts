@@ -44,10 +44,14 @@ export class SigningKeysController {
   async list(@AuthenticatedTenant() tenant: TenantContext, @Query() query: QueryParameters): Promise<SigningKeyListAnswer> {
     assertKnownQueryParameters(query, []);
     const keys = await this.keys.list(tenant.tenantId);
+    const active = keys.find((key) => key.status === 'active');
+    const candidate = keys.find((key) => key.status === 'candidate');
     return {
-      active_kid: keys.find((key) => key.status === 'active')?.kid ?? null,
-      candidate_kid: keys.find((key) => key.status === 'candidate')?.kid ?? null,
+      active_kid: active?.kid ?? null,
+      candidate_kid: candidate?.kid ?? null,
       keys: keys.map((key) => ({ kid: key.kid, status: key.status, created_at: key.createdAt.toISOString() })),
+      ...(active && { active: { kid: active.kid, created_at: active.createdAt.toISOString() } }),
+      ...(candidate && { candidate: { kid: candidate.kid, created_at: candidate.createdAt.toISOString() } }),
     };
   }
 }

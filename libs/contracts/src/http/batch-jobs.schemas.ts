@@ -245,6 +245,8 @@ export const job = z
     }),
     webhook: jobWebhook.optional(),
     schedule: jobSchedule.optional(),
+    schedule_state: z.enum(SCHEDULE_STATES).optional().meta({ description: 'A scheduled job\'s `schedule.schedule_state`, where the public Node SDK reads it.' }),
+    next_scheduled_run: z.iso.datetime().optional().meta({ description: 'A scheduled job\'s `schedule.next_run_at` while there is one, where the public Node SDK reads it.' }),
     latest_run: jobRun.optional().meta({ description: 'The current or most recent run; none before a scheduled job\'s first firing.' }),
     created_at: z.iso.datetime(),
   })
@@ -253,7 +255,11 @@ export type JobAnswer = z.infer<typeof job>;
 
 /** `POST /v1/jobs/{jobId}/tasks`: the job, and how many tasks were added. */
 export const jobWithAddedTasks = job
-  .extend({ tasks_added: z.int().min(1) })
+  .extend({
+    tasks_added: z.int().min(1),
+    accepted_tasks: z.int().min(1).meta({ description: '`tasks_added`, under the name the public Node SDK reads.' }),
+    job_status: z.enum(JOB_STATUSES).meta({ description: '`status`, under the name the public Node SDK reads.' }),
+  })
   .meta({ id: 'JobWithAddedTasks' });
 export type JobWithAddedTasksAnswer = z.infer<typeof jobWithAddedTasks>;
 

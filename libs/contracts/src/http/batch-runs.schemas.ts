@@ -38,6 +38,29 @@ export const jobRun = z
   .meta({ id: 'JobRun', description: 'One execution of a job.' });
 export type JobRunAnswer = z.infer<typeof jobRun>;
 
+/**
+ * A run just started by a rerun or a retry: the run, and what the public Node SDK reads of it (the
+ * job, the run again as `latest_run`, and how many tasks run again or were carried over).
+ */
+export const startedRun = jobRun
+  .extend({
+    job_id: z.uuid(),
+    latest_run: jobRun,
+    retried_tasks: z.int().min(0).meta({ description: 'Tasks queued to run again.' }),
+    inherited_tasks: z.int().min(0).meta({ description: 'Successful results carried over from the run retried (not billed again).' }),
+  })
+  .meta({ id: 'StartedRun' });
+export type StartedRunAnswer = z.infer<typeof startedRun>;
+
+/** Query of `POST /v1/jobs/{jobId}/rerun`: which tasks run again (the public Node SDK's form of retry-failed). */
+export const RERUN_STATUSES = ['failed', 'failed,pending'] as const;
+export const rerunQuery = z.object({
+  status: z
+    .enum(RERUN_STATUSES)
+    .optional()
+    .meta({ description: '`failed`: as `POST …/retry-failed`; `failed,pending`: with `include_not_started`. Without it, every task runs again.' }),
+});
+
 /** `next_cursor` of every list: `null` on the last page. */
 export const nextCursor = z.string().nullable().meta({ description: 'Give it as `cursor` for the next page; `null` on the last page.' });
 

@@ -20,7 +20,7 @@ import {
   taskResultsPage,
   taskResultsQuery,
 } from './batch-jobs.schemas';
-import { jobCostEstimate, jobRun, retryFailedBody, runCost, runList } from './batch-runs.schemas';
+import { jobCostEstimate, jobRun, rerunQuery, retryFailedBody, runCost, runList, startedRun } from './batch-runs.schemas';
 import { createExportBody, JOB_EXPORT_MEDIA_TYPE, jobExport } from './job-exports.schemas';
 import { createJobInputBody, csvInvalidRowsProblem, jobInputSlot, signedUrlQuery, uploadedJobInput } from './job-inputs.schemas';
 import { PROBLEM_MEDIA_TYPE, problemResponses } from './problem.schema';
@@ -277,10 +277,11 @@ export const batchRoutes: ApiRoute[] = [
     method: 'post',
     path: '/v1/jobs/{jobId}/rerun',
     operationId: 'rerunJob',
-    summary: 'Start a new run replaying every task',
+    summary: 'Start a new run replaying every task (or, with `status`, the failed ones)',
     tag: 'Batch',
     params: jobParams,
-    responses: { 201: jobRun, ...problemResponses(...WITH_BODY, ...PAID_WORK, 404, 409, 429) },
+    query: rerunQuery,
+    responses: { 201: startedRun, ...problemResponses(...WITH_BODY, ...PAID_WORK, 404, 409, 429) },
   },
   {
     method: 'post',
@@ -291,7 +292,7 @@ export const batchRoutes: ApiRoute[] = [
     tag: 'Batch',
     params: jobParams,
     body: retryFailedBody,
-    responses: { 201: jobRun, ...problemResponses(...PAID_WORK, 404, 409, 429) },
+    responses: { 201: startedRun, ...problemResponses(...PAID_WORK, 404, 409, 429) },
   },
   {
     method: 'get',

@@ -12,6 +12,9 @@ const COLUMN_DESCRIPTION = 'A header name (string) when `csv.header` is true, el
 /** How the document shows a column: zod takes it as unknown so that the checks below word the problem. */
 const columnShape = { anyOf: [{ type: 'string', minLength: 1, maxLength: MAX_COLUMN_NAME_CHARS }, { type: 'integer', minimum: 0, maximum: MAX_COLUMN_INDEX }] };
 
+/** A CSV delimiter or quote: one character, not a line break. */
+const csvCharacter = z.string().regex(/^[^\r\n]$/u, { error: 'must be one character, not a line break' });
+
 /**
  * Body of `POST /v1/job_inputs` (spec-batch-api §2 "CSV input slot"). A column is a header name
  * (with `csv.header: true`) or a 0-based index (without a header). Columns are checked by hand so
@@ -23,6 +26,8 @@ export const createJobInputBody = z
     type: z.literal('csv', { error: 'must be "csv"' }),
     csv: z.strictObject({
       header: z.boolean().meta({ description: 'Whether the file\'s first row names the columns.' }),
+      delimiter: csvCharacter.default(',').meta({ description: 'The field delimiter: one character (default `,`; `\\t` for TSV).' }),
+      quote: csvCharacter.default('"').meta({ description: 'The quote character: one character (default `"`).' }),
       fields: z.strictObject({
         url: z.unknown().meta({ description: `Required. ${COLUMN_DESCRIPTION}`, ...columnShape }),
         external_id: z.unknown().optional().meta({ description: COLUMN_DESCRIPTION, ...columnShape }),
@@ -30,7 +35,8 @@ export const createJobInputBody = z
     }),
   })
   .superRefine((body, ctx) => {
-    const { header, fields } = body.csv;
+    const { header, fields, delimiter, quote } = body.csv;
+    if (delimiter === quote) ctx.addIssue({ code: 'custom', path: ['csv', 'quote'], message: 'must differ from `csv.delimiter`' });
     const check = (name: 'url' | 'external_id', value: unknown) => {
       const path = ['csv', 'fields', name];
       const expected = header ? 'string' : 'number';
@@ -58,6 +64,8 @@ export const createJobInputBody = z
     type: body.type,
     csv: {
       header: body.csv.header,
+      delimiter: body.csv.delimiter,
+      quote: body.csv.quote,
       fields: {
         url: body.csv.fields.url as string | number,
         externalId: (body.csv.fields.external_id ?? null) as string | number | null,
@@ -78,7 +86,7 @@ export const jobInputSlot = z
   .object({
     file_input_id: z.uuid(),
     type: z.literal('csv'),
-    csv: z.object({ header: z.boolean(), fields: z.object({ url: column, external_id: column.optional() }) }),
+    csv: z.object({ header: z.boolean(), delimiter: z.string(), quote: z.string(), fields: z.object({ url: column, external_id: column.optional() }) }),
     state: z.enum(JOB_INPUT_STATES),
     upload: z
       .object({

@@ -50,6 +50,8 @@ export const finalizedSigningKey = z
 export type FinalizedSigningKeyAnswer = z.infer<typeof finalizedSigningKey>;
 
 /** `GET /v1/hmac/keys`: never a secret. */
+const signingKeyMeta = z.object({ kid: z.string(), created_at: z.iso.datetime() });
+
 export const signingKeyList = z
   .object({
     active_kid: z.string().nullable(),
@@ -57,6 +59,8 @@ export const signingKeyList = z
     keys: z.array(z.object({ kid: z.string(), status: z.enum(SIGNING_KEY_STATUSES), created_at: z.iso.datetime() })).meta({
       description: 'Newest first.',
     }),
+    active: signingKeyMeta.optional().meta({ description: 'The active key, as the public Node SDK reads it.' }),
+    candidate: signingKeyMeta.optional().meta({ description: 'The staged key, as the public Node SDK reads it.' }),
   })
   .meta({ id: 'SigningKeyList' });
 export type SigningKeyListAnswer = z.infer<typeof signingKeyList>;

@@ -124,6 +124,10 @@ export interface CreateJobInputRequest {
   csv: {
     /** Whether the file's first row names the columns. */
     header: boolean;
+    /** The field delimiter: one character (default `,`; `\t` for TSV). */
+    delimiter?: string;
+    /** The quote character: one character (default `"`). */
+    quote?: string;
     fields: {
       /** Required. A header name (string) when `csv.header` is true, else a 0-based column index (integer). */
       url: string | number;
@@ -292,6 +296,10 @@ export interface Job {
   ingest_state: "ready" | "ingesting";
   webhook?: JobWebhook;
   schedule?: JobSchedule;
+  /** A scheduled job's `schedule.schedule_state`, where the public Node SDK reads it. */
+  schedule_state?: "active" | "paused";
+  /** A scheduled job's `schedule.next_run_at` while there is one, where the public Node SDK reads it. */
+  next_scheduled_run?: string;
   /** The current or most recent run; none before a scheduled job's first firing. */
   latest_run?: JobRun;
   created_at: string;
@@ -340,6 +348,8 @@ export interface JobInputSlot {
   type: "csv";
   csv: {
     header: boolean;
+    delimiter: string;
+    quote: string;
     fields: {
       url: string | number;
       external_id?: string | number;
@@ -449,10 +459,18 @@ export interface JobWithAddedTasks {
   ingest_state: "ready" | "ingesting";
   webhook?: JobWebhook;
   schedule?: JobSchedule;
+  /** A scheduled job's `schedule.schedule_state`, where the public Node SDK reads it. */
+  schedule_state?: "active" | "paused";
+  /** A scheduled job's `schedule.next_run_at` while there is one, where the public Node SDK reads it. */
+  next_scheduled_run?: string;
   /** The current or most recent run; none before a scheduled job's first firing. */
   latest_run?: JobRun;
   created_at: string;
   tasks_added: number;
+  /** `tasks_added`, under the name the public Node SDK reads. */
+  accepted_tasks: number;
+  /** `status`, under the name the public Node SDK reads. */
+  job_status: "open" | "closed";
 }
 
 /** This document (OpenAPI 3.1). */
@@ -676,6 +694,16 @@ export interface SigningKeyList {
     status: "active" | "candidate" | "retired";
     created_at: string;
   }[]);
+  /** The active key, as the public Node SDK reads it. */
+  active?: {
+    kid: string;
+    created_at: string;
+  };
+  /** The staged key, as the public Node SDK reads it. */
+  candidate?: {
+    kid: string;
+    created_at: string;
+  };
 }
 
 export interface StartCrawlRequest {
@@ -693,6 +721,29 @@ export interface StartCrawlRequest {
   exclude_patterns?: string[] | null;
   /** `html`: the HTML of each kept page is fetched too. */
   output_format?: "html" | null;
+}
+
+export interface StartedRun {
+  run_id: string;
+  /** Ordinal of the run in its job, from 1. */
+  run_sequence: number;
+  /** What started the run. */
+  kind: "initial" | "rerun" | "retry_failed" | "scheduled";
+  status: "queued" | "running" | "paused" | "completed" | "stopped" | "failed" | "deleted";
+  stats: RunStats;
+  /** A failed run only. */
+  failure_reason?: string;
+  /** A failed run only. */
+  failure_detail?: string;
+  created_at: string;
+  started_at?: string;
+  finished_at?: string;
+  job_id: string;
+  latest_run: JobRun;
+  /** Tasks queued to run again. */
+  retried_tasks: number;
+  /** Successful results carried over from the run retried (not billed again). */
+  inherited_tasks: number;
 }
 
 export interface SubscriptionDetails {
@@ -967,6 +1018,12 @@ export interface ListJobRunsQuery {
   limit?: number;
 }
 
+/** Query parameters of `POST /v1/jobs/{jobId}/rerun`. */
+export interface RerunJobQuery {
+  /** `failed`: as `POST …/retry-failed`; `failed,pending`: with `include_not_started`. Without it, every task runs again. */
+  status?: "failed" | "failed,pending";
+}
+
 /** Query parameters of `GET /v1/jobs/{jobId}/schedule/firings`. */
 export interface ListScheduleFiringsQuery {
   /** `skipped` keeps the due times that started no run. */
@@ -1027,8 +1084,8 @@ export interface OperationResponses {
   cancelJobRun: JobRun;
   pauseJobRun: JobRun;
   resumeJobRun: JobRun;
-  rerunJob: JobRun;
-  retryFailedTasks: JobRun;
+  rerunJob: StartedRun;
+  retryFailedTasks: StartedRun;
   estimateJobCost: JobCostEstimate;
   getJobRunCost: JobRunCost;
   replaceJobSchedule: Job;

@@ -22,6 +22,7 @@ import type {
   ScheduleFiring,
   ScheduleFiringList,
   ScheduleRequest,
+  StartedRun,
   TaskHistory,
   TaskResult,
   TaskResultsPage,
@@ -97,13 +98,13 @@ export class JobsResource {
   }
 
   /** Runs every task again as a new run. Not retried: a resend could start a second run. */
-  rerun(jobId: string, options: Signal = {}): Promise<JobRun> {
-    return this.transport.json<JobRun>({ ...this.call('POST', jobId, '/rerun', options), retrySafe: false });
+  rerun(jobId: string, options: Signal = {}): Promise<StartedRun> {
+    return this.transport.json<StartedRun>({ ...this.call('POST', jobId, '/rerun', options), retrySafe: false });
   }
 
   /** Runs the latest run's failed tasks again as a new run. Not retried, as `rerun`. */
-  retryFailed(jobId: string, request: RetryFailedRequest = {}, options: Signal = {}): Promise<JobRun> {
-    return this.transport.json<JobRun>({ ...this.call('POST', jobId, '/retry-failed', options), json: request, retrySafe: false });
+  retryFailed(jobId: string, request: RetryFailedRequest = {}, options: Signal = {}): Promise<StartedRun> {
+    return this.transport.json<StartedRun>({ ...this.call('POST', jobId, '/retry-failed', options), json: request, retrySafe: false });
   }
 
   runs(jobId: string, options: Signal = {}): AsyncGenerator<JobRun, void, undefined> {
