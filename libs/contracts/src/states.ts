@@ -44,6 +44,16 @@ export type RunStatus = (typeof RUN_STATUSES)[number];
 /** Run statuses a run never leaves. */
 export const FINISHED_RUN_STATUSES = ['completed', 'stopped', 'failed', 'deleted'] as const satisfies readonly RunStatus[];
 
+/** Statuses of a run that still holds an active-job slot: every status but `FINISHED_RUN_STATUSES`. */
+export const RUNS_IN_FLIGHT = ['queued', 'running', 'paused'] as const satisfies readonly RunStatus[];
+export type RunInFlightStatus = (typeof RUNS_IN_FLIGHT)[number];
+
+/**
+ * `true` while every run status is either in flight or finished: a new status in `RUN_STATUSES`
+ * does not compile until it is put in one of the two lists.
+ */
+export const EVERY_RUN_STATUS_IN_FLIGHT_OR_FINISHED: [Exclude<RunStatus, RunInFlightStatus | (typeof FINISHED_RUN_STATUSES)[number]>] extends [never] ? true : never = true;
+
 /** `run_tasks.state`: one URL of one run; `carried` copies a result from the run a retry started from. */
 export const RUN_TASK_STATES = ['queued', 'dispatched', 'succeeded', 'failed', 'carried'] as const;
 export type RunTaskState = (typeof RUN_TASK_STATES)[number];

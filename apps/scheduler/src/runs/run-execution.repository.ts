@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { RunStatus } from '@trawl/contracts';
-import type { JobRunsRow, JobsRow, Sql } from '@trawl/persistence';
+import { type JobRunsRow, type JobsRow, RUNS_IN_FLIGHT_SQL, type Sql } from '@trawl/persistence';
 import type { SettledTaskState, TaskResult } from './task-result';
 
 /** A run locked for a change of its counters or status, with its job's webhook. */
@@ -113,7 +113,7 @@ export class RunExecutionRepository {
   async endedRunsWithClaimsOut(sql: Sql, limit: number): Promise<string[]> {
     const rows = await sql.query<{ run_id: string }>(
       `SELECT DISTINCT rt.run_id FROM run_tasks rt JOIN job_runs r ON r.id = rt.run_id
-        WHERE rt.state = 'dispatched' AND r.status NOT IN ('queued', 'running', 'paused')
+        WHERE rt.state = 'dispatched' AND r.status NOT IN (${RUNS_IN_FLIGHT_SQL})
         LIMIT $1`,
       [limit],
     );
@@ -152,7 +152,7 @@ export class RunExecutionRepository {
   ): Promise<RunState | undefined> {
     const [updated] = await sql.query<{ id: string }>(
       `UPDATE job_runs SET status = $2, finished_at = now(), failure_reason = $3, failure_detail = $4
-        WHERE id = $1 AND status IN ('queued', 'running', 'paused') RETURNING id`,
+        WHERE id = $1 AND status IN (${RUNS_IN_FLIGHT_SQL}) RETURNING id`,
       [runId, status, failure?.reason ?? null, failure?.detail ?? null],
     );
     if (!updated) return undefined;
@@ -206,7 +206,7 @@ export class RunExecutionRepository {
   async finishableRuns(sql: Sql, limit: number): Promise<string[]> {
     const rows = await sql.query<{ id: string }>(
       `SELECT r.id FROM job_runs r JOIN jobs j ON j.id = r.job_id
-        WHERE r.status IN ('queued', 'running', 'paused') AND j.status = 'closed' AND j.ingest_state = 'ready'
+        WHERE r.status IN (${RUNS_IN_FLIGHT_SQL}) AND j.status = 'closed' AND j.ingest_state = 'ready'
           AND r.successful + r.failed >= r.total
         LIMIT $1`,
       [limit],

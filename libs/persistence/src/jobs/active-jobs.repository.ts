@@ -1,4 +1,5 @@
 import type { Sql } from '../database';
+import { RUNS_IN_FLIGHT_SQL } from './runs.repository';
 
 /** A tenant's active-job limit and what counts against it now. */
 export interface ActiveJobs {
@@ -23,7 +24,7 @@ export class ActiveJobsRepository {
     // statement, a job the previous lock holder just committed would be missed (READ COMMITTED).
     const [count] = await sql.query<{ active: number }>(
       `SELECT (SELECT count(*) FROM crawls WHERE tenant_id = $1 AND status = 'running')::int +
-              (SELECT count(*) FROM job_runs WHERE tenant_id = $1 AND status IN ('queued', 'running', 'paused'))::int AS active`,
+              (SELECT count(*) FROM job_runs WHERE tenant_id = $1 AND status IN (${RUNS_IN_FLIGHT_SQL}))::int AS active`,
       [tenantId],
     );
     return { maxActiveJobs: tenant.max_active_jobs, active: count.active };

@@ -1,4 +1,6 @@
-import type { FINISHED_RUN_STATUSES, JobIngestState, JobType, RunKind, RunStatus } from '@trawl/contracts';
+import { type JobIngestState, type JobType, type RunKind, RUNS_IN_FLIGHT } from '@trawl/contracts';
+
+export { RUNS_IN_FLIGHT, type RunInFlightStatus } from '@trawl/contracts';
 import type { Sql } from '../database';
 
 export interface NewRun {
@@ -12,19 +14,12 @@ export interface NewRun {
   sourceRunId?: string;
 }
 
-/** Statuses of a run that still holds an active-job slot: every status but `FINISHED_RUN_STATUSES`. */
-export const RUNS_IN_FLIGHT = ['queued', 'running', 'paused'] as const satisfies readonly RunStatus[];
-export type RunInFlightStatus = (typeof RUNS_IN_FLIGHT)[number];
-
 /**
- * `true` while every run status is either in flight or finished: a new status in `RUN_STATUSES`
- * does not compile until it is put in one of the two lists.
+ * `RUNS_IN_FLIGHT` as a SQL list (`'queued', 'running', 'paused'`), for predicates that must match
+ * the partial index `job_runs_active` word for word (a parameter array would not let the planner
+ * use it).
  */
-export const EVERY_RUN_STATUS_IN_FLIGHT_OR_FINISHED: [
-  Exclude<RunStatus, RunInFlightStatus | (typeof FINISHED_RUN_STATUSES)[number]>,
-] extends [never]
-  ? true
-  : never = true;
+export const RUNS_IN_FLIGHT_SQL = RUNS_IN_FLIGHT.map((status) => `'${status}'`).join(', ');
 
 /**
  * Creating runs of batch jobs, shared by the gateway (a job's first run, reruns) and the scheduler
