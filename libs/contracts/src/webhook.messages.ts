@@ -63,8 +63,8 @@ export function runWebhookEventSubject(topology: MessagingTopology, eventType: R
 }
 
 /**
- * The dispatchers' durable consumer on the events stream: only run events (other domain events, such
- * as `crawl.finished`, share the stream). Intake is one insert, so a short ack wait is enough; the
+ * The dispatchers' durable consumer on the events stream: only run events (a domain event added
+ * later would share the stream). Intake is one insert, so a short ack wait is enough; the
  * delivery itself is scheduled in Postgres, not by redelivery.
  */
 export function webhookConsumerDefinition(topology: MessagingTopology): ConsumerDefinition {

@@ -1,4 +1,5 @@
 export { MessagingConnection } from './connection';
+export { writeToOutbox, type OutboxSql } from './outbox';
 export type { MessagingOptions } from './connection';
 export { MessagingError, MessagingErrorCode } from './messaging.errors';
 export { deleteStreams, ensureConsumer, ensureStream } from './provisioning';

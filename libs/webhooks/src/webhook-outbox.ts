@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { MessagingTopology, runWebhookEventSubject, runWebhookEventV1, RunWebhookEventV1 } from '@trawl/contracts';
+import { writeToOutbox } from '@trawl/messaging';
 import type { Sql } from '@trawl/persistence';
 
 /** A run event as its writer knows it; `v` is added and `event_id` chosen here when left out. */
@@ -14,10 +15,6 @@ export type RunWebhookEventInput = Omit<RunWebhookEventV1, 'v' | 'event_id'> & {
  * @throws ZodError when the event does not match `runWebhookEventV1` (a programming error).
  */
 export async function enqueueWebhookEvent(sql: Sql, topology: MessagingTopology, event: RunWebhookEventInput): Promise<string> {
-  const message = runWebhookEventV1.parse({ ...event, v: 1, event_id: event.event_id ?? randomUUID() });
-  await sql.query(`INSERT INTO outbox (subject, payload) VALUES ($1, $2)`, [
-    runWebhookEventSubject(topology, message.event_type),
-    JSON.stringify(message),
-  ]);
+  const message = await writeToOutbox(sql, runWebhookEventSubject(topology, event.event_type), runWebhookEventV1, { ...event, event_id: event.event_id ?? randomUUID() });
   return message.event_id;
 }

@@ -38,13 +38,8 @@ export class CrawlLifecycleRepository {
     return row;
   }
 
-  /** Ends a running crawl and writes its `crawl.finished` event to the outbox, in the caller's transaction. */
-  async finish(
-    sql: Sql,
-    crawl: Pick<CrawlRow, 'id' | 'tenantId'>,
-    verdict: Exclude<CrawlVerdict, { kind: 'continue' }>,
-    subject: string,
-  ): Promise<void> {
+  /** Ends a running crawl (a crawl that ended already stays as it ended), in the caller's transaction. */
+  async finish(sql: Sql, crawl: Pick<CrawlRow, 'id' | 'tenantId'>, verdict: Exclude<CrawlVerdict, { kind: 'continue' }>): Promise<void> {
     const [ended] = await sql.query<{ finished_at: Date }>(
       `UPDATE crawls SET status = $2, stop_reason = $3, error_code = $4, error_detail = $5, finished_at = now()
        WHERE id = $1 AND status = 'running' RETURNING finished_at`,
@@ -58,18 +53,6 @@ export class CrawlLifecycleRepository {
     );
     if (!ended) return;
     await this.settleUnfetchedContent(sql, crawl.id);
-    await sql.query(`INSERT INTO outbox (subject, payload) VALUES ($1, $2)`, [
-      subject,
-      JSON.stringify({
-        type: 'crawl.finished',
-        crawl_id: crawl.id,
-        tenant_id: crawl.tenantId,
-        status: verdict.kind,
-        stop_reason: verdict.kind === 'completed' ? verdict.stopReason : null,
-        error_code: verdict.kind === 'failed' ? verdict.code : null,
-        finished_at: ended.finished_at,
-      }),
-    ]);
   }
 
   /**

@@ -1,9 +1,8 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import type { Sql } from '@trawl/persistence';
 import { CrawlLifecycleRepository } from './crawl-lifecycle.repository';
 import { CrawlRow } from './crawl.types';
 import { CrawlVerdict, decideCrawl } from './crawl-completion';
-import { COORDINATOR_SETTINGS, CoordinatorSettings } from '../coordinator.settings';
 import { CoordinatorMetrics } from '../coordinator.metrics';
 
 /** Decides, inside the caller's transaction and under the crawl's row lock, whether a crawl is over. */
@@ -12,7 +11,6 @@ export class CrawlLifecycleService {
   constructor(
     private readonly crawls: CrawlLifecycleRepository,
     private readonly metrics: CoordinatorMetrics,
-    @Inject(COORDINATOR_SETTINGS) private readonly settings: CoordinatorSettings,
   ) {}
 
   async settle(sql: Sql, crawl: CrawlRow, seedFailed = false): Promise<CrawlVerdict> {
@@ -27,7 +25,7 @@ export class CrawlLifecycleService {
       ...frontier,
     });
     if (verdict.kind !== 'continue') {
-      await this.crawls.finish(sql, crawl, verdict, this.settings.topology.subjects.event('crawl.finished'));
+      await this.crawls.finish(sql, crawl, verdict);
       crawl.status = verdict.kind;
       this.metrics.crawlsFinished.inc({
         status: verdict.kind,

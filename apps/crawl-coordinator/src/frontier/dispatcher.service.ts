@@ -82,12 +82,7 @@ export class DispatcherService {
       const crawl = await this.frontier.lockForDispatch(sql, crawlId);
       if (!crawl) return null;
       if (crawl.outOfCredits) {
-        await this.crawls.finish(
-          sql,
-          crawl,
-          { kind: 'failed', code: 'insufficient_credits', detail: 'The account ran out of credits.' },
-          this.settings.topology.subjects.event('crawl.finished'),
-        );
+        await this.crawls.finish(sql, crawl, { kind: 'failed', code: 'insufficient_credits', detail: 'The account ran out of credits.' });
         this.metrics.crawlsFinished.inc({ status: 'failed', reason: 'insufficient_credits' });
         return null;
       }

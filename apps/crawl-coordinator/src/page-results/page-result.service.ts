@@ -89,7 +89,7 @@ export class PageResultService {
     const ended = await this.db.transaction(async (sql) => {
       const [crawl] = await this.crawls.lockCrawls(sql, [crawlId]);
       if (!crawl || crawl.status !== 'running') return false;
-      await this.crawls.finish(sql, crawl, { kind: 'failed', code: 'internal_error', detail }, this.settings.topology.subjects.event('crawl.finished'));
+      await this.crawls.finish(sql, crawl, { kind: 'failed', code: 'internal_error', detail });
       return true;
     });
     if (ended) this.metrics.crawlsFinished.inc({ status: 'failed', reason: 'internal_error' });

@@ -38,7 +38,7 @@ export class CoordinatorHarness {
     readonly db: Database,
     readonly settings: CoordinatorSettings,
   ) {
-    this.lifecycle = new CrawlLifecycleService(this.crawls, this.metrics, settings);
+    this.lifecycle = new CrawlLifecycleService(this.crawls, this.metrics);
     this.results = new PageResultService(db, new PageResultRepository(), this.crawls, this.lifecycle, this.metrics, settings);
   }
 

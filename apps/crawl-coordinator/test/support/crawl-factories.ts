@@ -135,6 +135,7 @@ export interface CrawlView {
   status: string;
   stopReason: string | null;
   errorCode: string | null;
+  errorDetail: string | null;
   pagesDispatched: number;
   pagesFetched: number;
   pagesFailed: number;
@@ -146,7 +147,7 @@ export interface CrawlView {
 /** The crawl as `GET /v1/crawls/{id}` would show it (status, coverage), plus the dispatch count. */
 export async function readCrawl(sql: Sql, crawlId: string): Promise<CrawlView> {
   const [row] = await sql.query<CrawlView>(
-    `SELECT status, stop_reason AS "stopReason", error_code AS "errorCode", pages_dispatched AS "pagesDispatched",
+    `SELECT status, stop_reason AS "stopReason", error_code AS "errorCode", error_detail AS "errorDetail", pages_dispatched AS "pagesDispatched",
             pages_fetched AS "pagesFetched", pages_failed AS "pagesFailed", items_found AS "itemsFound",
             duplicates_removed::int AS "duplicatesRemoved", finished_at IS NOT NULL AS finished
      FROM crawls WHERE id = $1`,
@@ -207,11 +208,3 @@ export async function readBilling(sql: Sql, tenantId: string): Promise<Billing> 
   return { creditsUsed: Number(tenant.used), ledger };
 }
 
-/** `crawl.finished` events written to the outbox for the crawl. */
-export async function finishedEvents(sql: Sql, crawlId: string): Promise<{ status: string; error_code: string | null; stop_reason: string | null }[]> {
-  const rows = await sql.query<{ payload: { status: string; error_code: string | null; stop_reason: string | null } }>(
-    `SELECT payload FROM outbox WHERE payload->>'type' = 'crawl.finished' AND payload->>'crawl_id' = $1`,
-    [crawlId],
-  );
-  return rows.map((r) => r.payload);
-}

@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { ServedExtractRecipe } from '@trawl/fetch-params';
 import { type ExtractDomainsRow, Database, EXTRACT_DOMAINS_COLUMNS, selectColumns, type Sql } from '@trawl/persistence';
+import { extractPreparationV1 } from '@trawl/contracts';
+import { writeToOutbox } from '@trawl/messaging';
 
 /** The columns the API shows or decides on. */
 export type PreparedDomainRecord = ExtractDomainsRow;
@@ -70,10 +72,7 @@ export class PreparedDomainsRepository {
        RETURNING ${COLUMNS}`,
       [ask.domain, ask.exampleUrls, ask.requeueAfterMs],
     );
-    await sql.query(`INSERT INTO outbox (subject, payload) VALUES ($1, $2)`, [
-      ask.subject,
-      JSON.stringify({ v: 1, domain: row.domain, attempt: row.attempt }),
-    ]);
+    await writeToOutbox(sql, ask.subject, extractPreparationV1, { domain: row.domain, attempt: row.attempt });
     return row;
   }
 

@@ -3,6 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { PREPARED_DOMAIN_STATUSES, type PreparedDomainStatus } from '@trawl/contracts';
 import { Database, type PreparedPageType, type Sql } from '@trawl/persistence';
+import { extractPreparationV1 } from '@trawl/contracts';
+import { writeToOutbox } from '@trawl/messaging';
 
 /** A preparation this replica holds. */
 export interface ClaimedPreparation {
@@ -216,7 +218,7 @@ export class PreparationsRepository {
           WHERE domain = $1 AND attempt = $2 AND status IN ('queued', 'preparing') RETURNING 1`,
         [domain, attempt, leaseMs],
       );
-      if (held) await sql.query(`INSERT INTO outbox (subject, payload) VALUES ($1, $2)`, [subject, JSON.stringify({ v: 1, domain, attempt })]);
+      if (held) await writeToOutbox(sql, subject, extractPreparationV1, { domain, attempt });
     });
   }
 }
