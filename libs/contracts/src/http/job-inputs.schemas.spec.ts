@@ -4,8 +4,11 @@ describe('createJobInputBody', () => {
   it('names columns by header name with a header, by 0-based index without', () => {
     expect(createJobInputBody.parse({ type: 'csv', csv: { header: true, fields: { url: 'link', external_id: 'sku' } } }).csv).toEqual({
       header: true,
+      delimiter: ',',
+      quote: '"',
       fields: { url: 'link', externalId: 'sku' },
     });
+    expect(createJobInputBody.parse({ type: 'csv', csv: { header: true, delimiter: '\t', quote: "'", fields: { url: 'u' } } }).csv).toMatchObject({ delimiter: '\t', quote: "'" });
     expect(createJobInputBody.parse({ type: 'csv', csv: { header: false, fields: { url: 0 } } }).csv.fields).toEqual({ url: 0, externalId: null });
   });
 
