@@ -16,7 +16,11 @@ export interface Sql {
  * and deadlocks, which are safe to retry by design.
  */
 export class Database implements Sql {
-  private readonly pool: Pool;
+  /**
+   * The `pg` pool under TypeORM's driver (it has no public accessor): for what needs a client of
+   * its own, such as the outbox relay's `LISTEN`. The only place that reaches into the driver.
+   */
+  readonly pool: Pool;
   private readonly lossListeners = new Set<(error: Error) => void>();
 
   constructor(

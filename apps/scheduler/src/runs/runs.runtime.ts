@@ -1,5 +1,4 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { Pool } from 'pg';
 import { MessagingConnection, OutboxRelay, WakeSignal } from '@trawl/messaging';
 import type { Logger } from '@trawl/observability';
 import { Database } from '@trawl/persistence';
@@ -44,7 +43,7 @@ export class RunsRuntime implements Runtime {
   async start(): Promise<void> {
     if (this.running || this.stopped) return;
     this.running = true;
-    this.relay = new OutboxRelay({ pool: (this.db.dataSource.driver as unknown as { master: Pool }).master, js: this.messaging.js, logger: this.logger });
+    this.relay = new OutboxRelay({ pool: this.db.pool, js: this.messaging.js, logger: this.logger });
     this.relay.start();
     this.intake.onApplied = (applied) => this.onResults(applied);
     await this.intake.start();
