@@ -12,10 +12,12 @@ import { ExportRecord } from './job-exports.repository';
 import { exportPath, JobExportsService } from './job-exports.service';
 
 /**
- * Bulk export of a run's results (spec-batch-api §8). Authenticated by the API key hook; the
- * signed download URL it hands out is served by `JobExportDownloadsController`.
+ * Bulk export of a run's results (spec-batch-api §8), by job (`run_id` in the body) or by run in
+ * the path, as the public Node SDK asks: the run-scoped `GET` answers the export as JSON, where the
+ * job-level `GET` downloads its archive. Authenticated by the API key hook; the signed download
+ * URL it hands out is served by `JobExportDownloadsController`.
  */
-@Controller('v1/jobs/:jobId/exports')
+@Controller('v1/jobs/:jobId')
 export class JobExportsController {
   constructor(
     private readonly exportsService: JobExportsService,
@@ -23,7 +25,7 @@ export class JobExportsController {
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
   ) {}
 
-  @Post()
+  @Post('exports')
   @HttpCode(201)
   async create(
     @AuthenticatedTenant() tenant: TenantContext,
@@ -34,12 +36,40 @@ export class JobExportsController {
   ): Promise<JobExportAnswer> {
     assertKnownQueryParameters(query, []);
     const parsed = parseBody(createExportBody, body ?? {});
-    const created = await this.exportsService.create(tenant.tenantId, jobId, parsed.run_id ?? undefined);
-    return this.present(created, publicOrigin(this.config, request));
+    return this.present(await this.exportsService.create(tenant.tenantId, jobId, parsed.run_id ?? undefined), request);
+  }
+
+  /** The same as `POST exports` with `run_id`; no body. */
+  @Post('runs/:runId/exports')
+  @HttpCode(201)
+  async createForRun(
+    @AuthenticatedTenant() tenant: TenantContext,
+    @Param('jobId') jobId: string,
+    @Param('runId') runId: string,
+    @Body() body: unknown,
+    @Query() query: QueryParameters,
+    @Req() request: FastifyRequest,
+  ): Promise<JobExportAnswer> {
+    assertKnownQueryParameters(query, []);
+    assertNoBody(body);
+    return this.present(await this.exportsService.create(tenant.tenantId, jobId, runId), request);
+  }
+
+  @Get('runs/:runId/exports/:exportId')
+  async readForRun(
+    @AuthenticatedTenant() tenant: TenantContext,
+    @Param('jobId') jobId: string,
+    @Param('runId') runId: string,
+    @Param('exportId') exportId: string,
+    @Query() query: QueryParameters,
+    @Req() request: FastifyRequest,
+  ): Promise<JobExportAnswer> {
+    assertKnownQueryParameters(query, []);
+    return this.present(await this.exportsService.open(tenant.tenantId, jobId, exportId, runId), request);
   }
 
   // Declared before GET, so that Fastify does not add its own HEAD route, which would build the whole archive.
-  @Head(':exportId')
+  @Head('exports/:exportId')
   async head(
     @AuthenticatedTenant() tenant: TenantContext,
     @Param('jobId') jobId: string,
@@ -51,7 +81,7 @@ export class JobExportsController {
     await this.download.send(reply, await this.exportsService.open(tenant.tenantId, jobId, exportId), 'HEAD');
   }
 
-  @Get(':exportId')
+  @Get('exports/:exportId')
   async get(
     @AuthenticatedTenant() tenant: TenantContext,
     @Param('jobId') jobId: string,
@@ -63,71 +93,26 @@ export class JobExportsController {
     await this.download.send(reply, await this.exportsService.open(tenant.tenantId, jobId, exportId), 'GET');
   }
 
-  private present(exported: ExportRecord, origin: string): JobExportAnswer {
-    return presentExport(exported, origin, this.exportsService.signedDownloadPath(exported));
+  /**
+   * `url` downloads with the API key (kept for clients that use it); `download.url` is the same
+   * archive by a signed URL that needs no key, valid until `download.expires_at` (the export's own
+   * expiry), shaped like a CSV input's `upload`; `download_url` repeats it for the public Node SDK.
+   * An export is made when it is asked for: it is `completed` at once.
+   */
+  private present(exported: ExportRecord, request: FastifyRequest): JobExportAnswer {
+    const origin = publicOrigin(this.config, request);
+    const signedUrl = `${origin}${this.exportsService.signedDownloadPath(exported)}`;
+    return {
+      export_id: exported.id,
+      job_id: exported.jobId,
+      run_id: exported.runId,
+      format: exported.format,
+      status: 'completed',
+      url: `${origin}${exportPath(exported.jobId, exported.id)}`,
+      download_url: signedUrl,
+      created_at: exported.createdAt.toISOString(),
+      expires_at: exported.expiresAt.toISOString(),
+      download: { url: signedUrl, method: 'GET', expires_at: exported.expiresAt.toISOString() },
+    };
   }
-}
-
-/**
- * A run's exports with the run in the path, as the public Node SDK asks for them: `POST` makes one
- * (the same as `POST /v1/jobs/{id}/exports` with `run_id`), `GET` answers an export as JSON, where
- * the job-level `GET` downloads its archive.
- */
-@Controller('v1/jobs/:jobId/runs/:runId/exports')
-export class RunExportsController {
-  constructor(
-    private readonly exportsService: JobExportsService,
-    @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
-  ) {}
-
-  @Post()
-  @HttpCode(201)
-  async create(
-    @AuthenticatedTenant() tenant: TenantContext,
-    @Param('jobId') jobId: string,
-    @Param('runId') runId: string,
-    @Body() body: unknown,
-    @Query() query: QueryParameters,
-    @Req() request: FastifyRequest,
-  ): Promise<JobExportAnswer> {
-    assertKnownQueryParameters(query, []);
-    assertNoBody(body);
-    const created = await this.exportsService.create(tenant.tenantId, jobId, runId);
-    return presentExport(created, publicOrigin(this.config, request), this.exportsService.signedDownloadPath(created));
-  }
-
-  @Get(':exportId')
-  async read(
-    @AuthenticatedTenant() tenant: TenantContext,
-    @Param('jobId') jobId: string,
-    @Param('runId') runId: string,
-    @Param('exportId') exportId: string,
-    @Query() query: QueryParameters,
-    @Req() request: FastifyRequest,
-  ): Promise<JobExportAnswer> {
-    assertKnownQueryParameters(query, []);
-    const exported = await this.exportsService.open(tenant.tenantId, jobId, exportId, runId);
-    return presentExport(exported, publicOrigin(this.config, request), this.exportsService.signedDownloadPath(exported));
-  }
-}
-
-/**
- * `url` downloads with the API key (kept for clients that use it); `download.url` is the same
- * archive by a signed URL that needs no key, valid until `download.expires_at` (the export's own
- * expiry), shaped like a CSV input's `upload`; `download_url` repeats it for the public Node SDK.
- */
-function presentExport(exported: ExportRecord, origin: string, signedPath: string): JobExportAnswer {
-  const signedUrl = `${origin}${signedPath}`;
-  return {
-    export_id: exported.id,
-    job_id: exported.jobId,
-    run_id: exported.runId,
-    format: exported.format,
-    status: 'completed',
-    url: `${origin}${exportPath(exported.jobId, exported.id)}`,
-    download_url: signedUrl,
-    created_at: exported.createdAt.toISOString(),
-    expires_at: exported.expiresAt.toISOString(),
-    download: { url: signedUrl, method: 'GET', expires_at: exported.expiresAt.toISOString() },
-  };
 }
