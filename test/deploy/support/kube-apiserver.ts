@@ -2,9 +2,8 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { repoRoot } from './chart';
 
 const run = promisify(execFile);
 
@@ -26,12 +25,11 @@ export interface KubeApiServer {
 }
 
 /**
- * The script that starts a kube-apiserver with etcd: `KUBE_APISERVER_START`, else the workplace's
- * tool beside the clone (`<repo>/../shared/tools/kube-apiserver/start.sh`), which a clone elsewhere
- * lacks.
+ * The script that starts a kube-apiserver with etcd: `KUBE_APISERVER_START` (no npm or Debian
+ * package ships a kube-apiserver; CI's machine provides one and `.ci/run` names it).
  */
-export function kubeApiServerScript(): string {
-  return process.env.KUBE_APISERVER_START ?? resolve(repoRoot, '..', 'shared', 'tools', 'kube-apiserver', 'start.sh');
+export function kubeApiServerScript(): string | undefined {
+  return process.env.KUBE_APISERVER_START || undefined;
 }
 
 /**
@@ -40,8 +38,12 @@ export function kubeApiServerScript(): string {
  */
 export function kubeApiServerMissing(): string | undefined {
   const script = kubeApiServerScript();
-  if (existsSync(script)) return undefined;
-  return `no kube-apiserver start script at ${script}: set KUBE_APISERVER_START to a script that takes a folder and starts etcd and kube-apiserver on ETCD_PORT, ETCD_PEER_PORT and KAS_PORT, writing <folder>/kubeconfig and the two pid files`;
+  if (script && existsSync(script)) return undefined;
+  return (
+    `${script ? `no kube-apiserver start script at ${script}` : 'KUBE_APISERVER_START is not set'}: set it to a script that takes a folder and ` +
+    'starts etcd and a kube-apiserver v1.20 (built from Debian bookworm\'s kubernetes source package, with etcd from etcd-server) on ' +
+    'ETCD_PORT, ETCD_PEER_PORT and KAS_PORT, writing <folder>/kubeconfig and the two pid files'
+  );
 }
 
 /** Starts Kubernetes v1.20.2 with etcd on loopback on free ports (about 5 s); stop() kills both by pid. */
@@ -60,8 +62,10 @@ export async function startKubeApiServer(): Promise<KubeApiServer> {
     }
     rmSync(dir, { recursive: true, force: true });
   };
+  const script = kubeApiServerScript();
+  if (!script) throw new Error(kubeApiServerMissing());
   try {
-    await run(kubeApiServerScript(), [dir], {
+    await run(script, [dir], {
       env: { ...process.env, ETCD_PORT: String(etcd), ETCD_PEER_PORT: String(peer), KAS_PORT: String(kas) },
       timeout: 90_000,
     });
