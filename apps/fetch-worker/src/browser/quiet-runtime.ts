@@ -6,7 +6,7 @@ import type { Connection } from 'puppeteer-core/internal/cdp/Connection.js';
 import { CdpCDPSession } from 'puppeteer-core/internal/cdp/CdpSession.js';
 import type { CdpFrame } from 'puppeteer-core/internal/cdp/Frame.js';
 import { IsolatedWorld } from 'puppeteer-core/internal/cdp/IsolatedWorld.js';
-import { MAIN_WORLD } from 'puppeteer-core/internal/cdp/IsolatedWorlds.js';
+import { MAIN_WORLD, PUPPETEER_WORLD } from 'puppeteer-core/internal/cdp/IsolatedWorlds.js';
 import { UTILITY_WORLD_NAME } from 'puppeteer-core/internal/common/util.js';
 
 /**
@@ -112,7 +112,7 @@ async function makeContext(world: IsolatedWorld): Promise<void> {
   for (let attempt = 1; attempt <= ATTEMPTS && !world.hasContext() && !world.disposed; attempt++) {
     const document = frameState(contexts, frame._id);
     const generation = document.generation;
-    const contextId = kind === 'utility' ? await utilityContextId(session, frame._id) : await mainContextId(session, frame._id);
+    const contextId = kind === 'utility' ? await utilityContextId(session, frame._id) : await mainContextId(session, frame);
     // A commit in between made the id the old document's: try again in the new one.
     if (contextId === undefined || document.generation !== generation || world.disposed) continue;
     const announced = announcement(world);
@@ -158,8 +158,10 @@ async function utilityContextId(session: CDPSession, frameId: string): Promise<n
  * resolved again by DevTools without a context (which means the frame's main world). V8 names a
  * remote object `<isolate>.<context>.<object>`, so the resolved node's id carries the context's.
  */
-async function mainContextId(session: CDPSession, frameId: string): Promise<number | undefined> {
-  const utility = await utilityContextId(session, frameId);
+async function mainContextId(session: CDPSession, frame: CdpFrame): Promise<number | undefined> {
+  // puppeteer's own world, when it has its context already, saves making it again.
+  const known = frame.worlds[PUPPETEER_WORLD].context;
+  const utility = known ? known.id : await utilityContextId(session, frame._id);
   if (utility === undefined) return undefined;
   const objectGroup = `q${randomBytes(6).toString('hex')}`;
   try {
@@ -177,8 +179,8 @@ async function mainContextId(session: CDPSession, frameId: string): Promise<numb
 }
 
 function followSession(session: CDPSession): SessionContexts {
-  let contexts = sessions.get(session);
-  if (contexts) return contexts;
+  const known = sessions.get(session);
+  if (known) return known;
   const made: SessionContexts = { frames: new Map() };
   sessions.set(session, made);
   session.on('Page.frameNavigated', ({ frame }) => {
@@ -194,8 +196,7 @@ function followSession(session: CDPSession): SessionContexts {
     }
   });
   session.on('Page.frameDetached', ({ frameId }) => made.frames.delete(frameId));
-  contexts = made;
-  return contexts;
+  return made;
 }
 
 function frameState(contexts: SessionContexts, frameId: string) {

@@ -52,6 +52,16 @@ export class JobRunsService {
   }
 
   /**
+   * The job's run `runId`, or without one its latest run (none before a scheduled job's first firing).
+   *
+   * @throws BatchError `job_not_found`, `run_not_found`.
+   */
+  async runOrLatest(tenantId: string, jobId: string, runId: string | undefined): Promise<RunRecord | undefined> {
+    if (runId !== undefined) return this.get(tenantId, jobId, runId);
+    return (await this.jobs.get(tenantId, jobId)).latestRun ?? undefined;
+  }
+
+  /**
    * Stop (terminal; results of tasks in flight are still recorded), pause, or resume (back to
    * `running` if the run had started, else `queued`) the job's run in flight. Pausing a paused run
    * or resuming a run that is not paused changes nothing and answers the run as it is.

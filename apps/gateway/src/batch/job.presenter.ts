@@ -113,12 +113,17 @@ export function resultStatus(state: RunTaskState): { status: (typeof RESULT_STAT
   return { status: RESULT_STATUS[state], ...(state === 'carried' && { carried_over: true as const }) };
 }
 
+/** A task's id in paths and results: its position in the job, which every run of the job shares. */
+export function taskIdOf(seq: number): string {
+  return String(seq);
+}
+
 /** A result of run `runId`, with its content's signed URL when it has one. */
 export function presentResult(result: TaskResultRecord, runId: string, resultUrl?: string): TaskResultAnswer {
   const content = result.body === null ? undefined : encodeContent(result.body, result.contentType, result.outputFormat);
   return {
     seq: result.seq,
-    task_id: String(result.seq),
+    task_id: taskIdOf(result.seq),
     run_id: runId,
     url: result.url,
     method: result.method,

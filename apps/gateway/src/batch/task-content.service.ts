@@ -3,10 +3,9 @@ import type { GatewayConfig } from '../config';
 import { UrlSigner } from '../file-transfers/url-signer';
 import { GATEWAY_CONFIG } from '../gateway.tokens';
 import { BatchError, BatchErrorCode } from './batch.errors';
-import { resultStatus } from './job.presenter';
+import { resultStatus, taskIdOf } from './job.presenter';
 import { JobResultsRepository, TaskResultRecord } from './job-results.repository';
 import { JobRunsService } from './job-runs.service';
-import { JobsService } from './jobs.service';
 
 /** How long a result's signed URL holds from the reading that gave it: as long as an export, 12 hours. */
 const RESULT_URL_LIFETIME_MS = 12 * 60 * 60 * 1000;
@@ -16,11 +15,6 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export interface TaskContent {
   contentType: string;
   body: Buffer;
-}
-
-/** A task's id in paths and results: its position in the job, which every run of the job shares. */
-export function taskIdOf(seq: number): string {
-  return String(seq);
 }
 
 /** The seq a `task_id` names; `undefined` for anything that is not one. */
@@ -46,7 +40,6 @@ export class TaskContentService {
   private readonly signer: UrlSigner;
 
   constructor(
-    private readonly jobs: JobsService,
     private readonly runs: JobRunsService,
     private readonly results: JobResultsRepository,
     @Inject(GATEWAY_CONFIG) config: GatewayConfig,
@@ -60,8 +53,7 @@ export class TaskContentService {
    * @throws BatchError `job_not_found`, `run_not_found`, `task_not_found`, `task_has_no_content`.
    */
   async content(tenantId: string, jobId: string, runId: string | undefined, taskId: string): Promise<TaskContent> {
-    const job = await this.jobs.get(tenantId, jobId);
-    const run = runId === undefined ? job.latestRun : await this.runs.get(tenantId, jobId, runId);
+    const run = await this.runs.runOrLatest(tenantId, jobId, runId);
     const seq = seqOf(taskId);
     const result = run && seq !== undefined ? await this.results.one(tenantId, run.id, seq, jobId) : undefined;
     if (!result) throw taskNotFound();

@@ -5,7 +5,6 @@ import { GATEWAY_CONFIG } from '../gateway.tokens';
 import { costOfCredits } from './credit-cost';
 import { JobResultsRepository } from './job-results.repository';
 import { JobRunsService } from './job-runs.service';
-import { JobsService } from './jobs.service';
 import { seqOf, taskNotFound } from './task-content.service';
 
 /**
@@ -16,7 +15,6 @@ import { seqOf, taskNotFound } from './task-content.service';
 @Injectable()
 export class TaskHistoryService {
   constructor(
-    private readonly jobs: JobsService,
     private readonly runs: JobRunsService,
     private readonly results: JobResultsRepository,
     @Inject(GATEWAY_CONFIG) private readonly config: Pick<GatewayConfig, 'FETCH_CREDIT_PRICE_USD'>,
@@ -24,8 +22,7 @@ export class TaskHistoryService {
 
   /** @throws BatchError `job_not_found`, `run_not_found`, `task_not_found`. */
   async history(tenantId: string, jobId: string, runId: string | undefined, taskId: string): Promise<TaskHistoryAnswer> {
-    const job = await this.jobs.get(tenantId, jobId);
-    const run = runId === undefined ? job.latestRun : await this.runs.get(tenantId, jobId, runId);
+    const run = await this.runs.runOrLatest(tenantId, jobId, runId);
     const seq = seqOf(taskId);
     if (!run || seq === undefined || !(await this.results.hasTask(tenantId, run.id, seq))) throw taskNotFound();
     const attempts = await this.results.attempts(run.id, seq);
