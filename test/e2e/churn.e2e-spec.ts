@@ -11,7 +11,11 @@ import { createTestTls, WebhookReceiver } from '../fixtures/webhook-receiver';
 import { DisposableNats, DisposablePostgres } from '../support/disposable-services';
 import { ApiClient, Platform, SERVICES, ServiceName } from '../support/platform';
 
-const PAGES = 400;
+/**
+ * Crawl size: at 3,000 pages, claims and results are in flight every moment, so a kill lands on a
+ * COMMIT whose answer is lost (at 400 it seldom did, and a lease of 5 minutes hid behind a pass).
+ */
+const PAGES = 3_000;
 const BATCH_TASKS = 300;
 /** The issue's bound: every service resumes its work within 30 s of a dependency coming back. */
 const RESUME_MS = 30_000;
@@ -82,7 +86,8 @@ describe('Churn: NATS and Postgres restarts (e2e)', () => {
 
   /**
    * `kill -9` of a dependency: `down` answer /readyz 503 (with `check` failing, if given) while it is
-   * away and no service exits; `whileDown` runs then. Started again, every service answers 200.
+   * away and no service exits; `whileDown` runs then; it stays away `downForMs` in all. Started
+   * again, every service answers 200.
    * Returns when the dependency was back, the moment the 30 s bound counts from.
    */
   async function killAndRestart(
@@ -90,11 +95,16 @@ describe('Churn: NATS and Postgres restarts (e2e)', () => {
     down: readonly ServiceName[],
     check?: { name: string; ok: false },
     whileDown?: () => Promise<void>,
+    downForMs = 0,
   ): Promise<number> {
+    const killedAt = Date.now();
     await dependency.kill();
     await waitForReadiness(down, 503, check);
     expectAllAlive();
     await whileDown?.();
+    // An outage of a set length (a restart that takes a while), not a wait for an event.
+    const left = killedAt + downForMs - Date.now();
+    if (left > 0) await new Promise((resolve) => setTimeout(resolve, left));
     await dependency.start();
     const restartedAt = Date.now();
     await waitForReadiness(SERVICES, 200);
@@ -138,7 +148,7 @@ describe('Churn: NATS and Postgres restarts (e2e)', () => {
       expect((await platform.readiness('gateway')).body.checks).toMatchObject({ postgres: false });
       expect((await platform.readiness('crawl-coordinator')).body.checks).toMatchObject({ postgres: false });
       expect((await platform.readiness('fetch-worker')).status).toBe(200);
-    });
+    }, 5_000);
     const ended = await api.waitUntilEnded(id, RESUME_MS);
     expect(Date.now() - restartedAt).toBeLessThan(RESUME_MS);
     expectAllAlive();

@@ -1,3 +1,5 @@
+import { createDataSource, Database } from '@trawl/persistence';
+import { CommitReplyCutter } from '@trawl/testing';
 import { ReconcilerService } from '../src/crawl-lifecycle/reconciler.service';
 import { DispatcherService } from '../src/frontier/dispatcher.service';
 import { ClaimedPage } from '../src/frontier/frontier.repository';
@@ -42,7 +44,7 @@ async function openSeed(crawl: TestCrawl, links: string[]): Promise<void> {
 }
 
 /** The page's claim runs out unanswered (its worker died, its task was lost) and the reconciler runs. */
-async function loseClaim(reconciler: ReconcilerService, page: ClaimedPage): Promise<void> {
+async function loseClaim(reconciler: ReconcilerService, page: Pick<ClaimedPage, 'frontierId'>): Promise<void> {
   await h.expireLeases([page.frontierId]);
   await reconciler.reconcileOnce();
 }
@@ -54,7 +56,7 @@ async function claimOne(crawl: TestCrawl, path: string): Promise<ClaimedPage> {
 }
 
 /** The page tasks published for the crawl, as the claims a worker answers. */
-async function tasksOf(crawl: TestCrawl): Promise<ClaimedPage[]> {
+async function tasksOf(crawl: TestCrawl): Promise<Omit<ClaimedPage, 'leaseUntilMs'>[]> {
   return (await h.publishedTasks(crawl.id)).map(({ task }) => ({
     frontierId: task.frontier_id,
     attempt: task.attempt,
@@ -74,7 +76,7 @@ describe(DispatcherService.name, () => {
 
       expect(await h.publishedTasks(crawl.id)).toEqual([
         {
-          msgId: `${crawl.seedId}:1`,
+          msgId: expect.stringMatching(new RegExp(`^${crawl.seedId}:1:\\d+$`)),
           task: expect.objectContaining({
             crawl_id: crawl.id,
             tenant_id: crawl.tenantId,
@@ -91,6 +93,31 @@ describe(DispatcherService.name, () => {
       ]);
       expect(await frontierRow(h.db, crawl.id, '/')).toMatchObject({ state: 'dispatched', attempt: 1 });
       expect((await readCrawl(h.db, crawl.id)).pagesDispatched).toBe(1);
+    });
+
+    it('publishes the pages of a claim whose COMMIT lost its answer; a claim that did not commit does not shadow the next', async () => {
+      const cutter = await CommitReplyCutter.start(h.databaseUrl);
+      const relayed = new Database(await createDataSource({ url: cutter.urlFor(h.databaseUrl), poolSize: 2 }).initialize());
+      try {
+        const crawl = await startCrawl();
+        cutter.cutNextCommitReplies(1);
+        // Postgres committed the claim, the dispatcher never heard: without publishing, the page
+        // would sit dispatched until its lease ran out.
+        expect(await h.dispatcher(relayed).dispatchRound()).toBe(1);
+        expect(cutter.cut).toBe(1);
+        expect(await frontierRow(h.db, crawl.id, '/')).toMatchObject({ state: 'dispatched', attempt: 1 });
+        expect((await tasksOf(crawl)).map((t) => t.attempt)).toEqual([1]);
+
+        // Had the crash lost the claim instead, the page is queued again at attempt 0; its next
+        // claim (attempt 1 again) is published, not dropped as a repeat of the first.
+        await h.db.query(`UPDATE crawl_frontier SET state = 'queued', attempt = 0, lease_until = NULL WHERE crawl_id = $1`, [crawl.id]);
+        await h.db.query(`UPDATE crawls SET pages_dispatched = 0 WHERE id = $1`, [crawl.id]);
+        expect(await h.dispatcher().dispatchRound()).toBe(1);
+        expect((await tasksOf(crawl)).map((t) => t.attempt)).toEqual([1, 1]);
+      } finally {
+        await relayed.dataSource.destroy();
+        await cutter.close();
+      }
     });
 
     it("sends each page as a Fetch request in adaptive mode limited to the tiers of the tenant's plan", async () => {

@@ -1,5 +1,5 @@
 import { batchTaskV1, BatchTaskV1, messagingTopology } from '@trawl/contracts';
-import { createMigratedDatabase, TestDatabase, uniqueSuffix } from '@trawl/testing';
+import { CommitReplyCutter, createMigratedDatabase, TestDatabase, uniqueSuffix } from '@trawl/testing';
 import { RunDispatcherService } from '../src/runs/run-dispatcher.service';
 import type { TaskResult } from '../src/runs/task-result';
 import {
@@ -174,6 +174,31 @@ describe(RunDispatcherService.name, () => {
       { attempt: 1, outcome: 'lease_expired', error_code: 'task_lease_expired', started: true },
       { attempt: 3, outcome: 'failed', error_code: 'ERR0001', started: true },
     ]);
+  });
+
+  it('publishes the tasks of a claim whose COMMIT lost its answer; a claim that did not commit does not shadow the next', async () => {
+    const cutter = await CommitReplyCutter.start(database.url);
+    const relayed = await startRunsInstance(cutter.urlFor(database.url), runsSettings(topology));
+    try {
+      const tenantId = await createTenant(a.db, 5);
+      const { runId } = await createJobWithRun(a.db, tenantId, urls(2));
+      cutter.cutNextCommitReplies(1);
+      // Postgres committed the claim, the dispatcher never heard: without publishing, both tasks
+      // would sit dispatched until their 10-minute lease ran out.
+      expect((await relayed.dispatcher.dispatchRound()).claimed).toBe(2);
+      expect(cutter.cut).toBe(1);
+      expect(await taskStates(a.db, runId)).toEqual({ dispatched: 2 });
+      expect((await published(runId)).map((t) => [t.seq, t.attempt])).toEqual([[1, 1], [2, 1]]);
+
+      // Had the crash lost the claim instead, the tasks are queued again at attempt 0; the next
+      // claim (attempt 1 again) is published, not dropped as a repeat of the first.
+      await a.db.query(`UPDATE run_tasks SET state = 'queued', attempt = 0, lease_until = NULL WHERE run_id = $1`, [runId]);
+      expect((await a.dispatcher.dispatchRound()).claimed).toBe(2);
+      expect((await published(runId)).map((t) => [t.seq, t.attempt])).toEqual([[1, 1], [2, 1], [1, 1], [2, 1]]);
+    } finally {
+      await relayed.close();
+      await cutter.close();
+    }
   });
 
   it('never dispatches a task twice at once from two dispatchers, nor passes the tenant’s concurrency', async () => {

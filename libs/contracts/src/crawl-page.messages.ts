@@ -29,6 +29,17 @@ export const crawlPageTaskV1 = z.object({
 });
 export type CrawlPageTaskV1 = z.infer<typeof crawlPageTaskV1>;
 
+/**
+ * `Nats-Msg-Id` of a page task: JetStream drops a second publish of the same claim. The lease's end
+ * (epoch ms) is part of it because an attempt number alone can come back: a claim whose COMMIT lost
+ * its answer is published all the same, and if it had not committed after all, the page's next
+ * claim gets the same attempt; with the same id its task would be dropped as a repeat and wait out
+ * the whole lease.
+ */
+export function crawlPageTaskMsgId(frontierId: number, attempt: number, leaseUntilMs: number): string {
+  return `${frontierId}:${attempt}:${leaseUntilMs}`;
+}
+
 /** How a page load ended, as far as billing and coverage are concerned. */
 export const pageOutcome = z.enum([
   /** The page answered (2xx, or 3xx chain ending in 2xx). */

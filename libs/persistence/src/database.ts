@@ -66,6 +66,10 @@ export class Database implements Sql {
    * without an fsync. Only for writes whose loss in a Postgres crash (the last ~0.2 s of them) the
    * system repairs by itself and that nothing outside Postgres has taken as final yet — batch
    * claims and results, which the reconciler dispatches again when their lease runs out. Default true.
+   *
+   * A connection lost while COMMIT was on its way rejects with `CommitOutcomeUnknownError`, which
+   * carries what `work` returned: the server may have committed. Callers whose work left something
+   * to do outside Postgres (publish what they claimed) do it then too, or it waits for a lease.
    */
   async transaction<T>(work: (sql: Sql) => Promise<T>, { retries = 3, durable = true } = {}): Promise<T> {
     for (let attempt = 1; ; attempt++) {
@@ -79,7 +83,9 @@ export class Database implements Sql {
           prepared: async <R>(name: string, text: string, params: unknown[] = []) =>
             (await client.query({ name, text, values: params })).rows as R[],
         });
-        await client.query('COMMIT');
+        await client.query('COMMIT').catch((error: unknown) => {
+          throw isConnectionLoss(error) ? new CommitOutcomeUnknownError(result, error) : error;
+        });
         return result;
       } catch (error) {
         await client.query('ROLLBACK').catch(() => (broken = true));
@@ -111,4 +117,35 @@ export class Database implements Sql {
 function isRetryable(error: unknown): boolean {
   const code = (error as { code?: string })?.code;
   return code === '40001' || code === '40P01';
+}
+
+/**
+ * The connection died between COMMIT and its answer (a Postgres crash, a failover): the transaction
+ * may have committed or not, and nobody can tell until the database is back. `result` is what the
+ * transaction's work returned. Still a connection loss (`isConnectionLoss` follows `cause`).
+ */
+export class CommitOutcomeUnknownError<T = unknown> extends Error {
+  constructor(
+    readonly result: T,
+    cause: unknown,
+  ) {
+    super(`the connection was lost at COMMIT; the transaction may have committed: ${(cause as Error)?.message ?? String(cause)}`, { cause });
+    this.name = 'CommitOutcomeUnknownError';
+  }
+}
+
+/**
+ * What the transaction returned, or, when its COMMIT lost its answer, what its work returned:
+ * for callers that must act on a commit that may have happened (publish the tasks it claimed), and
+ * can bear acting on one that did not (a task of a claim that never was is answered and ignored).
+ * `onUnknown` hears of each such commit.
+ */
+export async function resultEvenIfCommitUnknown<T>(transaction: Promise<T>, onUnknown: (error: CommitOutcomeUnknownError<T>) => void): Promise<T> {
+  try {
+    return await transaction;
+  } catch (error) {
+    if (!(error instanceof CommitOutcomeUnknownError)) throw error;
+    onUnknown(error as CommitOutcomeUnknownError<T>);
+    return error.result as T;
+  }
 }

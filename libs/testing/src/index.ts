@@ -1,3 +1,4 @@
 export * from './postgres';
 export * from './unique';
 export * from './wait';
+export * from './commit-reply-cutter';

@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { context, trace } from '@opentelemetry/api';
 import { autoTiersOf } from '@trawl/billing';
-import type { CrawlPageTaskV1 } from '@trawl/contracts';
-import { Database } from '@trawl/persistence';
+import { crawlPageTaskMsgId, type CrawlPageTaskV1 } from '@trawl/contracts';
+import { Database, resultEvenIfCommitUnknown } from '@trawl/persistence';
 import { contextFromTraceParent, Logger, tracer } from '@trawl/observability';
 import { MessagingConnection, publishManyHeld, WakeSignal } from '@trawl/messaging';
 import { COORDINATOR_SETTINGS, CoordinatorSettings } from '../coordinator.settings';
@@ -13,7 +13,7 @@ import { FrontierRepository } from './frontier.repository';
 
 /**
  * Moves queued frontier pages to fetch workers: claims them in Postgres (new attempt, lease), commits,
- * then publishes one task each with `Nats-Msg-Id` = frontier id + attempt. Tasks NATS refused (a
+ * then publishes one task each with `Nats-Msg-Id` = frontier id, attempt and lease end. Tasks NATS refused (a
  * restart, a failover) are held and published again after the reconnect, with the same msg id, so
  * the crawl goes on within seconds of NATS coming back rather than after the lease. A crash between
  * commit and publish loses nothing: the lease runs out and the reconciler queues the page again.
@@ -78,7 +78,9 @@ export class DispatcherService {
   }
 
   private async dispatchCrawl(crawlId: string, share: number): Promise<number> {
-    const claimed = await this.db.transaction(async (sql) => {
+    // A claim whose COMMIT lost its answer (Postgres crashed under it) is published all the same:
+    // had it committed, unpublished, its pages would wait out the lease (5 minutes) for nothing.
+    const claimed = await resultEvenIfCommitUnknown(this.db.transaction(async (sql) => {
       const crawl = await this.frontier.lockForDispatch(sql, crawlId);
       if (!crawl) return null;
       if (crawl.outOfCredits) {
@@ -88,7 +90,7 @@ export class DispatcherService {
       }
       const pages = await this.frontier.claim(sql, crawlId, Math.min(share, crawl.budget), this.settings.leaseMs);
       return { crawl, pages };
-    });
+    }), (error) => this.logger.warn({ err: error, crawl_id: crawlId }, 'claim commit unconfirmed (database lost); publishing its pages anyway'));
     if (!claimed || claimed.pages.length === 0) return 0;
     const { crawl, pages } = claimed;
     const autoTiers = autoTiersOf(crawl.planFeatures);
@@ -116,7 +118,7 @@ export class DispatcherService {
             return {
               subject: this.settings.topology.subjects.crawlPageTask,
               payload: task,
-              msgId: `${page.frontierId}:${page.attempt}`,
+              msgId: crawlPageTaskMsgId(page.frontierId, page.attempt, page.leaseUntilMs),
             };
           }),
           // Held at most half the lease: past that, the reconciler's queueing again is as quick.

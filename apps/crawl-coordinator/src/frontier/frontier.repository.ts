@@ -6,6 +6,8 @@ export interface ClaimedPage {
   url: string;
   depth: number;
   attempt: number;
+  /** When this claim's lease ends (epoch ms): with the attempt, what names the claim. */
+  leaseUntilMs: number;
   wantsLinks: boolean;
   wantsContent: boolean;
 }
@@ -64,7 +66,7 @@ export class FrontierRepository {
    * the crawl's page budget left (`max_pages` − dispatched). The caller holds the crawl row lock.
    */
   async claim(sql: Sql, crawlId: string, limit: number, leaseMs: number): Promise<ClaimedPage[]> {
-    const rows = await sql.query<ClaimedPage & { frontierId: string }>(
+    const rows = await sql.query<Omit<ClaimedPage, 'frontierId' | 'leaseUntilMs'> & { frontierId: string; leaseUntilMs: string }>(
       `WITH picked AS (
          SELECT id FROM crawl_frontier WHERE crawl_id = $1 AND state = 'queued'
          ORDER BY id
@@ -74,14 +76,14 @@ export class FrontierRepository {
        UPDATE crawl_frontier f
        SET state = 'dispatched', attempt = f.attempt + 1, lease_until = now() + make_interval(secs => $3::double precision / 1000)
        FROM picked WHERE f.id = picked.id
-       RETURNING f.id AS "frontierId", f.url, f.depth, f.attempt, f.wants_links AS "wantsLinks", f.wants_content AS "wantsContent"`,
+       RETURNING f.id AS "frontierId", f.url, f.depth, f.attempt, (extract(epoch FROM f.lease_until) * 1000)::bigint::text AS "leaseUntilMs", f.wants_links AS "wantsLinks", f.wants_content AS "wantsContent"`,
       [crawlId, limit, leaseMs],
     );
     if (rows.length > 0) {
       await sql.query(`UPDATE crawls SET pages_dispatched = pages_dispatched + $2 WHERE id = $1`, [crawlId, rows.length]);
     }
     // bigint ids arrive as strings; they stay below 2^53, the contract's integer range.
-    return rows.map((r) => ({ ...r, frontierId: Number(r.frontierId) })).sort((a, b) => a.frontierId - b.frontierId);
+    return rows.map((r) => ({ ...r, frontierId: Number(r.frontierId), leaseUntilMs: Number(r.leaseUntilMs) })).sort((a, b) => a.frontierId - b.frontierId);
   }
 
   /** Crawls with leases that ran out (the page's message was lost or its worker died). */

@@ -70,8 +70,14 @@ export class CoordinatorHarness {
     return messaging;
   }
 
-  dispatcher(): DispatcherService {
-    return new DispatcherService(this.db, this.frontier, this.crawls, this.metrics, this.requireMessaging(), this.settings, silentLogger);
+  /** The harness's database URL (for a second connection, through a relay). */
+  get databaseUrl(): string {
+    return this.testDb.url;
+  }
+
+  /** A dispatcher on the harness's database, or on `db` (a connection through a relay). */
+  dispatcher(db: Database = this.db): DispatcherService {
+    return new DispatcherService(db, this.frontier, this.crawls, this.metrics, this.requireMessaging(), this.settings, silentLogger);
   }
 
   reconciler(): ReconcilerService {

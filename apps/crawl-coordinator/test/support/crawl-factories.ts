@@ -108,7 +108,7 @@ export interface ResultOptions {
  * The page result a fetch worker sends for a claimed page: billed 1 credit when fetched or 404/410,
  * links only when the task asked for them and the page loaded, HTML only when the task wanted it.
  */
-export function pageResult(crawlId: string, page: ClaimedPage, options: ResultOptions = {}): CrawlPageResultV1 {
+export function pageResult(crawlId: string, page: Omit<ClaimedPage, 'leaseUntilMs'>, options: ResultOptions = {}): CrawlPageResultV1 {
   const outcome = options.outcome ?? 'fetched';
   const fetched = outcome === 'fetched';
   const opened = fetched && page.wantsLinks;

@@ -5,7 +5,7 @@ import { registrableDomain } from '@trawl/egress';
 import { ForbiddenDomains, mentionsExtract, type ServedExtractRecipe } from '@trawl/fetch-params';
 import { MessagingConnection, publishManyHeld } from '@trawl/messaging';
 import { contextFromTraceParent, Logger, tracer } from '@trawl/observability';
-import { Database, type Sql } from '@trawl/persistence';
+import { Database, resultEvenIfCommitUnknown, type Sql } from '@trawl/persistence';
 import { openCaptchaSolverKey } from '@trawl/webhooks';
 import { SERVICE_LOGGER, SERVICE_MESSAGING } from '@trawl/service-kit';
 import { batchTaskOf, type ClaimedTask } from './batch-task-of';
@@ -111,7 +111,9 @@ export class RunDispatcherService {
     // Claims commit without waiting for the disk (Database.transaction's `durable`): the run locks
     // are held until then. Claims a Postgres crash loses are tasks queued again, or dispatched with
     // a lease that runs out: fetched again, never lost; a result for a lost claim is ignored.
-    const claimed = await this.db.transaction(async (sql) => {
+    // A claim whose COMMIT lost its answer is published all the same (msg ids name the lease, so a
+    // claim that did not commit cannot shadow the next one): had it committed, its tasks would wait out the lease.
+    const claimed = await resultEvenIfCommitUnknown(this.db.transaction(async (sql) => {
       if (!(await this.dispatch.tryLockTenant(sql, tenantId))) return undefined;
       const tenant = await this.dispatch.tenantInputs(sql, tenantId);
       if (!tenant) return undefined;
@@ -154,7 +156,7 @@ export class RunDispatcherService {
       // Refused tasks fail in this transaction: they never reach a worker.
       await this.results.applyIn(sql, refused);
       return { tasks, refused: refused.length, running };
-    }, { durable: false });
+    }, { durable: false }), (error) => this.logger.warn({ err: error, tenant_id: tenantId }, 'claim commit unconfirmed (database lost); publishing its tasks anyway'));
     if (!claimed) return 0;
     for (const runId of claimed.running) {
       this.metrics.transitions.inc({ to: 'running' });
