@@ -305,9 +305,9 @@ const GATEWAY_STEP_SERIES = ['trawl_fetch_limits_seconds_sum', 'trawl_fetch_limi
 
 async function scrapeServices(trawl: Trawl): Promise<ServiceTotals> {
   const [gateway, worker, gatewaySteps] = await Promise.all([
-    scrapeTotals(trawl.platform.port('gateway')),
-    scrapeTotals(trawl.platform.port('fetch-worker')),
-    scrapeLabelled(trawl.platform.port('gateway'), GATEWAY_STEP_SERIES),
+    scrapeTotals(trawl.platform.metricsUrl('gateway')),
+    scrapeTotals(trawl.platform.metricsUrl('fetch-worker')),
+    scrapeLabelled(trawl.platform.metricsUrl('gateway'), GATEWAY_STEP_SERIES),
   ]);
   return { gateway, worker, gatewaySteps };
 }
@@ -365,7 +365,7 @@ const RENDER_WARMUP_PAGES_PER_SLOT = 20;
 
 /** The worker's browser pool counters (trawl_worker_browser_events). */
 async function browserEvents(trawl: Trawl): Promise<BrowserEvents> {
-  const response = await fetch(`http://127.0.0.1:${trawl.platform.port('fetch-worker')}/metrics`);
+  const response = await fetch(trawl.platform.metricsUrl('fetch-worker'));
   const lines = (await response.text()).split('\n').filter((l) => l.startsWith('trawl_worker_browser_events{'));
   const value = (event: string) => Number(lines.find((l) => l.includes(`event="${event}"`))?.split(' ').pop() ?? 0);
   return { launched: value('launched'), retired: value('retired'), reused: value('reused') };

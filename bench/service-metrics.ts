@@ -4,10 +4,10 @@
  */
 export type MetricTotals = Record<string, number>;
 
-/** Scrapes `http://127.0.0.1:<port>/metrics`; keeps `*_total`, `*_sum` and `*_count` series. */
-export async function scrapeTotals(port: number): Promise<MetricTotals> {
-  const res = await fetch(`http://127.0.0.1:${port}/metrics`);
-  if (!res.ok) throw new Error(`/metrics on port ${port} answered ${res.status}`);
+/** Scrapes a service's `/metrics` (`Platform.metricsUrl`); keeps `*_total`, `*_sum` and `*_count` series. */
+export async function scrapeTotals(metricsUrl: string): Promise<MetricTotals> {
+  const res = await fetch(metricsUrl);
+  if (!res.ok) throw new Error(`${metricsUrl} answered ${res.status}`);
   const totals: MetricTotals = {};
   for (const line of (await res.text()).split('\n')) {
     const match = /^([a-zA-Z_:][\w:]*_(?:total|sum|count))(?:\{[^}]*\})?\s+(\S+)/.exec(line);
@@ -21,9 +21,9 @@ export async function scrapeTotals(port: number): Promise<MetricTotals> {
  * set, where {@link scrapeTotals} would add them up. Keyed `name{a="1",b="2"}` with the labels
  * sorted and without `service` (every Trawl series carries it).
  */
-export async function scrapeLabelled(port: number, names: readonly string[]): Promise<MetricTotals> {
-  const res = await fetch(`http://127.0.0.1:${port}/metrics`);
-  if (!res.ok) throw new Error(`/metrics on port ${port} answered ${res.status}`);
+export async function scrapeLabelled(metricsUrl: string, names: readonly string[]): Promise<MetricTotals> {
+  const res = await fetch(metricsUrl);
+  if (!res.ok) throw new Error(`${metricsUrl} answered ${res.status}`);
   const series: MetricTotals = {};
   for (const line of (await res.text()).split('\n')) {
     const match = /^([a-zA-Z_:][\w:]*)\{([^}]*)\}\s+(\S+)/.exec(line);
@@ -48,8 +48,8 @@ export function totalsDelta(before: MetricTotals, after: MetricTotals): MetricTo
 }
 
 /** Current value of a gauge, summed over label sets; undefined when the service does not export it. */
-export async function scrapeGauge(port: number, name: string): Promise<number | undefined> {
-  const res = await fetch(`http://127.0.0.1:${port}/metrics`);
+export async function scrapeGauge(metricsUrl: string, name: string): Promise<number | undefined> {
+  const res = await fetch(metricsUrl);
   if (!res.ok) return undefined;
   let total: number | undefined;
   for (const line of (await res.text()).split('\n')) {
@@ -64,7 +64,7 @@ export async function scrapeGauge(port: number, name: string): Promise<number | 
  * is skipped. Returns the samples by the caller's names.
  */
 export function sampleGauges<K extends string>(
-  gauges: Record<K, { port: number; gauge: string }>,
+  gauges: Record<K, { metricsUrl: string; gauge: string }>,
   intervalMs = 500,
 ): { stop(): Promise<Record<K, number[]>> } {
   const names = Object.keys(gauges) as K[];
@@ -74,7 +74,7 @@ export function sampleGauges<K extends string>(
     while (running) {
       await Promise.all(
         names.map(async (name) => {
-          const value = await scrapeGauge(gauges[name].port, gauges[name].gauge).catch(() => undefined);
+          const value = await scrapeGauge(gauges[name].metricsUrl, gauges[name].gauge).catch(() => undefined);
           if (value !== undefined) samples[name].push(value);
         }),
       );

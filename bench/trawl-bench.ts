@@ -89,8 +89,8 @@ export async function warmUpTrawl(trawl: TrawlUnderTest, web: FixtureWebProcess,
 
 async function scrapeServices(trawl: TrawlUnderTest): Promise<{ coordinator: MetricTotals; worker: MetricTotals }> {
   const [coordinator, worker] = await Promise.all([
-    scrapeTotals(trawl.platform.port('crawl-coordinator')),
-    scrapeTotals(trawl.platform.port('fetch-worker')),
+    scrapeTotals(trawl.platform.metricsUrl('crawl-coordinator')),
+    scrapeTotals(trawl.platform.metricsUrl('fetch-worker')),
   ]);
   return { coordinator, worker };
 }
@@ -143,8 +143,8 @@ export async function measureTrawl(trawl: TrawlUnderTest, web: FixtureWebProcess
   // A worker below its concurrency while the coordinator has plenty in flight means pages wait in
   // between (JetStream, intake), not in fetching.
   const inFlight = sampleGauges({
-    coordinator: { port: trawl.platform.port('crawl-coordinator'), gauge: 'trawl_crawl_pages_in_flight' },
-    worker: { port: trawl.platform.port('fetch-worker'), gauge: 'trawl_worker_pages_in_flight' },
+    coordinator: { metricsUrl: trawl.platform.metricsUrl('crawl-coordinator'), gauge: 'trawl_crawl_pages_in_flight' },
+    worker: { metricsUrl: trawl.platform.metricsUrl('fetch-worker'), gauge: 'trawl_worker_pages_in_flight' },
   });
   meter.start();
   postgres.start();

@@ -13,6 +13,7 @@ const ROOT = resolve(__dirname, '..', '..');
 const config = loadConfig(
   z.object({
     PORT: z.coerce.number().int().default(8080),
+    ADMIN_PORT: z.coerce.number().int().default(8085),
     ADMIN_TOKEN: z.string().min(16).default('dev-admin-token-change-me'),
     DATABASE_URL: z.string().default('postgres://postgres@127.0.0.1:5432/trawl'),
     NATS_URL: z.string().default('nats://127.0.0.1:4222'),
@@ -104,11 +105,12 @@ async function main(): Promise<void> {
     ['webhook-dispatcher', 8084],
   ];
   for (const [name, port] of services) {
-    start(name, `apps/${name}/src/main.js`, { ...common, PORT: String(port) });
+    start(name, `apps/${name}/src/main.js`, { ...common, PORT: String(port), ...(name === 'gateway' && { ADMIN_PORT: String(config.ADMIN_PORT) }) });
   }
   for (const [, port] of services) await waitReady(`http://127.0.0.1:${port}/readyz`);
 
-  const res = await fetch(`http://127.0.0.1:${config.PORT}/admin/v1/tenants`, {
+  const admin = `http://127.0.0.1:${config.ADMIN_PORT}`;
+  const res = await fetch(`${admin}/admin/v1/tenants`, {
     method: 'POST',
     headers: { authorization: `Bearer ${config.ADMIN_TOKEN}`, 'content-type': 'application/json' },
     body: JSON.stringify({ name: 'demo' }),
@@ -117,6 +119,7 @@ async function main(): Promise<void> {
   const api = `http://127.0.0.1:${config.PORT}`;
   process.stdout.write(`
 Trawl is running: API ${api}   (Ctrl-C stops everything)
+Admin API and the gateway's /metrics: ${admin} (Authorization: Bearer $ADMIN_TOKEN)
 Demo tenant ${tenant.tenant_id}
   API key: ${tenant.api_key}
 

@@ -206,7 +206,7 @@ describe('Fetch API proxy mode (e2e)', () => {
   });
 
   it('counts proxied requests and CONNECTs by outcome in /metrics', async () => {
-    const metrics = (await (await fetch(`${platform.gatewayUrl}/metrics`)).text()).split('\n');
+    const metrics = (await (await fetch(platform.metricsUrl('gateway'))).text()).split('\n');
     /** The value of the sample of `name` that has all `labels` (others, like `service`, may be there too). */
     const sample = (name: string, labels: Record<string, string>) => {
       const line = metrics.find(

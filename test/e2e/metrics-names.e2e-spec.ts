@@ -27,7 +27,7 @@ describe('Metric names of the dashboards and alerts (e2e)', () => {
     });
     await platform.start();
     for (const service of SERVICES) {
-      const res = await fetch(`http://127.0.0.1:${platform.port(service)}/metrics`);
+      const res = await fetch(platform.metricsUrl(service));
       expect(res.status).toBe(200);
       pages.set(service, await res.text());
       for (const [name, type] of declaredFamilies(pages.get(service)!)) {

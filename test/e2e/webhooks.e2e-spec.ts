@@ -192,7 +192,7 @@ describe('Webhooks (e2e)', () => {
       receiver.failNext(1);
       const { jobId } = await endRun();
       await waitFor(async () => (await deliveries(jobId)).body.deliveries?.[0]?.status === 'delivered', { timeoutMs: 30_000 });
-      const res = await fetch(`http://127.0.0.1:${platform.port('webhook-dispatcher')}/metrics`);
+      const res = await fetch(platform.metricsUrl('webhook-dispatcher'));
       const text = await res.text();
       expect(text).toMatch(/trawl_webhook_attempts_total\{[^}]*outcome="delivered"[^}]*\} [1-9]/);
       expect(text).toMatch(/trawl_webhook_attempts_total\{[^}]*outcome="retry_scheduled"[^}]*\} [1-9]/);

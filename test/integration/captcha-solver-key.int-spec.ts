@@ -120,7 +120,7 @@ describe('CAPTCHA solver key at rest', () => {
 
     it('answers 503 secrets_unavailable to setting a solver key, and stores nothing', async () => {
       const admin = { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' };
-      const created = await fetch(`${bare.urls[0]}/admin/v1/tenants`, {
+      const created = await fetch(`${bare.adminUrls[0]}/admin/v1/tenants`, {
         method: 'POST',
         headers: admin,
         body: JSON.stringify({ captcha_solver: { endpoint: solver.endpoint, key: FAKE_SOLVER_KEY } }),

@@ -36,6 +36,8 @@ interface Running {
   child: ChildProcess;
   port: number;
   exited: Promise<void>;
+  /** The gateway's operator surface (`ADMIN_PORT`): the admin API and `/metrics`. */
+  adminPort?: number;
 }
 
 /** A TCP port free on 127.0.0.1 right now (for a service started next with a port of its own). */
@@ -74,6 +76,20 @@ export class Platform {
     return `http://127.0.0.1:${this.port('gateway')}`;
   }
 
+  /** The gateway's operator surface: the admin API and its `/metrics`, never on the public port. */
+  get adminUrl(): string {
+    const adminPort = this.processes.get('gateway')?.adminPort;
+    if (adminPort === undefined) throw new Error('gateway is not running');
+    return `http://127.0.0.1:${adminPort}`;
+  }
+
+  /** Where an instance's `/metrics` is: the gateway's on its admin port, every other service's on its only one. */
+  metricsUrl(instance: ServiceName | string): string {
+    const running = this.processes.get(instance);
+    if (!running) throw new Error(`${instance} is not running`);
+    return `http://127.0.0.1:${running.adminPort ?? running.port}/metrics`;
+  }
+
   port(instance: ServiceName | string): number {
     const running = this.processes.get(instance);
     if (!running) throw new Error(`${instance} is not running`);
@@ -108,6 +124,7 @@ export class Platform {
   async startService(service: ServiceName, replica = 0): Promise<void> {
     const instance = replica === 0 ? service : `${service}-${replica}`;
     const port = await freePort();
+    const adminPort = service === 'gateway' ? await freePort() : undefined;
     const env: Record<string, string> = {
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? '/tmp',
@@ -120,7 +137,7 @@ export class Platform {
       LOG_LEVEL: 'info',
       SHUTDOWN_TIMEOUT_MS: '5000',
       // Proxy mode listens on its own port (8001 by default): suites side by side must not share it.
-      ...(service === 'gateway' && { PROXY_MODE_PORT: '0' }),
+      ...(service === 'gateway' && { PROXY_MODE_PORT: '0', ADMIN_PORT: String(adminPort) }),
       ...this.options.env?.all,
       ...this.options.env?.[service],
     };
@@ -137,7 +154,7 @@ export class Platform {
     child.stdout?.pipe(log, { end: false });
     child.stderr?.pipe(log, { end: false });
     const exited = once(child, 'exit').then(() => undefined);
-    this.processes.set(instance, { child, port, exited });
+    this.processes.set(instance, { child, port, exited, adminPort });
     await waitFor(
       async () => {
         if (child.exitCode !== null) throw new Error(`${instance} exited with ${child.exitCode}; see ${this.logDir}`);
@@ -170,7 +187,7 @@ export class Platform {
   }
 
   async createTenant(body: Record<string, unknown> = {}): Promise<{ tenant_id: string; api_key: string }> {
-    const res = await fetch(`${this.gatewayUrl}/admin/v1/tenants`, {
+    const res = await fetch(`${this.adminUrl}/admin/v1/tenants`, {
       method: 'POST',
       headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
       body: JSON.stringify({ name: `tenant-${uniqueSuffix()}`, ...body }),
@@ -181,7 +198,7 @@ export class Platform {
 
   /** Changes a tenant's settings through the admin API (plan, standing, credits, key expiry). */
   async patchTenant(tenantId: string, body: Record<string, unknown>): Promise<void> {
-    const res = await fetch(`${this.gatewayUrl}/admin/v1/tenants/${tenantId}`, {
+    const res = await fetch(`${this.adminUrl}/admin/v1/tenants/${tenantId}`, {
       method: 'PATCH',
       headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
       body: JSON.stringify(body),
@@ -191,7 +208,7 @@ export class Platform {
 
   /** A call of the admin API (operator token); the answer's status and JSON body. */
   async admin<T = any>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
-    const res = await fetch(`${this.gatewayUrl}${path}`, {
+    const res = await fetch(`${this.adminUrl}${path}`, {
       method,
       headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...(body !== undefined && { 'content-type': 'application/json' }) },
       body: body === undefined ? undefined : JSON.stringify(body),

@@ -14,4 +14,11 @@ describe(loadGatewayConfig.name, () => {
     expect(load).toThrow(ConfigError);
     expect(load).toThrow(/FILE_TRANSFERS_MAX.*must be below DATABASE_POOL_SIZE \(4\)/);
   });
+
+  it('keeps the operator surface off the public port', () => {
+    expect(loadGatewayConfig({ ADMIN_TOKEN })).toMatchObject({ PORT: 8080, ADMIN_PORT: 8085 });
+    expect(() => loadGatewayConfig({ ADMIN_TOKEN, PORT: '9000', ADMIN_PORT: '9000' })).toThrow(/ADMIN_PORT.*must differ from PORT/);
+    // Both ephemeral (tests): the OS gives two ports.
+    expect(loadGatewayConfig({ ADMIN_TOKEN, PORT: '0', ADMIN_PORT: '0' })).toMatchObject({ PORT: 0, ADMIN_PORT: 0 });
+  });
 });

@@ -8,8 +8,20 @@ import { planDefaultsConfigShape } from './tenants/plan-defaults.config';
 
 /** The gateway's environment: the base variables every service reads, plus the public API's own. */
 export const gatewayConfigSchema = baseConfigSchema.extend({
-  /** Port of the public API (and /healthz, /readyz, /metrics). Default 8080. */
+  /** Port of the public API (and /healthz, /readyz). Default 8080. */
   PORT: envInt(8080, 0, 65_535),
+  /**
+   * Port of the operator surface: the admin API and `/metrics` (which names tenants), with /healthz
+   * and /readyz. Never served on `PORT`, so an Ingress for the API cannot expose them. Default 8085.
+   */
+  ADMIN_PORT: envInt(8085, 0, 65_535),
+  /** Address the operator surface listens on. Default: `HTTP_HOST`. */
+  ADMIN_HOST: z.string().min(1).optional(),
+  /**
+   * Failed admin authentications one client address may make in a minute; past it, every admin
+   * request from that address is refused (429) until the minute has passed. Default 10.
+   */
+  ADMIN_AUTH_FAILURES_PER_MINUTE: envInt(10, 1, 10_000),
   /** Bearer token of the admin API (at least 16 characters). Held as a {@link Secret}: never logged. */
   ADMIN_TOKEN: z
     .string({ error: 'is required (the bearer token of the admin API)' })
@@ -128,6 +140,9 @@ export const gatewayConfigSchema = baseConfigSchema.extend({
   ...planDefaultsConfigShape,
 })
   .superRefine((config, context) => {
+    if (config.ADMIN_PORT !== 0 && config.ADMIN_PORT === config.PORT) {
+      context.addIssue({ code: 'custom', path: ['ADMIN_PORT'], message: 'must differ from PORT: the admin API and /metrics never share the public port' });
+    }
     if (config.FILE_TRANSFERS_MAX !== undefined && config.FILE_TRANSFERS_MAX >= config.DATABASE_POOL_SIZE) {
       context.addIssue({
         code: 'custom',

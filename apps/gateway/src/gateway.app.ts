@@ -9,6 +9,8 @@ import { createDataSource, Database } from '@trawl/persistence';
 import { closeConnectionsWhenClosing } from '@trawl/http';
 import { installApiKeyAuthentication } from './auth/api-key.hook';
 import { installAccountGuard } from './auth/account-guard.hook';
+import { AdminAuthenticator } from './auth/admin-authenticator';
+import { installAdminAuthentication } from './auth/admin-token.guard';
 import { raiseTaskListBodyLimit } from './batch/batch-body-limit';
 import { ApiKeyAuthenticator } from './auth/api-key-authenticator';
 import type { GatewayConfig } from './config';
@@ -19,6 +21,7 @@ import { installCsvUploadBody } from './job-inputs/csv-upload-body';
 import { installClientAddressGuard } from './limits/client-address.guard';
 import { ClientAddressHealth } from './limits/client-address-health';
 import { installHttpMetrics } from './metrics/http-metrics';
+import { installOperatorSurface } from './operator-surface/operator-surface';
 import { ProblemFilter } from './problems/problem.filter';
 import { RequestError, RequestErrorCode } from './problems/request.errors';
 import { AccountsService } from './tenants/accounts.service';
@@ -52,8 +55,9 @@ export async function openGatewayResources(config: GatewayConfig, logger?: Logge
 /**
  * What the gateway adds to Fastify around Nest: problem+json for every error, a JSON body parser
  * that accepts an empty body (and raw bodies for the Fetch endpoint), request metrics, the client
- * address guard of the Fetch endpoint, API key authentication of every `/v1` route, and the
- * account guard of routes that start paid work.
+ * address guard of the Fetch endpoint, the operator surface (admin API and `/metrics`) on its own
+ * port, API key authentication of every `/v1` route, admin token authentication of every `/admin`
+ * route, and the account guard of routes that start paid work.
  * Call before `listen`/`init`.
  */
 export function configureGatewayApp(app: NestFastifyApplication, resources: GatewayResources): void {
@@ -101,9 +105,12 @@ export function configureGatewayApp(app: NestFastifyApplication, resources: Gate
   fastify.addHook('onRequest', async (request, reply) => {
     if (isFetchRoute(request.routeOptions.url)) assignRequestId(reply);
   });
+  // Before anything else looks at an operator path: on the public port it does not exist.
+  installOperatorSurface(fastify, { host: resources.config.ADMIN_HOST ?? resources.config.HTTP_HOST, port: resources.config.ADMIN_PORT });
   installClientAddressGuard(fastify, { health: app.get(ClientAddressHealth), isGuardedRoute: isFetchRoute });
   installHttpMetrics(fastify, resources.registry);
   installApiKeyAuthentication(fastify, app.get(ApiKeyAuthenticator));
+  installAdminAuthentication(fastify, app.get(AdminAuthenticator));
   installAccountGuard(fastify, app.get(AccountsService));
 }
 

@@ -370,7 +370,7 @@ describe('Fetch API (gateway, with a test worker on NATS)', () => {
     it('counts answers by code and tier', async () => {
       const tenant = await gw.createTenant();
       await fetch(`${base}/v1/?${q({ apikey: tenant.api_key, url: TARGET })}`);
-      const text = await (await fetch(`${base}/metrics`)).text();
+      const text = await (await fetch(`${gw.adminUrls[0]}/metrics`)).text();
       expect(text).toMatch(/trawl_fetch_requests_total\{code="OK",tier="basic"[^}]*\} [1-9]/);
       expect(text).toMatch(/trawl_fetch_requests_total\{code="REQS004",tier="none"[^}]*\} [1-9]/);
       expect(text).toContain('trawl_fetch_request_duration_seconds_bucket');

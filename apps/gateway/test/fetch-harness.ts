@@ -4,7 +4,9 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import type { Pool } from 'pg';
 import { ChargeBuffer } from '@trawl/billing';
 import { FetchReplyV1, FetchRequestV1, fetchRequestV1, messagingTopology } from '@trawl/contracts';
+import { internalListenerOf } from '@trawl/http';
 import { RpcReply, RpcRequest, StreamedRpcServer } from '@trawl/messaging';
+import type { FastifyInstance } from 'fastify';
 import { createMigratedDatabase, TestDatabase, testPool, uniqueSuffix } from '@trawl/testing';
 import { loadGatewayConfig } from '../src/config';
 import { createGatewayApp } from '../src/gateway.app';
@@ -14,7 +16,10 @@ export const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 
 /** Several gateway replicas over one database and one NATS prefix: what production runs. */
 export interface GatewayReplicas {
+  /** Each replica's public API. */
   urls: string[];
+  /** Each replica's operator surface (`ADMIN_PORT`): the admin API and `/metrics`. */
+  adminUrls: string[];
   prefix: string;
   sql: Pool;
   createTenant(fields?: Record<string, unknown>): Promise<{ tenant_id: string; api_key: string; [k: string]: any }>;
@@ -38,6 +43,7 @@ export async function startGatewayReplicas(count: number, env: Record<string, st
     EGRESS_HOST_MAP: 'shop.test=127.0.0.1',
     DATABASE_POOL_SIZE: '4',
     API_KEY_CACHE_TTL_MS: '0',
+    ADMIN_PORT: '0',
     ...env,
   });
   const apps: NestFastifyApplication[] = [];
@@ -64,18 +70,20 @@ export async function startGatewayReplicas(count: number, env: Record<string, st
     throw error;
   }
   const urls = apps.map((app) => `http://127.0.0.1:${(app.getHttpServer().address() as { port: number }).port}`);
+  const adminUrls = apps.map((app) => `http://127.0.0.1:${internalListenerOf(app.getHttpAdapter().getInstance() as unknown as FastifyInstance)!.port}`);
   const admin = { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' };
   return {
     urls,
+    adminUrls,
     prefix,
     sql,
     async createTenant(fields = {}) {
-      const response = await fetch(`${urls[0]}/admin/v1/tenants`, { method: 'POST', headers: admin, body: JSON.stringify(fields) });
+      const response = await fetch(`${adminUrls[0]}/admin/v1/tenants`, { method: 'POST', headers: admin, body: JSON.stringify(fields) });
       if (response.status !== 201) throw new Error(`tenant not created: ${response.status} ${await response.text()}`);
       return (await response.json()) as any;
     },
     patchTenant(id, fields) {
-      return fetch(`${urls[0]}/admin/v1/tenants/${id}`, { method: 'PATCH', headers: admin, body: JSON.stringify(fields) });
+      return fetch(`${adminUrls[0]}/admin/v1/tenants/${id}`, { method: 'PATCH', headers: admin, body: JSON.stringify(fields) });
     },
     async flushCharges() {
       await Promise.all(apps.map((app) => app.get(ChargeBuffer).flush()));

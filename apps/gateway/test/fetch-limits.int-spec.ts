@@ -398,7 +398,7 @@ describe('Fetch admissions shared by requests of a tenant', () => {
   afterEach(() => afterRelease?.()); // a failed test must not leave the worker stuck
 
   async function admissionBatches(): Promise<{ count: number; sum: number }> {
-    const text = await (await fetch(`${gw.urls[0]}/metrics`)).text();
+    const text = await (await fetch(`${gw.adminUrls[0]}/metrics`)).text();
     const value = (name: string) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
     return { count: value('trawl_fetch_admission_batch_requests_count'), sum: value('trawl_fetch_admission_batch_requests_sum') };
   }

@@ -5,6 +5,9 @@ import { createLogger } from '@trawl/observability';
 import { createMigratedDatabase, TestDatabase, testPool, uniqueSuffix } from '@trawl/testing';
 import { loadGatewayConfig } from '../src/config';
 import { createGatewayApp } from '../src/gateway.app';
+import { isOperatorPath } from '../src/operator-surface/operator-surface';
+import { internalListenerOf } from '@trawl/http';
+import type { FastifyInstance } from 'fastify';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 
@@ -23,14 +26,18 @@ export interface ApiResponse<T = any> {
 
 /** The real gateway on an ephemeral port over its own migrated database and NATS prefix. */
 export interface TestGateway {
+  /** The public API's port. */
   baseUrl: string;
+  /** The operator surface's port (`ADMIN_PORT`): the admin API and `/metrics`. */
+  adminUrl: string;
   natsPrefix: string;
   /** Direct SQL, to play the coordinator's part. */
   sql: Pool;
   request<T = any>(
     method: string,
     path: string,
-    options?: { key?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> },
+    /** `via`: the port to call (default: the admin port for the admin API and `/metrics`, else the public one). */
+    options?: { key?: string; body?: unknown; rawBody?: string; headers?: Record<string, string>; via?: 'public' | 'admin' },
   ): Promise<ApiResponse<T>>;
   createTenant(fields?: Record<string, unknown>): Promise<TenantCredentials>;
   /** The gateway's log lines as written (pino JSON, redaction applied), when started with `captureLogs`. */
@@ -57,6 +64,7 @@ export async function startTestGateway(env: Record<string, string> = {}, options
     EGRESS_HOST_MAP: 'shop.test=127.0.0.1,other.test=127.0.0.1',
     DATABASE_POOL_SIZE: '8',
     START_URL_RESOLVE_TIMEOUT_MS: '2000',
+    ADMIN_PORT: '0',
     ...env,
   });
   let app: NestFastifyApplication | undefined;
@@ -74,6 +82,7 @@ export async function startTestGateway(env: Record<string, string> = {}, options
   }
   const address = app.getHttpServer().address() as { port: number };
   const baseUrl = `http://127.0.0.1:${address.port}`;
+  const adminUrl = `http://127.0.0.1:${internalListenerOf(app.getHttpAdapter().getInstance() as unknown as FastifyInstance)!.port}`;
 
   const request: TestGateway['request'] = async (method, path, options = {}) => {
     const headers: Record<string, string> = { ...options.headers };
@@ -83,7 +92,8 @@ export async function startTestGateway(env: Record<string, string> = {}, options
       body = JSON.stringify(options.body);
       headers['content-type'] ??= 'application/json';
     }
-    const response = await fetch(`${baseUrl}${path}`, { method, headers, body });
+    const via = options.via ?? (isOperatorPath(path.split('?')[0]) ? 'admin' : 'public');
+    const response = await fetch(`${via === 'admin' ? adminUrl : baseUrl}${path}`, { method, headers, body });
     const text = await response.text();
     let parsed: unknown = text;
     if (/json/.test(response.headers.get('content-type') ?? '') && !/ndjson/.test(response.headers.get('content-type') ?? '')) {
@@ -94,6 +104,7 @@ export async function startTestGateway(env: Record<string, string> = {}, options
 
   return {
     baseUrl,
+    adminUrl,
     natsPrefix,
     sql,
     request,

@@ -2,3 +2,4 @@ export * from './problem';
 export * from './bootstrap';
 export * from './cursor-token';
 export * from './drain-on-close';
+export * from './internal-listener';

@@ -1,58 +1,54 @@
-import { CanActivate, createParamDecorator, ExecutionContext, Inject, Injectable } from '@nestjs/common';
-import { createHash, timingSafeEqual } from 'node:crypto';
-import type { FastifyRequest } from 'fastify';
-import type { GatewayConfig } from '../config';
-import { GATEWAY_CONFIG } from '../gateway.tokens';
+import { CanActivate, createParamDecorator, ExecutionContext, Injectable } from '@nestjs/common';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { AdminAuthenticator } from './admin-authenticator';
 import { AuthError, AuthErrorCode } from './auth.errors';
 
-/** A request the guard let through, marked with which admin token it carried. */
-type AdminRequest = FastifyRequest & { adminFingerprint?: string };
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set by the admin hook on every `/admin` route before the body is read; `null` elsewhere. */
+    adminFingerprint: string | null;
+  }
+}
+
+/** Every route under this prefix is the admin API. */
+const ADMIN_PREFIX = '/admin/';
 
 /**
- * Admin routes need `Authorization: Bearer $ADMIN_TOKEN`. The guard marks the request with the
- * token's fingerprint ({@link adminTokenFingerprint}), which the admin audit records.
+ * Authenticates every `/admin` route in Fastify's `onRequest` phase, like the API key hook does
+ * `/v1`: before the body is read, so no admin route can forget the check and a refused caller
+ * never gets its body parsed.
+ */
+export function installAdminAuthentication(fastify: FastifyInstance, authenticator: AdminAuthenticator): void {
+  fastify.decorateRequest('adminFingerprint', null);
+  fastify.addHook('onRequest', async (request) => {
+    if (!request.routeOptions.url?.startsWith(ADMIN_PREFIX)) return;
+    request.adminFingerprint = await authenticator.authenticate({
+      authorization: request.headers.authorization,
+      clientAddress: request.ip,
+      method: request.method,
+      path: request.url.split('?')[0],
+    });
+  });
+}
+
+/**
+ * Admin controllers say they are admin routes with this guard: it lets through only requests the
+ * admin hook authenticated (a route outside `/admin/` carrying it is refused, never let through).
  */
 @Injectable()
 export class AdminTokenGuard implements CanActivate {
-  private readonly expectedDigest: Buffer;
-
-  constructor(@Inject(GATEWAY_CONFIG) config: GatewayConfig) {
-    this.expectedDigest = digest(config.ADMIN_TOKEN.reveal());
-  }
-
   canActivate(context: ExecutionContext): boolean {
-    const request = context.switchToHttp().getRequest<AdminRequest>();
-    const header = request.headers.authorization ?? '';
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    // Comparing fixed-length digests keeps the comparison constant-time whatever the token's length.
-    if (!match?.[1] || !timingSafeEqual(digest(match[1]), this.expectedDigest)) {
+    if (!context.switchToHttp().getRequest<FastifyRequest>().adminFingerprint) {
       throw new AuthError(AuthErrorCode.AdminTokenRejected, 'Send the admin token as `Authorization: Bearer <token>`.');
     }
-    request.adminFingerprint = fingerprintOf(this.expectedDigest);
     return true;
   }
 }
 
-/**
- * Which admin token made a change, as the audit shows it: the first 8 hex characters of the
- * token's SHA-256. It tells tokens apart across a rotation of `ADMIN_TOKEN` and reveals nothing usable.
- */
-export function adminTokenFingerprint(token: string): string {
-  return fingerprintOf(digest(token));
-}
-
 /** Handler parameter of an admin route: the fingerprint of the admin token that called it. */
 export const AdminFingerprint = createParamDecorator((_data: unknown, ctx: ExecutionContext): string => {
-  const fingerprint = ctx.switchToHttp().getRequest<AdminRequest>().adminFingerprint;
+  const fingerprint = ctx.switchToHttp().getRequest<FastifyRequest>().adminFingerprint;
   // Only reachable by a route without AdminTokenGuard using this decorator: a programming error.
   if (!fingerprint) throw new Error('AdminFingerprint used on a route AdminTokenGuard does not guard');
   return fingerprint;
 });
-
-function digest(token: string): Buffer {
-  return createHash('sha256').update(token, 'utf8').digest();
-}
-
-function fingerprintOf(tokenDigest: Buffer): string {
-  return tokenDigest.toString('hex').slice(0, 8);
-}

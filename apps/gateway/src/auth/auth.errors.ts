@@ -12,10 +12,12 @@ export enum AuthErrorCode {
   KeyExpired = 'AUTH005',
   /** The admin API's bearer token is missing or wrong. */
   AdminTokenRejected = 'admin_unauthorized',
+  /** Too many failed admin authentications from this address in the last minute. */
+  AdminThrottled = 'admin_throttled',
 }
 
 export class AuthError extends ApiError {
-  constructor(override readonly code: AuthErrorCode, detail: string) {
-    super(code, detail);
+  constructor(override readonly code: AuthErrorCode, detail: string, headers: Readonly<Record<string, string>> = {}) {
+    super(code, detail, {}, headers);
   }
 }

@@ -81,6 +81,9 @@ export function problemKind(code: ApiErrorCode): ProblemKind {
         title: 'Unauthorized',
         headers: { 'www-authenticate': 'Bearer realm="trawl-admin"' },
       };
+    case AuthErrorCode.AdminThrottled:
+      // The occurrence's own Retry-After says when the address may try again.
+      return { status: 429, code: 'too_many_requests', title: 'Too many failed authentications' };
     case CrawlErrorCode.InvalidCursor:
       return { status: 400, code, title: 'Invalid cursor' };
     case CrawlErrorCode.CrawlNotFound:

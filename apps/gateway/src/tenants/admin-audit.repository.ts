@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Database, Sql } from '@trawl/persistence';
 
+
 /** What an operator changed through the admin API. */
 export const ADMIN_ACTIONS = [
   'tenant.created',
@@ -10,6 +11,9 @@ export const ADMIN_ACTIONS = [
   'api_key.created',
   'api_key.rotated',
   'api_key.revoked',
+  // Refusals, with no tenant: a wrong or missing admin token, and an address refused for too many.
+  'admin.auth_failed',
+  'admin.auth_throttled',
 ] as const;
 export type AdminAction = (typeof ADMIN_ACTIONS)[number];
 
@@ -18,13 +22,22 @@ export interface AdminAuditEntry {
   action: AdminAction;
   tenantId: string;
   apiKeyId?: string;
-  /** {@link adminTokenFingerprint} of the token that made the change. */
+  /** {@link adminTokenFingerprint} (auth/admin-authenticator.ts) of the token that made the change. */
   adminFingerprint: string;
   details?: Record<string, unknown>;
 }
 
-export interface AdminAuditRecord extends Required<Omit<AdminAuditEntry, 'apiKeyId'>> {
+/** A refused admin request: who knocked (the address, the token's fingerprint), how, on what. */
+export interface AdminAuthRefusal {
+  action: Extract<AdminAction, 'admin.auth_failed' | 'admin.auth_throttled'>;
+  /** {@link adminTokenFingerprint} (auth/admin-authenticator.ts) of the token presented ('' when none was). */
+  adminFingerprint: string;
+  details: { client_address: string; method: string; path: string; reason: 'missing' | 'wrong_token' | 'throttled' };
+}
+
+export interface AdminAuditRecord extends Required<Omit<AdminAuditEntry, 'apiKeyId' | 'tenantId'>> {
   id: string;
+  tenantId: string | null;
   apiKeyId: string | null;
   createdAt: Date;
 }
@@ -42,13 +55,22 @@ export class AdminAuditRepository {
     );
   }
 
+  /** Records a refused admin request (on its own: there is no change to go with it). */
+  async recordRefusal(refusal: AdminAuthRefusal): Promise<void> {
+    await this.db.query(`INSERT INTO admin_audit (action, admin_fingerprint, details) VALUES ($1, $2, $3)`, [
+      refusal.action,
+      refusal.adminFingerprint,
+      JSON.stringify(refusal.details),
+    ]);
+  }
+
   /** Entries older than `beforeId` (all when `undefined`), newest first; of one tenant when given. */
   async listPage(beforeId: string | undefined, limit: number, tenantId: string | undefined): Promise<AdminAuditRecord[]> {
     const rows = await this.db.query<{
       id: string;
       created_at: Date;
       action: AdminAction;
-      tenant_id: string;
+      tenant_id: string | null;
       api_key_id: string | null;
       admin_fingerprint: string;
       details: Record<string, unknown>;

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { AdminAuthenticator } from '../auth/admin-authenticator';
 import { AdminTokenGuard } from '../auth/admin-token.guard';
 import { LimitsModule } from '../limits/limits.module';
 import { UsageService } from '../usage/usage.service';
@@ -19,6 +20,8 @@ import { TenantsModule } from './tenants.module';
   imports: [TenantsModule, LimitsModule],
   controllers: [TenantsController, TenantKeysController, AdminAuditController],
   // UsageService is the public usage endpoint's own computation, provided here too (it holds no state).
-  providers: [AdminTokenGuard, TenantKeysService, TenantKeysRepository, TenantUsageService, AdminAuditService, UsageService],
+  providers: [AdminAuthenticator, AdminTokenGuard, TenantKeysService, TenantKeysRepository, TenantUsageService, AdminAuditService, UsageService],
+  // The admin hook (configureGatewayApp) authenticates every /admin route with it, extract's too.
+  exports: [AdminAuthenticator],
 })
 export class TenantAdminModule {}
