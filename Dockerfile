@@ -78,9 +78,9 @@ ENV NODE_ENV=production \
     TMPDIR=/tmp \
     CHROMIUM_PATH=/usr/bin/chromium
 
-# gateway API 8080 and proxy mode 8001; /healthz, /readyz, /metrics of the others on 8081-8084
-# (their defaults; each reads PORT).
-EXPOSE 8080 8001 8081 8082 8083 8084
+# gateway API 8080, its admin API and /metrics 8085 (ADMIN_PORT) and proxy mode 8001; /healthz,
+# /readyz, /metrics of the others on 8081-8084 (their defaults; each reads PORT).
+EXPOSE 8080 8085 8001 8081 8082 8083 8084
 
 # Last, so that a new version, revision or date changes no layer above (an ARG's value is part of
 # the cache key of every RUN after it).

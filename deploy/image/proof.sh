@@ -2,7 +2,9 @@
 # Proof of the root Dockerfile on a machine that reaches Debian's mirror and the npm registry but no
 # image registry: builds a bookworm + Node 20 base from Debian's packages (build-base.sh), builds the
 # image on it with podman, checks the image, then runs `trawl migrate`, the gateway and a fetch worker
-# from it against loopback Postgres and NATS and asks the gateway for one page rendered by Chromium.
+# from it against loopback Postgres and NATS and asks the gateway for one page rendered by Chromium,
+# with the tenant made through the admin API on the gateway's admin listener (ADMIN_PORT), which the
+# API port must not serve.
 # Exits non-zero on any failure; removes its containers, database, streams and processes in any case.
 #
 # Environment: TRAWL_IMAGE_CACHE (default /var/cache/trawl-image-proof: base tarball and podman's
@@ -187,6 +189,7 @@ SITE_PORT_FILE="$LOG_DIR/site.port"
 node "$HERE/fixture-site.js" >"$SITE_PORT_FILE" &
 SITE_PID=$!
 GW_PORT="$(free_port)"
+GW_ADMIN_PORT="$(free_port)"
 WK_PORT="$(free_port)"
 HOST_MAP="proof.test=127.0.0.1"
 
@@ -212,9 +215,13 @@ wait_ready() {
 }
 start_services() {
   STREAMS_USED=1
-  run_service "$GW" gateway "$GW_PORT" -e DATABASE_URL="$DATABASE_URL" -e ADMIN_TOKEN="$ADMIN_TOKEN" -e PROXY_MODE_PORT=0
+  # Host network: the admin listener (default 8085) gets a free port like the API's, on loopback too
+  # (ADMIN_HOST defaults to HTTP_HOST).
+  run_service "$GW" gateway "$GW_PORT" -e DATABASE_URL="$DATABASE_URL" -e ADMIN_TOKEN="$ADMIN_TOKEN" -e PROXY_MODE_PORT=0 \
+    -e ADMIN_PORT="$GW_ADMIN_PORT"
   run_service "$WK" fetch-worker "$WK_PORT" -e BROWSERS=1 -e BATCH_CONCURRENCY=0
   wait_ready "$GW" "$GW_PORT"
+  wait_ready "$GW" "$GW_ADMIN_PORT"
   wait_ready "$WK" "$WK_PORT"
 }
 timed "gateway + fetch worker /readyz" start_services
@@ -223,9 +230,20 @@ timed "gateway + fetch worker /readyz" start_services
 for _ in $(seq 1 50); do [ -s "$SITE_PORT_FILE" ] && break; sleep 0.1; done
 SITE_PORT="$(head -n1 "$SITE_PORT_FILE")"
 [ -n "$SITE_PORT" ] || fail "the fixture site did not start"
+# The API port serves neither the admin API nor /metrics, so that an Ingress in front of it cannot
+# expose them: 404 even with the admin token.
+check_api_port() {
+  local path status
+  for path in /admin/v1/tenants /metrics; do
+    status="$(curl -sS -o /dev/null -w '%{http_code}' -H "authorization: Bearer $ADMIN_TOKEN" "http://127.0.0.1:$GW_PORT$path")"
+    [ "$status" = 404 ] || fail "the API port answered $status to GET $path, not 404"
+  done
+}
+timed "API port: no /admin/v1, /metrics" check_api_port
+
 fetch_rendered() {
   local tenant key status
-  tenant="$(curl -sS -X POST "http://127.0.0.1:$GW_PORT/admin/v1/tenants" -H "authorization: Bearer $ADMIN_TOKEN" \
+  tenant="$(curl -sS -X POST "http://127.0.0.1:$GW_ADMIN_PORT/admin/v1/tenants" -H "authorization: Bearer $ADMIN_TOKEN" \
     -H 'content-type: application/json' -d '{"name": "image-proof"}')"
   key="$(node -e 'const t=JSON.parse(process.argv[1]); if(!t.api_key) throw new Error(process.argv[1]); console.log(t.api_key)' "$tenant")"
   status="$(curl -sS -o "$LOG_DIR/rendered.html" -w '%{http_code}' --max-time 120 \

@@ -36,11 +36,17 @@ if (missing) console.warn(`skipping the chart's API-server suite: ${missing}`);
     await ok(helm('install', 'trawl', chartDir, '-n', 'trawl-helm', '--no-hooks', '-f', resolve(chartDir, 'ci/full-values.yaml')));
     const components = ['crawl-coordinator', 'fetch-worker', 'gateway', 'scheduler', 'webhook-dispatcher'].map((c) => `trawl-${c}`);
     expect(await names('trawl-helm', 'deployments')).toEqual(components);
-    expect(await names('trawl-helm', 'services')).toEqual(components);
+    expect(await names('trawl-helm', 'services')).toEqual([...components, 'trawl-gateway-admin'].sort());
     expect(await names('trawl-helm', 'poddisruptionbudgets.v1beta1.policy')).toEqual(components);
     expect(await names('trawl-helm', 'networkpolicies')).toEqual(
-      ['default-deny', 'backends', 'internet-egress', 'gateway-ingress', 'metrics-ingress', 'test-egress'].map((p) => `trawl-${p}`).sort(),
+      ['default-deny', 'backends', 'internet-egress', 'gateway-ingress', 'gateway-admin-ingress', 'metrics-ingress', 'test-egress'].map((p) => `trawl-${p}`).sort(),
     );
+    // The API Service (a LoadBalancer here) has no admin port; the admin Service is ClusterIP.
+    const services = JSON.parse(await ok(kubectl('get', 'services', '-n', 'trawl-helm', '-o', 'json'))).items as { metadata: { name: string }; spec: any }[];
+    const service = (name: string) => services.find((s) => s.metadata.name === name)!.spec;
+    expect(service('trawl-gateway').type).toBe('LoadBalancer');
+    expect(service('trawl-gateway').ports.map((p: { name: string }) => p.name)).toEqual(['http', 'proxy']);
+    expect(service('trawl-gateway-admin')).toMatchObject({ type: 'ClusterIP', ports: [{ name: 'admin', port: 8085, targetPort: 'admin', protocol: 'TCP' }] });
     const worker = JSON.parse(await ok(kubectl('get', 'deployment', 'trawl-fetch-worker', '-n', 'trawl-helm', '-o', 'json')));
     expect(worker.spec.template.spec.containers[0].args).toEqual(['fetch-worker']);
     expect(worker.spec.template.spec.securityContext.seccompProfile).toEqual({ type: 'RuntimeDefault' });
@@ -86,7 +92,7 @@ if (missing) console.warn(`skipping the chart's API-server suite: ${missing}`);
     await ok(kubectl('apply', '-n', 'trawl-k8s', '-k', overlay));
     const components = ['crawl-coordinator', 'fetch-worker', 'gateway', 'scheduler', 'webhook-dispatcher'].map((c) => `trawl-${c}`);
     expect(await names('trawl-k8s', 'deployments')).toEqual(components);
-    expect(await names('trawl-k8s', 'services')).toEqual(components);
+    expect(await names('trawl-k8s', 'services')).toEqual([...components, 'trawl-gateway-admin'].sort());
     expect(await names('trawl-k8s', 'poddisruptionbudgets.v1beta1.policy')).toEqual(components);
     expect((await names('trawl-k8s', 'jobs'))[0]).toMatch(/^trawl-migrate-[0-9a-f]{10}$/);
   });

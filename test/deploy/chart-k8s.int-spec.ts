@@ -19,6 +19,9 @@ describe('deploy/k8s', () => {
     expect(find(objects, 'Deployment').map((d) => d.metadata.name).sort()).toEqual(
       ['trawl-crawl-coordinator', 'trawl-fetch-worker', 'trawl-gateway', 'trawl-scheduler', 'trawl-webhook-dispatcher'],
     );
+    // The gateway's admin API and /metrics: a Service of their own, never a port of the API's.
+    expect(find(objects, 'Service', 'trawl-gateway')[0].spec.ports.map((p: { name: string }) => p.name)).toEqual(['http', 'proxy']);
+    expect(find(objects, 'Service', 'trawl-gateway-admin')[0].spec).toMatchObject({ type: 'ClusterIP', ports: [{ name: 'admin', port: 8085, targetPort: 'admin' }] });
     const jobs = find(objects, 'Job');
     expect(jobs).toHaveLength(1);
     expect(jobs[0].metadata.name).toMatch(/^trawl-migrate-[0-9a-f]{10}$/);

@@ -14,6 +14,7 @@ import {
   render,
   tool,
 } from './support/chart';
+import { admittedPeers } from './support/network-policy';
 import { modelValidate, typedCheck } from './support/typed-check';
 
 jest.setTimeout(120_000);
@@ -22,6 +23,11 @@ const PRIVATE_RANGES = ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '100.64
 const podSpecs = (objects: K8sObject[]) =>
   objects.flatMap((o) => (o.kind === 'Pod' ? [{ name: `Pod/${o.metadata.name}`, spec: o.spec }] : o.spec?.template?.spec ? [{ name: `${o.kind}/${o.metadata.name}`, spec: o.spec.template.spec }] : []));
 const deployment = (objects: K8sObject[], component: Component, release = 'trawl') => only(objects, 'Deployment', `${release}-${component}`);
+const portNames = (service: K8sObject) => service.spec.ports.map((p: { name: string }) => p.name);
+/** The release's `helm test` pod, as the NetworkPolicies name it. */
+const TEST_POD = { podSelector: { matchLabels: { 'app.kubernetes.io/name': 'trawl', 'app.kubernetes.io/instance': 'trawl', 'app.kubernetes.io/component': 'test' } } };
+/** networkPolicy.metrics.from's default: Prometheus pods in any namespace. */
+const PROMETHEUS = { namespaceSelector: {}, podSelector: { matchLabels: { 'app.kubernetes.io/name': 'prometheus' } } };
 
 describe('the trawl chart', () => {
   const renders = new Map<string, K8sObject[]>();
@@ -154,6 +160,51 @@ describe('the trawl chart', () => {
       expect(defaults.get('PROXY_MODE_CA_KEY')?.valueFrom).toEqual({ secretKeyRef: { name: 'trawl-secrets', key: 'proxy-mode-ca.key' } });
     });
 
+    describe('the gateway\'s admin listener', () => {
+      it('is a container port named admin with ADMIN_PORT (8085 by default), probes staying on http', () => {
+        for (const name of ['defaults', 'full']) {
+          const gateway = deployment(renders.get(name)!, 'gateway');
+          const container = gateway.spec.template.spec.containers[0];
+          expect([name, container.ports]).toEqual([name, expect.arrayContaining([{ name: 'admin', containerPort: 8085, protocol: 'TCP' }])]);
+          expect([name, containerEnv(gateway).get('ADMIN_PORT')?.value]).toEqual([name, '8085']);
+          for (const probe of ['startupProbe', 'livenessProbe', 'readinessProbe']) expect([name, probe, container[probe].httpGet.port]).toEqual([name, probe, 'http']);
+        }
+        for (const component of ['crawl-coordinator', 'fetch-worker', 'scheduler', 'webhook-dispatcher'] as const) {
+          const d = deployment(renders.get('defaults')!, component);
+          expect([component, d.spec.template.spec.containers[0].ports.map((p: { name: string }) => p.name)]).toEqual([component, ['http']]);
+          expect([component, containerEnv(d).has('ADMIN_PORT')]).toEqual([component, false]);
+        }
+      });
+
+      it('is never a port of the API Service, whatever its type; a ClusterIP Service of its own serves it', () => {
+        for (const name of ['defaults', 'full', 'minimal', 'hpa', 'gitops']) {
+          const objects = renders.get(name)!;
+          const api = only(objects, 'Service', 'trawl-gateway');
+          expect([name, portNames(api).filter((p: string) => p !== 'proxy')]).toEqual([name, ['http']]);
+          expect([name, api.spec.ports.filter((p: any) => p.targetPort === 'admin' || p.port === 8085)]).toEqual([name, []]);
+          const admin = only(objects, 'Service', 'trawl-gateway-admin');
+          expect([name, admin.spec.type]).toEqual([name, 'ClusterIP']);
+          expect([name, admin.spec.ports]).toEqual([name, [{ name: 'admin', port: 8085, targetPort: 'admin', protocol: 'TCP' }]]);
+          expect([name, admin.spec.selector]).toEqual([name, deployment(objects, 'gateway').spec.selector.matchLabels]);
+          // Its own component label: no selector meant for the API Service picks it up.
+          expect([name, admin.metadata.labels?.['app.kubernetes.io/component']]).toEqual([name, 'gateway-admin']);
+        }
+        expect(only(renders.get('full')!, 'Service', 'trawl-gateway').spec.type).toBe('LoadBalancer');
+      });
+
+      it('takes its port from gateway.adminPort, and refuses one the API or proxy mode listens on', async () => {
+        const objects = await render({ set: ['gateway.adminPort=9102'] });
+        const gateway = deployment(objects, 'gateway');
+        expect(containerEnv(gateway).get('ADMIN_PORT')?.value).toBe('9102');
+        expect(gateway.spec.template.spec.containers[0].ports).toContainEqual({ name: 'admin', containerPort: 9102, protocol: 'TCP' });
+        expect(only(objects, 'Service', 'trawl-gateway-admin').spec.ports).toEqual([{ name: 'admin', port: 9102, targetPort: 'admin', protocol: 'TCP' }]);
+        await expect(render({ set: ['gateway.adminPort=8080'] })).rejects.toThrow(/gateway\.adminPort: 8080 is taken/);
+        await expect(render({ set: ['gateway.adminPort=8001'] })).rejects.toThrow(/gateway\.adminPort: 8001 is taken/);
+        await expect(render({ set: ['gateway.adminPort=8001', 'gateway.proxyMode.enabled=false'] })).resolves.toBeDefined();
+        await expect(render({ set: ['gateway.config.ADMIN_PORT=9000'] })).rejects.toThrow(/gateway\.config\.ADMIN_PORT: the chart sets ADMIN_PORT/);
+      });
+    });
+
     it('pass config entries through and refuse one that names a variable the chart sets itself', async () => {
       const env = containerEnv(deployment(renders.get('full')!, 'gateway'));
       expect(env.get('FETCH_DEADLINE_MS')?.value).toBe('170000');
@@ -277,14 +328,50 @@ describe('the trawl chart', () => {
       expect(egress.every((rule: any) => rule.to?.length > 0)).toBe(true);
     });
 
-    it('let ingress reach the gateway (from the configured peers) and /metrics only', () => {
+    it('let ingress reach the gateway (from the configured peers), its admin port and /metrics only', () => {
       const gateway = policy('gateway-ingress');
       expect(gateway.spec.podSelector.matchLabels['app.kubernetes.io/component']).toBe('gateway');
       expect(gateway.spec.ingress[0].ports).toEqual([{ port: 'http', protocol: 'TCP' }, { port: 'proxy', protocol: 'TCP' }]);
       expect(gateway.spec.ingress[0].from).toHaveLength(2);
       const ingressPolicies = policies().filter((p) => p.spec.policyTypes.includes('Ingress') && p.spec.ingress);
-      expect(ingressPolicies.map((p) => p.metadata.name).sort()).toEqual(['trawl-gateway-ingress', 'trawl-metrics-ingress']);
+      expect(ingressPolicies.map((p) => p.metadata.name).sort()).toEqual(['trawl-gateway-admin-ingress', 'trawl-gateway-ingress', 'trawl-metrics-ingress']);
+      expect(policy('gateway-admin-ingress').spec.ingress.map((r: any) => r.ports)).toEqual([[{ port: 'admin', protocol: 'TCP' }]]);
       expect(policy('metrics-ingress').spec.ingress[0].ports).toEqual([{ port: 'http', protocol: 'TCP' }]);
+    });
+
+    /** Who may reach a port of a component's pods, by the rendered policies together. */
+    const admitted = (objects: K8sObject[], component: Component, port: 'http' | 'proxy' | 'admin') => {
+      const pod = deployment(objects, component).spec.template;
+      const number = pod.spec.containers[0].ports.find((p: { name: string }) => p.name === port)?.containerPort;
+      expect([component, port, number]).toEqual([component, port, expect.any(Number)]);
+      return admittedPeers(objects, pod.metadata.labels, { name: port, number });
+    };
+    const OPERATOR_TOOLING = { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ops' } }, podSelector: { matchLabels: { app: 'tenant-sync' } } };
+
+    it('admit the gateway\'s admin port (/admin/v1, /metrics) only from metrics.from, admin.from and the helm test pod', async () => {
+      expect(admitted(renders.get('full')!, 'gateway', 'admin')).toEqual([PROMETHEUS, TEST_POD]);
+      const withTooling = await render({ valuesFiles: ['ci/full-values.yaml'], extraArgs: ['--set-json', `networkPolicy.admin.from=${JSON.stringify([OPERATOR_TOOLING])}`] });
+      expect(admitted(withTooling, 'gateway', 'admin')).toEqual([PROMETHEUS, OPERATOR_TOOLING, TEST_POD]);
+      // Nobody named: the test pod alone, never an empty `from` (which would admit anyone).
+      const nobody = await render({ set: ['networkPolicy.enabled=true'], extraArgs: ['--set-json', 'networkPolicy.metrics.from=[]'] });
+      expect(admitted(nobody, 'gateway', 'admin')).toEqual([TEST_POD]);
+      // The test pod checks the admin Service's /readyz: its egress allows the port.
+      expect(policy('test-egress').spec.egress[0].ports).toEqual([{ port: 'http', protocol: 'TCP' }, { port: 'admin', protocol: 'TCP' }]);
+    });
+
+    it('never let Prometheus (metrics.from) or admin.from reach the gateway\'s API port; the others\' /metrics stay on http', async () => {
+      const full = renders.get('full')!;
+      const ingressFrom = [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } } }, { ipBlock: { cidr: '203.0.113.0/24' } }];
+      // The test pod checks /readyz on the API port whoever gateway.ingressFrom names.
+      expect(admitted(full, 'gateway', 'http')).toEqual([...ingressFrom, TEST_POD]);
+      expect(admitted(full, 'gateway', 'proxy')).toEqual(ingressFrom);
+      for (const component of ['crawl-coordinator', 'fetch-worker', 'scheduler', 'webhook-dispatcher'] as const) {
+        expect([component, admitted(full, component, 'http')]).toEqual([component, [PROMETHEUS, TEST_POD]]);
+      }
+      // With gateway.ingressFrom empty the API port is open to anyone, the admin port still is not.
+      const open = await render({ set: ['networkPolicy.enabled=true', 'networkPolicy.admin.from[0].podSelector.matchLabels.app=tenant-sync'] });
+      expect(admitted(open, 'gateway', 'http')).toBe('anyone');
+      expect(admitted(open, 'gateway', 'admin')).toEqual([PROMETHEUS, { podSelector: { matchLabels: { app: 'tenant-sync' } } }, TEST_POD]);
     });
 
     it('are off unless enabled', () => {
@@ -314,13 +401,18 @@ describe('the trawl chart', () => {
       expect(container.image).toBe('ghcr.io/trawl-dev/trawl:0.1.0');
       expect(container.command[0]).toBe('node');
       const urls = container.env.find((e: any) => e.name === 'READYZ_URLS').value.split(' ');
-      expect(urls.sort()).toEqual(Object.entries(COMPONENTS).map(([c, port]) => `http://trawl-${c}:${port}/readyz`).sort());
+      // The gateway's through both its Services: the admin one is what Prometheus scrapes.
+      const expected = [...Object.entries(COMPONENTS).map(([c, port]) => `http://trawl-${c}:${port}/readyz`), 'http://trawl-gateway-admin:8085/readyz'];
+      expect(urls.sort()).toEqual(expected.sort());
     });
 
     it('tells how to create the first tenant', async () => {
       const result = await tool('helm', ['install', 'trawl', chartDir, '--dry-run=client', '--namespace', 'scrape']);
       expect(result.stdout).toMatch(/Create the first tenant/);
-      expect(result.stdout).toMatch(/POST localhost:8080\/admin\/v1\/tenants -H "Authorization: Bearer \$ADMIN_TOKEN"/);
+      // The admin API through the admin Service, never the API Service.
+      expect(result.stdout).toMatch(/port-forward svc\/trawl-gateway-admin 8085:8085 &/);
+      expect(result.stdout).toMatch(/POST localhost:8085\/admin\/v1\/tenants -H "Authorization: Bearer \$ADMIN_TOKEN"/);
+      expect(result.stdout).not.toMatch(/localhost:8080\/admin/);
     });
 
     it('warns when traces are sent but no NetworkPolicy rule lets them out', async () => {

@@ -10,7 +10,7 @@ const BLOCKS = [
   'serviceAccount', 'gateway', 'gateway.proxyMode', 'gateway.proxyMode.caSecret', 'gateway.service', 'gateway.autoscaling', 'gateway.autoscaling.hpa',
   'gateway.podDisruptionBudget', 'crawlCoordinator', 'fetchWorker', 'fetchWorker.shm', 'fetchWorker.autoscaling', 'fetchWorker.autoscaling.keda',
   'fetchWorker.autoscaling.keda.crawlPages', 'fetchWorker.autoscaling.keda.batchTasks', 'fetchWorker.autoscaling.keda.fetchRequests', 'fetchWorker.autoscaling.hpa',
-  'scheduler', 'webhookDispatcher', 'networkPolicy', 'networkPolicy.dns', 'networkPolicy.internetEgress', 'monitoring', 'monitoring.serviceMonitors',
+  'scheduler', 'webhookDispatcher', 'networkPolicy', 'networkPolicy.dns', 'networkPolicy.admin', 'networkPolicy.internetEgress', 'monitoring', 'monitoring.serviceMonitors',
   'monitoring.prometheusRule', 'monitoring.dashboards',
 ];
 
@@ -39,6 +39,8 @@ describe('values.schema.json', () => {
     ['a string for a number', ['--set-string', 'fetchWorker.browsers=2'], /fetchWorker\/browsers': got string, want integer/],
     ['a string for a plan default', ['--set-string', 'plans.credits=lots'], /plans\/credits': got string, want integer/],
     ['stream replicas above 5', ['--set', 'nats.streamReplicas=7'], /nats\/streamReplicas': maximum/],
+    ['an admin port of 0 (one the OS picks, which no Service could name)', ['--set', 'gateway.adminPort=0'], /gateway\/adminPort': minimum/],
+    ['a string for the admin port', ['--set-string', 'gateway.adminPort=8085'], /gateway\/adminPort': got string, want integer/],
     ['an unknown migration mode', ['--set', 'migrations.mode=startup'], /migrations\/mode/],
     ['an upper-case NATS prefix', ['--set', 'nats.prefix=Trawl'], /nats\/prefix/],
     ['an unknown log level', ['--set', 'logLevel=verbose'], /logLevel/],

@@ -37,27 +37,44 @@ describe('The chart\'s monitoring objects', () => {
     expect(modelValidate(objects)).toEqual([]);
   }, 60_000);
 
-  it.each(Object.keys(COMPONENTS))('scrape %s on the http port of its Service, as job="trawl-<component>"', (component) => {
-    const name = `trawl-${component}`;
-    const monitor = only(withApi, 'ServiceMonitor', name);
-    const service = only(withApi, 'Service', name);
+  /** The Service and port each monitor scrapes: the gateway's /metrics is on its admin listener only. */
+  const SCRAPED: [string, string, string][] = Object.keys(COMPONENTS).map((c) => (c === 'gateway' ? [c, 'trawl-gateway-admin', 'admin'] : [c, `trawl-${c}`, 'http']));
+
+  it.each(SCRAPED)('scrape %s through Service %s, port %s, as job="trawl-<component>"', (component, serviceName, port) => {
+    const monitor = only(withApi, 'ServiceMonitor', `trawl-${component}`);
+    const service = only(withApi, 'Service', serviceName);
     for (const [key, value] of Object.entries(monitor.spec.selector.matchLabels as Record<string, string>)) expect(service.metadata.labels?.[key]).toBe(value);
-    expect(service.spec.ports.map((p: { name: string }) => p.name)).toContain('http');
+    expect(service.spec.ports.map((p: { name: string }) => p.name)).toContain(port);
     // No other Service of the release matches the selector.
     const selected = find(withApi, 'Service').filter((s) => Object.entries(monitor.spec.selector.matchLabels as Record<string, string>).every(([k, v]) => s.metadata.labels?.[k] === v));
-    expect(selected.map((s) => s.metadata.name)).toEqual([name]);
+    expect(selected.map((s) => s.metadata.name)).toEqual([serviceName]);
     expect(monitor.spec.namespaceSelector).toEqual({ matchNames: ['scrape'] });
     expect(monitor.spec.endpoints).toEqual([
       {
-        port: 'http',
+        port,
         path: '/metrics',
         scheme: 'http',
         interval: '30s',
         scrapeTimeout: '10s',
         honorLabels: true,
+        // The job the rules and dashboards select by, whichever Service the target comes from.
         relabelings: [{ action: 'replace', targetLabel: 'job', replacement: `trawl-${component}` }],
       },
     ]);
+  });
+
+  it('scrape the gateway\'s /metrics through its admin listener, never the API Service an Ingress may expose', () => {
+    const api = only(withApi, 'Service', 'trawl-gateway');
+    const admin = only(withApi, 'Service', 'trawl-gateway-admin');
+    for (const monitor of find(withApi, 'ServiceMonitor')) {
+      const selector = monitor.spec.selector.matchLabels as Record<string, string>;
+      expect([monitor.metadata.name, Object.entries(selector).every(([k, v]) => api.metadata.labels?.[k] === v)]).toEqual([monitor.metadata.name, false]);
+    }
+    // The admin Service's port leads to the gateway container's `admin` port (ADMIN_PORT).
+    expect(admin.spec.ports).toEqual([expect.objectContaining({ name: 'admin', targetPort: 'admin' })]);
+    const container = only(withApi, 'Deployment', 'trawl-gateway').spec.template.spec.containers[0];
+    const adminPort = container.ports.find((p: { name: string }) => p.name === 'admin');
+    expect(container.env).toContainEqual({ name: 'ADMIN_PORT', value: String(adminPort.containerPort) });
   });
 
   it('embed the rules file as it is, with runbook links under runbookBaseUrl and the labels asked for', async () => {

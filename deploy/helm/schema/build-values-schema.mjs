@@ -113,6 +113,7 @@ const schema = {
       databasePoolSize: int(1, 500),
       trustedProxies: str({ pattern: '^[0-9a-fA-F:.,/ ]*$' }),
       publicBaseUrl: str({ pattern: '^(https?://.+)?$' }),
+      adminPort: int(1, 65535),
       proxyMode: obj({ enabled: bool, port: int(1, 65535), caSecret: obj({ name: str(), certKey: str(), keyKey: str() }) }),
       service: obj({ type: { enum: ['ClusterIP', 'NodePort', 'LoadBalancer'] }, port: int(1, 65535), proxyModePort: int(1, 65535), annotations: stringMap }),
       autoscaling: obj({ hpa }),
@@ -161,6 +162,7 @@ const schema = {
       tracing: obj({ to: networkPeers, ports }),
       gateway: obj({ ingressFrom: networkPeers }),
       metrics: obj({ from: networkPeers }),
+      admin: obj({ from: networkPeers }),
       internetEgress: obj({ gateway: bool, extraDeniedCidrs: list(str({ pattern: '^[0-9a-fA-F:.]+/[0-9]{1,3}$' })) }),
     }),
     monitoring: obj({

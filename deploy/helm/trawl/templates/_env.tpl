@@ -39,6 +39,11 @@ server-side apply rejects duplicate env names. Takes (dict "root" $ "component" 
 {{- $_ := set $plain "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT" $.Values.tracing.otlpTracesEndpoint -}}
 {{- end -}}
 {{- if eq $component "gateway" -}}
+{{- /* Two listeners on one port fail at start; say which value to change instead. */ -}}
+{{- if or (eq (int $v.adminPort) (int $meta.port)) (and $v.proxyMode.enabled (eq (int $v.adminPort) (int $v.proxyMode.port))) -}}
+{{- fail (printf "gateway.adminPort: %v is taken by the API (%v) or proxy mode (gateway.proxyMode.port); the admin listener needs its own port" $v.adminPort $meta.port) -}}
+{{- end -}}
+{{- $_ := set $plain "ADMIN_PORT" $v.adminPort -}}
 {{- $_ := set $plain "DATABASE_POOL_SIZE" $v.databasePoolSize -}}
 {{- $_ := set $plain "PROXY_MODE_ENABLED" $v.proxyMode.enabled -}}
 {{- $_ := set $plain "PROXY_MODE_PORT" $v.proxyMode.port -}}

@@ -60,9 +60,15 @@ spec:
         - name: http
           containerPort: {{ $meta.port }}
           protocol: TCP
-        {{- if and (eq $component "gateway") $v.proxyMode.enabled }}
+        {{- if eq $component "gateway" }}
+        {{- if $v.proxyMode.enabled }}
         - name: proxy
           containerPort: {{ $v.proxyMode.port }}
+          protocol: TCP
+        {{- end }}
+        # /admin/v1 and /metrics: only the admin Service and its NetworkPolicy lead here.
+        - name: admin
+          containerPort: {{ $v.adminPort }}
           protocol: TCP
         {{- end }}
       env:
