@@ -10,10 +10,22 @@ export function isElement(node: AnyNode): node is Element {
   return node.type === 'tag' || node.type === 'script' || node.type === 'style';
 }
 
+/*
+ * The element names every reader in this lib reads text by (plain text, Markdown, CSS extractors,
+ * the auto extractor through `auto/apply/page-text.ts`), one list for each purpose, so that a page reads the
+ * same words whichever output asks. All of them skip `option` (see `NON_TEXT_ELEMENTS`) and break
+ * words at `details`, `dialog`, `fieldset`, `hgroup`, `legend`, `menu`, `summary` and `tfoot`, which
+ * browsers render as blocks (`<legend>Size</legend>42` reads `Size 42`, not `Size42`). Where they
+ * differ they do so by name: only the auto extractor skips controls (`CONTROL_ELEMENTS`).
+ */
+
 /**
  * Elements whose content is not text a reader sees: scripts, styles, templates, `noscript` (parse5
- * parses it as raw text, since the page was scripted), and embedded vector graphics whose `<title>`
- * and `<text>` are icon names.
+ * parses it as raw text, since the page was scripted), embedded vector graphics whose `<title>`
+ * and `<text>` are icon names, and a form's choices. `option` is named besides its `select` and
+ * `datalist` because the auto extractor also visits elements one by one, where an option would be
+ * met without its list and its size `42` read as a value; a stray option outside a list is a
+ * broken form, not content.
  */
 export const NON_TEXT_ELEMENTS: ReadonlySet<string> = new Set([
   'script',
@@ -29,7 +41,18 @@ export const NON_TEXT_ELEMENTS: ReadonlySet<string> = new Set([
   'canvas',
   'select',
   'datalist',
+  'option',
 ]);
+
+/**
+ * Elements whose text labels a control (`Add to cart`, `Show more`). A reader sees it, so plain
+ * text and Markdown keep it; it is never a value of the page's record, so the auto extractor
+ * leaves it out (`NON_VALUE_ELEMENTS`).
+ */
+export const CONTROL_ELEMENTS: ReadonlySet<string> = new Set(['button']);
+
+/** What the auto extractor reads no value from: `NON_TEXT_ELEMENTS` and `CONTROL_ELEMENTS`. */
+export const NON_VALUE_ELEMENTS: ReadonlySet<string> = new Set([...NON_TEXT_ELEMENTS, ...CONTROL_ELEMENTS]);
 
 /** Elements without content or end tag (HTML's void elements, with the obsolete ones parsers still know). */
 export const VOID_ELEMENTS: ReadonlySet<string> = new Set([
@@ -71,7 +94,6 @@ export const BLOCK_ELEMENTS: ReadonlySet<string> = new Set([
   'menu',
   'nav',
   'ol',
-  'option',
   'p',
   'pre',
   'section',

@@ -1,9 +1,10 @@
 import type { AnyNode, Document, Element } from 'domhandler';
 import { parseDocument } from 'htmlparser2';
 import { embeddedFacts, type EmbeddedFact } from '../embedded';
+import { pageDecimalMark, type DecimalMark, type ValueContext } from '../values';
 import { findLabelPairs, type LabelPair } from './labels';
-import { isHiddenByMarkup, NON_TEXT_ELEMENTS, visibleText } from './page-text';
-import { isElement } from '@trawl/extraction/dom';
+import { isHiddenByMarkup, visibleText } from './page-text';
+import { isElement, NON_VALUE_ELEMENTS } from '@trawl/extraction/dom';
 import { boundNesting } from '@trawl/extraction/bounded-nesting';
 
 /**
@@ -19,6 +20,8 @@ export class HtmlPage {
   private labels: LabelPair[] | undefined;
   private labelIndex: Map<string, LabelPair> | undefined;
   private tokens: Set<string> | undefined;
+  private context: ValueContext | undefined;
+  private decimal: { mark: DecimalMark | undefined } | undefined;
 
   private constructor(
     /** The HTML the page was parsed from. */
@@ -70,7 +73,7 @@ export class HtmlPage {
       const visible: Element[] = [];
       const stack: AnyNode[] = [...this.document.children].reverse();
       for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
-        if (!isElement(node) || NON_TEXT_ELEMENTS.has(node.name) || isHiddenByMarkup(node)) continue;
+        if (!isElement(node) || NON_VALUE_ELEMENTS.has(node.name) || isHiddenByMarkup(node)) continue;
         visible.push(node);
         for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i]);
       }
@@ -87,6 +90,33 @@ export class HtmlPage {
       this.texts.set(element, text);
     }
     return text;
+  }
+
+  /**
+   * What the page's values are read with: its URL, and its decimal mark, worked out the first time
+   * a number leaves its own open (most pages never have one).
+   */
+  get valueContext(): ValueContext {
+    if (this.context === undefined) {
+      const decimalMark = (): DecimalMark | undefined => this.decimalMark;
+      this.context = {
+        pageUrl: this.url,
+        get decimalMark() {
+          return decimalMark();
+        },
+      };
+    }
+    return this.context;
+  }
+
+  /** The decimal mark the page's prices (else its `<html lang>`) show, as `pageDecimalMark` reads them. */
+  get decimalMark(): DecimalMark | undefined {
+    if (this.decimal === undefined) {
+      const root = this.elements.find((element) => element.name === 'body') ?? this.elements.find((element) => element.name === 'html');
+      const lang = this.elements.find((element) => element.name === 'html')?.attribs.lang;
+      this.decimal = { mark: root === undefined ? undefined : pageDecimalMark(this.text(root), lang) };
+    }
+    return this.decimal.mark;
   }
 
   /** JSON-LD, microdata, RDFa and OpenGraph facts of the page. */

@@ -1,70 +1,11 @@
 import type { AnyNode, Element } from 'domhandler';
-import { isElement } from '@trawl/extraction/dom';
+import { BLOCK_ELEMENTS, isElement, NON_VALUE_ELEMENTS } from '@trawl/extraction/dom';
 
 /**
  * Text helpers over htmlparser2 trees for the auto extractor. `dom.ts` has the same rules for
- * cheerio trees; the auto extractor walks htmlparser2's own nodes (parsed once, no cheerio
- * wrappers), whose element type tag set is the same.
+ * cheerio trees, and the element names both read by; the auto extractor walks htmlparser2's own
+ * nodes (parsed once, no cheerio wrappers), whose element type tag set is the same.
  */
-
-/** Elements whose content a reader never sees as text. */
-export const NON_TEXT_ELEMENTS: ReadonlySet<string> = new Set([
-  'script',
-  'style',
-  'noscript',
-  'template',
-  'svg',
-  'math',
-  'head',
-  'title',
-  'iframe',
-  'object',
-  'canvas',
-  'select',
-  'datalist',
-  'option',
-  'button',
-]);
-
-/** Elements that start a new line when rendered: their edges separate words. */
-const BLOCK_ELEMENTS: ReadonlySet<string> = new Set([
-  'address',
-  'article',
-  'aside',
-  'blockquote',
-  'br',
-  'caption',
-  'dd',
-  'div',
-  'dl',
-  'dt',
-  'figcaption',
-  'figure',
-  'footer',
-  'form',
-  'h1',
-  'h2',
-  'h3',
-  'h4',
-  'h5',
-  'h6',
-  'header',
-  'hr',
-  'li',
-  'main',
-  'nav',
-  'ol',
-  'p',
-  'pre',
-  'section',
-  'table',
-  'tbody',
-  'td',
-  'th',
-  'thead',
-  'tr',
-  'ul',
-]);
 
 /** Whether `name` is a block-level element (its edges separate words). */
 export function isBlock(name: string): boolean {
@@ -90,7 +31,7 @@ export function visibleText(element: Element): string {
       text += ' ';
     } else if (node.type === 'text') {
       text += node.data;
-    } else if (isElement(node) && !NON_TEXT_ELEMENTS.has(node.name)) {
+    } else if (isElement(node) && !NON_VALUE_ELEMENTS.has(node.name)) {
       if (BLOCK_ELEMENTS.has(node.name)) {
         text += ' ';
         stack.push(null);

@@ -47,7 +47,7 @@ export function runExtractor(
   kind: ValueKind,
   scope: readonly Element[] = page.elements,
 ): ExtractedValue | undefined {
-  const context = { pageUrl: page.url };
+  const context = page.valueContext;
   switch (extractor.type) {
     case 'embedded': {
       for (const fact of page.embedded) {
@@ -97,7 +97,7 @@ function runCss(
   kind: ValueKind,
   scope: readonly Element[],
 ): ExtractedValue | undefined {
-  const context = { pageUrl: page.url };
+  const context = page.valueContext;
   // The first match with a value: an empty placeholder before the real element must not hide it.
   // Matched lazily: most fields are found near the top and the rest of the page is never tested.
   for (const element of lazyMatches(extractor.selector, scope)) {

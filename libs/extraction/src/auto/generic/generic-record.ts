@@ -2,7 +2,8 @@ import { isProbablyReaderable } from '@mozilla/readability';
 import type { AnyNode, Document, Element } from 'domhandler';
 import { parseDocument } from 'htmlparser2';
 import { embeddedFacts, type EmbeddedFact, type EmbeddedSource } from '../embedded';
-import { normaliseValue, type ValueContext } from '../values';
+import { normaliseValue, pageDecimalMark, type DecimalMark, type ValueContext } from '../values';
+import { childElements, visibleText } from '../apply/page-text';
 import { familyOf, meaningOf, type FieldMeaning, type TypeFamily } from '../vocabulary';
 import { readArticle } from './article';
 import { boundNesting } from '@trawl/extraction/bounded-nesting';
@@ -43,7 +44,7 @@ interface Candidate {
 export function genericRecord(page: { html: string; url: URL; document?: Document }): GenericRecord {
   const document = page.document ?? parseDocument(boundNesting(page.html));
   const facts = embeddedFacts(document, page.url);
-  const context: ValueContext = { pageUrl: page.url, lang: languageOf(document) };
+  const context = valueContextOf(document, page.url);
   const family = mainFamily(facts);
   const record = recordOf(chooseFacts(facts, family), context);
 
@@ -136,6 +137,27 @@ function recordOf(facts: readonly EmbeddedFact[], context: ValueContext): Generi
 
 function setIfAbsent(record: GenericRecord, name: string, value: string | string[] | undefined): void {
   if (record[name] === undefined && value !== undefined && value !== '') record[name] = value;
+}
+
+/** The page's URL and language, and its decimal mark worked out the first time a number leaves its own open. */
+function valueContextOf(document: Document, pageUrl: URL): ValueContext {
+  const lang = languageOf(document);
+  let decimal: { mark: DecimalMark | undefined } | undefined;
+  const decimalMark = (): DecimalMark | undefined => {
+    if (decimal === undefined) {
+      const html = document.children.find((node: AnyNode): node is Element => node.type === 'tag' && node.name === 'html');
+      const body = html === undefined ? undefined : (childElements(html).find((element) => element.name === 'body') ?? html);
+      decimal = { mark: body === undefined ? undefined : pageDecimalMark(visibleText(body), lang) };
+    }
+    return decimal.mark;
+  };
+  return {
+    pageUrl,
+    lang,
+    get decimalMark() {
+      return decimalMark();
+    },
+  };
 }
 
 /** The `lang` of the page's `<html>` element, if any. */

@@ -1,7 +1,7 @@
 import { isProbablyReaderable } from '@mozilla/readability';
 import type { Element } from 'domhandler';
 import type { HtmlPage } from '../apply/html-page';
-import { NON_TEXT_ELEMENTS } from '../apply/page-text';
+import { NON_VALUE_ELEMENTS } from '@trawl/extraction/dom';
 import { readArticle } from '../generic/article';
 import type { ValueField } from '../recipe';
 import { normaliseValue, type ValueKind } from '../values';
@@ -111,7 +111,7 @@ function bodyElement(page: HtmlPage, body: string): Element | undefined {
   let best: Element | undefined;
   let bestLength = Infinity;
   for (const element of page.elements) {
-    if (NON_TEXT_ELEMENTS.has(element.name)) continue;
+    if (NON_VALUE_ELEMENTS.has(element.name)) continue;
     const own = page.text(element);
     if (own.length < body.length * 0.8 || own.length >= bestLength) continue;
     const squeezed = squeeze(own);
@@ -127,10 +127,10 @@ function bodyElement(page: HtmlPage, body: string): Element | undefined {
 function showing(page: HtmlPage, kind: ValueKind, value: string): Element[] {
   const found: Element[] = [];
   for (const element of page.visibleElements) {
-    if (NON_TEXT_ELEMENTS.has(element.name) || element.name === 'body' || element.name === 'html') continue;
+    if (NON_VALUE_ELEMENTS.has(element.name) || element.name === 'body' || element.name === 'html') continue;
     const text = page.text(element);
     if (text === '' || text.length > value.length * 2 + 40) continue;
-    if (normaliseValue(kind, text, { pageUrl: page.url })?.value !== value) continue;
+    if (normaliseValue(kind, text, page.valueContext)?.value !== value) continue;
     const at = found.findIndex((other) => element.parent === other);
     if (at >= 0) found.splice(at, 1);
     found.push(element);
@@ -175,7 +175,7 @@ function firstHeading(page: HtmlPage, before: (element: Element) => boolean): El
 function datelineBefore(page: HtmlPage, before: (element: Element) => boolean): Located | undefined {
   for (const slot of regionsOf(page).slots) {
     if (!before(slot.element)) continue;
-    const date = normaliseValue('date', slot.text, { pageUrl: page.url });
+    const date = normaliseValue('date', slot.text, page.valueContext);
     if (date !== undefined) return { value: date.value, element: slot.element };
   }
   return undefined;

@@ -1,6 +1,7 @@
 import type { Element } from 'domhandler';
 import type { HtmlPage } from '../apply/html-page';
-import { descendants, NON_TEXT_ELEMENTS, parentElement } from '../apply/page-text';
+import { NON_VALUE_ELEMENTS } from '@trawl/extraction/dom';
+import { descendants, parentElement } from '../apply/page-text';
 import { matchAll } from '../apply/selectors';
 import { factsByTrust, runExtractor, withoutAffixes } from '../apply/run-extractor';
 import type { CssExtractorStep, Extractor, ItemField, ListField, ValueField } from '../recipe';
@@ -111,7 +112,7 @@ function embeddedDrafts(pages: readonly HtmlPage[], covered: Array<Set<Element>>
       const key = `${fact.rootType}/${fact.path}`;
       if (!entry.keys.includes(key)) entry.keys.push(key);
       if (entry.values[index] !== undefined) continue;
-      const normalised = normaliseValue(entry.kind, fact.value, { pageUrl: page.url });
+      const normalised = normaliseValue(entry.kind, fact.value, page.valueContext);
       if (normalised === undefined) continue;
       entry.values[index] = normalised.value;
       if (fact.element !== undefined) entry.elements[index] = [fact.element as Element];
@@ -187,7 +188,7 @@ function labelDrafts(
     if (present.length >= 2 && present.every((value) => value === present[0])) continue;
     const labelName = nameOfLabel(label);
     const kind = labelKind(labelName, present, pages[0].url);
-    const values = raw.map((value) => (value === undefined ? undefined : normaliseValue(kind, value, { pageUrl: pages[0].url })?.value));
+    const values = raw.map((value, index) => (value === undefined ? undefined : normaliseValue(kind, value, pages[index].valueContext)?.value));
     if (values.every((value) => value === undefined)) continue;
     const extractor: Extractor = { type: 'label', label };
     const twin = existing.find((draft) => draft.field.type === 'value' && sameValues(valuesOf.get(draft), values));
@@ -239,7 +240,11 @@ function slotDrafts(
   const drafts: FieldDraft[] = [];
   const taken = new Set(existing.map((draft) => draft.field.name));
   const known = existing.map((draft) => valuesOf.get(draft) ?? []);
-  for (const [key, slots] of byKey) {
+  // The record's heading first: a breadcrumb or a sticky bar that repeats its text earlier in the
+  // page is then the repeat, skipped below, rather than the field.
+  const headings = new Set([...byKey.keys()].filter((key) => byKey.get(key)?.some((slot) => slot !== undefined && isRecordHeading(slot.element))));
+  const headingFirst = [...byKey].sort(([a], [b]) => Number(headings.has(b)) - Number(headings.has(a)));
+  for (const [key, slots] of headingFirst) {
     const present = slots.filter((slot): slot is TextSlot => slot !== undefined);
     if (present.length < MIN_LAYOUT_SUPPORT || inListItem(key)) continue;
     // "Page 2 of 5", "Showing 1–24 of 80": where the page is in a series, not what it holds.
@@ -256,7 +261,7 @@ function slotDrafts(
       kind = consensusKind(presentCores);
       if (kind === 'text' && presentCores.every((core) => /^\d{1,9}$/.test(core))) kind = 'number';
     }
-    const values = cores.map((core, index) => (core === undefined ? undefined : normaliseValue(kind, core, { pageUrl: pages[index].url })?.value));
+    const values = cores.map((core, index) => (core === undefined ? undefined : normaliseValue(kind, core, pages[index].valueContext)?.value));
     // Already read as embedded data or a label, shown once more (a sticky header repeats the price).
     if (known.some((other) => values.every((value, index) => value === undefined || value === other[index]))) continue;
     const element = present[0].element;
@@ -264,10 +269,10 @@ function slotDrafts(
     const markupName = nameOfMarkup(element) ?? (parent === undefined || parent.name === 'body' ? undefined : nameOfMarkup(parent));
     const baseName =
       nameOfAffixes(affixes, presentCores) ??
-      (markupName === undefined ? undefined : canonicalFieldName(markupName, kind, values.filter((value): value is string => value !== undefined))) ??
+      (kind === 'text' && isRecordHeading(element) ? 'name' : undefined) ??
+      markupNameOfKind(markupName, kind, values.filter((value): value is string => value !== undefined)) ??
       (kind === 'price' && isFormerPrice(element, affixes) ? 'regular_price' : undefined) ??
-      (kind === 'text' ? undefined : kind) ??
-      (element.name === 'h1' ? 'title' : undefined) ??
+      (kind === 'text' ? undefined : (KIND_NAMES[kind] ?? kind)) ??
       (isBrandBesideTitle(present) ? 'brand' : undefined) ??
       (isProse(presentCores) ? 'description' : undefined);
     if (baseName === undefined) continue;
@@ -290,7 +295,7 @@ function slotDrafts(
       wellAnchored: false,
       reference: (page) => {
         const slot = regionsOf(page).slots.find((candidate) => candidate.key === key);
-        return slot === undefined ? undefined : normaliseValue(kind, withoutAffixes(slot.text, affixes.prefix, affixes.suffix), { pageUrl: page.url })?.value;
+        return slot === undefined ? undefined : normaliseValue(kind, withoutAffixes(slot.text, affixes.prefix, affixes.suffix), page.valueContext)?.value;
       },
     });
   }
@@ -381,7 +386,7 @@ function itemFields(seen: ReadonlyArray<{ page: HtmlPage; items: readonly Elemen
       const inner = descendants(item);
       const occurrences = new Map<string, number>();
       for (const element of [item, ...inner]) {
-        if (NON_TEXT_ELEMENTS.has(element.name)) continue;
+        if (NON_VALUE_ELEMENTS.has(element.name)) continue;
         const path = relativePath(element, item);
         const add = (suffix: string, text: string | undefined, attribute?: string): void => {
           if (text === undefined || text === '') return;
@@ -405,19 +410,22 @@ function itemFields(seen: ReadonlyArray<{ page: HtmlPage; items: readonly Elemen
     if (new Set(parts.map((part) => part.text)).size < 2) continue;
     const { element, attribute } = parts[0];
     const kind: ValueKind = attribute === 'src' ? 'image_url' : attribute === 'href' ? 'url' : consensusKind(parts.map((part) => part.text));
+    const texts = parts.map((part) => part.text);
     const baseName =
       attribute === 'src'
         ? 'image'
         : attribute === 'href'
           ? 'url'
-          : (nameOfMarkup(element) ?? (kind === 'text' ? undefined : kind) ?? (/^(?:h[1-6]|a)$/.test(element.name) ? 'title' : undefined));
+          : (markupNameOfKind(nameOfMarkup(element), kind, texts) ??
+            (kind === 'text' ? undefined : (KIND_NAMES[kind] ?? kind)) ??
+            (/^(?:h[1-6]|a)$/.test(element.name) ? 'title' : undefined));
     if (baseName === undefined || taken.has(baseName)) continue;
     // An item stands for a record of its own page: what tells it apart and leads there (its link,
     // title, image, price, date) belongs to the list; the rest (badges, ratings) to that page.
     if (!ITEM_KINDS.has(kind) && baseName !== 'title') continue;
     const observations: SlotObservation[] = parts.map((part) => ({
       page: part.page,
-      value: normaliseValue(kind, part.text, { pageUrl: part.page.url })?.value,
+      value: normaliseValue(kind, part.text, part.page.valueContext)?.value,
       elements: [part.element],
       scope: descendants(part.item),
       stop: part.item,
@@ -456,9 +464,9 @@ function elementsShowing(page: HtmlPage, kind: ValueKind, value: string): Elemen
   const { outsideRecord } = regionsOf(page);
   const maxLength = value.length * 3 + 40;
   const found: Element[] = [];
-  const context = { pageUrl: page.url };
+  const context = page.valueContext;
   for (const element of page.elements) {
-    if (outsideRecord.has(element) || NON_TEXT_ELEMENTS.has(element.name)) continue;
+    if (outsideRecord.has(element) || NON_VALUE_ELEMENTS.has(element.name)) continue;
     let raw: string | undefined;
     if (kind === 'image_url') {
       raw = element.name === 'img' && element.attribs.src !== undefined ? page.resolve(element.attribs.src) : undefined;
@@ -490,6 +498,53 @@ function isBrandBesideTitle(slots: readonly TextSlot[]): boolean {
     return siblings[at - 1]?.name === 'h1' || siblings[at + 1]?.name === 'h1';
   });
   return beside.length === slots.length && new Set(texts).size < texts.length;
+}
+
+/**
+ * Whether the element is the record's main heading: an `h1`, or an element that says it is one
+ * (`role="heading"` with `aria-level="1"`). Its text is the record's name.
+ */
+function isRecordHeading(element: Element): boolean {
+  return element.name === 'h1' || (element.attribs.role === 'heading' && element.attribs['aria-level']?.trim() === '1');
+}
+
+/**
+ * Plain-English names of the kinds a value is recognised as, for a field its markup does not name
+ * better. `number` and `text` say nothing of what a value is, and have none.
+ */
+const KIND_NAMES: Readonly<Partial<Record<ValueKind, string>>> = {
+  price: 'price',
+  currency: 'currency',
+  date: 'date',
+  rating: 'rating',
+  gtin: 'gtin',
+  email: 'email',
+  phone: 'phone',
+  url: 'url',
+  image_url: 'image_url',
+  availability: 'availability',
+};
+
+/** Words of three letters or fewer that are English, not abbreviations, beside a kind's name (`old_price`, `price_now`). */
+const SHORT_WORDS: ReadonlySet<string> = new Set('was now old new our per net low max min top sub tax fee day end'.split(' '));
+
+/**
+ * The name a value's markup gives it (`nameOfMarkup`), put in the glossary's words, when it says at
+ * least as much as the value's kind (see `KIND_NAMES`): a field the glossary knows for that kind
+ * (`was` → `regular_price`, `cost` → `price`, `tel` → `phone`), or the kind's name among other
+ * plain words (`sale_price`, `date_published`). Anything else a class may say of a price or a date
+ * is an abbreviation (`amt`, `dt`) or how it is shown (`stars`, `big_number`), and gives way to the
+ * kind's name. A text or a number has no such name, and keeps its markup's.
+ */
+function markupNameOfKind(markupName: string | undefined, kind: ValueKind, values: readonly string[]): string | undefined {
+  if (markupName === undefined) return undefined;
+  const kindName = KIND_NAMES[kind];
+  if (kindName === undefined) return canonicalFieldName(markupName, kind, values);
+  const entry = glossaryEntryOf(markupName);
+  if (entry !== undefined && (entry.kinds === undefined || entry.kinds.includes(kind))) return canonicalFieldName(markupName, kind, values);
+  const words = markupName.split('_');
+  const plain = words.every((word) => word.length > 3 || SHORT_WORDS.has(word) || kindName.split('_').includes(word));
+  return plain && words.includes(kindName.split('_')[0]) ? markupName : undefined;
 }
 
 /** Links (with a target) inside `element`. */

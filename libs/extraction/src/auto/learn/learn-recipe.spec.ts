@@ -172,6 +172,68 @@ describe(learnRecipe.name, () => {
     });
   });
 
+  describe('plain shop pages', () => {
+    interface PlainProduct {
+      readonly slug: string;
+      readonly name: string;
+      readonly price: string;
+    }
+
+    /**
+     * A product page with no embedded data: a breadcrumb ending in the product's name, the name
+     * again in the `h1`, the price in a `span.amt`, a shipping note with a price of its own.
+     */
+    function plainPage(product: PlainProduct, lang: string, shipping: string): { url: string; html: string } {
+      return {
+        url: `https://laden.example/p/${product.slug}`,
+        html: `<!doctype html><html lang="${lang}"><head><title>${product.name} – Laden</title></head><body>
+          <header><a href="/">Laden</a></header>
+          <div class="crumbs"><a href="/">Start</a> / <a href="/c/haushalt">Haushalt</a> / <span>${product.name}</span></div>
+          <main>
+            <h1>${product.name}</h1>
+            <div class="buy"><span class="amt">${product.price}</span></div>
+            <p class="shipping">${shipping}</p>
+          </main>
+          <footer>© Laden GmbH</footer>
+          </body></html>`,
+      };
+    }
+
+    const GERMAN: readonly PlainProduct[] = [
+      { slug: 'wasserkocher-1', name: 'Wasserkocher Classic', price: '23,99 €' },
+      { slug: 'toaster-2', name: 'Toaster Duo', price: '31,50 €' },
+      { slug: 'kuehlschrank-3', name: 'Kühlschrank XL', price: '1.234,56 €' },
+      { slug: 'standmixer-4', name: 'Standmixer Pro', price: '89,00 €' },
+    ];
+    const germanPage = (product: PlainProduct) => plainPage(product, 'de', 'zzgl. Versand 4,95 €');
+
+    it('names the heading that holds the product `name` and its price `price`, not `crumbs` and `amt`', () => {
+      const { recipe } = learnRecipe({ domain: 'laden.example', pages: GERMAN.map(germanPage), version: 1 });
+      const unseen = { slug: 'heizluefter-5', name: 'Heizlüfter Mini', price: '39,90 €' };
+      expect(applyRecipe(recipe, germanPage(unseen))).toEqual({ name: unseen.name, price: '39.90', currency: 'EUR' });
+    });
+
+    it('keeps a breadcrumb out of the record where it names the product otherwise than the heading', () => {
+      const shortCrumb = (product: PlainProduct) => {
+        const page = germanPage(product);
+        return { ...page, html: page.html.replace(`<span>${product.name}</span>`, `<span>${product.name.split(' ')[0]}</span>`) };
+      };
+      const { recipe } = learnRecipe({ domain: 'laden.example', pages: GERMAN.map(shortCrumb), version: 1 });
+      const names = recipe.page_types.flatMap((pageType) => pageType.fields.map((field) => field.name));
+      expect(names.sort()).toEqual(['name', 'price']);
+    });
+
+    it('reads a price with three digits after its mark by the decimal mark the page writes its other prices with', () => {
+      const { recipe } = learnRecipe({ domain: 'laden.example', pages: GERMAN.map(germanPage), version: 1 });
+      // Heating oil is priced per litre to a tenth of a cent; the shipping note says the page's decimal mark is a comma.
+      const perLitre = germanPage({ slug: 'heizoel-6', name: 'Heizöl Premium (pro Liter)', price: '1,089 €' });
+      // The same page's point groups thousands, as in `1.234,56 €`.
+      const tankFull = germanPage({ slug: 'heizoel-7', name: 'Heizöl Premium (Tankfüllung)', price: '23.450 €' });
+      expect(applyRecipe(recipe, perLitre)).toMatchObject({ price: '1.089' });
+      expect(applyRecipe(recipe, tankFull)).toMatchObject({ price: '23450' });
+    });
+  });
+
   describe('small domains', () => {
     it('keeps only fields named by embedded data or labels when a type has one or two pages', () => {
       const pages = productPages(PRODUCTS.slice(0, 2));

@@ -1,6 +1,7 @@
 import type { Element } from 'domhandler';
 import type { HtmlPage } from '../apply/html-page';
-import { childElements, descendants, isHiddenByMarkup, NON_TEXT_ELEMENTS, ownText, parentElement } from '../apply/page-text';
+import { NON_VALUE_ELEMENTS } from '@trawl/extraction/dom';
+import { childElements, descendants, isHiddenByMarkup, ownText, parentElement } from '../apply/page-text';
 import { stableClasses, stableId } from '../apply/structure';
 import { pathSegments } from '../apply/url-patterns';
 
@@ -14,10 +15,11 @@ import { pathSegments } from '../apply/url-patterns';
 const CHROME_ELEMENTS: ReadonlySet<string> = new Set(['nav', 'footer', 'aside', 'dialog', 'menu']);
 /**
  * Class/id words of blocks that change from page to page but are not the page's record: ads,
- * related or recommended products, carousels, social and cookie widgets, menus, breadcrumbs.
+ * related or recommended products, carousels, social and cookie widgets, menus, breadcrumbs (often
+ * just `crumbs`).
  */
 const NOT_RECORD_WORDS =
-  /(?:^|[-_\s])(?:ads?|adv|advert\w*|adslot|dfp|gpt|sponsor\w*|promo\w*|banner\w*|related|recommend\w*|recs|similar|also|upsell|cross-?sells?|carousel|slider|newsletter|cookie\w*|consent|gdpr|breadcrumbs?|menu|megamenu|navbar|nav|navigation|footer|sidebar|social|share|sharing|modal|popup|overlay|toast|recently|viewed|history|bought|trending|bestsellers?)(?:$|[-_\s])/i;
+  /(?:^|[-_\s])(?:ads?|adv|advert\w*|adslot|dfp|gpt|sponsor\w*|promo\w*|banner\w*|related|recommend\w*|recs|similar|also|upsell|cross-?sells?|carousel|slider|newsletter|cookie\w*|consent|gdpr|(?:bread)?crumbs?|menu|megamenu|navbar|nav|navigation|footer|sidebar|social|share|sharing|modal|popup|overlay|toast|recently|viewed|history|bought|trending|bestsellers?)(?:$|[-_\s])/i;
 
 /** A text slot: an element with text of its own, keyed by where it sits in the layout. */
 export interface TextSlot {
@@ -65,6 +67,8 @@ export function layoutStep(element: Element): string {
 export function isNotRecord(element: Element): boolean {
   if (CHROME_ELEMENTS.has(element.name)) return true;
   if (element.attribs.role === 'navigation' || element.attribs.role === 'banner' || element.attribs.role === 'contentinfo') return true;
+  // A breadcrumb said so for screen readers (`aria-label="Breadcrumb"`) or for schema.org, whatever its classes.
+  if (/breadcrumb/i.test(element.attribs['aria-label'] ?? '') || /BreadcrumbList/.test(element.attribs.itemtype ?? '')) return true;
   const words = `${stableId(element) ?? ''} ${element.attribs.class ?? ''}`;
   return NOT_RECORD_WORDS.test(words);
 }
@@ -98,7 +102,7 @@ export function pageRegions(page: HtmlPage): PageRegions {
   ];
   for (let entry = stack.pop(); entry !== undefined; entry = stack.pop()) {
     const { element, path } = entry;
-    if (NON_TEXT_ELEMENTS.has(element.name) || isHiddenByMarkup(element)) continue;
+    if (NON_VALUE_ELEMENTS.has(element.name) || isHiddenByMarkup(element)) continue;
     const outside = entry.outside || isNotRecord(element);
     if (outside || entry.inList) outsideRecord.add(element);
     if (!outside && !entry.inList) {
@@ -191,7 +195,7 @@ function recordShape(url: URL): string | undefined {
 function repeatedSteps(children: readonly Element[]): Set<string> {
   const byStep = new Map<string, Element[]>();
   for (const child of children) {
-    if (NON_TEXT_ELEMENTS.has(child.name) || child.name === 'br' || child.name === 'option') continue;
+    if (NON_VALUE_ELEMENTS.has(child.name) || child.name === 'br' || child.name === 'option') continue;
     const step = layoutStep(child);
     const group = byStep.get(step);
     if (group === undefined) byStep.set(step, [child]);

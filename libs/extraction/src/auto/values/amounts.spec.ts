@@ -23,6 +23,29 @@ describe(findAmounts.name, () => {
     expect(values(text)).toEqual([expected]);
   });
 
+  it.each([
+    [',', '1,089', '1.089'],
+    [',', '23.450', '23450'],
+    ['.', '3.459', '3.459'],
+    ['.', '1,299', '1299'],
+  ] as const)('reads a lone mark before three digits by the page, whose decimal mark is %p: %p as %p', (decimalMark, text, expected) => {
+    expect(findAmounts(text, { decimalMark }).map((amount) => amount.value)).toEqual([expected]);
+  });
+
+  it('keeps what the number itself says over the page’s decimal mark', () => {
+    expect(findAmounts('1,234.56', { decimalMark: ',' }).map((amount) => amount.value)).toEqual(['1234.56']);
+    expect(findAmounts('1.234.567', { decimalMark: '.' }).map((amount) => amount.value)).toEqual(['1234567']);
+    expect(findAmounts('19,99', { decimalMark: '.' }).map((amount) => amount.value)).toEqual(['19.99']);
+  });
+
+  it('asks the page for its decimal mark only when a number leaves it open', () => {
+    const page = { asked: 0, get decimalMark() { this.asked++; return ',' as const; } };
+    findAmounts('1.234,56 € 19,99 € 2024-03-01', page);
+    expect(page.asked).toBe(0);
+    findAmounts('1,089 €', page);
+    expect(page.asked).toBe(1);
+  });
+
   it('ends a number where its grouping breaks', () => {
     expect(values('size 10 12')).toEqual(['10', '12']);
     expect(values('2024-03-01')).toEqual(['2024', '03', '01']);

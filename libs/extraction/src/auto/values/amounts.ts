@@ -1,3 +1,5 @@
+import type { ValueContext } from './value-kind';
+
 /** A number found in a text: its decimal form and where it was written. */
 export interface Amount {
   /** Digits with `.` as the decimal separator and no grouping, fraction digits as written: `1299.00`. */
@@ -13,15 +15,22 @@ const DIGIT = /[0-9]/;
 const GROUP_ONLY = new Set([' ', '\u00a0', '\u202f', '\u2009', "'", '’']);
 const POINT_OR_COMMA = new Set(['.', ',']);
 
+/** Where the page's decimal mark comes from: read only for a number that leaves its mark open. */
+type PageMarks = Pick<ValueContext, 'decimalMark'>;
+
 /**
  * Every number written in `text`, in order, with its grouping and decimal marks read the way the
- * text's locale writes them: `1,299.00` and `1.299,00` are both 1299.00, `19,99` is 19.99, and a
- * lone mark before exactly three digits groups thousands (`1,299` and `34.000` are integers, as
- * shops write them) unless the integer part is `0` (`0.500`). A plain space groups only when a
- * group of three digits follows, so `3 250` reads as 3250 but `size 10 12` as two numbers.
- * Linear in the text's length.
+ * text's locale writes them: `1,299.00` and `1.299,00` are both 1299.00, `19,99` is 19.99. A lone
+ * mark before exactly three digits is the one thing a number leaves open: it is decimal when it is
+ * the page's decimal mark (`1,089` on a page of `4,95 €` is 1.089, `3.459` on a page of `$12.00`
+ * is 3.459), else it groups thousands (`1,299` and `34.000` are integers, as shops mostly write
+ * them) unless the integer part is `0` (`0.500`). A plain space groups only when a group of three
+ * digits follows, so `3 250` reads as 3250 but `size 10 12` as two numbers. Linear in the text's
+ * length.
+ *
+ * @param page the page's decimal mark, read only when a number leaves it open
  */
-export function findAmounts(text: string): Amount[] {
+export function findAmounts(text: string, page?: PageMarks): Amount[] {
   const amounts: Amount[] = [];
   let i = 0;
   while (i < text.length) {
@@ -31,7 +40,7 @@ export function findAmounts(text: string): Amount[] {
     }
     // Digits right after a number's mark (`12.5.2024` broke after `12`) are numbers of their own.
     const continues = i > 1 && (POINT_OR_COMMA.has(text[i - 1]) || GROUP_ONLY.has(text[i - 1])) && DIGIT.test(text[i - 2]);
-    const amount = continues ? digitsOnly(text, i) : readAmount(text, i);
+    const amount = continues ? digitsOnly(text, i) : readAmount(text, i, page);
     amounts.push(amount);
     i = amount.end;
   }
@@ -51,7 +60,7 @@ interface Group {
   end: number;
 }
 
-function readAmount(text: string, start: number): Amount {
+function readAmount(text: string, start: number, page?: PageMarks): Amount {
   let end = digitsEnd(text, start);
   const lead = text.slice(start, end);
   const groups: Group[] = [];
@@ -63,7 +72,7 @@ function readAmount(text: string, start: number): Amount {
     groups.push({ mark, digits: text.slice(end + 1, groupEnd), end: groupEnd });
     end = groupEnd;
   }
-  return interpret(lead, groups, start);
+  return interpret(lead, groups, start, page);
 }
 
 function digitsOnly(text: string, start: number): Amount {
@@ -78,9 +87,9 @@ function digitsEnd(text: string, from: number): number {
 }
 
 /** Reads the marks; a run that no locale writes ends the number before the first group that breaks it. */
-function interpret(lead: string, groups: Group[], start: number): Amount {
+function interpret(lead: string, groups: Group[], start: number, page: PageMarks | undefined): Amount {
   if (groups.length === 0) return { value: lead, start, end: start + lead.length };
-  const decimalMark = decimalMarkOf(lead, groups);
+  const decimalMark = decimalMarkOf(lead, groups, page);
   const grouping = decimalMark === undefined ? groups : groups.slice(0, -1);
   // Thousands: a lead of at most three digits, then groups of exactly three under one mark.
   let kept = 0;
@@ -104,14 +113,15 @@ function interpret(lead: string, groups: Group[], start: number): Amount {
 }
 
 /** The mark before the last group when it is a decimal separator, else undefined. */
-function decimalMarkOf(lead: string, groups: Group[]): string | undefined {
+function decimalMarkOf(lead: string, groups: Group[], page: PageMarks | undefined): string | undefined {
   const last = groups[groups.length - 1];
   if (!POINT_OR_COMMA.has(last.mark)) return undefined;
   const earlier = groups.slice(0, -1);
   if (earlier.some((group) => POINT_OR_COMMA.has(group.mark) && group.mark !== last.mark)) return last.mark;
   if (earlier.some((group) => group.mark === last.mark)) return undefined;
   if (earlier.some((group) => GROUP_ONLY.has(group.mark))) return last.mark;
-  if (last.digits.length !== 3) return last.mark;
-  // One mark before exactly three digits: thousands (`1,299`), unless nothing comes before it.
-  return lead === '0' || lead.length > 3 ? last.mark : undefined;
+  if (last.digits.length !== 3 || lead === '0' || lead.length > 3) return last.mark;
+  // One mark before exactly three digits after one to three (`1,089`, `23.450`): nothing in the
+  // number tells, so the page's own decimal mark does; a page that shows none reads thousands.
+  return page?.decimalMark === last.mark ? last.mark : undefined;
 }

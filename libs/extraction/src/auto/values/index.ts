@@ -1,4 +1,5 @@
 export { detectKinds } from './detect-kinds';
 export { normaliseValue, sameValue } from './normalise-value';
-export type { NormalisedValue, ValueContext, ValueKind } from './value-kind';
+export { pageDecimalMark } from './decimal-mark';
+export type { DecimalMark, NormalisedValue, ValueContext, ValueKind } from './value-kind';
 export type { Availability } from './availability';

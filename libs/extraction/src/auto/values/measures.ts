@@ -1,5 +1,5 @@
 import { findAmounts, firstAmount } from './amounts';
-import { collapseWhitespace } from './value-kind';
+import { collapseWhitespace, type ValueContext } from './value-kind';
 
 /** `4.5 out of 5`, `4,5/5`, `Rated 4.5 of 5 stars`, `4.5 von 5 Sternen`, `4/5`. */
 const RATING_ON_SCALE =
@@ -17,12 +17,13 @@ const MAX_UNSCALED_RATING = 100;
  *
  * @param strict only texts written as ratings (`4.5 out of 5`, `4.5 stars`), for telling what a
  *   page slot holds; off, a bare number up to 100 is a rating too (markup's `ratingValue`)
+ * @param context the page's decimal mark, for a number that leaves it open (see `findAmounts`)
  */
-export function parseRating(raw: string, strict = false): string | undefined {
+export function parseRating(raw: string, strict = false, context?: ValueContext): string | undefined {
   const text = collapseWhitespace(raw);
   if (text === '' || text.length > 60) return undefined;
   if (strict && !RATING_ON_SCALE.test(text) && !RATING_IN_STARS.test(text)) return undefined;
-  const amounts = findAmounts(text);
+  const amounts = findAmounts(text, context);
   if (amounts.length === 0) return undefined;
   const value = Number(amounts[0].value);
   const scale = amounts[1] && SCALE_WORD.test(text.slice(amounts[0].end, amounts[1].start)) ? Number(amounts[1].value) : undefined;
@@ -33,10 +34,12 @@ export function parseRating(raw: string, strict = false): string | undefined {
 /**
  * The one number a text states (`1,234 reviews` → `1234`, `-2,5` → `-2.5`), digits as written
  * without grouping, or undefined when it states none or several (`4.5 out of 5`).
+ *
+ * @param context the page's decimal mark, for a number that leaves it open (see `findAmounts`)
  */
-export function parseNumber(raw: string): string | undefined {
+export function parseNumber(raw: string, context?: ValueContext): string | undefined {
   const text = collapseWhitespace(raw);
-  const amounts = findAmounts(text);
+  const amounts = findAmounts(text, context);
   if (amounts.length !== 1) return undefined;
   const negative = /[-−]\s?$/.test(text.slice(0, amounts[0].start)) && !/\d/.test(text[amounts[0].start - 2] ?? '');
   return negative ? `-${amounts[0].value}` : amounts[0].value;

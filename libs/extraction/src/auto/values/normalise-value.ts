@@ -36,7 +36,7 @@ export function normaliseValue(kind: ValueKind, raw: string, context?: ValueCont
     case 'date':
       return wrap(parseDate(raw, context));
     case 'rating':
-      return wrap(parseRating(raw));
+      return wrap(parseRating(raw, false, context));
     case 'gtin':
       return wrap(parseGtin(raw));
     case 'email':
@@ -49,7 +49,7 @@ export function normaliseValue(kind: ValueKind, raw: string, context?: ValueCont
     case 'availability':
       return wrap(parseAvailability(raw));
     case 'number':
-      return wrap(parseNumber(raw));
+      return wrap(parseNumber(raw, context));
     case 'text':
       return wrap(collapseWhitespace(raw) || undefined);
   }

@@ -44,7 +44,7 @@ export interface PriceReading extends Price {
 export function readPrice(raw: string, context?: ValueContext, strict = false): PriceReading | undefined {
   const text = collapseWhitespace(raw);
   if (text === '' || text.length > MAX_PRICE_TEXT) return undefined;
-  const amounts = findAmounts(text).filter((amount) => text[amount.end] !== '%');
+  const amounts = findAmounts(text, context).filter((amount) => text[amount.end] !== '%');
   if (amounts.length === 0) return undefined;
   const marks = findCurrencyMarks(text, context);
   if (strict && strayLetters(text, amounts, marks) > MAX_STRAY_LETTERS) return undefined;
@@ -66,7 +66,7 @@ function withCurrency(amount: string, currency: string | undefined): Price {
 }
 
 /** The currency mark written right before or after an amount (`€ 19`, `19,- €`, `Rs. 99`). */
-function adjacentMark(text: string, amount: Amount, marks: CurrencyMark[]): CurrencyMark | undefined {
+export function adjacentMark(text: string, amount: Amount, marks: CurrencyMark[]): CurrencyMark | undefined {
   for (const mark of marks) {
     if (mark.end <= amount.start && /^[\s.:]{0,3}$/.test(text.slice(mark.end, amount.start))) return mark;
     if (mark.start >= amount.end && /^[\s,.\-–—]{0,4}$/.test(text.slice(amount.end, mark.start))) return mark;

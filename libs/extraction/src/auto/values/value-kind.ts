@@ -29,7 +29,16 @@ export interface ValueContext {
   pageUrl?: URL;
   /** The page's language (BCP 47, e.g. `en-US`, `de`): date order, month names, currency region. */
   lang?: string;
+  /**
+   * The mark the page writes between whole units and fractions (`pageDecimalMark`), for the one
+   * number a text leaves open: a lone point or comma before three digits (`1,089`, `23.450`). Read
+   * only when such a number is met, so that a page can work it out on first use.
+   */
+  readonly decimalMark?: DecimalMark;
 }
+
+/** What separates whole units from fractions: `.` in `19.99`, `,` in `19,99`. */
+export type DecimalMark = '.' | ',';
 
 /** Collapses every run of whitespace (NBSP included) to one space and trims the ends. */
 export function collapseWhitespace(text: string): string {
