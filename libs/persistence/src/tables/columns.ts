@@ -38,6 +38,18 @@ export function columnNames<Row>(columns: { [K in keyof Row & string]: true }): 
   return Object.keys(columns) as (keyof Row & string)[];
 }
 
+/** The columns of `Row` whose type admits `null`. */
+export type NullableColumn<Row> = { [K in keyof Row & string]: null extends Row[K] ? K : never }[keyof Row & string];
+
+/**
+ * The nullable column names of a table, from an object naming each column whose row type admits
+ * `null` once: the compiler refuses a missing one or any other, so the list (which tests compare
+ * with the database's `NOT NULL`s) is the row type's.
+ */
+export function nullableColumnNames<Row>(columns: { [K in NullableColumn<Row>]: true }): NullableColumn<Row>[] {
+  return Object.keys(columns) as NullableColumn<Row>[];
+}
+
 /** `true` when `A` and `B` are the same names; else what each has that the other lacks. */
 export type SameNames<A extends PropertyKey, B extends PropertyKey> = [Exclude<A, B> | Exclude<B, A>] extends [never]
   ? true
