@@ -1,8 +1,8 @@
-import { coordinatorConfigSchema } from '../../apps/crawl-coordinator/src/config';
+import { crawlCoordinatorConfigSchema } from '../../apps/crawl-coordinator/src/config';
 import { fetchWorkerConfigSchema } from '../../apps/fetch-worker/src/config';
 import { gatewayConfigSchema } from '../../apps/gateway/src/config';
-import { configSchema as schedulerConfigSchema } from '../../apps/scheduler/src/config';
-import { configSchema as dispatcherConfigSchema } from '../../apps/webhook-dispatcher/src/config';
+import { schedulerConfigSchema } from '../../apps/scheduler/src/config';
+import { webhookDispatcherConfigSchema } from '../../apps/webhook-dispatcher/src/config';
 import { Component, containerEnv, only, render } from './support/chart';
 
 jest.setTimeout(60_000);
@@ -10,10 +10,10 @@ jest.setTimeout(60_000);
 type Schema = { safeParse(input: unknown): { success: boolean; error?: { issues: unknown[] } } };
 const SCHEMAS: Record<Component, Schema> = {
   gateway: gatewayConfigSchema,
-  'crawl-coordinator': coordinatorConfigSchema,
+  'crawl-coordinator': crawlCoordinatorConfigSchema,
   'fetch-worker': fetchWorkerConfigSchema,
   scheduler: schedulerConfigSchema,
-  'webhook-dispatcher': dispatcherConfigSchema,
+  'webhook-dispatcher': webhookDispatcherConfigSchema,
 };
 
 /** Names of a zod object's keys, through the pipes and refinements wrapped around it. */

@@ -47,7 +47,7 @@ export function clientFor(context: CliContext, options: GlobalOptions): TrawlCli
 }
 
 /** `trawl: retry 2 of GET /v1/crawls/… in 0.8 s (429)`: what the SDK is waiting out. */
-export function retryNote(event: RetryEvent): string {
+function retryNote(event: RetryEvent): string {
   const why = event.status !== undefined ? String(event.status) : describeConnectionError(event.error);
   return `trawl: retry ${event.retry} of ${event.method} ${event.path} in ${(event.delayMs / 1000).toFixed(1)} s (${why})`;
 }

@@ -153,7 +153,7 @@ export class Terminal {
 }
 
 /** One live line on a terminal; see {@link Terminal.progress}. Writes nothing when stderr is not a terminal. */
-export class ProgressLine<T> {
+class ProgressLine<T> {
   private state: T | undefined;
   private drawn = false;
   private lastDrawAt = 0;

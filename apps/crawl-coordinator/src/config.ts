@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { baseConfigSchema, envInt } from '@trawl/config';
 
-export const coordinatorConfigSchema = baseConfigSchema.extend({
+export const crawlCoordinatorConfigSchema = baseConfigSchema.extend({
   PORT: envInt(8081, 0, 65535),
   DB_POOL_SIZE: envInt(10, 1, 200),
   DISPATCH_WINDOW: envInt(1024, 1, 100_000),
@@ -14,4 +14,4 @@ export const coordinatorConfigSchema = baseConfigSchema.extend({
   RESULT_BATCH: envInt(256, 1, 4096),
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.string().url().optional(),
 });
-export type CoordinatorConfig = z.infer<typeof coordinatorConfigSchema>;
+export type CrawlCoordinatorConfig = z.infer<typeof crawlCoordinatorConfigSchema>;

@@ -3,7 +3,7 @@ import type { Subscription } from '@nats-io/nats-core';
 import { Pool } from 'pg';
 import { MessagingConnection, OutboxRelay } from '@trawl/messaging';
 import { Logger } from '@trawl/observability';
-import { SERVICE_LOGGER, SERVICE_MESSAGING, ServiceRuntime } from '@trawl/service-kit';
+import { outboxRelayLoop, PeriodicLoop, SERVICE_LOGGER, SERVICE_MESSAGING, ServiceRuntime, StopCountdown } from '@trawl/service-kit';
 import { COORDINATOR_SETTINGS, CoordinatorSettings } from './coordinator.settings';
 import { DispatcherService } from './frontier/dispatcher.service';
 import { PageResultConsumer } from './page-results/page-result.consumer';
@@ -16,7 +16,7 @@ export const OUTBOX_POOL = Symbol('OUTBOX_POOL');
 @Injectable()
 export class CoordinatorRuntime extends ServiceRuntime {
   private kicks?: Subscription;
-  private relay?: OutboxRelay;
+  private relay?: PeriodicLoop;
 
   constructor(
     private readonly dispatcher: DispatcherService,
@@ -34,7 +34,7 @@ export class CoordinatorRuntime extends ServiceRuntime {
     this.kicks = this.messaging.nc.subscribe(this.settings.topology.subjects.crawlKick, {
       callback: () => this.dispatcher.notify(),
     });
-    this.relay = new OutboxRelay({ pool: this.outboxPool, js: this.messaging.js, logger: this.logger });
+    this.relay = outboxRelayLoop(new OutboxRelay({ pool: this.outboxPool, js: this.messaging.js, logger: this.logger }), this.logger);
     this.relay.start();
     await this.results.start();
     this.dispatcher.start();
@@ -43,11 +43,13 @@ export class CoordinatorRuntime extends ServiceRuntime {
   }
 
   protected async stopLoops(): Promise<void> {
+    const countdown = StopCountdown.start(this.settings.stopDeadlines);
     this.kicks?.unsubscribe();
-    await this.reconciler.stop();
-    await this.dispatcher.stop();
-    await this.results.stop(10_000);
-    await this.relay?.stop();
+    await this.reconciler.stop(countdown.drainLeftMs());
+    await this.dispatcher.stop(countdown.drainLeftMs());
+    await this.results.stop(countdown.settleLeftMs());
+    // Last: while the intake settles its last results, the relay still sends the events they wrote.
+    await this.relay?.stop(countdown.settleLeftMs());
     await this.outboxPool.end().catch(() => undefined);
   }
 }

@@ -1,4 +1,5 @@
 import type { MessagingTopology } from '@trawl/contracts';
+import type { StopDeadlines } from '@trawl/service-kit';
 
 export const COORDINATOR_SETTINGS = Symbol('COORDINATOR_SETTINGS');
 
@@ -19,4 +20,6 @@ export interface CoordinatorSettings {
   /** Idle dispatcher poll interval when nothing woke it, ms. */
   dispatchPollMs: number;
   resultBatch: number;
+  /** Shares of `SHUTDOWN_TIMEOUT_MS` the loops and the result intake stop within. */
+  stopDeadlines: StopDeadlines;
 }

@@ -1,8 +1,8 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { createPool } from '@trawl/persistence';
 import { Logger } from '@trawl/observability';
-import { connectService } from '@trawl/service-kit';
-import { CoordinatorConfig } from './config';
+import { connectService, stopDeadlinesOf } from '@trawl/service-kit';
+import { CrawlCoordinatorConfig } from './config';
 import { COORDINATOR_SETTINGS, CoordinatorSettings } from './coordinator.settings';
 import { CoordinatorMetrics } from './coordinator.metrics';
 import { CoordinatorRuntime, OUTBOX_POOL } from './coordinator.runtime';
@@ -18,7 +18,7 @@ import { ReconcilerService } from './crawl-lifecycle/reconciler.service';
 /** Connections first (so a bad DATABASE_URL or NATS_URL fails the boot), then the crawl loops. */
 @Module({})
 export class CrawlCoordinatorModule {
-  static async forRoot(config: CoordinatorConfig, logger: Logger): Promise<DynamicModule> {
+  static async forRoot(config: CrawlCoordinatorConfig, logger: Logger): Promise<DynamicModule> {
     const service = await connectService({
       name: 'crawl-coordinator',
       config,
@@ -46,6 +46,7 @@ export class CrawlCoordinatorModule {
       reconcileIntervalMs: config.RECONCILE_INTERVAL_MS,
       dispatchPollMs: config.DISPATCH_POLL_MS,
       resultBatch: config.RESULT_BATCH,
+      stopDeadlines: stopDeadlinesOf(config.SHUTDOWN_TIMEOUT_MS),
     };
     return {
       module: CrawlCoordinatorModule,

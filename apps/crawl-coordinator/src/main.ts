@@ -1,9 +1,9 @@
 import { runService } from '@trawl/service-kit/run-service';
-import { coordinatorConfigSchema } from './config';
+import { crawlCoordinatorConfigSchema } from './config';
 
 runService({
   name: 'crawl-coordinator',
-  configSchema: coordinatorConfigSchema,
+  configSchema: crawlCoordinatorConfigSchema,
   // Required here, not imported above: the module loads Nest and pg, which must load after tracing starts.
   module: (config, logger) =>
     (require('./crawl-coordinator.module') as typeof import('./crawl-coordinator.module')).CrawlCoordinatorModule.forRoot(config, logger),

@@ -2,7 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { createEgressAgent, EgressPolicy, parseHostMap } from '@trawl/egress';
 import { ByteBudget } from '@trawl/messaging';
 import { Logger } from '@trawl/observability';
-import { connectService } from '@trawl/service-kit';
+import { connectService, stopDeadlinesOf } from '@trawl/service-kit';
 import { BATCH_TASK_CONSUMER_SETTINGS, BatchTaskConsumer, BatchTaskConsumerSettings } from './batch-tasks/batch-task.consumer';
 import { FetchWorkerConfig } from './config';
 import { CRAWL_PAGE_CONSUMER_SETTINGS, CrawlPageConsumer, CrawlPageConsumerSettings } from './crawl-pages/crawl-page.consumer';
@@ -11,7 +11,7 @@ import { CRAWL_PAGE_SETTINGS, CrawlPageService } from './crawl-pages/crawl-page.
 import { CRAWL_STOPPED_SUBJECT, StoppedCrawls } from './crawl-pages/stopped-crawls';
 import { BATCH_RUN_STOPPED_SUBJECT, StoppedRuns } from './batch-tasks/stopped-runs';
 import { FetchRequestWiring, wireFetchRequests } from './fetch-requests/fetch-request.wiring';
-import { TargetFetcher } from './fetch-requests/target-fetcher';
+import { TargetFetcher } from './target-fetch/target-fetcher';
 import { IdentityGenerator, parseEngineVersion, readEngineVersion, type EngineVersion } from './identity';
 import { EgressProxy } from './egress-proxy';
 import { ChromeTlsClient } from './page-fetch/chrome-tls-client';
@@ -34,11 +34,6 @@ async function engineVersion(config: FetchWorkerConfig): Promise<EngineVersion> 
     });
   }
 }
-
-/** Share of `SHUTDOWN_TIMEOUT_MS` that pages in flight may still use to finish. */
-const DRAIN_SHARE = 0.5;
-/** Share of `SHUTDOWN_TIMEOUT_MS` by which every message is settled; the rest closes connections. */
-const SETTLE_SHARE = 0.75;
 
 /**
  * The fetch worker: crawl pages and batch tasks from JetStream, Fetch API requests over streamed
@@ -78,6 +73,7 @@ export class FetchWorkerModule {
       extraCaFile: config.TLS_EXTRA_CA_FILE,
     });
     const http = new HttpEngine({ policy, agent, tls });
+    const stopDeadlines = stopDeadlinesOf(config.SHUTDOWN_TIMEOUT_MS);
     const fetchRequests: FetchRequestWiring = wireFetchRequests({
       config,
       policy,
@@ -88,14 +84,13 @@ export class FetchWorkerModule {
       topology,
       registry,
       logger,
-      drainShare: DRAIN_SHARE,
-      settleShare: SETTLE_SHARE,
+      stopDeadlines,
     });
     const consumerSettings: CrawlPageConsumerSettings = {
       topology,
       concurrency: config.WORKER_CONCURRENCY,
-      drainMs: Math.floor(config.SHUTDOWN_TIMEOUT_MS * DRAIN_SHARE),
-      stopDeadlineMs: Math.floor(config.SHUTDOWN_TIMEOUT_MS * SETTLE_SHARE),
+      drainMs: stopDeadlines.drainMs,
+      stopDeadlineMs: stopDeadlines.settleMs,
       // One budget for the process: batch bodies and crawl HTML spill from the same memory.
       spillBudget: new ByteBudget(config.SPILL_BUDGET_BYTES),
     };

@@ -1,9 +1,9 @@
 import { ConfigError, loadConfig } from '@trawl/config';
-import { configSchema } from './config';
+import { schedulerConfigSchema } from './config';
 
-describe('scheduler configSchema', () => {
+describe('schedulerConfigSchema', () => {
   it('has defaults for the schedule engine', () => {
-    expect(loadConfig(configSchema, {})).toMatchObject({
+    expect(loadConfig(schedulerConfigSchema, {})).toMatchObject({
       SCHEDULER_LEASE_TTL_MS: 15_000,
       SCHEDULER_RENEW_INTERVAL_MS: 5_000,
       SCHEDULE_POLL_INTERVAL_MS: 1_000,
@@ -13,7 +13,7 @@ describe('scheduler configSchema', () => {
   });
 
   it('refuses a renewal interval over half the lease, naming the variable', () => {
-    expect(() => loadConfig(configSchema, { SCHEDULER_LEASE_TTL_MS: '10000', SCHEDULER_RENEW_INTERVAL_MS: '6000' })).toThrow(
+    expect(() => loadConfig(schedulerConfigSchema, { SCHEDULER_LEASE_TTL_MS: '10000', SCHEDULER_RENEW_INTERVAL_MS: '6000' })).toThrow(
       expect.objectContaining({ issues: [expect.stringMatching(/^SCHEDULER_RENEW_INTERVAL_MS: /)] }) as ConfigError,
     );
   });

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { baseConfigSchema, envInt, fetchPolicyConfigShape } from '@trawl/config';
 import { secretsKeyEnv } from '@trawl/webhooks';
 
-export const configSchema = baseConfigSchema
+export const schedulerConfigSchema = baseConfigSchema
   .extend({
     PORT: envInt(8083, 0, 65535),
     DB_POOL_SIZE: envInt(5, 1, 200),
@@ -89,4 +89,4 @@ export const configSchema = baseConfigSchema
     path: ['BATCH_TASK_LEASE_MS'],
     message: 'must be longer than BATCH_TASK_TIMEOUT_MS, or every slow task would be dispatched twice',
   });
-export type SchedulerConfig = z.infer<typeof configSchema>;
+export type SchedulerConfig = z.infer<typeof schedulerConfigSchema>;

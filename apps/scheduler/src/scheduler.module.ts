@@ -4,7 +4,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { Logger } from '@trawl/observability';
 import { Clock, systemClock } from '@trawl/scheduling';
 import { MessagingConnection, StreamedRpcClient } from '@trawl/messaging';
-import { connectService, SERVICE_MESSAGING } from '@trawl/service-kit';
+import { connectService, SERVICE_MESSAGING, stopDeadlinesOf } from '@trawl/service-kit';
 import { SchedulerConfig } from './config';
 import { DomainPreparationService } from './extract-preparations/domain-preparation.service';
 import { PreparationConsumer } from './extract-preparations/preparation.consumer';
@@ -73,6 +73,7 @@ export class SchedulerModule {
         consumers: [topology.consumers.batchSchedulers, topology.consumers.extractPreparers],
       }),
     });
+    const stopDeadlines = stopDeadlinesOf(config.SHUTDOWN_TIMEOUT_MS);
     const settings: SchedulerSettings = {
       leaseName: SCHEDULE_LEASE_NAME,
       instanceId: config.SCHEDULER_INSTANCE_ID ?? `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`,
@@ -81,6 +82,7 @@ export class SchedulerModule {
       pollIntervalMs: config.SCHEDULE_POLL_INTERVAL_MS,
       missedGraceMs: config.SCHEDULE_MISSED_GRACE_MS,
       batchSize: config.SCHEDULE_BATCH,
+      stopDeadlines,
     };
     const runsSettings: RunsSettings = {
       topology: service.topology,
@@ -98,6 +100,7 @@ export class SchedulerModule {
       creditPriceUsd: config.FETCH_CREDIT_PRICE_USD,
       forbiddenDomains: config.FETCH_FORBIDDEN_DOMAINS,
       secrets: config.SECRETS_KEY,
+      stopDeadlines,
     };
     const preparationSettings: PreparationSettings = {
       topology: service.topology,
@@ -110,6 +113,7 @@ export class SchedulerModule {
       maxDeliveries: config.PREPARE_MAX_DELIVERIES,
       sweepIntervalMs: config.PREPARE_SWEEP_INTERVAL_MS,
       maxBodyBytes: config.BATCH_MAX_BODY_BYTES,
+      stopDeadlines,
     };
     const retentionSettings: RetentionSettings = {
       sweepIntervalMs: config.RETENTION_SWEEP_INTERVAL_MS,

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { Logger } from '@trawl/observability';
-import { SERVICE_LOGGER, ServiceRuntime } from '@trawl/service-kit';
+import { PeriodicLoop, SERVICE_LOGGER, ServiceRuntime, StopCountdown } from '@trawl/service-kit';
 import { PreparationsRuntime } from './extract-preparations/preparations.runtime';
 import { LeaderElection } from './leadership/leader-election';
 import { RetentionSweepService } from './retention/retention-sweep.service';
@@ -17,65 +17,75 @@ import { SCHEDULER_SETTINGS, SchedulerSettings } from './scheduler.settings';
  */
 @Injectable()
 export class SchedulerRuntime extends ServiceRuntime {
-  private electionTimer?: NodeJS.Timeout;
-  private firingTimer?: NodeJS.Timeout;
-  private electing?: Promise<unknown>;
-  private firing?: Promise<unknown>;
-  private sweepTimer?: NodeJS.Timeout;
-  private sweeping?: Promise<unknown>;
+  /** At boot, then every `renewIntervalMs`: the leader renews, the others try to take the lease. */
+  private readonly electing: PeriodicLoop;
+  /** Every `pollIntervalMs`, on the leader: due schedules fire. */
+  private readonly firing: PeriodicLoop;
+  /** Every `sweepIntervalMs`, on the leader: expired batch records go. */
+  private readonly sweeping?: PeriodicLoop;
 
   constructor(
     private readonly election: LeaderElection,
-    private readonly firings: ScheduleFiringService,
+    firings: ScheduleFiringService,
     @Inject(SCHEDULER_SETTINGS) private readonly settings: SchedulerSettings,
     @Inject(SERVICE_LOGGER) private readonly logger: Logger,
     /** Batch run execution, shared by every replica. */
     @Optional() private readonly runs?: RunsRuntime,
     /** Retention sweeps, run by the leader only. */
-    @Optional() private readonly retention?: RetentionSweepService,
-    @Optional() @Inject(RETENTION_SETTINGS) private readonly retentionSettings?: RetentionSettings,
+    @Optional() retention?: RetentionSweepService,
+    @Optional() @Inject(RETENTION_SETTINGS) retentionSettings?: RetentionSettings,
     /** Extract domain preparations, shared by every replica. */
     @Optional() private readonly preparations?: PreparationsRuntime,
   ) {
     super();
+    this.electing = new PeriodicLoop({
+      name: 'election pass',
+      intervalMs: settings.renewIntervalMs,
+      pass: async () => {
+        await election.electOnce();
+      },
+      logger,
+    });
+    this.firing = new PeriodicLoop({
+      name: 'firing pass',
+      intervalMs: settings.pollIntervalMs,
+      firstPass: 'after-interval',
+      pass: async () => {
+        if (election.current()) await firings.fireDueOnce();
+      },
+      logger,
+    });
+    if (retention && retentionSettings) {
+      this.sweeping = new PeriodicLoop({
+        name: 'retention sweep',
+        intervalMs: retentionSettings.sweepIntervalMs,
+        firstPass: 'after-interval',
+        pass: async () => {
+          if (election.current()) await retention.sweepOnce();
+        },
+        logger,
+      });
+    }
   }
 
   protected async startLoops(): Promise<void> {
-    const elect = () => {
-      if (this.electing) return;
-      this.electing = this.election
-        .electOnce()
-        .catch((error: unknown) => this.logger.error({ err: error }, 'election pass failed'))
-        .finally(() => (this.electing = undefined));
-    };
-    const fire = () => {
-      if (this.firing || !this.election.current()) return;
-      this.firing = this.firings
-        .fireDueOnce()
-        .catch((error: unknown) => this.logger.error({ err: error }, 'firing pass failed'))
-        .finally(() => (this.firing = undefined));
-    };
-    const sweep = () => {
-      if (this.sweeping || !this.retention || !this.election.current()) return;
-      this.sweeping = this.retention
-        .sweepOnce()
-        .catch((error: unknown) => this.logger.error({ err: error }, 'retention sweep failed'))
-        .finally(() => (this.sweeping = undefined));
-    };
-    elect();
-    this.electionTimer = setInterval(elect, this.settings.renewIntervalMs);
-    this.firingTimer = setInterval(fire, this.settings.pollIntervalMs);
-    if (this.retention && this.retentionSettings) this.sweepTimer = setInterval(sweep, this.retentionSettings.sweepIntervalMs);
+    this.electing.start();
+    this.firing.start();
+    this.sweeping?.start();
     this.logger.info({ instance: this.settings.instanceId }, 'scheduler started');
     await this.runs?.start();
     await this.preparations?.start();
   }
 
   protected async stopLoops(): Promise<void> {
-    clearInterval(this.electionTimer);
-    clearInterval(this.firingTimer);
-    clearInterval(this.sweepTimer);
-    await Promise.all([this.electing, this.firing, this.sweeping, this.runs?.stop(), this.preparations?.stop()]);
+    const drainMs = StopCountdown.start(this.settings.stopDeadlines).drainLeftMs();
+    await Promise.all([
+      this.electing.stop(drainMs),
+      this.firing.stop(drainMs),
+      this.sweeping?.stop(drainMs),
+      this.runs?.stop(),
+      this.preparations?.stop(),
+    ]);
     await this.election.release();
   }
 }

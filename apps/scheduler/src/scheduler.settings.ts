@@ -1,3 +1,5 @@
+import type { StopDeadlines } from '@trawl/service-kit';
+
 export const SCHEDULER_SETTINGS = Symbol('SCHEDULER_SETTINGS');
 /** The schedule engine's `Clock` (@trawl/scheduling): the system clock, or a test's. */
 export const SCHEDULER_CLOCK = Symbol('SCHEDULER_CLOCK');
@@ -15,6 +17,8 @@ export interface SchedulerSettings {
   missedGraceMs: number;
   /** Due schedules taken per pass. */
   batchSize: number;
+  /** Shares of `SHUTDOWN_TIMEOUT_MS` the schedule engine's passes stop within. */
+  stopDeadlines: StopDeadlines;
 }
 
 /** The lease that elects the replica firing schedules. */

@@ -5,7 +5,7 @@ import { loadConfig } from '@trawl/config';
 import { messagingTopology } from '@trawl/contracts';
 import { deleteStreams, MessagingConnection } from '@trawl/messaging';
 import { createMigratedDatabase, sqlOn, testPool, TestDatabase, uniqueSuffix, waitFor } from '@trawl/testing';
-import { configSchema } from '../src/config';
+import { schedulerConfigSchema } from '../src/config';
 import { SchedulerModule } from '../src/scheduler.module';
 import { SCHEDULE_LEASE_NAME } from '../src/scheduler.settings';
 import { createSchedule, createTenant, createTestRunsTable, firingsOf, TableRunStarter } from './support/scheduler-harness';
@@ -34,7 +34,7 @@ describe(SchedulerModule.name, () => {
   const sql = sqlOn(() => pool);
 
   it('boots, leads, fires a due schedule through the wired run starter, and releases the lease on close', async () => {
-    const config = loadConfig(configSchema, {
+    const config = loadConfig(schedulerConfigSchema, {
       DATABASE_URL: database.url,
       NATS_URL,
       NATS_PREFIX: prefix,

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { baseConfigSchema, envInt } from '@trawl/config';
 import { secretsKeyEnv } from '@trawl/webhooks';
 
-export const configSchema = baseConfigSchema.extend({
+export const webhookDispatcherConfigSchema = baseConfigSchema.extend({
   PORT: envInt(8084, 0, 65535),
   DB_POOL_SIZE: envInt(5, 1, 200),
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.string().url().optional(),
@@ -25,4 +25,4 @@ export const configSchema = baseConfigSchema.extend({
   /** How often an idle replica looks for due deliveries, in ms. Default 500. */
   WEBHOOK_POLL_INTERVAL_MS: envInt(500, 10, 60_000),
 });
-export type WebhookDispatcherConfig = z.infer<typeof configSchema>;
+export type WebhookDispatcherConfig = z.infer<typeof webhookDispatcherConfigSchema>;

@@ -24,19 +24,21 @@ describe(DeliveryService.name, () => {
   function service(
     overrides: { box?: SecretBox | undefined; windowMs?: number; deliveries?: DeliveryRepository; client?: WebhookDeliveryClient } = {},
   ): DeliveryService {
-    return new DeliveryService({
+    return new DeliveryService(
       db,
-      deliveries: overrides.deliveries ?? new DeliveryRepository(),
-      keys: new SigningKeysRepository(),
-      box: 'box' in overrides ? overrides.box : box,
-      client: overrides.client ?? client,
-      schedule: { baseMs: 1_000, maxDelayMs: 10_000, windowMs: overrides.windowMs ?? 60_000 },
-      attemptTimeoutMs: 1_000,
-      metrics: new DispatcherMetrics(new Registry()),
-      logger: createLogger('delivery-test', 'silent'),
-      clock: () => now,
-      random: () => 0.5,
-    });
+      overrides.deliveries ?? new DeliveryRepository(),
+      new SigningKeysRepository(),
+      overrides.client ?? client,
+      new DispatcherMetrics(new Registry()),
+      {
+        box: 'box' in overrides ? overrides.box : box,
+        schedule: { baseMs: 1_000, maxDelayMs: 10_000, windowMs: overrides.windowMs ?? 60_000 },
+        attemptTimeoutMs: 1_000,
+        clock: () => now,
+        random: () => 0.5,
+      },
+      createLogger('delivery-test', 'silent'),
+    );
   }
 
   /** A tenant with an active key `kid_t`, sealed by `seal` (default: the dispatcher's own box). */

@@ -69,7 +69,7 @@ export const batchTaskResultV1 = z.object({
   /** The Fetch API's HTTP status for this answer (200, a passed-through target status, or the error's). */
   status_code: z.number().int().min(100).max(599),
   content_type: z.string(),
-  /** The body's format (`html`, `json`, `markdown`, `plaintext`, `pdf`, `png`, `jpeg`) when it succeeded. */
+  /** The body's format (one of `OUTPUT_FORMATS`: `html`, `json`, a response type, a screenshot format) when it succeeded. */
   output_format: z.string().optional(),
   /** The body, inline… */
   body_base64: z.string().optional(),

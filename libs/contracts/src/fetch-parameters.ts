@@ -1,5 +1,5 @@
 import { BLOCKABLE_RESOURCES } from './fetch.messages';
-import { OUTPUT_NAMES, RESPONSE_TYPES, SCREENSHOT_FORMATS } from './output-formats';
+import { OUTPUT_NAMES, RESPONSE_TYPE_TITLES, RESPONSE_TYPE_TRAITS, RESPONSE_TYPES, SCREENSHOT_FORMATS } from './output-formats';
 
 /**
  * How one query parameter of the Fetch endpoint is read. The Fetch parser (`@trawl/fetch-params`)
@@ -20,6 +20,13 @@ export type FetchParameter = { description: string } & (
   /** The API key (also accepted as `X-API-Key`): a security scheme of the document, not a parameter. */
   | { kind: 'api_key' }
 );
+
+/** "The page as Markdown, plain text or PDF (`pdf` needs `js_render`).": from the traits, so a new type is described as it is added. */
+function responseTypeDescription(): string {
+  const printed = RESPONSE_TYPES.filter((type) => RESPONSE_TYPE_TRAITS[type].printed).map((type) => `\`${type}\``);
+  const needs = printed.length === 0 ? '' : ` (${new Intl.ListFormat('en-GB').format(printed)} ${printed.length === 1 ? 'needs' : 'need'} \`js_render\`)`;
+  return `The page as ${RESPONSE_TYPE_TITLES}${needs}.`;
+}
 
 /** Every query parameter of the Fetch endpoint (fetch-details.md), `apikey` included. */
 export const FETCH_PARAMETERS = {
@@ -63,7 +70,7 @@ export const FETCH_PARAMETERS = {
     kind: 'json',
     description: 'A JSON object of names to CSS selectors (` @attr` suffix for an attribute); answers JSON keyed by name.',
   },
-  response_type: { kind: 'enum', values: RESPONSE_TYPES, description: 'The page as Markdown, plain text or PDF (`pdf` needs `js_render`).' },
+  response_type: { kind: 'enum', values: RESPONSE_TYPES, description: responseTypeDescription() },
   outputs: {
     kind: 'list',
     values: OUTPUT_NAMES,
@@ -94,9 +101,6 @@ export const FETCH_PARAMETERS = {
   },
 } as const satisfies Record<string, FetchParameter>;
 export type FetchParameterName = keyof typeof FETCH_PARAMETERS;
-
-/** The names of {@link FETCH_PARAMETERS}: every query parameter the Fetch endpoint accepts. */
-export const FETCH_QUERY_PARAMETERS = Object.keys(FETCH_PARAMETERS) as FetchParameterName[];
 
 /** The names of the parameters of one kind (`'integer'` → `'session_id' | 'wait' | …`). */
 export type FetchParameterOfKind<K extends FetchParameter['kind']> = {

@@ -1,3 +1,5 @@
+import { CodedError } from '@trawl/errors';
+
 /** Why an outbound request was refused or failed. Consumers map each code to "retry" or "give up". */
 export enum EgressErrorCode {
   /** Not an http(s) URL, or a redirect `Location` that does not parse. */
@@ -20,14 +22,4 @@ export enum EgressErrorCode {
  * show a tenant: it names the host they asked for but never an address we resolved it to (which
  * would map our internal network for them). Underlying errors are kept in `cause` for the logs.
  */
-export class EgressError extends Error {
-  override readonly name = 'EgressError';
-
-  constructor(
-    readonly code: EgressErrorCode,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-  }
-}
+export class EgressError extends CodedError<EgressErrorCode> {}

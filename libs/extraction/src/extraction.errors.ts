@@ -1,3 +1,5 @@
+import { CodedError } from '@trawl/errors';
+
 /** Why an output transform refused its input. The fetch worker maps each code to a Fetch error code. */
 export enum ExtractionErrorCode {
   /**
@@ -10,14 +12,4 @@ export enum ExtractionErrorCode {
 }
 
 /** A transform refused its input; the message is safe to show the tenant who sent it. */
-export class ExtractionError extends Error {
-  override readonly name = 'ExtractionError';
-
-  constructor(
-    readonly code: ExtractionErrorCode,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-  }
-}
+export class ExtractionError extends CodedError<ExtractionErrorCode> {}

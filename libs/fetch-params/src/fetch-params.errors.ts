@@ -1,3 +1,5 @@
+import { CodedError } from '@trawl/errors';
+
 /** Codes of a refused Fetch parameter set (spec-extract-fetch §7): the same for the Fetch API and batch tasks. */
 export type FetchParamsErrorCode = 'REQS004' | 'RESP004';
 
@@ -6,14 +8,13 @@ export type FetchParamsErrorCode = 'REQS004' | 'RESP004';
  * names the parameter at fault. The gateway turns it into its own `FetchError` (problem+json); the
  * batch scheduler records it as a failed task.
  */
-export class FetchParamsError extends Error {
+export class FetchParamsError extends CodedError<FetchParamsErrorCode> {
   constructor(
-    readonly code: FetchParamsErrorCode,
+    code: FetchParamsErrorCode,
     /** Tells the caller what to do; never holds a secret. */
     readonly detail: string,
     readonly extensions: { parameter?: string } = {},
   ) {
-    super(detail);
-    this.name = 'FetchParamsError';
+    super(code, detail);
   }
 }

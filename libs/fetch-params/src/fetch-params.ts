@@ -5,25 +5,19 @@ import {
   FetchOptionsV1,
   fetchOptionsV1,
   jsInstructionV1,
-  type ResponseType,
+  RESPONSE_TYPE_TRAITS,
   ScreenshotOptionsV1,
 } from '@trawl/contracts';
 import { FetchParamsError } from './fetch-params.errors';
-
-/** Whether each `response_type` needs a browser (`js_render=true`): a PDF is printed by Chromium. */
-const RESPONSE_TYPE_NEEDS_BROWSER: Readonly<Record<ResponseType, boolean>> = { markdown: false, plaintext: false, pdf: true };
 
 /** A query string as a web framework parses it: a repeated parameter becomes an array. */
 export type QueryParameters = Record<string, string | string[] | undefined>;
 
 // The parameters, their kinds, bounds and values are one list in @trawl/contracts (`FETCH_PARAMETERS`),
 // which the OpenAPI document also describes them from: the reader below takes every bound from there.
-export { FETCH_QUERY_PARAMETERS } from '@trawl/contracts';
 
 /** Longest target URL accepted, in characters. */
-export const MAX_TARGET_URL_LENGTH = FETCH_PARAMETERS.url.maxLength;
-/** Longest `wait`, in ms (fetch-details "Other options"). */
-export const MAX_WAIT_MS = FETCH_PARAMETERS.wait.max;
+const MAX_TARGET_URL_LENGTH = FETCH_PARAMETERS.url.maxLength;
 
 /** A Fetch request's query, validated: what the worker is asked, plus what the gateway itself acts on. */
 export interface FetchQuery {
@@ -87,7 +81,8 @@ export function parseFetchParams(query: QueryParameters | undefined): FetchQuery
       ['screenshot', screenshot.given],
       ['window_width', windowWidth],
       ['window_height', windowHeight],
-      ['response_type', responseType !== undefined && RESPONSE_TYPE_NEEDS_BROWSER[responseType] ? responseType : undefined],
+      // A type Chromium prints (`pdf`) needs the browser; the others are made from the HTML.
+      ['response_type', responseType !== undefined && RESPONSE_TYPE_TRAITS[responseType].printed ? responseType : undefined],
     ];
     const needing = browserOnly.find(([, value]) => value !== undefined);
     if (needing) {

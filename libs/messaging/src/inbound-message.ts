@@ -33,9 +33,6 @@ export interface MessagingLogger {
   error(obj: object, msg: string): void;
 }
 
-/** @deprecated Use `MessagingLogger`. */
-export type ConsumerLogger = MessagingLogger;
-
 export interface ConsumerRunnerOptions<T> {
   js: JetStreamClient;
   stream: string;
@@ -111,7 +108,7 @@ export class Delivery<T> implements InboundMessage<T> {
   }
 }
 
-export function applyDisposition(msg: JsMsg, disposition: Disposition): void {
+function applyDisposition(msg: JsMsg, disposition: Disposition): void {
   switch (disposition.kind) {
     case 'ack':
       msg.ack();

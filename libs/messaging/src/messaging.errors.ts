@@ -1,3 +1,5 @@
+import { CodedError } from '@trawl/errors';
+
 /** Why a messaging operation failed. Callers map each code to "retry" or "give up". */
 export enum MessagingErrorCode {
   /** No NATS server answered within the initial connect window. */
@@ -34,14 +36,4 @@ export enum MessagingErrorCode {
 }
 
 /** A failure of the messaging layer; the underlying NATS error, if any, is in `cause`. */
-export class MessagingError extends Error {
-  override readonly name = 'MessagingError';
-
-  constructor(
-    readonly code: MessagingErrorCode,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-  }
-}
+export class MessagingError extends CodedError<MessagingErrorCode> {}

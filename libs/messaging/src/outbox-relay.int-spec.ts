@@ -1,5 +1,5 @@
 import type { Pool } from 'pg';
-import { createTestDatabase, testPool, TestDatabase, waitFor } from '@trawl/testing';
+import { createTestDatabase, testPool, TestDatabase } from '@trawl/testing';
 import { connectForTests, RecordingLogger, StreamFixture } from '../test/jetstream-fixture';
 import { MessagingConnection } from './connection';
 import { MessagingError, MessagingErrorCode } from './messaging.errors';
@@ -13,7 +13,6 @@ describe(OutboxRelay.name, () => {
   let pool: Pool;
   let fx: StreamFixture;
   let logger: RecordingLogger;
-  const relays: OutboxRelay[] = [];
 
   beforeAll(async () => {
     conn = await connectForTests('messaging-outbox-test');
@@ -43,14 +42,11 @@ describe(OutboxRelay.name, () => {
     await pool.query('TRUNCATE outbox');
   });
   afterEach(async () => {
-    await Promise.all(relays.splice(0).map((r) => r.stop()));
     await fx.cleanup();
   });
 
   function relay(batchSize = 100): OutboxRelay {
-    const r = new OutboxRelay({ pool, js: conn.js, batchSize, pollIntervalMs: 50, logger });
-    relays.push(r);
-    return r;
+    return new OutboxRelay({ pool, js: conn.js, batchSize, logger });
   }
 
   /** Inserts `count` rows, oldest first; returns their ids in order. */
@@ -163,28 +159,6 @@ describe(OutboxRelay.name, () => {
       const error = await relay().relayOnce().catch((e: unknown) => e);
       expect((error as MessagingError).code).toBe(MessagingErrorCode.PublishFailed);
       expect(await unpublished()).toBe(1);
-    });
-  });
-
-  describe('start', () => {
-    it('relays rows written while it runs, at once on notify()', async () => {
-      const r = new OutboxRelay({ pool, js: conn.js, pollIntervalMs: 60_000, logger });
-      relays.push(r);
-      r.start();
-      r.start();
-      await insertRows(3);
-      r.notify();
-      await waitFor(async () => (await unpublished()) === 0, { timeoutMs: 20_000, what: 'rows relayed after notify' });
-      expect(await fx.messagesInStream()).toBe(3);
-      await r.stop();
-      await r.stop();
-    });
-
-    it('keeps polling while it runs', async () => {
-      relay().start();
-      await insertRows(250);
-      await waitFor(async () => (await unpublished()) === 0, { what: 'rows relayed by polling' });
-      expect(await fx.messagesInStream()).toBe(250);
     });
   });
 

@@ -1,80 +1,47 @@
 import type { Pool } from 'pg';
 import type { JetStreamClient } from '@nats-io/jetstream';
+import type { OutboxRow } from '@trawl/persistence';
 import { consoleLogger, MessagingLogger } from './inbound-message';
 import { MessagingError, MessagingErrorCode } from './messaging.errors';
 import { publishEach } from './publish';
-import { sleep } from './runner-support';
 
 export interface OutboxRelayOptions {
   pool: Pool;
   js: JetStreamClient;
   /**
-   * The outbox table, optionally schema-qualified (default `outbox`): `id uuid`, `subject text`,
-   * `payload jsonb`, `headers jsonb`, `created_at timestamptz`, `published_at timestamptz null`.
+   * The outbox table, optionally schema-qualified (default `outbox`), with the columns of
+   * `OutboxRow` (@trawl/persistence).
    */
   table?: string;
   /** Rows relayed per transaction (default 100). */
   batchSize?: number;
-  /** How often an idle relay looks for new rows, in ms (default 200); `notify()` looks at once. */
-  pollIntervalMs?: number;
   /** Default: console. */
   logger?: MessagingLogger;
 }
 
-interface OutboxRow {
-  id: string;
-  subject: string;
-  payload: unknown;
-  headers: Record<string, unknown> | null;
-}
-
-const MAX_BACKOFF_MS = 5_000;
+type RelayedRow = Pick<OutboxRow, 'id' | 'subject' | 'payload' | 'headers'>;
 
 /**
  * Publishes outbox rows to JetStream. A row is written in the same transaction as the state change
  * it announces; the relay publishes it with `Nats-Msg-Id` = row id and then marks it published. A
  * relay that dies between the two publishes the row again later and JetStream drops the repeat
  * (within the stream's duplicate window). `FOR UPDATE SKIP LOCKED` lets relays in several replicas
- * share the table without waiting on each other.
+ * share the table without waiting on each other. A service runs passes in a loop
+ * (`outboxRelayLoop` of @trawl/service-kit); a pass that filled its batch says more rows wait.
  */
 export class OutboxRelay {
   private readonly table: string;
-  private readonly batchSize: number;
-  private readonly pollIntervalMs: number;
+  /** Most rows one pass relays: a pass that relayed this many may have left more. */
+  readonly batchSize: number;
   private readonly logger: MessagingLogger;
-  private running = false;
-  private loop?: Promise<void>;
-  private notified = false;
-  private wake?: () => void;
 
   constructor(private readonly options: OutboxRelayOptions) {
     this.table = quoteTable(options.table ?? 'outbox');
     this.batchSize = options.batchSize ?? 100;
-    this.pollIntervalMs = options.pollIntervalMs ?? 200;
     this.logger = options.logger ?? consoleLogger;
     if (!Number.isInteger(this.batchSize) || this.batchSize < 1) {
       throw new MessagingError(MessagingErrorCode.InvalidOption, `batchSize must be a positive integer, got ${this.batchSize}`);
     }
-  }
-
-  /** Relays in the background until `stop()`: at once while rows remain, else every `pollIntervalMs`. Safe to call twice. */
-  start(): void {
-    if (this.running) return;
-    this.running = true;
-    this.loop = this.run();
-  }
-
-  /** Finishes the pass under way and stops. Safe to call twice. */
-  async stop(): Promise<void> {
-    this.running = false;
-    this.wake?.();
-    await this.loop;
-  }
-
-  /** Look for rows now (e.g. right after a transaction that wrote one) instead of at the next poll. */
-  notify(): void {
-    this.notified = true;
-    this.wake?.();
   }
 
   /**
@@ -92,7 +59,7 @@ export class OutboxRelay {
     client.on('error', onError);
     try {
       await client.query('BEGIN');
-      const { rows } = await client.query<OutboxRow>(
+      const { rows } = await client.query<RelayedRow>(
         `SELECT id, subject, payload, headers FROM ${this.table}
           WHERE published_at IS NULL
           ORDER BY created_at
@@ -132,26 +99,6 @@ export class OutboxRelay {
     } finally {
       client.removeListener('error', onError);
       client.release(broken);
-    }
-  }
-
-  private async run(): Promise<void> {
-    let failures = 0;
-    while (this.running) {
-      this.notified = false;
-      let relayed = 0;
-      try {
-        relayed = await this.relayOnce();
-        failures = 0;
-      } catch (error) {
-        failures++;
-        this.logger.error({ err: error, failures }, 'outbox relay pass failed');
-      }
-      if (!this.running) break;
-      if (failures === 0 && (relayed === this.batchSize || this.notified)) continue;
-      const pauseMs = failures === 0 ? this.pollIntervalMs : Math.min(MAX_BACKOFF_MS, this.pollIntervalMs * 2 ** failures);
-      await Promise.race([sleep(pauseMs), new Promise<void>((resolve) => (this.wake = resolve))]);
-      this.wake = undefined;
     }
   }
 }

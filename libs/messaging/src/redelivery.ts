@@ -1,7 +1,7 @@
 /** Nak delay of the first failed delivery, in ms. */
-export const FIRST_RETRY_DELAY_MS = 1_000;
+const FIRST_RETRY_DELAY_MS = 1_000;
 /** Longest nak delay after a handler failure, in ms. */
-export const MAX_RETRY_DELAY_MS = 30_000;
+const MAX_RETRY_DELAY_MS = 30_000;
 
 /**
  * Nak delay for a message whose handler threw, in ms: 1 s on the first delivery, doubling with

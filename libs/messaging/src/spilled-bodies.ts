@@ -128,7 +128,7 @@ export class SpilledBodies {
 }
 
 /** Subject of chunk `index` of the body spilled under `stem`. */
-export function chunkSubject(stem: string, index: number): string {
+function chunkSubject(stem: string, index: number): string {
   return `${stem}.${index}`;
 }
 

@@ -46,7 +46,7 @@ export function registerFetchCommand(program: Command, context: CliContext): voi
  * A Fetch answer as JSON for `--json`: what the API said of the request, and the body unless it
  * went to a file (text as is, anything else in base64, as batch results write it).
  */
-export function describeFetch(result: FetchResult, withBody: boolean): Record<string, unknown> {
+function describeFetch(result: FetchResult, withBody: boolean): Record<string, unknown> {
   const text = isText(result.contentType);
   return {
     status: result.status,

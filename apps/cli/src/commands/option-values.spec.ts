@@ -1,7 +1,7 @@
-import { InvalidArgumentError } from 'commander';
+import { Command, InvalidArgumentError } from 'commander';
 import { csvInputOf } from './batch';
 import { collectParam, nonNegativeInteger, positiveInteger } from './option-values';
-import { scrapeParams } from './scrape-options';
+import { addScrapeOptions, scrapeParams } from './scrape-options';
 
 describe('positiveInteger', () => {
   it('takes whole numbers of at least 1 and refuses anything else', () => {
@@ -36,6 +36,12 @@ describe('scrapeParams', () => {
       outputs: 'emails,links',
     });
     expect(scrapeParams({})).toEqual({});
+  });
+
+  it('sends the response_type of its flag, and refuses two of them', () => {
+    const parse = (...args: string[]) => addScrapeOptions(new Command().exitOverride().configureOutput({ writeErr: () => undefined })).parse(args, { from: 'user' }).opts();
+    expect(['--markdown', '--plaintext', '--pdf'].map((flag) => scrapeParams(parse(flag)).response_type)).toEqual(['markdown', 'plaintext', 'pdf']);
+    expect(() => parse('--markdown', '--pdf')).toThrow(expect.objectContaining({ code: 'commander.conflictingOption' }));
   });
 });
 

@@ -25,7 +25,7 @@ export function registerUsageCommand(program: Command, context: CliContext): voi
 }
 
 /** The usage as aligned lines for a terminal. */
-export function formatUsage(usage: SubscriptionDetails): string {
+function formatUsage(usage: SubscriptionDetails): string {
   const n = (value: number): string => value.toLocaleString('en-US');
   const rows: [string, string][] = [
     ['Credits', `${n(usage.credits_used)} used of ${n(usage.credits_total)} (${usage.usage_percent} %), ${n(usage.credits_left)} left`],

@@ -4,7 +4,7 @@ import { Logger } from '@trawl/observability';
 import { COORDINATOR_SETTINGS, CoordinatorSettings } from '../coordinator.settings';
 import { CoordinatorMetrics } from '../coordinator.metrics';
 import { FrontierRepository } from '../frontier/frontier.repository';
-import { SERVICE_LOGGER, SERVICE_MESSAGING } from '@trawl/service-kit';
+import { PeriodicLoop, SERVICE_LOGGER, SERVICE_MESSAGING } from '@trawl/service-kit';
 import type { MessagingConnection } from '@trawl/messaging';
 import { CrawlLifecycleRepository } from './crawl-lifecycle.repository';
 import { CrawlLifecycleService } from './crawl-lifecycle.service';
@@ -18,8 +18,10 @@ import { CrawlLifecycleService } from './crawl-lifecycle.service';
  */
 @Injectable()
 export class ReconcilerService {
-  private timer?: NodeJS.Timeout;
-  private pass?: Promise<void>;
+  /** A pass every `reconcileIntervalMs`, the first one interval after start. */
+  private readonly loop: PeriodicLoop;
+  /** Told when a pass queued pages again (`start`). */
+  private onWork?: () => void;
 
   constructor(
     private readonly db: Database,
@@ -30,25 +32,27 @@ export class ReconcilerService {
     @Inject(COORDINATOR_SETTINGS) private readonly settings: CoordinatorSettings,
     @Inject(SERVICE_LOGGER) private readonly logger: Logger,
     @Inject(SERVICE_MESSAGING) private readonly messaging: MessagingConnection,
-  ) {}
-
-  start(onWork: () => void): void {
-    if (this.timer) return;
-    this.timer = setInterval(() => {
-      if (this.pass) return;
-      this.pass = this.reconcileOnce()
-        .then((requeued) => {
-          if (requeued > 0) onWork();
-        })
-        .catch((error: unknown) => this.logger.error({ err: error }, 'reconcile pass failed'))
-        .finally(() => (this.pass = undefined));
-    }, this.settings.reconcileIntervalMs);
+  ) {
+    this.loop = new PeriodicLoop({
+      name: 'reconcile pass',
+      intervalMs: settings.reconcileIntervalMs,
+      firstPass: 'after-interval',
+      pass: async () => {
+        if ((await this.reconcileOnce()) > 0) this.onWork?.();
+      },
+      logger,
+    });
   }
 
-  async stop(): Promise<void> {
-    clearInterval(this.timer);
-    this.timer = undefined;
-    await this.pass;
+  /** Reconciles in the background; `onWork` is told when a pass queued pages again. Safe to call twice. */
+  start(onWork: () => void): void {
+    this.onWork = onWork;
+    this.loop.start();
+  }
+
+  /** Waits up to `deadlineMs` for the pass under way. Safe to call twice. */
+  stop(deadlineMs: number): Promise<void> {
+    return this.loop.stop(deadlineMs);
   }
 
   /** One pass; returns how many pages went back to the queue. */

@@ -4,11 +4,11 @@ import { autoTiersOf } from '@trawl/billing';
 import { crawlPageTaskMsgId, type CrawlPageTaskV1 } from '@trawl/contracts';
 import { Database, resultEvenIfCommitUnknown } from '@trawl/persistence';
 import { contextFromTraceParent, Logger, tracer } from '@trawl/observability';
-import { MessagingConnection, publishManyHeld, WakeSignal } from '@trawl/messaging';
+import { MessagingConnection, publishManyHeld } from '@trawl/messaging';
 import { COORDINATOR_SETTINGS, CoordinatorSettings } from '../coordinator.settings';
 import { CoordinatorMetrics } from '../coordinator.metrics';
 import { CrawlLifecycleRepository } from '../crawl-lifecycle/crawl-lifecycle.repository';
-import { SERVICE_LOGGER, SERVICE_MESSAGING } from '@trawl/service-kit';
+import { PeriodicLoop, SERVICE_LOGGER, SERVICE_MESSAGING } from '@trawl/service-kit';
 import { FrontierRepository } from './frontier.repository';
 
 /**
@@ -21,11 +21,10 @@ import { FrontierRepository } from './frontier.repository';
  */
 @Injectable()
 export class DispatcherService {
-  private running = false;
-  private loop?: Promise<void>;
-  private readonly wakeup = new WakeSignal();
+  /** Rounds one after another while they publish, else every `dispatchPollMs` or when notified. */
+  private readonly loop: PeriodicLoop;
   /** Ends a publish held through a NATS outage when the coordinator stops. */
-  private stopping = new AbortController();
+  private readonly stopping = new AbortController();
 
   constructor(
     private readonly db: Database,
@@ -37,26 +36,29 @@ export class DispatcherService {
     @Inject(SERVICE_LOGGER) private readonly logger: Logger,
   ) {
     metrics.countRunningWith(() => crawls.countRunning(db));
+    this.loop = new PeriodicLoop({
+      name: 'dispatch round',
+      intervalMs: settings.dispatchPollMs,
+      // A round that published may have left pages it had no room for: the next goes at once.
+      pass: async () => ({ more: (await this.dispatchRound()) > 0 }),
+      logger,
+    });
   }
 
+  /** Safe to call twice; does nothing after `stop()`. */
   start(): void {
-    if (this.running) return;
-    this.running = true;
-    this.stopping = new AbortController();
-    this.loop = this.run();
+    this.loop.start();
   }
 
-  async stop(): Promise<void> {
-    if (!this.running) return;
-    this.running = false;
+  /** Stops dispatching: ends a held publish, and waits up to `deadlineMs` for the round under way. Safe to call twice. */
+  async stop(deadlineMs: number): Promise<void> {
     this.stopping.abort();
-    this.notify();
-    await this.loop;
+    await this.loop.stop(deadlineMs);
   }
 
   /** Dispatch now (new crawl, new links) instead of at the next poll. */
   notify(): void {
-    this.wakeup.wake();
+    this.loop.wake();
   }
 
   /** One dispatch round; returns the number of pages published. */
@@ -137,20 +139,5 @@ export class DispatcherService {
     }
     this.metrics.pagesDispatched.inc(pages.length);
     return pages.length;
-  }
-
-  private async run(): Promise<void> {
-    while (this.running) {
-      let published = 0;
-      try {
-        this.wakeup.clear();
-        published = await this.dispatchRound();
-      } catch (error) {
-        this.logger.error({ err: error }, 'dispatch round failed');
-      }
-      if (!this.running) break;
-      if (published > 0) continue;
-      await this.wakeup.wait(this.settings.dispatchPollMs);
-    }
   }
 }

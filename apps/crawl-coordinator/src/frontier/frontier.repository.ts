@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { Sql } from '@trawl/persistence';
+import type { CrawlsRow, Sql, TenantsRow } from '@trawl/persistence';
 
 export interface ClaimedPage {
   frontierId: number;
@@ -13,14 +13,14 @@ export interface ClaimedPage {
 }
 
 export interface DispatchableCrawl {
-  id: string;
-  tenantId: string;
-  scopeDomain: string;
-  traceParent: string | null;
+  id: CrawlsRow['id'];
+  tenantId: CrawlsRow['tenant_id'];
+  scopeDomain: CrawlsRow['scope_domain'];
+  traceParent: CrawlsRow['trace_parent'];
   budget: number;
   outOfCredits: boolean;
   /** The tenant's plan features: which tiers adaptive stealth may use for its pages. */
-  planFeatures: string[];
+  planFeatures: TenantsRow['plan_features'];
 }
 
 /** SQL of the frontier: claims for dispatch, and leases that ran out. */

@@ -3,6 +3,7 @@ import { Registry } from 'prom-client';
 import { crawlMessagingDefinitions, crawlPageTaskV1, CrawlPageTaskV1, messagingTopology } from '@trawl/contracts';
 import { deleteStreams, ensureConsumer, ensureStream, MessagingConnection } from '@trawl/messaging';
 import { createDataSource, Database } from '@trawl/persistence';
+import { stopDeadlinesOf } from '@trawl/service-kit';
 import { createMigratedDatabase, TestDatabase, uniqueSuffix } from '@trawl/testing';
 import { CoordinatorMetrics } from '../../src/coordinator.metrics';
 import { CoordinatorSettings } from '../../src/coordinator.settings';
@@ -55,6 +56,7 @@ export class CoordinatorHarness {
       reconcileIntervalMs: 60_000,
       dispatchPollMs: 60_000,
       resultBatch: 64,
+      stopDeadlines: stopDeadlinesOf(10_000),
       ...overrides,
     };
     return new CoordinatorHarness(testDb, new Database(dataSource), settings);

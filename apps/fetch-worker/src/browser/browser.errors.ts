@@ -1,3 +1,5 @@
+import { CodedError } from '@trawl/errors';
+
 /** Why the browser engine could not render a page. The worker maps each code to a Fetch error code. */
 export enum BrowserErrorCode {
   /** No page slot freed before the request's deadline, or the wait queue is full (→ `RESP009`). */
@@ -33,14 +35,4 @@ export enum BrowserErrorCode {
 }
 
 /** A failure of the browser engine; the message is safe to show a tenant (no internal addresses). */
-export class BrowserError extends Error {
-  override readonly name = 'BrowserError';
-
-  constructor(
-    readonly code: BrowserErrorCode,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-  }
-}
+export class BrowserError extends CodedError<BrowserErrorCode> {}

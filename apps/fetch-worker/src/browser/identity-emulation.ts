@@ -9,7 +9,7 @@ import { withTimeout } from './with-timeout';
  * `Accept-Language` itself, in its own place among the headers. An identity with other languages
  * sets them per page, which moves that header up next to `User-Agent` (DevTools' override does).
  */
-export const BROWSER_LANGUAGES = ['en-US', 'en'] as const;
+const BROWSER_LANGUAGES = ['en-US', 'en'] as const;
 
 /** Launch flags that take away what tells an automated browser from a person's. */
 export const STEALTH_FLAGS = [

@@ -36,17 +36,6 @@ export function processesInGroup(pgid: number, { includeZombies = false } = {}):
     .filter((info): info is ProcessInfo => info !== undefined && info.pgrp === pgid && (includeZombies || info.state !== 'Z'));
 }
 
-/** Live processes whose command line holds `argument` exactly (e.g. `--user-data-dir=/tmp/…`). */
-export function processesWithArgument(argument: string): number[] {
-  return pids().filter((pid) => {
-    try {
-      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes(argument) && readStat(pid)?.state !== 'Z';
-    } catch {
-      return false;
-    }
-  });
-}
-
 function signalGroup(pgid: number, signal: NodeJS.Signals): void {
   try {
     process.kill(-pgid, signal);

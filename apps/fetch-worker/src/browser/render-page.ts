@@ -1,6 +1,6 @@
 import type { Cookie, Frame, HTTPRequest, HTTPResponse, Page } from 'puppeteer-core';
 import { EgressErrorCode } from '@trawl/egress';
-import type { FetchOptionsV1, ScreenshotFormat } from '@trawl/contracts';
+import { type FetchOptionsV1, RESPONSE_TYPE_TRAITS, type ScreenshotFormat } from '@trawl/contracts';
 import type { BrowserIdentity } from '../identity';
 import type { BrowserLease } from './browser-pool';
 import { BrowserError, BrowserErrorCode } from './browser.errors';
@@ -89,7 +89,7 @@ export interface RenderedPage {
   /** With `js_instructions`. */
   instructionsReport?: InstructionsReport;
   screenshot?: RenderedScreenshot;
-  /** With `response_type=pdf`. */
+  /** The page printed, with a `response_type` Chromium prints (`pdf`). */
   pdf?: Buffer;
   /** The context's egress counters (bytes, refusals of sub-resources). */
   egress: ProxySessionStats;
@@ -190,7 +190,8 @@ export async function renderPage(lease: BrowserLease, input: RenderInput, settin
     const html = await contentOf(page, remaining(lease.callTimeoutMs));
     const cookies = await call(lease.context.cookies(), 'cookies');
     const screenshot = options.screenshot ? await takeScreenshot(page, options.screenshot, remaining(lease.callTimeoutMs * 3)) : undefined;
-    const pdf = options.response_type === 'pdf' ? Buffer.from(await call(page.pdf({ printBackground: true }), 'pdf', lease.callTimeoutMs * 3)) : undefined;
+    const printed = options.response_type !== undefined && RESPONSE_TYPE_TRAITS[options.response_type].printed;
+    const pdf = printed ? Buffer.from(await call(page.pdf({ printBackground: true }), 'pdf', lease.callTimeoutMs * 3)) : undefined;
     const body = await withTimeout(mainDocument.rawBody(), remaining(lease.callTimeoutMs), 'document body');
     // Chromium shows a document that is not HTML in a viewer of its own: not a page to keep.
     if (body !== undefined) lease.discard();

@@ -1,3 +1,5 @@
+import { CodedError } from '@trawl/errors';
+
 /** Why a CAPTCHA could not be passed. The Fetch service maps each code to a worker error code. */
 export enum CaptchaErrorCode {
   /** The solver refused the tenant's key (`REQS006`). */
@@ -7,14 +9,4 @@ export enum CaptchaErrorCode {
 }
 
 /** A CAPTCHA that stayed in the way. The message is safe to show the tenant (never holds the key). */
-export class CaptchaError extends Error {
-  override readonly name = 'CaptchaError';
-
-  constructor(
-    readonly code: CaptchaErrorCode,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-  }
-}
+export class CaptchaError extends CodedError<CaptchaErrorCode> {}

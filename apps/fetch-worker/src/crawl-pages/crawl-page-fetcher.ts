@@ -1,7 +1,7 @@
 import { Tier } from '@trawl/billing';
 import type { CrawlPageTaskV1, FetchOptionsV1, FetchRequestV1 } from '@trawl/contracts';
 import { BrowserError, BrowserErrorCode } from '../browser/browser.errors';
-import { targetCallsOf, type TargetFetcher } from '../fetch-requests/target-fetcher';
+import { targetCallsOf, type TargetFetcher } from '../target-fetch/target-fetcher';
 import { verdictOfError, type PageVerdict } from '../page-fetch/page-outcome';
 import { PageFetchError, PageFetchErrorCode } from '../page-fetch/page-fetch.errors';
 import { bodyWanted, judgePage, type BodyReading, type PageFetchResult } from '../page-fetch/page-judgement';

@@ -4,7 +4,7 @@ import { CrawlPageTaskV1 } from '@trawl/contracts';
 import { EgressError, EgressErrorCode } from '@trawl/egress';
 import { FakeEngine, FakePage, htmlPage } from '../../test/support/fake-engine';
 import type { CaptchaPass } from '../captcha/captcha-pass';
-import { TargetFetcher } from '../fetch-requests/target-fetcher';
+import { TargetFetcher } from '../target-fetch/target-fetcher';
 import { WorkerMetrics } from '../worker.metrics';
 import { CrawlPageFetcher } from './crawl-page-fetcher';
 import { CrawlPageService } from './crawl-page.service';

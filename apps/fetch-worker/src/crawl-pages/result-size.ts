@@ -11,7 +11,7 @@ export const MAX_RESULT_BYTES = 900 * 1024;
  * included); larger HTML travels beside the result in chunks (`content_ref`). Half a message, as a
  * batch task's inline body, so the links always have room.
  */
-export const MAX_INLINE_CONTENT_BYTES = 512 * 1024;
+const MAX_INLINE_CONTENT_BYTES = 512 * 1024;
 
 /** Room kept for the `content_ref` of spilled HTML (`"content_ref":{"chunks":…,"bytes":…,"id":"…"}`), in bytes. */
 const CONTENT_REF_BYTES = 160;

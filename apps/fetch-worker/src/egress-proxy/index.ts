@@ -1,7 +1,6 @@
 export { EgressProxy, type EgressProxyOptions } from './egress-proxy';
 export {
   EGRESS_REFUSAL_HEADER,
-  MAX_RECORDED_FAILURES,
   ProxySession,
   type EgressFailure,
   type ProxySessionOptions,

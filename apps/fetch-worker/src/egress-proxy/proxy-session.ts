@@ -79,7 +79,7 @@ export interface ProxySessionDeps {
 }
 
 /** Failures kept per session; a hostile page can ask for thousands. */
-export const MAX_RECORDED_FAILURES = 50;
+const MAX_RECORDED_FAILURES = 50;
 
 /** How long an idle connection to a target is kept for the session's next request to it, in ms. */
 const TARGET_KEEP_ALIVE_MS = 4_000;

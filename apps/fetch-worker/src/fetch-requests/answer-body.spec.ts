@@ -2,7 +2,7 @@ import { Tier } from '@trawl/billing';
 import type { FetchOptionsV1 } from '@trawl/contracts';
 import { isHtmlPage } from '../page-fetch/page-text';
 import { answerBody } from './answer-body';
-import type { TargetPage } from './fetch-engine';
+import type { TargetPage } from '../target-fetch/fetch-engine';
 import type { PageTransforms } from './page-transforms';
 
 const options = (extra: Partial<FetchOptionsV1> = {}): FetchOptionsV1 => ({

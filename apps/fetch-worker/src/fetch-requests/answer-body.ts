@@ -1,7 +1,7 @@
 import { type FetchOptionsV1, OUTPUT_FORMAT_MEDIA, type ResponseType } from '@trawl/contracts';
 import type { Recipe } from '@trawl/extraction';
 import { isHtmlPage, pageText } from '../page-fetch/page-text';
-import type { TargetPage } from './fetch-engine';
+import type { TargetPage } from '../target-fetch/fetch-engine';
 import { FetchRequestError } from './fetch-request.errors';
 import type { PageTransforms } from './page-transforms';
 

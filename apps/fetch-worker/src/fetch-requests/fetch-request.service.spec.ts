@@ -6,12 +6,12 @@ import { Registry } from 'prom-client';
 import { Tier } from '@trawl/billing';
 import type { FetchOptionsV1, FetchRequestV1 } from '@trawl/contracts';
 import type { CaptchaPass } from '../captcha/captcha-pass';
-import type { FetchEngine, TargetPage, TargetRequest } from './fetch-engine';
+import type { FetchEngine, TargetPage, TargetRequest } from '../target-fetch/fetch-engine';
 import { FetchRequestError } from './fetch-request.errors';
 import { FetchRequestMetrics } from './fetch-request.metrics';
 import { FetchRequestService } from './fetch-request.service';
-import type { FetchEngineSet } from './fetch-engine.router';
-import { TargetFetcher } from './target-fetcher';
+import type { FetchEngineSet } from '../target-fetch/fetch-engine.router';
+import { TargetFetcher } from '../target-fetch/target-fetcher';
 import type { PageTransforms } from './page-transforms';
 import { testIdentities } from '../identity/identity.test-support';
 

@@ -9,14 +9,14 @@ import { SERVICE_LOGGER } from '@trawl/service-kit';
 import { answerBody, type AnswerBody, extractAnswer } from './answer-body';
 import type { Recipe } from '@trawl/extraction';
 import { NO_RECIPES, type RecipeSource } from './extract-recipes';
-import type { TargetPage } from './fetch-engine';
-import { requestedTier } from './fetch-engine.router';
+import type { TargetPage } from '../target-fetch/fetch-engine';
+import { requestedTier } from '../target-fetch/fetch-engine.router';
 import { fetchFailureOf } from './fetch-failures';
 import { FetchRequestError } from './fetch-request.errors';
 import { FetchRequestMetrics } from './fetch-request.metrics';
 import type { PageTransforms } from './page-transforms';
 import { targetHeaders } from './target-headers';
-import { targetCallsOf, TargetFetcher } from './target-fetcher';
+import { targetCallsOf, TargetFetcher } from '../target-fetch/target-fetcher';
 import { judgeTargetStatus } from './target-status';
 
 export const PAGE_TRANSFORMS = Symbol('PAGE_TRANSFORMS');

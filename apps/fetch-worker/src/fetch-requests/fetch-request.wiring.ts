@@ -4,6 +4,7 @@ import type { MessagingTopology } from '@trawl/contracts';
 import type { EgressPolicy } from '@trawl/egress';
 import type { MessagingConnection } from '@trawl/messaging';
 import type { Logger } from '@trawl/observability';
+import type { StopDeadlines } from '@trawl/service-kit';
 import type { Registry } from 'prom-client';
 import { readFileSync } from 'node:fs';
 import { BrowserPool, registerBrowserPoolMetrics } from '../browser';
@@ -17,16 +18,16 @@ import type { HttpEngine } from '../page-fetch/http-engine';
 import { NatsSessionBindings, parseProxyPools, ProxyRouter, UpstreamAgents } from '../proxies';
 import { AdaptiveFetcher, CachedDomainTierMemory, NatsDomainTierMemory } from '../stealth';
 import { extractionTransforms } from './extraction-transforms';
-import { BrowserFetchEngine } from './browser-fetch-engine';
-import type { FetchEngineSet } from './fetch-engine.router';
+import { BrowserFetchEngine } from '../target-fetch/browser-fetch-engine';
+import type { FetchEngineSet } from '../target-fetch/fetch-engine.router';
 import { FetchRequestMetrics } from './fetch-request.metrics';
 import { FETCH_REQUEST_SERVER_SETTINGS, FetchRequestServer, FetchRequestServerSettings } from './fetch-request.server';
 import { EXTRACT_RECIPES, FETCH_REQUEST_SETTINGS, FetchRequestService, FetchRequestSettings, PAGE_TRANSFORMS } from './fetch-request.service';
 import { KvRecipeSource } from './extract-recipes';
-import { HttpFetchEngine } from './http-fetch-engine';
+import { HttpFetchEngine } from '../target-fetch/http-fetch-engine';
 import { fetchRequestBuckets } from './kv-buckets';
 import { domainTierMemoryOnFirstUse, sessionBindingsOnFirstUse } from './lazy-kv';
-import { TargetFetcher } from './target-fetcher';
+import { TargetFetcher } from '../target-fetch/target-fetcher';
 
 /** What the Fetch API shares with the rest of the worker. */
 export interface FetchRequestWiringDeps {
@@ -42,9 +43,8 @@ export interface FetchRequestWiringDeps {
   topology: MessagingTopology;
   registry: Registry;
   logger: Logger;
-  /** Share of `SHUTDOWN_TIMEOUT_MS` requests in flight may use to finish, then the share by which all are answered. */
-  drainShare: number;
-  settleShare: number;
+  /** Requests in flight may finish until the drain mark; by the settle mark, all are answered. */
+  stopDeadlines: StopDeadlines;
 }
 
 /** The Fetch API's providers, and what must be closed when the worker stops. */
@@ -94,8 +94,8 @@ export function wireFetchRequests(deps: FetchRequestWiringDeps): FetchRequestWir
   const serverSettings: FetchRequestServerSettings = {
     topology,
     capacity: config.FETCH_CONCURRENCY,
-    drainMs: Math.floor(config.SHUTDOWN_TIMEOUT_MS * deps.drainShare),
-    stopDeadlineMs: Math.floor(config.SHUTDOWN_TIMEOUT_MS * deps.settleShare),
+    drainMs: deps.stopDeadlines.drainMs,
+    stopDeadlineMs: deps.stopDeadlines.settleMs,
   };
   return {
     providers: [

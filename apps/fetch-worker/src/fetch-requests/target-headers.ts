@@ -19,7 +19,7 @@ const DROPPED = new Set([
 ]);
 
 /** Prefix of target headers in the answer (fetch-details "Response headers"). */
-export const TARGET_HEADER_PREFIX = 'Zr-';
+const TARGET_HEADER_PREFIX = 'Zr-';
 
 /**
  * The target's response headers for the caller, each prefixed `Zr-` (`content-type` →

@@ -10,7 +10,7 @@ export interface DecodedPage {
 }
 
 /** How far into the body `<meta charset>` is looked for (the HTML prescan reads 1,024 bytes). */
-export const META_PRESCAN_BYTES = 1024;
+const META_PRESCAN_BYTES = 1024;
 
 const BOMS: ReadonlyArray<{ bytes: readonly number[]; encoding: string }> = [
   { bytes: [0xef, 0xbb, 0xbf], encoding: 'utf-8' },

@@ -1,3 +1,5 @@
+import { CodedError } from '@trawl/errors';
+
 /** Why a page fetch ended without a verdict on the page. */
 export enum PageFetchErrorCode {
   /** The caller aborted (worker shutdown): the page is neither fetched nor failed, and is handed back. */
@@ -7,14 +9,4 @@ export enum PageFetchErrorCode {
 }
 
 /** A fetch that says nothing about the page itself; consumers hand the work back instead of reporting it. */
-export class PageFetchError extends Error {
-  override readonly name = 'PageFetchError';
-
-  constructor(
-    readonly code: PageFetchErrorCode,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-  }
-}
+export class PageFetchError extends CodedError<PageFetchErrorCode> {}

@@ -1,3 +1,5 @@
+import { CodedError } from '@trawl/errors';
+
 /** Why a proxy could not be chosen or configured. */
 export enum ProxyErrorCode {
   /** `PROXY_POOLS` does not parse (boot-time; the message never repeats a credential). */
@@ -9,14 +11,4 @@ export enum ProxyErrorCode {
 }
 
 /** A proxy error. Messages are safe to show a tenant and to log: they never hold a proxy URL. */
-export class ProxyError extends Error {
-  override readonly name = 'ProxyError';
-
-  constructor(
-    readonly code: ProxyErrorCode,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-  }
-}
+export class ProxyError extends CodedError<ProxyErrorCode> {}

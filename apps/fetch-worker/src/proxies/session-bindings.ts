@@ -3,7 +3,7 @@ import { Kvm, type KV } from '@nats-io/kv';
 import { ProxyError, ProxyErrorCode } from './proxy.errors';
 
 /** How long a `session_id` keeps its proxy, from its first use (fetch-details "session_id"): 10 min. */
-export const SESSION_STICKINESS_MS = 10 * 60_000;
+const SESSION_STICKINESS_MS = 10 * 60_000;
 
 /** Where `session_id` → proxy bindings live, shared by every worker. */
 export interface SessionBindings {

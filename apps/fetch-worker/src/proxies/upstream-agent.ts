@@ -28,7 +28,7 @@ export interface UpstreamAgentOptions {
  * Geo trade-off: the target name is resolved from the worker, not from the proxy's country, so a
  * geo-DNS site sees the proxy's address but may serve from the edge nearest the worker.
  */
-export function createUpstreamAgent(policy: EgressPolicy, proxyUrl: string, options: UpstreamAgentOptions = {}): Agent {
+function createUpstreamAgent(policy: EgressPolicy, proxyUrl: string, options: UpstreamAgentOptions = {}): Agent {
   const upstream = parseUpstreamProxy(proxyUrl);
   const connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
   const connect: buildConnector.connector = (target, callback) => {

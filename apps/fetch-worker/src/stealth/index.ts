@@ -2,4 +2,4 @@ export { AdaptiveFetcher, type AdaptiveFetcherDeps, type AdaptiveFetchOptions, t
 export { BlockDetector, type BlockDetectorOptions, type BlockReason, type ObservedPage } from './block-detector';
 export { CachedDomainTierMemory, DEFAULT_TIER_MEMORY_TTL_MS, NatsDomainTierMemory, type DomainTierMemory } from './domain-tier-memory';
 export { StealthError, StealthErrorCode, type BlockedAttempt } from './stealth.errors';
-export { ESCALATION_ORDER, rendersJavaScript, stealthDomainOf, tiersFrom, usesPremiumProxy, type FetchTier } from './tiers';
+export { rendersJavaScript, stealthDomainOf, tiersFrom, type FetchTier } from './tiers';

@@ -1,3 +1,4 @@
+import { CodedError } from '@trawl/errors';
 import type { FetchTier } from './tiers';
 import type { BlockReason } from './block-detector';
 
@@ -14,17 +15,15 @@ export interface BlockedAttempt {
   status: number;
 }
 
-export class StealthError<R = unknown> extends Error {
-  override readonly name = 'StealthError';
-
+export class StealthError<R = unknown> extends CodedError<StealthErrorCode> {
   constructor(
-    readonly code: StealthErrorCode,
+    code: StealthErrorCode,
     message: string,
     /** The blocked attempts, in order. */
     readonly attempts: readonly BlockedAttempt[],
     /** What the last attempt answered (e.g. for `original_status`). */
     readonly lastResult?: R,
   ) {
-    super(message);
+    super(code, message);
   }
 }

@@ -4,16 +4,11 @@ import { registrableDomain } from '@trawl/egress';
 export type FetchTier = (typeof FETCH_TIERS)[number];
 
 /** Escalation order of adaptive stealth, cheapest first (credits 1, 5, 10, 25). */
-export const ESCALATION_ORDER: readonly FetchTier[] = ['basic', 'js_render', 'premium', 'premium_js_render'];
+const ESCALATION_ORDER: readonly FetchTier[] = ['basic', 'js_render', 'premium', 'premium_js_render'];
 
 /** True for the tiers that render with the browser (scripts run). */
 export function rendersJavaScript(tier: FetchTier): boolean {
   return tier === 'js_render' || tier === 'premium_js_render';
-}
-
-/** True for the tiers that go through the premium pool. */
-export function usesPremiumProxy(tier: FetchTier): boolean {
-  return tier === 'premium' || tier === 'premium_js_render';
 }
 
 export function isFetchTier(value: string): value is FetchTier {

@@ -1,7 +1,7 @@
 import { Tier } from '@trawl/billing';
 import type { FetchOptionsV1 } from '@trawl/contracts';
 import type { FetchEngine } from './fetch-engine';
-import { FetchRequestError } from './fetch-request.errors';
+import { FetchRequestError } from '../fetch-requests/fetch-request.errors';
 
 /** The engines a worker has: HTTP always, a browser when Chromium is configured. */
 export interface FetchEngineSet {

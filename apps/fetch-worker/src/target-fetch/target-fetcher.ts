@@ -7,7 +7,7 @@ import { AdaptiveFetcher, BlockDetector, stealthDomainOf, type FetchTier } from 
 import { isHtmlPage, pageText } from '../page-fetch/page-text';
 import type { TargetPage, TargetRequest } from './fetch-engine';
 import { engineFor, FetchEngineSet, requestedTier } from './fetch-engine.router';
-import { FetchRequestError } from './fetch-request.errors';
+import { FetchRequestError } from '../fetch-requests/fetch-request.errors';
 import { callerRequestHeaders } from './target-request-headers';
 
 /** One request to the target, before the tier, proxy and identity of an attempt are known. */

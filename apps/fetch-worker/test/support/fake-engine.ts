@@ -1,4 +1,4 @@
-import type { FetchEngine, TargetPage, TargetRequest } from '../../src/fetch-requests/fetch-engine';
+import type { FetchEngine, TargetPage, TargetRequest } from '../../src/target-fetch/fetch-engine';
 
 /** What the fake answers for a URL: a response, or an error to throw. */
 export type FakePage = (Partial<Omit<TargetPage, 'tier'>> & { status: number }) | { error: unknown };

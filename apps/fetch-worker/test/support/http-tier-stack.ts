@@ -5,8 +5,8 @@ import { closeAll, FixtureProxy, startFixtureProxies } from '../../../../test/fi
 import { fixtureHostMap, FixtureWeb, startFixtureWeb } from '../../../../test/fixtures/web';
 import { CaptchaPass } from '../../src/captcha/captcha-pass';
 import { CaptchaSolverClient } from '../../src/captcha/captcha-solver.client';
-import { HttpFetchEngine } from '../../src/fetch-requests/http-fetch-engine';
-import { TargetFetcher } from '../../src/fetch-requests/target-fetcher';
+import { HttpFetchEngine } from '../../src/target-fetch/http-fetch-engine';
+import { TargetFetcher } from '../../src/target-fetch/target-fetcher';
 import { HttpEngine } from '../../src/page-fetch/http-engine';
 import { NatsSessionBindings, parseProxyPools, ProxyRouter, UpstreamAgents } from '../../src/proxies';
 import { AdaptiveFetcher, NatsDomainTierMemory } from '../../src/stealth';

@@ -84,18 +84,14 @@ export class AdminAuthenticator {
   }
 }
 
-/**
- * Which admin token made a change, as the audit shows it: the first 8 hex characters of the
- * token's SHA-256. It tells tokens apart across a rotation of `ADMIN_TOKEN` and reveals nothing usable.
- */
-export function adminTokenFingerprint(token: string): string {
-  return fingerprintOf(digest(token));
-}
-
 function digest(token: string): Buffer {
   return createHash('sha256').update(token, 'utf8').digest();
 }
 
+/**
+ * Which admin token made a change, as the audit shows it: the first 8 hex characters of the
+ * token's SHA-256. It tells tokens apart across a rotation of `ADMIN_TOKEN` and reveals nothing usable.
+ */
 function fingerprintOf(tokenDigest: Buffer): string {
   return tokenDigest.toString('hex').slice(0, 8);
 }

@@ -11,7 +11,7 @@ import type { TenantContext } from './authenticated-tenant';
 import { TtlLruCache } from './ttl-lru-cache';
 
 /** How stale `api_keys.last_used_at` may be: it is written at most once per key per minute per replica. */
-export const LAST_USE_PRECISION_MS = 60_000;
+const LAST_USE_PRECISION_MS = 60_000;
 
 /**
  * Turns a presented API key into the tenant it belongs to. Valid keys are remembered for a few

@@ -24,7 +24,7 @@ export function installApiKeyAuthentication(fastify: FastifyInstance, authentica
 }
 
 /** The key from `X-API-Key`, else from `apikey`; the header wins when both are sent. */
-export function presentedApiKey(request: Pick<FastifyRequest, 'headers' | 'query'>): string | undefined {
+function presentedApiKey(request: Pick<FastifyRequest, 'headers' | 'query'>): string | undefined {
   const header = request.headers['x-api-key'];
   if (typeof header === 'string' && header !== '') return header;
   const parameter = (request.query as Record<string, unknown> | undefined)?.apikey;

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Database } from '@trawl/persistence';
+import { Database, type TenantsRow } from '@trawl/persistence';
 
 /** An API key as authentication needs it, with the standing of its tenant that every route checks. */
 export interface ApiKeyRecord {
@@ -17,13 +17,9 @@ export class ApiKeysRepository {
 
   /** The key with this hash, revoked or not; `undefined` when there is none. */
   async findByHash(keyHash: Buffer): Promise<ApiKeyRecord | undefined> {
-    const rows = await this.db.query<{
-      id: string;
-      tenant_id: string;
-      expires_at: Date | null;
-      revoked_at: Date | null;
-      suspended_at: Date | null;
-    }>(
+    const rows = await this.db.query<
+      { id: string; tenant_id: string; expires_at: Date | null; revoked_at: Date | null } & Pick<TenantsRow, 'suspended_at'>
+    >(
       `SELECT k.id, k.tenant_id, k.expires_at, k.revoked_at, t.suspended_at
          FROM api_keys k JOIN tenants t ON t.id = k.tenant_id
         WHERE k.key_hash = $1`,

@@ -16,8 +16,14 @@ export enum AuthErrorCode {
   AdminThrottled = 'admin_throttled',
 }
 
-export class AuthError extends ApiError {
-  constructor(override readonly code: AuthErrorCode, detail: string, headers: Readonly<Record<string, string>> = {}) {
+declare module '../problems/api-error' {
+  interface ApiErrorCodes {
+    auth: AuthErrorCode;
+  }
+}
+
+export class AuthError extends ApiError<AuthErrorCode> {
+  constructor(code: AuthErrorCode, detail: string, headers: Readonly<Record<string, string>> = {}) {
     super(code, detail, {}, headers);
   }
 }

@@ -44,11 +44,13 @@ export enum BatchErrorCode {
   InvalidJobsCursor = 'invalid_jobs_cursor',
 }
 
-export class BatchError extends ApiError {
-  constructor(override readonly code: BatchErrorCode, detail: string, extensions: Record<string, unknown> = {}) {
-    super(code, detail, extensions);
+declare module '../problems/api-error' {
+  interface ApiErrorCodes {
+    batch: BatchErrorCode;
   }
+}
 
+export class BatchError extends ApiError<BatchErrorCode> {
   static invalidTasks(invalid: InvalidTask[], invalidCount: number): BatchError {
     const listed = invalid.length < invalidCount ? ` (the first ${invalid.length} are listed)` : '';
     return new BatchError(

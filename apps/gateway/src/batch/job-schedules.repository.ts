@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Schedule, ScheduleState } from '@trawl/contracts';
-import type { Sql } from '@trawl/persistence';
+import type { JobSchedulesRow, Sql } from '@trawl/persistence';
 import type { JobScheduleRecord } from './jobs.repository';
 
 export interface ScheduleWrite {
@@ -27,7 +27,7 @@ export class JobSchedulesRepository {
   }
 
   async lock(sql: Sql, tenantId: string, jobId: string): Promise<JobScheduleRecord | undefined> {
-    const [row] = await sql.query<{ schedule: Schedule; state: ScheduleState; anchor_at: Date; next_due_at: Date | null }>(
+    const [row] = await sql.query<Pick<JobSchedulesRow, 'schedule' | 'state' | 'anchor_at' | 'next_due_at'>>(
       `SELECT schedule, state, anchor_at, next_due_at FROM job_schedules WHERE tenant_id = $1 AND job_id = $2 FOR UPDATE`,
       [tenantId, jobId],
     );

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { JobIngestState, JobStatus, JobType, RunKind, RunStatus, Schedule, ScheduleState } from '@trawl/contracts';
-import { Database, type JobsRow, Sql } from '@trawl/persistence';
+import { Database, type JobSchedulesRow, type JobsRow, type ScheduleFiringsRow, Sql } from '@trawl/persistence';
 import type { JobTask } from './task-checks';
 import type { ScheduleFiringRecord } from './schedule-firings.repository';
 
@@ -87,15 +87,15 @@ interface JobRow extends Pick<JobsRow, JobColumn> {
   r_created_at: Date | null;
   r_started_at: Date | null;
   r_finished_at: Date | null;
-  s_schedule: Schedule | null;
-  s_state: ScheduleState | null;
-  s_anchor_at: Date | null;
-  s_next_due_at: Date | null;
-  f_due_at: Date | null;
+  s_schedule: JobSchedulesRow['schedule'] | null;
+  s_state: JobSchedulesRow['state'] | null;
+  s_anchor_at: JobSchedulesRow['anchor_at'] | null;
+  s_next_due_at: JobSchedulesRow['next_due_at'];
+  f_due_at: ScheduleFiringsRow['due_at'] | null;
   f_due_at_us: string | null;
-  f_fired_at: Date | null;
-  f_outcome: ScheduleFiringRecord['outcome'] | null;
-  f_run_id: string | null;
+  f_fired_at: ScheduleFiringsRow['fired_at'] | null;
+  f_outcome: ScheduleFiringsRow['outcome'] | null;
+  f_run_id: ScheduleFiringsRow['run_id'];
 }
 
 const JOB_WITH_LATEST_RUN = `

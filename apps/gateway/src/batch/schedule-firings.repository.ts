@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Database } from '@trawl/persistence';
+import { Database, type ScheduleFiringsRow } from '@trawl/persistence';
 import type { ScheduleFiringOutcome } from '@trawl/scheduling';
 
 /** One due time of a job's schedule as the scheduler recorded it (a `schedule_firings` row). */
@@ -16,13 +16,7 @@ export interface ScheduleFiringRecord {
 /** Which firings a list keeps: all, those that started a run, or those that started none. */
 export type FiringStatusFilter = 'started' | 'skipped' | undefined;
 
-interface FiringRow {
-  due_at: Date;
-  due_at_us: string;
-  fired_at: Date;
-  outcome: ScheduleFiringOutcome;
-  run_id: string | null;
-}
+type FiringRow = Pick<ScheduleFiringsRow, 'due_at' | 'fired_at' | 'outcome' | 'run_id'> & { due_at_us: string };
 
 /** Columns of `schedule_firings` (alias `f`) as `toFiring` reads them; the job read joins them too. */
 export const FIRING_COLUMNS = `f.due_at, (extract(epoch FROM f.due_at) * 1000000)::bigint::text AS due_at_us, f.fired_at, f.outcome, f.run_id`;

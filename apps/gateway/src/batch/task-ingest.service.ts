@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import type { Logger } from '@trawl/observability';
 import { Database, RunsRepository } from '@trawl/persistence';
-import { SERVICE_LOGGER } from '@trawl/service-kit';
+import { PeriodicLoop, SERVICE_LOGGER, settledWithin, StopCountdown, stopDeadlinesOf } from '@trawl/service-kit';
 import type { GatewayConfig } from '../config';
 import { GATEWAY_CONFIG } from '../gateway.tokens';
 import { IngestRecord, JobIngestsRepository } from './job-ingests.repository';
@@ -24,30 +24,41 @@ export const INGEST_LEASE_SECONDS = 60;
 @Injectable()
 export class TaskIngestService implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly running = new Map<string, Promise<void>>();
-  private timer: NodeJS.Timeout | undefined;
+  /** The recovery sweep: at boot, then every `BATCH_INGEST_RECOVERY_INTERVAL_MS`. */
+  private readonly recovery: PeriodicLoop;
   private stopping = false;
-  private sweeping = false;
 
   constructor(
     private readonly db: Database,
     private readonly ingests: JobIngestsRepository,
     private readonly jobs: JobsRepository,
     private readonly runs: RunsRepository,
-    @Inject(GATEWAY_CONFIG) private readonly config: Pick<GatewayConfig, 'BATCH_INGEST_RECOVERY_INTERVAL_MS'>,
+    @Inject(GATEWAY_CONFIG) private readonly config: Pick<GatewayConfig, 'BATCH_INGEST_RECOVERY_INTERVAL_MS' | 'SHUTDOWN_TIMEOUT_MS'>,
     @Inject(SERVICE_LOGGER) private readonly logger: Logger,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    this.timer = setInterval(() => void this.recoverExpired(), this.config.BATCH_INGEST_RECOVERY_INTERVAL_MS);
-    this.timer.unref();
-    void this.recoverExpired();
+  ) {
+    this.recovery = new PeriodicLoop({
+      name: 'ingest recovery',
+      intervalMs: config.BATCH_INGEST_RECOVERY_INTERVAL_MS,
+      pass: async () => {
+        await this.recoverExpired();
+      },
+      logger,
+    });
   }
 
-  /** Stops between chunks and waits for the ingests in progress; their leases let another gateway finish. */
+  onApplicationBootstrap(): void {
+    this.recovery.start();
+  }
+
+  /**
+   * Stops between chunks and waits, within the drain share of `SHUTDOWN_TIMEOUT_MS`, for the ingests
+   * in progress; their leases let another gateway finish what is cut off.
+   */
   async beforeApplicationShutdown(): Promise<void> {
     this.stopping = true;
-    if (this.timer) clearInterval(this.timer);
-    await Promise.allSettled([...this.running.values()]);
+    const countdown = StopCountdown.start(stopDeadlinesOf(this.config.SHUTDOWN_TIMEOUT_MS));
+    await this.recovery.stop(countdown.drainLeftMs());
+    await settledWithin(Promise.allSettled([...this.running.values()]), countdown.drainLeftMs());
   }
 
   /** A fresh lease token for a new staging row. */
@@ -83,8 +94,6 @@ export class TaskIngestService implements OnApplicationBootstrap, BeforeApplicat
 
   /** Resumes every ingest whose lease ran out, one after the other. Answers how many it finished or resumed. */
   async recoverExpired(): Promise<number> {
-    if (this.sweeping) return 0;
-    this.sweeping = true;
     let recovered = 0;
     try {
       while (!this.stopping) {
@@ -98,8 +107,6 @@ export class TaskIngestService implements OnApplicationBootstrap, BeforeApplicat
       }
     } catch (error) {
       this.logger.error({ err: error }, 'ingest recovery failed; retrying at the next sweep');
-    } finally {
-      this.sweeping = false;
     }
     return recovered;
   }

@@ -66,7 +66,7 @@ export function crawlPath(crawlId: string): string {
   return `/v1/crawls/${crawlId}`;
 }
 
-export function contentPath(crawlId: string, frontierId: string): string {
+function contentPath(crawlId: string, frontierId: string): string {
   return `/v1/crawls/${crawlId}/contents/${frontierId}`;
 }
 

@@ -14,8 +14,10 @@ export enum CrawlErrorCode {
   TooManyCrawls = 'too_many_crawls',
 }
 
-export class CrawlError extends ApiError {
-  constructor(override readonly code: CrawlErrorCode, detail: string) {
-    super(code, detail);
+declare module '../problems/api-error' {
+  interface ApiErrorCodes {
+    crawls: CrawlErrorCode;
   }
 }
+
+export class CrawlError extends ApiError<CrawlErrorCode> {}

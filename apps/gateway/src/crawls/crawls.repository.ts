@@ -4,6 +4,7 @@ import type { StartCrawlBody } from '@trawl/contracts/http';
 import {
   type AssertTrue,
   type CamelCase,
+  type CrawlContentsRow,
   type CrawlFrontierRow,
   type CrawlSettingColumn,
   type CrawlsColumn,
@@ -196,7 +197,7 @@ export class CrawlsRepository {
     limit: number,
     withContent: boolean,
   ): Promise<DownloadRecord[]> {
-    const rows = await this.db.query<ResultRow & { html: string | null }>(
+    const rows = await this.db.query<ResultRow & { html: CrawlContentsRow['html'] | null }>(
       `SELECT f.id, f.url, f.item_seq, f.content_status,
               CASE WHEN $5::boolean AND f.content_status = 'fetched' THEN cc.html END AS html
          FROM crawl_frontier f
@@ -218,7 +219,7 @@ export class CrawlsRepository {
 
   /** The HTML of a kept, fetched page of a crawl that asked for content; `undefined` otherwise. */
   async findContent(tenantId: string, crawlId: string, frontierId: string): Promise<string | undefined> {
-    const rows = await this.db.query<{ html: string }>(
+    const rows = await this.db.query<Pick<CrawlContentsRow, 'html'>>(
       `SELECT cc.html
          FROM crawl_contents cc
          JOIN crawl_frontier f ON f.id = cc.frontier_id

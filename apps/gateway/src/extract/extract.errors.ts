@@ -14,12 +14,10 @@ export enum ExtractErrorCode {
   InvalidCursor = 'extract_invalid_cursor',
 }
 
-export class ExtractError extends ApiError {
-  constructor(
-    override readonly code: ExtractErrorCode,
-    detail: string,
-    extensions?: Record<string, unknown>,
-  ) {
-    super(code, detail, extensions);
+declare module '../problems/api-error' {
+  interface ApiErrorCodes {
+    extract: ExtractErrorCode;
   }
 }
+
+export class ExtractError extends ApiError<ExtractErrorCode> {}

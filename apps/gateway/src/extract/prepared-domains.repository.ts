@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { ServedExtractRecipe } from '@trawl/fetch-params';
-import { type ExtractDomainsRow, Database, EXTRACT_DOMAINS_COLUMNS, selectColumns, type Sql } from '@trawl/persistence';
+import { type ExtractDomainsRow, Database, EXTRACT_DOMAINS_COLUMNS, selectColumns, type Sql, type TenantsRow } from '@trawl/persistence';
 import { extractPreparationV1 } from '@trawl/contracts';
 import { writeToOutbox } from '@trawl/messaging';
 
@@ -31,7 +31,9 @@ export class PreparedDomainsRepository {
 
   /** Locks the tenant's row, so that two asks of one tenant count one after the other. */
   async lockAllowance(sql: Sql, tenantId: string): Promise<DomainAllowance | undefined> {
-    const [row] = await sql.query<{ per_period: number; period_started_at: Date; period_ends_at: Date }>(
+    const [row] = await sql.query<
+      { per_period: TenantsRow['extract_domains_per_period'] } & Pick<TenantsRow, 'period_started_at' | 'period_ends_at'>
+    >(
       `SELECT extract_domains_per_period AS per_period, period_started_at, period_ends_at FROM tenants WHERE id = $1 FOR UPDATE`,
       [tenantId],
     );

@@ -1,15 +1,9 @@
-import {
-  checkTargetUrl,
-  FetchParamsError,
-  FetchQuery,
-  parseFetchParams,
-} from '@trawl/fetch-params';
+import { FetchParamsError, FetchQuery, parseFetchParams } from '@trawl/fetch-params';
 import type { QueryParameters } from '../problems/query-parameters';
 import { FetchError, FetchErrorCode } from './fetch.errors';
 
 // The rules themselves live in @trawl/fetch-params, shared with the batch scheduler, so a batch task
 // runs with exactly the Fetch API's option rules; this file answers them as the gateway's errors.
-export { FETCH_QUERY_PARAMETERS, MAX_TARGET_URL_LENGTH, MAX_WAIT_MS } from '@trawl/fetch-params';
 export type { FetchQuery } from '@trawl/fetch-params';
 
 /**
@@ -19,11 +13,6 @@ export type { FetchQuery } from '@trawl/fetch-params';
  */
 export function parseFetchQuery(query: QueryParameters | undefined): FetchQuery {
   return asFetchError(() => parseFetchParams(query));
-}
-
-/** The `url` parameter checked as the Fetch API checks it. @throws FetchError `REQS004` naming `url`. */
-export function targetUrl(raw: string | undefined): { url: string; hostname: string } {
-  return asFetchError(() => checkTargetUrl(raw));
 }
 
 function asFetchError<T>(work: () => T): T {

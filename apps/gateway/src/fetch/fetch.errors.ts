@@ -26,13 +26,10 @@ export enum FetchErrorCode {
   DeadlineExceeded = 'CTX0002',
 }
 
-export class FetchError extends ApiError {
-  constructor(
-    override readonly code: FetchErrorCode,
-    detail: string,
-    extensions: Record<string, unknown> = {},
-    headers: Record<string, string> = {},
-  ) {
-    super(code, detail, extensions, headers);
+declare module '../problems/api-error' {
+  interface ApiErrorCodes {
+    fetch: FetchErrorCode;
   }
 }
+
+export class FetchError extends ApiError<FetchErrorCode> {}

@@ -1,14 +1,14 @@
 import type { FastifyInstance } from 'fastify';
 
 /** The Fetch endpoint's route patterns: `/v1/` as clients call it, and `/v1`. */
-export const FETCH_ROUTES: readonly string[] = ['/v1', '/v1/'];
+const FETCH_ROUTES: readonly string[] = ['/v1', '/v1/'];
 
 export function isFetchRoute(route: string | undefined): boolean {
   return route !== undefined && FETCH_ROUTES.includes(route);
 }
 
 /** The verbs that fetch a page (spec §4); any other is `REQS005`. */
-export const FETCH_METHODS = ['GET', 'POST', 'PUT'] as const;
+const FETCH_METHODS = ['GET', 'POST', 'PUT'] as const;
 export type FetchMethod = (typeof FETCH_METHODS)[number];
 
 export function isFetchMethod(method: string | undefined): method is FetchMethod {

@@ -6,8 +6,10 @@ export enum FileTransferErrorCode {
   TransfersBusy = 'transfers_busy',
 }
 
-export class FileTransferError extends ApiError {
-  constructor(override readonly code: FileTransferErrorCode, detail: string) {
-    super(code, detail);
+declare module '../problems/api-error' {
+  interface ApiErrorCodes {
+    fileTransfers: FileTransferErrorCode;
   }
 }
+
+export class FileTransferError extends ApiError<FileTransferErrorCode> {}

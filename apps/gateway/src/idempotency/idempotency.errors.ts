@@ -8,8 +8,10 @@ export enum IdempotencyErrorCode {
   KeyReused = 'idempotency_key_reused',
 }
 
-export class IdempotencyError extends ApiError {
-  constructor(override readonly code: IdempotencyErrorCode, detail: string) {
-    super(code, detail);
+declare module '../problems/api-error' {
+  interface ApiErrorCodes {
+    idempotency: IdempotencyErrorCode;
   }
 }
+
+export class IdempotencyError extends ApiError<IdempotencyErrorCode> {}

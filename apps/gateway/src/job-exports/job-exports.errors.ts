@@ -12,8 +12,10 @@ export enum JobExportErrorCode {
   RunNotFinished = 'run_not_finished',
 }
 
-export class JobExportError extends ApiError {
-  constructor(override readonly code: JobExportErrorCode, detail: string, extensions: Record<string, unknown> = {}) {
-    super(code, detail, extensions);
+declare module '../problems/api-error' {
+  interface ApiErrorCodes {
+    jobExports: JobExportErrorCode;
   }
 }
+
+export class JobExportError extends ApiError<JobExportErrorCode> {}

@@ -1,13 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import type { RunStatus, RunTaskState } from '@trawl/contracts';
-import { Database, type JobTasksRow, type RunTasksRow, Sql } from '@trawl/persistence';
+import { Database, type JobExportsRow, type JobTasksRow, type RunTasksRow, Sql } from '@trawl/persistence';
 
 export interface ExportRecord {
   id: string;
   tenantId: string;
   jobId: string;
   runId: string;
-  format: 'tar.gz';
+  format: JobExportsRow['format'];
   bodyBytes: number;
   createdAt: Date;
   expiresAt: Date;
@@ -32,17 +32,7 @@ export interface ResultRow {
   bodyBytes: number | null;
 }
 
-interface ExportRow {
-  id: string;
-  tenant_id: string;
-  job_id: string;
-  run_id: string;
-  format: 'tar.gz';
-  body_bytes: string;
-  created_at: Date;
-  expires_at: Date;
-  expired: boolean;
-}
+type ExportRow = Pick<JobExportsRow, 'id' | 'tenant_id' | 'job_id' | 'run_id' | 'format' | 'body_bytes' | 'created_at' | 'expires_at'> & { expired: boolean };
 
 type ResultDbRow = Pick<JobTasksRow, 'url' | 'external_id' | 'metadata'> &
   Pick<RunTasksRow, 'seq' | 'state' | 'status_code' | 'output_format' | 'content_type' | 'error_code' | 'error_detail' | 'credits'> & {

@@ -4,7 +4,7 @@ import { readBodyWithin } from '../problems/request-body';
 import { RequestError, RequestErrorCode } from '../problems/request.errors';
 
 /** Route of CSV uploads, as Fastify names it. */
-export const CSV_UPLOAD_ROUTE = '/uploads/job_inputs/:inputId';
+const CSV_UPLOAD_ROUTE = '/uploads/job_inputs/:inputId';
 
 /** Routes that take any body as its bytes (the Fetch endpoint forwards it to the target). */
 export interface RawBodyRoutes {

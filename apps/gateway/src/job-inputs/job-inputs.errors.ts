@@ -30,8 +30,10 @@ export enum JobInputErrorCode {
   InputExpired = 'file_input_expired',
 }
 
-export class JobInputError extends ApiError {
-  constructor(override readonly code: JobInputErrorCode, detail: string, extensions: Record<string, unknown> = {}) {
-    super(code, detail, extensions);
+declare module '../problems/api-error' {
+  interface ApiErrorCodes {
+    jobInputs: JobInputErrorCode;
   }
 }
+
+export class JobInputError extends ApiError<JobInputErrorCode> {}

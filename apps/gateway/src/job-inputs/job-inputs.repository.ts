@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { Database, Sql } from '@trawl/persistence';
+import { Database, type JobInputsRow, Sql } from '@trawl/persistence';
 import type { CsvFieldNames, CsvTaskRow } from './csv-rows';
 
-export type JobInputState = 'awaiting_upload' | 'uploaded' | 'used' | 'invalid';
+export type JobInputState = JobInputsRow['state'];
 
 export interface JobInputRecord {
   id: string;
@@ -19,19 +19,10 @@ export interface JobInputRecord {
   expired: boolean;
 }
 
-interface JobInputRow {
-  id: string;
-  tenant_id: string;
-  header: boolean;
-  url_field: string;
-  external_id_field: string | null;
-  delimiter: string;
-  quote: string;
-  state: JobInputState;
-  row_count: number | null;
-  expires_at: Date;
-  expired: boolean;
-}
+type JobInputRow = Pick<
+  JobInputsRow,
+  'id' | 'tenant_id' | 'header' | 'url_field' | 'external_id_field' | 'delimiter' | 'quote' | 'state' | 'row_count' | 'expires_at'
+> & { expired: boolean };
 
 const COLUMNS = `id, tenant_id, header, url_field, external_id_field, delimiter, quote, state, row_count, expires_at, expires_at <= now() AS expired`;
 

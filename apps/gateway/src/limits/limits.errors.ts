@@ -10,8 +10,14 @@ export enum LimitErrorCode {
   AddressBlocked = 'BLK0001',
 }
 
-export class LimitError extends ApiError {
-  constructor(override readonly code: LimitErrorCode, detail: string, headers: Record<string, string> = {}) {
+declare module '../problems/api-error' {
+  interface ApiErrorCodes {
+    limits: LimitErrorCode;
+  }
+}
+
+export class LimitError extends ApiError<LimitErrorCode> {
+  constructor(code: LimitErrorCode, detail: string, headers: Record<string, string> = {}) {
     super(code, detail, {}, headers);
   }
 }

@@ -1,6 +1,7 @@
 import { FETCH_WORKER_ERROR_CODES, workerProblemKind } from '@trawl/contracts';
 import { buildOpenApiDocument, type OpenApiDocument, PUBLIC_API_ROUTES } from '@trawl/contracts/http';
-import { API_ERROR_CODE_ENUMS, type ApiErrorCode, problemKind } from '../problems/problem-catalog';
+import type { ApiErrorCode } from '../problems/api-error';
+import { API_ERROR_CODE_ENUMS, problemKind } from '../problems/problem-catalog';
 import { buildVersion } from './build-version';
 
 /** The gateway's OpenAPI document: every public route, with the problem codes of the catalog and of the workers. */

@@ -1,5 +1,6 @@
 import { BadRequestException, NotFoundException, PayloadTooLargeException } from '@nestjs/common';
-import { API_ERROR_CODE_ENUMS, ApiErrorCode, problemKind } from './problem-catalog';
+import type { ApiErrorCode } from './api-error';
+import { API_ERROR_CODE_ENUMS, problemKind } from './problem-catalog';
 import { toApiError } from './problem.filter';
 import { RequestError, RequestErrorCode } from './request.errors';
 

@@ -18,12 +18,10 @@ export enum RequestErrorCode {
   Internal = 'internal_error',
 }
 
-export class RequestError extends ApiError {
-  constructor(
-    override readonly code: RequestErrorCode,
-    detail: string,
-    extensions: Record<string, unknown> = {},
-  ) {
-    super(code, detail, extensions);
+declare module './api-error' {
+  interface ApiErrorCodes {
+    request: RequestErrorCode;
   }
 }
+
+export class RequestError extends ApiError<RequestErrorCode> {}

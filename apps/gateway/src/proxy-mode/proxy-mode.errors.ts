@@ -1,3 +1,5 @@
+import { CodedError } from '@trawl/errors';
+
 /**
  * Refusals only proxy mode makes (spec-extract-fetch §5.3, §7). Every other refusal of a proxied
  * request is the Fetch endpoint's own error (`FetchError`, `AuthError`, …), served the same way.
@@ -7,13 +9,12 @@ export enum ProxyModeErrorCode {
   InvalidProxyAuthorization = 'AUTH007',
 }
 
-export class ProxyModeError extends Error {
+export class ProxyModeError extends CodedError<ProxyModeErrorCode> {
   constructor(
-    readonly code: ProxyModeErrorCode,
+    code: ProxyModeErrorCode,
     /** Tells the caller what to do; shown as the problem's `detail`. Never holds the credentials. */
     readonly detail: string,
   ) {
-    super(detail);
-    this.name = 'ProxyModeError';
+    super(code, detail);
   }
 }

@@ -1,7 +1,7 @@
 import { BeforeApplicationShutdown, DynamicModule, Inject, Injectable, Module, OnApplicationBootstrap } from '@nestjs/common';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '@trawl/observability';
-import { SERVICE_LOGGER } from '@trawl/service-kit';
+import { SERVICE_LOGGER, stopDeadlinesOf } from '@trawl/service-kit';
 import { Registry } from 'prom-client';
 import { ApiKeyAuthenticator } from '../auth/api-key-authenticator';
 import { AuthModule } from '../auth/auth.module';
@@ -64,7 +64,7 @@ export class ProxyModeRunner implements OnApplicationBootstrap, BeforeApplicatio
     this.server = new ProxyModeServer(handler, this.authenticator, addresses, certificates, metrics, this.logger, {
       host: config.HTTP_HOST,
       port: config.PROXY_MODE_PORT,
-      drainTimeoutMs: Math.max(0, config.SHUTDOWN_TIMEOUT_MS - 1_000),
+      drainTimeoutMs: stopDeadlinesOf(config.SHUTDOWN_TIMEOUT_MS).drainMs,
     });
     await this.server.start();
   }

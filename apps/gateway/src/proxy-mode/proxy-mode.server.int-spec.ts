@@ -64,7 +64,7 @@ describe(ProxyModeServer.name, () => {
       bodyLimitBytes: 1024,
       creditPriceUsd: 0.0001,
     });
-    server = new ProxyModeServer(handler, authenticator, undefined, new LeafCertificates(ca), metrics, logger, { host: '127.0.0.1', port: 0 });
+    server = new ProxyModeServer(handler, authenticator, undefined, new LeafCertificates(ca), metrics, logger, { host: '127.0.0.1', port: 0, drainTimeoutMs: 10_000 });
     ({ port } = await server.start());
     proxyUrl = `http://127.0.0.1:${port}`;
   });
@@ -261,7 +261,7 @@ describe(ProxyModeServer.name, () => {
         new LeafCertificates(ca),
         metrics,
         logger,
-        { host: '127.0.0.1', port: 0, requestTimeoutMs: 200 },
+        { host: '127.0.0.1', port: 0, drainTimeoutMs: 10_000, requestTimeoutMs: 200 },
       );
       const { port: quietPort } = await quiet.start();
       const socket = netConnect(quietPort, '127.0.0.1');

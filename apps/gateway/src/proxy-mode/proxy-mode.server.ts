@@ -20,8 +20,8 @@ export interface ProxyModeServerOptions {
   host: string;
   /** `PROXY_MODE_PORT`; 0 = ephemeral (tests). */
   port: number;
-  /** How long `stop()` lets proxied requests finish before cutting them, in ms. Default 10,000. */
-  drainTimeoutMs?: number;
+  /** How long `stop()` lets proxied requests finish before cutting them, in ms (the drain share of `SHUTDOWN_TIMEOUT_MS`). */
+  drainTimeoutMs: number;
   /**
    * How long a client may take to send its request (headers and body), and after CONNECT its first
    * bytes, in ms. Default 30,000. The Fetch answer itself may take minutes; this does not limit it.
@@ -114,7 +114,7 @@ export class ProxyModeServer {
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([
         new Promise<void>((resolve) => this.idleWaiters.push(resolve)),
-        new Promise<void>((resolve) => (timer = setTimeout(resolve, this.options.drainTimeoutMs ?? 10_000))),
+        new Promise<void>((resolve) => (timer = setTimeout(resolve, this.options.drainTimeoutMs))),
       ]);
       clearTimeout(timer);
     }

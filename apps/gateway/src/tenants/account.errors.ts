@@ -14,8 +14,10 @@ export enum AccountErrorCode {
   ProductNotAllowed = 'AUTH012',
 }
 
-export class AccountError extends ApiError {
-  constructor(override readonly code: AccountErrorCode, detail: string, extensions: Record<string, unknown> = {}) {
-    super(code, detail, extensions);
+declare module '../problems/api-error' {
+  interface ApiErrorCodes {
+    account: AccountErrorCode;
   }
 }
+
+export class AccountError extends ApiError<AccountErrorCode> {}

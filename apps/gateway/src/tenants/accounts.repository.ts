@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { Database, Sql } from '@trawl/persistence';
-import type { PlanFeature, PlanProduct, SubscriptionStatus } from '@trawl/contracts';
+import { Database, Sql, type TenantsRow } from '@trawl/persistence';
+import type { PlanFeature, PlanProduct } from '@trawl/contracts';
 import type { Account } from './account';
 
 /** Columns of `tenants` an {@link Account} is made of, for queries over `tenants t`. */
@@ -10,27 +10,12 @@ export const ACCOUNT_COLUMNS = `
   t.email_verified, t.rate_limit_per_minute, t.captcha_solver_endpoint, t.captcha_solver_key,
   t.captcha_solver_key_sealed`;
 
-export interface AccountRow {
-  id: string;
-  name: string;
-  credits_limit: string;
-  credits_used: string;
-  period_started_at: Date;
-  period_ends_at: Date;
-  period_days: number;
-  concurrency: number;
-  max_active_jobs: number;
-  extract_domains_per_period: number;
-  plan_features: string[];
-  plan_products: string[];
-  subscription_status: SubscriptionStatus;
-  suspended_at: Date | null;
-  email_verified: boolean;
-  rate_limit_per_minute: number;
-  captcha_solver_endpoint: string | null;
-  captcha_solver_key: string | null;
-  captcha_solver_key_sealed: Buffer | null;
-}
+export type AccountRow = Pick<
+  TenantsRow,
+  | 'id' | 'name' | 'credits_limit' | 'credits_used' | 'period_started_at' | 'period_ends_at' | 'period_days'
+  | 'concurrency' | 'max_active_jobs' | 'extract_domains_per_period' | 'plan_features' | 'plan_products' | 'subscription_status' | 'suspended_at'
+  | 'email_verified' | 'rate_limit_per_minute' | 'captcha_solver_endpoint' | 'captcha_solver_key' | 'captcha_solver_key_sealed'
+>;
 
 export function toAccount(row: AccountRow): Account {
   return {

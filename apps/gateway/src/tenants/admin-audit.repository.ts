@@ -22,7 +22,7 @@ export interface AdminAuditEntry {
   action: AdminAction;
   tenantId: string;
   apiKeyId?: string;
-  /** {@link adminTokenFingerprint} (auth/admin-authenticator.ts) of the token that made the change. */
+  /** The fingerprint of the token that made the change (`fingerprintOf`, auth/admin-authenticator.ts). */
   adminFingerprint: string;
   details?: Record<string, unknown>;
 }
@@ -30,7 +30,7 @@ export interface AdminAuditEntry {
 /** A refused admin request: who knocked (the address, the token's fingerprint), how, on what. */
 export interface AdminAuthRefusal {
   action: Extract<AdminAction, 'admin.auth_failed' | 'admin.auth_throttled'>;
-  /** {@link adminTokenFingerprint} (auth/admin-authenticator.ts) of the token presented ('' when none was). */
+  /** The fingerprint of the token presented (`fingerprintOf`, auth/admin-authenticator.ts; '' when none was). */
   adminFingerprint: string;
   details: { client_address: string; method: string; path: string; reason: 'missing' | 'wrong_token' | 'throttled' };
 }

@@ -15,8 +15,10 @@ export enum TenantErrorCode {
   InvalidAdminCursor = 'admin_invalid_cursor',
 }
 
-export class TenantError extends ApiError {
-  constructor(override readonly code: TenantErrorCode, detail: string, extensions: Record<string, unknown> = {}) {
-    super(code, detail, extensions);
+declare module '../problems/api-error' {
+  interface ApiErrorCodes {
+    tenants: TenantErrorCode;
   }
 }
+
+export class TenantError extends ApiError<TenantErrorCode> {}

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Database, Sql } from '@trawl/persistence';
+import { Database, Sql, type TenantsRow } from '@trawl/persistence';
 import type { Account } from './account';
 import { ACCOUNT_COLUMNS, AccountRow, toAccount } from './accounts.repository';
 import type { CreatedCursor } from './admin-cursors';
@@ -50,14 +50,14 @@ const TENANT_COLUMNS = `${ACCOUNT_COLUMNS}, t.created_at,
   (extract(epoch FROM t.created_at) * 1000000)::bigint::text AS created_at_micros,
   (SELECT max(k.expires_at) FROM api_keys k WHERE k.tenant_id = t.id AND k.revoked_at IS NULL) AS api_key_expires_at`;
 
-type TenantRow = AccountRow & { api_key_expires_at: Date | null; created_at: Date; created_at_micros: string };
+type TenantRow = AccountRow & Pick<TenantsRow, 'created_at'> & { api_key_expires_at: Date | null; created_at_micros: string };
 
 function toTenantRecord(row: TenantRow): TenantRecord {
   return { ...toAccount(row), apiKeyExpiresAt: row.api_key_expires_at, createdAt: row.created_at, createdAtMicros: row.created_at_micros };
 }
 
 /** `tenants` column of each settable field. */
-const COLUMNS: Record<Exclude<keyof TenantSettings, 'captchaSolver'>, string> = {
+const COLUMNS: Record<Exclude<keyof TenantSettings, 'captchaSolver'>, keyof TenantsRow> = {
   name: 'name',
   creditsLimit: 'credits_limit',
   concurrency: 'concurrency',

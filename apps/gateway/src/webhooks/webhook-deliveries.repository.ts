@@ -1,14 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import type { WebhookDeliveryStatus } from '@trawl/contracts';
-import { Database, type WebhookDeliveriesRow } from '@trawl/persistence';
+import { Database, type WebhookDeliveriesRow, type WebhookDeliveryAttemptsRow } from '@trawl/persistence';
 
-export interface DeliveryAttemptRecord {
-  attempt: number;
-  at: string;
-  status_code: number | null;
-  error: string | null;
-  elapsed_ms: number;
-}
+/** An attempt as `json_build_object` gives it: `at` as its ISO text. */
+export type DeliveryAttemptRecord = Pick<WebhookDeliveryAttemptsRow, 'attempt' | 'status_code' | 'error' | 'elapsed_ms'> & { at: string };
 
 export interface DeliveryRecord {
   id: string;

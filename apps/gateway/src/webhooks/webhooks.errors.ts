@@ -16,8 +16,10 @@ export enum WebhookErrorCode {
   InvalidDeliveriesCursor = 'webhook_deliveries_invalid_cursor',
 }
 
-export class WebhookError extends ApiError {
-  constructor(override readonly code: WebhookErrorCode, detail: string) {
-    super(code, detail);
+declare module '../problems/api-error' {
+  interface ApiErrorCodes {
+    webhooks: WebhookErrorCode;
   }
 }
+
+export class WebhookError extends ApiError<WebhookErrorCode> {}

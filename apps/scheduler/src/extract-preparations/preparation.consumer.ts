@@ -43,8 +43,9 @@ export class PreparationConsumer {
     await this.consumer.start();
   }
 
-  async stop(): Promise<void> {
-    await this.consumer?.stop();
+  /** Stops taking preparations; those under way may go on until `deadlineMs`, then they are nak'ed. */
+  async stop(deadlineMs: number): Promise<void> {
+    await this.consumer?.stop(deadlineMs);
     this.consumer = undefined;
   }
 

@@ -1,4 +1,5 @@
 import type { MessagingTopology } from '@trawl/contracts';
+import type { StopDeadlines } from '@trawl/service-kit';
 
 /** How a scheduler replica prepares Extract domains (from `PREPARE_*`, config.ts). */
 export interface PreparationSettings {
@@ -12,6 +13,8 @@ export interface PreparationSettings {
   maxDeliveries: number;
   sweepIntervalMs: number;
   maxBodyBytes: number;
+  /** Shares of `SHUTDOWN_TIMEOUT_MS` the sweeps and the consumer stop within. */
+  stopDeadlines: StopDeadlines;
 }
 
 export const PREPARATION_SETTINGS = Symbol('PREPARATION_SETTINGS');

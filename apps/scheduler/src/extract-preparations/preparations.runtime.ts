@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from '@trawl/observability';
-import { type Runtime, SERVICE_LOGGER } from '@trawl/service-kit';
+import { PeriodicLoop, type Runtime, SERVICE_LOGGER, StopCountdown } from '@trawl/service-kit';
 import { PreparationConsumer } from './preparation.consumer';
 import { PreparationSweepService } from './preparation-sweep.service';
 import { PreparationsMetrics } from './preparations.metrics';
@@ -16,48 +16,52 @@ const RESTORE_INTERVAL_MS = 5 * 60_000;
  */
 @Injectable()
 export class PreparationsRuntime implements Runtime {
-  private sweepTimer?: NodeJS.Timeout;
-  private sweeping?: Promise<unknown>;
-  private restoreTimer?: NodeJS.Timeout;
-  private restoring?: Promise<unknown>;
+  /** Every `sweepIntervalMs`, the first one interval after start: preparations whose lease ran out go back. */
+  private readonly sweeping: PeriodicLoop;
+  /** At start, then every `RESTORE_INTERVAL_MS`. */
+  private readonly restoring: PeriodicLoop;
   private started = false;
 
   constructor(
     private readonly consumer: PreparationConsumer,
-    private readonly sweep: PreparationSweepService,
+    sweep: PreparationSweepService,
     private readonly metrics: PreparationsMetrics,
     private readonly preparations: PreparationsRepository,
     @Inject(PREPARATION_SETTINGS) private readonly settings: PreparationSettings,
-    @Inject(SERVICE_LOGGER) private readonly logger: Logger,
-  ) {}
+    @Inject(SERVICE_LOGGER) logger: Logger,
+  ) {
+    this.sweeping = new PeriodicLoop({
+      name: 'extract preparation sweep',
+      intervalMs: settings.sweepIntervalMs,
+      firstPass: 'after-interval',
+      pass: async () => {
+        await sweep.sweepOnce();
+      },
+      logger,
+    });
+    this.restoring = new PeriodicLoop({
+      name: 'extract recipe check',
+      intervalMs: RESTORE_INTERVAL_MS,
+      // A warning, not an error: a check that failed changes nothing served, and the next one tries again.
+      pass: async () => {
+        await sweep.restoreRecipes().catch((error: unknown) => logger.warn({ err: error }, 'extract recipes could not be checked against the KV bucket'));
+      },
+      logger,
+    });
+  }
 
   async start(): Promise<void> {
     if (this.started) return;
     this.started = true;
     this.metrics.countDomainsWith(() => this.preparations.countByStatus());
     await this.consumer.start();
-    this.sweepTimer = setInterval(() => {
-      if (this.sweeping) return;
-      this.sweeping = this.sweep
-        .sweepOnce()
-        .catch((error: unknown) => this.logger.error({ err: error }, 'extract preparation sweep failed'))
-        .finally(() => (this.sweeping = undefined));
-    }, this.settings.sweepIntervalMs);
-    const restore = () => {
-      if (this.restoring) return;
-      this.restoring = this.sweep
-        .restoreRecipes()
-        .catch((error: unknown) => this.logger.warn({ err: error }, 'extract recipes could not be checked against the KV bucket'))
-        .finally(() => (this.restoring = undefined));
-    };
-    restore();
-    this.restoreTimer = setInterval(restore, RESTORE_INTERVAL_MS);
+    this.sweeping.start();
+    this.restoring.start();
   }
 
   async stop(): Promise<void> {
-    clearInterval(this.sweepTimer);
-    clearInterval(this.restoreTimer);
-    await Promise.all([this.sweeping, this.restoring]);
-    await this.consumer.stop();
+    const countdown = StopCountdown.start(this.settings.stopDeadlines);
+    await Promise.all([this.sweeping.stop(countdown.drainLeftMs()), this.restoring.stop(countdown.drainLeftMs())]);
+    await this.consumer.stop(countdown.settleLeftMs());
   }
 }

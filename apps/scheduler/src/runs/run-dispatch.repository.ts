@@ -1,7 +1,7 @@
 import type { ServedExtractRecipe } from '@trawl/fetch-params';
 import { Injectable } from '@nestjs/common';
 import type { RunStatus } from '@trawl/contracts';
-import { type JobRunsRow, type JobsRow, type JobTasksRow, type RunInFlightStatus, type RunTasksRow, RUNS_IN_FLIGHT, type Sql } from '@trawl/persistence';
+import { type JobRunsRow, type JobsRow, type JobTasksRow, type RunInFlightStatus, type RunTasksRow, RUNS_IN_FLIGHT, type Sql, type TenantsRow } from '@trawl/persistence';
 import type { StoredSolverKey } from '@trawl/webhooks';
 import type { ClaimedTask } from './batch-task-of';
 import type { DispatchableRun } from './dispatch-plan';
@@ -71,14 +71,9 @@ export class RunDispatchRepository {
    * to 1,000 per run and round was the largest part of a round's cost with one big run).
    */
   async candidates(sql: Sql, limit: number, budget: number): Promise<CandidateRun[]> {
-    const rows = await sql.prepared<{
-      run_id: string;
-      tenant_id: string;
-      queued: number;
-      concurrency: number;
-      account_inactive: boolean;
-      out_of_credits: boolean;
-    }>(
+    const rows = await sql.prepared<
+      Pick<JobRunsRow, 'tenant_id'> & Pick<TenantsRow, 'concurrency'> & { run_id: JobRunsRow['id']; queued: number; account_inactive: boolean; out_of_credits: boolean }
+    >(
       'dispatch_candidates',
       `SELECT r.id AS run_id, r.tenant_id, t.concurrency,
               (SELECT count(*)::int FROM (SELECT 1 FROM run_tasks q WHERE q.run_id = r.id AND q.state = 'queued' LIMIT LEAST($2::int, t.concurrency)) x) AS queued,
@@ -151,15 +146,12 @@ export class RunDispatchRepository {
 
   /** The tenant's dispatch settings with its tasks in flight, in one statement (call it after `tryLockTenant`). */
   async tenantInputs(sql: Sql, tenantId: string): Promise<TenantDispatchInputs | undefined> {
-    const [row] = await sql.prepared<{
-      concurrency: number;
-      busy: number;
-      plan_features: string[];
-      plan_products: string[];
-      captcha_solver_endpoint: string | null;
-      captcha_solver_key: string | null;
-      captcha_solver_key_sealed: Buffer | null;
-    }>(
+    const [row] = await sql.prepared<
+      Pick<
+        TenantsRow,
+        'concurrency' | 'plan_features' | 'plan_products' | 'captcha_solver_endpoint' | 'captcha_solver_key' | 'captcha_solver_key_sealed'
+      > & { busy: number }
+    >(
       'dispatch_tenant_inputs',
       `WITH ${LIVE_CLAIMS}
        SELECT t.concurrency, t.plan_features, t.plan_products, t.captcha_solver_endpoint, t.captcha_solver_key, t.captcha_solver_key_sealed,

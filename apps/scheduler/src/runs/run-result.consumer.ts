@@ -65,7 +65,8 @@ export class RunResultConsumer {
     await this.consumer.start();
   }
 
-  async stop(deadlineMs = 10_000): Promise<void> {
+  /** Stops taking results; the batch being applied may finish until `deadlineMs`, then what is left is nak'ed. Safe to call twice. */
+  async stop(deadlineMs: number): Promise<void> {
     await this.consumer?.stop(deadlineMs);
     this.consumer = undefined;
   }

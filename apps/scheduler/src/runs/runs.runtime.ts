@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { MessagingConnection, OutboxRelay, WakeSignal } from '@trawl/messaging';
+import { MessagingConnection, OutboxRelay } from '@trawl/messaging';
 import type { Logger } from '@trawl/observability';
 import { Database } from '@trawl/persistence';
-import { Runtime, SERVICE_LOGGER, SERVICE_MESSAGING } from '@trawl/service-kit';
+import { outboxRelayLoop, PeriodicLoop, Runtime, SERVICE_LOGGER, SERVICE_MESSAGING, StopCountdown } from '@trawl/service-kit';
 import { RunDispatcherService } from './run-dispatcher.service';
 import { RunReconcilerService } from './run-reconciler.service';
 import { RunResultConsumer } from './run-result.consumer';
@@ -19,58 +19,68 @@ const DISPATCH_LINGER_TASKS = 16;
  */
 @Injectable()
 export class RunsRuntime implements Runtime {
-  private running = false;
-  private dispatchLoop?: Promise<void>;
-  private reconcileTimer?: NodeJS.Timeout;
-  private reconciling?: Promise<unknown>;
-  private readonly wakeup = new WakeSignal();
+  private started = false;
+  /**
+   * Dispatch rounds: one after another while a round says more can be claimed at once, else every
+   * `dispatchPollMs` or when results free slots (`requestRound`).
+   */
+  private readonly dispatching: PeriodicLoop;
+  /** A reconcile pass every `reconcileIntervalMs`, the first one interval after start. */
+  private readonly reconciling: PeriodicLoop;
+  private readonly relay: PeriodicLoop;
   /** Results applied since the last round; the round waits a little for more (see `onResults`). */
   private freed = 0;
   private lingerTimer?: NodeJS.Timeout;
-  private relay?: OutboxRelay;
   private stopped?: Promise<void>;
 
   constructor(
-    private readonly db: Database,
+    db: Database,
     private readonly dispatcher: RunDispatcherService,
     private readonly intake: RunResultConsumer,
-    private readonly reconciler: RunReconcilerService,
-    @Inject(SERVICE_MESSAGING) private readonly messaging: MessagingConnection,
+    reconciler: RunReconcilerService,
+    @Inject(SERVICE_MESSAGING) messaging: MessagingConnection,
     @Inject(RUNS_SETTINGS) private readonly settings: RunsSettings,
     @Inject(SERVICE_LOGGER) private readonly logger: Logger,
-  ) {}
+  ) {
+    this.dispatching = new PeriodicLoop({
+      name: 'batch dispatch round',
+      intervalMs: settings.dispatchPollMs,
+      // A round held back by the tenants' concurrency says no more: it would find no room again at once.
+      pass: () => dispatcher.dispatchRound(),
+      logger,
+    });
+    this.reconciling = new PeriodicLoop({
+      name: 'batch reconciler pass',
+      intervalMs: settings.reconcileIntervalMs,
+      firstPass: 'after-interval',
+      pass: async () => {
+        if ((await reconciler.reconcileOnce()) > 0) this.requestRound();
+      },
+      logger,
+    });
+    this.relay = outboxRelayLoop(new OutboxRelay({ pool: db.pool, js: messaging.js, logger }), logger);
+  }
 
   async start(): Promise<void> {
-    if (this.running || this.stopped) return;
-    this.running = true;
-    this.relay = new OutboxRelay({ pool: this.db.pool, js: this.messaging.js, logger: this.logger });
+    if (this.started || this.stopped) return;
+    this.started = true;
     this.relay.start();
     this.intake.onApplied = (applied) => this.onResults(applied);
     await this.intake.start();
-    this.dispatchLoop = this.dispatchForever();
-    this.reconcileTimer = setInterval(() => {
-      if (this.reconciling) return;
-      this.reconciling = this.reconciler
-        .reconcileOnce()
-        .then((changed) => changed > 0 && this.requestRound())
-        .catch((error: unknown) => this.logger.error({ err: error }, 'batch reconciler pass failed'))
-        .finally(() => (this.reconciling = undefined));
-    }, this.settings.reconcileIntervalMs);
+    this.dispatching.start();
+    this.reconciling.start();
     this.logger.info('batch run execution started');
   }
 
   /** Finishes the work under way, then stops every loop. Connections are the caller's to close. */
   stop(): Promise<void> {
     this.stopped ??= (async () => {
-      this.running = false;
-      clearInterval(this.reconcileTimer);
+      const countdown = StopCountdown.start(this.settings.stopDeadlines);
       clearTimeout(this.lingerTimer);
-      this.wakeup.wake();
       this.dispatcher.stop();
-      await this.dispatchLoop;
-      await this.reconciling;
-      await this.intake.stop();
-      await this.relay?.stop();
+      await Promise.all([this.dispatching.stop(countdown.drainLeftMs()), this.reconciling.stop(countdown.drainLeftMs())]);
+      await this.intake.stop(countdown.settleLeftMs());
+      await this.relay.stop(countdown.settleLeftMs());
     })();
     return this.stopped;
   }
@@ -90,29 +100,14 @@ export class RunsRuntime implements Runtime {
 
   /**
    * Starts a dispatch round as soon as possible. Results applied while a round runs may come after
-   * that round counted the tenant's tasks in flight: without remembering the wake, the freed slots
-   * would wait a whole poll interval (measured: in-flight far below concurrency most of the time).
+   * that round counted the tenant's tasks in flight: the loop keeps that wake and runs one more
+   * round right after (without it, the freed slots would wait a whole poll interval; measured:
+   * in-flight far below concurrency most of the time).
    */
   private requestRound(): void {
     clearTimeout(this.lingerTimer);
     this.lingerTimer = undefined;
     this.freed = 0;
-    this.wakeup.wake();
-  }
-
-  private async dispatchForever(): Promise<void> {
-    while (this.running) {
-      this.wakeup.clear();
-      let more = false;
-      try {
-        ({ more } = await this.dispatcher.dispatchRound());
-      } catch (error) {
-        this.logger.error({ err: error }, 'batch dispatch round failed');
-      }
-      if (!this.running) break;
-      // A round held back by the tenants' concurrency would find no room again at once.
-      if (more) continue;
-      await this.wakeup.wait(this.settings.dispatchPollMs);
-    }
+    this.dispatching.wake();
   }
 }

@@ -1,4 +1,5 @@
 import type { MessagingTopology } from '@trawl/contracts';
+import type { StopDeadlines } from '@trawl/service-kit';
 import type { SecretBox } from '@trawl/webhooks';
 
 export const RUNS_SETTINGS = Symbol('RUNS_SETTINGS');
@@ -34,4 +35,6 @@ export interface RunsSettings {
   forbiddenDomains: readonly string[];
   /** Opens tenants' sealed CAPTCHA solver keys (`SECRETS_KEY`); without it, sealed keys are not sent. */
   secrets?: SecretBox;
+  /** Shares of `SHUTDOWN_TIMEOUT_MS` the loops and the result intake stop within. */
+  stopDeadlines: StopDeadlines;
 }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Schedule } from '@trawl/contracts';
-import type { Sql } from '@trawl/persistence';
+import type { JobSchedulesRow, Sql } from '@trawl/persistence';
 import type { FiringOutcome } from './missed-firings';
 
 /** A schedule whose due time has come, as the due list names it. */
@@ -37,7 +37,7 @@ export class SchedulesRepository {
    * sweep; every later step is scoped by the tenant it returns.
    */
   async dueSchedules(sql: Sql, now: Date, limit: number): Promise<DueSchedule[]> {
-    const rows = await sql.query<{ tenant_id: string; job_id: string }>(
+    const rows = await sql.query<Pick<JobSchedulesRow, 'tenant_id' | 'job_id'>>(
       `SELECT tenant_id, job_id FROM job_schedules
        WHERE state = 'active' AND next_due_at IS NOT NULL AND next_due_at <= $1
        ORDER BY next_due_at LIMIT $2`,
@@ -51,7 +51,8 @@ export class SchedulesRepository {
    * with the gateway's changes (replace, pause, resume), which update the same row.
    */
   async lockDue(sql: Sql, tenantId: string, jobId: string, now: Date): Promise<LockedSchedule | undefined> {
-    const [row] = await sql.query<{ schedule: Schedule; anchor_at: Date; next_due_at: Date }>(
+    // Never a null `next_due_at`: the WHERE clause leaves those out.
+    const [row] = await sql.query<Pick<JobSchedulesRow, 'schedule' | 'anchor_at'> & { next_due_at: Date }>(
       `SELECT schedule, anchor_at, next_due_at FROM job_schedules
        WHERE tenant_id = $1 AND job_id = $2 AND state = 'active' AND next_due_at IS NOT NULL AND next_due_at <= $3
        FOR UPDATE`,

@@ -4,6 +4,7 @@ import { Registry } from 'prom-client';
 import { batchMessagingDefinitions, crawlMessagingDefinitions, messagingTopology, MessagingTopology } from '@trawl/contracts';
 import { deleteStreams, ensureConsumer, ensureStream, MessagingConnection } from '@trawl/messaging';
 import { createDataSource, Database, RunsRepository, Sql } from '@trawl/persistence';
+import { stopDeadlinesOf } from '@trawl/service-kit';
 import { uniqueSuffix } from '@trawl/testing';
 import { RunDispatchRepository } from '../../src/runs/run-dispatch.repository';
 import { RunDispatcherService } from '../../src/runs/run-dispatcher.service';
@@ -34,6 +35,7 @@ export function runsSettings(topology: MessagingTopology, overrides: Partial<Run
     dispatchLingerMs: 10,
     creditPriceUsd: 0.0001,
     forbiddenDomains: [],
+    stopDeadlines: stopDeadlinesOf(10_000),
     ...overrides,
   };
 }
@@ -90,7 +92,7 @@ export async function startRunsInstance(url: string, settings: RunsSettings): Pr
     runtime,
     async close() {
       await runtime.stop();
-      await intake.stop();
+      await intake.stop(0);
       await messaging.close();
       await dataSource.destroy();
     },

@@ -5,6 +5,7 @@ import { Schedule, scheduleSchema } from '@trawl/contracts';
 import { createLogger, Logger } from '@trawl/observability';
 import { createDataSource, Database, Sql } from '@trawl/persistence';
 import { Clock, scheduleOnReplace } from '@trawl/scheduling';
+import { stopDeadlinesOf } from '@trawl/service-kit';
 import { uniqueSuffix } from '@trawl/testing';
 import { LeaderElection } from '../../src/leadership/leader-election';
 import { LeaseRepository } from '../../src/leadership/lease.repository';
@@ -75,6 +76,7 @@ export const TEST_SETTINGS: Omit<SchedulerSettings, 'leaseName' | 'instanceId'> 
   pollIntervalMs: 1_000,
   missedGraceMs: 3_600_000,
   batchSize: 100,
+  stopDeadlines: stopDeadlinesOf(10_000),
 };
 
 export async function startInstance(

@@ -1,13 +1,10 @@
+import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from '@trawl/observability';
-import type { DeliveryService } from './delivery.service';
+import { PeriodicLoop, SERVICE_LOGGER, settledWithin } from '@trawl/service-kit';
+import { DeliveryService } from './delivery.service';
+import { DELIVERY_SETTINGS, type DeliverySettings } from './delivery.settings';
 
-export interface DeliveryPollerOptions {
-  /** Attempts running at once in this replica. */
-  concurrency: number;
-  /** How often an idle poller looks for due deliveries, in ms; `notify()` looks at once. */
-  pollIntervalMs: number;
-}
-
+/** Longest wait between claims while they fail (the database is down), in ms. */
 const MAX_BACKOFF_MS = 5_000;
 
 /**
@@ -15,70 +12,56 @@ const MAX_BACKOFF_MS = 5_000;
  * poller claims only as many deliveries as it has free slots, so due work waits in the table, where
  * any replica can take it.
  */
+@Injectable()
 export class DeliveryPoller {
   private readonly inFlight = new Set<Promise<void>>();
-  private running = false;
-  private loop?: Promise<void>;
-  private wake?: () => void;
-  private notified = false;
+  /**
+   * Claims at once while a claim filled every free slot (more may be due), else every
+   * `pollIntervalMs`, or when a delivery was taken in or an attempt freed a slot.
+   */
+  private readonly loop: PeriodicLoop;
 
   constructor(
     private readonly service: DeliveryService,
-    private readonly options: DeliveryPollerOptions,
-    private readonly logger: Logger,
-  ) {}
-
-  /** Safe to call twice. */
-  start(): void {
-    if (this.running) return;
-    this.running = true;
-    this.loop = this.run();
+    @Inject(DELIVERY_SETTINGS) private readonly settings: Pick<DeliverySettings, 'concurrency' | 'pollIntervalMs'>,
+    @Inject(SERVICE_LOGGER) private readonly logger: Logger,
+  ) {
+    this.loop = new PeriodicLoop({
+      name: 'claiming due webhook deliveries',
+      intervalMs: settings.pollIntervalMs,
+      maxBackoffMs: MAX_BACKOFF_MS,
+      pass: () => this.claim(),
+      logger,
+    });
   }
 
-  /** Stops claiming and waits for the attempts under way (each bounded by its own deadline). Safe to call twice. */
-  async stop(): Promise<void> {
-    this.running = false;
-    this.wake?.();
-    await this.loop;
-    await Promise.allSettled(this.inFlight);
+  /** Safe to call twice; does nothing after `stop()`. */
+  start(): void {
+    this.loop.start();
+  }
+
+  /**
+   * Stops claiming and waits up to `deadlineMs` for the attempts under way; one cut off by the exit
+   * after that is made again once its claim lapses. Safe to call twice.
+   */
+  async stop(deadlineMs: number): Promise<void> {
+    const deadline = Date.now() + deadlineMs;
+    await this.loop.stop(deadlineMs);
+    await settledWithin(Promise.allSettled(this.inFlight), deadline - Date.now());
   }
 
   /** Look for due deliveries now (a delivery was just added). */
   notify(): void {
-    this.notified = true;
-    this.wake?.();
+    this.loop.wake();
   }
 
-  private async run(): Promise<void> {
-    let failures = 0;
-    while (this.running) {
-      this.notified = false;
-      // While outcomes wait for the database, their lapsed claims must not be taken again here.
-      const free = this.service.heldOutcomes > 0 ? 0 : this.options.concurrency - this.inFlight.size;
-      let claimed = 0;
-      if (free > 0) {
-        try {
-          const claims = await this.service.claim(free);
-          claimed = claims.length;
-          for (const claim of claims) this.track(this.service.attempt(claim));
-          failures = 0;
-        } catch (error) {
-          failures++;
-          this.logger.error({ err: error, failures }, 'claiming due webhook deliveries failed');
-        }
-      }
-      if (!this.running) break;
-      if (failures === 0 && free > 0 && (claimed === free || this.notified)) continue;
-      const pauseMs = failures === 0 ? this.options.pollIntervalMs : Math.min(MAX_BACKOFF_MS, this.options.pollIntervalMs * 2 ** failures);
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, pauseMs);
-        this.wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      this.wake = undefined;
-    }
+  private async claim(): Promise<{ more: boolean }> {
+    // While outcomes wait for the database, their lapsed claims must not be taken again here.
+    const free = this.service.heldOutcomes > 0 ? 0 : this.settings.concurrency - this.inFlight.size;
+    if (free <= 0) return { more: false };
+    const claims = await this.service.claim(free);
+    for (const claim of claims) this.track(this.service.attempt(claim));
+    return { more: claims.length === free };
   }
 
   private track(attempt: Promise<void>): void {
@@ -91,7 +74,7 @@ export class DeliveryPoller {
       .finally(() => {
         this.inFlight.delete(tracked);
         // A slot is free: claim more if some are due.
-        this.wake?.();
+        this.loop.wake();
       });
     this.inFlight.add(tracked);
   }

@@ -1,37 +1,12 @@
+import { Inject, Injectable } from '@nestjs/common';
 import type { RunWebhookEventV1 } from '@trawl/contracts';
-import { retryWhileDatabaseDown, type Database } from '@trawl/persistence';
-import {
-  AttemptResult,
-  nextAttemptAt,
-  RetrySchedule,
-  runEventBody,
-  SecretBox,
-  SigningKey,
-  signingKeyContext,
-  SigningKeysRepository,
-  WebhookDeliveryClient,
-} from '@trawl/webhooks';
+import { Database, retryWhileDatabaseDown } from '@trawl/persistence';
+import { AttemptResult, nextAttemptAt, runEventBody, SigningKey, signingKeyContext, SigningKeysRepository, WebhookDeliveryClient } from '@trawl/webhooks';
 import type { Logger } from '@trawl/observability';
-import type { DispatcherMetrics } from '../dispatcher.metrics';
+import { SERVICE_LOGGER } from '@trawl/service-kit';
+import { DispatcherMetrics } from '../dispatcher.metrics';
 import { AttemptVerdict, ClaimedDelivery, DeliveryRepository } from './delivery.repository';
-
-export interface DeliveryServiceOptions {
-  db: Database;
-  deliveries: DeliveryRepository;
-  keys: SigningKeysRepository;
-  /** `undefined` when `SECRETS_KEY` is not configured: signed deliveries cannot be made. */
-  box: SecretBox | undefined;
-  client: WebhookDeliveryClient;
-  schedule: RetrySchedule;
-  /** Deadline of one attempt, in ms; the claim lease is this plus a margin. */
-  attemptTimeoutMs: number;
-  metrics: DispatcherMetrics;
-  logger: Logger;
-  /** Default `() => new Date()`. */
-  clock?: () => Date;
-  /** Jitter source of the retry schedule. Default `Math.random`. */
-  random?: () => number;
-}
+import { DELIVERY_SETTINGS, type DeliverySettings } from './delivery.settings';
 
 /** Room past the attempt's own deadline before its claim lapses and another replica may retry it. */
 const LEASE_MARGIN_MS = 5_000;
@@ -56,14 +31,24 @@ const MAX_ELAPSED_MS = 2_147_483_647;
  * sends the same bytes and event id), and makes attempts on claimed deliveries, recording each and
  * scheduling the next with backoff until a 2xx or the end of the retry window.
  */
+@Injectable()
 export class DeliveryService {
   private readonly clock: () => Date;
   private readonly random: () => number;
   private held = 0;
 
-  constructor(private readonly options: DeliveryServiceOptions) {
-    this.clock = options.clock ?? (() => new Date());
-    this.random = options.random ?? Math.random;
+  constructor(
+    private readonly db: Database,
+    private readonly deliveries: DeliveryRepository,
+    private readonly keys: SigningKeysRepository,
+    private readonly client: WebhookDeliveryClient,
+    private readonly metrics: DispatcherMetrics,
+    @Inject(DELIVERY_SETTINGS) private readonly settings: Pick<DeliverySettings, 'box' | 'schedule' | 'attemptTimeoutMs' | 'clock' | 'random'>,
+    @Inject(SERVICE_LOGGER) private readonly logger: Logger,
+  ) {
+    this.clock = settings.clock ?? (() => new Date());
+    this.random = settings.random ?? Math.random;
+    metrics.measureBacklogWith(() => this.backlog());
   }
 
   /**
@@ -78,8 +63,8 @@ export class DeliveryService {
   }
 
   private insert(event: RunWebhookEventV1, webhook: NonNullable<RunWebhookEventV1['webhook']>): Promise<boolean> {
-    return this.options.deliveries.insert(
-      this.options.db,
+    return this.deliveries.insert(
+      this.db,
       {
         eventId: event.event_id,
         tenantId: event.tenant_id,
@@ -96,7 +81,7 @@ export class DeliveryService {
 
   /** Claims up to `limit` due deliveries for this replica. */
   claim(limit: number): Promise<ClaimedDelivery[]> {
-    return this.options.deliveries.claimDue(this.options.db, limit, this.clock(), this.options.attemptTimeoutMs + LEASE_MARGIN_MS);
+    return this.deliveries.claimDue(this.db, limit, this.clock(), this.settings.attemptTimeoutMs + LEASE_MARGIN_MS);
   }
 
   /**
@@ -107,12 +92,12 @@ export class DeliveryService {
   async attempt(claim: ClaimedDelivery): Promise<void> {
     const at = this.clock();
     const { result, verdict, applied } = await this.record(claim, at, await this.send(claim, at));
-    this.options.metrics.attemptSeconds.observe({ result: result.delivered ? 'delivered' : 'failed' }, result.elapsedMs / 1000);
-    this.options.metrics.attempts.inc({ outcome: verdict.status === 'pending' ? 'retry_scheduled' : verdict.status });
+    this.metrics.attemptSeconds.observe({ result: result.delivered ? 'delivered' : 'failed' }, result.elapsedMs / 1000);
+    this.metrics.attempts.inc({ outcome: verdict.status === 'pending' ? 'retry_scheduled' : verdict.status });
     const log = { event_id: claim.eventId, tenant_id: claim.tenantId, attempt: claim.attempt, status_code: result.statusCode, error: result.error };
-    if (!applied) this.options.logger.warn(log, 'webhook attempt finished after its claim lapsed; another replica owns the delivery');
-    else if (verdict.status === 'failed') this.options.logger.warn(log, 'webhook delivery given up after its retry window');
-    else this.options.logger.info({ ...log, outcome: verdict.status }, 'webhook attempt made');
+    if (!applied) this.logger.warn(log, 'webhook attempt finished after its claim lapsed; another replica owns the delivery');
+    else if (verdict.status === 'failed') this.logger.warn(log, 'webhook delivery given up after its retry window');
+    else this.logger.info({ ...log, outcome: verdict.status }, 'webhook attempt made');
   }
 
   /**
@@ -125,7 +110,7 @@ export class DeliveryService {
 
   /** Deliveries due and not yet claimed. */
   backlog(): Promise<number> {
-    return this.options.deliveries.countDue(this.options.db, this.clock());
+    return this.deliveries.countDue(this.db, this.clock());
   }
 
   /**
@@ -137,9 +122,9 @@ export class DeliveryService {
     try {
       const signingKey = claim.signed ? await this.signingKey(claim) : undefined;
       if (claim.signed && !signingKey) return { delivered: false, statusCode: null, elapsedMs: 0, error: SIGNING_KEY_UNAVAILABLE };
-      return await this.options.client.send({ url: claim.url, eventId: claim.eventId, body: claim.body, signingKey });
+      return await this.client.send({ url: claim.url, eventId: claim.eventId, body: claim.body, signingKey });
     } catch (error) {
-      this.options.logger.error(
+      this.logger.error(
         { err: error, event_id: claim.eventId, tenant_id: claim.tenantId, attempt: claim.attempt },
         'webhook attempt failed inside the dispatcher',
       );
@@ -163,8 +148,8 @@ export class DeliveryService {
       try {
         const applied = await retryWhileDatabaseDown(
           () =>
-            this.options.db.transaction((sql) =>
-              this.options.deliveries.recordAttempt(
+            this.db.transaction((sql) =>
+              this.deliveries.recordAttempt(
                 sql,
                 claim,
                 { at, statusCode: result.statusCode, error: result.error ?? null, elapsedMs: result.elapsedMs },
@@ -177,7 +162,7 @@ export class DeliveryService {
               if (holding) return;
               holding = true;
               this.held++;
-              this.options.logger.warn(
+              this.logger.warn(
                 { err: error, event_id: claim.eventId, attempt: claim.attempt },
                 'database unreachable; holding the webhook attempt until it is back',
               );
@@ -192,7 +177,7 @@ export class DeliveryService {
     try {
       return await write(sent);
     } catch (error) {
-      this.options.logger.error(
+      this.logger.error(
         { err: error, event_id: claim.eventId, tenant_id: claim.tenantId, attempt: claim.attempt, status_code: sent.statusCode, error_text: sent.error },
         'webhook attempt could not be recorded; recording it as internal_error',
       );
@@ -203,22 +188,22 @@ export class DeliveryService {
 
   private verdict(claim: ClaimedDelivery, result: AttemptResult): AttemptVerdict {
     if (result.delivered) return { status: 'delivered' };
-    const next = nextAttemptAt(this.options.schedule, claim.attempt, claim.createdAt, this.clock(), this.random);
+    const next = nextAttemptAt(this.settings.schedule, claim.attempt, claim.createdAt, this.clock(), this.random);
     return next ? { status: 'pending', nextAttemptAt: next } : { status: 'failed' };
   }
 
   /** The tenant's active key at the time of the attempt: a finalized rotation signs with the new key. */
   private async signingKey(claim: ClaimedDelivery): Promise<SigningKey | undefined> {
-    const { box, keys, db } = this.options;
+    const { box } = this.settings;
     if (!box) return undefined;
-    const row = await keys.findByStatus(db, claim.tenantId, 'active');
+    const row = await this.keys.findByStatus(this.db, claim.tenantId, 'active');
     if (!row) return undefined;
     try {
       return { kid: row.kid, secret: box.open(row.secretSealed, signingKeyContext(claim.tenantId, row.kid)).toString('utf8') };
     } catch (error) {
       // Not the tenant's doing and not fixed by retrying soon: SECRETS_KEY differs from the one that
       // sealed the key, or the row is corrupt. Operators need this line; the tenant sees the attempt.
-      this.options.logger.error(
+      this.logger.error(
         { err: error, event_id: claim.eventId, tenant_id: claim.tenantId, kid: row.kid },
         'active webhook signing key cannot be opened with this SECRETS_KEY',
       );

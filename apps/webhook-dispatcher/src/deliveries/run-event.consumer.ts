@@ -1,30 +1,41 @@
-import { runWebhookEventV1, RunWebhookEventV1 } from '@trawl/contracts';
-import { Disposition, InboundMessage, MessageConsumer } from '@trawl/messaging';
-import type { JetStreamClient } from '@nats-io/jetstream';
+import { Inject, Injectable } from '@nestjs/common';
+import { runWebhookEventV1, RunWebhookEventV1, webhookConsumerDefinition } from '@trawl/contracts';
+import { Disposition, InboundMessage, MessageConsumer, MessagingConnection } from '@trawl/messaging';
 import type { Logger } from '@trawl/observability';
-import type { DispatcherMetrics } from '../dispatcher.metrics';
-import type { DeliveryService } from './delivery.service';
+import { SERVICE_LOGGER, SERVICE_MESSAGING } from '@trawl/service-kit';
+import { DispatcherMetrics } from '../dispatcher.metrics';
+import { DeliveryPoller } from './delivery-poller';
+import { DeliveryService } from './delivery.service';
+import { DELIVERY_SETTINGS, type DeliverySettings } from './delivery.settings';
 
 const FOREIGN_KEY_VIOLATION = '23503';
 /** Longest an event is held and written again while Postgres is unreachable, in ms (then nak'ed). */
 const DATABASE_DOWN_HOLD_MS = 40_000;
+/** Run events taken in at once: each is one small insert. */
+const INTAKE_CONCURRENCY = 16;
 
 /**
  * Takes run events from the events stream into the delivery table. The message is acked only once
  * the delivery row is committed, so a crash loses no event; a redelivered event adds nothing.
  */
+@Injectable()
 export class RunEventConsumer {
   private readonly consumer: MessageConsumer<RunWebhookEventV1>;
 
   constructor(
-    options: { js: JetStreamClient; stream: string; durable: string; concurrency: number },
     private readonly service: DeliveryService,
-    private readonly onAccepted: () => void,
+    private readonly poller: DeliveryPoller,
     private readonly metrics: DispatcherMetrics,
-    logger: Logger,
+    @Inject(SERVICE_MESSAGING) messaging: MessagingConnection,
+    @Inject(DELIVERY_SETTINGS) settings: Pick<DeliverySettings, 'topology'>,
+    @Inject(SERVICE_LOGGER) logger: Logger,
   ) {
+    const { stream, durable } = webhookConsumerDefinition(settings.topology);
     this.consumer = new MessageConsumer<RunWebhookEventV1>({
-      ...options,
+      js: messaging.js,
+      stream,
+      durable,
+      concurrency: INTAKE_CONCURRENCY,
       schema: runWebhookEventV1,
       logger,
       handler: (msg) => this.handle(msg),
@@ -35,7 +46,8 @@ export class RunEventConsumer {
     return this.consumer.start();
   }
 
-  stop(deadlineMs?: number): Promise<void> {
+  /** Stops taking events; those under way may finish until `deadlineMs`, then they are nak'ed. Safe to call twice. */
+  stop(deadlineMs: number): Promise<void> {
     return this.consumer.stop(deadlineMs);
   }
 
@@ -43,7 +55,7 @@ export class RunEventConsumer {
     try {
       if (await this.service.accept(msg.data, { holdMs: DATABASE_DOWN_HOLD_MS, onHold: () => msg.working() })) {
         this.metrics.accepted.inc();
-        this.onAccepted();
+        this.poller.notify();
       }
       return { kind: 'ack' };
     } catch (error) {

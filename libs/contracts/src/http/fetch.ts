@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { OUTPUT_FORMAT_MEDIA, OUTPUT_NAMES } from '../output-formats';
+import { OUTPUT_FORMAT_MEDIA, OUTPUT_FORMATS, OUTPUT_NAMES, RESPONSE_TYPE_TITLES, type OutputFormat } from '../output-formats';
 import { FETCH_PARAMETERS, type FetchParameter, type FetchParameterName } from '../fetch-parameters';
 import type { ApiResponse, ApiRoute } from './api-route';
 import { PROBLEM_MEDIA_TYPE, problemDetails, problemResponses } from './problem.schema';
@@ -115,23 +115,19 @@ const FETCH_USAGE_HEADERS = {
 
 const fetchAnswer: ApiResponse = {
   description:
-    "The page: HTML by default (served as UTF-8); with `response_type`, Markdown, plain text or PDF; with a screenshot, the image; " +
+    `The page: HTML by default (served as UTF-8); with \`response_type\`, ${RESPONSE_TYPE_TITLES}; with a screenshot, the image; ` +
     'with `json_response`, `extract`, `css_extractor` or `outputs`, JSON; a target that is not HTML (an image, a file) comes as the ' +
     "target sent it. The target's own headers come back prefixed `Zr-` (`Zr-Final-Url`, `Zr-Content-Type`, `Zr-Cookies`, …).",
-  contentType: 'text/html',
+  contentType: mediaOf('html'),
   headers: { ...FETCH_USAGE_HEADERS, 'Zr-Final-Url': 'The URL the page was finally loaded from.' },
   alternatives: [
     {
-      contentType: 'application/json',
+      contentType: mediaOf('json'),
       schema: z
         .union([fetchJsonResponse, fetchExtractResponse, fetchCssExtractorResponse, fetchOutputsResponse, z.unknown()])
         .meta({ description: "One of the JSON answers, by the parameter asked; or a JSON target's own body." }),
     },
-    { contentType: mediaOf('markdown') },
-    { contentType: mediaOf('plaintext') },
-    { contentType: mediaOf('pdf') },
-    { contentType: mediaOf('png') },
-    { contentType: mediaOf('jpeg') },
+    ...otherAnswerMedia().map((contentType) => ({ contentType })),
     { contentType: '*/*', description: "A target that is not HTML, as the target sent it." },
   ],
 };
@@ -159,8 +155,18 @@ const targetStatusAnswer: ApiResponse = {
   alternatives: [{ contentType: PROBLEM_MEDIA_TYPE, schema: problemDetails }],
 };
 
-function mediaOf(format: keyof typeof OUTPUT_FORMAT_MEDIA): string {
+function mediaOf(format: OutputFormat): string {
   return OUTPUT_FORMAT_MEDIA[format].contentType.split(';')[0]!;
+}
+
+/**
+ * The media types of every output format but HTML and JSON (listed first, JSON with its schemas),
+ * once each: taken from `OUTPUT_FORMAT_MEDIA`, so a new response type or screenshot format is
+ * documented as it is added.
+ */
+function otherAnswerMedia(): string[] {
+  const listed = new Set([mediaOf('html'), mediaOf('json')]);
+  return [...new Set(OUTPUT_FORMATS.map(mediaOf))].filter((media) => !listed.has(media));
 }
 
 function fetchRoute(method: 'get' | 'post' | 'put'): ApiRoute {

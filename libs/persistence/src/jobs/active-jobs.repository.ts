@@ -1,4 +1,5 @@
 import type { Sql } from '../database';
+import type { TenantsRow } from '../tables';
 import { RUNS_IN_FLIGHT_SQL } from './runs.repository';
 
 /** A tenant's active-job limit and what counts against it now. */
@@ -16,7 +17,7 @@ export interface ActiveJobs {
 export class ActiveJobsRepository {
   /** Locks the tenant row and counts its active jobs; undefined when the tenant does not exist. */
   async lockTenantAndCount(sql: Sql, tenantId: string): Promise<ActiveJobs | undefined> {
-    const [tenant] = await sql.query<{ max_active_jobs: number }>(`SELECT max_active_jobs FROM tenants WHERE id = $1 FOR UPDATE`, [
+    const [tenant] = await sql.query<Pick<TenantsRow, 'max_active_jobs'>>(`SELECT max_active_jobs FROM tenants WHERE id = $1 FOR UPDATE`, [
       tenantId,
     ]);
     if (!tenant) return undefined;

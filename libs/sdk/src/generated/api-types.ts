@@ -531,6 +531,8 @@ export type Problem = {
    * - 400 `csv_invalid_rows`: Invalid CSV rows
    * - 400 `csv_malformed`: Malformed CSV
    * - 400 `invalid_cursor`: Invalid cursor
+   * - 400 `invalid_domain`: Invalid domain
+   * - 400 `invalid_example_url`: Invalid example URL
    * - 400 `invalid_parameter`: Invalid parameter
    * - 400 `invalid_request`: Invalid request
    * - 400 `invalid_tasks`: Invalid tasks
@@ -563,6 +565,7 @@ export type Problem = {
    * - 404 `file_input_not_found`: File input not found
    * - 404 `job_not_found`: Job not found
    * - 404 `not_found`: Not found
+   * - 404 `prepared_domain_not_found`: Prepared domain not found
    * - 404 `RESP002`: Target page not found
    * - 404 `RESP007`: Target domain could not be resolved
    * - 404 `run_not_found`: Run not found
@@ -604,8 +607,10 @@ export type Problem = {
    * - 424 `RESP006`: CAPTCHA solver failed
    * - 429 `AUTH006`: Concurrency limit reached
    * - 429 `AUTH008`: Rate limit reached
+   * - 429 `extract_domain_quota_exceeded`: New domains allowance reached
    * - 429 `quota_exceeded`: Too many active jobs
    * - 429 `too_many_crawls`: Too many crawls
+   * - 429 `too_many_requests`: Too many failed authentications
    * - 500 `CTX0001`: Request cancelled by the client
    * - 500 `ERR0000`: Unexpected internal error
    * - 500 `ERR0001`: Unknown internal error
@@ -614,6 +619,7 @@ export type Problem = {
    * - 503 `RESP009`: All capacity busy
    * - 503 `secrets_unavailable`: Secrets unavailable
    * - 503 `signing_unavailable`: Webhook signing unavailable
+   * - 503 `transfers_busy`: Too many file transfers
    * - 504 `CTX0002`: Operation exceeded the maximum allowed time
    */
   code: string;
