@@ -1,12 +1,12 @@
 import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { createEgressAgent, EgressErrorCode, EgressPolicy, parseHostMap } from '@trawl/egress';
-import { makeLeafCert, startTlsFront, type TlsFront } from '../../../../test/fixtures/tls-front';
-import { runCa } from '../../../../test/support/run-ca';
-import { EgressProxy } from '../egress-proxy';
-import { navigationHeaders } from '../identity';
-import { testIdentity } from '../identity/identity.test-support';
-import { ChromeTlsClient } from './chrome-tls-client';
-import { HttpEngine, type HttpExchangeRequest } from './http-engine';
+import { makeLeafCert, startTlsFront, type TlsFront } from '../../../test/fixtures/tls-front';
+import { runCa } from '../../../test/support/run-ca';
+import { EgressProxy } from '../src/egress-proxy';
+import { navigationHeaders } from '../src/identity';
+import { testIdentity } from '../src/identity/identity.test-support';
+import { ChromeTlsClient } from '../src/page-fetch/chrome-tls-client';
+import { HttpEngine, type HttpExchangeRequest } from '../src/page-fetch/http-engine';
 
 /** Chrome's HTTP/2 preface (SETTINGS, connection window, pseudo-header order), as Chromium 156 sends it. */
 const CHROME_H2 = '1:65536;2:0;4:6291456;6:262144|15663105|0|m,a,s,p';

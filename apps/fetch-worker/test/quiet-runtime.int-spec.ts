@@ -6,9 +6,9 @@ import { join } from 'node:path';
 import puppeteer from 'puppeteer-core';
 import { EgressPolicy, parseHostMap } from '@trawl/egress';
 import { waitFor } from '@trawl/testing';
-import { PROBE_CONTEXTS, StealthProbe, type ProbeRun } from '../../../../test/fixtures/stealth-probe';
-import { EgressProxy } from '../egress-proxy';
-import { BrowserPool, type BrowserLease } from './browser-pool';
+import { PROBE_CONTEXTS, StealthProbe, type ProbeRun } from '../../../test/fixtures/stealth-probe';
+import { EgressProxy } from '../src/egress-proxy';
+import { BrowserPool, type BrowserLease } from '../src/browser/browser-pool';
 
 jest.setTimeout(60_000);
 

@@ -2,9 +2,9 @@ import { createServer, request, type IncomingHttpHeaders, type Server } from 'no
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { EgressErrorCode, EgressPolicy, parseHostMap } from '@trawl/egress';
 import { waitFor } from '@trawl/testing';
-import { fixtureHostMap, startFixtureWeb, type FixtureWeb } from '../../../../test/fixtures/web';
-import { EgressProxy } from './egress-proxy';
-import { EGRESS_REFUSAL_HEADER, type ProxySession } from './proxy-session';
+import { fixtureHostMap, startFixtureWeb, type FixtureWeb } from '../../../test/fixtures/web';
+import { EgressProxy } from '../src/egress-proxy/egress-proxy';
+import { EGRESS_REFUSAL_HEADER, type ProxySession } from '../src/egress-proxy/proxy-session';
 
 interface Answer {
   status: number;

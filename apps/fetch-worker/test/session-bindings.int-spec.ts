@@ -1,8 +1,8 @@
 import { waitFor } from '@trawl/testing';
-import { parseProxyPools } from './proxy-pools';
-import { ProxyRouter } from './proxy-router';
-import { NatsSessionBindings } from './session-bindings';
-import { twoWorkers } from '../../test/support/two-workers';
+import { parseProxyPools } from '../src/proxies/proxy-pools';
+import { ProxyRouter } from '../src/proxies/proxy-router';
+import { NatsSessionBindings } from '../src/proxies/session-bindings';
+import { twoWorkers } from './support/two-workers';
 
 const TENANT = '6f1c2a8e-4b7d-4e0a-9c1f-2d3e4f5a6b7c';
 const POOLS = parseProxyPools('standard=http://s1:1|http://s2:1|http://s3:1;premium.us=http://us1:1|http://us2:1');

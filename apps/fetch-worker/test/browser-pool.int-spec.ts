@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EgressPolicy, parseHostMap } from '@trawl/egress';
 import { waitFor } from '@trawl/testing';
-import { fixtureHostMap, startFixtureWeb, type FixtureWeb } from '../../../../test/fixtures/web';
-import { EgressProxy } from '../egress-proxy';
-import { BrowserError, BrowserErrorCode } from './browser.errors';
-import { BrowserPool } from './browser-pool';
-import { processesInGroup } from './process-group';
+import { fixtureHostMap, startFixtureWeb, type FixtureWeb } from '../../../test/fixtures/web';
+import { EgressProxy } from '../src/egress-proxy';
+import { BrowserError, BrowserErrorCode } from '../src/browser/browser.errors';
+import { BrowserPool } from '../src/browser/browser-pool';
+import { processesInGroup } from '../src/browser/process-group';
 
 jest.setTimeout(60_000);
 

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { createDataSource, Database } from '@trawl/persistence';
 import { createMigratedDatabase, TestDatabase } from '@trawl/testing';
-import { AdmissionRepository } from './admission.repository';
-import { ConcurrencySlotsRepository, SlotLease } from './concurrency-slots.repository';
+import { AdmissionRepository } from '../src/limits/admission.repository';
+import { ConcurrencySlotsRepository, SlotLease } from '../src/limits/concurrency-slots.repository';
 
 const LEASE_MS = 60_000;
 

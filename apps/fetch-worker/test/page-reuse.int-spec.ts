@@ -4,11 +4,11 @@ import { join } from 'node:path';
 import type { Page } from 'puppeteer-core';
 import { EgressPolicy, parseHostMap } from '@trawl/egress';
 import { waitFor } from '@trawl/testing';
-import { fixtureHostMap, startFixtureWeb, type FixtureWeb } from '../../../../test/fixtures/web';
-import { EgressProxy } from '../egress-proxy';
-import { BrowserPool } from './browser-pool';
-import { renderPage } from './render-page';
-import { testIdentity } from '../identity/identity.test-support';
+import { fixtureHostMap, startFixtureWeb, type FixtureWeb } from '../../../test/fixtures/web';
+import { EgressProxy } from '../src/egress-proxy';
+import { BrowserPool } from '../src/browser/browser-pool';
+import { renderPage } from '../src/browser/render-page';
+import { testIdentity } from '../src/identity/identity.test-support';
 
 jest.setTimeout(60_000);
 

@@ -1,9 +1,9 @@
 import { Kvm } from '@nats-io/kv';
 import { waitFor } from '@trawl/testing';
-import { AdaptiveFetcher, type AttemptOutcome } from './adaptive-fetcher';
-import { NatsDomainTierMemory } from './domain-tier-memory';
-import type { FetchTier } from './tiers';
-import { twoWorkers } from '../../test/support/two-workers';
+import { AdaptiveFetcher, type AttemptOutcome } from '../src/stealth/adaptive-fetcher';
+import { NatsDomainTierMemory } from '../src/stealth/domain-tier-memory';
+import type { FetchTier } from '../src/stealth/tiers';
+import { twoWorkers } from './support/two-workers';
 
 const OK_HTML = `<html><body><p>${'Plenty of real content here. '.repeat(20)}</p></body></html>`;
 

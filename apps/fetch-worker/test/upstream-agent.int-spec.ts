@@ -5,12 +5,12 @@ import {
   startFixtureProxies,
   startFixtureProxy,
   type FixtureProxy,
-} from '../../../../test/fixtures/proxies';
-import { fixtureHostMap, startFixtureWeb, type FixtureWeb } from '../../../../test/fixtures/web';
-import { STEALTH_GUARDED_PATH, STEALTH_TEXTS } from '../../../../test/fixtures/web/sites/stealth';
-import { parseProxyPools } from './proxy-pools';
-import { ProxyRouter } from './proxy-router';
-import { UpstreamAgents } from './upstream-agent';
+} from '../../../test/fixtures/proxies';
+import { fixtureHostMap, startFixtureWeb, type FixtureWeb } from '../../../test/fixtures/web';
+import { STEALTH_GUARDED_PATH, STEALTH_TEXTS } from '../../../test/fixtures/web/sites/stealth';
+import { parseProxyPools } from '../src/proxies/proxy-pools';
+import { ProxyRouter } from '../src/proxies/proxy-router';
+import { UpstreamAgents } from '../src/proxies/upstream-agent';
 
 const TENANT = '6f1c2a8e-4b7d-4e0a-9c1f-2d3e4f5a6b7c';
 

@@ -3,12 +3,12 @@ import { connect, type AddressInfo, type Socket } from 'node:net';
 import { EgressPolicy, parseHostMap } from '@trawl/egress';
 import type { JsInstructionV1 } from '@trawl/contracts';
 import { waitFor } from '@trawl/testing';
-import { fixtureHostMap, startFixtureWeb, type FixtureWeb } from '../../../../test/fixtures/web';
-import { EgressProxy, type UpstreamChooser } from '../egress-proxy';
-import { BrowserErrorCode } from './browser.errors';
-import { BrowserPool } from './browser-pool';
-import { renderPage, type RenderInput, type RenderOptions } from './render-page';
-import { testIdentity } from '../identity/identity.test-support';
+import { fixtureHostMap, startFixtureWeb, type FixtureWeb } from '../../../test/fixtures/web';
+import { EgressProxy, type UpstreamChooser } from '../src/egress-proxy';
+import { BrowserErrorCode } from '../src/browser/browser.errors';
+import { BrowserPool } from '../src/browser/browser-pool';
+import { renderPage, type RenderInput, type RenderOptions } from '../src/browser/render-page';
+import { testIdentity } from '../src/identity/identity.test-support';
 
 jest.setTimeout(60_000);
 

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { startTestGateway, TestGateway } from '../../test/gateway-harness';
+import { startTestGateway, TestGateway } from './gateway-harness';
 
 describe('Webhook endpoints (gateway)', () => {
   let gateway: TestGateway;

@@ -5,16 +5,16 @@ import { createEgressAgent, EgressPolicy, parseHostMap, safeRequest } from '@tra
 import { MessagingConnection } from '@trawl/messaging';
 import { uniqueSuffix } from '@trawl/testing';
 import type { Agent } from 'undici';
-import { closeAll, startFixtureProxies, type FixtureProxy } from '../../../../test/fixtures/proxies';
-import { fixtureHostMap, startFixtureWeb, type FixtureWeb } from '../../../../test/fixtures/web';
-import { STEALTH_GUARDED_PATH, STEALTH_TEXTS } from '../../../../test/fixtures/web/sites/stealth';
-import { BrowserPool } from '../browser/browser-pool';
-import { EgressProxy } from '../egress-proxy';
-import { parseProxyPools, ProxyRouter, UpstreamAgents } from '../proxies';
-import { AdaptiveFetcher, type AttemptOutcome } from './adaptive-fetcher';
-import { NatsDomainTierMemory } from './domain-tier-memory';
-import { StealthError } from './stealth.errors';
-import { rendersJavaScript, stealthDomainOf, type FetchTier } from './tiers';
+import { closeAll, startFixtureProxies, type FixtureProxy } from '../../../test/fixtures/proxies';
+import { fixtureHostMap, startFixtureWeb, type FixtureWeb } from '../../../test/fixtures/web';
+import { STEALTH_GUARDED_PATH, STEALTH_TEXTS } from '../../../test/fixtures/web/sites/stealth';
+import { BrowserPool } from '../src/browser/browser-pool';
+import { EgressProxy } from '../src/egress-proxy';
+import { parseProxyPools, ProxyRouter, UpstreamAgents } from '../src/proxies';
+import { AdaptiveFetcher, type AttemptOutcome } from '../src/stealth/adaptive-fetcher';
+import { NatsDomainTierMemory } from '../src/stealth/domain-tier-memory';
+import { StealthError } from '../src/stealth/stealth.errors';
+import { rendersJavaScript, stealthDomainOf, type FetchTier } from '../src/stealth/tiers';
 
 jest.setTimeout(90_000);
 

@@ -1,11 +1,11 @@
 import { EgressPolicy, parseHostMap } from '@trawl/egress';
-import { fixtureHostMap, startFixtureWeb, type FixtureWeb } from '../../../../test/fixtures/web';
-import { fetchFailureOf } from '../fetch-requests/fetch-failures';
-import { EgressProxy } from '../egress-proxy';
-import { BrowserErrorCode } from './browser.errors';
-import { BrowserPool } from './browser-pool';
-import { renderPage } from './render-page';
-import { testIdentity } from '../identity/identity.test-support';
+import { fixtureHostMap, startFixtureWeb, type FixtureWeb } from '../../../test/fixtures/web';
+import { fetchFailureOf } from '../src/fetch-requests/fetch-failures';
+import { EgressProxy } from '../src/egress-proxy';
+import { BrowserErrorCode } from '../src/browser/browser.errors';
+import { BrowserPool } from '../src/browser/browser-pool';
+import { renderPage } from '../src/browser/render-page';
+import { testIdentity } from '../src/identity/identity.test-support';
 
 jest.setTimeout(60_000);
 
