@@ -1,4 +1,5 @@
 export * from './logger';
 export * from './tracing';
+export * from './with-span';
 export * from './metrics';
 export * from './health.module';

@@ -1,9 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { context, trace } from '@opentelemetry/api';
 import { autoTiersOf } from '@trawl/billing';
 import { crawlPageTaskMsgId, type CrawlPageTaskV1 } from '@trawl/contracts';
 import { Database, resultEvenIfCommitUnknown } from '@trawl/persistence';
-import { contextFromTraceParent, Logger, tracer } from '@trawl/observability';
+import { contextFromTraceParent, Logger, withSpan } from '@trawl/observability';
 import { MessagingConnection, publishManyHeld } from '@trawl/messaging';
 import { COORDINATOR_SETTINGS, CoordinatorSettings } from '../coordinator.settings';
 import { CoordinatorMetrics } from '../coordinator.metrics';
@@ -97,10 +96,9 @@ export class DispatcherService {
     const { crawl, pages } = claimed;
     const autoTiers = autoTiersOf(crawl.planFeatures);
     const parent = contextFromTraceParent(crawl.traceParent);
-    const span = tracer().startSpan('crawl.dispatch', { attributes: { 'trawl.crawl_id': crawl.id, 'trawl.pages': pages.length } }, parent);
-    try {
-      await context.with(trace.setSpan(parent, span), () =>
-        publishManyHeld(
+    await withSpan('crawl.dispatch', { parent, attributes: { 'trawl.crawl_id': crawl.id, 'trawl.pages': pages.length } }, async () => {
+      try {
+        await publishManyHeld(
           this.messaging,
           pages.map((page) => {
             const task: CrawlPageTaskV1 = {
@@ -129,14 +127,13 @@ export class DispatcherService {
             signal: this.stopping.signal,
             onHold: (error, held) => this.logger.warn({ err: error, crawl_id: crawl.id, held }, 'NATS refused page tasks; holding them until it is back'),
           },
-        ),
-      );
-    } catch (error) {
-      // The claims stay dispatched; their leases run out and the reconciler queues them again.
-      this.logger.warn({ err: error, crawl_id: crawl.id }, 'publishing page tasks failed');
-    } finally {
-      span.end();
-    }
+        );
+      } catch (error) {
+        // Not a span error: the claims stay dispatched, their leases run out and the reconciler
+        // queues them again.
+        this.logger.warn({ err: error, crawl_id: crawl.id }, 'publishing page tasks failed');
+      }
+    });
     this.metrics.pagesDispatched.inc(pages.length);
     return pages.length;
   }

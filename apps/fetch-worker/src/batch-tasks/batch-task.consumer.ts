@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { context, Context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { context, SpanKind } from '@opentelemetry/api';
 import { batchBodyStem, BatchTaskResultV1, batchTaskV1, BatchTaskV1, MessagingTopology } from '@trawl/contracts';
 import { ByteBudget, Disposition, InboundMessage, MessageConsumer, MessagingConnection, SpilledBodies } from '@trawl/messaging';
-import { Logger, tracer, tracesExported } from '@trawl/observability';
+import { Logger, tracesExported, withSpan } from '@trawl/observability';
 import { FetchRequestService } from '../fetch-requests/fetch-request.service';
 import { ResultPublisher } from '../crawl-pages/result-publisher';
 import { SERVICE_LOGGER, SERVICE_MESSAGING } from '@trawl/service-kit';
@@ -120,30 +120,13 @@ export class BatchTaskConsumer {
       // A span per task costs CPU that only pays off when spans are exported; without an exporter the
       // task runs in its message's context, so logs and the result still carry the run's trace id.
       if (!tracesExported()) return await context.with(parent, () => this.fetchAndPublish(message));
-      return await this.traced(message, parent);
+      return await withSpan(
+        'batch.task.fetch',
+        { parent, kind: SpanKind.CONSUMER, attributes: { 'trawl.run_id': task.run_id, 'trawl.seq': task.seq, 'trawl.attempt': task.attempt } },
+        () => this.fetchAndPublish(message),
+      );
     } finally {
       this.metrics.batchInFlight.dec();
-    }
-  }
-
-  private async traced(message: InboundMessage<BatchTaskV1>, parent: Context): Promise<Disposition> {
-    const task = message.data;
-    const span = tracer().startSpan(
-      'batch.task.fetch',
-      {
-        kind: SpanKind.CONSUMER,
-        attributes: { 'trawl.run_id': task.run_id, 'trawl.seq': task.seq, 'trawl.attempt': task.attempt },
-      },
-      parent,
-    );
-    try {
-      return await context.with(trace.setSpan(parent, span), () => this.fetchAndPublish(message));
-    } catch (error) {
-      span.recordException(error as Error);
-      span.setStatus({ code: SpanStatusCode.ERROR });
-      throw error;
-    } finally {
-      span.end();
     }
   }
 

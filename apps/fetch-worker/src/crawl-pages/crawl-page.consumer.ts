@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { context, Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { Span, SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { crawlContentSpillStem, CrawlPageResultV1, crawlPageTaskV1, CrawlPageTaskV1, MessagingTopology } from '@trawl/contracts';
 import { ByteBudget, Disposition, InboundMessage, MessageConsumer, MessagingConnection, SpilledBodies } from '@trawl/messaging';
-import { Logger, tracer } from '@trawl/observability';
+import { Logger, withSpan } from '@trawl/observability';
 import { PageFetchError, PageFetchErrorCode } from '../page-fetch/page-fetch.errors';
 import { SERVICE_LOGGER, SERVICE_MESSAGING } from '@trawl/service-kit';
 import { WorkerMetrics } from '../worker.metrics';
@@ -115,27 +115,21 @@ export class CrawlPageConsumer {
   /** One task: fetch, publish the result, then ack; or hand the task back. */
   async handle(message: InboundMessage<CrawlPageTaskV1>): Promise<Disposition> {
     const task = message.data;
-    const parent = message.traceContext();
-    const span = tracer().startSpan(
-      'crawl.page.fetch',
-      {
-        kind: SpanKind.CONSUMER,
-        attributes: {
-          'trawl.crawl_id': task.crawl_id,
-          'trawl.frontier_id': task.frontier_id,
-          'trawl.attempt': task.attempt,
-          'messaging.delivery_count': message.deliveryCount,
-        },
-      },
-      parent,
-    );
+    const attributes = {
+      'trawl.crawl_id': task.crawl_id,
+      'trawl.frontier_id': task.frontier_id,
+      'trawl.attempt': task.attempt,
+      'messaging.delivery_count': message.deliveryCount,
+    };
     this.metrics.inFlight.inc();
     try {
-      // The result is published inside the span, so its traceparent continues this trace.
-      return await context.with(trace.setSpan(parent, span), () => this.fetchAndPublish(message, span));
+      // The result is published inside the span, so its traceparent continues this trace. Failures
+      // the task recovers from are caught in fetchAndPublish, which decides what marks the span.
+      return await withSpan('crawl.page.fetch', { parent: message.traceContext(), kind: SpanKind.CONSUMER, attributes }, (span) =>
+        this.fetchAndPublish(message, span),
+      );
     } finally {
       this.metrics.inFlight.dec();
-      span.end();
     }
   }
 

@@ -1,9 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { propagation, ROOT_CONTEXT, SpanKind } from '@opentelemetry/api';
 import { FetchReplyV1, fetchRequestV1, MessagingTopology, workerProblemKind } from '@trawl/contracts';
 import { problem, PROBLEM_CONTENT_TYPE } from '@trawl/http';
 import { MessagingConnection, RpcReply, RpcRequest, StreamedRpcServer } from '@trawl/messaging';
-import { Logger, tracer } from '@trawl/observability';
+import { Logger, withSpan } from '@trawl/observability';
 import { SERVICE_LOGGER, SERVICE_MESSAGING } from '@trawl/service-kit';
 import { FetchAnswer, FetchRequestService } from './fetch-request.service';
 import { sharedAbortController } from '../shared-abort';
@@ -80,19 +80,12 @@ export class FetchRequestServer {
   /** One call: never throws, so the gateway always gets a head it can read. */
   async handle(request: RpcRequest): Promise<RpcReply> {
     const parent = propagation.extract(ROOT_CONTEXT, request.headers);
-    const span = tracer().startSpan('fetch.request', { kind: SpanKind.SERVER }, parent);
-    try {
-      const answer = await context.with(trace.setSpan(parent, span), () => this.answer(request));
+    return withSpan('fetch.request', { parent, kind: SpanKind.SERVER }, async (span) => {
+      const answer = await this.answer(request);
       span.setAttributes({ 'http.response.status_code': answer.head.status, 'trawl.request_id': answer.head.request_id });
       if (answer.head.error) span.setAttribute('trawl.error_code', answer.head.error.code);
       return { head: Buffer.from(JSON.stringify(answer.head), 'utf8'), body: answer.body };
-    } catch (error) {
-      span.recordException(error as Error);
-      span.setStatus({ code: SpanStatusCode.ERROR });
-      throw error;
-    } finally {
-      span.end();
-    }
+    });
   }
 
   private async answer(request: RpcRequest): Promise<FetchAnswer> {

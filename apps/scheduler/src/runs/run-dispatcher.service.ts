@@ -1,10 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { context, trace } from '@opentelemetry/api';
 import { BatchTaskV1, batchTaskMsgId } from '@trawl/contracts';
 import { registrableDomain } from '@trawl/egress';
 import { ForbiddenDomains, mentionsExtract, type ServedExtractRecipe } from '@trawl/fetch-params';
 import { MessagingConnection, publishManyHeld } from '@trawl/messaging';
-import { contextFromTraceParent, Logger, tracer } from '@trawl/observability';
+import { contextFromTraceParent, Logger, withSpan } from '@trawl/observability';
 import { Database, resultEvenIfCommitUnknown, type Sql } from '@trawl/persistence';
 import { openCaptchaSolverKey } from '@trawl/webhooks';
 import { SERVICE_LOGGER, SERVICE_MESSAGING } from '@trawl/service-kit';
@@ -190,10 +189,9 @@ export class RunDispatcherService {
     for (const task of tasks) byRun.set(task.run_id, [...(byRun.get(task.run_id) ?? []), task]);
     for (const [runId, runTasks] of byRun) {
       const parent = contextFromTraceParent(runTasks[0].trace_parent ?? null);
-      const span = tracer().startSpan('batch.dispatch', { attributes: { 'trawl.run_id': runId, 'trawl.tasks': runTasks.length } }, parent);
-      try {
-        await context.with(trace.setSpan(parent, span), () =>
-          publishManyHeld(
+      await withSpan('batch.dispatch', { parent, attributes: { 'trawl.run_id': runId, 'trawl.tasks': runTasks.length } }, async () => {
+        try {
+          await publishManyHeld(
             this.messaging,
             runTasks.map((task) => ({ subject: this.settings.topology.subjects.batchTask, payload: task, msgId: batchTaskMsgId(task) })),
             // Tasks NATS refused (a restart) go out again after the reconnect, with the same msg id,
@@ -203,15 +201,14 @@ export class RunDispatcherService {
               signal: this.stopping.signal,
               onHold: (error, held) => this.logger.warn({ err: error, run_id: runId, held }, 'NATS refused batch tasks; holding them until it is back'),
             },
-          ),
-        );
-        this.metrics.dispatched.inc(runTasks.length);
-      } catch (error) {
-        // The claims stay dispatched; their leases run out and the reconciler queues them again.
-        this.logger.warn({ err: error, run_id: runId }, 'publishing batch tasks failed');
-      } finally {
-        span.end();
-      }
+          );
+          this.metrics.dispatched.inc(runTasks.length);
+        } catch (error) {
+          // Not a span error: the claims stay dispatched, their leases run out and the reconciler
+          // queues them again.
+          this.logger.warn({ err: error, run_id: runId }, 'publishing batch tasks failed');
+        }
+      });
     }
   }
 }
