@@ -3,7 +3,7 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := help
 NODE_MODULES_STAMP := node_modules/.install-stamp
 
-.PHONY: help setup services build migrate run test test-unit test-integration test-e2e typecheck lint bench image-proof sdk clean
+.PHONY: help setup services build migrate run test test-unit test-integration test-e2e typecheck lint format bench image-proof sdk clean
 
 help:
 	@echo "make run    - set up and run the whole platform locally (Ctrl-C stops it)"
@@ -31,8 +31,16 @@ build: $(NODE_MODULES_STAMP)
 typecheck: $(NODE_MODULES_STAMP)
 	npx tsc -p tsconfig.json --noEmit
 
+# One formatter for all code (Prettier, .prettierrc.json): lint fails on a file it would change;
+# `make format` changes them.
+PRETTIER_FILES := "**/*.{ts,js,mjs,cjs}"
+
 lint: $(NODE_MODULES_STAMP)
 	npx eslint .
+	npx prettier --check --log-level warn $(PRETTIER_FILES)
+
+format: $(NODE_MODULES_STAMP)
+	npx prettier --write --log-level warn $(PRETTIER_FILES)
 
 sdk: $(NODE_MODULES_STAMP)
 	node libs/sdk/scripts/build-package.js

@@ -16,7 +16,9 @@ const common = {
   testEnvironment: 'node',
   transform: { '^.+\\.(t|j)s$': swc },
   // NestJS 12, htmlparser2 12 and linkedom's CSS selector packages ship ES modules only; jest's loader needs them transformed to CommonJS.
-  transformIgnorePatterns: ['/node_modules/(?!(@nestjs|htmlparser2|domhandler|domutils|entities|dom-serializer|domelementtype|linkedom|css-select|css-what|nth-check|boolbase|cssomnom)/)'],
+  transformIgnorePatterns: [
+    '/node_modules/(?!(@nestjs|htmlparser2|domhandler|domutils|entities|dom-serializer|domelementtype|linkedom|css-select|css-what|nth-check|boolbase|cssomnom)/)',
+  ],
   // `@trawl/<lib>` is the lib's index; `@trawl/<lib>/<entry>` one of its files, or a folder's index
   // (`@trawl/contracts/http`); tsconfig.json lists each.
   moduleNameMapper: {

@@ -42,7 +42,12 @@ async function front(subject: string): Promise<void> {
 
 async function back(subject: string, hostMap: string): Promise<void> {
   // The fixture hosts resolve as Trawl's worker resolves them (EGRESS_HOST_MAP), without a lookup.
-  const addresses = new Map(hostMap.split(',').filter(Boolean).map((pair) => pair.split('=') as [string, string]));
+  const addresses = new Map(
+    hostMap
+      .split(',')
+      .filter(Boolean)
+      .map((pair) => pair.split('=') as [string, string]),
+  );
   const agent = new Agent({ keepAliveTimeout: 4_000 });
   const nc = await connect({ servers: NATS_URL, name: 'architecture-floor-back' });
   nc.subscribe(subject, {

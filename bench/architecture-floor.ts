@@ -24,7 +24,9 @@ export async function startArchitectureFloor(hostMap: string, startTimeoutMs = 1
   const children: ChildProcess[] = [];
   const stop = async () => {
     await Promise.all(
-      children.map((child) => (child.exitCode !== null || child.signalCode !== null ? undefined : (child.kill('SIGTERM'), once(child, 'exit')))),
+      children.map((child) =>
+        child.exitCode !== null || child.signalCode !== null ? undefined : (child.kill('SIGTERM'), once(child, 'exit')),
+      ),
     );
   };
   try {
@@ -45,7 +47,9 @@ export async function startArchitectureFloor(hostMap: string, startTimeoutMs = 1
 }
 
 async function startRole(children: ChildProcess[], args: string[], timeoutMs: number): Promise<{ pid: number; line: unknown }> {
-  const child = spawn(process.execPath, [join(__dirname, 'architecture-floor-process.js'), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [join(__dirname, 'architecture-floor-process.js'), ...args], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   children.push(child);
   const lines = createInterface({ input: child.stdout! });
   let timer: NodeJS.Timeout | undefined;

@@ -57,7 +57,8 @@ function parseOptions(args: readonly string[]): BatchBenchOptions {
     else if (name === '--latency-ms' && Number.isInteger(n) && n >= 0) options.latencyMs = n;
     else if (name === '--only' && (value === 'tasks' || value === 'webhooks')) options.only = value;
     else if (name === '--profile' && value !== '') options.profileDir = resolve(value);
-    else if (name === '--set' && value.includes('=')) options.serviceEnv[value.slice(0, value.indexOf('='))] = value.slice(value.indexOf('=') + 1);
+    else if (name === '--set' && value.includes('='))
+      options.serviceEnv[value.slice(0, value.indexOf('='))] = value.slice(value.indexOf('=') + 1);
     else throw new Error(`unknown option "${name} ${value}"`);
   }
   return options;
@@ -120,7 +121,9 @@ const MEASURED_SERVICES = ['gateway', 'scheduler', 'fetch-worker'] as const;
 function cpuMeters(platform: Platform, web: FixtureWebProcess) {
   const database = new URL(platform.databaseUrl).pathname.slice(1);
   const meters: Record<string, GroupCpuMeter> = {
-    ...Object.fromEntries(MEASURED_SERVICES.map((service) => [service, new GroupCpuMeter(() => [platform.pid(service) ?? 0].filter(Boolean))])),
+    ...Object.fromEntries(
+      MEASURED_SERVICES.map((service) => [service, new GroupCpuMeter(() => [platform.pid(service) ?? 0].filter(Boolean))]),
+    ),
     'fixture web': new GroupCpuMeter(() => [web.pid]),
     'postgres (this database)': new GroupCpuMeter(() => processesNamedWith('postgres', database)),
     'nats-server (shared)': new GroupCpuMeter(() => processesNamed('nats-server')),
@@ -163,7 +166,12 @@ function inFlightSampler(databaseUrl: string, intervalMs = 100) {
       running = false;
       await loop;
       const sorted = [...samples].sort((a, b) => a - b);
-      return { mean: sorted.reduce((a, b) => a + b, 0) / Math.max(1, sorted.length), p10: percentile(sorted, 10), p50: percentile(sorted, 50), samples: sorted.length };
+      return {
+        mean: sorted.reduce((a, b) => a + b, 0) / Math.max(1, sorted.length),
+        p10: percentile(sorted, 10),
+        p50: percentile(sorted, 50),
+        samples: sorted.length,
+      };
     },
   };
 }
@@ -175,7 +183,10 @@ async function benchTasks(web: FixtureWebProcess, platform: Platform, api: ApiCl
   const plain = await plainLoop(web, options.tasks, options.concurrency);
   const plainCpu = meters.readPerTask(options.tasks);
   process.stdout.write(`tasks: a ${options.tasks}-task job through Trawl…\n`);
-  const tasks = Array.from({ length: options.tasks }, (_, i) => ({ url: `http://big.test:${web.port}${pagePath(i)}`, external_id: String(i) }));
+  const tasks = Array.from({ length: options.tasks }, (_, i) => ({
+    url: `http://big.test:${web.port}${pagePath(i)}`,
+    external_id: String(i),
+  }));
   const body = { type: 'regular', status: 'closed', service_params: {}, tasks };
   // With --profile, the services' profiles start over here: only the Trawl run is in them.
   if (options.profileDir) MEASURED_SERVICES.forEach((service) => process.kill(platform.pid(service) ?? 0, 'SIGUSR2'));
@@ -184,7 +195,8 @@ async function benchTasks(web: FixtureWebProcess, platform: Platform, api: ApiCl
   const posted = performance.now();
   const created = await api.request('POST', '/v1/jobs', body);
   const toAnswerMs = performance.now() - posted;
-  if (created.status !== 202 && created.status !== 201) throw new Error(`POST /v1/jobs answered ${created.status}: ${created.text.slice(0, 500)}`);
+  if (created.status !== 202 && created.status !== 201)
+    throw new Error(`POST /v1/jobs answered ${created.status}: ${created.text.slice(0, 500)}`);
   const jobId = created.body.job_id as string;
   const rowsReadable = await waitFor(async () => (await countResults(api, jobId)) >= options.tasks && performance.now(), {
     timeoutMs: 600_000,
@@ -202,7 +214,12 @@ async function benchTasks(web: FixtureWebProcess, platform: Platform, api: ApiCl
   const inFlight = await sampler.stop();
   const seconds = (ended.at - posted) / 1000;
   const stats = ended.job.latest_run.stats;
-  const viaTrawl = { seconds, perSecond: options.tasks / seconds, failed: stats.failed as number, status: ended.job.latest_run.status as string };
+  const viaTrawl = {
+    seconds,
+    perSecond: options.tasks / seconds,
+    failed: stats.failed as number,
+    status: ended.job.latest_run.status as string,
+  };
   const ratio = viaTrawl.perSecond / plain.perSecond;
   const report = [
     '',
@@ -223,7 +240,16 @@ async function benchTasks(web: FixtureWebProcess, platform: Platform, api: ApiCl
     '|---------|------------|-------|',
     ...Object.keys(trawlCpu).map((name) => `| ${name} | ${plainCpu[name].toFixed(3)} | ${trawlCpu[name].toFixed(3)} |`),
   ].join('\n');
-  return { toAnswerMs, rowsReadableMs: rowsReadable - posted, plain, viaTrawl, ratio, inFlight, cpuMsPerTask: { plain: plainCpu, trawl: trawlCpu }, report };
+  return {
+    toAnswerMs,
+    rowsReadableMs: rowsReadable - posted,
+    plain,
+    viaTrawl,
+    ratio,
+    inFlight,
+    cpuMsPerTask: { plain: plainCpu, trawl: trawlCpu },
+    report,
+  };
 }
 
 async function benchWebhooks(web: FixtureWebProcess, api: ApiClient, receiver: WebhookReceiver, options: BatchBenchOptions) {
@@ -304,7 +330,14 @@ async function main(): Promise<void> {
     mkdirSync(dir, { recursive: true });
     const file = join(dir, 'batch-latest.json');
     const strip = <T extends { report: string }>(r?: T) => (r ? { ...r, report: undefined } : undefined);
-    writeFileSync(file, JSON.stringify({ at: new Date().toISOString(), cores: cpus().length, options, tasks: strip(tasks), webhooks: strip(webhooks) }, null, 2));
+    writeFileSync(
+      file,
+      JSON.stringify(
+        { at: new Date().toISOString(), cores: cpus().length, options, tasks: strip(tasks), webhooks: strip(webhooks) },
+        null,
+        2,
+      ),
+    );
     process.stdout.write(`\nresults: ${file}\n`);
   } finally {
     await platform.stop().catch(() => undefined);

@@ -72,13 +72,15 @@ async function main(args: string[]): Promise<void> {
       for (const crawler of roundOrder(round, options.first).filter(runs)) {
         const label = `round ${round + 1}/${options.rounds}`;
         if (crawler === 'crawlee') {
-          process.stderr.write(`crawlee (${label}): warm-up crawl of ${options.warmupPages} pages, then measured crawl of ${options.pages} pages…\n`);
+          process.stderr.write(
+            `crawlee (${label}): warm-up crawl of ${options.warmupPages} pages, then measured crawl of ${options.pages} pages…\n`,
+          );
           rounds.crawlee.push(await measureCrawlee(web, options, trawl?.pids));
         } else {
           process.stderr.write(`trawl (${label}): measured crawl of ${options.pages} pages…\n`);
           rounds.trawl.push(await measureTrawl(trawl!, web, options));
         }
-        process.stderr.write(`  → ${(rounds[crawler].at(-1)!.pagesPerSecond).toFixed(1)} pages/s\n`);
+        process.stderr.write(`  → ${rounds[crawler].at(-1)!.pagesPerSecond.toFixed(1)} pages/s\n`);
       }
     }
   } finally {
@@ -87,7 +89,9 @@ async function main(args: string[]): Promise<void> {
     await web.stop();
   }
 
-  const medians = (['crawlee', 'trawl'] as const).filter((name) => rounds[name].length > 0).map((name) => medianRoundWithPeak(rounds[name]));
+  const medians = (['crawlee', 'trawl'] as const)
+    .filter((name) => rounds[name].length > 0)
+    .map((name) => medianRoundWithPeak(rounds[name]));
   const trawlMedian = medians.find((m) => m.crawler === 'Trawl');
   const crawleeMedian = medians.find((m) => m.crawler === 'Crawlee');
   process.stdout.write(`\n${formatReport(medians, options.concurrency, cores)}\n\n${formatRounds(rounds.crawlee, rounds.trawl)}\n`);

@@ -60,7 +60,12 @@ export async function measureCrawlee(
       });
       child.once('exit', (code, signal) => {
         if (settled && code === 0) resolve(settled);
-        else reject(new Error(`Crawlee crawl exited with ${code ?? signal}${signal === 'SIGKILL' ? ` (timeout ${options.timeoutSeconds} s?)` : ''}`));
+        else
+          reject(
+            new Error(
+              `Crawlee crawl exited with ${code ?? signal}${signal === 'SIGKILL' ? ` (timeout ${options.timeoutSeconds} s?)` : ''}`,
+            ),
+          );
       });
     });
     const crawlee = usage?.crawlee;

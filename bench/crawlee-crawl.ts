@@ -114,7 +114,8 @@ async function main(args: string[]): Promise<void> {
   process.stdout.write(`${JSON.stringify({ phase: 'measuring' })}\n`);
   const cpuAtStart = process.cpuUsage();
   const measured = await crawl(url, pages + 10, concurrency, lookup, (handled) => {
-    for (const mark of marks) if (mark.at === handled) progressRssBytes.push({ percent: mark.percent, rssBytes: process.memoryUsage.rss() });
+    for (const mark of marks)
+      if (mark.at === handled) progressRssBytes.push({ percent: mark.percent, rssBytes: process.memoryUsage.rss() });
   });
   const cpu = process.cpuUsage(cpuAtStart);
   const result: CrawleeCrawlResult = {

@@ -104,7 +104,14 @@ function integer(flag: string, raw: string | undefined, min: number): number {
 }
 
 export function parseExtractBenchOptions(args: readonly string[]): ExtractBenchOptions {
-  const options: ExtractBenchOptions = { folds: 2, timeoutSeconds: 1_800, concurrency: 4, logLevel: 'warn', services: [...SERVICES], serviceEnv: {} };
+  const options: ExtractBenchOptions = {
+    folds: 2,
+    timeoutSeconds: 1_800,
+    concurrency: 4,
+    logLevel: 'warn',
+    services: [...SERVICES],
+    serviceEnv: {},
+  };
   for (let i = 0; i < args.length; i += 2) {
     const [flag, value] = [args[i], args[i + 1]];
     switch (flag) {
@@ -199,10 +206,18 @@ async function pooled<T, R>(items: readonly T[], limit: number, work: (item: T) 
 }
 
 /** POSTs every plan of a round, then polls them all until each is ready or failed, or the round's deadline passes. */
-async function prepareRound<P extends DatasetPage>(api: ApiClient, web: DatasetWeb, plans: PreparationPlan<P>[], timeoutSeconds: number): Promise<Map<string, string>> {
+async function prepareRound<P extends DatasetPage>(
+  api: ApiClient,
+  web: DatasetWeb,
+  plans: PreparationPlan<P>[],
+  timeoutSeconds: number,
+): Promise<Map<string, string>> {
   const outcome = new Map<string, string>();
   for (const plan of plans) {
-    const res = await api.request<PreparedRecord>('POST', '/v1/extract/prepared-domains', { domain: plan.domain, example_urls: plan.examples.map((page) => web.url(page)) });
+    const res = await api.request<PreparedRecord>('POST', '/v1/extract/prepared-domains', {
+      domain: plan.domain,
+      example_urls: plan.examples.map((page) => web.url(page)),
+    });
     if (res.status !== 202) outcome.set(plan.domain, `POST answered ${res.status}: ${res.text.slice(0, 200)}`);
   }
   const deadline = performance.now() + timeoutSeconds * 1000;
@@ -213,7 +228,8 @@ async function prepareRound<P extends DatasetPage>(api: ApiClient, web: DatasetW
     for (const plan of waiting) {
       const res = await api.request<PreparedRecord>('GET', `/v1/extract/prepared-domains/${encodeURIComponent(plan.domain)}`);
       if (res.status === 200 && res.body.status === 'ready') outcome.set(plan.domain, 'ready');
-      else if (res.status === 200 && res.body.status === 'failed') outcome.set(plan.domain, `failed: ${res.body.failure_reason ?? '(no reason)'}`);
+      else if (res.status === 200 && res.body.status === 'failed')
+        outcome.set(plan.domain, `failed: ${res.body.failure_reason ?? '(no reason)'}`);
       else if (res.status !== 200) outcome.set(plan.domain, `GET answered ${res.status}`);
     }
     if (performance.now() > deadline) {
@@ -313,7 +329,9 @@ function table(header: string[], rows: string[][]): string {
 const f3 = (value: number | undefined): string => (value === undefined ? '—' : value.toFixed(3));
 const prf = (m: Metrics | undefined): string => (m ? `${f3(m.f1)} / ${f3(m.precision)} / ${f3(m.recall)}` : '—');
 
-function productMetrics(pages: readonly { truth: ProductPage['truth']; prediction: ProductPrediction }[]): Record<ProductAttribute, Metrics & { support: number }> {
+function productMetrics(
+  pages: readonly { truth: ProductPage['truth']; prediction: ProductPrediction }[],
+): Record<ProductAttribute, Metrics & { support: number }> {
   const perAttribute = {} as Record<ProductAttribute, TpFpFn[]>;
   const support = {} as Record<ProductAttribute, number>;
   for (const { truth, prediction } of pages) {
@@ -324,14 +342,18 @@ function productMetrics(pages: readonly { truth: ProductPage['truth']; predictio
       support[attribute] = (support[attribute] ?? 0) + (value !== undefined && value.length > 0 ? 1 : 0);
     }
   }
-  return Object.fromEntries(PRODUCT_ATTRIBUTES.map((a) => [a, { ...microMetrics(perAttribute[a] ?? []), support: support[a] ?? 0 }])) as Record<
-    ProductAttribute,
-    Metrics & { support: number }
-  >;
+  return Object.fromEntries(
+    PRODUCT_ATTRIBUTES.map((a) => [a, { ...microMetrics(perAttribute[a] ?? []), support: support[a] ?? 0 }]),
+  ) as Record<ProductAttribute, Metrics & { support: number }>;
 }
 
-function productReport(run: DatasetRun<ProductPage>, outputs: ReturnType<typeof loadProductOutputs>): { text: string; verdicts: { name: string; value: number; target: number; met: boolean }[]; metrics: unknown } {
-  const metrics = productMetrics(run.results.map(({ page, extracted }) => ({ truth: page.truth, prediction: productPredictionOf(extracted.parsed) })));
+function productReport(
+  run: DatasetRun<ProductPage>,
+  outputs: ReturnType<typeof loadProductOutputs>,
+): { text: string; verdicts: { name: string; value: number; target: number; met: boolean }[]; metrics: unknown } {
+  const metrics = productMetrics(
+    run.results.map(({ page, extracted }) => ({ truth: page.truth, prediction: productPredictionOf(extracted.parsed) })),
+  );
   const rows = PRODUCT_ATTRIBUTES.map((attribute) => [
     attribute,
     String(metrics[attribute].support),
@@ -343,19 +365,24 @@ function productReport(run: DatasetRun<ProductPage>, outputs: ReturnType<typeof 
   const lines = [
     `Product extraction (${PRODUCT_DATASET}: ${run.results.length} pages, ${new Set(run.results.map((r) => r.page.domain)).size} domains). F1 / precision / recall:`,
     table(['attribute', 'support', 'Trawl', 'Zyte (published)', 'Diffbot (published)', 'extruct baseline (published)'], rows),
-    'Rules (the benchmark\'s evaluate.py): one predicted value per attribute (Trawl\'s field of the same name, first value of a list); price as a decimal number',
+    "Rules (the benchmark's evaluate.py): one predicted value per attribute (Trawl's field of the same name, first value of a list); price as a decimal number",
     '(a value with a symbol or separators is wrong); the rest exact after trimming; availability read as InStock unless it names an out-of-stock term;',
     'brand, gtin and mpn are annotated but not scored by the benchmark (no published figures).',
   ];
   // The scorer on the dataset's own output files must give the published numbers.
   const checks: string[] = [];
   for (const [system, output] of Object.entries(outputs)) {
-    const recomputed = productMetrics(run.results.map(({ page }) => ({ truth: page.truth, prediction: (output[page.id] ?? {}) as ProductPrediction })));
+    const recomputed = productMetrics(
+      run.results.map(({ page }) => ({ truth: page.truth, prediction: (output[page.id] ?? {}) as ProductPrediction })),
+    );
     if (run.results.length === Object.keys(output).length) {
-      checks.push(`${system} ${(['price', 'sku', 'availability'] as const).map((a) => `${a} ${f3(recomputed[a].f1)} (published ${f3(PUBLISHED_PRODUCT[system]?.[a]?.f1)})`).join(', ')}`);
+      checks.push(
+        `${system} ${(['price', 'sku', 'availability'] as const).map((a) => `${a} ${f3(recomputed[a].f1)} (published ${f3(PUBLISHED_PRODUCT[system]?.[a]?.f1)})`).join(', ')}`,
+      );
     }
   }
-  if (checks.length > 0) lines.push('', 'Scorer check, the dataset\'s own output files scored by this bench:', ...checks.map((c) => `  ${c}`));
+  if (checks.length > 0)
+    lines.push('', "Scorer check, the dataset's own output files scored by this bench:", ...checks.map((c) => `  ${c}`));
   const verdicts = Object.entries(PRODUCT_TARGETS).map(([attribute, target]) => {
     const value = metrics[attribute as ProductAttribute].f1;
     return { name: `product ${attribute} F1 > ${target} (extruct baseline)`, value, target, met: value > target };
@@ -363,7 +390,11 @@ function productReport(run: DatasetRun<ProductPage>, outputs: ReturnType<typeof 
   return { text: lines.join('\n'), verdicts, metrics };
 }
 
-function articleReport(run: DatasetRun<ArticlePage>): { text: string; verdicts: { name: string; value: number; target: number; met: boolean }[]; metrics: unknown } {
+function articleReport(run: DatasetRun<ArticlePage>): {
+  text: string;
+  verdicts: { name: string; value: number; target: number; met: boolean }[];
+  metrics: unknown;
+} {
   let fallbacks = 0;
   let exact = 0;
   const perPage = run.results.map(({ page, extracted }) => {
@@ -380,10 +411,21 @@ function articleReport(run: DatasetRun<ArticlePage>): { text: string; verdicts: 
   const text = [
     `Article body (${ARTICLE_DATASET}: ${run.results.length} pages, ${new Set(run.results.map((r) => r.page.domain)).size} domains). F1 / precision / recall:`,
     table(['system', 'body F1 / P / R', 'accuracy'], rows),
-    'Rules (the benchmark\'s evaluate.py): word 4-shingles (Unicode \\w+ tokens), TP/FP/FN normalised per page, precision averaged over pages with a',
+    "Rules (the benchmark's evaluate.py): word 4-shingles (Unicode \\w+ tokens), TP/FP/FN normalised per page, precision averaged over pages with a",
     `prediction, recall over pages with a truth, F1 of the two. Body = Trawl's field ${'`body`'} (or article_body, content, text); else its longest text value (${fallbacks} pages).`,
   ].join('\n');
-  return { text, verdicts: [{ name: `article body F1 ≥ ${ARTICLE_BODY_TARGET}`, value: metrics.f1, target: ARTICLE_BODY_TARGET, met: metrics.f1 >= ARTICLE_BODY_TARGET }], metrics };
+  return {
+    text,
+    verdicts: [
+      {
+        name: `article body F1 ≥ ${ARTICLE_BODY_TARGET}`,
+        value: metrics.f1,
+        target: ARTICLE_BODY_TARGET,
+        met: metrics.f1 >= ARTICLE_BODY_TARGET,
+      },
+    ],
+    metrics,
+  };
 }
 
 function preparationSummary(run: DatasetRun<DatasetPage>): string {
@@ -437,7 +479,14 @@ async function main(args: string[]): Promise<number> {
     saved.product = {
       metrics: report.metrics,
       answers: run.answers,
-      pages: run.results.map((r) => ({ id: r.page.id, url: r.page.originalUrl, preparation: r.preparation, status: r.extracted.status, code: r.extracted.code, prediction: productPredictionOf(r.extracted.parsed) })),
+      pages: run.results.map((r) => ({
+        id: r.page.id,
+        url: r.page.originalUrl,
+        preparation: r.preparation,
+        status: r.extracted.status,
+        code: r.extracted.code,
+        prediction: productPredictionOf(r.extracted.parsed),
+      })),
     };
   }
   if (productPages.length > 0) {
@@ -447,7 +496,12 @@ async function main(args: string[]): Promise<number> {
         `Recipe apply time (applyRecipe, parsing included, on the ${times.pages} product pages of 150–250 KB; each page's median of 15 runs):\n` +
           `  p50 ${times.p50Ms.toFixed(1)} ms, p95 ${times.p95Ms.toFixed(1)} ms, max ${times.maxMs.toFixed(1)} ms`,
       );
-      verdicts.push({ name: `recipe applied to a ~200 KB page, p95 < ${APPLY_TARGET_MS} ms`, value: times.p95Ms, target: APPLY_TARGET_MS, met: times.met });
+      verdicts.push({
+        name: `recipe applied to a ~200 KB page, p95 < ${APPLY_TARGET_MS} ms`,
+        value: times.p95Ms,
+        target: APPLY_TARGET_MS,
+        met: times.met,
+      });
       saved.applyTimes = times;
     }
   }
@@ -459,7 +513,13 @@ async function main(args: string[]): Promise<number> {
     saved.article = {
       metrics: report.metrics,
       answers: run.answers,
-      pages: run.results.map((r) => ({ id: r.page.id, url: r.page.originalUrl, preparation: r.preparation, status: r.extracted.status, code: r.extracted.code })),
+      pages: run.results.map((r) => ({
+        id: r.page.id,
+        url: r.page.originalUrl,
+        preparation: r.preparation,
+        status: r.extracted.status,
+        code: r.extracted.code,
+      })),
     };
   }
   const verdictLines = verdicts.map((v) => `  ${v.name}: ${v.value.toFixed(3)} — ${v.met ? 'MET' : 'NOT MET'}`);

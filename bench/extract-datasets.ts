@@ -67,7 +67,10 @@ export function loadArticleDataset(dir: string): ArticlePage[] | undefined {
   const root = join(dir, ARTICLE_DATASET);
   if (!existsSync(join(root, 'ground-truth.json'))) return undefined;
   const truth = JSON.parse(readFileSync(join(root, 'ground-truth.json'), 'utf8')) as Record<string, { url: string; articleBody: string }>;
-  return Object.entries(truth).map(([id, record]) => ({ ...pageOf(id, record.url, join(root, 'html', `${id}.html.gz`)), articleBody: record.articleBody }));
+  return Object.entries(truth).map(([id, record]) => ({
+    ...pageOf(id, record.url, join(root, 'html', `${id}.html.gz`)),
+    articleBody: record.articleBody,
+  }));
 }
 
 /** The published figures a dataset's output files give, for the scorer's self-check (product only). */
@@ -138,7 +141,9 @@ export async function startDatasetWeb(pages: readonly DatasetPage[]): Promise<Da
     if (!page) {
       // robots.txt, sitemaps, links to pages the dataset does not hold: a plain 404.
       counts.missing++;
-      response.writeHead(404, { 'content-type': 'text/html; charset=utf-8' }).end('<!doctype html><title>Not found</title><h1>Not found</h1>');
+      response
+        .writeHead(404, { 'content-type': 'text/html; charset=utf-8' })
+        .end('<!doctype html><title>Not found</title><h1>Not found</h1>');
       return;
     }
     counts.served++;

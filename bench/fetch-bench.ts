@@ -61,7 +61,20 @@ interface FetchBenchOptions {
 }
 
 function parseOptions(args: readonly string[]): FetchBenchOptions {
-  const options: FetchBenchOptions = { clients: 50, seconds: 10, renderConcurrency: 8, renderSeconds: 15, renderRounds: 5, overheadRounds: 3, warmup: 3, renderWarmup: 8, latenciesMs: [0, 100], loopViewport: { ...LOOP_VIEWPORT }, serviceEnv: {}, renderPaths: ['/article/1', '/p/2'] };
+  const options: FetchBenchOptions = {
+    clients: 50,
+    seconds: 10,
+    renderConcurrency: 8,
+    renderSeconds: 15,
+    renderRounds: 5,
+    overheadRounds: 3,
+    warmup: 3,
+    renderWarmup: 8,
+    latenciesMs: [0, 100],
+    loopViewport: { ...LOOP_VIEWPORT },
+    serviceEnv: {},
+    renderPaths: ['/article/1', '/p/2'],
+  };
   const numbers: Record<string, keyof FetchBenchOptions> = {
     '--clients': 'clients',
     '--seconds': 'seconds',
@@ -147,7 +160,11 @@ function verdict(ok: boolean): string {
  * floor's front and back, in their rows), Postgres (this bench's database), NATS, the fixture web
  * and this process (the bench client, where the puppeteer loop runs too).
  */
-function processMeters(web: FixtureWebProcess, trawl: Trawl, serving = { gateway: trawl.gatewayPid, worker: trawl.workerPid }): Record<string, GroupCpuMeter> {
+function processMeters(
+  web: FixtureWebProcess,
+  trawl: Trawl,
+  serving = { gateway: trawl.gatewayPid, worker: trawl.workerPid },
+): Record<string, GroupCpuMeter> {
   const database = new URL(trawl.platform.databaseUrl).pathname.slice(1);
   return {
     gateway: new GroupCpuMeter(() => [serving.gateway]),
@@ -201,7 +218,13 @@ interface OverheadRound {
  * verdicts take the median round's figures (this machine's latency moves by milliseconds within
  * minutes, as much as the target itself).
  */
-async function benchOverhead(web: FixtureWebProcess, trawl: Trawl, floor: ArchitectureFloor, options: FetchBenchOptions, latencyMs: number) {
+async function benchOverhead(
+  web: FixtureWebProcess,
+  trawl: Trawl,
+  floor: ArchitectureFloor,
+  options: FetchBenchOptions,
+  latencyMs: number,
+) {
   const path = latencyMs > 0 ? `/p/1?ms=${latencyMs}` : '/p/1';
   const page = `http://big.test:${web.port}${path}`;
   const common = { clients: options.clients, seconds: options.seconds, warmupSeconds: options.warmup };
@@ -224,7 +247,9 @@ async function benchOverhead(web: FixtureWebProcess, trawl: Trawl, floor: Archit
     const order = [...paths.slice(round % paths.length), ...paths.slice(0, round % paths.length)];
     const results = {} as Record<OverheadPath, LoadResult>;
     for (const name of order) {
-      process.stdout.write(`overhead: ${name}, ${options.clients} clients, ${options.seconds} s, page latency ${latencyMs} ms, round ${round + 1} of ${options.overheadRounds}…\n`);
+      process.stdout.write(
+        `overhead: ${name}, ${options.clients} clients, ${options.seconds} s, page latency ${latencyMs} ms, round ${round + 1} of ${options.overheadRounds}…\n`,
+      );
       let before: Promise<ServiceTotals> | undefined;
       results[name] = await closedLoopLoad({
         ...common,
@@ -233,7 +258,8 @@ async function benchOverhead(web: FixtureWebProcess, trawl: Trawl, floor: Archit
           cpu[name].start();
           if (name !== 'Trawl') return;
           // With --profile, the services' profiles start over here: only measured load is in them.
-          if (options.serviceEnv.CPU_PROFILE_DIR && round === 0) [trawl.gatewayPid, trawl.workerPid].forEach((pid) => process.kill(pid, 'SIGUSR2'));
+          if (options.serviceEnv.CPU_PROFILE_DIR && round === 0)
+            [trawl.gatewayPid, trawl.workerPid].forEach((pid) => process.kill(pid, 'SIGUSR2'));
           before = scrapeServices(trawl);
         },
       });
@@ -253,17 +279,25 @@ async function benchOverhead(web: FixtureWebProcess, trawl: Trawl, floor: Archit
   const share = medianOf(rounds.map((r) => r.share));
   const perRequest = { direct: cpu.direct.perRequest(), floor: cpu.floor.perRequest(), trawl: cpu.Trawl.perRequest() };
   const cpuRows = Object.keys(perRequest.trawl).map(
-    (name) => `| ${name} | ${perRequest.direct[name]!.toFixed(3)} | ${perRequest.floor[name]!.toFixed(3)} | ${perRequest.trawl[name]!.toFixed(3)} |`,
+    (name) =>
+      `| ${name} | ${perRequest.direct[name]!.toFixed(3)} | ${perRequest.floor[name]!.toFixed(3)} | ${perRequest.trawl[name]!.toFixed(3)} |`,
   );
   const errors = rounds.flatMap((r, i) =>
-    paths.filter((name) => r.results[name].errors > 0).map((name) => `round ${i + 1}, ${name}: answers by status ${JSON.stringify(r.results[name].statuses)}, errors by code ${JSON.stringify(r.results[name].errorCodes)}`),
+    paths
+      .filter((name) => r.results[name].errors > 0)
+      .map(
+        (name) =>
+          `round ${i + 1}, ${name}: answers by status ${JSON.stringify(r.results[name].statuses)}, errors by code ${JSON.stringify(r.results[name].errorCodes)}`,
+      ),
   );
   const report = [
     '',
     `Gateway overhead: one ${page} page (the site answers after ${latencyMs} ms), ${options.clients} closed-loop clients, ${options.overheadRounds} rounds`,
     '| round | path | req/s | p50 ms | p99 ms | errors |',
     '|-------|------|-------|--------|--------|--------|',
-    ...rounds.flatMap((r, i) => paths.map((name) => loadRow(`${i + 1} | ${name === 'floor' ? 'architecture floor' : name}`, r.results[name]))),
+    ...rounds.flatMap((r, i) =>
+      paths.map((name) => loadRow(`${i + 1} | ${name === 'floor' ? 'architecture floor' : name}`, r.results[name])),
+    ),
     '',
     `p50 overhead by round: ${rounds.map((r) => `${r.overheadMs.toFixed(2)} ms`).join(', ')}; architecture floor: ${rounds.map((r) => `${r.floorOverheadMs.toFixed(2)} ms`).join(', ')}`,
     ...(latencyMs > 0
@@ -332,7 +366,11 @@ function addServiceTotals(sum: ServiceTotals | undefined, more: ServiceTotals): 
     for (const [key, value] of Object.entries(y)) out[key] = (out[key] ?? 0) + value;
     return out;
   };
-  return { gateway: add(sum.gateway, more.gateway), worker: add(sum.worker, more.worker), gatewaySteps: add(sum.gatewaySteps, more.gatewaySteps) };
+  return {
+    gateway: add(sum.gateway, more.gateway),
+    worker: add(sum.worker, more.worker),
+    gatewaySteps: add(sum.gatewaySteps, more.gatewaySteps),
+  };
 }
 
 function stepTimings(moved: ServiceTotals): string[] {
@@ -348,7 +386,12 @@ function stepTimings(moved: ServiceTotals): string[] {
   const steps = moved.gatewaySteps;
   for (const step of ['admit', 'release']) {
     const labels = `{step="${step}"}`;
-    row('gateway', `trawl_fetch_limits_seconds${labels}`, steps[`trawl_fetch_limits_seconds_count${labels}`] ?? 0, steps[`trawl_fetch_limits_seconds_sum${labels}`] ?? 0);
+    row(
+      'gateway',
+      `trawl_fetch_limits_seconds${labels}`,
+      steps[`trawl_fetch_limits_seconds_count${labels}`] ?? 0,
+      steps[`trawl_fetch_limits_seconds_sum${labels}`] ?? 0,
+    );
   }
   for (const outcome of ['admitted', 'called_off']) {
     const name = `trawl_fetch_head_starts_total{outcome="${outcome}"}`;
@@ -367,7 +410,13 @@ const RENDER_WARMUP_PAGES_PER_SLOT = 20;
 async function browserEvents(trawl: Trawl): Promise<BrowserEvents> {
   const response = await fetch(trawl.platform.metricsUrl('fetch-worker'));
   const lines = (await response.text()).split('\n').filter((l) => l.startsWith('trawl_worker_browser_events{'));
-  const value = (event: string) => Number(lines.find((l) => l.includes(`event="${event}"`))?.split(' ').pop() ?? 0);
+  const value = (event: string) =>
+    Number(
+      lines
+        .find((l) => l.includes(`event="${event}"`))
+        ?.split(' ')
+        .pop() ?? 0,
+    );
   return { launched: value('launched'), retired: value('retired'), reused: value('reused') };
 }
 
@@ -385,7 +434,10 @@ async function benchRender(web: FixtureWebProcess, trawl: Trawl, options: FetchB
   const byRatio = [...rounds].sort((a, b) => a.ratio - b.ratio);
   const median = byRatio[Math.floor((byRatio.length - 1) / 2)];
   const roundsLine = `rounds (Trawl / loop pages/s, in order): ${rounds
-    .map((r) => `${(r.ratio * 100).toFixed(0)} % (${r.viaTrawl.perSecond.toFixed(1)} / ${r.plain.perSecond.toFixed(1)}${r.trawlFirst ? ', Trawl first' : ''})`)
+    .map(
+      (r) =>
+        `${(r.ratio * 100).toFixed(0)} % (${r.viaTrawl.perSecond.toFixed(1)} / ${r.plain.perSecond.toFixed(1)}${r.trawlFirst ? ', Trawl first' : ''})`,
+    )
     .join(', ')}`;
   const report = [
     median.report,
@@ -400,11 +452,20 @@ async function benchRender(web: FixtureWebProcess, trawl: Trawl, options: FetchB
 
 type RenderRound = Awaited<ReturnType<typeof renderRound>>;
 
-async function renderRound(web: FixtureWebProcess, trawl: Trawl, options: FetchBenchOptions, order: { path: string; round: number; trawlFirst: boolean }) {
+async function renderRound(
+  web: FixtureWebProcess,
+  trawl: Trawl,
+  options: FetchBenchOptions,
+  order: { path: string; round: number; trawlFirst: boolean },
+) {
   const page = `http://big.test:${web.port}${order.path}`;
   // The warm-up also waits for a few pages per slot: a first page costs a renderer start (seconds
   // of CPU on a slow machine), and a fixed time alone measured those on slow machines.
-  const common = { seconds: options.renderSeconds, warmupSeconds: options.renderWarmup, warmupAnswers: options.renderConcurrency * RENDER_WARMUP_PAGES_PER_SLOT };
+  const common = {
+    seconds: options.renderSeconds,
+    warmupSeconds: options.renderWarmup,
+    warmupAnswers: options.renderConcurrency * RENDER_WARMUP_PAGES_PER_SLOT,
+  };
   // Machine CPU over the measured seconds, per page: Chromium is most of it on both sides, and on
   // 2 cores pages/s follow it.
   const machineCpu = () => {
@@ -425,7 +486,9 @@ async function renderRound(web: FixtureWebProcess, trawl: Trawl, options: FetchB
     Object.fromEntries(Object.entries(cpuSeconds).map(([name, seconds]) => [name, (seconds * 1000) / Math.max(1, pages)]));
 
   const runLoop = async () => {
-    process.stdout.write(`render round ${order.round}: plain puppeteer-core loop, concurrency ${options.renderConcurrency}, ${options.renderSeconds} s…\n`);
+    process.stdout.write(
+      `render round ${order.round}: plain puppeteer-core loop, concurrency ${options.renderConcurrency}, ${options.renderSeconds} s…\n`,
+    );
     const meters = groups();
     let cpuSeconds: Record<string, number> = {};
     const result: RenderLoopResult = await puppeteerLoop({
@@ -476,7 +539,11 @@ async function renderRound(web: FixtureWebProcess, trawl: Trawl, options: FetchB
     trawlCpu.stop();
     const cpuSeconds = Object.fromEntries(Object.entries(meters).map(([name, meter]) => [name, meter.stop()]));
     const [after, before] = [await browserEvents(trawl), await eventsBefore];
-    const events = { launched: after.launched - before.launched, retired: after.retired - before.retired, reused: after.reused - before.reused };
+    const events = {
+      launched: after.launched - before.launched,
+      retired: after.retired - before.retired,
+      reused: after.reused - before.reused,
+    };
     return { result, byGroup: perPage(cpuSeconds, result.requests + result.errors), events };
   };
 
@@ -506,14 +573,26 @@ async function renderRound(web: FixtureWebProcess, trawl: Trawl, options: FetchB
     '',
     `Trawl / puppeteer-core pages/s: ${(ratio * 100).toFixed(0)} % (Trawl p50 ${viaTrawl.p50Ms.toFixed(0)} ms, p99 ${viaTrawl.p99Ms.toFixed(0)} ms)`,
     `fetch worker peak memory with ${options.renderConcurrency} pages rendering: Node ${(workerPeak / MiB).toFixed(0)} MiB RSS; with its Chromium tree ${(treePssPeak / MiB).toFixed(0)} MiB PSS (${(treePeak / MiB).toFixed(0)} MiB of RSS summed over its processes, shared pages counted in each)`,
-    viaTrawl.errors > 0 ? `Trawl answers by status: ${JSON.stringify(viaTrawl.statuses)}, errors by code: ${JSON.stringify(viaTrawl.errorCodes)}` : '',
+    viaTrawl.errors > 0
+      ? `Trawl answers by status: ${JSON.stringify(viaTrawl.statuses)}, errors by code: ${JSON.stringify(viaTrawl.errorCodes)}`
+      : '',
     '',
     'CPU ms per page (while measuring)',
     '| process | puppeteer-core loop | Trawl |',
     '|---------|---------------------|-------|',
     ...Object.keys(trawlByGroup).map((name) => `| ${name} | ${plainByGroup[name].toFixed(1)} | ${trawlByGroup[name].toFixed(1)} |`),
   ].join('\n');
-  return { ...order, plain, viaTrawl, ratio, workerPeakBytes: workerPeak, treePeakBytes: treePeak, treePeakPssBytes: treePssPeak, cpuMsPerPage: { plain: plainByGroup, trawl: trawlByGroup }, report };
+  return {
+    ...order,
+    plain,
+    viaTrawl,
+    ratio,
+    workerPeakBytes: workerPeak,
+    treePeakBytes: treePeak,
+    treePeakPssBytes: treePssPeak,
+    cpuMsPerPage: { plain: plainByGroup, trawl: trawlByGroup },
+    report,
+  };
 }
 
 async function main(): Promise<void> {
@@ -531,13 +610,27 @@ async function main(): Promise<void> {
       await floor.stop();
     }
     const renders = [];
-    if (options.only !== 'overhead') for (const [at, path] of options.renderPaths.entries()) renders.push(await benchRender(web, trawl, options, path, at === 0));
+    if (options.only !== 'overhead')
+      for (const [at, path] of options.renderPaths.entries()) renders.push(await benchRender(web, trawl, options, path, at === 0));
     process.stdout.write(`${overhead.map((run) => run.report).join('\n')}\n${renders.map((run) => run.report).join('\n')}\n`);
     const dir = resolve(__dirname, '..', '..', 'bench', 'results');
     mkdirSync(dir, { recursive: true });
     const file = join(dir, 'fetch-latest.json');
     const strip = <T extends { report: string }>(r?: T) => (r ? { ...r, report: undefined } : undefined);
-    writeFileSync(file, JSON.stringify({ at: new Date().toISOString(), cores: cpus().length, options, overhead: overhead.map((run) => strip(run)), render: renders.map((run) => strip(run)) }, null, 2));
+    writeFileSync(
+      file,
+      JSON.stringify(
+        {
+          at: new Date().toISOString(),
+          cores: cpus().length,
+          options,
+          overhead: overhead.map((run) => strip(run)),
+          render: renders.map((run) => strip(run)),
+        },
+        null,
+        2,
+      ),
+    );
     process.stdout.write(`\nresults: ${file}\n`);
   } finally {
     await trawl?.platform.stop().catch(() => undefined);

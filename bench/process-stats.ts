@@ -89,7 +89,6 @@ export function processesNamedWith(command: string, part: string): number[] {
   return processesNamed(command).filter((pid) => (readProc(pid, 'cmdline') ?? '').includes(part));
 }
 
-
 /** CPU seconds the whole machine spent busy (all cores, everything but idle and I/O wait) since boot. */
 export function machineBusySeconds(): number {
   const line = readFileSync('/proc/stat', 'utf8').split('\n')[0]; // "cpu  user nice system idle iowait irq softirq steal …"
@@ -106,7 +105,7 @@ export function processTree(pid: number): number[] {
     if (fields) parentOf.set(candidate, Number(fields.rest[1]));
   }
   const tree = new Set([pid]);
-  for (let grew = true; grew; ) {
+  for (let grew = true; grew;) {
     grew = false;
     for (const [child, parent] of parentOf) {
       if (tree.has(parent) && !tree.has(child)) {

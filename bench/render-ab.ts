@@ -88,12 +88,19 @@ async function main(): Promise<void> {
   const option = (name: string, fallback: string) => (args.includes(name) ? args[args.indexOf(name) + 1] : fallback);
   const seconds = Number(option('--seconds', '25'));
   const concurrency = Number(option('--concurrency', '8'));
-  const pairs = option('--pairs', 'plain:plain,plain:park,plain:proxy,plain:cookies').split(',').map((pair) => pair.split(':') as [Variant, Variant]);
-  for (const variant of pairs.flat()) if (!VARIANTS.includes(variant)) throw new Error(`unknown variant ${variant}; one of ${VARIANTS.join(', ')}`);
+  const pairs = option('--pairs', 'plain:plain,plain:park,plain:proxy,plain:cookies')
+    .split(',')
+    .map((pair) => pair.split(':') as [Variant, Variant]);
+  for (const variant of pairs.flat())
+    if (!VARIANTS.includes(variant)) throw new Error(`unknown variant ${variant}; one of ${VARIANTS.join(', ')}`);
 
   const web = await startFixtureWebProcess(100);
   const url = `http://big.test:${web.port}${option('--path', '/p/2')}`;
-  const identity = new IdentityGenerator(await readEngineVersion('/usr/bin/chromium')).identityFor({ tenantId: 'bench', domain: 'big.test', device: 'desktop' });
+  const identity = new IdentityGenerator(await readEngineVersion('/usr/bin/chromium')).identityFor({
+    tenantId: 'bench',
+    domain: 'big.test',
+    device: 'desktop',
+  });
   const proxy = new EgressProxy({ policy: new EgressPolicy({ hostMap: parseHostMap('big.test=127.0.0.1') }) });
   const profiles: string[] = [];
   const launch = () => {
@@ -107,7 +114,9 @@ async function main(): Promise<void> {
   };
   const browsers = [await launch(), await launch()];
   try {
-    process.stdout.write(`| pair | pages/s | Chromium CPU ms/page | variant / first | ms/page by process type (first ‖ second) |\n|---|---|---|---|---|\n`);
+    process.stdout.write(
+      `| pair | pages/s | Chromium CPU ms/page | variant / first | ms/page by process type (first ‖ second) |\n|---|---|---|---|---|\n`,
+    );
     for (const pair of pairs) {
       const sides: Side[] = pair.map((variant, at) => ({ browser: browsers[at], variant, pages: 0 }));
       for (const side of sides.filter((one) => one.variant === 'engine')) {
@@ -124,7 +133,14 @@ async function main(): Promise<void> {
       const engineLoop = async (pool: BrowserPool, side: Side) => {
         while (open) {
           await pool.withPage({ deadlineAt: Date.now() + 30_000, reuseKey: 'tenant' }, (lease) =>
-            renderPage(lease, { url, method: 'GET', headers: {}, options: { json_response: false } as RenderOptions, deadlineAt: Date.now() + 30_000, identity }),
+            renderPage(lease, {
+              url,
+              method: 'GET',
+              headers: {},
+              options: { json_response: false } as RenderOptions,
+              deadlineAt: Date.now() + 30_000,
+              identity,
+            }),
           );
           if (measuring && open) side.pages += 1;
         }
@@ -132,13 +148,19 @@ async function main(): Promise<void> {
       const loop = async (side: Side) => {
         if (side.pool) return engineLoop(side.pool, side);
         const session = side.variant === 'proxy' || side.variant === 'park' ? await proxy.openSession({}) : undefined;
-        const context = await side.browser.createBrowserContext(session ? { proxyServer: session.url, proxyBypassList: ['<-loopback>'] } : {});
+        const context = await side.browser.createBrowserContext(
+          session ? { proxyServer: session.url, proxyBypassList: ['<-loopback>'] } : {},
+        );
         const page = await context.newPage();
         const activity = trackActivity(page);
-        const cdp = side.variant === 'park' || side.variant === 'clear' || side.variant === 'window' ? await page.createCDPSession() : undefined;
+        const cdp =
+          side.variant === 'park' || side.variant === 'clear' || side.variant === 'window' ? await page.createCDPSession() : undefined;
         if (cdp && side.variant === 'window') {
           const { windowId } = await cdp.send('Browser.getWindowForTarget');
-          await cdp.send('Browser.setWindowBounds', { windowId, bounds: { left: 0, top: 0, width: 2560, height: 1313, windowState: 'normal' } });
+          await cdp.send('Browser.setWindowBounds', {
+            windowId,
+            bounds: { left: 0, top: 0, width: 2560, height: 1313, windowState: 'normal' },
+          });
         }
         if (side.variant === 'identity') await emulateIdentity(page, identity, 10_000);
         if (side.variant === 'nocache') await page.setCacheEnabled(false);
@@ -149,7 +171,8 @@ async function main(): Promise<void> {
           if (side.variant === 'cookies') await context.cookies();
           if (side.variant === 'pause') await new Promise((resolve) => setTimeout(resolve, 50));
           if (cdp && side.variant === 'clear') await cdp.send('Network.clearBrowserCache');
-          if (cdp && side.variant === 'park' && (await parkPage({ context, page, cdp, uses: 0, activity }, 10_000))) throw new Error('the page could not be wiped');
+          if (cdp && side.variant === 'park' && (await parkPage({ context, page, cdp, uses: 0, activity }, 10_000)))
+            throw new Error('the page could not be wiped');
           if (measuring && open) side.pages += 1;
         }
         await context.close();
@@ -164,7 +187,9 @@ async function main(): Promise<void> {
       const cpu = sides.map((side, at) => groupCpuSeconds(sidePgid(side)) - cpuAt[at]);
       const types = sides.map((side, at) => {
         const now = groupCpuByType(sidePgid(side));
-        return [...now].map(([type, seconds]) => `${type} ${(((seconds - (typesAt[at].get(type) ?? 0)) * 1_000) / Math.max(1, side.pages)).toFixed(1)}`).join(', ');
+        return [...now]
+          .map(([type, seconds]) => `${type} ${(((seconds - (typesAt[at].get(type) ?? 0)) * 1_000) / Math.max(1, side.pages)).toFixed(1)}`)
+          .join(', ');
       });
       measuring = false;
       open = false;

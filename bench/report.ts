@@ -95,7 +95,11 @@ export function formatReport(measurements: CrawlerMeasurement[], concurrency: nu
   for (const m of measurements) {
     const roles = [...new Set(m.progressMemory.flatMap((p) => Object.keys(p.rssBytes)))].filter((r) => r !== 'fixtureWeb');
     for (const role of roles) {
-      memoryRows.push([m.crawler, role, ...[25, 50, 75, 100].map((percent) => mib(m.progressMemory.find((p) => p.percent === percent)?.rssBytes[role]))]);
+      memoryRows.push([
+        m.crawler,
+        role,
+        ...[25, 50, 75, 100].map((percent) => mib(m.progressMemory.find((p) => p.percent === percent)?.rssBytes[role])),
+      ]);
     }
   }
   out.push(table(['crawler', 'process', '25 %', '50 %', '75 %', '100 %'], memoryRows));

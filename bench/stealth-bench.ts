@@ -65,7 +65,10 @@ async function main(): Promise<void> {
     return `${origin('probe.test')}/probe.html?run=${run}&cross=${encodeURIComponent(origin('probe-b.test'))}${extra}`;
   };
   const reports = (run: string) =>
-    waitFor(() => (PROBE_CONTEXTS.every((context) => probe.run(run).reports[context]) ? probe.run(run) : undefined), { what: run, timeoutMs: 30_000 });
+    waitFor(() => (PROBE_CONTEXTS.every((context) => probe.run(run).reports[context]) ? probe.run(run) : undefined), {
+      what: run,
+      timeoutMs: 30_000,
+    });
   const fingerprint = async (visit: () => Promise<void>): Promise<{ ja4: string; h2: string }> => {
     front.reset();
     await visit();
@@ -80,7 +83,13 @@ async function main(): Promise<void> {
     bare = await puppeteer.launch({
       executablePath: '/usr/bin/chromium',
       userDataDir: mkdtempSync(join(dir, 'bare-')),
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', `--host-resolver-rules=${HOSTS.map((h) => `MAP ${h} 127.0.0.1`).join(',')}`, `--ignore-certificate-errors-spki-list=${spkiHashes(ca.certPem).join(',')}`],
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        `--host-resolver-rules=${HOSTS.map((h) => `MAP ${h} 127.0.0.1`).join(',')}`,
+        `--ignore-certificate-errors-spki-list=${spkiHashes(ca.certPem).join(',')}`,
+      ],
     });
     const bareRun = `bare${uniqueSuffix()}`;
     const barePage = await bare.newPage();
@@ -94,10 +103,18 @@ async function main(): Promise<void> {
       const verdict = probed.run.reports.page?.botd?.verdict;
       return verdict ? (verdict.bot ? `bot (${verdict.botKind})` : 'human') : 'no verdict';
     };
-    rows.push({ client: 'bare puppeteer-core', botd: botd(bareProbed), tells: `${bareProbed.tellCount}/6`, runtimeTrace: bareProbed.run.reports.page?.leak ? 'yes' : 'no', ...chromium });
+    rows.push({
+      client: 'bare puppeteer-core',
+      botd: botd(bareProbed),
+      tells: `${bareProbed.tellCount}/6`,
+      runtimeTrace: bareProbed.run.reports.page?.leak ? 'yes' : 'no',
+      ...chromium,
+    });
 
     const node = await fingerprint(async () => {
-      const agent = new Agent({ connect: { ca: ca.certPem, lookup: (_host, _options, callback) => callback(null, [{ address: '127.0.0.1', family: 4 }]) } });
+      const agent = new Agent({
+        connect: { ca: ca.certPem, lookup: (_host, _options, callback) => callback(null, [{ address: '127.0.0.1', family: 4 }]) },
+      });
       const res = await request(front.url('tls.test', '/fingerprint'), { dispatcher: agent });
       await res.body.dump();
       await agent.close();
@@ -134,20 +151,48 @@ async function main(): Promise<void> {
       runtimeTrace: probed.run.reports.page?.leak ? 'yes' : 'no',
       ...trawlTls,
     });
-    rows.push(trawlRow('Trawl js_render, https', https), trawlRow('Trawl js_render, http', plain), trawlRow('Trawl mode=auto (wall → browser)', auto));
+    rows.push(
+      trawlRow('Trawl js_render, https', https),
+      trawlRow('Trawl js_render, http', plain),
+      trawlRow('Trawl mode=auto (wall → browser)', auto),
+    );
 
     const chromiumH2 = chromium.h2;
     const verdicts: [string, boolean, string][] = [
-      ['BotD says human (js_render, mode=auto)', [https, plain, auto].every((p) => botd(p) === 'human'), [https, plain, auto].map(botd).join(', ')],
-      ['no headless tell in page, frames, workers', [https, plain, auto].every((p) => p.tellCount === 0), [https, plain, auto].map((p) => p.tellText || 'none').join(' | ')],
-      ['no Runtime.enable trace', !https.run.reports.page?.leak, https.run.reports.page?.leak ? 'puppeteer-core enables Runtime in every target' : 'none'],
+      [
+        'BotD says human (js_render, mode=auto)',
+        [https, plain, auto].every((p) => botd(p) === 'human'),
+        [https, plain, auto].map(botd).join(', '),
+      ],
+      [
+        'no headless tell in page, frames, workers',
+        [https, plain, auto].every((p) => p.tellCount === 0),
+        [https, plain, auto].map((p) => p.tellText || 'none').join(' | '),
+      ],
+      [
+        'no Runtime.enable trace',
+        !https.run.reports.page?.leak,
+        https.run.reports.page?.leak ? 'puppeteer-core enables Runtime in every target' : 'none',
+      ],
       ["basic engine's JA4 = Chromium's", trawlTls.ja4 === chromium.ja4, `${trawlTls.ja4} vs ${chromium.ja4}`],
       ["basic engine's HTTP/2 = Chromium's", trawlTls.h2 === chromiumH2, `${trawlTls.h2} vs ${chromiumH2}`],
     ];
     const engine = await readEngineVersion('/usr/bin/chromium');
-    process.stdout.write(`\nStealth, measured in one run on this machine against Chromium ${engine.fullVersion}, every client on loopback\n\n`);
-    process.stdout.write(`${table(['client', 'BotD', 'contexts with a tell', 'Runtime.enable trace', 'JA4', 'HTTP/2 (Akamai)'], rows.map((r) => [r.client, r.botd, r.tells, r.runtimeTrace, r.ja4, r.h2]))}\n\n`);
-    process.stdout.write(`${table(['issue 29 target', 'verdict', 'measured'], verdicts.map(([name, met, measured]) => [name, met ? 'met' : 'NOT MET', measured]))}\n`);
+    process.stdout.write(
+      `\nStealth, measured in one run on this machine against Chromium ${engine.fullVersion}, every client on loopback\n\n`,
+    );
+    process.stdout.write(
+      `${table(
+        ['client', 'BotD', 'contexts with a tell', 'Runtime.enable trace', 'JA4', 'HTTP/2 (Akamai)'],
+        rows.map((r) => [r.client, r.botd, r.tells, r.runtimeTrace, r.ja4, r.h2]),
+      )}\n\n`,
+    );
+    process.stdout.write(
+      `${table(
+        ['issue 29 target', 'verdict', 'measured'],
+        verdicts.map(([name, met, measured]) => [name, met ? 'met' : 'NOT MET', measured]),
+      )}\n`,
+    );
     const results = resolve(__dirname, '..', '..', 'bench', 'results');
     mkdirSync(results, { recursive: true });
     writeFileSync(join(results, 'stealth.json'), JSON.stringify({ at: new Date().toISOString(), rows, verdicts }, null, 2));

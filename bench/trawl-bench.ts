@@ -66,7 +66,9 @@ export async function startTrawl(web: FixtureWebProcess, options: BenchOptions):
 }
 
 async function startCrawl(trawl: TrawlUnderTest, url: string, limits: { maxPages: number; maxItems: number }): Promise<string> {
-  const res = await trawl.platform.client(trawl.apiKey, BENCHMARK_CLIENT).startCrawl({ url, max_items: limits.maxItems, max_pages: limits.maxPages });
+  const res = await trawl.platform
+    .client(trawl.apiKey, BENCHMARK_CLIENT)
+    .startCrawl({ url, max_items: limits.maxItems, max_pages: limits.maxPages });
   if (res.status !== 202) throw new Error(`POST /v1/crawls answered ${res.status}: ${res.text}`);
   return (res.body as CrawlView).crawl_id;
 }
@@ -83,8 +85,11 @@ export async function warmUpTrawl(trawl: TrawlUnderTest, web: FixtureWebProcess,
   // Limited by max_pages, never max_items: a crawl that ends on max_items leaves the pages it already
   // dispatched in the work queue, and the worker would fetch them during the measured crawl.
   const id = await startCrawl(trawl, web.bigSiteUrl, { maxPages: options.warmupPages, maxItems: options.pages + 10 });
-  const crawl = (await trawl.platform.client(trawl.apiKey, BENCHMARK_CLIENT).waitUntilEnded(id, options.timeoutSeconds * 1000)) as CrawlView;
-  if (crawl.status !== 'completed') throw new WrongCrawlError(`Trawl warm-up crawl ended "${crawl.status}": ${JSON.stringify(crawl.error ?? crawl.coverage)}`);
+  const crawl = (await trawl.platform
+    .client(trawl.apiKey, BENCHMARK_CLIENT)
+    .waitUntilEnded(id, options.timeoutSeconds * 1000)) as CrawlView;
+  if (crawl.status !== 'completed')
+    throw new WrongCrawlError(`Trawl warm-up crawl ended "${crawl.status}": ${JSON.stringify(crawl.error ?? crawl.coverage)}`);
 }
 
 async function scrapeServices(trawl: TrawlUnderTest): Promise<{ coordinator: MetricTotals; worker: MetricTotals }> {
@@ -115,7 +120,9 @@ async function pollUntilEnded(
     if (performance.now() - reportedAt >= PROGRESS_EVERY_MS) {
       reportedAt = performance.now();
       const elapsed = (reportedAt - startedAt) / 1000;
-      process.stderr.write(`trawl: ${crawl.coverage.pages_fetched} pages in ${elapsed.toFixed(0)} s (${(crawl.coverage.pages_fetched / elapsed).toFixed(0)} pages/s)\n`);
+      process.stderr.write(
+        `trawl: ${crawl.coverage.pages_fetched} pages in ${elapsed.toFixed(0)} s (${(crawl.coverage.pages_fetched / elapsed).toFixed(0)} pages/s)\n`,
+      );
     }
     if (performance.now() > deadline) {
       throw new WrongCrawlError(`Trawl crawl ${id} still running after ${options.timeoutSeconds} s: ${JSON.stringify(crawl.coverage)}`);
@@ -156,7 +163,8 @@ export async function measureTrawl(trawl: TrawlUnderTest, web: FixtureWebProcess
   try {
     id = await startCrawl(trawl, web.bigSiteUrl, { maxPages: options.pages + 10, maxItems: options.pages + 10 });
     crawl = await pollUntilEnded(trawl, id, startedAt, options, (fetched) => {
-      while (marks.length > 0 && fetched >= marks[0].at) progressMemory.push({ percent: marks.shift()!.percent, rssBytes: meter.current() });
+      while (marks.length > 0 && fetched >= marks[0].at)
+        progressMemory.push({ percent: marks.shift()!.percent, rssBytes: meter.current() });
     });
   } catch (error) {
     meter.stop();

@@ -19,7 +19,12 @@ for (const [id, us] of self) {
   const short = url.replace(/^.*node_modules\//, 'nm:').replace(/^.*\/dist\//, '');
   const key = `${functionName || '(anon)'} ${short}:${lineNumber + 1}`;
   fns.set(key, (fns.get(key) ?? 0) + us);
-  const fileKey = short.startsWith('nm:') ? short.split('/').slice(0, short.startsWith('nm:@') ? 2 : 1).join('/') : short || functionName;
+  const fileKey = short.startsWith('nm:')
+    ? short
+        .split('/')
+        .slice(0, short.startsWith('nm:@') ? 2 : 1)
+        .join('/')
+    : short || functionName;
   files.set(fileKey, (files.get(fileKey) ?? 0) + us);
 }
 const show = (title, map) => {

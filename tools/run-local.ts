@@ -105,7 +105,11 @@ async function main(): Promise<void> {
     ['webhook-dispatcher', 8084],
   ];
   for (const [name, port] of services) {
-    start(name, `apps/${name}/src/main.js`, { ...common, PORT: String(port), ...(name === 'gateway' && { ADMIN_PORT: String(config.ADMIN_PORT) }) });
+    start(name, `apps/${name}/src/main.js`, {
+      ...common,
+      PORT: String(port),
+      ...(name === 'gateway' && { ADMIN_PORT: String(config.ADMIN_PORT) }),
+    });
   }
   for (const [, port] of services) await waitReady(`http://127.0.0.1:${port}/readyz`);
 

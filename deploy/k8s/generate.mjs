@@ -64,7 +64,9 @@ output.set(
 
 if (check) {
   const present = readdirSync(base).sort();
-  const stale = [...output].filter(([file, text]) => !present.includes(file) || readFileSync(join(base, file), 'utf8') !== text).map(([f]) => f);
+  const stale = [...output]
+    .filter(([file, text]) => !present.includes(file) || readFileSync(join(base, file), 'utf8') !== text)
+    .map(([f]) => f);
   const extra = present.filter((file) => !output.has(file));
   if (stale.length || extra.length) {
     console.error(`deploy/k8s/base is out of date (${[...stale, ...extra].join(', ')}): run node deploy/k8s/generate.mjs`);

@@ -5,7 +5,22 @@
  * and keeps the identifiers left. A name it missed or invented would show as an unknown metric in
  * the tests that use it, never pass silently.
  */
-const KEYWORDS = new Set(['by', 'without', 'on', 'ignoring', 'group_left', 'group_right', 'and', 'or', 'unless', 'bool', 'offset', 'inf', 'nan', 'atan2']);
+const KEYWORDS = new Set([
+  'by',
+  'without',
+  'on',
+  'ignoring',
+  'group_left',
+  'group_right',
+  'and',
+  'or',
+  'unless',
+  'bool',
+  'offset',
+  'inf',
+  'nan',
+  'atan2',
+]);
 
 export function metricNames(expr: string): string[] {
   const stripped = expr

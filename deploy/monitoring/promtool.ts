@@ -15,9 +15,11 @@ export function deployTools(): string {
 
 /** Runs promtool with `args`; answers its output, or throws with it. */
 export async function promtool(args: string[]): Promise<string> {
-  const { stdout, stderr } = await run(join(deployTools(), 'promtool'), args, { cwd: REPO_ROOT }).catch((error: { stdout?: string; stderr?: string; message: string }) => {
-    throw new Error(`promtool ${args.join(' ')} failed:\n${error.stdout ?? ''}${error.stderr ?? error.message}`);
-  });
+  const { stdout, stderr } = await run(join(deployTools(), 'promtool'), args, { cwd: REPO_ROOT }).catch(
+    (error: { stdout?: string; stderr?: string; message: string }) => {
+      throw new Error(`promtool ${args.join(' ')} failed:\n${error.stdout ?? ''}${error.stderr ?? error.message}`);
+    },
+  );
   return `${stdout}${stderr}`;
 }
 
@@ -37,7 +39,10 @@ export async function checkExpressions(exprs: string[]): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'trawl-promql-'));
   try {
     const file = join(dir, 'expressions.yaml');
-    writeFileSync(file, stringify({ groups: [{ name: 'dashboards', rules: exprs.map((expr, i) => ({ record: `trawl:dashboard_expression:${i}`, expr })) }] }));
+    writeFileSync(
+      file,
+      stringify({ groups: [{ name: 'dashboards', rules: exprs.map((expr, i) => ({ record: `trawl:dashboard_expression:${i}`, expr })) }] }),
+    );
     await promtool(['check', 'rules', file]);
   } finally {
     rmSync(dir, { recursive: true, force: true });

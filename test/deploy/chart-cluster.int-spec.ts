@@ -19,7 +19,9 @@ if (missing) console.warn(`skipping the chart's API-server suite: ${missing}`);
     return result.stdout;
   };
   const names = async (namespace: string, resource: string) =>
-    (JSON.parse(await ok(kubectl('get', resource, '-n', namespace, '-o', 'json'))).items as { metadata: { name: string } }[]).map((i) => i.metadata.name).sort();
+    (JSON.parse(await ok(kubectl('get', resource, '-n', namespace, '-o', 'json'))).items as { metadata: { name: string } }[])
+      .map((i) => i.metadata.name)
+      .sort();
 
   beforeAll(async () => {
     server = await startKubeApiServer();
@@ -39,14 +41,22 @@ if (missing) console.warn(`skipping the chart's API-server suite: ${missing}`);
     expect(await names('trawl-helm', 'services')).toEqual([...components, 'trawl-gateway-admin'].sort());
     expect(await names('trawl-helm', 'poddisruptionbudgets.v1beta1.policy')).toEqual(components);
     expect(await names('trawl-helm', 'networkpolicies')).toEqual(
-      ['default-deny', 'backends', 'internet-egress', 'gateway-ingress', 'gateway-admin-ingress', 'metrics-ingress', 'test-egress'].map((p) => `trawl-${p}`).sort(),
+      ['default-deny', 'backends', 'internet-egress', 'gateway-ingress', 'gateway-admin-ingress', 'metrics-ingress', 'test-egress']
+        .map((p) => `trawl-${p}`)
+        .sort(),
     );
     // The API Service (a LoadBalancer here) has no admin port; the admin Service is ClusterIP.
-    const services = JSON.parse(await ok(kubectl('get', 'services', '-n', 'trawl-helm', '-o', 'json'))).items as { metadata: { name: string }; spec: any }[];
+    const services = JSON.parse(await ok(kubectl('get', 'services', '-n', 'trawl-helm', '-o', 'json'))).items as {
+      metadata: { name: string };
+      spec: any;
+    }[];
     const service = (name: string) => services.find((s) => s.metadata.name === name)!.spec;
     expect(service('trawl-gateway').type).toBe('LoadBalancer');
     expect(service('trawl-gateway').ports.map((p: { name: string }) => p.name)).toEqual(['http', 'proxy']);
-    expect(service('trawl-gateway-admin')).toMatchObject({ type: 'ClusterIP', ports: [{ name: 'admin', port: 8085, targetPort: 'admin', protocol: 'TCP' }] });
+    expect(service('trawl-gateway-admin')).toMatchObject({
+      type: 'ClusterIP',
+      ports: [{ name: 'admin', port: 8085, targetPort: 'admin', protocol: 'TCP' }],
+    });
     const worker = JSON.parse(await ok(kubectl('get', 'deployment', 'trawl-fetch-worker', '-n', 'trawl-helm', '-o', 'json')));
     expect(worker.spec.template.spec.containers[0].args).toEqual(['fetch-worker']);
     expect(worker.spec.template.spec.securityContext.seccompProfile).toEqual({ type: 'RuntimeDefault' });
@@ -58,7 +68,20 @@ if (missing) console.warn(`skipping the chart's API-server suite: ${missing}`);
 
   it('upgrades to HPAs (autoscaling/v2beta2 on this server) and new values', async () => {
     await ok(
-      helm('upgrade', 'trawl', chartDir, '-n', 'trawl-helm', '--no-hooks', '-f', resolve(chartDir, 'ci/minimal-values.yaml'), '-f', resolve(chartDir, 'ci/hpa-values.yaml'), '--set', 'logLevel=debug'),
+      helm(
+        'upgrade',
+        'trawl',
+        chartDir,
+        '-n',
+        'trawl-helm',
+        '--no-hooks',
+        '-f',
+        resolve(chartDir, 'ci/minimal-values.yaml'),
+        '-f',
+        resolve(chartDir, 'ci/hpa-values.yaml'),
+        '--set',
+        'logLevel=debug',
+      ),
     );
     expect(await names('trawl-helm', 'horizontalpodautoscalers.v2beta2.autoscaling')).toEqual(['trawl-fetch-worker', 'trawl-gateway']);
     expect(await names('trawl-helm', 'networkpolicies')).toEqual([]);
@@ -69,7 +92,19 @@ if (missing) console.warn(`skipping the chart's API-server suite: ${missing}`);
   });
 
   it('has hooks (the migration Job, the helm test Pod) the server accepts', async () => {
-    const hooks = await ok(tool('helm', ['template', 'trawl', chartDir, '-n', 'trawl-helm', '--show-only', 'templates/migrations.yaml', '--show-only', 'templates/tests/test-readyz.yaml']));
+    const hooks = await ok(
+      tool('helm', [
+        'template',
+        'trawl',
+        chartDir,
+        '-n',
+        'trawl-helm',
+        '--show-only',
+        'templates/migrations.yaml',
+        '--show-only',
+        'templates/tests/test-readyz.yaml',
+      ]),
+    );
     const { writeFileSync, mkdtempSync } = await import('node:fs');
     const file = resolve(mkdtempSync(resolve(require('node:os').tmpdir(), 'trawl-hooks-')), 'hooks.yaml');
     writeFileSync(file, hooks);

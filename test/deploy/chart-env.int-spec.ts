@@ -36,18 +36,23 @@ const SECRET_VALUES: Record<string, string> = {
 };
 
 describe('the environment the chart gives each service', () => {
-  it.each(['defaults', 'ci/full-values.yaml'])('names only variables the service reads, and the service accepts their values (%s)', async (values) => {
-    const objects = await render(values === 'defaults' ? {} : { valuesFiles: [values], apiVersions: ['postgresql.cnpg.io/v1', 'keda.sh/v1alpha1'] });
-    for (const component of Object.keys(SCHEMAS) as Component[]) {
-      const env = containerEnv(only(objects, 'Deployment', `trawl-${component}`));
-      const known = keysOf(SCHEMAS[component]);
-      // extraEnv is the operator's own business (e.g. NODE_OPTIONS); everything else must be read.
-      const extra = new Set(['NODE_OPTIONS']);
-      const unknown = [...env.keys()].filter((name) => !known.includes(name) && !extra.has(name));
-      expect([component, unknown]).toEqual([component, []]);
-      const input = Object.fromEntries([...env].map(([name, e]) => [name, e.value ?? SECRET_VALUES[name] ?? 'x'.repeat(40)]));
-      const parsed = SCHEMAS[component].safeParse(input);
-      expect([component, parsed.success ? [] : parsed.error?.issues]).toEqual([component, []]);
-    }
-  });
+  it.each(['defaults', 'ci/full-values.yaml'])(
+    'names only variables the service reads, and the service accepts their values (%s)',
+    async (values) => {
+      const objects = await render(
+        values === 'defaults' ? {} : { valuesFiles: [values], apiVersions: ['postgresql.cnpg.io/v1', 'keda.sh/v1alpha1'] },
+      );
+      for (const component of Object.keys(SCHEMAS) as Component[]) {
+        const env = containerEnv(only(objects, 'Deployment', `trawl-${component}`));
+        const known = keysOf(SCHEMAS[component]);
+        // extraEnv is the operator's own business (e.g. NODE_OPTIONS); everything else must be read.
+        const extra = new Set(['NODE_OPTIONS']);
+        const unknown = [...env.keys()].filter((name) => !known.includes(name) && !extra.has(name));
+        expect([component, unknown]).toEqual([component, []]);
+        const input = Object.fromEntries([...env].map(([name, e]) => [name, e.value ?? SECRET_VALUES[name] ?? 'x'.repeat(40)]));
+        const parsed = SCHEMAS[component].safeParse(input);
+        expect([component, parsed.success ? [] : parsed.error?.issues]).toEqual([component, []]);
+      }
+    },
+  );
 });

@@ -14,7 +14,7 @@ async function scaledObject(set: string[] = []): Promise<K8sObject> {
   return found[0];
 }
 
-describe('the fetch workers\' KEDA ScaledObject', () => {
+describe("the fetch workers' KEDA ScaledObject", () => {
   it.each(['prod', 'trawl', 'eu_west'])('names the streams and consumers the services create, with prefix %s', async (prefix) => {
     const topology = messagingTopology(prefix);
     const so = await scaledObject([`nats.prefix=${prefix}`]);
@@ -25,7 +25,10 @@ describe('the fetch workers\' KEDA ScaledObject', () => {
       [topology.streams.batchWork, topology.consumers.batchWorkers],
     ]);
     // ... and those are durables the services provision on those streams.
-    const provisioned = [...crawlMessagingDefinitions(topology).consumers, ...batchMessagingDefinitions(topology).consumers].map((c) => [c.stream, c.durable]);
+    const provisioned = [...crawlMessagingDefinitions(topology).consumers, ...batchMessagingDefinitions(topology).consumers].map((c) => [
+      c.stream,
+      c.durable,
+    ]);
     for (const pair of pairs) expect(provisioned).toContainEqual(pair);
   });
 
@@ -46,8 +49,14 @@ describe('the fetch workers\' KEDA ScaledObject', () => {
     expect(inFlight.type).toBe('prometheus');
     expect(inFlight.metricType).toBe('AverageValue');
     expect(Object.keys(inFlight.metadata).sort()).toEqual([...PROMETHEUS_KEYS].sort());
-    expect(inFlight.metadata.query).toMatch(/^sum\(trawl_worker_fetch_requests_in_flight\{namespace="scrape",pod=~"trawl-fetch-worker-\.\*"\}\)$/);
-    expect(inFlight.metadata).toMatchObject({ serverAddress: 'http://prometheus-operated.monitoring.svc:9090', threshold: '20', activationThreshold: '1' });
+    expect(inFlight.metadata.query).toMatch(
+      /^sum\(trawl_worker_fetch_requests_in_flight\{namespace="scrape",pod=~"trawl-fetch-worker-\.\*"\}\)$/,
+    );
+    expect(inFlight.metadata).toMatchObject({
+      serverAddress: 'http://prometheus-operated.monitoring.svc:9090',
+      threshold: '20',
+      activationThreshold: '1',
+    });
   });
 
   it('leaves the Prometheus trigger out unless asked for', async () => {

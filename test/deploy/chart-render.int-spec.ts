@@ -21,11 +21,22 @@ jest.setTimeout(120_000);
 
 const PRIVATE_RANGES = ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '100.64.0.0/10', '127.0.0.0/8', '169.254.0.0/16'];
 const podSpecs = (objects: K8sObject[]) =>
-  objects.flatMap((o) => (o.kind === 'Pod' ? [{ name: `Pod/${o.metadata.name}`, spec: o.spec }] : o.spec?.template?.spec ? [{ name: `${o.kind}/${o.metadata.name}`, spec: o.spec.template.spec }] : []));
-const deployment = (objects: K8sObject[], component: Component, release = 'trawl') => only(objects, 'Deployment', `${release}-${component}`);
+  objects.flatMap((o) =>
+    o.kind === 'Pod'
+      ? [{ name: `Pod/${o.metadata.name}`, spec: o.spec }]
+      : o.spec?.template?.spec
+        ? [{ name: `${o.kind}/${o.metadata.name}`, spec: o.spec.template.spec }]
+        : [],
+  );
+const deployment = (objects: K8sObject[], component: Component, release = 'trawl') =>
+  only(objects, 'Deployment', `${release}-${component}`);
 const portNames = (service: K8sObject) => service.spec.ports.map((p: { name: string }) => p.name);
 /** The release's `helm test` pod, as the NetworkPolicies name it. */
-const TEST_POD = { podSelector: { matchLabels: { 'app.kubernetes.io/name': 'trawl', 'app.kubernetes.io/instance': 'trawl', 'app.kubernetes.io/component': 'test' } } };
+const TEST_POD = {
+  podSelector: {
+    matchLabels: { 'app.kubernetes.io/name': 'trawl', 'app.kubernetes.io/instance': 'trawl', 'app.kubernetes.io/component': 'test' },
+  },
+};
 /** networkPolicy.metrics.from's default: Prometheus pods in any namespace. */
 const PROMETHEUS = { namespaceSelector: {}, podSelector: { matchLabels: { 'app.kubernetes.io/name': 'prometheus' } } };
 
@@ -34,7 +45,9 @@ describe('the trawl chart', () => {
 
   beforeAll(async () => {
     await Promise.all(
-      CI_MATRIX.map(async (entry) => renders.set(entry.name, await render({ valuesFiles: [entry.file], apiVersions: entry.apiVersions, extraArgs: ['--include-crds'] }))),
+      CI_MATRIX.map(async (entry) =>
+        renders.set(entry.name, await render({ valuesFiles: [entry.file], apiVersions: entry.apiVersions, extraArgs: ['--include-crds'] })),
+      ),
     );
     renders.set('defaults', await render());
   });
@@ -48,8 +61,10 @@ describe('the trawl chart', () => {
   });
 
   describe('every rendered object', () => {
-    it('passes the models\' validation and the typed check (unknown fields included) in every values set', () => {
-      const all = [...renders.entries()].flatMap(([name, objects]) => objects.map((o) => ({ ...o, metadata: { ...o.metadata, name: `${name}:${o.metadata.name}` } })));
+    it("passes the models' validation and the typed check (unknown fields included) in every values set", () => {
+      const all = [...renders.entries()].flatMap(([name, objects]) =>
+        objects.map((o) => ({ ...o, metadata: { ...o.metadata, name: `${name}:${o.metadata.name}` } })),
+      );
       expect(all.length).toBeGreaterThan(60);
       expect(modelValidate(all)).toEqual([]);
       expect(typedCheck(all)).toEqual([]);
@@ -59,8 +74,14 @@ describe('the trawl chart', () => {
       const gateway = structuredClone(deployment(renders.get('defaults')!, 'gateway'));
       gateway.spec.template.spec.containers[0].readinessProbe.httpGet.pth = '/readyz';
       gateway.spec.replicas = 'two';
-      expect(modelValidate([gateway]).map((p) => p.problem).join('\n')).not.toMatch(/pth/);
-      const problems = typedCheck([gateway]).map((p) => p.problem).join('\n');
+      expect(
+        modelValidate([gateway])
+          .map((p) => p.problem)
+          .join('\n'),
+      ).not.toMatch(/pth/);
+      const problems = typedCheck([gateway])
+        .map((p) => p.problem)
+        .join('\n');
       expect(problems).toMatch(/'"?pth"?' does not exist in type 'IHTTPGetAction'/);
       expect(problems).toMatch(/Type 'string' is not assignable to type 'number'/);
     });
@@ -74,7 +95,11 @@ describe('the trawl chart', () => {
         const container = d.spec.template.spec.containers[0];
         expect(container.args).toEqual([component]);
         expect(container.image).toBe('ghcr.io/trawl-dev/trawl:0.1.0');
-        expect(d.spec.selector.matchLabels).toEqual({ 'app.kubernetes.io/name': 'trawl', 'app.kubernetes.io/instance': 'trawl', 'app.kubernetes.io/component': component });
+        expect(d.spec.selector.matchLabels).toEqual({
+          'app.kubernetes.io/name': 'trawl',
+          'app.kubernetes.io/instance': 'trawl',
+          'app.kubernetes.io/component': component,
+        });
         expect(d.spec.template.metadata.labels).toMatchObject(d.spec.selector.matchLabels);
         expect(container.readinessProbe.httpGet).toEqual({ path: '/readyz', port: 'http' });
         expect(container.livenessProbe.httpGet).toEqual({ path: '/healthz', port: 'http' });
@@ -91,12 +116,25 @@ describe('the trawl chart', () => {
       for (const [name, objects] of renders) {
         for (const { name: owner, spec } of podSpecs(objects)) {
           const context = `${name} ${owner}`;
-          expect([context, spec.securityContext]).toEqual([context, expect.objectContaining({ runAsNonRoot: true, runAsUser: 10001, runAsGroup: 10001, seccompProfile: { type: 'RuntimeDefault' } })]);
+          expect([context, spec.securityContext]).toEqual([
+            context,
+            expect.objectContaining({
+              runAsNonRoot: true,
+              runAsUser: 10001,
+              runAsGroup: 10001,
+              seccompProfile: { type: 'RuntimeDefault' },
+            }),
+          ]);
           expect([context, spec.automountServiceAccountToken]).toEqual([context, false]);
           for (const container of spec.containers) {
             expect([context, container.securityContext]).toEqual([
               context,
-              expect.objectContaining({ readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, runAsNonRoot: true, capabilities: { drop: ['ALL'] } }),
+              expect.objectContaining({
+                readOnlyRootFilesystem: true,
+                allowPrivilegeEscalation: false,
+                runAsNonRoot: true,
+                capabilities: { drop: ['ALL'] },
+              }),
             ]);
           }
           if (!owner.startsWith('Pod/')) {
@@ -113,7 +151,9 @@ describe('the trawl chart', () => {
     });
 
     it('wait longer than each service drains before killing it (SHUTDOWN_TIMEOUT_MS, preStop and a margin)', async () => {
-      const objects = await render({ set: ['crawlCoordinator.shutdownTimeoutMs=61500', 'gateway.preStopSleepSeconds=7', 'fetchWorker.terminationGraceMarginSeconds=3'] });
+      const objects = await render({
+        set: ['crawlCoordinator.shutdownTimeoutMs=61500', 'gateway.preStopSleepSeconds=7', 'fetchWorker.terminationGraceMarginSeconds=3'],
+      });
       for (const component of Object.keys(COMPONENTS) as Component[]) {
         const d = deployment(objects, component);
         const drainMs = Number(containerEnv(d).get('SHUTDOWN_TIMEOUT_MS')?.value);
@@ -160,14 +200,18 @@ describe('the trawl chart', () => {
       expect(defaults.get('PROXY_MODE_CA_KEY')?.valueFrom).toEqual({ secretKeyRef: { name: 'trawl-secrets', key: 'proxy-mode-ca.key' } });
     });
 
-    describe('the gateway\'s admin listener', () => {
+    describe("the gateway's admin listener", () => {
       it('is a container port named admin with ADMIN_PORT (8085 by default), probes staying on http', () => {
         for (const name of ['defaults', 'full']) {
           const gateway = deployment(renders.get(name)!, 'gateway');
           const container = gateway.spec.template.spec.containers[0];
-          expect([name, container.ports]).toEqual([name, expect.arrayContaining([{ name: 'admin', containerPort: 8085, protocol: 'TCP' }])]);
+          expect([name, container.ports]).toEqual([
+            name,
+            expect.arrayContaining([{ name: 'admin', containerPort: 8085, protocol: 'TCP' }]),
+          ]);
           expect([name, containerEnv(gateway).get('ADMIN_PORT')?.value]).toEqual([name, '8085']);
-          for (const probe of ['startupProbe', 'livenessProbe', 'readinessProbe']) expect([name, probe, container[probe].httpGet.port]).toEqual([name, probe, 'http']);
+          for (const probe of ['startupProbe', 'livenessProbe', 'readinessProbe'])
+            expect([name, probe, container[probe].httpGet.port]).toEqual([name, probe, 'http']);
         }
         for (const component of ['crawl-coordinator', 'fetch-worker', 'scheduler', 'webhook-dispatcher'] as const) {
           const d = deployment(renders.get('defaults')!, component);
@@ -197,11 +241,15 @@ describe('the trawl chart', () => {
         const gateway = deployment(objects, 'gateway');
         expect(containerEnv(gateway).get('ADMIN_PORT')?.value).toBe('9102');
         expect(gateway.spec.template.spec.containers[0].ports).toContainEqual({ name: 'admin', containerPort: 9102, protocol: 'TCP' });
-        expect(only(objects, 'Service', 'trawl-gateway-admin').spec.ports).toEqual([{ name: 'admin', port: 9102, targetPort: 'admin', protocol: 'TCP' }]);
+        expect(only(objects, 'Service', 'trawl-gateway-admin').spec.ports).toEqual([
+          { name: 'admin', port: 9102, targetPort: 'admin', protocol: 'TCP' },
+        ]);
         await expect(render({ set: ['gateway.adminPort=8080'] })).rejects.toThrow(/gateway\.adminPort: 8080 is taken/);
         await expect(render({ set: ['gateway.adminPort=8001'] })).rejects.toThrow(/gateway\.adminPort: 8001 is taken/);
         await expect(render({ set: ['gateway.adminPort=8001', 'gateway.proxyMode.enabled=false'] })).resolves.toBeDefined();
-        await expect(render({ set: ['gateway.config.ADMIN_PORT=9000'] })).rejects.toThrow(/gateway\.config\.ADMIN_PORT: the chart sets ADMIN_PORT/);
+        await expect(render({ set: ['gateway.config.ADMIN_PORT=9000'] })).rejects.toThrow(
+          /gateway\.config\.ADMIN_PORT: the chart sets ADMIN_PORT/,
+        );
       });
     });
 
@@ -210,16 +258,27 @@ describe('the trawl chart', () => {
       expect(env.get('FETCH_DEADLINE_MS')?.value).toBe('170000');
       expect(env.get('FETCH_CREDIT_PRICE_USD')?.value).toBe('0.0002');
       expect(env.get('PLAN_DEFAULT_CREDITS')?.value).toBe('250000');
-      await expect(render({ set: ['scheduler.config.NATS_URL=nats://elsewhere:4222'] })).rejects.toThrow(/scheduler\.config\.NATS_URL: the chart sets NATS_URL/);
-      await expect(render({ set: ['gateway.extraEnv[0].name=ADMIN_TOKEN', 'gateway.extraEnv[0].value=x'] })).rejects.toThrow(/ADMIN_TOKEN is set by the chart/);
+      await expect(render({ set: ['scheduler.config.NATS_URL=nats://elsewhere:4222'] })).rejects.toThrow(
+        /scheduler\.config\.NATS_URL: the chart sets NATS_URL/,
+      );
+      await expect(render({ set: ['gateway.extraEnv[0].name=ADMIN_TOKEN', 'gateway.extraEnv[0].value=x'] })).rejects.toThrow(
+        /ADMIN_TOKEN is set by the chart/,
+      );
     });
 
     it('contain no lookup and no random secret', () => {
-      const files = readdirSync(resolve(chartDir, 'templates'), { recursive: true, encoding: 'utf8' }).filter((f) => /\.(ya?ml|tpl|txt)$/.test(f));
+      const files = readdirSync(resolve(chartDir, 'templates'), { recursive: true, encoding: 'utf8' }).filter((f) =>
+        /\.(ya?ml|tpl|txt)$/.test(f),
+      );
       expect(files.length).toBeGreaterThan(5);
       for (const file of files) {
         const text = readFileSync(resolve(chartDir, 'templates', file), 'utf8');
-        expect([file, text.match(/\b(lookup|randAlphaNum|randAlpha|randAscii|randNumeric|randBytes|genPrivateKey|genCA|genSelfSignedCert|uuidv4)\b/)?.[0]]).toEqual([file, undefined]);
+        expect([
+          file,
+          text.match(
+            /\b(lookup|randAlphaNum|randAlpha|randAscii|randNumeric|randBytes|genPrivateKey|genCA|genSelfSignedCert|uuidv4)\b/,
+          )?.[0],
+        ]).toEqual([file, undefined]);
       }
     });
   });
@@ -235,17 +294,29 @@ describe('the trawl chart', () => {
       const without = await render({ valuesFiles: ['ci/full-values.yaml'] });
       expect(find(without, 'Cluster')).toEqual([]);
       expect(find(without, 'ScaledObject')).toEqual([]);
-      expect(containerEnv(deployment(without, 'gateway')).get('DATABASE_URL')?.valueFrom.secretKeyRef).toEqual({ name: 'trawl-secrets', key: 'database-url' });
+      expect(containerEnv(deployment(without, 'gateway')).get('DATABASE_URL')?.valueFrom.secretKeyRef).toEqual({
+        name: 'trawl-secrets',
+        key: 'database-url',
+      });
       expect(deployment(without, 'fetch-worker').spec.replicas).toBe(2);
       const full = renders.get('full')!;
       const cluster = only(full, 'Cluster', 'trawl-postgres');
       expect(cluster.apiVersion).toBe('postgresql.cnpg.io/v1');
-      expect(cluster.spec).toMatchObject({ instances: 3, bootstrap: { initdb: { database: 'trawl', owner: 'trawl' } }, storage: { size: '50Gi', storageClass: 'fast' } });
+      expect(cluster.spec).toMatchObject({
+        instances: 3,
+        bootstrap: { initdb: { database: 'trawl', owner: 'trawl' } },
+        storage: { size: '50Gi', storageClass: 'fast' },
+      });
       for (const component of ['gateway', 'crawl-coordinator', 'scheduler', 'webhook-dispatcher'] as const) {
-        expect(containerEnv(deployment(full, component)).get('DATABASE_URL')?.valueFrom).toEqual({ secretKeyRef: { name: 'trawl-postgres-app', key: 'uri' } });
+        expect(containerEnv(deployment(full, component)).get('DATABASE_URL')?.valueFrom).toEqual({
+          secretKeyRef: { name: 'trawl-postgres-app', key: 'uri' },
+        });
       }
       const job = find(full, 'Job')[0];
-      expect(job.spec.template.spec.containers[0].env).toContainEqual({ name: 'DATABASE_URL', valueFrom: { secretKeyRef: { name: 'trawl-postgres-app', key: 'uri' } } });
+      expect(job.spec.template.spec.containers[0].env).toContainEqual({
+        name: 'DATABASE_URL',
+        valueFrom: { secretKeyRef: { name: 'trawl-postgres-app', key: 'uri' } },
+      });
       // Scaled by KEDA: no replica count for helm upgrades to reset.
       expect(deployment(full, 'fetch-worker').spec.replicas).toBeUndefined();
     });
@@ -255,7 +326,10 @@ describe('the trawl chart', () => {
     it('run as a pre-install/pre-upgrade hook Job by default, deleted before re-creation and on success', () => {
       const jobs = find(renders.get('defaults')!, 'Job');
       expect(jobs).toHaveLength(1);
-      expect(jobs[0].metadata.annotations).toMatchObject({ 'helm.sh/hook': 'pre-install,pre-upgrade', 'helm.sh/hook-delete-policy': 'before-hook-creation,hook-succeeded' });
+      expect(jobs[0].metadata.annotations).toMatchObject({
+        'helm.sh/hook': 'pre-install,pre-upgrade',
+        'helm.sh/hook-delete-policy': 'before-hook-creation,hook-succeeded',
+      });
       expect(jobs[0].spec.template.spec.containers[0].args).toEqual(['migrate']);
       expect(jobs[0].metadata.labels?.['app.kubernetes.io/component']).toBe('migrations');
     });
@@ -287,12 +361,17 @@ describe('the trawl chart', () => {
     const policies = () => find(renders.get('full')!, 'NetworkPolicy');
     const policy = (suffix: string) => policies().find((p) => p.metadata.name === `trawl-${suffix}`)!;
 
-    it('deny everything for the release\'s pods by default', () => {
-      expect(policy('default-deny').spec).toEqual({ podSelector: { matchLabels: { 'app.kubernetes.io/name': 'trawl', 'app.kubernetes.io/instance': 'trawl' } }, policyTypes: ['Ingress', 'Egress'] });
+    it("deny everything for the release's pods by default", () => {
+      expect(policy('default-deny').spec).toEqual({
+        podSelector: { matchLabels: { 'app.kubernetes.io/name': 'trawl', 'app.kubernetes.io/instance': 'trawl' } },
+        policyTypes: ['Ingress', 'Egress'],
+      });
     });
 
     const internetComponents = (objects: K8sObject[]) =>
-      only(objects, 'NetworkPolicy', 'trawl-internet-egress').spec.podSelector.matchExpressions.find((e: any) => e.key === 'app.kubernetes.io/component').values.sort();
+      only(objects, 'NetworkPolicy', 'trawl-internet-egress')
+        .spec.podSelector.matchExpressions.find((e: any) => e.key === 'app.kubernetes.io/component')
+        .values.sort();
 
     it('let only the fetch workers, the webhook dispatcher and the gateway (webhook test endpoint) reach the internet, never private, CGNAT, loopback, link-local or metadata addresses', () => {
       const internet = policy('internet-egress');
@@ -321,9 +400,18 @@ describe('the trawl chart', () => {
 
     it('let every pod reach DNS, NATS, Postgres and the trace collector by selector', () => {
       const egress = policy('backends').spec.egress;
-      expect(egress).toContainEqual({ to: [{ namespaceSelector: {}, podSelector: { matchLabels: { 'k8s-app': 'kube-dns' } } }], ports: [{ port: 53, protocol: 'UDP' }, { port: 53, protocol: 'TCP' }] });
+      expect(egress).toContainEqual({
+        to: [{ namespaceSelector: {}, podSelector: { matchLabels: { 'k8s-app': 'kube-dns' } } }],
+        ports: [
+          { port: 53, protocol: 'UDP' },
+          { port: 53, protocol: 'TCP' },
+        ],
+      });
       expect(egress).toContainEqual(expect.objectContaining({ ports: [{ port: 4222, protocol: 'TCP' }] }));
-      expect(egress).toContainEqual({ to: [{ podSelector: { matchLabels: { 'cnpg.io/cluster': 'trawl-postgres' } } }], ports: [{ port: 5432, protocol: 'TCP' }] });
+      expect(egress).toContainEqual({
+        to: [{ podSelector: { matchLabels: { 'cnpg.io/cluster': 'trawl-postgres' } } }],
+        ports: [{ port: 5432, protocol: 'TCP' }],
+      });
       expect(egress).toContainEqual(expect.objectContaining({ ports: [{ port: 4318, protocol: 'TCP' }] }));
       expect(egress.every((rule: any) => rule.to?.length > 0)).toBe(true);
     });
@@ -331,10 +419,17 @@ describe('the trawl chart', () => {
     it('let ingress reach the gateway (from the configured peers), its admin port and /metrics only', () => {
       const gateway = policy('gateway-ingress');
       expect(gateway.spec.podSelector.matchLabels['app.kubernetes.io/component']).toBe('gateway');
-      expect(gateway.spec.ingress[0].ports).toEqual([{ port: 'http', protocol: 'TCP' }, { port: 'proxy', protocol: 'TCP' }]);
+      expect(gateway.spec.ingress[0].ports).toEqual([
+        { port: 'http', protocol: 'TCP' },
+        { port: 'proxy', protocol: 'TCP' },
+      ]);
       expect(gateway.spec.ingress[0].from).toHaveLength(2);
       const ingressPolicies = policies().filter((p) => p.spec.policyTypes.includes('Ingress') && p.spec.ingress);
-      expect(ingressPolicies.map((p) => p.metadata.name).sort()).toEqual(['trawl-gateway-admin-ingress', 'trawl-gateway-ingress', 'trawl-metrics-ingress']);
+      expect(ingressPolicies.map((p) => p.metadata.name).sort()).toEqual([
+        'trawl-gateway-admin-ingress',
+        'trawl-gateway-ingress',
+        'trawl-metrics-ingress',
+      ]);
       expect(policy('gateway-admin-ingress').spec.ingress.map((r: any) => r.ports)).toEqual([[{ port: 'admin', protocol: 'TCP' }]]);
       expect(policy('metrics-ingress').spec.ingress[0].ports).toEqual([{ port: 'http', protocol: 'TCP' }]);
     });
@@ -346,22 +441,34 @@ describe('the trawl chart', () => {
       expect([component, port, number]).toEqual([component, port, expect.any(Number)]);
       return admittedPeers(objects, pod.metadata.labels, { name: port, number });
     };
-    const OPERATOR_TOOLING = { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ops' } }, podSelector: { matchLabels: { app: 'tenant-sync' } } };
+    const OPERATOR_TOOLING = {
+      namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ops' } },
+      podSelector: { matchLabels: { app: 'tenant-sync' } },
+    };
 
-    it('admit the gateway\'s admin port (/admin/v1, /metrics) only from metrics.from, admin.from and the helm test pod', async () => {
+    it("admit the gateway's admin port (/admin/v1, /metrics) only from metrics.from, admin.from and the helm test pod", async () => {
       expect(admitted(renders.get('full')!, 'gateway', 'admin')).toEqual([PROMETHEUS, TEST_POD]);
-      const withTooling = await render({ valuesFiles: ['ci/full-values.yaml'], extraArgs: ['--set-json', `networkPolicy.admin.from=${JSON.stringify([OPERATOR_TOOLING])}`] });
+      const withTooling = await render({
+        valuesFiles: ['ci/full-values.yaml'],
+        extraArgs: ['--set-json', `networkPolicy.admin.from=${JSON.stringify([OPERATOR_TOOLING])}`],
+      });
       expect(admitted(withTooling, 'gateway', 'admin')).toEqual([PROMETHEUS, OPERATOR_TOOLING, TEST_POD]);
       // Nobody named: the test pod alone, never an empty `from` (which would admit anyone).
       const nobody = await render({ set: ['networkPolicy.enabled=true'], extraArgs: ['--set-json', 'networkPolicy.metrics.from=[]'] });
       expect(admitted(nobody, 'gateway', 'admin')).toEqual([TEST_POD]);
       // The test pod checks the admin Service's /readyz: its egress allows the port.
-      expect(policy('test-egress').spec.egress[0].ports).toEqual([{ port: 'http', protocol: 'TCP' }, { port: 'admin', protocol: 'TCP' }]);
+      expect(policy('test-egress').spec.egress[0].ports).toEqual([
+        { port: 'http', protocol: 'TCP' },
+        { port: 'admin', protocol: 'TCP' },
+      ]);
     });
 
-    it('never let Prometheus (metrics.from) or admin.from reach the gateway\'s API port; the others\' /metrics stay on http', async () => {
+    it("never let Prometheus (metrics.from) or admin.from reach the gateway's API port; the others' /metrics stay on http", async () => {
       const full = renders.get('full')!;
-      const ingressFrom = [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } } }, { ipBlock: { cidr: '203.0.113.0/24' } }];
+      const ingressFrom = [
+        { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } } },
+        { ipBlock: { cidr: '203.0.113.0/24' } },
+      ];
       // The test pod checks /readyz on the API port whoever gateway.ingressFrom names.
       expect(admitted(full, 'gateway', 'http')).toEqual([...ingressFrom, TEST_POD]);
       expect(admitted(full, 'gateway', 'proxy')).toEqual(ingressFrom);
@@ -369,7 +476,9 @@ describe('the trawl chart', () => {
         expect([component, admitted(full, component, 'http')]).toEqual([component, [PROMETHEUS, TEST_POD]]);
       }
       // With gateway.ingressFrom empty the API port is open to anyone, the admin port still is not.
-      const open = await render({ set: ['networkPolicy.enabled=true', 'networkPolicy.admin.from[0].podSelector.matchLabels.app=tenant-sync'] });
+      const open = await render({
+        set: ['networkPolicy.enabled=true', 'networkPolicy.admin.from[0].podSelector.matchLabels.app=tenant-sync'],
+      });
       expect(admitted(open, 'gateway', 'http')).toBe('anyone');
       expect(admitted(open, 'gateway', 'admin')).toEqual([PROMETHEUS, { podSelector: { matchLabels: { app: 'tenant-sync' } } }, TEST_POD]);
     });
@@ -383,7 +492,13 @@ describe('the trawl chart', () => {
     const pdb = (objects: K8sObject[], component: Component) => only(objects, 'PodDisruptionBudget', `trawl-${component}`).spec;
 
     it('keep maxUnavailable 0 as 0, default it to 1, and let minAvailable win', async () => {
-      const objects = await render({ set: ['gateway.podDisruptionBudget.maxUnavailable=0', 'scheduler.podDisruptionBudget.minAvailable=0', 'webhookDispatcher.podDisruptionBudget.maxUnavailable=null'] });
+      const objects = await render({
+        set: [
+          'gateway.podDisruptionBudget.maxUnavailable=0',
+          'scheduler.podDisruptionBudget.minAvailable=0',
+          'webhookDispatcher.podDisruptionBudget.maxUnavailable=null',
+        ],
+      });
       expect(pdb(objects, 'gateway').maxUnavailable).toBe(0);
       expect(pdb(objects, 'gateway').minAvailable).toBeUndefined();
       expect(pdb(objects, 'scheduler')).toMatchObject({ minAvailable: 0 });
@@ -402,7 +517,10 @@ describe('the trawl chart', () => {
       expect(container.command[0]).toBe('node');
       const urls = container.env.find((e: any) => e.name === 'READYZ_URLS').value.split(' ');
       // The gateway's through both its Services: the admin one is what Prometheus scrapes.
-      const expected = [...Object.entries(COMPONENTS).map(([c, port]) => `http://trawl-${c}:${port}/readyz`), 'http://trawl-gateway-admin:8085/readyz'];
+      const expected = [
+        ...Object.entries(COMPONENTS).map(([c, port]) => `http://trawl-${c}:${port}/readyz`),
+        'http://trawl-gateway-admin:8085/readyz',
+      ];
       expect(urls.sort()).toEqual(expected.sort());
     });
 
@@ -417,11 +535,23 @@ describe('the trawl chart', () => {
 
     it('warns when traces are sent but no NetworkPolicy rule lets them out', async () => {
       const notes = async (...set: string[]) =>
-        (await tool('helm', ['install', 'trawl', chartDir, '--dry-run=client', '--namespace', 'scrape', ...set.flatMap((s) => ['--set', s])])).stdout;
+        (
+          await tool('helm', [
+            'install',
+            'trawl',
+            chartDir,
+            '--dry-run=client',
+            '--namespace',
+            'scrape',
+            ...set.flatMap((s) => ['--set', s]),
+          ])
+        ).stdout;
       const warning = /WARNING: tracing\.otlpTracesEndpoint is set but networkPolicy\.tracing\.to is empty/;
       const endpoint = 'tracing.otlpTracesEndpoint=http://otel-collector.observability:4318/v1/traces';
       expect(await notes('networkPolicy.enabled=true', endpoint)).toMatch(warning);
-      expect(await notes('networkPolicy.enabled=true', endpoint, 'networkPolicy.tracing.to[0].namespaceSelector.matchLabels.team=obs')).not.toMatch(warning);
+      expect(
+        await notes('networkPolicy.enabled=true', endpoint, 'networkPolicy.tracing.to[0].namespaceSelector.matchLabels.team=obs'),
+      ).not.toMatch(warning);
       expect(await notes('networkPolicy.enabled=true')).not.toMatch(warning);
       expect(await notes(endpoint)).not.toMatch(warning);
     });

@@ -6,12 +6,44 @@ jest.setTimeout(60_000);
 
 /** Every block of values.yaml that must refuse an unknown key. */
 const BLOCKS = [
-  '', 'image', 'secrets', 'secrets.keys', 'nats', 'postgres', 'postgres.cloudnativepg', 'postgres.cloudnativepg.storage', 'migrations', 'tracing', 'plans',
-  'serviceAccount', 'gateway', 'gateway.proxyMode', 'gateway.proxyMode.caSecret', 'gateway.service', 'gateway.autoscaling', 'gateway.autoscaling.hpa',
-  'gateway.podDisruptionBudget', 'crawlCoordinator', 'fetchWorker', 'fetchWorker.shm', 'fetchWorker.autoscaling', 'fetchWorker.autoscaling.keda',
-  'fetchWorker.autoscaling.keda.crawlPages', 'fetchWorker.autoscaling.keda.batchTasks', 'fetchWorker.autoscaling.keda.fetchRequests', 'fetchWorker.autoscaling.hpa',
-  'scheduler', 'webhookDispatcher', 'networkPolicy', 'networkPolicy.dns', 'networkPolicy.admin', 'networkPolicy.internetEgress', 'monitoring', 'monitoring.serviceMonitors',
-  'monitoring.prometheusRule', 'monitoring.dashboards',
+  '',
+  'image',
+  'secrets',
+  'secrets.keys',
+  'nats',
+  'postgres',
+  'postgres.cloudnativepg',
+  'postgres.cloudnativepg.storage',
+  'migrations',
+  'tracing',
+  'plans',
+  'serviceAccount',
+  'gateway',
+  'gateway.proxyMode',
+  'gateway.proxyMode.caSecret',
+  'gateway.service',
+  'gateway.autoscaling',
+  'gateway.autoscaling.hpa',
+  'gateway.podDisruptionBudget',
+  'crawlCoordinator',
+  'fetchWorker',
+  'fetchWorker.shm',
+  'fetchWorker.autoscaling',
+  'fetchWorker.autoscaling.keda',
+  'fetchWorker.autoscaling.keda.crawlPages',
+  'fetchWorker.autoscaling.keda.batchTasks',
+  'fetchWorker.autoscaling.keda.fetchRequests',
+  'fetchWorker.autoscaling.hpa',
+  'scheduler',
+  'webhookDispatcher',
+  'networkPolicy',
+  'networkPolicy.dns',
+  'networkPolicy.admin',
+  'networkPolicy.internetEgress',
+  'monitoring',
+  'monitoring.serviceMonitors',
+  'monitoring.prometheusRule',
+  'monitoring.dashboards',
 ];
 
 async function refusal(args: string[]): Promise<string> {
@@ -25,7 +57,9 @@ async function refusal(args: string[]): Promise<string> {
 
 describe('values.schema.json', () => {
   it('is what deploy/helm/schema/build-values-schema.mjs writes', () => {
-    expect(() => execFileSync('node', [resolve(repoRoot, 'deploy/helm/schema/build-values-schema.mjs'), '--check'], { stdio: 'pipe' })).not.toThrow();
+    expect(() =>
+      execFileSync('node', [resolve(repoRoot, 'deploy/helm/schema/build-values-schema.mjs'), '--check'], { stdio: 'pipe' }),
+    ).not.toThrow();
   });
 
   it.each(BLOCKS)('refuses an unknown key in the %s block', async (block) => {
@@ -39,20 +73,39 @@ describe('values.schema.json', () => {
     ['a string for a number', ['--set-string', 'fetchWorker.browsers=2'], /fetchWorker\/browsers': got string, want integer/],
     ['a string for a plan default', ['--set-string', 'plans.credits=lots'], /plans\/credits': got string, want integer/],
     ['stream replicas above 5', ['--set', 'nats.streamReplicas=7'], /nats\/streamReplicas': maximum/],
-    ['an admin port of 0 (one the OS picks, which no Service could name)', ['--set', 'gateway.adminPort=0'], /gateway\/adminPort': minimum/],
+    [
+      'an admin port of 0 (one the OS picks, which no Service could name)',
+      ['--set', 'gateway.adminPort=0'],
+      /gateway\/adminPort': minimum/,
+    ],
     ['a string for the admin port', ['--set-string', 'gateway.adminPort=8085'], /gateway\/adminPort': got string, want integer/],
     ['an unknown migration mode', ['--set', 'migrations.mode=startup'], /migrations\/mode/],
     ['an upper-case NATS prefix', ['--set', 'nats.prefix=Trawl'], /nats\/prefix/],
     ['an unknown log level', ['--set', 'logLevel=verbose'], /logLevel/],
     ['a NATS monitoring endpoint with a scheme', ['--set', 'nats.monitoringEndpoint=http://nats:8222'], /monitoringEndpoint/],
     ['a lower-case config variable', ['--set', 'gateway.config.fetch_deadline=1'], /'fetch_deadline' does not match/],
-    ['a termination grace margin of 0 (grace period equal to the drain)', ['--set', 'scheduler.terminationGraceMarginSeconds=0'], /scheduler\/terminationGraceMarginSeconds': minimum/],
+    [
+      'a termination grace margin of 0 (grace period equal to the drain)',
+      ['--set', 'scheduler.terminationGraceMarginSeconds=0'],
+      /scheduler\/terminationGraceMarginSeconds': minimum/,
+    ],
     [
       'KEDA minReplicas 0 with the synchronous Fetch requests trigger',
-      ['--set', 'fetchWorker.autoscaling.keda.enabled=true', '--set', 'fetchWorker.autoscaling.keda.fetchRequests.enabled=true', '--set', 'fetchWorker.autoscaling.keda.minReplicas=0'],
+      [
+        '--set',
+        'fetchWorker.autoscaling.keda.enabled=true',
+        '--set',
+        'fetchWorker.autoscaling.keda.fetchRequests.enabled=true',
+        '--set',
+        'fetchWorker.autoscaling.keda.minReplicas=0',
+      ],
       /keda\/minReplicas': minimum/,
     ],
-    ['KEDA and an HPA together', ['--set', 'fetchWorker.autoscaling.keda.enabled=true', '--set', 'fetchWorker.autoscaling.hpa.enabled=true'], /fetchWorker\/autoscaling': 'not' failed/],
+    [
+      'KEDA and an HPA together',
+      ['--set', 'fetchWorker.autoscaling.keda.enabled=true', '--set', 'fetchWorker.autoscaling.hpa.enabled=true'],
+      /fetchWorker\/autoscaling': 'not' failed/,
+    ],
   ])('refuses %s', async (_what, args, pattern) => {
     expect(await refusal(args as string[])).toMatch(pattern as RegExp);
   });
@@ -63,9 +116,17 @@ describe('values.schema.json', () => {
   });
 
   it('accepts KEDA minReplicas 0 without the Fetch requests trigger, and 1 with it', async () => {
-    await expect(render({ set: ['fetchWorker.autoscaling.keda.enabled=true', 'fetchWorker.autoscaling.keda.minReplicas=0'] })).resolves.toBeDefined();
     await expect(
-      render({ set: ['fetchWorker.autoscaling.keda.enabled=true', 'fetchWorker.autoscaling.keda.fetchRequests.enabled=true', 'fetchWorker.autoscaling.keda.minReplicas=1'] }),
+      render({ set: ['fetchWorker.autoscaling.keda.enabled=true', 'fetchWorker.autoscaling.keda.minReplicas=0'] }),
+    ).resolves.toBeDefined();
+    await expect(
+      render({
+        set: [
+          'fetchWorker.autoscaling.keda.enabled=true',
+          'fetchWorker.autoscaling.keda.fetchRequests.enabled=true',
+          'fetchWorker.autoscaling.keda.minReplicas=1',
+        ],
+      }),
     ).resolves.toBeDefined();
   });
 });

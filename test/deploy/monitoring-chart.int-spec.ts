@@ -10,10 +10,14 @@ const MONITORING_API = ['monitoring.coreos.com/v1'];
 const DEFAULT_RUNBOOKS = 'https://github.com/trawl-dev/trawl/blob/main/docs/runbooks.md';
 
 function monitoringObjects(objects: K8sObject[]): K8sObject[] {
-  return objects.filter((o) => ['ServiceMonitor', 'PodMonitor', 'PrometheusRule'].includes(o.kind) || (o.kind === 'ConfigMap' && o.metadata.name.includes('-dashboard-')));
+  return objects.filter(
+    (o) =>
+      ['ServiceMonitor', 'PodMonitor', 'PrometheusRule'].includes(o.kind) ||
+      (o.kind === 'ConfigMap' && o.metadata.name.includes('-dashboard-')),
+  );
 }
 
-describe('The chart\'s monitoring objects', () => {
+describe("The chart's monitoring objects", () => {
   let withApi: K8sObject[];
   let withoutApi: K8sObject[];
 
@@ -26,8 +30,14 @@ describe('The chart\'s monitoring objects', () => {
     expect(find(withApi, 'PrometheusRule')).toHaveLength(1);
     expect(find(withoutApi, 'ServiceMonitor')).toEqual([]);
     expect(find(withoutApi, 'PrometheusRule')).toEqual([]);
-    expect(monitoringObjects(withoutApi).map((o) => o.metadata.name).sort()).toEqual(
-      Object.keys(dashboards).map((name) => `trawl-dashboard-${name.replace(/^trawl-/, '')}`).sort(),
+    expect(
+      monitoringObjects(withoutApi)
+        .map((o) => o.metadata.name)
+        .sort(),
+    ).toEqual(
+      Object.keys(dashboards)
+        .map((name) => `trawl-dashboard-${name.replace(/^trawl-/, '')}`)
+        .sort(),
     );
   });
 
@@ -38,15 +48,20 @@ describe('The chart\'s monitoring objects', () => {
   }, 60_000);
 
   /** The Service and port each monitor scrapes: the gateway's /metrics is on its admin listener only. */
-  const SCRAPED: [string, string, string][] = Object.keys(COMPONENTS).map((c) => (c === 'gateway' ? [c, 'trawl-gateway-admin', 'admin'] : [c, `trawl-${c}`, 'http']));
+  const SCRAPED: [string, string, string][] = Object.keys(COMPONENTS).map((c) =>
+    c === 'gateway' ? [c, 'trawl-gateway-admin', 'admin'] : [c, `trawl-${c}`, 'http'],
+  );
 
   it.each(SCRAPED)('scrape %s through Service %s, port %s, as job="trawl-<component>"', (component, serviceName, port) => {
     const monitor = only(withApi, 'ServiceMonitor', `trawl-${component}`);
     const service = only(withApi, 'Service', serviceName);
-    for (const [key, value] of Object.entries(monitor.spec.selector.matchLabels as Record<string, string>)) expect(service.metadata.labels?.[key]).toBe(value);
+    for (const [key, value] of Object.entries(monitor.spec.selector.matchLabels as Record<string, string>))
+      expect(service.metadata.labels?.[key]).toBe(value);
     expect(service.spec.ports.map((p: { name: string }) => p.name)).toContain(port);
     // No other Service of the release matches the selector.
-    const selected = find(withApi, 'Service').filter((s) => Object.entries(monitor.spec.selector.matchLabels as Record<string, string>).every(([k, v]) => s.metadata.labels?.[k] === v));
+    const selected = find(withApi, 'Service').filter((s) =>
+      Object.entries(monitor.spec.selector.matchLabels as Record<string, string>).every(([k, v]) => s.metadata.labels?.[k] === v),
+    );
     expect(selected.map((s) => s.metadata.name)).toEqual([serviceName]);
     expect(monitor.spec.namespaceSelector).toEqual({ matchNames: ['scrape'] });
     expect(monitor.spec.endpoints).toEqual([
@@ -63,12 +78,15 @@ describe('The chart\'s monitoring objects', () => {
     ]);
   });
 
-  it('scrape the gateway\'s /metrics through its admin listener, never the API Service an Ingress may expose', () => {
+  it("scrape the gateway's /metrics through its admin listener, never the API Service an Ingress may expose", () => {
     const api = only(withApi, 'Service', 'trawl-gateway');
     const admin = only(withApi, 'Service', 'trawl-gateway-admin');
     for (const monitor of find(withApi, 'ServiceMonitor')) {
       const selector = monitor.spec.selector.matchLabels as Record<string, string>;
-      expect([monitor.metadata.name, Object.entries(selector).every(([k, v]) => api.metadata.labels?.[k] === v)]).toEqual([monitor.metadata.name, false]);
+      expect([monitor.metadata.name, Object.entries(selector).every(([k, v]) => api.metadata.labels?.[k] === v)]).toEqual([
+        monitor.metadata.name,
+        false,
+      ]);
     }
     // The admin Service's port leads to the gateway container's `admin` port (ADMIN_PORT).
     expect(admin.spec.ports).toEqual([expect.objectContaining({ name: 'admin', targetPort: 'admin' })]);
@@ -83,11 +101,18 @@ describe('The chart\'s monitoring objects', () => {
 
     const objects = await render({
       apiVersions: MONITORING_API,
-      set: ['monitoring.prometheusRule.runbookBaseUrl=https://wiki.example/trawl/runbooks', 'monitoring.prometheusRule.labels.release=kube-prometheus', 'monitoring.serviceMonitors.labels.release=kube-prometheus', 'monitoring.serviceMonitors.interval=15s'],
+      set: [
+        'monitoring.prometheusRule.runbookBaseUrl=https://wiki.example/trawl/runbooks',
+        'monitoring.prometheusRule.labels.release=kube-prometheus',
+        'monitoring.serviceMonitors.labels.release=kube-prometheus',
+        'monitoring.serviceMonitors.interval=15s',
+      ],
     });
     const rule = only(objects, 'PrometheusRule', 'trawl');
     expect(rule.metadata.labels).toMatchObject({ release: 'kube-prometheus', 'app.kubernetes.io/instance': 'trawl' });
-    const links = rule.spec.groups.flatMap((g: { rules: { alert: string; annotations: { runbook_url: string } }[] }) => g.rules.map((r) => [r.alert, r.annotations.runbook_url]));
+    const links = rule.spec.groups.flatMap((g: { rules: { alert: string; annotations: { runbook_url: string } }[] }) =>
+      g.rules.map((r) => [r.alert, r.annotations.runbook_url]),
+    );
     expect(links.length).toBe(13);
     for (const [alert, url] of links) expect(url).toBe(`https://wiki.example/trawl/runbooks#${alert.toLowerCase()}`);
     expect(JSON.stringify(rule.spec)).not.toContain(DEFAULT_RUNBOOKS);
@@ -107,10 +132,19 @@ describe('The chart\'s monitoring objects', () => {
       expect(JSON.parse(json)).toEqual(JSON.parse(readFileSync(join(DASHBOARDS_DIR, `${name}.json`), 'utf8')));
     }
     const objects = await render({
-      set: ['monitoring.dashboards.namespace=monitoring', 'monitoring.dashboards.label=grafana_dashboard_trawl', 'monitoring.dashboards.labelValue=yes', 'monitoring.dashboards.annotations.grafana_folder=Trawl'],
+      set: [
+        'monitoring.dashboards.namespace=monitoring',
+        'monitoring.dashboards.label=grafana_dashboard_trawl',
+        'monitoring.dashboards.labelValue=yes',
+        'monitoring.dashboards.annotations.grafana_folder=Trawl',
+      ],
     });
     for (const map of monitoringObjects(objects)) {
-      expect(map.metadata).toMatchObject({ namespace: 'monitoring', labels: { grafana_dashboard_trawl: 'yes' }, annotations: { grafana_folder: 'Trawl' } });
+      expect(map.metadata).toMatchObject({
+        namespace: 'monitoring',
+        labels: { grafana_dashboard_trawl: 'yes' },
+        annotations: { grafana_folder: 'Trawl' },
+      });
     }
   }, 60_000);
 

@@ -32,7 +32,14 @@ describe('Grafana dashboards', () => {
   });
 
   it('has stable, unique uids and titles', () => {
-    expect(entries.map(([, d]) => d.uid)).toEqual(['trawl-overview', 'trawl-fetch', 'trawl-crawls', 'trawl-batch', 'trawl-tenants', 'trawl-jetstream']);
+    expect(entries.map(([, d]) => d.uid)).toEqual([
+      'trawl-overview',
+      'trawl-fetch',
+      'trawl-crawls',
+      'trawl-batch',
+      'trawl-tenants',
+      'trawl-jetstream',
+    ]);
     for (const [name, dashboard] of entries) expect(dashboard.uid).toBe(name);
     expect(new Set(entries.map(([, d]) => d.title)).size).toBe(entries.length);
   });
@@ -41,7 +48,8 @@ describe('Grafana dashboards', () => {
     const variables = dashboard.templating?.list ?? [];
     expect(variables[0]).toMatchObject({ name: 'datasource', type: 'datasource', query: 'prometheus' });
     expect(new Set(variables.map((v) => v.name)).size).toBe(variables.length);
-    for (const variable of variables.filter((v) => v.type === 'query')) expect(variable.datasource).toEqual({ type: 'prometheus', uid: '${datasource}' });
+    for (const variable of variables.filter((v) => v.type === 'query'))
+      expect(variable.datasource).toEqual({ type: 'prometheus', uid: '${datasource}' });
 
     const all = dashboard.panels ?? [];
     const ids = all.map((p) => p.id);
@@ -50,7 +58,10 @@ describe('Grafana dashboards', () => {
     const panels = panelsOf(dashboard);
     expect(panels.filter((p) => p.type !== 'row').length).toBeGreaterThan(3);
     for (const panel of panels.filter((p) => p.type !== 'row')) {
-      expect({ panel: panel.title, datasource: panel.datasource }).toEqual({ panel: panel.title, datasource: { type: 'prometheus', uid: '${datasource}' } });
+      expect({ panel: panel.title, datasource: panel.datasource }).toEqual({
+        panel: panel.title,
+        datasource: { type: 'prometheus', uid: '${datasource}' },
+      });
       expect(panel.description).toBeTruthy();
       expect(panel.targets?.length).toBeGreaterThan(0);
       for (const target of panel.targets ?? []) expect(target.datasource).toEqual({ type: 'prometheus', uid: '${datasource}' });

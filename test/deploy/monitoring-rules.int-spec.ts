@@ -46,7 +46,11 @@ describe('Prometheus alert rules', () => {
     const cases = (parse(readFileSync(RULES_TEST_FILE, 'utf8')) as RuleTests).tests.flatMap((t) => t.alert_rule_test ?? []);
     for (const alert of EXPECTED_ALERTS) {
       const mine = cases.filter((c) => c.alertname === alert);
-      expect({ alert, fires: mine.some((c) => (c.exp_alerts ?? []).length > 0), quiet: mine.some((c) => (c.exp_alerts ?? []).length === 0) }).toEqual({
+      expect({
+        alert,
+        fires: mine.some((c) => (c.exp_alerts ?? []).length > 0),
+        quiet: mine.some((c) => (c.exp_alerts ?? []).length === 0),
+      }).toEqual({
         alert,
         fires: true,
         quiet: true,

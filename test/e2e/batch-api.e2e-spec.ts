@@ -31,10 +31,16 @@ describe('Batch API (e2e)', () => {
     await platform?.stop();
   }, 60_000);
 
-  const tasks = (n: number, from = 0) => Array.from({ length: n }, (_, i) => ({ url: `https://shop.test/item/${from + i}`, external_id: `sku-${from + i}` }));
+  const tasks = (n: number, from = 0) =>
+    Array.from({ length: n }, (_, i) => ({ url: `https://shop.test/item/${from + i}`, external_id: `sku-${from + i}` }));
 
   it('creates a closed job, reads it back, lists it and pages its tasks as results', async () => {
-    const created = await api.request('POST', '/v1/jobs', { tasks: tasks(3), service_params: { response_type: 'markdown' } }, { 'idempotency-key': 'e2e-1' });
+    const created = await api.request(
+      'POST',
+      '/v1/jobs',
+      { tasks: tasks(3), service_params: { response_type: 'markdown' } },
+      { 'idempotency-key': 'e2e-1' },
+    );
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ status: 'closed', task_count: 3, latest_run: { run_sequence: 1, stats: { total: 3 } } });
     const jobId = created.body.job_id as string;
@@ -60,8 +66,11 @@ describe('Batch API (e2e)', () => {
       intervalMs: 200,
       what: 'the ingest',
     });
-    const last = await api.request('GET', `/v1/jobs/${created.body.job_id}/results?cursor=` +
-      (await api.request('GET', `/v1/jobs/${created.body.job_id}/results`)).body.next_cursor);
+    const last = await api.request(
+      'GET',
+      `/v1/jobs/${created.body.job_id}/results?cursor=` +
+        (await api.request('GET', `/v1/jobs/${created.body.job_id}/results`)).body.next_cursor,
+    );
     expect(last.body.results[0].external_id).toBe('sku-1000');
   });
 
@@ -108,12 +117,20 @@ describe('Batch API (e2e)', () => {
 
   it('shows the tenant a due time the scheduler skipped because the previous run was still in flight', async () => {
     const owner = platform.client((await platform.createTenant({ max_active_jobs: 10 })).api_key);
-    const created = await owner.request('POST', '/v1/jobs', { type: 'scheduled', tasks: tasks(2), schedule: { rate: { every: 1, unit: 'hour' } } });
+    const created = await owner.request('POST', '/v1/jobs', {
+      type: 'scheduled',
+      tasks: tasks(2),
+      schedule: { rate: { every: 1, unit: 'hour' } },
+    });
     const jobId = created.body.job_id as string;
     // Rates fire hourly at the least: make a due time come now (the row the scheduler fires), twice.
     const dueNow = () => pool.query(`UPDATE job_schedules SET next_due_at = now() - interval '1 second' WHERE job_id = $1`, [jobId]);
     await dueNow();
-    const first = await waitFor(async () => (await owner.request('GET', `/v1/jobs/${jobId}`)).body.latest_run, { timeoutMs: 30_000, intervalMs: 200, what: 'the first scheduled run' });
+    const first = await waitFor(async () => (await owner.request('GET', `/v1/jobs/${jobId}`)).body.latest_run, {
+      timeoutMs: 30_000,
+      intervalMs: 200,
+      what: 'the first scheduled run',
+    });
     // No worker runs here, so that run stays in flight when the next due time comes.
     await dueNow();
     const skipped = await waitFor(
@@ -126,10 +143,12 @@ describe('Batch API (e2e)', () => {
     expect(skipped.schedule.last_firing).toMatchObject({ status: 'skipped', reason: 'run_in_flight' });
     expect(skipped.latest_run.run_id).toBe(first.run_id);
     const firings = await owner.request('GET', `/v1/jobs/${jobId}/schedule/firings`);
-    expect(firings.body.firings.map((f: { status: string; reason?: string; run_id?: string }) => [f.status, f.reason ?? f.run_id])).toEqual([
-      ['skipped', 'run_in_flight'],
-      ['started', first.run_id],
-    ]);
+    expect(firings.body.firings.map((f: { status: string; reason?: string; run_id?: string }) => [f.status, f.reason ?? f.run_id])).toEqual(
+      [
+        ['skipped', 'run_in_flight'],
+        ['started', first.run_id],
+      ],
+    );
     expect((await api.request('GET', `/v1/jobs/${jobId}/schedule/firings`)).body).toMatchObject({ status: 404, code: 'job_not_found' });
   });
 

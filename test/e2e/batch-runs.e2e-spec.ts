@@ -113,7 +113,12 @@ describe('Batch runs (e2e)', () => {
     // The 404 and the unknown domain fail, and are billed as the Fetch API bills them.
     expect(stats).toMatchObject({ successful: 40, failed: 2, spend: { credits: 42 } });
     const results = await readAllResults(jobId);
-    expect(results.find((r) => r.external_id === 'missing')).toMatchObject({ status: 'failed', status_code: 404, credits: 1, error: { code: 'RESP002' } });
+    expect(results.find((r) => r.external_id === 'missing')).toMatchObject({
+      status: 'failed',
+      status_code: 404,
+      credits: 1,
+      error: { code: 'RESP002' },
+    });
     expect(results.find((r) => r.external_id === 'dns')).toMatchObject({ status: 'failed', credits: 1, error: { code: 'RESP007' } });
     expect(results).toHaveLength(tasks.length);
     expect(new Set(results.map((r) => r.external_id))).toEqual(new Set(tasks.map((t) => t.external_id)));
@@ -167,12 +172,21 @@ describe('Batch runs (e2e)', () => {
         return [r.external_id, JSON.parse(text)];
       }),
     );
-    expect(echoed['post-form']).toMatchObject({ method: 'POST', body: 'a=1&b=2', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    expect(echoed['post-form']).toMatchObject({
+      method: 'POST',
+      body: 'a=1&b=2',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(echoed['put-json']).toMatchObject({ method: 'PUT', body: '{"sku":42}', headers: { 'content-type': 'application/json' } });
   }, 60_000);
 
   async function runThroughCrash(victim: keyof typeof replicas) {
-    const created = await api.request('POST', '/v1/jobs', { type: 'regular', status: 'closed', service_params: {}, tasks: bigTasks(CRASH_TASKS) });
+    const created = await api.request('POST', '/v1/jobs', {
+      type: 'regular',
+      status: 'closed',
+      service_params: {},
+      tasks: bigTasks(CRASH_TASKS),
+    });
     expect(created.status).toBe(201);
     const jobId = created.body.job_id as string;
     await waitFor(async () => (await api.request('GET', `/v1/jobs/${jobId}`)).body.latest_run.stats.completed >= CRASH_TASKS / 3, {
@@ -181,7 +195,8 @@ describe('Batch runs (e2e)', () => {
     });
     // Every replica: the run must survive a moment with no scheduler (or no worker) at all, not
     // only a replica whose peer carries on.
-    for (let replica = 0; replica < replicas[victim]; replica++) await platform.kill(replica === 0 ? victim : `${victim}-${replica}`, 'SIGKILL');
+    for (let replica = 0; replica < replicas[victim]; replica++)
+      await platform.kill(replica === 0 ? victim : `${victim}-${replica}`, 'SIGKILL');
     // Proof that the kill landed mid-run: nothing is left to finish the run until a restart.
     const killedAt = (await api.request('GET', `/v1/jobs/${jobId}`)).body.latest_run;
     expect(killedAt.status).toBe('running');

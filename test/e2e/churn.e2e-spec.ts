@@ -143,12 +143,18 @@ describe('Churn: NATS and Postgres restarts (e2e)', () => {
 
   it('finishes a crawl exactly after kill -9 of Postgres in the middle of it; no service exits', async () => {
     const id = await startCrawlAndWaitFor(PAGES / 3);
-    const restartedAt = await killAndRestart(postgres, WITH_DATABASE, undefined, async () => {
-      // Every service names its checks alike; the fetch worker holds no database connection.
-      expect((await platform.readiness('gateway')).body.checks).toMatchObject({ postgres: false });
-      expect((await platform.readiness('crawl-coordinator')).body.checks).toMatchObject({ postgres: false });
-      expect((await platform.readiness('fetch-worker')).status).toBe(200);
-    }, 5_000);
+    const restartedAt = await killAndRestart(
+      postgres,
+      WITH_DATABASE,
+      undefined,
+      async () => {
+        // Every service names its checks alike; the fetch worker holds no database connection.
+        expect((await platform.readiness('gateway')).body.checks).toMatchObject({ postgres: false });
+        expect((await platform.readiness('crawl-coordinator')).body.checks).toMatchObject({ postgres: false });
+        expect((await platform.readiness('fetch-worker')).status).toBe(200);
+      },
+      5_000,
+    );
     const ended = await api.waitUntilEnded(id, RESUME_MS);
     expect(Date.now() - restartedAt).toBeLessThan(RESUME_MS);
     expectAllAlive();
@@ -157,7 +163,10 @@ describe('Churn: NATS and Postgres restarts (e2e)', () => {
 
   /** A closed job of BATCH_TASKS pages of big.test, once `done` of its tasks are completed. */
   async function startBatchAndWaitFor(done: number): Promise<string> {
-    const tasks = Array.from({ length: BATCH_TASKS }, (_, i) => ({ url: web.url('big.test', bigSitePath(i + 1)), external_id: `page-${i + 1}` }));
+    const tasks = Array.from({ length: BATCH_TASKS }, (_, i) => ({
+      url: web.url('big.test', bigSitePath(i + 1)),
+      external_id: `page-${i + 1}`,
+    }));
     const created = await api.request('POST', '/v1/jobs', { type: 'regular', status: 'closed', service_params: {}, tasks });
     expect(created.status).toBe(201);
     const jobId = created.body.job_id as string;

@@ -71,13 +71,21 @@ interface ProgressReading {
   elapsed: string;
 }
 
-const PROGRESS = /^(\w+) \| ([\d,]+) pages fetched \| ([\d,]+) items \| ([\d,]+) failed \| ([\d.,]+) pages\/s \| (\d+:\d\d(?::\d\d)?) elapsed$/m;
+const PROGRESS =
+  /^(\w+) \| ([\d,]+) pages fetched \| ([\d,]+) items \| ([\d,]+) failed \| ([\d.,]+) pages\/s \| (\d+:\d\d(?::\d\d)?) elapsed$/m;
 
 function progressOn(screen: string): ProgressReading | undefined {
   const match = PROGRESS.exec(screen);
   if (!match) return undefined;
   const number = (text: string) => Number(text.replace(/,/g, ''));
-  return { status: match[1], pagesFetched: number(match[2]), items: number(match[3]), failed: number(match[4]), rate: number(match[5]), elapsed: match[6] };
+  return {
+    status: match[1],
+    pagesFetched: number(match[2]),
+    items: number(match[3]),
+    failed: number(match[4]),
+    rate: number(match[5]),
+    elapsed: match[6],
+  };
 }
 
 /**
@@ -121,7 +129,13 @@ describe('trawl command line (e2e)', () => {
 
   /** The CLI's environment: the tenant's key and the gateway, and a HOME without a config file. */
   function cliEnv(overrides: Record<string, string> = {}): Record<string, string> {
-    return { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir, TRAWL_API_KEY: apiKey, TRAWL_BASE_URL: platform.gatewayUrl, ...overrides };
+    return {
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      HOME: dir,
+      TRAWL_API_KEY: apiKey,
+      TRAWL_BASE_URL: platform.gatewayUrl,
+      ...overrides,
+    };
   }
 
   /** Runs `trawl args…` as a script would (no terminal), to its end. */
@@ -143,7 +157,7 @@ describe('trawl command line (e2e)', () => {
 
   const byUrl = (a: { url: string }, b: { url: string }) => (a.url < b.url ? -1 : a.url > b.url ? 1 : 0);
 
-  it('follows a 2,000-page crawl in a terminal with a live progress line, and writes the API\'s results as NDJSON', async () => {
+  it("follows a 2,000-page crawl in a terminal with a live progress line, and writes the API's results as NDJSON", async () => {
     const session = 'crawl';
     const out = join(dir, 'crawl.ndjson');
     const seed = web.url('big.test', '/');
@@ -186,14 +200,24 @@ describe('trawl command line (e2e)', () => {
   it('stops following on Ctrl-C with exit code 130, leaving the crawl running; trawl crawl stop stops it', async () => {
     const session = 'interrupt';
     // slow.test answers each page after 3 s: the crawl is still running when Ctrl-C comes.
-    tmux.start(session, `${TRAWL} crawl ${web.url('slow.test', '/?ms=3000')} --max-items 1000 --max-pages 1000 --follow --out ${join(dir, 'slow.ndjson')}`, cliEnv());
-    const started = await waitFor(() => /crawl ([0-9a-f-]{36}) started/.exec(tmux.screen(session))?.[1], { timeoutMs: 20_000, what: 'the crawl to start' });
+    tmux.start(
+      session,
+      `${TRAWL} crawl ${web.url('slow.test', '/?ms=3000')} --max-items 1000 --max-pages 1000 --follow --out ${join(dir, 'slow.ndjson')}`,
+      cliEnv(),
+    );
+    const started = await waitFor(() => /crawl ([0-9a-f-]{36}) started/.exec(tmux.screen(session))?.[1], {
+      timeoutMs: 20_000,
+      what: 'the crawl to start',
+    });
     await waitFor(() => progressOn(tmux.screen(session)), { timeoutMs: 20_000, what: 'the progress line' });
     tmux.sendKeys(session, 'C-c');
-    const screen = await waitFor(() => {
-      const now = tmux.screen(session);
-      return exitCodeOn(now) !== undefined && now;
-    }, { timeoutMs: 20_000, what: 'trawl to end after Ctrl-C' });
+    const screen = await waitFor(
+      () => {
+        const now = tmux.screen(session);
+        return exitCodeOn(now) !== undefined && now;
+      },
+      { timeoutMs: 20_000, what: 'trawl to end after Ctrl-C' },
+    );
     expect(exitCodeOn(screen)).toBe(130);
     expect(screen).toContain(`trawl: interrupted: stopped following crawl ${started}, which keeps running`);
     expect((await api.getCrawl(started, '?limit=1')).body.status).toBe('running');
@@ -248,10 +272,14 @@ describe('trawl command line (e2e)', () => {
     expect(usage.code).toBe(0);
   });
 
-  it('prints the account\'s usage as JSON with --json', async () => {
+  it("prints the account's usage as JSON with --json", async () => {
     const usage = await trawl(['usage', '--json']);
     expect(usage.code).toBe(0);
-    expect(JSON.parse(usage.stdout)).toMatchObject({ credits_total: 1_000_000, credits_used: expect.any(Number), credits_left: expect.any(Number) });
+    expect(JSON.parse(usage.stdout)).toMatchObject({
+      credits_total: 1_000_000,
+      credits_used: expect.any(Number),
+      credits_left: expect.any(Number),
+    });
     const forPeople = await trawl(['usage']);
     expect(forPeople.stdout).toMatch(/^Credits +[\d,]+ used of 1,000,000/);
   });

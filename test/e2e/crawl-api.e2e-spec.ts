@@ -152,7 +152,10 @@ describe('Crawl API (e2e)', () => {
       expect(saved.headers.get('content-disposition')).toMatch(/attachment/);
 
       const download = await api.request('GET', `/v1/crawls/${id}/download`);
-      const lines = download.text.trim().split('\n').map((l) => JSON.parse(l));
+      const lines = download.text
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
       expect(lines.find((l) => l.url === sample.url)).toMatchObject({ content_status: 'fetched', content: page.text });
     });
 
@@ -166,7 +169,10 @@ describe('Crawl API (e2e)', () => {
       const unfetched = results.find((r) => r.content_status === 'failed')!;
       expect(unfetched.content_url).toBeUndefined();
       const download = await api.request('GET', `/v1/crawls/${id}/download`);
-      const lines = download.text.trim().split('\n').map((l) => JSON.parse(l));
+      const lines = download.text
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
       expect(lines.find((l) => l.url === unfetched.url)).toEqual({ url: unfetched.url, content_status: 'failed' });
     });
   });
@@ -178,7 +184,10 @@ describe('Crawl API (e2e)', () => {
       expect(res.status).toBe(200);
       expect(res.headers.get('x-crawl-status')).toBe('completed');
       expect(res.headers.get('content-disposition')).toContain(`${id}.jsonl`);
-      const lines = res.text.trim().split('\n').map((l) => JSON.parse(l).url);
+      const lines = res.text
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).url);
       expect(sorted(lines)).toEqual(sorted(results.map((r) => r.url)));
     });
   });
@@ -202,7 +211,9 @@ describe('Crawl API (e2e)', () => {
       const db = new Client({ connectionString: platform.databaseUrl });
       await db.connect();
       try {
-        const ledger = await db.query(`SELECT count(*)::int AS n, sum(credits)::int AS credits FROM credit_ledger WHERE ref LIKE $1`, [`crawl:${id}:%`]);
+        const ledger = await db.query(`SELECT count(*)::int AS n, sum(credits)::int AS credits FROM credit_ledger WHERE ref LIKE $1`, [
+          `crawl:${id}:%`,
+        ]);
         const fetchedOk = ended.coverage.pages_fetched - ended.coverage.pages_failed;
         const billable = fetchedOk + expected.fail.billedFailedPaths.length;
         expect(ledger.rows[0]).toEqual({ n: billable, credits: billable });

@@ -25,8 +25,7 @@ async function startSpanCollector(): Promise<{ url: string; spans: CollectedSpan
     try {
       const body = JSON.parse(raw.toString('utf8'));
       for (const resourceSpans of body.resourceSpans ?? []) {
-        const service = (resourceSpans.resource?.attributes ?? []).find((a: any) => a.key === 'service.name')?.value
-          ?.stringValue;
+        const service = (resourceSpans.resource?.attributes ?? []).find((a: any) => a.key === 'service.name')?.value?.stringValue;
         for (const scope of resourceSpans.scopeSpans ?? []) {
           for (const span of scope.spans ?? []) spans.push({ service, name: span.name, traceId: span.traceId });
         }

@@ -42,7 +42,9 @@ describe('Crawl pages through the Fetch tiers (e2e)', () => {
     const db = new Client({ connectionString: platform.databaseUrl });
     await db.connect();
     try {
-      const rows = await db.query<{ tier: string; credits: number }>(`SELECT tier, credits FROM credit_ledger WHERE ref LIKE $1`, [`crawl:${crawlId}:%`]);
+      const rows = await db.query<{ tier: string; credits: number }>(`SELECT tier, credits FROM credit_ledger WHERE ref LIKE $1`, [
+        `crawl:${crawlId}:%`,
+      ]);
       return rows.rows.map((r) => `${r.tier}:${r.credits}`).sort();
     } finally {
       await db.end();
@@ -90,6 +92,8 @@ describe('Crawl pages through the Fetch tiers (e2e)', () => {
     expect(results).toEqual([expect.objectContaining({ url: web.url('needs-both.test', STEALTH_GUARDED_PATH), content_status: 'failed' })]);
     // Basic, then js_render were blocked: nothing served the guarded page, so only the landing page is billed.
     expect(await billed(id)).toEqual(['basic:1']);
-    expect(proxies['premium-a'].hits().filter((hit) => hit.authority.startsWith('needs-both.test') || hit.host?.startsWith('needs-both.test'))).toEqual([]);
+    expect(
+      proxies['premium-a'].hits().filter((hit) => hit.authority.startsWith('needs-both.test') || hit.host?.startsWith('needs-both.test')),
+    ).toEqual([]);
   }, 120_000);
 });

@@ -78,7 +78,11 @@ describe('Extract (e2e)', () => {
     for (const site of EXTRACT_SITES) {
       const answer = await prepare(site);
       expect({ host: site.host, status: answer.status }).toEqual({ host: site.host, status: 202 });
-      expect(answer.body).toMatchObject({ domain: site.host, status: expect.stringMatching(/^(queued|preparing|ready)$/), progress: expect.any(Object) });
+      expect(answer.body).toMatchObject({
+        domain: site.host,
+        status: expect.stringMatching(/^(queued|preparing|ready)$/),
+        progress: expect.any(Object),
+      });
     }
   }, 120_000);
 
@@ -137,9 +141,18 @@ describe('Extract (e2e)', () => {
   }
 
   function expectProblem(answer: ExtractAnswer, status: number, code: string): Record<string, unknown> {
-    expect({ status: answer.status, type: answer.headers.get('content-type') }).toEqual({ status, type: expect.stringMatching(/^application\/problem\+json/) });
+    expect({ status: answer.status, type: answer.headers.get('content-type') }).toEqual({
+      status,
+      type: expect.stringMatching(/^application\/problem\+json/),
+    });
     const problem = answer.json<Record<string, unknown>>();
-    expect(problem).toMatchObject({ type: expect.stringContaining(code), title: expect.any(String), status, detail: expect.any(String), code });
+    expect(problem).toMatchObject({
+      type: expect.stringContaining(code),
+      title: expect.any(String),
+      status,
+      detail: expect.any(String),
+      code,
+    });
     return problem;
   }
 
@@ -187,7 +200,8 @@ describe('Extract (e2e)', () => {
         expect(record.page_types?.length).toBeGreaterThan(0);
         // Names a developer reads in `parsed`: English words, never class tokens or URL fragments.
         for (const pageType of record.page_types ?? []) {
-          for (const name of [pageType.name, ...pageType.fields]) expect({ name, notEnglish: nonEnglishWords(name) }).toEqual({ name, notEnglish: [] });
+          for (const name of [pageType.name, ...pageType.fields])
+            expect({ name, notEnglish: nonEnglishWords(name) }).toEqual({ name, notEnglish: [] });
         }
         expect(record.needs_js_render).toBe(site.jsRender);
         expect(record.progress.pages_fetched).toBeGreaterThanOrEqual(site.examplePaths.length);
@@ -216,10 +230,14 @@ describe('Extract (e2e)', () => {
         });
         // Every truth attribute found a field (an unmapped one is a field never extracted right).
         for (const [pageType, names] of Object.entries(score.mapping)) {
-          const attributes = new Set(site.heldOutPaths.filter((p) => site.pages[p].pageType === pageType).flatMap((p) => Object.keys(site.pages[p].record)));
-          for (const attribute of attributes) expect({ pageType, attribute, mapped: attribute in names }).toEqual({ pageType, attribute, mapped: true });
+          const attributes = new Set(
+            site.heldOutPaths.filter((p) => site.pages[p].pageType === pageType).flatMap((p) => Object.keys(site.pages[p].record)),
+          );
+          for (const attribute of attributes)
+            expect({ pageType, attribute, mapped: attribute in names }).toEqual({ pageType, attribute, mapped: true });
           // Fields of list records too (`items[].title`).
-          for (const field of Object.values(names).flatMap((path) => path.split('[].'))) expect({ field, notEnglish: nonEnglishWords(field) }).toEqual({ field, notEnglish: [] });
+          for (const field of Object.values(names).flatMap((path) => path.split('[].')))
+            expect({ field, notEnglish: nonEnglishWords(field) }).toEqual({ field, notEnglish: [] });
         }
       },
       PREPARE_TIMEOUT_MS + 120_000,
@@ -315,7 +333,11 @@ describe('Extract (e2e)', () => {
       const content = JSON.parse(prepared.content as string) as { parsed: unknown; html: string };
       expect(content.parsed).toEqual(await parsedOf(url));
       expect(typeof content.html).toBe('string');
-      expect(results.find((r) => r.external_id === 'unprepared')).toMatchObject({ status: 'failed', credits: 0, error: { code: 'REQS007' } });
+      expect(results.find((r) => r.external_id === 'unprepared')).toMatchObject({
+        status: 'failed',
+        credits: 0,
+        error: { code: 'REQS007' },
+      });
     },
     PREPARE_TIMEOUT_MS + 60_000,
   );
@@ -327,7 +349,9 @@ describe('Extract (e2e)', () => {
       const tenant = await platform.createTenant();
       await platform.patchTenant(tenant.tenant_id, { products: ['fetch', 'batch'] });
       const client = platform.client(tenant.api_key);
-      const direct = await checkedFetch(`${platform.gatewayUrl}/v1/?${new URLSearchParams({ apikey: tenant.api_key, url, extract: 'auto' })}`);
+      const direct = await checkedFetch(
+        `${platform.gatewayUrl}/v1/?${new URLSearchParams({ apikey: tenant.api_key, url, extract: 'auto' })}`,
+      );
       expect({ status: direct.status, code: ((await direct.json()) as { code?: string }).code }).toEqual({ status: 402, code: 'AUTH012' });
 
       const created = await client.request('POST', '/v1/jobs', { service_params: { extract: 'auto' }, tasks: [{ url }] });
@@ -348,7 +372,11 @@ describe('Extract (e2e)', () => {
       await waitUntilReady(site.host);
       const url = siteUrl(site, web.port, site.heldOutPaths[0]);
       // A plain (not tunnelled) proxy request: the gateway fetches the URL with the password's parameters.
-      const agent = new ProxyAgent({ uri: `http://127.0.0.1:${proxyPort}`, token: `Basic ${Buffer.from(`${apiKey}:extract=auto`).toString('base64')}`, proxyTunnel: false });
+      const agent = new ProxyAgent({
+        uri: `http://127.0.0.1:${proxyPort}`,
+        token: `Basic ${Buffer.from(`${apiKey}:extract=auto`).toString('base64')}`,
+        proxyTunnel: false,
+      });
       try {
         const res = await undiciRequest(url, { dispatcher: agent });
         expect(res.statusCode).toBe(200);

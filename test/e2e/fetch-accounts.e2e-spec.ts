@@ -88,7 +88,9 @@ describe('Fetch API accounts and limits (e2e)', () => {
   ])('answers %s from the plan or standing set by the admin API', async (code, status, settings, options) => {
     const tenant = await platform.createTenant();
     await platform.patchTenant(tenant.tenant_id, settings);
-    const res = await checkedFetch(`${platform.gatewayUrl}/v1/?${new URLSearchParams({ apikey: tenant.api_key, url: page(), ...options })}`);
+    const res = await checkedFetch(
+      `${platform.gatewayUrl}/v1/?${new URLSearchParams({ apikey: tenant.api_key, url: page(), ...options })}`,
+    );
     const body = (await res.json()) as { code?: string };
     expect({ status: res.status, code: body.code }).toEqual({ status, code });
   });
@@ -140,7 +142,11 @@ describe('Fetch API accounts and limits (e2e)', () => {
     expect(Date.now() - started).toBeLessThan(15_000);
     await platform.startService('fetch-worker');
     // The slot was freed: the tenant's one slot serves the next request.
-    await waitFor(async () => (await fetchApi(tenant.api_key, page())).status === 200, { timeoutMs: 20_000, intervalMs: 200, what: 'a request to be served again' });
+    await waitFor(async () => (await fetchApi(tenant.api_key, page())).status === 200, {
+      timeoutMs: 20_000,
+      intervalMs: 200,
+      what: 'a request to be served again',
+    });
   }, 60_000);
 
   // Last: it blocks this suite's own address.

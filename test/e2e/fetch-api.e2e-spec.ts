@@ -45,7 +45,12 @@ describe('Fetch API (e2e)', () => {
       env: {
         // Proxy mode has suites of its own; its fixed port would clash with suites running beside.
         // Tenants' CAPTCHA solver keys are sealed with it.
-        gateway: { SECRETS_KEY: randomBytes(32).toString('base64'), FETCH_MAX_BODY_BYTES: String(MAX_BODY_BYTES), FETCH_DEADLINE_MS: String(DEADLINE_MS), PROXY_MODE_ENABLED: 'false' },
+        gateway: {
+          SECRETS_KEY: randomBytes(32).toString('base64'),
+          FETCH_MAX_BODY_BYTES: String(MAX_BODY_BYTES),
+          FETCH_DEADLINE_MS: String(DEADLINE_MS),
+          PROXY_MODE_ENABLED: 'false',
+        },
         'fetch-worker': { CAPTCHA_POLL_INTERVAL_MS: '50' },
       },
     });
@@ -71,8 +76,18 @@ describe('Fetch API (e2e)', () => {
   }
 
   function expectProblem(answer: FetchAnswer, status: number, code: string): void {
-    expect({ status: answer.status, type: answer.headers.get('content-type') }).toEqual({ status, type: expect.stringMatching(/^application\/problem\+json/) });
-    expect(answer.json()).toMatchObject({ type: expect.stringContaining(code), title: expect.any(String), status, detail: expect.any(String), code, instance: expect.any(String) });
+    expect({ status: answer.status, type: answer.headers.get('content-type') }).toEqual({
+      status,
+      type: expect.stringMatching(/^application\/problem\+json/),
+    });
+    expect(answer.json()).toMatchObject({
+      type: expect.stringContaining(code),
+      title: expect.any(String),
+      status,
+      detail: expect.any(String),
+      code,
+      instance: expect.any(String),
+    });
   }
 
   function credits(answer: FetchAnswer): number {
@@ -114,12 +129,20 @@ describe('Fetch API (e2e)', () => {
         { url: web.url('echo.test', '/echo') },
         { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"q":"bread"}' },
       );
-      expect(answer.json<EchoedRequest>()).toMatchObject({ method: 'POST', body: '{"q":"bread"}', headers: { 'content-type': 'application/json' } });
+      expect(answer.json<EchoedRequest>()).toMatchObject({
+        method: 'POST',
+        body: '{"q":"bread"}',
+        headers: { 'content-type': 'application/json' },
+      });
     });
 
     it('forwards a PUT body, as a form when it has no type', async () => {
       const answer = await fetchApi({ url: web.url('echo.test', '/echo') }, { method: 'PUT', body: Buffer.from('a=1&b=2') });
-      expect(answer.json<EchoedRequest>()).toMatchObject({ method: 'PUT', body: 'a=1&b=2', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+      expect(answer.json<EchoedRequest>()).toMatchObject({
+        method: 'PUT',
+        body: 'a=1&b=2',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      });
     });
 
     it('sends browser headers, and the caller’s own only with custom_headers=true', async () => {
@@ -130,7 +153,9 @@ describe('Fetch API (e2e)', () => {
       // Chrome sends client hints only to secure origins; the fixture web is plain HTTP.
       expect(without.headers['sec-ch-ua']).toBeUndefined();
       expect(without.headers['accept-language']).toBe('en-US,en;q=0.9');
-      const withCustom = (await fetchApi({ url: web.url('echo.test', '/echo'), custom_headers: 'true' }, { headers })).json<EchoedRequest>();
+      const withCustom = (
+        await fetchApi({ url: web.url('echo.test', '/echo'), custom_headers: 'true' }, { headers })
+      ).json<EchoedRequest>();
       expect(withCustom.headers).toMatchObject({ 'x-custom': 'yes', 'user-agent': 'my-bot/1.0' });
       expect(withCustom.headers['x-api-key']).toBeUndefined();
     });
@@ -257,7 +282,8 @@ describe('Fetch API (e2e)', () => {
       const db = new Client({ connectionString: platform.databaseUrl });
       await db.connect();
       try {
-        const ledger = async () => (await db.query(`SELECT count(*)::int AS n FROM credit_ledger WHERE tenant_id = $1`, [tenantId])).rows[0].n as number;
+        const ledger = async () =>
+          (await db.query(`SELECT count(*)::int AS n FROM credit_ledger WHERE tenant_id = $1`, [tenantId])).rows[0].n as number;
         const rowsBefore = await ledger();
         const hitsBefore = web.hits('echo.test', '/hang');
         const client = new AbortController();
@@ -294,7 +320,11 @@ describe('Fetch API (e2e)', () => {
 
     it('answers REQS006 when the solver refuses the key and RESP006 when it fails', async () => {
       expectProblem(await fetchApi({ url: web.url('captcha.test', '/') }, {}, await tenantWithSolver('not-a-valid-key')), 400, 'REQS006');
-      expectProblem(await fetchApi({ url: web.url('captcha.test', '/unsolvable') }, {}, await tenantWithSolver(FAKE_SOLVER_KEY)), 424, 'RESP006');
+      expectProblem(
+        await fetchApi({ url: web.url('captcha.test', '/unsolvable') }, {}, await tenantWithSolver(FAKE_SOLVER_KEY)),
+        424,
+        'RESP006',
+      );
     });
   });
 
@@ -302,7 +332,8 @@ describe('Fetch API (e2e)', () => {
     const db = new Client({ connectionString: platform.databaseUrl });
     await db.connect();
     try {
-      const count = async () => (await db.query(`SELECT count(*)::int AS n FROM credit_ledger WHERE tenant_id = $1`, [tenantId])).rows[0].n as number;
+      const count = async () =>
+        (await db.query(`SELECT count(*)::int AS n FROM credit_ledger WHERE tenant_id = $1`, [tenantId])).rows[0].n as number;
       const before = await count();
       // The free one first: charges reach the ledger in batches, in order, so once the billed one's
       // row is there, a row for the free one would be too.

@@ -62,7 +62,11 @@ describe('Fetch API error codes (e2e)', () => {
     const query = new URLSearchParams({ ...(key !== null && { apikey: key }), ...params });
     const res = await checkedFetch(`${platform.gatewayUrl}/v1/?${query.toString()}`, init);
     const text = await res.text();
-    return { status: res.status, headers: res.headers, body: /json/.test(res.headers.get('content-type') ?? '') ? JSON.parse(text) : { text } };
+    return {
+      status: res.status,
+      headers: res.headers,
+      body: /json/.test(res.headers.get('content-type') ?? '') ? JSON.parse(text) : { text },
+    };
   }
 
   function expectProblem(answer: FetchAnswer, status: number, code: string): void {
@@ -71,7 +75,13 @@ describe('Fetch API error codes (e2e)', () => {
       type: expect.stringMatching(/^application\/problem\+json/),
       code,
     });
-    expect(answer.body).toMatchObject({ type: expect.stringContaining(code), title: expect.any(String), status, detail: expect.any(String), instance: expect.any(String) });
+    expect(answer.body).toMatchObject({
+      type: expect.stringContaining(code),
+      title: expect.any(String),
+      status,
+      detail: expect.any(String),
+      instance: expect.any(String),
+    });
   }
 
   const credits = (answer: FetchAnswer) => Number(answer.headers.get('x-request-credits'));
@@ -80,7 +90,9 @@ describe('Fetch API error codes (e2e)', () => {
     it('answers 405 with Allow for a verb other than GET, POST and PUT, and asks nothing of the target', async () => {
       const path = '/echo/reqs005';
       const url = web.url('echo.test', path);
-      const answers = await Promise.all(['DELETE', 'PATCH', 'OPTIONS'].map((method) => fetchApi({ url }, { method, body: method === 'PATCH' ? 'a=1' : undefined })));
+      const answers = await Promise.all(
+        ['DELETE', 'PATCH', 'OPTIONS'].map((method) => fetchApi({ url }, { method, body: method === 'PATCH' ? 'a=1' : undefined })),
+      );
       for (const answer of answers) {
         expectProblem(answer, 405, 'REQS005');
         expect(answer.headers.get('allow')).toBe('GET, POST, PUT');
@@ -161,7 +173,9 @@ describe('Fetch API error codes (e2e)', () => {
       const raw = Buffer.concat(chunks).toString('utf8');
       const split = raw.indexOf('\r\n\r\n');
       const [statusLine, ...lines] = raw.slice(0, split).split('\r\n');
-      const headers = new Headers(lines.map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1).trim()] as [string, string]));
+      const headers = new Headers(
+        lines.map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1).trim()] as [string, string]),
+      );
       return { status: Number(statusLine.split(' ')[1]), headers, body: JSON.parse(raw.slice(split + 4)) as Record<string, any> };
     }
 
@@ -188,7 +202,12 @@ describe('Fetch API error codes (e2e)', () => {
   describe('AUTH009 to AUTH012', () => {
     it('answers the most basic problem of the account first, the next once it is fixed, and serves when none is left', async () => {
       const tenant = await platform.createTenant();
-      await platform.patchTenant(tenant.tenant_id, { subscription_status: 'cancelled', email_verified: false, products: ['crawl'], features: [] });
+      await platform.patchTenant(tenant.tenant_id, {
+        subscription_status: 'cancelled',
+        email_verified: false,
+        products: ['crawl'],
+        features: [],
+      });
       const path = '/echo/standing';
       const ask = () => fetchApi({ url: web.url('echo.test', path), premium_proxy: 'true' }, {}, tenant.api_key);
 

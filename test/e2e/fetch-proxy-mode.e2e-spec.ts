@@ -77,14 +77,18 @@ describe('Fetch API proxy mode (e2e)', () => {
   }
 
   /** A plain absolute-form request with a raw Proxy-Authorization (or none). */
-  async function plainWith(proxyAuthorization: string | undefined): Promise<{ status: number; headers: Headers; body: Record<string, unknown> }> {
+  async function plainWith(
+    proxyAuthorization: string | undefined,
+  ): Promise<{ status: number; headers: Headers; body: Record<string, unknown> }> {
     const socket = netConnect(proxyPort, '127.0.0.1');
     const auth = proxyAuthorization === undefined ? '' : `Proxy-Authorization: ${proxyAuthorization}\r\n`;
     socket.write(`GET ${web.url('echo.test', '/echo')} HTTP/1.1\r\nHost: echo.test\r\n${auth}Connection: close\r\n\r\n`);
     return parseRaw(await readAll(socket));
   }
 
-  async function connectWith(proxyAuthorization: string | undefined): Promise<{ status: number; headers: Headers; body: Record<string, unknown> }> {
+  async function connectWith(
+    proxyAuthorization: string | undefined,
+  ): Promise<{ status: number; headers: Headers; body: Record<string, unknown> }> {
     const socket = netConnect(proxyPort, '127.0.0.1');
     const auth = proxyAuthorization === undefined ? '' : `Proxy-Authorization: ${proxyAuthorization}\r\n`;
     socket.write(`CONNECT badtls.test:${web.tlsPort} HTTP/1.1\r\nHost: badtls.test:${web.tlsPort}\r\n${auth}\r\n`);
@@ -124,7 +128,10 @@ describe('Fetch API proxy mode (e2e)', () => {
       expect(passed.status).toBe(404);
       expect(passed.text).toContain('This page answers 404.');
 
-      const withheld = await viaProxy(web.url('echo.test', '/echo'), 'custom_headers=false', { tunnel: false, headers: { 'x-shop-header': 'kept' } });
+      const withheld = await viaProxy(web.url('echo.test', '/echo'), 'custom_headers=false', {
+        tunnel: false,
+        headers: { 'x-shop-header': 'kept' },
+      });
       expect((JSON.parse(withheld.text) as EchoedRequest).headers['x-shop-header']).toBeUndefined();
     });
 
@@ -145,7 +152,12 @@ describe('Fetch API proxy mode (e2e)', () => {
       expect(answer.status).toBe(407);
       expect(answer.headers.get('proxy-authenticate')).toBe('Basic realm="trawl"');
       expect(answer.headers.get('content-type')).toBe('application/problem+json');
-      expect(answer.body).toMatchObject({ code: 'AUTH007', status: 407, type: expect.stringContaining('AUTH007'), instance: expect.any(String) });
+      expect(answer.body).toMatchObject({
+        code: 'AUTH007',
+        status: 407,
+        type: expect.stringContaining('AUTH007'),
+        instance: expect.any(String),
+      });
     });
 
     it('answers 407 AUTH003 for a well-formed key that does not exist', async () => {
@@ -158,7 +170,9 @@ describe('Fetch API proxy mode (e2e)', () => {
   describe('HTTPS through CONNECT', () => {
     it('terminates TLS with a certificate for the host signed by the operator CA, and fetches https://host:port/path', async () => {
       const socket = netConnect(proxyPort, '127.0.0.1');
-      socket.write(`CONNECT badtls.test:${web.tlsPort} HTTP/1.1\r\nHost: badtls.test:${web.tlsPort}\r\nProxy-Authorization: ${basic(`${apiKey}:`)}\r\n\r\n`);
+      socket.write(
+        `CONNECT badtls.test:${web.tlsPort} HTTP/1.1\r\nHost: badtls.test:${web.tlsPort}\r\nProxy-Authorization: ${basic(`${apiKey}:`)}\r\n\r\n`,
+      );
       const [established] = (await once(socket, 'data')) as [Buffer];
       expect(established.toString('latin1')).toMatch(/^HTTP\/1\.1 200 /);
       const tls = tlsConnect({ socket, servername: 'badtls.test', ca: ca.certPem });
@@ -170,7 +184,10 @@ describe('Fetch API proxy mode (e2e)', () => {
       // Two requests on one tunnel: keep-alive inside it.
       const first = await exchange(tls, `GET /echo?n=1 HTTP/1.1\r\nHost: badtls.test\r\nX-Shop-Header: one\r\n\r\n`);
       const second = await exchange(tls, `GET /echo?n=2 HTTP/1.1\r\nHost: badtls.test\r\nConnection: close\r\n\r\n`);
-      for (const [answer, n] of [[first, 1], [second, 2]] as const) {
+      for (const [answer, n] of [
+        [first, 1],
+        [second, 2],
+      ] as const) {
         expect(answer.status).toBe(200);
         expect(answer.headers.get('zr-final-url')).toBe(web.httpsUrl('badtls.test', `/echo?n=${n}`));
         expect(answer.headers.get('x-request-credits')).toBe('1');
@@ -235,7 +252,9 @@ function parseRaw(raw: Buffer): { status: number; headers: Headers; body: Record
   const text = raw.toString('utf8');
   const split = text.indexOf('\r\n\r\n');
   const [statusLine, ...lines] = text.slice(0, split).split('\r\n');
-  const headers = new Headers(lines.map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1).trim()] as [string, string]));
+  const headers = new Headers(
+    lines.map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1).trim()] as [string, string]),
+  );
   return { status: Number(statusLine.split(' ')[1]), headers, body: JSON.parse(text.slice(split + 4)) as Record<string, unknown> };
 }
 
@@ -261,7 +280,9 @@ function completeAnswer(raw: Buffer): { status: number; headers: Headers; text: 
   const split = raw.indexOf('\r\n\r\n');
   if (split < 0) return undefined;
   const [statusLine, ...lines] = raw.subarray(0, split).toString('latin1').split('\r\n');
-  const headers = new Headers(lines.map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1).trim()] as [string, string]));
+  const headers = new Headers(
+    lines.map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1).trim()] as [string, string]),
+  );
   const rest = raw.subarray(split + 4);
   let body: Buffer | undefined;
   if (headers.has('content-length')) {

@@ -139,15 +139,19 @@ describe('Fetch API tiers (e2e)', () => {
       expect(answer.text).not.toContain(wall.text);
     });
 
-    it.each(walls)('with mode=auto, escalates past the %s wall to the browser and bills only js_render', async (name) => {
-      const wall = BOT_WALLS[name];
-      web.resetHits();
-      const answer = await fetchApi({ url: web.url(wall.host, BOT_WALL_PATH), mode: 'auto' });
-      expect([answer.status, credits(answer)]).toEqual([200, 5]);
-      expect(answer.text).toContain(wall.text);
-      // The basic attempt met the wall, the browser met it too, then reloaded with the cookie its script set.
-      expect(web.hits(wall.host, BOT_WALL_PATH)).toBe(3);
-    }, 60_000);
+    it.each(walls)(
+      'with mode=auto, escalates past the %s wall to the browser and bills only js_render',
+      async (name) => {
+        const wall = BOT_WALLS[name];
+        web.resetHits();
+        const answer = await fetchApi({ url: web.url(wall.host, BOT_WALL_PATH), mode: 'auto' });
+        expect([answer.status, credits(answer)]).toEqual([200, 5]);
+        expect(answer.text).toContain(wall.text);
+        // The basic attempt met the wall, the browser met it too, then reloaded with the cookie its script set.
+        expect(web.hits(wall.host, BOT_WALL_PATH)).toBe(3);
+      },
+      60_000,
+    );
 
     it('with mode=auto, answers a wall no tier passes with REQS002, free', async () => {
       const answer = await fetchApi({ url: web.url(BOT_WALLS.akamai.host, AKAMAI_DENIED_PATH), mode: 'auto' });

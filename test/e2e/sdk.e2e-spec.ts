@@ -4,7 +4,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { waitFor } from '@trawl/testing';
-import { TrawlAbortError, TrawlApiError, TrawlClient, TrawlConnectionError, verifyWebhook, WebhookVerificationError, type RetryEvent, type TrawlClientOptions } from '@trawl/sdk';
+import {
+  TrawlAbortError,
+  TrawlApiError,
+  TrawlClient,
+  TrawlConnectionError,
+  verifyWebhook,
+  WebhookVerificationError,
+  type RetryEvent,
+  type TrawlClientOptions,
+} from '@trawl/sdk';
 import { FixtureWeb, fixtureHostMap, startFixtureWeb } from '../fixtures/web';
 import { EXTRACT_SITES, siteUrl } from '../fixtures/web/sites/extract';
 import { createTestTls, WebhookReceiver } from '../fixtures/webhook-receiver';
@@ -99,7 +108,13 @@ describe('TypeScript SDK (e2e)', () => {
     it('retries the 429s of the account’s concurrency limit and then keeps under it', async () => {
       const tenant = await platform.createTenant({ concurrency: 1, credits: 1_000 });
       const retries: RetryEvent[] = [];
-      const trawl = new TrawlClient({ apiKey: tenant.api_key, baseUrl: platform.gatewayUrl, maxConcurrency: 4, retry: { baseDelayMs: 200, maxRetries: 10 }, onRetry: (event) => retries.push(event) });
+      const trawl = new TrawlClient({
+        apiKey: tenant.api_key,
+        baseUrl: platform.gatewayUrl,
+        maxConcurrency: 4,
+        retry: { baseDelayMs: 200, maxRetries: 10 },
+        onRetry: (event) => retries.push(event),
+      });
       const pages = await Promise.all([1, 2, 3, 4].map((i) => trawl.fetch.page(web.url('slow.test', `/slow/${i}?ms=400`))));
       expect(pages.map((page) => page.status)).toEqual([200, 200, 200, 200]);
       expect(retries.filter((event) => event.status === 429).length).toBeGreaterThan(0);
@@ -140,7 +155,12 @@ describe('TypeScript SDK (e2e)', () => {
 
       const pages: number[] = [];
       const results = [];
-      for await (const result of trawl.crawls.results(crawl.crawl_id, { pageSize: 7, pollIntervalMs: 200, onPage: (page) => pages.push(page.results.length) })) results.push(result);
+      for await (const result of trawl.crawls.results(crawl.crawl_id, {
+        pageSize: 7,
+        pollIntervalMs: 200,
+        onPage: (page) => pages.push(page.results.length),
+      }))
+        results.push(result);
       expect(results).toHaveLength(40);
       expect(pages.filter((count) => count > 0).length).toBeGreaterThanOrEqual(6);
       const downloaded = [];
@@ -180,7 +200,10 @@ describe('TypeScript SDK (e2e)', () => {
       const job = await client({ fetch: lossy.fetch }).jobs.create({ file_input_id: input.file_input_id, service_params: {} });
       expect(lossy.sent()).toBe(2);
       const progress: number[] = [];
-      const run = await trawl.waitForRun(job.job_id, undefined, { pollIntervalMs: 200, onProgress: (state) => progress.push(state.stats.completed) });
+      const run = await trawl.waitForRun(job.job_id, undefined, {
+        pollIntervalMs: 200,
+        onProgress: (state) => progress.push(state.stats.completed),
+      });
       expect(run).toMatchObject({ status: 'completed', stats: { total: 9, successful: 9 } });
       expect(progress[progress.length - 1]).toBe(9);
 
@@ -200,7 +223,9 @@ describe('TypeScript SDK (e2e)', () => {
       const trawl = client();
       const job = await trawl.jobs.create({ status: 'open', tasks: [{ url: web.url('big.test', '/p/20') }] });
       const lossy = losingFirstAnswer((method, url) => method === 'POST' && url.pathname.endsWith('/tasks'));
-      await expect(client({ fetch: lossy.fetch }).jobs.addTasks(job.job_id, [{ url: web.url('big.test', '/p/21') }])).rejects.toBeInstanceOf(TrawlConnectionError);
+      await expect(
+        client({ fetch: lossy.fetch }).jobs.addTasks(job.job_id, [{ url: web.url('big.test', '/p/21') }]),
+      ).rejects.toBeInstanceOf(TrawlConnectionError);
       expect(lossy.sent()).toBe(1);
       expect((await trawl.jobs.get(job.job_id)).task_count).toBe(2);
       await trawl.jobs.close(job.job_id);
@@ -209,9 +234,15 @@ describe('TypeScript SDK (e2e)', () => {
     it('verifies signed deliveries across a key rotation', async () => {
       const trawl = client();
       const first = await trawl.signingKeys.rotate();
-      const job = await trawl.jobs.create({ tasks: [{ url: web.url('big.test', '/p/30') }], webhook: { url: receiver.url('/sdk-run'), signature: true } });
+      const job = await trawl.jobs.create({
+        tasks: [{ url: web.url('big.test', '/p/30') }],
+        webhook: { url: receiver.url('/sdk-run'), signature: true },
+      });
       await trawl.jobs.waitForRun(job.job_id, undefined, { pollIntervalMs: 200 });
-      const delivered = await waitFor(() => receiver.received.find((hook) => hook.path === '/sdk-run'), { timeoutMs: 20_000, what: 'the run’s webhook' });
+      const delivered = await waitFor(() => receiver.received.find((hook) => hook.path === '/sdk-run'), {
+        timeoutMs: 20_000,
+        what: 'the run’s webhook',
+      });
       const verified = verifyWebhook<{ event_type: string; job_id: string }>(delivered.rawBody, delivered.headers, [first]);
       expect(verified).toMatchObject({ kid: first.kid, event: { event_type: 'run.completed', job_id: job.job_id } });
 
@@ -235,7 +266,10 @@ describe('TypeScript SDK (e2e)', () => {
   describe('the rest of the API', () => {
     it('controls runs, reruns, costs, schedules, webhooks and keys', async () => {
       const trawl = client();
-      const job = await trawl.jobs.create({ status: 'open', tasks: [{ url: web.url('slow.test', '/slow/1?ms=3000') }, { url: web.url('fail.test', '/reset') }] });
+      const job = await trawl.jobs.create({
+        status: 'open',
+        tasks: [{ url: web.url('slow.test', '/slow/1?ms=3000') }, { url: web.url('fail.test', '/reset') }],
+      });
       const paused = await trawl.jobs.control(job.job_id, 'pause');
       expect(paused.status).toBe('paused');
       expect((await trawl.jobs.control(job.job_id, 'resume')).status).toMatch(/^(queued|running)$/);
@@ -256,16 +290,25 @@ describe('TypeScript SDK (e2e)', () => {
       expect(runs.sort()).toEqual(['initial', 'rerun', 'retry_failed']);
       expect((await trawl.jobs.run(job.job_id, first.run_id)).run_id).toBe(first.run_id);
 
-      const scheduled = await trawl.jobs.create({ type: 'scheduled', tasks: [{ url: web.url('big.test', '/p/40') }], schedule: { rate: { every: 1, unit: 'day' } } });
+      const scheduled = await trawl.jobs.create({
+        type: 'scheduled',
+        tasks: [{ url: web.url('big.test', '/p/40') }],
+        schedule: { rate: { every: 1, unit: 'day' } },
+      });
       expect((await trawl.jobs.setScheduleState(scheduled.job_id, 'paused')).schedule?.schedule_state).toBe('paused');
-      expect((await trawl.jobs.setSchedule(scheduled.job_id, { rate: { every: 2, unit: 'day' }, schedule_state: 'active' })).schedule?.rate).toEqual({ every: 2, unit: 'day' });
+      expect(
+        (await trawl.jobs.setSchedule(scheduled.job_id, { rate: { every: 2, unit: 'day' }, schedule_state: 'active' })).schedule?.rate,
+      ).toEqual({ every: 2, unit: 'day' });
       const firings = [];
       for await (const firing of trawl.jobs.scheduleFirings(scheduled.job_id)) firings.push(firing);
       expect(firings).toEqual([]);
 
       const keys = await trawl.signingKeys.list();
       expect(keys.active_kid).toEqual(expect.any(String));
-      expect((await trawl.jobs.setWebhook(job.job_id, { url: receiver.url('/sdk-set'), signature: false })).webhook).toEqual({ url: receiver.url('/sdk-set'), signature: false });
+      expect((await trawl.jobs.setWebhook(job.job_id, { url: receiver.url('/sdk-set'), signature: false })).webhook).toEqual({
+        url: receiver.url('/sdk-set'),
+        signature: false,
+      });
       const deliveries = [];
       for await (const delivery of trawl.jobs.webhookDeliveries(job.job_id)) deliveries.push(delivery);
       expect(Array.isArray(deliveries)).toBe(true);
@@ -283,7 +326,8 @@ describe('TypeScript SDK (e2e)', () => {
       const results = [];
       for await (const result of trawl.crawls.results(crawl.crawl_id)) results.push(result);
       const kept = await waitFor(
-        async () => (await trawl.crawls.get(crawl.crawl_id)).results.find((result) => result.content_status === 'fetched' && result.content_url),
+        async () =>
+          (await trawl.crawls.get(crawl.crawl_id)).results.find((result) => result.content_status === 'fetched' && result.content_url),
         { timeoutMs: 20_000, what: 'a kept page' },
       );
       const contentId = kept.content_url!.split('/').pop()!;
@@ -305,7 +349,10 @@ describe('TypeScript SDK (e2e)', () => {
     it('prepares a domain, waits for it, and extracts a page', async () => {
       const trawl = client();
       const site = EXTRACT_SITES.find((candidate) => !candidate.jsRender && candidate.host.includes('labels'))!;
-      const asked = await trawl.extract.prepare({ domain: site.host, example_urls: site.examplePaths.map((path) => siteUrl(site, web.port, path)) });
+      const asked = await trawl.extract.prepare({
+        domain: site.host,
+        example_urls: site.examplePaths.map((path) => siteUrl(site, web.port, path)),
+      });
       expect(asked.domain).toBe(site.host);
       const ready = await trawl.extract.waitFor(site.host, { pollIntervalMs: 500, timeoutMs: 120_000 });
       expect(ready.status).toBe('ready');

@@ -77,7 +77,11 @@ describe('Stealth (e2e)', () => {
       executablePath: '/usr/bin/chromium',
       headless: false,
       userDataDir: profile,
-      args: [...CHROMIUM_FLAGS, '--host-resolver-rules=MAP tls.test 127.0.0.1', `--ignore-certificate-errors-spki-list=${spkiHashes(ca.certPem).join(',')}`],
+      args: [
+        ...CHROMIUM_FLAGS,
+        '--host-resolver-rules=MAP tls.test 127.0.0.1',
+        `--ignore-certificate-errors-spki-list=${spkiHashes(ca.certPem).join(',')}`,
+      ],
     });
     try {
       front.reset();
@@ -148,12 +152,14 @@ describe('Stealth (e2e)', () => {
     }, 60_000);
   });
 
-  it("in mode=auto, the browser tier past a wall shows no tell either, and the basic attempt costs nothing", async () => {
+  it('in mode=auto, the browser tier past a wall shows no tell either, and the basic attempt costs nothing', async () => {
     const run = `r${uniqueSuffix()}`;
     // No wait_for: it needs js_render. The probe holds its load event until every context reported.
     const answer = await fetchApi({ url: probeUrl(run, true, '&walled=1&hold=1'), mode: 'auto' });
     expect([answer.status, creditsOf(answer)]).toEqual([200, 5]);
-    const probed = await waitFor(() => (PROBE_CONTEXTS.every((context) => probe.run(run).reports[context]) ? probe.run(run) : undefined), { what: run });
+    const probed = await waitFor(() => (PROBE_CONTEXTS.every((context) => probe.run(run).reports[context]) ? probe.run(run) : undefined), {
+      what: run,
+    });
     expect(allTells(probed, true)).toEqual(clean);
   }, 60_000);
 
@@ -171,7 +177,9 @@ describe('Stealth (e2e)', () => {
     } finally {
       await agent.close();
     }
-    const probed = await waitFor(() => (PROBE_CONTEXTS.every((context) => probe.run(run).reports[context]) ? probe.run(run) : undefined), { what: run });
+    const probed = await waitFor(() => (PROBE_CONTEXTS.every((context) => probe.run(run).reports[context]) ? probe.run(run) : undefined), {
+      what: run,
+    });
     expect(allTells(probed, true)).toEqual(clean);
   }, 60_000);
 
@@ -204,7 +212,9 @@ describe('Stealth (e2e)', () => {
 
     it('sends client hints to https and never to http, as Chrome', async () => {
       const secure = await basicFingerprint();
-      expect(secure.headers.map(([name]) => name)).toEqual(expect.arrayContaining(['sec-ch-ua', 'sec-ch-ua-mobile', 'sec-ch-ua-platform', 'sec-fetch-site']));
+      expect(secure.headers.map(([name]) => name)).toEqual(
+        expect.arrayContaining(['sec-ch-ua', 'sec-ch-ua-mobile', 'sec-ch-ua-platform', 'sec-fetch-site']),
+      );
       const run = `r${uniqueSuffix()}`;
       expect((await fetchApi({ url: probeUrl(run, false) })).status).toBe(200);
       const names = probe.run(run).headers.page!.map(([name]) => name.toLowerCase());
@@ -218,7 +228,12 @@ describe('Stealth (e2e)', () => {
     async function basicIdentity(session: string) {
       const answer = await fetchApi({ url: front.url('tls.test', `/fingerprint?n=${uniqueSuffix()}`), session_id: session });
       const headers = Object.fromEntries((JSON.parse(answer.text) as FingerprintAnswer).headers);
-      return { userAgent: headers['user-agent'], brands: headers['sec-ch-ua'], platform: headers['sec-ch-ua-platform'], languages: headers['accept-language'] };
+      return {
+        userAgent: headers['user-agent'],
+        brands: headers['sec-ch-ua'],
+        platform: headers['sec-ch-ua-platform'],
+        languages: headers['accept-language'],
+      };
     }
 
     /** What the rendered page said of itself, and its navigation's headers. */
@@ -237,7 +252,14 @@ describe('Stealth (e2e)', () => {
     /** The whole device a rendered page sees: far more varied than the few things headers carry. */
     async function renderedDevice(session: string) {
       const page = (await probeRender(true, { js_render: 'true', session_id: session })).reports.page!;
-      return JSON.stringify([page.userAgent, page.userAgentData?.platform, page.screen, page.hardwareConcurrency, page.deviceMemory, page.webgl?.renderer]);
+      return JSON.stringify([
+        page.userAgent,
+        page.userAgentData?.platform,
+        page.screen,
+        page.hardwareConcurrency,
+        page.deviceMemory,
+        page.webgl?.renderer,
+      ]);
     }
 
     it("presents the same browser to a site in a session's basic and rendered requests, and another in another session", async () => {

@@ -96,7 +96,12 @@ describe('Webhooks (e2e)', () => {
       const [got1] = receiver.forEvent(test1.body.event_id);
       expect(got1).toMatchObject({ signature: 'ok', kid: first.body.kid, path: '/t1' });
       expect(got1.headers['user-agent']).toBe('service-webhook/v1');
-      expect(got1.body).toMatchObject({ schema: 'service.webhook/v1', event_type: 'webhook.test', event_id: test1.body.event_id, job_id: null });
+      expect(got1.body).toMatchObject({
+        schema: 'service.webhook/v1',
+        event_type: 'webhook.test',
+        event_id: test1.body.event_id,
+        job_id: null,
+      });
 
       // Rotation staged: receivers add the candidate; deliveries are still signed with the active key.
       const second = await api.request('POST', '/v1/hmac/keys/rotate');
@@ -140,10 +145,13 @@ describe('Webhooks (e2e)', () => {
     it('arrive after the receiver failed twice, with one event id, signed, every attempt logged', async () => {
       receiver.failNext(2);
       const { eventId, jobId } = await endRun();
-      const arrivals = await waitFor(() => {
-        const got = receiver.forEvent(eventId);
-        return got.some((r) => r.answered === 200) && got;
-      }, { timeoutMs: 30_000, what: 'the run event to be delivered' });
+      const arrivals = await waitFor(
+        () => {
+          const got = receiver.forEvent(eventId);
+          return got.some((r) => r.answered === 200) && got;
+        },
+        { timeoutMs: 30_000, what: 'the run event to be delivered' },
+      );
       expect(arrivals.map((r) => r.answered)).toEqual([500, 500, 200]);
       for (const arrival of arrivals) {
         expect(arrival.signature).toBe('ok');
@@ -153,10 +161,13 @@ describe('Webhooks (e2e)', () => {
       // The same bytes every time: the body is fixed when the event is taken in.
       expect(new Set(arrivals.map((r) => r.rawBody.toString())).size).toBe(1);
 
-      const log = await waitFor(async () => {
-        const res = await deliveries(jobId);
-        return res.body.deliveries?.[0]?.status === 'delivered' && res.body;
-      }, { what: 'the delivery log to show the delivery' });
+      const log = await waitFor(
+        async () => {
+          const res = await deliveries(jobId);
+          return res.body.deliveries?.[0]?.status === 'delivered' && res.body;
+        },
+        { what: 'the delivery log to show the delivery' },
+      );
       expect(log.next_cursor).toBeNull();
       expect(log.deliveries).toHaveLength(1);
       expect(log.deliveries[0]).toMatchObject({ event_id: eventId, event_type: 'run.completed', signed: true });
@@ -171,10 +182,13 @@ describe('Webhooks (e2e)', () => {
       const jobId = randomUUID();
       const ids: string[] = [];
       for (let i = 0; i < 3; i++) ids.push((await endRun({ job_id: jobId, run_sequence: i + 1 })).eventId);
-      await waitFor(async () => {
-        const res = await runsApi.request('GET', `/v1/jobs/${jobId}/webhook/deliveries?limit=100`);
-        return res.body.deliveries?.length === 3 && res.body.deliveries.every((d: { status: string }) => d.status === 'delivered');
-      }, { timeoutMs: 30_000, what: 'three deliveries' });
+      await waitFor(
+        async () => {
+          const res = await runsApi.request('GET', `/v1/jobs/${jobId}/webhook/deliveries?limit=100`);
+          return res.body.deliveries?.length === 3 && res.body.deliveries.every((d: { status: string }) => d.status === 'delivered');
+        },
+        { timeoutMs: 30_000, what: 'three deliveries' },
+      );
       const first = await runsApi.request('GET', `/v1/jobs/${jobId}/webhook/deliveries?limit=2`);
       expect(first.body.deliveries).toHaveLength(2);
       expect(first.body.next_cursor).toEqual(expect.any(String));
@@ -213,14 +227,20 @@ describe('Webhooks (e2e)', () => {
       await waitFor(() => receiver.forEvent(eventId).length >= 1, { timeoutMs: 30_000, what: 'a first attempt' });
       await platform.kill('webhook-dispatcher', 'SIGKILL');
       await platform.startService('webhook-dispatcher');
-      const arrivals = await waitFor(() => {
-        const got = receiver.forEvent(eventId);
-        return got.some((r) => r.answered === 200) && got;
-      }, { timeoutMs: 30_000, what: 'the run event to be delivered after the restart' });
-      const log = await waitFor(async () => {
-        const res = await deliveries(jobId);
-        return res.body.deliveries?.[0]?.status === 'delivered' && res.body.deliveries[0];
-      }, { what: 'the delivery to be recorded' });
+      const arrivals = await waitFor(
+        () => {
+          const got = receiver.forEvent(eventId);
+          return got.some((r) => r.answered === 200) && got;
+        },
+        { timeoutMs: 30_000, what: 'the run event to be delivered after the restart' },
+      );
+      const log = await waitFor(
+        async () => {
+          const res = await deliveries(jobId);
+          return res.body.deliveries?.[0]?.status === 'delivered' && res.body.deliveries[0];
+        },
+        { what: 'the delivery to be recorded' },
+      );
       // A little longer: a duplicate success would show up now if a claim were taken twice.
       await waitFor(() => receiver.forEvent(eventId).length >= arrivals.length, { timeoutMs: 1_000 });
       const all = receiver.forEvent(eventId);

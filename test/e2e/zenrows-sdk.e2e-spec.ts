@@ -65,10 +65,13 @@ describe('the public Node SDK (npm zenrows) against Trawl (e2e)', () => {
   async function startFront(gatewayUrl: string): Promise<Server> {
     const gateway = new URL(gatewayUrl);
     const server = createHttpsServer({ cert: frontTls.certPem, key: frontTls.keyPem }, (req, res) => {
-      const upstream = httpRequest({ host: gateway.hostname, port: gateway.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      });
+      const upstream = httpRequest(
+        { host: gateway.hostname, port: gateway.port, method: req.method, path: req.url, headers: req.headers },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        },
+      );
       upstream.on('error', () => res.destroy());
       req.pipe(upstream);
     });
@@ -81,8 +84,12 @@ describe('the public Node SDK (npm zenrows) against Trawl (e2e)', () => {
   function zenrows(): ZenRows {
     const port = (front.address() as { port: number }).port;
     const connect = buildConnector({ ca: frontTls.caPem });
-    const dispatcher = new Agent({ connect: (options, callback) => connect({ ...options, hostname: '127.0.0.1', port: String(port), servername: ZENROWS_API_HOST }, callback) });
-    const routed = ((input: Parameters<typeof undiciFetch>[0], init?: Parameters<typeof undiciFetch>[1]) => undiciFetch(input, { ...init, dispatcher })) as unknown as typeof fetch;
+    const dispatcher = new Agent({
+      connect: (options, callback) =>
+        connect({ ...options, hostname: '127.0.0.1', port: String(port), servername: ZENROWS_API_HOST }, callback),
+    });
+    const routed = ((input: Parameters<typeof undiciFetch>[0], init?: Parameters<typeof undiciFetch>[1]) =>
+      undiciFetch(input, { ...init, dispatcher })) as unknown as typeof fetch;
     // The client binds the global fetch when it is made (fetch-retry); it is put back at once.
     const global = globalThis.fetch;
     globalThis.fetch = routed;
@@ -103,7 +110,7 @@ describe('the public Node SDK (npm zenrows) against Trawl (e2e)', () => {
       expect(((await extracted.json()) as { links: string[] }).links).toContain(web.url('big.test', '/p/1'));
       const posted = await client.post(web.url('echo.test', '/echo'), {}, { data: { a: 1 } });
       expect(posted.status).toBe(200);
-      expect(((await posted.json()) as { method: string; body: string })).toMatchObject({ method: 'POST', body: '{"a":1}' });
+      expect((await posted.json()) as { method: string; body: string }).toMatchObject({ method: 'POST', body: '{"a":1}' });
     });
 
     it("answers extract() on a domain not prepared with the spec's 403 REQS007", async () => {
@@ -119,8 +126,13 @@ describe('the public Node SDK (npm zenrows) against Trawl (e2e)', () => {
     it('runs a one-shot job with job and task parameters, and reads its results every way the SDK offers', async () => {
       const urls = pages(1, 3);
       // The SDK's task type has no parameters of its own, its wire format does: sent as a task object.
-      const own = { url: urls[1], external_id: 'second', zenrows_params: { response_type: 'plaintext' } } as { url: string; external_id: string };
-      const job = await batch.submitRegular([urls[0], own, web.url('fail.test', '/e500')], undefined, { zenrowsParams: { response_type: 'markdown' } });
+      const own = { url: urls[1], external_id: 'second', zenrows_params: { response_type: 'plaintext' } } as {
+        url: string;
+        external_id: string;
+      };
+      const job = await batch.submitRegular([urls[0], own, web.url('fail.test', '/e500')], undefined, {
+        zenrowsParams: { response_type: 'markdown' },
+      });
       const run = await batch.waitForRun(job.jobId, { timeout: 60, pollInterval: 0.5 });
       expect(run.status).toBe('completed');
 
@@ -131,28 +143,46 @@ describe('the public Node SDK (npm zenrows) against Trawl (e2e)', () => {
         ['2', 'successful'],
         ['3', 'failed'],
       ]);
-      expect(results[1]).toMatchObject({ external_id: 'second', run_id: run.run_id, result_url: expect.any(String), output_format: 'plaintext' });
+      expect(results[1]).toMatchObject({
+        external_id: 'second',
+        run_id: run.run_id,
+        result_url: expect.any(String),
+        output_format: 'plaintext',
+      });
       expect(results[0]).toMatchObject({ output_format: 'markdown' });
 
       const inMemory = await batch.downloadToMemory(job.jobId, run.run_id);
       expect(inMemory.map((downloaded) => downloaded.taskId)).toEqual(['1', '2']);
       // What the signed result_url serves is the result's content as the results page gives it.
-      expect(inMemory.map((downloaded) => downloaded.body.toString())).toEqual(results.slice(0, 2).map((result) => (result as { content?: string }).content));
+      expect(inMemory.map((downloaded) => downloaded.body.toString())).toEqual(
+        results.slice(0, 2).map((result) => (result as { content?: string }).content),
+      );
       expect(await batch.getTaskContent(job.jobId, '2')).toBe((await batch.downloadTaskToMemory(results[1])).toString());
       const history = await batch.getTaskHistory(job.jobId, '1', { runId: run.run_id });
-      expect(history.events).toEqual([expect.objectContaining({ attempt: 1, started_at: expect.any(String), ended_at: expect.any(String) })]);
+      expect(history.events).toEqual([
+        expect.objectContaining({ attempt: 1, started_at: expect.any(String), ended_at: expect.any(String) }),
+      ]);
       expect(await batch.downloadToDir(job.jobId, run.run_id, join(scratch, 'one-shot'))).toBe(2);
     }, 90_000);
 
     it('prices a submission locally the way Trawl bills it', () => {
-      const estimate = batch.estimateCost([pages(1, 1)[0], { url: pages(2, 1)[0], zenrows_params: { js_render: 'true' } }], { premium_proxy: 'true' });
+      const estimate = batch.estimateCost([pages(1, 1)[0], { url: pages(2, 1)[0], zenrows_params: { js_render: 'true' } }], {
+        premium_proxy: 'true',
+      });
       expect(estimate).toMatchObject({ taskCount: 2, min: 35, max: 35, exact: true });
     });
 
     it('feeds an open job in batches and closes it with the last one', async () => {
       const job = await batch.submitOpen(pages(4, 1));
-      const added = await job.addTasks(pages(5, 2).map((url) => ({ url })), { lastBatch: true });
-      expect(added).toMatchObject({ accepted_tasks: 2, job_status: 'closed', latest_run: expect.objectContaining({ run_id: expect.any(String) }) });
+      const added = await job.addTasks(
+        pages(5, 2).map((url) => ({ url })),
+        { lastBatch: true },
+      );
+      expect(added).toMatchObject({
+        accepted_tasks: 2,
+        job_status: 'closed',
+        latest_run: expect.objectContaining({ run_id: expect.any(String) }),
+      });
       const run = await job.run.wait({ timeout: 60, pollInterval: 0.5 });
       expect(run.stats).toMatchObject({ total: 3, successful: 3 });
     }, 90_000);
@@ -173,7 +203,12 @@ describe('the public Node SDK (npm zenrows) against Trawl (e2e)', () => {
     }, 90_000);
 
     it('takes a CSV input and makes a job of it', async () => {
-      const fileInputId = await batch.uploadCsv(`url,id\n${pages(9, 2).map((url, i) => `${url},row${i}`).join('\n')}\n`, { fields: { url: 'url', external_id: 'id' }, header: true });
+      const fileInputId = await batch.uploadCsv(
+        `url,id\n${pages(9, 2)
+          .map((url, i) => `${url},row${i}`)
+          .join('\n')}\n`,
+        { fields: { url: 'url', external_id: 'id' }, header: true },
+      );
       const job = await batch.submitRegular(undefined, fileInputId);
       const run = await job.run.wait({ timeout: 60, pollInterval: 0.5 });
       expect(run.stats).toMatchObject({ total: 2, successful: 2 });
@@ -236,7 +271,9 @@ describe('the public Node SDK (npm zenrows) against Trawl (e2e)', () => {
       await job.delete();
       const gone = await job.load().catch((error: unknown) => error);
       expect((gone as ZenRowsBatchError).status).toBe(404);
-      await waitFor(async () => (await batch.listJobs()).jobs.every((listed) => listed.job_id !== job.jobId), { what: 'the job to leave the list' });
+      await waitFor(async () => (await batch.listJobs()).jobs.every((listed) => listed.job_id !== job.jobId), {
+        what: 'the job to leave the list',
+      });
     }, 90_000);
   });
 });

@@ -47,7 +47,9 @@ describe(RunsRuntime.name, () => {
       BATCH_CONCURRENCY: '16',
       SHUTDOWN_TIMEOUT_MS: '4000',
     });
-    worker = await NestFactory.createApplicationContext(await FetchWorkerModule.forRoot(config, pino({ level: 'silent' })), { logger: false });
+    worker = await NestFactory.createApplicationContext(await FetchWorkerModule.forRoot(config, pino({ level: 'silent' })), {
+      logger: false,
+    });
     await worker.init();
     await scheduler.runtime.start();
   }, 60_000);
@@ -89,10 +91,15 @@ describe(RunsRuntime.name, () => {
     expect(done.finished_at).not.toBeNull();
     expect(await taskStates(scheduler.db, runId)).toEqual({ succeeded: 199, failed: 1 });
 
-    const tasks = await scheduler.db.query<{ seq: number; status_code: number; output_format: string | null; body: Buffer | null; tier: string | null; credits: number; error_code: string | null }>(
-      `SELECT seq, status_code, output_format, body, tier, credits, error_code FROM run_tasks WHERE run_id = $1 ORDER BY seq`,
-      [runId],
-    );
+    const tasks = await scheduler.db.query<{
+      seq: number;
+      status_code: number;
+      output_format: string | null;
+      body: Buffer | null;
+      tier: string | null;
+      credits: number;
+      error_code: string | null;
+    }>(`SELECT seq, status_code, output_format, body, tier, credits, error_code FROM run_tasks WHERE run_id = $1 ORDER BY seq`, [runId]);
     expect(tasks[0]).toMatchObject({ status_code: 200, output_format: 'html', tier: 'basic', credits: 1, error_code: null });
     expect(tasks[0].body?.toString()).toContain('/p/11');
     expect(tasks[199]).toMatchObject({ status_code: 404, output_format: null, tier: 'basic', credits: 1, error_code: 'RESP002' });
@@ -123,20 +130,41 @@ describe(RunsRuntime.name, () => {
       webhook: { url: 'https://hooks.test/runs', signature: true },
     });
     // The scheduler's relay publishes it to the events stream, where the webhook dispatcher reads it.
-    await waitFor(async () => {
-      const [row] = await scheduler.db.query<{ published_at: Date | null }>(`SELECT published_at FROM outbox WHERE payload->>'run_id' = $1`, [runId]);
-      return row.published_at !== null;
-    }, { what: 'the run event relayed' });
+    await waitFor(
+      async () => {
+        const [row] = await scheduler.db.query<{ published_at: Date | null }>(
+          `SELECT published_at FROM outbox WHERE payload->>'run_id' = $1`,
+          [runId],
+        );
+        return row.published_at !== null;
+      },
+      { what: 'the run event relayed' },
+    );
 
     // A copy of a result arriving after the run completed changes nothing.
     await publishJson(scheduler.messaging.js, topology.subjects.batchResults, {
       v: 1,
-      results: [{ v: 1, run_id: runId, seq: 1, attempt: 1, status_code: 500, content_type: 'text/plain', billed_tier: 'premium', credits: 10, body_base64: 'eA==' }],
+      results: [
+        {
+          v: 1,
+          run_id: runId,
+          seq: 1,
+          attempt: 1,
+          status_code: 500,
+          content_type: 'text/plain',
+          billed_tier: 'premium',
+          credits: 10,
+          body_base64: 'eA==',
+        },
+      ],
     });
-    await waitFor(async () => {
-      const info = await scheduler.messaging.jsm.consumers.info(topology.streams.batchResults, topology.consumers.batchSchedulers);
-      return info.num_pending === 0 && info.num_ack_pending === 0;
-    }, { what: 'the late result taken in' });
+    await waitFor(
+      async () => {
+        const info = await scheduler.messaging.jsm.consumers.info(topology.streams.batchResults, topology.consumers.batchSchedulers);
+        return info.num_pending === 0 && info.num_ack_pending === 0;
+      },
+      { what: 'the late result taken in' },
+    );
     expect(await runRow(scheduler.db, runId)).toMatchObject({ status: 'completed', successful: 199, failed: 1, credits: 200 });
     expect(await scheduler.db.query(`SELECT 1 FROM credit_ledger WHERE tenant_id = $1`, [tenantId])).toHaveLength(200);
     expect(await scheduler.db.query(`SELECT 1 FROM outbox WHERE payload->>'run_id' = $1`, [runId])).toHaveLength(1);
@@ -146,7 +174,9 @@ describe(RunsRuntime.name, () => {
     const tenantId = await createTenant(scheduler.db, 2);
     const { runId } = await createJobWithRun(scheduler.db, tenantId, [web.url('echo.test', '/big?kib=2000')]);
     await waitFor(async () => (await runRow(scheduler.db, runId)).status === 'completed', { timeoutMs: 30_000, what: 'the run completed' });
-    const [task] = await scheduler.db.query<{ state: string; body: Buffer }>(`SELECT state, body FROM run_tasks WHERE run_id = $1`, [runId]);
+    const [task] = await scheduler.db.query<{ state: string; body: Buffer }>(`SELECT state, body FROM run_tasks WHERE run_id = $1`, [
+      runId,
+    ]);
     expect(task.state).toBe('succeeded');
     expect(task.body.length).toBeGreaterThan(2000 * 1024);
     expect(task.body.toString().endsWith('</body></html>\n')).toBe(true);
@@ -163,43 +193,63 @@ describe(RunsRuntime.name, () => {
     it.each([
       ['the gateway tells the workers at the stop', true],
       ['the gateway notice is lost and the scheduler repeats it from Postgres', false],
-    ])('fetches and bills none of its tasks still queued for workers when %s', async (_case, gatewayNotice) => {
-      const tenantId = await createTenant(scheduler.db, 40);
-      const tag = uniqueSuffix();
-      // The first tasks fill every worker slot for SLOW_MS; the rest wait in the work queue.
-      const slow = Array.from({ length: WORKER_SLOTS }, (_, i) => web.url('slow.test', `/slow/${i + 1}?ms=${SLOW_MS}&t=${tag}`));
-      const queued = Array.from({ length: 24 }, (_, i) => `/p/${i + 1}?t=${tag}`);
-      const { jobId, runId } = await createJobWithRun(scheduler.db, tenantId, [...slow, ...queued.map((path) => web.url('big.test', path))]);
-      await waitFor(
-        async () => {
-          const [row] = await scheduler.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM run_tasks WHERE run_id = $1 AND state = 'dispatched'`, [runId]);
-          const slowHits = slow.reduce((n, url) => n + web.hits('slow.test', new URL(url).pathname + new URL(url).search), 0);
-          return row.n === 40 && slowHits === WORKER_SLOTS;
-        },
-        // Less than SLOW_MS: past it a slow page may have ended and freed its slot to a queued task.
-        { timeoutMs: SLOW_MS - 1_000, intervalMs: 10, what: 'every task dispatched and every worker slot busy' },
-      );
-      expect(queued.map((path) => web.hits('big.test', path))).toEqual(queued.map(() => 0));
+    ])(
+      'fetches and bills none of its tasks still queued for workers when %s',
+      async (_case, gatewayNotice) => {
+        const tenantId = await createTenant(scheduler.db, 40);
+        const tag = uniqueSuffix();
+        // The first tasks fill every worker slot for SLOW_MS; the rest wait in the work queue.
+        const slow = Array.from({ length: WORKER_SLOTS }, (_, i) => web.url('slow.test', `/slow/${i + 1}?ms=${SLOW_MS}&t=${tag}`));
+        const queued = Array.from({ length: 24 }, (_, i) => `/p/${i + 1}?t=${tag}`);
+        const { jobId, runId } = await createJobWithRun(scheduler.db, tenantId, [
+          ...slow,
+          ...queued.map((path) => web.url('big.test', path)),
+        ]);
+        await waitFor(
+          async () => {
+            const [row] = await scheduler.db.query<{ n: number }>(
+              `SELECT count(*)::int AS n FROM run_tasks WHERE run_id = $1 AND state = 'dispatched'`,
+              [runId],
+            );
+            const slowHits = slow.reduce((n, url) => n + web.hits('slow.test', new URL(url).pathname + new URL(url).search), 0);
+            return row.n === 40 && slowHits === WORKER_SLOTS;
+          },
+          // Less than SLOW_MS: past it a slow page may have ended and freed its slot to a queued task.
+          { timeoutMs: SLOW_MS - 1_000, intervalMs: 10, what: 'every task dispatched and every worker slot busy' },
+        );
+        expect(queued.map((path) => web.hits('big.test', path))).toEqual(queued.map(() => 0));
 
-      const stopped = await new JobRunsRepository(scheduler.db).transition(tenantId, jobId, 'stop');
-      expect(stopped?.status).toBe('stopped');
-      if (gatewayNotice) {
-        new RunStopNotices(scheduler.messaging, pino({ level: 'silent' }), { NATS_PREFIX: prefix } as GatewayConfig).stopped(runId);
-      }
+        const stopped = await new JobRunsRepository(scheduler.db).transition(tenantId, jobId, 'stop');
+        expect(stopped?.status).toBe('stopped');
+        if (gatewayNotice) {
+          new RunStopNotices(scheduler.messaging, pino({ level: 'silent' }), { NATS_PREFIX: prefix } as GatewayConfig).stopped(runId);
+        }
 
-      await waitFor(async () => (await taskStates(scheduler.db, runId)).dispatched === undefined, {
-        timeoutMs: 30_000,
-        what: 'every claim of the stopped run answered or handed back',
-      });
-      // Started before the stop: recorded and billed. Still queued at the stop: never fetched, not counted.
-      expect(queued.map((path) => web.hits('big.test', path))).toEqual(queued.map(() => 0));
-      expect(await taskStates(scheduler.db, runId)).toEqual({ succeeded: WORKER_SLOTS, queued: 24 });
-      expect(await runRow(scheduler.db, runId)).toMatchObject({ status: 'stopped', total: 40, successful: WORKER_SLOTS, failed: 0, credits: WORKER_SLOTS });
-      const ledger = await scheduler.db.query<{ ref: string }>(`SELECT ref FROM credit_ledger WHERE tenant_id = $1`, [tenantId]);
-      expect(new Set(ledger.map((l) => l.ref))).toEqual(new Set(Array.from({ length: WORKER_SLOTS }, (_, i) => `batch:${runId}:${i + 1}`)));
-      // The scheduler never dispatches the stopped run again.
-      const [attempts] = await scheduler.db.query<{ max: number }>(`SELECT max(attempt)::int AS max FROM run_tasks WHERE run_id = $1`, [runId]);
-      expect(attempts.max).toBe(1);
-    }, 60_000);
+        await waitFor(async () => (await taskStates(scheduler.db, runId)).dispatched === undefined, {
+          timeoutMs: 30_000,
+          what: 'every claim of the stopped run answered or handed back',
+        });
+        // Started before the stop: recorded and billed. Still queued at the stop: never fetched, not counted.
+        expect(queued.map((path) => web.hits('big.test', path))).toEqual(queued.map(() => 0));
+        expect(await taskStates(scheduler.db, runId)).toEqual({ succeeded: WORKER_SLOTS, queued: 24 });
+        expect(await runRow(scheduler.db, runId)).toMatchObject({
+          status: 'stopped',
+          total: 40,
+          successful: WORKER_SLOTS,
+          failed: 0,
+          credits: WORKER_SLOTS,
+        });
+        const ledger = await scheduler.db.query<{ ref: string }>(`SELECT ref FROM credit_ledger WHERE tenant_id = $1`, [tenantId]);
+        expect(new Set(ledger.map((l) => l.ref))).toEqual(
+          new Set(Array.from({ length: WORKER_SLOTS }, (_, i) => `batch:${runId}:${i + 1}`)),
+        );
+        // The scheduler never dispatches the stopped run again.
+        const [attempts] = await scheduler.db.query<{ max: number }>(`SELECT max(attempt)::int AS max FROM run_tasks WHERE run_id = $1`, [
+          runId,
+        ]);
+        expect(attempts.max).toBe(1);
+      },
+      60_000,
+    );
   });
 });

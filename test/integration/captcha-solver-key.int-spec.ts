@@ -34,7 +34,9 @@ describe('CAPTCHA solver key at rest', () => {
       CAPTCHA_POLL_INTERVAL_MS: '50',
       SHUTDOWN_TIMEOUT_MS: '4000',
     });
-    worker = await NestFactory.createApplicationContext(await FetchWorkerModule.forRoot(config, pino({ level: 'silent' })), { logger: false });
+    worker = await NestFactory.createApplicationContext(await FetchWorkerModule.forRoot(config, pino({ level: 'silent' })), {
+      logger: false,
+    });
     await worker.init();
   }, 60_000);
 

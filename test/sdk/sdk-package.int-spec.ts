@@ -6,7 +6,9 @@ const ROOT = resolve(__dirname, '..', '..');
 const PACKAGE = join(ROOT, 'dist', 'packages', 'sdk');
 
 function filesUnder(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? filesUnder(join(dir, entry.name)) : [join(dir, entry.name)]));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory() ? filesUnder(join(dir, entry.name)) : [join(dir, entry.name)],
+  );
 }
 
 function node(args: string[]): string {
@@ -42,6 +44,8 @@ describe('the SDK package', () => {
 
   it('ships declarations for both entries', () => {
     const files = filesUnder(PACKAGE).map((file) => file.slice(PACKAGE.length + 1));
-    expect(files).toEqual(expect.arrayContaining(['cjs/index.d.ts', 'esm/index.d.mts', 'cjs/generated/api-types.d.ts', 'package.json', 'README.md']));
+    expect(files).toEqual(
+      expect.arrayContaining(['cjs/index.d.ts', 'esm/index.d.mts', 'cjs/generated/api-types.d.ts', 'package.json', 'README.md']),
+    );
   });
 });

@@ -93,7 +93,9 @@ export class ApiDocument {
     const contentType = (answer.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
     const mediaName = [contentType, `${contentType.split('/')[0]}/*`, '*/*'].find((name) => content[name] !== undefined);
     if (!mediaName) {
-      throw new Error(`${what}: content type ${contentType || '(none)'} is not one of ${Object.keys(content).join(', ')} (${operation.operationId})`);
+      throw new Error(
+        `${what}: content type ${contentType || '(none)'} is not one of ${Object.keys(content).join(', ')} (${operation.operationId})`,
+      );
     }
     const base = `#/paths/${pointerPart(template.path)}/${method.toLowerCase()}/responses/${status}/content/${pointerPart(mediaName)}`;
     const media = content[mediaName]!;
@@ -102,8 +104,13 @@ export class ApiDocument {
       const answerComponent = operation.operationId.startsWith('fetchPage') && answer.status === 200 ? fetchJsonAnswer(url) : undefined;
       this.validate(answerComponent ? `#/components/schemas/${answerComponent}` : `${base}/schema`, body, what);
     } else if (mediaName === 'application/x-ndjson' && media['x-itemSchema'] !== undefined) {
-      const lines = answer.bytes.toString('utf8').split('\n').filter((line) => line !== '');
-      lines.forEach((line, index) => this.validate(`${base}/x-itemSchema`, parseJson(Buffer.from(line), `${what} line ${index + 1}`), `${what} line ${index + 1}`));
+      const lines = answer.bytes
+        .toString('utf8')
+        .split('\n')
+        .filter((line) => line !== '');
+      lines.forEach((line, index) =>
+        this.validate(`${base}/x-itemSchema`, parseJson(Buffer.from(line), `${what} line ${index + 1}`), `${what} line ${index + 1}`),
+      );
     }
   }
 
@@ -115,8 +122,12 @@ export class ApiDocument {
       this.validators.set(pointer, validate);
     }
     if (!validate(value)) {
-      const errors = (validate.errors ?? []).map((error) => `${error.instancePath || '(body)'} ${error.message ?? ''} ${JSON.stringify(error.params)}`);
-      throw new Error(`${what}: the body does not match ${pointer}:\n  ${errors.join('\n  ')}\nbody: ${JSON.stringify(value).slice(0, 2_000)}`);
+      const errors = (validate.errors ?? []).map(
+        (error) => `${error.instancePath || '(body)'} ${error.message ?? ''} ${JSON.stringify(error.params)}`,
+      );
+      throw new Error(
+        `${what}: the body does not match ${pointer}:\n  ${errors.join('\n  ')}\nbody: ${JSON.stringify(value).slice(0, 2_000)}`,
+      );
     }
   }
 }

@@ -69,7 +69,14 @@ describe('extract scoring', () => {
 
   describe(flattenPredicted.name, () => {
     it('names nested objects with dots, joins lists of plain values and keeps lists of records', () => {
-      const flat = flattenPredicted({ name: 'A', offer: { price: 9.5, seller: { name: 'S' } }, paragraphs: ['one', 'two'], items: [{ name: 'x', tags: [{ t: 1 }] }, 'stray'], empty: '', none: null });
+      const flat = flattenPredicted({
+        name: 'A',
+        offer: { price: 9.5, seller: { name: 'S' } },
+        paragraphs: ['one', 'two'],
+        items: [{ name: 'x', tags: [{ t: 1 }] }, 'stray'],
+        empty: '',
+        none: null,
+      });
       expect([...flat.scalars]).toEqual([
         ['name', 'A'],
         ['offer.price', 9.5],
@@ -94,7 +101,14 @@ describe('extract scoring', () => {
 
     it('counts junk fields and leaked related products against precision only', () => {
       const pages = [1, 2].map((n) =>
-        page(n, { ...product(n), promo: 'Free delivery', related_products: [{ name: 'Ad kettle', price: '5.00' }, { name: 'Other', price: '6.00' }] }),
+        page(n, {
+          ...product(n),
+          promo: 'Free delivery',
+          related_products: [
+            { name: 'Ad kettle', price: '5.00' },
+            { name: 'Other', price: '6.00' },
+          ],
+        }),
       );
       const score = scoreSite(pages, PRODUCT_KINDS);
       expect(score.recall).toBe(1);
@@ -105,24 +119,37 @@ describe('extract scoring', () => {
 
     it('counts wrong and missing values against recall, wrong ones against precision too', () => {
       const score = scoreSite([page(1, { ...product(1), price: '99.00' }), page(2, { name: product(2).name })], PRODUCT_KINDS);
-      expect({ correct: score.correct, predicted: score.predicted, expected: score.expected }).toEqual({ correct: 4, predicted: 5, expected: 8 });
+      expect({ correct: score.correct, predicted: score.predicted, expected: score.expected }).toEqual({
+        correct: 4,
+        predicted: 5,
+        expected: 8,
+      });
       expect(score.pages[0].mistakes).toEqual(['price: expected "19.99", got "99.00" (price)']);
     });
 
     it('maps one-to-one: of two fields with the same values one is junk, the one named like the attribute wins', () => {
-      const score = scoreSite([1, 2].map((n) => page(n, { title: product(n).name, name: product(n).name }, { name: product(n).name })), { name: 'text' });
+      const score = scoreSite(
+        [1, 2].map((n) => page(n, { title: product(n).name, name: product(n).name }, { name: product(n).name })),
+        { name: 'text' },
+      );
       expect(score.mapping.product).toEqual({ name: 'name' });
       expect(score.precision).toBe(0.5);
     });
 
     it('picks the field that agrees most often, so a wrong field on some pages does not win', () => {
-      const pages = [1, 2, 3].map((n) => page(n, { a: product(n).name, b: n === 1 ? product(n).name : 'Template text' }, { name: product(n).name }));
+      const pages = [1, 2, 3].map((n) =>
+        page(n, { a: product(n).name, b: n === 1 ? product(n).name : 'Template text' }, { name: product(n).name }),
+      );
       expect(scoreSite(pages, { name: 'text' }).mapping.product).toEqual({ name: 'a' });
     });
 
     it('does not credit a value for an optional attribute a page does not have', () => {
       const score = scoreSite([page(1, { colour: 'Red' }, { colour: 'Red' }), page(2, { colour: 'Blue' }, {})], { colour: 'text' });
-      expect({ correct: score.correct, predicted: score.predicted, expected: score.expected }).toEqual({ correct: 1, predicted: 2, expected: 1 });
+      expect({ correct: score.correct, predicted: score.predicted, expected: score.expected }).toEqual({
+        correct: 1,
+        predicted: 2,
+        expected: 1,
+      });
       expect(score.pages[1].mistakes).toEqual(['colour (colour) is not on this page, got "Blue"']);
     });
 
@@ -134,15 +161,40 @@ describe('extract scoring', () => {
       };
       const score = scoreSite([page(1, parsed, truth, 'listing')], PRODUCT_KINDS);
       expect(score.mapping).toEqual({
-        listing: { category: 'heading', products: 'items', 'products[].name': 'items[].title', 'products[].price': 'items[].cost', 'products[].url': 'items[].link' },
+        listing: {
+          category: 'heading',
+          products: 'items',
+          'products[].name': 'items[].title',
+          'products[].price': 'items[].cost',
+          'products[].url': 'items[].link',
+        },
       });
-      expect({ correct: score.correct, predicted: score.predicted, expected: score.expected }).toEqual({ correct: 9, predicted: 10, expected: 10 });
+      expect({ correct: score.correct, predicted: score.predicted, expected: score.expected }).toEqual({
+        correct: 9,
+        predicted: 10,
+        expected: 10,
+      });
     });
 
     it('keeps a record’s values together: a price of another record is not correct', () => {
-      const truth = { products: [{ name: 'A', price: '1.00' }, { name: 'B', price: '2.00' }] };
-      const swapped = { items: [{ name: 'A', price: '2.00' }, { name: 'B', price: '1.00' }] };
-      const right = { items: [{ name: 'A', price: '1.00' }, { name: 'B', price: '2.00' }] };
+      const truth = {
+        products: [
+          { name: 'A', price: '1.00' },
+          { name: 'B', price: '2.00' },
+        ],
+      };
+      const swapped = {
+        items: [
+          { name: 'A', price: '2.00' },
+          { name: 'B', price: '1.00' },
+        ],
+      };
+      const right = {
+        items: [
+          { name: 'A', price: '1.00' },
+          { name: 'B', price: '2.00' },
+        ],
+      };
       // With a second page agreeing, the mapping is the obvious one; the swapped page gets names only.
       const score = scoreSite([page(1, swapped, truth, 'listing'), page(2, right, truth, 'listing')], PRODUCT_KINDS);
       expect(score.pages.map((p) => p.correct)).toEqual([2, 4]);
@@ -150,7 +202,11 @@ describe('extract scoring', () => {
 
     it('maps each page type on its own and scores a failed fetch as nothing predicted', () => {
       const score = scoreSite(
-        [page(1, { name: 'Kettles' }, { category: 'Kettles' }, 'listing'), page(2, { name: product(2).name }, { name: product(2).name }), page(3, undefined, { name: product(3).name })],
+        [
+          page(1, { name: 'Kettles' }, { category: 'Kettles' }, 'listing'),
+          page(2, { name: product(2).name }, { name: product(2).name }),
+          page(3, undefined, { name: product(3).name }),
+        ],
         PRODUCT_KINDS,
       );
       expect(score.mapping).toEqual({ listing: { category: 'name' }, product: { name: 'name' } });
@@ -188,12 +244,24 @@ describe('extract scoring', () => {
     });
 
     it('reads availability as the benchmark does: out-of-stock terms, else InStock', () => {
-      expect(['https://schema.org/OutOfStock', 'sold_out', 'Discontinued'].map(benchmarkAvailability)).toEqual(['OutOfStock', 'OutOfStock', 'OutOfStock']);
-      expect(['InStock', 'LimitedAvailability', 'PreOrder', 'maybe', undefined].map(benchmarkAvailability)).toEqual(Array(5).fill('InStock'));
+      expect(['https://schema.org/OutOfStock', 'sold_out', 'Discontinued'].map(benchmarkAvailability)).toEqual([
+        'OutOfStock',
+        'OutOfStock',
+        'OutOfStock',
+      ]);
+      expect(['InStock', 'LimitedAvailability', 'PreOrder', 'maybe', undefined].map(benchmarkAvailability)).toEqual(
+        Array(5).fill('InStock'),
+      );
     });
 
     it('takes one predicted value per attribute', () => {
-      expect([firstScalar(' 12.5 '), firstScalar(['a', 'b']), firstScalar([{ x: 1 }]), firstScalar(''), firstScalar(3)]).toEqual(['12.5', 'a', undefined, undefined, 3]);
+      expect([firstScalar(' 12.5 '), firstScalar(['a', 'b']), firstScalar([{ x: 1 }]), firstScalar(''), firstScalar(3)]).toEqual([
+        '12.5',
+        'a',
+        undefined,
+        undefined,
+        3,
+      ]);
     });
   });
 
@@ -233,7 +301,16 @@ describe('extract scoring', () => {
 describe('extract scoring of the public benchmarks', () => {
   describe(productPredictionOf.name, () => {
     it('takes the fields of the same names, one value each, and reads availability as the benchmark does', () => {
-      expect(productPredictionOf({ price: 19.9, sku: [' A1 ', 'A2'], availability: 'https://schema.org/OutOfStock', brand: { name: 'X' }, gtin: '123', colour: 'red' })).toEqual({
+      expect(
+        productPredictionOf({
+          price: 19.9,
+          sku: [' A1 ', 'A2'],
+          availability: 'https://schema.org/OutOfStock',
+          brand: { name: 'X' },
+          gtin: '123',
+          colour: 'red',
+        }),
+      ).toEqual({
         price: 19.9,
         sku: 'A1',
         availability: 'OutOfStock',
@@ -246,7 +323,14 @@ describe('extract scoring of the public benchmarks', () => {
 
   describe(scoreProductPage.name, () => {
     it('scores each attribute of a page under the benchmark’s rules', () => {
-      const truth = { price: ['229.99 '], sku: ['B07', 'b07'], availability: ['InStock'], InStock: ['InStock'], brand: ['Acme'], url: 'https://x.test/' };
+      const truth = {
+        price: ['229.99 '],
+        sku: ['B07', 'b07'],
+        availability: ['InStock'],
+        InStock: ['InStock'],
+        brand: ['Acme'],
+        url: 'https://x.test/',
+      };
       expect(scoreProductPage(truth, { price: '229.990', sku: 'b07', availability: 'InStock', InStock: 'InStock', mpn: 'M1' })).toEqual({
         price: [1, 0, 0],
         sku: [1, 0, 0],
@@ -264,7 +348,11 @@ describe('extract scoring of the public benchmarks', () => {
     it('takes a body field by name, else the longest text and says so', () => {
       expect(articleBodyOf({ headline: 'H', body: 'B' })).toEqual({ body: 'B', field: 'body', fallback: false });
       expect(articleBodyOf({ content: ['p1', 'p2'] })).toEqual({ body: 'p1\np2', field: 'content', fallback: false });
-      expect(articleBodyOf({ headline: 'Short', story: { paragraphs: 'A much longer text' } })).toEqual({ body: 'A much longer text', field: 'story.paragraphs', fallback: true });
+      expect(articleBodyOf({ headline: 'Short', story: { paragraphs: 'A much longer text' } })).toEqual({
+        body: 'A much longer text',
+        field: 'story.paragraphs',
+        fallback: true,
+      });
       expect(articleBodyOf(undefined)).toEqual({ body: '', fallback: false });
     });
   });

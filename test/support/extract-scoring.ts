@@ -1,4 +1,10 @@
-import { BODY_MATCH_F1, type AttributeKind, type AttributeKinds, type TruthListItem, type TruthRecord } from '../fixtures/web/sites/extract/truth';
+import {
+  BODY_MATCH_F1,
+  type AttributeKind,
+  type AttributeKinds,
+  type TruthListItem,
+  type TruthRecord,
+} from '../fixtures/web/sites/extract/truth';
 
 /*
  * Scoring of `extract=auto` answers.
@@ -137,7 +143,11 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 function isScalar(value: unknown): value is Scalar {
-  return (typeof value === 'string' && normaliseText(value) !== '') || (typeof value === 'number' && Number.isFinite(value)) || typeof value === 'boolean';
+  return (
+    (typeof value === 'string' && normaliseText(value) !== '') ||
+    (typeof value === 'number' && Number.isFinite(value)) ||
+    typeof value === 'boolean'
+  );
 }
 
 /**
@@ -145,7 +155,12 @@ function isScalar(value: unknown): value is Scalar {
  * counts as one value, its items joined by line breaks (e.g. body paragraphs); a list of records
  * goes to `onList`.
  */
-function flattenObject(value: Record<string, unknown>, prefix: string, scalars: Map<string, Scalar>, onList: (name: string, items: unknown[]) => void): void {
+function flattenObject(
+  value: Record<string, unknown>,
+  prefix: string,
+  scalars: Map<string, Scalar>,
+  onList: (name: string, items: unknown[]) => void,
+): void {
   for (const [key, child] of Object.entries(value)) {
     const name = `${prefix}${key}`;
     if (isScalar(child)) scalars.set(name, child);
@@ -280,7 +295,14 @@ function alignItems(
 }
 
 /** Multiset agreement of one list attribute's record attribute with one predicted record field, over pages. */
-function subAgreement(pages: PreparedPage[], listAttribute: string, listField: string, attribute: string, field: string, kind: AttributeKind): number {
+function subAgreement(
+  pages: PreparedPage[],
+  listAttribute: string,
+  listField: string,
+  attribute: string,
+  field: string,
+  kind: AttributeKind,
+): number {
   let agreement = 0;
   for (const { page, flat } of pages) {
     const truthItems = page.truth[listAttribute];
@@ -300,17 +322,29 @@ function subAgreement(pages: PreparedPage[], listAttribute: string, listField: s
   return agreement;
 }
 
-function subMappingOf(pages: PreparedPage[], listAttribute: string, listField: string, kinds: Record<string, AttributeKind>): Map<string, string> {
+function subMappingOf(
+  pages: PreparedPage[],
+  listAttribute: string,
+  listField: string,
+  kinds: Record<string, AttributeKind>,
+): Map<string, string> {
   const fields = new Set<string>();
   for (const { flat } of pages) for (const item of flat.lists.get(listField) ?? []) for (const name of item.keys()) fields.add(name);
   const candidates: Candidate[] = [];
   for (const attribute of Object.keys(kinds)) {
-    for (const field of fields) candidates.push({ attribute, field, agreement: subAgreement(pages, listAttribute, listField, attribute, field, kinds[attribute]) });
+    for (const field of fields)
+      candidates.push({ attribute, field, agreement: subAgreement(pages, listAttribute, listField, attribute, field, kinds[attribute]) });
   }
   return assign(candidates);
 }
 
-function listCorrect(pages: PreparedPage[], listAttribute: string, listField: string, subMapping: Map<string, string>, kinds: Record<string, AttributeKind>): number {
+function listCorrect(
+  pages: PreparedPage[],
+  listAttribute: string,
+  listField: string,
+  subMapping: Map<string, string>,
+  kinds: Record<string, AttributeKind>,
+): number {
   let correct = 0;
   for (const { page, flat } of pages) {
     const truthItems = page.truth[listAttribute];
@@ -359,7 +393,8 @@ function mapPageType(pages: PreparedPage[], kinds: AttributeKinds): TypeMapping 
     }
   }
   const lists = new Map<string, { field: string; attributes: Map<string, string> }>();
-  for (const [attribute, field] of assign(listCandidates)) lists.set(attribute, { field, attributes: subMappings.get(`${attribute}\u0000${field}`)! });
+  for (const [attribute, field] of assign(listCandidates))
+    lists.set(attribute, { field, attributes: subMappings.get(`${attribute}\u0000${field}`)! });
   return { scalars: assign(scalarCandidates), lists };
 }
 
@@ -396,7 +431,10 @@ function scorePage({ page, flat }: PreparedPage, mapping: TypeMapping, kinds: At
     usedLists.add(list.field);
     const { correct: listCorrectValues, pairs } = alignItems(truth, items, list.attributes, itemKinds, page.url);
     correct += listCorrectValues;
-    if (listCorrectValues < expectedValues) mistakes.push(`${attribute}: ${listCorrectValues} of ${expectedValues} values right (${pairs.size} of ${truth.length} records matched)`);
+    if (listCorrectValues < expectedValues)
+      mistakes.push(
+        `${attribute}: ${listCorrectValues} of ${expectedValues} values right (${pairs.size} of ${truth.length} records matched)`,
+      );
   }
   const attributeOfScalar = new Map([...mapping.scalars].map(([attribute, field]) => [field, attribute]));
   const attributeOfList = new Map([...mapping.lists].map(([attribute, { field }]) => [field, attribute]));
@@ -412,7 +450,9 @@ function scorePage({ page, flat }: PreparedPage, mapping: TypeMapping, kinds: At
     predicted += values;
     if (usedLists.has(field)) continue;
     const attribute = attributeOfList.get(field);
-    mistakes.push(`${attribute ? `${field} (${attribute}) is not on this page` : `junk list ${field}`}: ${items.length} records, ${values} values`);
+    mistakes.push(
+      `${attribute ? `${field} (${attribute}) is not on this page` : `junk list ${field}`}: ${items.length} records, ${values} values`,
+    );
   }
   for (const leaf of flat.unmappable) mistakes.push(`junk ${short(leaf)}`);
   return { url: page.url, correct, predicted, expected, mistakes };

@@ -102,7 +102,9 @@ export class Platform {
 
   /** Status and body of an instance's `/readyz` (status 0 when it does not answer). */
   async readiness(instance: ServiceName | string): Promise<{ status: number; body: any }> {
-    const res = await fetch(`http://127.0.0.1:${this.port(instance)}/readyz`, { signal: AbortSignal.timeout(5_000) }).catch(() => undefined);
+    const res = await fetch(`http://127.0.0.1:${this.port(instance)}/readyz`, { signal: AbortSignal.timeout(5_000) }).catch(
+      () => undefined,
+    );
     if (!res) return { status: 0, body: undefined };
     return { status: res.status, body: await res.json().catch(() => undefined) };
   }
@@ -229,7 +231,10 @@ export class Platform {
     const topology = messagingTopology(this.prefix);
     await deleteStreams(messaging.jsm, Object.values(topology.streams));
     // The fetch workers' KV buckets (proxy sessions, adaptive stealth's domain tiers).
-    await deleteStreams(messaging.jsm, Object.values(fetchRequestBuckets(this.prefix)).map((bucket) => `KV_${bucket}`));
+    await deleteStreams(
+      messaging.jsm,
+      Object.values(fetchRequestBuckets(this.prefix)).map((bucket) => `KV_${bucket}`),
+    );
     await messaging.close();
     await this.database?.drop();
   }
@@ -306,7 +311,11 @@ export class ApiClient {
   }
 
   /** Reads every result with the cursor until `next_cursor` is null; fails on a URL returned twice. */
-  async readAllResults(id: string, limit = 10_000, timeoutMs = 60_000): Promise<{ url: string; content_status?: string; content_url?: string }[]> {
+  async readAllResults(
+    id: string,
+    limit = 10_000,
+    timeoutMs = 60_000,
+  ): Promise<{ url: string; content_status?: string; content_url?: string }[]> {
     const results: any[] = [];
     const seen = new Set<string>();
     let cursor: string | null = null;

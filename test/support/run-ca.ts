@@ -27,5 +27,9 @@ export function trustRunCa(): void {
 export function runCa(): CertificateAuthority & { certFile: string } {
   const folder = process.env[CA_DIR_VARIABLE];
   if (!folder) throw new Error(`${CA_DIR_VARIABLE} is not set: the integration and e2e projects' global setup makes the run's CA`);
-  return { certPem: readFileSync(join(folder, 'ca.pem'), 'utf8'), keyPem: readFileSync(join(folder, 'ca-key.pem'), 'utf8'), certFile: join(folder, 'ca.pem') };
+  return {
+    certPem: readFileSync(join(folder, 'ca.pem'), 'utf8'),
+    keyPem: readFileSync(join(folder, 'ca-key.pem'), 'utf8'),
+    certFile: join(folder, 'ca.pem'),
+  };
 }

@@ -14,7 +14,13 @@
 type Schema = boolean | { [keyword: string]: unknown };
 
 interface Document {
-  paths: Record<string, Record<string, { operationId?: string; parameters?: Parameter[]; responses?: Record<string, { content?: Record<string, { schema?: Schema }> }> }>>;
+  paths: Record<
+    string,
+    Record<
+      string,
+      { operationId?: string; parameters?: Parameter[]; responses?: Record<string, { content?: Record<string, { schema?: Schema }> }> }
+    >
+  >;
   components: { schemas: Record<string, Schema> };
 }
 
@@ -44,7 +50,9 @@ export function openApiToTypeScript(document: Document): string {
       const query = (operation.parameters ?? []).filter((parameter) => parameter.in === 'query');
       if (query.length === 0 || operation.operationId === undefined) continue;
       const name = `${pascal(operation.operationId)}Query`;
-      const body = query.map((parameter) => member(parameter.name, parameter.schema ?? {}, parameter.required === true, parameter.description, 1)).join('\n');
+      const body = query
+        .map((parameter) => member(parameter.name, parameter.schema ?? {}, parameter.required === true, parameter.description, 1))
+        .join('\n');
       const doc = `/** Query parameters of \`${method.toUpperCase()} ${path}\`. */\n`;
       const same = declaredAs.get(body);
       if (same !== undefined) parts.push(`${doc}export type ${name} = ${same};\n`);
@@ -131,7 +139,9 @@ function typeOfType(type: string, schema: { [keyword: string]: unknown }, depth:
 function arrayType(schema: { [keyword: string]: unknown }, depth: number): string {
   if (Array.isArray(schema.prefixItems)) {
     const fixed = schema.prefixItems.map((item) => typeOf(item as Schema, depth));
-    return schema.items === false ? `[${fixed.join(', ')}]` : `[${fixed.join(', ')}, ...${wrap(typeOf((schema.items ?? true) as Schema, depth))}[]]`;
+    return schema.items === false
+      ? `[${fixed.join(', ')}]`
+      : `[${fixed.join(', ')}, ...${wrap(typeOf((schema.items ?? true) as Schema, depth))}[]]`;
   }
   return `${wrap(typeOf((schema.items ?? true) as Schema, depth))}[]`;
 }
@@ -139,10 +149,13 @@ function arrayType(schema: { [keyword: string]: unknown }, depth: number): strin
 function objectType(schema: { [keyword: string]: unknown }, depth: number): string {
   const properties = (schema.properties ?? {}) as Record<string, Schema>;
   const required = new Set((schema.required ?? []) as string[]);
-  const lines = Object.entries(properties).map(([name, property]) => member(name, property, required.has(name), description(property), depth + 1));
+  const lines = Object.entries(properties).map(([name, property]) =>
+    member(name, property, required.has(name), description(property), depth + 1),
+  );
   const extra = schema.additionalProperties;
   if (extra !== undefined && extra !== false) {
-    const key = typeof schema.propertyNames === 'object' && schema.propertyNames !== null ? keyType(schema.propertyNames as Schema) : 'string';
+    const key =
+      typeof schema.propertyNames === 'object' && schema.propertyNames !== null ? keyType(schema.propertyNames as Schema) : 'string';
     const value = extra === true ? 'unknown' : typeOf(extra as Schema, depth + 1);
     if (lines.length === 0) return key === 'string' ? `Record<string, ${value}>` : `Partial<Record<${key}, ${value}>>`;
     lines.push(`${indent(depth + 1)}[key: string]: ${value === 'unknown' ? 'unknown' : `${value} | undefined`};`);

@@ -80,18 +80,28 @@ export const readTextFileFromDisk: ReadTextFile = (path) => {
  * @throws CliError `usage` when a config file named by `--config` or `$TRAWL_CONFIG` is missing,
  *   when the file is not valid JSON of the expected shape, or when the base URL is not an http(s) URL.
  */
-export function resolveConfig(flags: ConnectionFlags, env: CliEnvironment, readTextFile: ReadTextFile = readTextFileFromDisk): ResolvedConfig {
+export function resolveConfig(
+  flags: ConnectionFlags,
+  env: CliEnvironment,
+  readTextFile: ReadTextFile = readTextFileFromDisk,
+): ResolvedConfig {
   const { path: configFile, named } = configFilePath(flags, env);
   // The file is read only when a flag or variable leaves something to find in it.
   const needsFile = (flags.apiKey ?? env.TRAWL_API_KEY) === undefined || (flags.baseUrl ?? env.TRAWL_BASE_URL) === undefined;
   const file = needsFile || named ? readConfigFile(configFile, named, readTextFile) : {};
 
   const [apiKey, apiKeySource] = firstOf<string>([flags.apiKey, 'flag'], [env.TRAWL_API_KEY, 'environment'], [file.api_key, 'config file']);
-  const [baseUrl, baseUrlSource] = firstOf<string>([flags.baseUrl, 'flag'], [env.TRAWL_BASE_URL, 'environment'], [file.base_url, 'config file']);
+  const [baseUrl, baseUrlSource] = firstOf<string>(
+    [flags.baseUrl, 'flag'],
+    [env.TRAWL_BASE_URL, 'environment'],
+    [file.base_url, 'config file'],
+  );
   const chosenBaseUrl = baseUrl ?? DEFAULT_BASE_URL;
   const source: SettingSource = baseUrlSource ?? 'default';
   if (!isHttpUrl(chosenBaseUrl)) {
-    throw CliError.usage(`the base URL from the ${source === 'config file' ? `config file ${configFile}` : source} is not an http(s) URL: ${chosenBaseUrl}`);
+    throw CliError.usage(
+      `the base URL from the ${source === 'config file' ? `config file ${configFile}` : source} is not an http(s) URL: ${chosenBaseUrl}`,
+    );
   }
   return { apiKey, baseUrl: chosenBaseUrl, sources: { apiKey: apiKeySource, baseUrl: source }, configFile };
 }

@@ -36,7 +36,11 @@ export interface GlobalOptions extends ConnectionFlags {
 export function clientFor(context: CliContext, options: GlobalOptions): TrawlClient {
   const config = resolveConfig(options, context.env, context.readConfigFile);
   if (config.apiKey === undefined) {
-    throw new CliError('no_api_key', 'no_api_key', `no API key: pass --api-key, set TRAWL_API_KEY, or put "api_key" in ${config.configFile}`);
+    throw new CliError(
+      'no_api_key',
+      'no_api_key',
+      `no API key: pass --api-key, set TRAWL_API_KEY, or put "api_key" in ${config.configFile}`,
+    );
   }
   return new TrawlClient({
     apiKey: config.apiKey,

@@ -49,20 +49,20 @@ describe('outcomeOf', () => {
     expect(outcomeOfStatus(status, code)).toBe(outcome);
   });
 
-  it('maps the SDK\'s other errors: connection and timeout to unavailable, abort to interrupted', () => {
+  it("maps the SDK's other errors: connection and timeout to unavailable, abort to interrupted", () => {
     expect(outcomeOf(new TrawlConnectionError('GET /v1/: fetch failed', { cause: new Error('ECONNREFUSED') }))).toBe('unavailable');
     expect(outcomeOf(new TrawlTimeoutError('gave up'))).toBe('unavailable');
     expect(outcomeOf(new TrawlAbortError())).toBe('interrupted');
   });
 
-  it('maps the CLI\'s own errors by kind', () => {
+  it("maps the CLI's own errors by kind", () => {
     expect(outcomeOf(CliError.usage('bad'))).toBe('usage');
     expect(outcomeOf(new CliError('no_api_key', 'no_api_key', 'none'))).toBe('auth');
     expect(outcomeOf(new CliError('work_failed', 'seed_unreachable', 'crawl x failed'))).toBe('work_failed');
     expect(outcomeOf(new CliError('interrupted', 'interrupted', 'stopped'))).toBe('interrupted');
   });
 
-  it('takes --help and --version as success, and commander\'s other errors as usage errors', () => {
+  it("takes --help and --version as success, and commander's other errors as usage errors", () => {
     expect(outcomeOf(new CommanderError(0, 'commander.helpDisplayed', '(outputHelp)'))).toBe('ok');
     expect(outcomeOf(new CommanderError(0, 'commander.version', '0.1.0'))).toBe('ok');
     expect(outcomeOf(new CommanderError(1, 'commander.unknownOption', "error: unknown option '--nope'"))).toBe('usage');
@@ -76,9 +76,26 @@ describe('outcomeOf', () => {
 
 describe('reportOf', () => {
   it('tells an API error as trawl: <code>: <detail> with its instance, and keeps the problem for --json', () => {
-    const report = reportOf(apiError(404, { type: 'about:blank', title: 'Crawl not found', status: 404, code: 'crawl_not_found', detail: 'No crawl x.', instance: '/v1/crawls/x' }));
+    const report = reportOf(
+      apiError(404, {
+        type: 'about:blank',
+        title: 'Crawl not found',
+        status: 404,
+        code: 'crawl_not_found',
+        detail: 'No crawl x.',
+        instance: '/v1/crawls/x',
+      }),
+    );
     expect(report.text).toBe('trawl: crawl_not_found: No crawl x. (instance /v1/crawls/x)');
-    expect(report.problem).toEqual({ type: 'about:blank', title: 'Crawl not found', status: 404, code: 'crawl_not_found', detail: 'No crawl x.', instance: '/v1/crawls/x', exit_code: 3 });
+    expect(report.problem).toEqual({
+      type: 'about:blank',
+      title: 'Crawl not found',
+      status: 404,
+      code: 'crawl_not_found',
+      detail: 'No crawl x.',
+      instance: '/v1/crawls/x',
+      exit_code: 3,
+    });
     expect(report.exitCode).toBe(3);
   });
 
@@ -86,13 +103,18 @@ describe('reportOf', () => {
     expect(reportOf(apiError(502, { detail: 'Bad Gateway' })).text).toBe('trawl: http_502: Bad Gateway');
   });
 
-  it('tells the CLI\'s errors and commander\'s usage errors the same way', () => {
+  it("tells the CLI's errors and commander's usage errors the same way", () => {
     expect(reportOf(CliError.usage('cannot read urls.csv')).text).toBe('trawl: usage: cannot read urls.csv');
-    expect(reportOf(new CommanderError(1, 'commander.missingArgument', "error: missing required argument 'url'")).text).toBe("trawl: usage: missing required argument 'url' (see --help)");
-    expect(reportOf(new TrawlConnectionError('GET /v1/: fetch failed', { cause: undefined }))).toMatchObject({ text: 'trawl: unavailable: GET /v1/: fetch failed', exitCode: 6 });
+    expect(reportOf(new CommanderError(1, 'commander.missingArgument', "error: missing required argument 'url'")).text).toBe(
+      "trawl: usage: missing required argument 'url' (see --help)",
+    );
+    expect(reportOf(new TrawlConnectionError('GET /v1/: fetch failed', { cause: undefined }))).toMatchObject({
+      text: 'trawl: unavailable: GET /v1/: fetch failed',
+      exitCode: 6,
+    });
   });
 
-  it('says nothing after --help, or after commander showed a group\'s help in place of a missing subcommand', () => {
+  it("says nothing after --help, or after commander showed a group's help in place of a missing subcommand", () => {
     expect(reportOf(new CommanderError(0, 'commander.helpDisplayed', '(outputHelp)'))).toMatchObject({ text: undefined, exitCode: 0 });
     expect(reportOf(new CommanderError(1, 'commander.help', '(outputHelp)'))).toMatchObject({ text: undefined, exitCode: 2 });
   });

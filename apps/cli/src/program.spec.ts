@@ -22,7 +22,16 @@ describe('buildProgram', () => {
 
   it('has the commands of the issue', () => {
     expect(commands.map(commandLine)).toEqual(
-      expect.arrayContaining(['trawl fetch', 'trawl crawl', 'trawl crawl stop', 'trawl batch submit', 'trawl batch results', 'trawl usage', 'trawl extract prepare', 'trawl completion']),
+      expect.arrayContaining([
+        'trawl fetch',
+        'trawl crawl',
+        'trawl crawl stop',
+        'trawl batch submit',
+        'trawl batch results',
+        'trawl usage',
+        'trawl extract prepare',
+        'trawl completion',
+      ]),
     );
   });
 
@@ -41,6 +50,8 @@ describe('buildProgram', () => {
 
   it('refuses a bad option value as a usage error before calling the API', async () => {
     const program = buildProgram(capturingContext());
-    await expect(program.parseAsync(['crawl', 'https://example.com/', '--max-items', '0'], { from: 'user' })).rejects.toMatchObject({ code: 'commander.invalidArgument' });
+    await expect(program.parseAsync(['crawl', 'https://example.com/', '--max-items', '0'], { from: 'user' })).rejects.toMatchObject({
+      code: 'commander.invalidArgument',
+    });
   });
 });

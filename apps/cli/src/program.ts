@@ -29,9 +29,9 @@ retries and errors on stderr, errors as "trawl: <code>: <detail>" (with --json: 
 export function buildProgram(context: CliContext): Command {
   const program = new Command('trawl')
     .description('The Trawl API from the command line: fetch pages, crawl sites, run batch jobs.')
-    .version(CLI_VERSION, '-V, --version', 'print the CLI\'s version')
+    .version(CLI_VERSION, '-V, --version', "print the CLI's version")
     .option('--api-key <key>', 'the API key (default: $TRAWL_API_KEY, else the config file)')
-    .option('--base-url <url>', 'the API\'s base URL (default: $TRAWL_BASE_URL, else the config file, else http://localhost:8080)')
+    .option('--base-url <url>', "the API's base URL (default: $TRAWL_BASE_URL, else the config file, else http://localhost:8080)")
     .option('--config <file>', 'the config file (default: $TRAWL_CONFIG, else ~/.config/trawl/config.json)')
     .option('--json', 'for scripts: records as one line of JSON, errors as problem JSON on stderr')
     // Set before any command is added: subcommands copy these settings when created.

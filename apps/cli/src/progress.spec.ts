@@ -28,7 +28,9 @@ describe('formatProgress', () => {
   });
 
   it('shows a zero rate at the start instead of dividing by zero', () => {
-    expect(formatProgress(crawl({ pagesFetched: 0, itemsFound: 0, pagesFailed: 0 }), T0)).toBe('running | 0 pages fetched | 0 items | 0 failed | 0.0 pages/s | 0:00 elapsed');
+    expect(formatProgress(crawl({ pagesFetched: 0, itemsFound: 0, pagesFailed: 0 }), T0)).toBe(
+      'running | 0 pages fetched | 0 items | 0 failed | 0.0 pages/s | 0:00 elapsed',
+    );
   });
 
   it('stops the clock when the crawl has ended', () => {
@@ -43,20 +45,31 @@ describe('formatProgress', () => {
 
 describe('formatRunProgress', () => {
   it('shows tasks done of the total, failures, rate and elapsed time', () => {
-    const line = formatRunProgress({ status: 'running', total: 100, completed: 40, failed: 2, startedAt: T0, completedAtStart: 0 }, T0 + 4_000);
+    const line = formatRunProgress(
+      { status: 'running', total: 100, completed: 40, failed: 2, startedAt: T0, completedAtStart: 0 },
+      T0 + 4_000,
+    );
     expect(line).toBe('running | 40/100 tasks done | 2 failed | 10 tasks/s | 0:04 elapsed');
   });
 });
 
 describe('formatPreparationProgress', () => {
   it('shows pages fetched and analysed', () => {
-    expect(formatPreparationProgress({ status: 'preparing', pagesFetched: 12, pagesAnalysed: 8, startedAt: T0 }, T0 + 30_000)).toBe('preparing | 12 pages fetched | 8 analysed | 0:30 elapsed');
+    expect(formatPreparationProgress({ status: 'preparing', pagesFetched: 12, pagesAnalysed: 8, startedAt: T0 }, T0 + 30_000)).toBe(
+      'preparing | 12 pages fetched | 8 analysed | 0:30 elapsed',
+    );
   });
 });
 
 describe('duration', () => {
   it('writes minutes and seconds, and hours from an hour on', () => {
-    expect([duration(0), duration(59.9), duration(61), duration(3_600), duration(3_725)]).toEqual(['0:00', '0:59', '1:01', '1:00:00', '1:02:05']);
+    expect([duration(0), duration(59.9), duration(61), duration(3_600), duration(3_725)]).toEqual([
+      '0:00',
+      '0:59',
+      '1:01',
+      '1:00:00',
+      '1:02:05',
+    ]);
   });
 });
 
@@ -70,7 +83,12 @@ describe(Terminal.name, () => {
       now += 1_000;
       line.update(crawl({ pagesFetched: 2 }));
       line.finish();
-      expect(stream.written.split('\r\x1b[2K').filter(Boolean).map((drawn) => drawn.split(' | ')[1])).toEqual(['1 pages fetched', '2 pages fetched', '2 pages fetched']);
+      expect(
+        stream.written
+          .split('\r\x1b[2K')
+          .filter(Boolean)
+          .map((drawn) => drawn.split(' | ')[1]),
+      ).toEqual(['1 pages fetched', '2 pages fetched', '2 pages fetched']);
       // The last state stays on screen, and what follows starts on a line of its own.
       expect(stream.written.endsWith(' elapsed\n')).toBe(true);
     });

@@ -78,7 +78,12 @@ export function formatRunProgress(state: RunProgress, now: number): string {
 /** The progress line of a domain preparation: `preparing | 12 pages fetched | 8 analysed | 0:30 elapsed`. */
 export function formatPreparationProgress(state: PreparationProgress, now: number): string {
   const seconds = elapsedSeconds(state.startedAt, state.endedAt ?? now);
-  return [state.status, `${count(state.pagesFetched)} pages fetched`, `${count(state.pagesAnalysed)} analysed`, `${duration(seconds)} elapsed`].join(' | ');
+  return [
+    state.status,
+    `${count(state.pagesFetched)} pages fetched`,
+    `${count(state.pagesAnalysed)} analysed`,
+    `${duration(seconds)} elapsed`,
+  ].join(' | ');
 }
 
 function elapsedSeconds(from: number, to: number): number {

@@ -23,7 +23,11 @@ export function reportOf(error: unknown): FailureReport {
     const code = error.code ?? `http_${error.status}`;
     const detail = error.detail ?? error.title ?? error.message;
     const instance = error.instance ? ` (instance ${error.instance})` : '';
-    return { text: `trawl: ${code}: ${detail}${instance}`, problem: { status: error.status, ...error.problem, code, exit_code: exitCode }, exitCode };
+    return {
+      text: `trawl: ${code}: ${detail}${instance}`,
+      problem: { status: error.status, ...error.problem, code, exit_code: exitCode },
+      exitCode,
+    };
   }
   const { code, detail } = codeAndDetail(error, outcome);
   // `--help`, `--version`, and a command group run without its subcommand (commander shows its help).

@@ -222,7 +222,7 @@ describe(ReconcilerService.name, () => {
       expect((await readBilling(h.db, crawl.tenantId)).ledger).toHaveLength(2);
     });
 
-    it('drops the claims of a failed crawl once their leases ran out, their kept pages\' content failed', async () => {
+    it("drops the claims of a failed crawl once their leases ran out, their kept pages' content failed", async () => {
       const crawl = await startCrawl({ outputFormat: 'html' });
       await openSeed(crawl, ['/a']);
       const a = await claimOne(crawl, '/a');
@@ -233,7 +233,7 @@ describe(ReconcilerService.name, () => {
       expect(await frontierRow(h.db, crawl.id, '/a')).toMatchObject({ state: 'dropped', contentStatus: 'failed' });
     });
 
-    it('drops the claims of a stopped crawl after the post-stop window, their kept pages\' content failed', async () => {
+    it("drops the claims of a stopped crawl after the post-stop window, their kept pages' content failed", async () => {
       const crawl = await startCrawl({ outputFormat: 'html' });
       await openSeed(crawl, ['/a']);
       await claimOne(crawl, '/a');
@@ -244,7 +244,7 @@ describe(ReconcilerService.name, () => {
       expect(await frontierRow(h.db, crawl.id, '/a')).toMatchObject({ state: 'dropped', contentStatus: 'failed' });
     });
 
-    it('fails the crawl with seed_unreachable when the start URL\'s last claim ran out', async () => {
+    it("fails the crawl with seed_unreachable when the start URL's last claim ran out", async () => {
       const crawl = await startCrawl();
       const reconciler = h.reconciler();
 
@@ -270,13 +270,21 @@ describe(PageResultService.name, () => {
       const first = await claimOne(crawl, '/a');
       await loseClaim(h.reconciler(), first);
       const second = await claimOne(crawl, '/a');
-      const before = { crawl: await readCrawl(h.db, crawl.id), frontier: await readFrontier(h.db, crawl.id), billing: await readBilling(h.db, crawl.tenantId) };
+      const before = {
+        crawl: await readCrawl(h.db, crawl.id),
+        frontier: await readFrontier(h.db, crawl.id),
+        billing: await readBilling(h.db, crawl.tenantId),
+      };
 
       // The first worker was only slow: its answer arrives after the page went out again.
       const late = await h.results.apply([pageResult(crawl.id, first, { links: ['/from-first'] })]);
 
       expect(late).toEqual({ applied: 0, stale: 1, crawlsWithNewWork: [], crawlsEnded: [], contentFailures: [] });
-      expect({ crawl: await readCrawl(h.db, crawl.id), frontier: await readFrontier(h.db, crawl.id), billing: await readBilling(h.db, crawl.tenantId) }).toEqual(before);
+      expect({
+        crawl: await readCrawl(h.db, crawl.id),
+        frontier: await readFrontier(h.db, crawl.id),
+        billing: await readBilling(h.db, crawl.tenantId),
+      }).toEqual(before);
 
       const current = await h.results.apply([pageResult(crawl.id, second, { links: ['/from-second'] })]);
 

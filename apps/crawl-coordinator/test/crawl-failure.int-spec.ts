@@ -26,7 +26,11 @@ describe('PageResultService', () => {
       await h.results.failCrawl(broken.id, 'again');
 
       // Failed once: the second call finds it ended and changes nothing.
-      expect(await readCrawl(h.db, broken.id)).toMatchObject({ status: 'failed', errorCode: 'internal_error', errorDetail: 'The crawl stopped on a service-side failure.' });
+      expect(await readCrawl(h.db, broken.id)).toMatchObject({
+        status: 'failed',
+        errorCode: 'internal_error',
+        errorDetail: 'The crawl stopped on a service-side failure.',
+      });
       expect(await readCrawl(h.db, healthy.id)).toMatchObject({ status: 'running' });
     });
   });

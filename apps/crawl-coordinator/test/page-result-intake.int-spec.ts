@@ -272,7 +272,12 @@ describe(PageResultService.name, () => {
 
         await h.results.apply([pageResult(crawl.id, a, { links: ['/d'] })]);
 
-        expect(await readCrawl(h.db, crawl.id)).toMatchObject({ status: 'completed', stopReason: 'max_pages', itemsFound: 4, pagesFetched: 2 });
+        expect(await readCrawl(h.db, crawl.id)).toMatchObject({
+          status: 'completed',
+          stopReason: 'max_pages',
+          itemsFound: 4,
+          pagesFetched: 2,
+        });
         const kept = (await readFrontier(h.db, crawl.id)).filter((r) => r.itemSeq !== null);
         expect(kept.map((r) => [r.url, r.contentStatus])).toEqual([
           [`${SITE}/a`, 'fetched'],

@@ -7,7 +7,16 @@ import { ClaimedPage } from '../src/frontier/frontier.repository';
 import { PageResultConsumer } from '../src/page-results/page-result.consumer';
 import { SPILLED_BYTES_PER_APPLY } from '../src/page-results/spilled-contents';
 import { CoordinatorHarness } from './support/coordinator-harness';
-import { createCrawl, createTenant, frontierRow, pageResult, readBilling, readCrawl, readFrontier, TestCrawl } from './support/crawl-factories';
+import {
+  createCrawl,
+  createTenant,
+  frontierRow,
+  pageResult,
+  readBilling,
+  readCrawl,
+  readFrontier,
+  TestCrawl,
+} from './support/crawl-factories';
 
 /**
  * Kept pages' HTML that workers spilled beside their results (`content_ref`), through the real
@@ -57,7 +66,10 @@ describe(`${PageResultConsumer.name} with spilled page HTML`, () => {
 
   /** Every published result message was handled and acknowledged (none waits for a redelivery). */
   async function settled(): Promise<void> {
-    const { stream, durable } = { stream: h.settings.topology.streams.crawlResults, durable: h.settings.topology.consumers.crawlCoordinators };
+    const { stream, durable } = {
+      stream: h.settings.topology.streams.crawlResults,
+      durable: h.settings.topology.consumers.crawlCoordinators,
+    };
     await waitFor(
       async () => {
         const info = await messaging.jsm.consumers.info(stream, durable);
@@ -76,22 +88,34 @@ describe(`${PageResultConsumer.name} with spilled page HTML`, () => {
     return (await messaging.jsm.streams.info(h.settings.topology.streams.crawlBodies)).state.messages;
   }
 
-  const pageHtml = (n: number, mib: number) => `<html><body>${`<p>page ${n}: "café" \\ € 😀\t</p>\n`.repeat(Math.ceil((mib * 1024 * 1024) / 40))}</body></html>`;
+  const pageHtml = (n: number, mib: number) =>
+    `<html><body>${`<p>page ${n}: "café" \\ € 😀\t</p>\n`.repeat(Math.ceil((mib * 1024 * 1024) / 40))}</body></html>`;
 
   it('stores spilled HTML whole, purges its chunks after the commit, and changes nothing when the result comes again', async () => {
     const { crawl, pages } = await keptPages(['/big']);
     const html = pageHtml(1, 3);
     const result = await spilled(crawl, pages[0], html);
     await publish([result]);
-    await waitFor(async () => (await frontierRow(h.db, crawl.id, '/big')).contentStatus === 'fetched', { timeoutMs: 20_000, what: 'the content kept' });
+    await waitFor(async () => (await frontierRow(h.db, crawl.id, '/big')).contentStatus === 'fetched', {
+      timeoutMs: 20_000,
+      what: 'the content kept',
+    });
     expect(await keptHtml(pages[0].frontierId)).toBe(html);
     await waitFor(async () => (await chunksLeft()) === 0, { timeoutMs: 10_000, what: 'the chunks purged' });
 
-    const before = { crawl: await readCrawl(h.db, crawl.id), frontier: await readFrontier(h.db, crawl.id), billing: await readBilling(h.db, crawl.tenantId) };
+    const before = {
+      crawl: await readCrawl(h.db, crawl.id),
+      frontier: await readFrontier(h.db, crawl.id),
+      billing: await readBilling(h.db, crawl.tenantId),
+    };
     // The same answer again (a redelivery after a lost ack): its chunks are gone, its claim is settled.
     await publish([result]);
     await settled();
-    expect({ crawl: await readCrawl(h.db, crawl.id), frontier: await readFrontier(h.db, crawl.id), billing: await readBilling(h.db, crawl.tenantId) }).toEqual(before);
+    expect({
+      crawl: await readCrawl(h.db, crawl.id),
+      frontier: await readFrontier(h.db, crawl.id),
+      billing: await readBilling(h.db, crawl.tenantId),
+    }).toEqual(before);
     expect(await keptHtml(pages[0].frontierId)).toBe(html);
     expect(logged.filter((l) => l.level >= 40 && l.frontier_id === pages[0].frontierId)).toEqual([]);
   }, 60_000);
@@ -125,7 +149,10 @@ describe(`${PageResultConsumer.name} with spilled page HTML`, () => {
     expect(logged.filter((l) => l.frontier_id === pages[0].frontierId)).toEqual([
       expect.objectContaining({ level: 40, reason: 'spilled_content_lost', msg: expect.stringContaining('content failed') }),
     ]);
-    const info = await messaging.jsm.consumers.info(h.settings.topology.streams.crawlResults, h.settings.topology.consumers.crawlCoordinators);
+    const info = await messaging.jsm.consumers.info(
+      h.settings.topology.streams.crawlResults,
+      h.settings.topology.consumers.crawlCoordinators,
+    );
     expect(info.num_redelivered).toBe(0);
   }, 60_000);
 });

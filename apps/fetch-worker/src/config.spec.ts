@@ -30,12 +30,18 @@ describe('fetchWorkerConfigSchema', () => {
   });
 
   it('reads the numbers from the environment', () => {
-    const config = loadConfig(fetchWorkerConfigSchema, { WORKER_CONCURRENCY: '8', PAGE_TIMEOUT_MS: '5000', MAX_BODY_BYTES: '2048', PORT: '9000' });
+    const config = loadConfig(fetchWorkerConfigSchema, {
+      WORKER_CONCURRENCY: '8',
+      PAGE_TIMEOUT_MS: '5000',
+      MAX_BODY_BYTES: '2048',
+      PORT: '9000',
+    });
     expect(config).toMatchObject({ WORKER_CONCURRENCY: 8, PAGE_TIMEOUT_MS: 5_000, MAX_BODY_BYTES: 2048, PORT: 9000 });
   });
 
   it('fails naming each bad variable', () => {
-    const load = () => loadConfig(fetchWorkerConfigSchema, { WORKER_CONCURRENCY: '0', PAGE_TIMEOUT_MS: 'soon', EGRESS_HOST_MAP: 'shop.test' });
+    const load = () =>
+      loadConfig(fetchWorkerConfigSchema, { WORKER_CONCURRENCY: '0', PAGE_TIMEOUT_MS: 'soon', EGRESS_HOST_MAP: 'shop.test' });
     expect(load).toThrow(ConfigError);
     expect(load).toThrow(/WORKER_CONCURRENCY/);
     expect(load).toThrow(/PAGE_TIMEOUT_MS/);

@@ -29,9 +29,12 @@ async function engineVersion(config: FetchWorkerConfig): Promise<EngineVersion> 
   try {
     return await readEngineVersion(config.CHROMIUM_PATH);
   } catch (error) {
-    throw new Error(`CHROMIUM_PATH ${config.CHROMIUM_PATH} gave no Chrome version; install Chromium, or set CHROME_VERSION on a worker without one`, {
-      cause: error,
-    });
+    throw new Error(
+      `CHROMIUM_PATH ${config.CHROMIUM_PATH} gave no Chrome version; install Chromium, or set CHROME_VERSION on a worker without one`,
+      {
+        cause: error,
+      },
+    );
   }
 }
 

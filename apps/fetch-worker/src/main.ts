@@ -5,5 +5,6 @@ runService({
   name: 'fetch-worker',
   configSchema: fetchWorkerConfigSchema,
   // Required here, not imported above: the module loads Nest and undici, which must load after tracing starts.
-  module: (config, logger) => (require('./fetch-worker.module') as typeof import('./fetch-worker.module')).FetchWorkerModule.forRoot(config, logger),
+  module: (config, logger) =>
+    (require('./fetch-worker.module') as typeof import('./fetch-worker.module')).FetchWorkerModule.forRoot(config, logger),
 });

@@ -121,7 +121,9 @@ describe('adaptive stealth against the fixture web', () => {
       ['premium', 'needs_javascript'],
     ]);
     // Chromium's traffic went egress proxy → premium upstream (a tunnel the fixture proxy terminated).
-    expect(proxies.premium.hits().filter((hit) => hit.kind === 'tunnel-http' && hit.host === `needs-both.test:${web.port}`).length).toBeGreaterThan(0);
+    expect(
+      proxies.premium.hits().filter((hit) => hit.kind === 'tunnel-http' && hit.host === `needs-both.test:${web.port}`).length,
+    ).toBeGreaterThan(0);
     tried.splice(0);
     const second = await fetchAuto(web.url('needs-both.test', '/again'));
     expect(second.tier).toBe('premium_js_render');

@@ -52,10 +52,12 @@ describe(BrowserPool.name, () => {
       // Fresh browsers (well under their page budget, so none retires mid-test): four renders of a
       // page that answers after 12 s, so that all of them are in flight when Chromium dies even on a
       // loaded machine where opening a page takes seconds.
-      const renders = Array.from({ length: 4 }, (_, i) => title(web.url('slow.test', `/slow/${i + 1}?ms=12000`)).then(
-        () => undefined,
-        (error: unknown) => error,
-      ));
+      const renders = Array.from({ length: 4 }, (_, i) =>
+        title(web.url('slow.test', `/slow/${i + 1}?ms=12000`)).then(
+          () => undefined,
+          (error: unknown) => error,
+        ),
+      );
       await waitFor(() => pool.stats().active === 4 && [1, 2, 3, 4].every((i) => web.hits('slow.test', `/slow/${i}?ms=12000`) === 1), {
         timeoutMs: 20_000,
         what: 'four pages in flight',
@@ -74,7 +76,9 @@ describe(BrowserPool.name, () => {
       noteGroups();
       expect(pool.stats().crashed).toBe(crashedBefore + groups.length);
       expect(pool.browserProcessGroups().some((pgid) => groups.includes(pgid))).toBe(false);
-      await waitFor(() => groups.every((pgid) => processesInGroup(pgid, { includeZombies: true }).length === 0), { what: 'killed groups gone' });
+      await waitFor(() => groups.every((pgid) => processesInGroup(pgid, { includeZombies: true }).length === 0), {
+        what: 'killed groups gone',
+      });
 
       const titles = await Promise.all([1, 2, 3].map(() => title(web.url('other.test', '/x'))));
       expect(titles).toEqual(['Other site x', 'Other site x', 'Other site x']);
@@ -83,7 +87,14 @@ describe(BrowserPool.name, () => {
 
   describe('a wedged browser', () => {
     it('times out a call to a browser that stopped answering, kills it and renders on a fresh one', async () => {
-      const wedgedPool = new BrowserPool({ proxy, browsers: 1, pagesPerBrowser: 2, callTimeoutMs: 1_500, closeGraceMs: 500, launch: { tempRoot } });
+      const wedgedPool = new BrowserPool({
+        proxy,
+        browsers: 1,
+        pagesPerBrowser: 2,
+        callTimeoutMs: 1_500,
+        closeGraceMs: 500,
+        launch: { tempRoot },
+      });
       await wedgedPool.start();
       try {
         const [pgid] = wedgedPool.browserProcessGroups();
@@ -92,11 +103,17 @@ describe(BrowserPool.name, () => {
         const started = Date.now();
         const error = await wedgedPool
           .withPage({ deadlineAt: soon() }, ({ page }) => page.goto(web.url('other.test', '/x')))
-          .then(() => undefined, (failure: unknown) => failure);
+          .then(
+            () => undefined,
+            (failure: unknown) => failure,
+          );
         expect(error).toBeInstanceOf(BrowserError);
         expect((error as BrowserError).code).toBe(BrowserErrorCode.CallTimeout);
         expect(Date.now() - started).toBeLessThan(1_500 + 3_000);
-        await waitFor(() => processesInGroup(pgid!, { includeZombies: true }).length === 0, { timeoutMs: 10_000, what: 'the wedged browser killed' });
+        await waitFor(() => processesInGroup(pgid!, { includeZombies: true }).length === 0, {
+          timeoutMs: 10_000,
+          what: 'the wedged browser killed',
+        });
         await waitFor(() => wedgedPool.stats().ready === 1, { timeoutMs: 20_000, what: 'a replacement browser' });
         expect(wedgedPool.browserProcessGroups()).not.toContain(pgid);
         const title = await wedgedPool.withPage({ deadlineAt: soon() }, async ({ page }) => {
@@ -137,7 +154,9 @@ describe(BrowserPool.name, () => {
       const holders = Array.from({ length: 4 }, () => pool.withPage({ deadlineAt: soon() }, () => held));
       await waitFor(() => pool.stats().active === 4, { what: 'four pages open' });
       const started = Date.now();
-      await expect(pool.withPage({ deadlineAt: Date.now() + 300 }, async () => 'never')).rejects.toMatchObject({ code: BrowserErrorCode.PoolBusy });
+      await expect(pool.withPage({ deadlineAt: Date.now() + 300 }, async () => 'never')).rejects.toMatchObject({
+        code: BrowserErrorCode.PoolBusy,
+      });
       expect(Date.now() - started).toBeGreaterThanOrEqual(250);
       // A waiter with time left gets the slot as soon as one frees.
       const waiting = pool.withPage({ deadlineAt: soon() }, async () => 'served');
@@ -150,7 +169,9 @@ describe(BrowserPool.name, () => {
     it('stops a page at once when its request is aborted', async () => {
       const controller = new AbortController();
       const started = Date.now();
-      const rendering = pool.withPage({ deadlineAt: soon(), signal: controller.signal }, ({ page }) => page.goto(web.url('slow.test', '/slow/9?ms=20000')));
+      const rendering = pool.withPage({ deadlineAt: soon(), signal: controller.signal }, ({ page }) =>
+        page.goto(web.url('slow.test', '/slow/9?ms=20000')),
+      );
       await waitFor(() => web.hits('slow.test', '/slow/9?ms=20000') === 1, { what: 'page requested' });
       controller.abort();
       await expect(rendering).rejects.toMatchObject({ code: BrowserErrorCode.Aborted });

@@ -44,7 +44,9 @@ describe(ChromeTlsClient.name, () => {
     });
     // private.test is not in the map: the policy resolves it (it does not) and refuses it.
     const policy = new EgressPolicy({ hostMap: parseHostMap('tls.test=127.0.0.1,www.tls.test=127.0.0.1') });
-    const tls: ChromeTlsClient = new ChromeTlsClient({ proxy: new EgressProxy({ policy, onFailure: (failure) => tls.recordFailure(failure) }) });
+    const tls: ChromeTlsClient = new ChromeTlsClient({
+      proxy: new EgressProxy({ policy, onFailure: (failure) => tls.recordFailure(failure) }),
+    });
     engine = new HttpEngine({ policy, agent: createEgressAgent(policy), tls });
   });
   afterAll(async () => {
@@ -52,7 +54,11 @@ describe(ChromeTlsClient.name, () => {
     await front?.close();
   });
   /** The request the front received for `path` (connections are pooled: it may be on an earlier one). */
-  const received = (path: string) => front.fingerprints().flatMap((connection) => connection.requests).find((request) => request.path === path)!;
+  const received = (path: string) =>
+    front
+      .fingerprints()
+      .flatMap((connection) => connection.requests)
+      .find((request) => request.path === path)!;
 
   const exchange = (url: string, overrides: Partial<HttpExchangeRequest> = {}) =>
     engine.exchange({ url, method: 'GET', identity, headers: {}, maxBodyBytes: 1024 * 1024, timeoutMs: 10_000, ...overrides });
@@ -74,7 +80,9 @@ describe(ChromeTlsClient.name, () => {
       const names = received('/ordered').headers.map(([name]) => name);
       // Exactly what the identity's Chrome writes, in its order (navigation-headers.spec.ts pins that
       // order), after the pseudo-headers in Chrome's order: nothing added, nothing moved on the way.
-      const written = navigationHeaders(identity, new URL(front.url('tls.test', '/ordered')), { 'x-token': 't' }, 'h2').filter((_, i) => i % 2 === 0);
+      const written = navigationHeaders(identity, new URL(front.url('tls.test', '/ordered')), { 'x-token': 't' }, 'h2').filter(
+        (_, i) => i % 2 === 0,
+      );
       expect(names).toEqual([':method', ':authority', ':scheme', ':path', ...written]);
       expect(written).toContain('sec-ch-ua');
       const headers = Object.fromEntries(received('/ordered').headers);
@@ -95,7 +103,9 @@ describe(ChromeTlsClient.name, () => {
     });
 
     it('refuses a body over the cap', async () => {
-      await expect(exchange(front.url('tls.test', '/big'), { maxBodyBytes: 100_000 })).rejects.toMatchObject({ code: EgressErrorCode.BodyTooLarge });
+      await expect(exchange(front.url('tls.test', '/big'), { maxBodyBytes: 100_000 })).rejects.toMatchObject({
+        code: EgressErrorCode.BodyTooLarge,
+      });
     });
 
     it('keeps the egress policy at connect time: a name the policy refuses, and a redirect to it', async () => {

@@ -18,7 +18,11 @@ const EVERY_HTTP_TIER = ['basic', 'premium'] as const;
  * (Rendering tiers: crawl-tiers.e2e-spec.)
  */
 describe('Crawl pages through adaptive stealth', () => {
-  const stack = httpTierStack('crawltiers', ['standard', 'premium-a'], (proxies) => `standard=${proxies.standard!.url};premium=${proxies['premium-a']!.url}`);
+  const stack = httpTierStack(
+    'crawltiers',
+    ['standard', 'premium-a'],
+    (proxies) => `standard=${proxies.standard!.url};premium=${proxies['premium-a']!.url}`,
+  );
   let web: FixtureWeb;
   let crawlPages: CrawlPageService;
   let frontierId = 1;
@@ -68,7 +72,9 @@ describe('Crawl pages through adaptive stealth', () => {
   });
 
   it('fails a page blocked at every tier of the plan, free', async () => {
-    const blocked = (await crawlPages.fetchPage(task('needs-both.test', STEALTH_GUARDED_PATH, { auto_tiers: ['basic'] , frontier_id: frontierId++ }))).result;
+    const blocked = (
+      await crawlPages.fetchPage(task('needs-both.test', STEALTH_GUARDED_PATH, { auto_tiers: ['basic'], frontier_id: frontierId++ }))
+    ).result;
     // A plan with basic alone takes the same adaptive path, with nowhere to escalate: blocked, free.
     expect(blocked).toMatchObject({ outcome: 'failed', error: 'blocked', credits: 0, tier: 'basic', opened: false });
     const everywhere = (await crawlPages.fetchPage(task('needs-both.test', STEALTH_GUARDED_PATH))).result;

@@ -8,7 +8,14 @@ import { trace } from '@opentelemetry/api';
 import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
 import pino from 'pino';
 import { loadConfig } from '@trawl/config';
-import { crawlMessagingDefinitions, crawlPageResultBatchV1, CrawlPageResultBatchV1, CrawlPageResultV1, CrawlPageTaskV1, messagingTopology } from '@trawl/contracts';
+import {
+  crawlMessagingDefinitions,
+  crawlPageResultBatchV1,
+  CrawlPageResultBatchV1,
+  CrawlPageResultV1,
+  CrawlPageTaskV1,
+  messagingTopology,
+} from '@trawl/contracts';
 import { deleteStreams, ensureConsumer, ensureStream, MessageConsumer, MessagingConnection, publishJson } from '@trawl/messaging';
 import { startTracing, stopTracing } from '@trawl/observability';
 import { uniqueSuffix, waitFor } from '@trawl/testing';
@@ -290,7 +297,13 @@ describe(CrawlPageConsumer.name, () => {
 
   it('fetches but does not open a page that redirected to another site', async () => {
     const result = await crawl(task('/to-other-site'));
-    expect(result).toMatchObject({ outcome: 'fetched', credits: 1, opened: false, links: [], final_url: site.url('/landing', 'other.test') });
+    expect(result).toMatchObject({
+      outcome: 'fetched',
+      credits: 1,
+      opened: false,
+      links: [],
+      final_url: site.url('/landing', 'other.test'),
+    });
   });
 
   it('fails a page that does not answer within the page timeout, unbilled', async () => {

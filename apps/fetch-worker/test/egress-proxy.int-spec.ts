@@ -15,12 +15,15 @@ interface Answer {
 /** A plain-HTTP request in absolute form, as Chromium sends it to a proxy. */
 function viaProxy(session: ProxySession, url: string, method = 'GET'): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port: session.port, method, path: url, headers: { host: new URL(url).host }, agent: false }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (body += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-    });
+    const req = request(
+      { host: '127.0.0.1', port: session.port, method, path: url, headers: { host: new URL(url).host }, agent: false },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (body += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      },
+    );
     req.on('error', reject);
     req.end();
   });
@@ -209,12 +212,15 @@ describe(EgressProxy.name, () => {
     /** Reads a plain-HTTP answer through the session until its connection ends, whole or cut. */
     function download(session: ProxySession, url: string): Promise<{ bytes: number; complete: boolean }> {
       return new Promise((resolve) => {
-        const req = request({ host: '127.0.0.1', port: session.port, path: url, headers: { host: new URL(url).host }, agent: false }, (res) => {
-          let bytes = 0;
-          res.on('data', (chunk: Buffer) => (bytes += chunk.length));
-          res.on('error', () => undefined);
-          res.on('close', () => resolve({ bytes, complete: res.complete }));
-        });
+        const req = request(
+          { host: '127.0.0.1', port: session.port, path: url, headers: { host: new URL(url).host }, agent: false },
+          (res) => {
+            let bytes = 0;
+            res.on('data', (chunk: Buffer) => (bytes += chunk.length));
+            res.on('error', () => undefined);
+            res.on('close', () => resolve({ bytes, complete: res.complete }));
+          },
+        );
         req.on('error', () => resolve({ bytes: 0, complete: false }));
         req.end();
       });

@@ -104,23 +104,38 @@ describe('Fetch API rendering tiers (browser engine)', () => {
     expect(page.head).toMatchObject({ status: 200, billed_tier: 'js_render', content_type: 'text/html; charset=utf-8' });
     expect(text(page)).toContain('Rendered by JavaScript');
     const cookie = await send(fetchRequest(web.url('js.test', '/redirect')));
-    expect(cookie.head.headers).toMatchObject({ 'Zr-Final-Url': web.url('js.test', '/cookie'), 'Zr-Cookies': expect.stringContaining('session=abc123') });
+    expect(cookie.head.headers).toMatchObject({
+      'Zr-Final-Url': web.url('js.test', '/cookie'),
+      'Zr-Cookies': expect.stringContaining('session=abc123'),
+    });
   }, 60_000);
 
   it('sends a POST body and the caller’s headers with the first navigation', async () => {
     const answer = await send(
-      fetchRequest(web.url('echo.test', '/echo'), {}, { method: 'POST', headers: { 'x-caller': 'kept' }, body_base64: Buffer.from('a=1').toString('base64') }),
+      fetchRequest(
+        web.url('echo.test', '/echo'),
+        {},
+        { method: 'POST', headers: { 'x-caller': 'kept' }, body_base64: Buffer.from('a=1').toString('base64') },
+      ),
     );
     // A JSON document keeps its bytes in the browser too.
     const echoed = JSON.parse(text(answer)) as EchoedRequest;
-    expect(echoed).toMatchObject({ method: 'POST', body: 'a=1', headers: { 'x-caller': 'kept', 'content-type': 'application/x-www-form-urlencoded' } });
+    expect(echoed).toMatchObject({
+      method: 'POST',
+      body: 'a=1',
+      headers: { 'x-caller': 'kept', 'content-type': 'application/x-www-form-urlencoded' },
+    });
   }, 60_000);
 
   it('answers json_response with the XHR calls and the instructions report', async () => {
     const answer = await send(
       fetchRequest(web.url('js.test', '/xhr'), { json_response: true, js_instructions: [{ wait: 300 }, { click: '#does-not-exist' }] }),
     );
-    const json = JSON.parse(text(answer)) as { html: string; xhr: { url: string }[]; js_instructions_report: { instructions_executed: number; instructions_failed: number } };
+    const json = JSON.parse(text(answer)) as {
+      html: string;
+      xhr: { url: string }[];
+      js_instructions_report: { instructions_executed: number; instructions_failed: number };
+    };
     expect(json.xhr.map((call) => new URL(call.url).pathname)).toEqual(expect.arrayContaining(['/api/items', '/api/echo']));
     expect(json.js_instructions_report).toMatchObject({ instructions_executed: 2, instructions_failed: 1 });
   }, 60_000);
@@ -135,8 +150,15 @@ describe('Fetch API rendering tiers (browser engine)', () => {
   }, 60_000);
 
   it('answers RESP008 for an untrusted certificate and RESP007, billed, for a name that does not resolve', async () => {
-    expect((await send(fetchRequest(web.httpsUrl('badtls.test', '/echo')))).head).toMatchObject({ status: 400, error: { code: 'RESP008' } });
-    expect((await send(fetchRequest('http://no-such-host.invalid/'))).head).toMatchObject({ status: 404, billed_tier: 'js_render', error: { code: 'RESP007' } });
+    expect((await send(fetchRequest(web.httpsUrl('badtls.test', '/echo')))).head).toMatchObject({
+      status: 400,
+      error: { code: 'RESP008' },
+    });
+    expect((await send(fetchRequest('http://no-such-host.invalid/'))).head).toMatchObject({
+      status: 404,
+      billed_tier: 'js_render',
+      error: { code: 'RESP007' },
+    });
   }, 60_000);
 
   it('with mode=auto, escalates a page that is empty without JavaScript to js_render and bills only that', async () => {
@@ -146,7 +168,9 @@ describe('Fetch API rendering tiers (browser engine)', () => {
   }, 60_000);
 
   it('solves a CAPTCHA in the browser by posting the token the way the form would', async () => {
-    const answer = await send(fetchRequest(web.url('captcha.test', '/turnstile'), {}, { captcha_solver: { endpoint: solver.endpoint, key: FAKE_SOLVER_KEY } }));
+    const answer = await send(
+      fetchRequest(web.url('captcha.test', '/turnstile'), {}, { captcha_solver: { endpoint: solver.endpoint, key: FAKE_SOLVER_KEY } }),
+    );
     expect(answer.head).toMatchObject({ status: 200, billed_tier: 'js_render' });
     expect(text(answer)).toContain(CAPTCHA_PROTECTED_TEXT);
   }, 60_000);

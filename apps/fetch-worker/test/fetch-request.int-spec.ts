@@ -113,7 +113,12 @@ describe(FetchRequestService.name, () => {
   describe('a page that answers', () => {
     it('answers the HTML as UTF-8 with Zr- headers, billed at basic', async () => {
       const answer = await send(fetchRequest(web.url('echo.test', '/html')));
-      expect(answer.head).toMatchObject({ status: 200, content_type: 'text/html; charset=utf-8', billed_tier: 'basic', target_status: 200 });
+      expect(answer.head).toMatchObject({
+        status: 200,
+        content_type: 'text/html; charset=utf-8',
+        billed_tier: 'basic',
+        target_status: 200,
+      });
       expect(answer.body.toString('utf8')).toContain(ECHO_HTML.heading);
       expect(answer.head.headers).toMatchObject({
         'Zr-Final-Url': web.url('echo.test', '/html'),
@@ -203,7 +208,10 @@ describe(FetchRequestService.name, () => {
     });
 
     it('sends a PUT body without a content type as a form', async () => {
-      const request = fetchRequest(web.url('echo.test', '/echo'), { method: 'PUT', body_base64: Buffer.from('a=1&b=2').toString('base64') });
+      const request = fetchRequest(web.url('echo.test', '/echo'), {
+        method: 'PUT',
+        body_base64: Buffer.from('a=1&b=2').toString('base64'),
+      });
       const echoed = json(await send(request)) as unknown as EchoedRequest;
       expect(echoed).toMatchObject({ method: 'PUT', body: 'a=1&b=2', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
     });
@@ -268,7 +276,9 @@ describe(FetchRequestService.name, () => {
       // The page fits (64 KiB) but {html, xhr} around it, escaped, does not fit in the same bytes.
       const page = await send(fetchRequest(web.url('echo.test', '/big?kib=64'), { max_body_bytes: 64 * 1024 + 100 }));
       expect(page.head.status).toBe(200);
-      const wrapped = await send(fetchRequest(web.url('echo.test', '/big?kib=64'), { max_body_bytes: 64 * 1024 + 100 }, { json_response: true }));
+      const wrapped = await send(
+        fetchRequest(web.url('echo.test', '/big?kib=64'), { max_body_bytes: 64 * 1024 + 100 }, { json_response: true }),
+      );
       expectProblem(wrapped, 413, 'RESP005', null);
     });
 
@@ -315,15 +325,20 @@ describe(FetchRequestService.name, () => {
   describe('CAPTCHA', () => {
     const solverConfig = () => ({ endpoint: solver.endpoint, key: FAKE_SOLVER_KEY });
 
-    it.each(['/recaptcha', '/hcaptcha', '/turnstile'])('solves %s with the tenant’s solver and answers the page behind it', async (path) => {
-      const answer = await send(fetchRequest(web.url('captcha.test', path), { captcha_solver: solverConfig() }));
-      expect(answer.head).toMatchObject({ status: 200, billed_tier: 'basic' });
-      expect(answer.body.toString('utf8')).toContain(CAPTCHA_PROTECTED_TEXT);
-      expect(solver.tasks().at(-1)).toMatchObject({ pageurl: web.url('captcha.test', path) });
-    });
+    it.each(['/recaptcha', '/hcaptcha', '/turnstile'])(
+      'solves %s with the tenant’s solver and answers the page behind it',
+      async (path) => {
+        const answer = await send(fetchRequest(web.url('captcha.test', path), { captcha_solver: solverConfig() }));
+        expect(answer.head).toMatchObject({ status: 200, billed_tier: 'basic' });
+        expect(answer.body.toString('utf8')).toContain(CAPTCHA_PROTECTED_TEXT);
+        expect(solver.tasks().at(-1)).toMatchObject({ pageurl: web.url('captcha.test', path) });
+      },
+    );
 
     it('answers REQS006 when the solver refuses the key', async () => {
-      const answer = await send(fetchRequest(web.url('captcha.test', '/'), { captcha_solver: { endpoint: solver.endpoint, key: 'wrong-key' } }));
+      const answer = await send(
+        fetchRequest(web.url('captcha.test', '/'), { captcha_solver: { endpoint: solver.endpoint, key: 'wrong-key' } }),
+      );
       expectProblem(answer, 400, 'REQS006', null);
       expect(answer.body.toString('utf8')).not.toContain('wrong-key');
     });
@@ -335,7 +350,11 @@ describe(FetchRequestService.name, () => {
     });
 
     it('answers RESP006 when the solver is unreachable', async () => {
-      const answer = await send(fetchRequest(web.url('captcha.test', '/'), { captcha_solver: { endpoint: `http://${FAKE_SOLVER_HOST}:${closedPort}`, key: FAKE_SOLVER_KEY } }));
+      const answer = await send(
+        fetchRequest(web.url('captcha.test', '/'), {
+          captcha_solver: { endpoint: `http://${FAKE_SOLVER_HOST}:${closedPort}`, key: FAKE_SOLVER_KEY },
+        }),
+      );
       expectProblem(answer, 424, 'RESP006', null);
     });
 
@@ -387,26 +406,41 @@ describe(FetchRequestService.name, () => {
       const client = new StreamedRpcClient(messaging.nc);
       const topology = (server as unknown as { settings: { topology: ReturnType<typeof messagingTopology> } }).settings.topology;
       const reply = await client.call(topology.subjects.fetchRequest, Buffer.from('{"v":1,"request_id":"r-1"}'));
-      expect(JSON.parse(Buffer.from(reply.head).toString('utf8'))).toMatchObject({ request_id: 'r-1', status: 500, error: { code: 'ERR0001' } });
+      expect(JSON.parse(Buffer.from(reply.head).toString('utf8'))).toMatchObject({
+        request_id: 'r-1',
+        status: 500,
+        error: { code: 'ERR0001' },
+      });
     });
 
     it('on stop, lets requests in flight finish, cancels those still running after drainMs with ERR0001, and takes no more', async () => {
       const topology = messagingTopology(`fetchstop${uniqueSuffix()}`);
-      const stopping = new FetchRequestServer(service, messaging, { topology, capacity: 4, drainMs: 500, stopDeadlineMs: 3_000 }, pino({ level: 'silent' }));
+      const stopping = new FetchRequestServer(
+        service,
+        messaging,
+        { topology, capacity: 4, drainMs: 500, stopDeadlineMs: 3_000 },
+        pino({ level: 'silent' }),
+      );
       stopping.start();
       const client = new StreamedRpcClient(messaging.nc);
       const call = (url: string) => client.call(topology.subjects.fetchRequest, Buffer.from(JSON.stringify(fetchRequest(url))));
       web.resetHits();
       const hanging = call(web.url('echo.test', '/hang'));
       const slow = call(web.url('slow.test', '/slow/1?ms=200'));
-      await waitFor(() => web.hits('echo.test', '/hang') === 1 && web.hits('slow.test', '/slow/1?ms=200') === 1, { what: 'both requests to reach the targets' });
+      await waitFor(() => web.hits('echo.test', '/hang') === 1 && web.hits('slow.test', '/slow/1?ms=200') === 1, {
+        what: 'both requests to reach the targets',
+      });
       expect(stopping.inFlight()).toBe(2);
       const started = Date.now();
       const stopped = stopping.stop();
       const finished = await slow;
       expect(JSON.parse(Buffer.from(finished.head).toString('utf8'))).toMatchObject({ status: 200, billed_tier: 'basic' });
       const reply = await hanging;
-      expect(JSON.parse(Buffer.from(reply.head).toString('utf8'))).toMatchObject({ status: 500, billed_tier: null, error: { code: 'ERR0001' } });
+      expect(JSON.parse(Buffer.from(reply.head).toString('utf8'))).toMatchObject({
+        status: 500,
+        billed_tier: null,
+        error: { code: 'ERR0001' },
+      });
       expect(Date.now() - started).toBeGreaterThanOrEqual(450);
       await stopped;
       expect(stopping.inFlight()).toBe(0);

@@ -21,14 +21,21 @@ describe('Fetch API tiers (HTTP engine)', () => {
   const stack = httpTierStack(
     'fetchtiers',
     ['standard', 'premium-a', 'premium-b', 'premium-us'],
-    (proxies) => `standard=${proxies.standard!.url};premium=${proxies['premium-a']!.url}|${proxies['premium-b']!.url};premium.us=${proxies['premium-us']!.url}`,
+    (proxies) =>
+      `standard=${proxies.standard!.url};premium=${proxies['premium-a']!.url}|${proxies['premium-b']!.url};premium.us=${proxies['premium-us']!.url}`,
   );
   let web: FixtureWeb;
   let service: FetchRequestService;
 
   beforeAll(() => {
     web = stack.web;
-    service = new FetchRequestService(stack.target, extractionTransforms, { maxBodyBytes: 1024 * 1024 }, new FetchRequestMetrics(new Registry()), pino({ level: 'silent' }));
+    service = new FetchRequestService(
+      stack.target,
+      extractionTransforms,
+      { maxBodyBytes: 1024 * 1024 },
+      new FetchRequestMetrics(new Registry()),
+      pino({ level: 'silent' }),
+    );
   });
 
   function fetchRequest(url: string, options: Partial<FetchOptionsV1> = {}): FetchRequestV1 {

@@ -179,7 +179,9 @@ describe('BrowserPool page reuse', () => {
       await waitFor(() => page.frames().some((frame) => frame.url().startsWith(web.url('js.test', '/'))), { what: 'the middle frame' });
       const middle = page.frames().find((frame) => frame.url().startsWith(web.url('js.test', '/')))!;
       await middle.evaluate(`document.body.insertAdjacentHTML('beforeend', '<iframe src="${web.url('other.test', '/x')}"></iframe>')`);
-      await waitFor(() => middle.childFrames().some((frame) => frame.url().startsWith(web.url('other.test', '/x'))), { what: 'the inner frame' });
+      await waitFor(() => middle.childFrames().some((frame) => frame.url().startsWith(web.url('other.test', '/x'))), {
+        what: 'the inner frame',
+      });
       return middle.childFrames().find((frame) => frame.url().startsWith(web.url('other.test', '/x')))!;
     };
     const first = await pool.withPage({ deadlineAt: soon(), reuseKey: 'tenant-k' }, async ({ page }) => {
@@ -332,7 +334,15 @@ describe('BrowserPool page reuse', () => {
           reused: lease.reused,
           result: await renderPage(
             lease,
-            { url, method: verb, headers: {}, body: Buffer.from('a=1'), options: { json_response: false, window_width }, deadlineAt: Date.now() + 40_000, identity: testIdentity() },
+            {
+              url,
+              method: verb,
+              headers: {},
+              body: Buffer.from('a=1'),
+              options: { json_response: false, window_width },
+              deadlineAt: Date.now() + 40_000,
+              identity: testIdentity(),
+            },
             { commitTimeoutMs: 1_000 },
           ),
         }));
@@ -350,7 +360,12 @@ describe('BrowserPool page reuse', () => {
       expect(next.result.html).toContain('</html>');
       expect(hung.isClosed()).toBe(true);
       // Not failed, and the browser neither retired nor taken for crashed.
-      expect(pool.stats()).toMatchObject({ unresponsive: before.unresponsive + 1, reused: before.reused + 1, retired: before.retired, crashed: before.crashed });
+      expect(pool.stats()).toMatchObject({
+        unresponsive: before.unresponsive + 1,
+        reused: before.reused + 1,
+        retired: before.retired,
+        crashed: before.crashed,
+      });
     }
   });
 
@@ -378,7 +393,10 @@ describe('BrowserPool page reuse, idle pages', () => {
       const sessionsIdle = proxy.openSessions;
       await pool.withPage({ deadlineAt: Date.now() + 20_000, reuseKey: 'tenant-h' }, ({ page }) => page.goto(web.url('other.test', '/x')));
       await waitFor(() => pool.stats().parked === 1, { what: 'the page parked' });
-      await waitFor(() => pool.stats().parked === 0 && proxy.openSessions === sessionsIdle, { timeoutMs: 10_000, what: 'the idle page closed' });
+      await waitFor(() => pool.stats().parked === 0 && proxy.openSessions === sessionsIdle, {
+        timeoutMs: 10_000,
+        what: 'the idle page closed',
+      });
     } finally {
       await pool.close();
       await proxy.close();

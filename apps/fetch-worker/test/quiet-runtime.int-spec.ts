@@ -60,7 +60,8 @@ describe('quiet runtime: puppeteer without DevTools Runtime', () => {
   });
 
   const url = (path: string, host = 'quiet-a.test') => `http://${host}:${port}${path}`;
-  const withPage = <T>(work: (lease: BrowserLease) => Promise<T>, reuseKey?: string) => pool.withPage({ deadlineAt: Date.now() + 30_000, reuseKey }, work);
+  const withPage = <T>(work: (lease: BrowserLease) => Promise<T>, reuseKey?: string) =>
+    pool.withPage({ deadlineAt: Date.now() + 30_000, reuseKey }, work);
   const leaks = (run: ProbeRun) => Object.fromEntries(PROBE_CONTEXTS.map((context) => [context, run.reports[context]?.leak]));
 
   async function probeWith(visit: (url: string) => Promise<void>): Promise<ProbeRun> {

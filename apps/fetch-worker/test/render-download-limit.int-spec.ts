@@ -30,7 +30,11 @@ describe('rendering under a download limit (512 KiB)', () => {
   const render = (url: string) => {
     const deadlineAt = Date.now() + 30_000;
     return pool.withPage({ deadlineAt, reuseKey: 'limit-tests' }, (lease) =>
-      renderPage(lease, { url, method: 'GET', headers: {}, options: { json_response: false }, deadlineAt, identity: testIdentity() }, { loadGraceMs: 3_000 }),
+      renderPage(
+        lease,
+        { url, method: 'GET', headers: {}, options: { json_response: false }, deadlineAt, identity: testIdentity() },
+        { loadGraceMs: 3_000 },
+      ),
     );
   };
 

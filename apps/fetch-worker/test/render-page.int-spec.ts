@@ -32,17 +32,32 @@ describe(renderPage.name, () => {
   });
   beforeEach(() => web.resetHits());
 
-  function render(url: string, options: Partial<RenderOptions> = {}, rest: Partial<RenderInput> = {}, upstream?: UpstreamChooser, reuseKey?: string) {
+  function render(
+    url: string,
+    options: Partial<RenderOptions> = {},
+    rest: Partial<RenderInput> = {},
+    upstream?: UpstreamChooser,
+    reuseKey?: string,
+  ) {
     const deadlineAt = Date.now() + 30_000;
     return pool.withPage({ deadlineAt, upstream, reuseKey }, (lease) =>
-      renderPage(lease, { url, method: 'GET', headers: {}, options: { ...NO_OPTIONS, ...options }, deadlineAt, identity: testIdentity(), ...rest }, { stepTimeoutMs: 2_000, loadGraceMs: 3_000 }),
+      renderPage(
+        lease,
+        { url, method: 'GET', headers: {}, options: { ...NO_OPTIONS, ...options }, deadlineAt, identity: testIdentity(), ...rest },
+        { stepTimeoutMs: 2_000, loadGraceMs: 3_000 },
+      ),
     );
   }
 
   it('answers the DOM after JavaScript ran, with status and final URL', async () => {
     const page = await render(web.url('js.test', '/'));
     expect(page.html).toContain('<h2 id="rendered">Rendered by JavaScript</h2>');
-    expect(page).toMatchObject({ status: 200, finalUrl: web.url('js.test', '/'), redirectChain: [], contentType: 'text/html; charset=utf-8' });
+    expect(page).toMatchObject({
+      status: 200,
+      finalUrl: web.url('js.test', '/'),
+      redirectChain: [],
+      contentType: 'text/html; charset=utf-8',
+    });
     expect(page.egress.bytesReceived).toBeGreaterThan(0);
   });
 
@@ -112,16 +127,28 @@ describe(renderPage.name, () => {
     const page = await render(
       web.url('echo.test', '/echo'),
       {},
-      { method: 'POST', body: Buffer.from('a=1&b=two'), headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-caller': 'kept', host: 'evil.test' } },
+      {
+        method: 'POST',
+        body: Buffer.from('a=1&b=two'),
+        headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-caller': 'kept', host: 'evil.test' },
+      },
     );
     const echoed = JSON.parse(/\{.*\}/s.exec(page.html.replace(/&amp;/g, '&').replace(/&quot;/g, '"'))![0]);
-    expect(echoed).toMatchObject({ method: 'POST', body: 'a=1&b=two', headers: { 'x-caller': 'kept', 'content-type': 'application/x-www-form-urlencoded' } });
+    expect(echoed).toMatchObject({
+      method: 'POST',
+      body: 'a=1&b=two',
+      headers: { 'x-caller': 'kept', 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(echoed.headers.host).toBe(`echo.test:${web.port}`);
   });
 
   it('sends a POST body that is not UTF-8 byte for byte', async () => {
     const bytes = Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x00, 0xff, 0x80]);
-    const page = await render(web.url('echo.test', '/echo'), {}, { method: 'POST', body: bytes, headers: { 'content-type': 'application/octet-stream' } });
+    const page = await render(
+      web.url('echo.test', '/echo'),
+      {},
+      { method: 'POST', body: bytes, headers: { 'content-type': 'application/octet-stream' } },
+    );
     const echoed = JSON.parse(/\{.*\}/s.exec(page.html.replace(/&amp;/g, '&').replace(/&quot;/g, '"'))![0]);
     expect(Buffer.from(echoed.body_base64, 'base64')).toEqual(bytes);
   });
@@ -168,7 +195,11 @@ describe(renderPage.name, () => {
     expect(page.html).toContain('data-scroll="40,500"');
     expect(page.html).toContain('data-from-frame="yes"');
     const report = page.instructionsReport!;
-    expect(report).toMatchObject({ instructions_executed: instructions.length, instructions_succeeded: instructions.length - 1, instructions_failed: 1 });
+    expect(report).toMatchObject({
+      instructions_executed: instructions.length,
+      instructions_succeeded: instructions.length - 1,
+      instructions_failed: 1,
+    });
     expect(report.instructions.map((step) => step.success)).toEqual(instructions.map((_, i) => i !== 4));
     expect(report.instructions[4]).toMatchObject({ instruction: 'click', params: '#nope', success: false });
     expect(report.instructions[4].duration).toBeGreaterThanOrEqual(1_900);
@@ -204,9 +235,16 @@ describe(renderPage.name, () => {
   it('reports every call for json_response when one never finishes loading, without waiting it out', async () => {
     const started = Date.now();
     const page = await render(web.url('js.test', '/xhr-poll'), { json_response: true, js_instructions: [{ wait_for: '#calls li' }] });
-    expect(page.xhr!.find((call) => call.url.endsWith('/api/items?page=2'))).toMatchObject({ status_code: 200, body: '{"items":["a","b"]}' });
+    expect(page.xhr!.find((call) => call.url.endsWith('/api/items?page=2'))).toMatchObject({
+      status_code: 200,
+      body: '{"items":["a","b"]}',
+    });
     // The poll's headers are known; its body never ends, so it is reported empty.
-    expect(page.xhr!.find((call) => call.url.endsWith('/api/poll'))).toMatchObject({ status_code: 200, body: '', headers: { 'content-type': 'text/event-stream' } });
+    expect(page.xhr!.find((call) => call.url.endsWith('/api/poll'))).toMatchObject({
+      status_code: 200,
+      body: '',
+      headers: { 'content-type': 'text/event-stream' },
+    });
     // Not the 10 s a DevTools call may take: the poll had a second's grace, no more.
     expect(Date.now() - started).toBeLessThan(9_000);
   });
@@ -262,7 +300,9 @@ describe(renderPage.name, () => {
       web.url('js.test', '/'),
       {
         device: 'mobile',
-        js_instructions: [{ evaluate: 'document.body.dataset.ua = navigator.userAgent; document.body.dataset.w = String(window.screen.width)' }],
+        js_instructions: [
+          { evaluate: 'document.body.dataset.ua = navigator.userAgent; document.body.dataset.w = String(window.screen.width)' },
+        ],
       },
       { identity: phone },
     );

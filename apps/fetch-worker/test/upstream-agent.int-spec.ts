@@ -1,11 +1,5 @@
 import { createEgressAgent, EgressError, EgressErrorCode, EgressPolicy, parseHostMap, safeRequest } from '@trawl/egress';
-import {
-  closeAll,
-  FIXTURE_PROXY_HEADER,
-  startFixtureProxies,
-  startFixtureProxy,
-  type FixtureProxy,
-} from '../../../test/fixtures/proxies';
+import { closeAll, FIXTURE_PROXY_HEADER, startFixtureProxies, startFixtureProxy, type FixtureProxy } from '../../../test/fixtures/proxies';
 import { fixtureHostMap, startFixtureWeb, type FixtureWeb } from '../../../test/fixtures/web';
 import { STEALTH_GUARDED_PATH, STEALTH_TEXTS } from '../../../test/fixtures/web/sites/stealth';
 import { parseProxyPools } from '../src/proxies/proxy-pools';
@@ -39,7 +33,11 @@ describe(UpstreamAgents.name, () => {
   });
 
   it('reaches needs-premium.test through the premium proxy, which tunnels to the address the policy checked', async () => {
-    const answer = await safeRequest(policy, agents.agentFor(proxies['premium-us'].url), web.url('needs-premium.test', STEALTH_GUARDED_PATH));
+    const answer = await safeRequest(
+      policy,
+      agents.agentFor(proxies['premium-us'].url),
+      web.url('needs-premium.test', STEALTH_GUARDED_PATH),
+    );
     expect(answer.status).toBe(200);
     expect(answer.body.toString()).toContain(STEALTH_TEXTS.needsPremium);
     expect(answer.headers[FIXTURE_PROXY_HEADER]).toBe('premium-us');
@@ -50,12 +48,18 @@ describe(UpstreamAgents.name, () => {
   });
 
   it('is refused by needs-premium.test through the standard proxy and directly', async () => {
-    const viaStandard = await safeRequest(policy, agents.agentFor(proxies.standard.url), web.url('needs-premium.test', STEALTH_GUARDED_PATH));
+    const viaStandard = await safeRequest(
+      policy,
+      agents.agentFor(proxies.standard.url),
+      web.url('needs-premium.test', STEALTH_GUARDED_PATH),
+    );
     expect(viaStandard.status).toBe(403);
     expect(viaStandard.body.toString()).not.toContain(STEALTH_TEXTS.needsPremium);
     expect(proxies.standard.hits()).toHaveLength(1);
     const directAgent = createEgressAgent(policy);
-    const direct = await safeRequest(policy, directAgent, web.url('needs-premium.test', STEALTH_GUARDED_PATH)).finally(() => directAgent.close());
+    const direct = await safeRequest(policy, directAgent, web.url('needs-premium.test', STEALTH_GUARDED_PATH)).finally(() =>
+      directAgent.close(),
+    );
     expect(direct.status).toBe(403);
   });
 
@@ -111,7 +115,9 @@ describe(UpstreamAgents.name, () => {
     const locked = await startFixtureProxy({ name: 'premium-locked', credentials: { username: 'trawl', password: 'right' } });
     try {
       const wrong = locked.url.replace('right', 'wrong');
-      const error = await safeRequest(policy, agents.agentFor(wrong), web.url('needs-premium.test', STEALTH_GUARDED_PATH)).catch((e: unknown) => e);
+      const error = await safeRequest(policy, agents.agentFor(wrong), web.url('needs-premium.test', STEALTH_GUARDED_PATH)).catch(
+        (e: unknown) => e,
+      );
       expect((error as EgressError).code).toBe(EgressErrorCode.ConnectFailed);
       expect(String((error as Error).message)).not.toContain('wrong');
       expect(locked.hits().map((hit) => hit.kind)).toEqual(['refused']);

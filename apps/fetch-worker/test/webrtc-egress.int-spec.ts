@@ -52,7 +52,14 @@ describe('WebRTC in rendered pages', () => {
     const page = await pool.withPage({ deadlineAt }, (lease) =>
       renderPage(
         lease,
-        { url: web.url('js.test', '/'), method: 'GET', headers: {}, options: { json_response: false, js_instructions: [{ evaluate: gather }] }, deadlineAt, identity: testIdentity() },
+        {
+          url: web.url('js.test', '/'),
+          method: 'GET',
+          headers: {},
+          options: { json_response: false, js_instructions: [{ evaluate: gather }] },
+          deadlineAt,
+          identity: testIdentity(),
+        },
         { stepTimeoutMs: 5_000, loadGraceMs: 3_000 },
       ),
     );

@@ -77,7 +77,8 @@ export function configureGatewayApp(app: NestFastifyApplication, resources: Gate
   const fetchBody = (request: { routeOptions: { url?: string } }, body: Buffer, done: (error: Error | null, body?: unknown) => void) =>
     isFetchRoute(request.routeOptions.url) ? (done(null, body), true) : false;
   // All bodies are JSON (spec-crawl-api §4): another type is refused rather than half-understood.
-  const notJson = () => new RequestError(RequestErrorCode.UnsupportedMediaType, 'Send the body as JSON with `Content-Type: application/json`.');
+  const notJson = () =>
+    new RequestError(RequestErrorCode.UnsupportedMediaType, 'Send the body as JSON with `Content-Type: application/json`.');
   // Bodiless POSTs (stop, admin defaults) often still send `Content-Type: application/json`.
   app.useBodyParser('application/json', { bodyLimit }, (request, body, done) => {
     if (fetchBody(request, body, done)) return;
@@ -118,10 +119,7 @@ export function configureGatewayApp(app: NestFastifyApplication, resources: Gate
  * The gateway as a Nest app, configured but not listening: tests call `app.listen(0)` and
  * `app.close()` (which also closes the database pool and the NATS connection).
  */
-export async function createGatewayApp(
-  config: GatewayConfig,
-  options: { logger?: Logger } = {},
-): Promise<NestFastifyApplication> {
+export async function createGatewayApp(config: GatewayConfig, options: { logger?: Logger } = {}): Promise<NestFastifyApplication> {
   const resources = await openGatewayResources(config, options.logger);
   try {
     const app = await NestFactory.create<NestFastifyApplication>(

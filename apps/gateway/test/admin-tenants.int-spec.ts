@@ -66,7 +66,12 @@ describe('Admin API: tenants, keys, usage, audit', () => {
       const b = await gw.createTenant();
       const issued = await adminCall('POST', `/admin/v1/tenants/${a.tenant_id}/keys`, { name: 'ci' });
       expect(issued.status).toBe(201);
-      expect(issued.body).toMatchObject({ name: 'ci', api_key: expect.stringMatching(/^[0-9a-f]{40}$/), revoked_at: null, last_used_at: null });
+      expect(issued.body).toMatchObject({
+        name: 'ci',
+        api_key: expect.stringMatching(/^[0-9a-f]{40}$/),
+        revoked_at: null,
+        last_used_at: null,
+      });
       expect(issued.body.hint).toBe(`…${issued.body.api_key.slice(-4)}`);
       expect((await gw.request('GET', '/v1/crawls', { key: issued.body.api_key })).status).toBe(200);
 
@@ -104,7 +109,7 @@ describe('Admin API: tenants, keys, usage, audit', () => {
       expect((await adminCall('POST', `/admin/v1/tenants/${id}/keys`, { name: 'x' })).status).toBe(404);
     });
 
-    it('revokes one key: it is refused, the tenant\'s other key still works', async () => {
+    it("revokes one key: it is refused, the tenant's other key still works", async () => {
       const tenant = await gw.createTenant();
       const second = (await adminCall('POST', `/admin/v1/tenants/${tenant.tenant_id}/keys`, { name: 'second' })).body;
       const revoked = await adminCall('DELETE', `/admin/v1/tenants/${tenant.tenant_id}/keys/${second.key_id}`);
@@ -113,7 +118,9 @@ describe('Admin API: tenants, keys, usage, audit', () => {
       expect((await gw.request('GET', '/v1/crawls', { key: second.api_key })).body.code).toBe('AUTH003');
       expect((await gw.request('GET', '/v1/crawls', { key: tenant.api_key })).status).toBe(200);
       // Revoking again changes nothing; rotating a revoked key is refused.
-      expect((await adminCall('DELETE', `/admin/v1/tenants/${tenant.tenant_id}/keys/${second.key_id}`)).body.revoked_at).toBe(revoked.body.revoked_at);
+      expect((await adminCall('DELETE', `/admin/v1/tenants/${tenant.tenant_id}/keys/${second.key_id}`)).body.revoked_at).toBe(
+        revoked.body.revoked_at,
+      );
       const rotate = await adminCall('POST', `/admin/v1/tenants/${tenant.tenant_id}/keys/${second.key_id}/rotate`);
       expect(rotate.status).toBe(409);
       expect(rotate.body.code).toBe('api_key_revoked');
@@ -136,7 +143,8 @@ describe('Admin API: tenants, keys, usage, audit', () => {
       const before = Date.now() - 1_000;
       await gw.request('GET', '/v1/crawls', { key: tenant.api_key });
       const used = await waitFor(
-        async () => ((await adminCall('GET', `/admin/v1/tenants/${tenant.tenant_id}/keys`)).body.keys[0].last_used_at as string | null) ?? undefined,
+        async () =>
+          ((await adminCall('GET', `/admin/v1/tenants/${tenant.tenant_id}/keys`)).body.keys[0].last_used_at as string | null) ?? undefined,
         { timeoutMs: 5_000, what: 'last_used_at' },
       );
       expect(Date.parse(used)).toBeGreaterThanOrEqual(before);
@@ -161,7 +169,9 @@ describe('Admin API: tenants, keys, usage, audit', () => {
         expect(response.body.detail).toContain('suspended');
       }
       // Suspending twice keeps the first time.
-      expect((await adminCall('POST', `/admin/v1/tenants/${tenant.tenant_id}/suspend`)).body.suspended_at).toBe(suspended.body.suspended_at);
+      expect((await adminCall('POST', `/admin/v1/tenants/${tenant.tenant_id}/suspend`)).body.suspended_at).toBe(
+        suspended.body.suspended_at,
+      );
 
       const resumed = await adminCall('POST', `/admin/v1/tenants/${tenant.tenant_id}/resume`);
       expect(resumed.body.suspended_at).toBeNull();
@@ -179,7 +189,7 @@ describe('Admin API: tenants, keys, usage, audit', () => {
   });
 
   describe('GET /admin/v1/tenants/{id}/usage', () => {
-    it('answers the tenant\'s own usage figures with the period\'s requests by product', async () => {
+    it("answers the tenant's own usage figures with the period's requests by product", async () => {
       const tenant = await gw.createTenant({ credits: 1_000 });
       await gw.sql.query(
         `INSERT INTO credit_ledger (tenant_id, credits, product, tier, ref) VALUES ($1, 5, 'fetch', 'js', 'a'), ($1, 1, 'fetch', 'basic', 'b'), ($1, 1, 'crawl_page', 'basic', 'c'), ($1, 1, 'crawl_page', 'basic', 'd')`,
@@ -202,7 +212,7 @@ describe('Admin API: tenants, keys, usage, audit', () => {
   });
 
   describe('GET /admin/v1/audit', () => {
-    it('records every change with the admin token\'s fingerprint and never a secret', async () => {
+    it("records every change with the admin token's fingerprint and never a secret", async () => {
       const tenant = await gw.createTenant({ name: 'audited' });
       const id = tenant.tenant_id;
       await adminCall('PATCH', `/admin/v1/tenants/${id}`, { concurrency: 2 });

@@ -65,7 +65,7 @@ describe('Fetch admission in Postgres', () => {
     for (const { holder, slot } of held) if (slot !== undefined) await slots.release({ tenantId, slot, holder });
   }
 
-  it("makes every slot of a new tenant on its first request, so that later requests have rows to claim", async () => {
+  it('makes every slot of a new tenant on its first request, so that later requests have rows to claim', async () => {
     const tenantId = await newTenant(4);
     const [first] = await admitTogether(tenantId, 1);
     expect(first.slot).toBe(1);
@@ -118,7 +118,12 @@ describe('Fetch admission in Postgres', () => {
     await releaseAll(lowered, await admitTogether(lowered, 4)); // rows for slots 1–4 exist, all free
     await db.query(`UPDATE tenants SET concurrency = 2 WHERE id = $1`, [lowered]);
     const after = await admitTogether(lowered, 4);
-    expect(after.map((h) => h.slot).filter((s) => s !== undefined).sort()).toEqual([1, 2]);
+    expect(
+      after
+        .map((h) => h.slot)
+        .filter((s) => s !== undefined)
+        .sort(),
+    ).toEqual([1, 2]);
   });
 
   it('tryAcquire claims by the same rule: distinct slots up to the limit, then none', async () => {
@@ -151,7 +156,10 @@ describe('Fetch admission in Postgres', () => {
       { slot: 2, held: true },
       { slot: 3, held: false },
     ]);
-    await slots.releaseMany([{ tenantId: other, slot: o2.slot ?? 0, holder: o2.holder }, { tenantId: mine, slot: 2, holder: 'not its holder' }]);
+    await slots.releaseMany([
+      { tenantId: other, slot: o2.slot ?? 0, holder: o2.holder },
+      { tenantId: mine, slot: 2, holder: 'not its holder' },
+    ]);
     expect((await slotRows(other)).every((r) => !r.held)).toBe(true);
     expect((await slotRows(mine)).map((r) => r.held)).toEqual([false, true, false]);
   });

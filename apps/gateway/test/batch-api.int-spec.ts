@@ -36,7 +36,14 @@ describe('Batch API (gateway)', () => {
   async function recordResults(
     runId: string,
     seqs: number[],
-    result: { state: 'succeeded' | 'failed' | 'dispatched'; body?: Buffer; contentType?: string; outputFormat?: string; credits?: number; errorCode?: string },
+    result: {
+      state: 'succeeded' | 'failed' | 'dispatched';
+      body?: Buffer;
+      contentType?: string;
+      outputFormat?: string;
+      credits?: number;
+      errorCode?: string;
+    },
   ) {
     await gw.sql.query(
       `UPDATE run_tasks SET state = $3, status_code = $4, output_format = $5, content_type = $6, body = $7, tier = $8,
@@ -68,7 +75,11 @@ describe('Batch API (gateway)', () => {
   describe('POST /v1/jobs', () => {
     it('answers 201 with the job, its queued first run and Location, under 10,000 tasks', async () => {
       const tenant = await gw.createTenant();
-      const res = await createJob(tenant, { tasks: tasks(3), service_params: { js_render: 'true' }, webhook: { url: 'https://hooks.test/x' } });
+      const res = await createJob(tenant, {
+        tasks: tasks(3),
+        service_params: { js_render: 'true' },
+        webhook: { url: 'https://hooks.test/x' },
+      });
       expect(res.status).toBe(201);
       expect(res.headers.get('location')).toBe(`/v1/jobs/${res.body.job_id}`);
       expect(res.body).toMatchObject({
@@ -105,7 +116,9 @@ describe('Batch API (gateway)', () => {
       ]);
       // A task's parameters under the synonym are held to the same rules.
       const open = await createJob(tenant, { status: 'open' });
-      const added = await call(tenant, 'POST', `/v1/jobs/${open.body.job_id}/tasks`, { tasks: [{ url: 'https://shop.test/a', zenrows_params: { wait: 'soon' } }] });
+      const added = await call(tenant, 'POST', `/v1/jobs/${open.body.job_id}/tasks`, {
+        tasks: [{ url: 'https://shop.test/a', zenrows_params: { wait: 'soon' } }],
+      });
       expect(added.body).toMatchObject({ code: 'invalid_tasks', invalid_tasks: [{ index: 0, field: 'service_params.wait' }] });
     });
 
@@ -125,10 +138,13 @@ describe('Batch API (gateway)', () => {
       const res = await createJob(tenant, { tasks: tasks(10_000) });
       expect(res.status).toBe(202);
       expect(res.body.latest_run.stats.total).toBe(10_000);
-      const ready = await waitFor(async () => {
-        const job = await call(tenant, 'GET', `/v1/jobs/${res.body.job_id}`);
-        return job.body.ingest_state === 'ready' && job.body;
-      }, { timeoutMs: 30_000, what: 'the job to be ready' });
+      const ready = await waitFor(
+        async () => {
+          const job = await call(tenant, 'GET', `/v1/jobs/${res.body.job_id}`);
+          return job.body.ingest_state === 'ready' && job.body;
+        },
+        { timeoutMs: 30_000, what: 'the job to be ready' },
+      );
       expect(ready.task_count).toBe(10_000);
       const { rows } = await gw.sql.query(`SELECT count(*)::int AS n FROM run_tasks WHERE run_id = $1`, [res.body.latest_run.run_id]);
       expect(rows[0].n).toBe(10_000);
@@ -144,10 +160,9 @@ describe('Batch API (gateway)', () => {
         intervalMs: 250,
         what: 'the 100k ingest',
       });
-      const { rows } = await gw.sql.query(
-        `SELECT count(*)::int AS n, max(seq) AS last FROM run_tasks WHERE run_id = $1`,
-        [res.body.latest_run.run_id],
-      );
+      const { rows } = await gw.sql.query(`SELECT count(*)::int AS n, max(seq) AS last FROM run_tasks WHERE run_id = $1`, [
+        res.body.latest_run.run_id,
+      ]);
       expect(rows[0]).toEqual({ n: 100_000, last: 100_000 });
     });
 
@@ -160,7 +175,9 @@ describe('Batch API (gateway)', () => {
 
     it('answers 400 invalid_tasks as problem+json naming each bad task, and creates nothing', async () => {
       const tenant = await gw.createTenant();
-      const res = await createJob(tenant, { tasks: [{ url: 'https://shop.test/a' }, { url: 'ftp://shop.test/b' }, { url: 'https://shop.test/c', body: 'x' }] });
+      const res = await createJob(tenant, {
+        tasks: [{ url: 'https://shop.test/a' }, { url: 'ftp://shop.test/b' }, { url: 'https://shop.test/c', body: 'x' }],
+      });
       expect(res.status).toBe(400);
       expect(res.headers.get('content-type')).toContain('application/problem+json');
       expect(res.body).toMatchObject({
@@ -195,7 +212,10 @@ describe('Batch API (gateway)', () => {
       expect(again.body).toMatchObject({ code: 'idempotency_key_conflict', status: 409, job_id: first.body.job_id });
       expect((await call(tenant, 'GET', '/v1/jobs')).body.jobs).toHaveLength(1);
       // What a client whose first answer was lost does next: read the job the key names.
-      expect(await call(tenant, 'GET', `/v1/jobs/${again.body.job_id}`)).toMatchObject({ status: 200, body: { job_id: first.body.job_id, task_count: 1 } });
+      expect(await call(tenant, 'GET', `/v1/jobs/${again.body.job_id}`)).toMatchObject({
+        status: 200,
+        body: { job_id: first.body.job_id, task_count: 1 },
+      });
     });
 
     it("treats an Idempotency-Key another tenant used as unused: 201, and this tenant's reuse names its own job", async () => {
@@ -237,7 +257,9 @@ describe('Batch API (gateway)', () => {
         });
       }
       expect((await createJob(tenant, badTask, { 'idempotency-key': 'order-46' })).body.code).toBe('invalid_tasks');
-      expect((await createJob(tenant, unsignable, { 'idempotency-key': 'order-47' })).body.code).toBe('webhook_signing_requires_active_key');
+      expect((await createJob(tenant, unsignable, { 'idempotency-key': 'order-47' })).body.code).toBe(
+        'webhook_signing_requires_active_key',
+      );
     });
 
     it('refuses an http webhook and a signed one without an active key; accepts it once a key exists', async () => {
@@ -277,7 +299,11 @@ describe('Batch API (gateway)', () => {
       const { tenant, jobId } = await jobOf(1);
       const other = await gw.createTenant();
       expect((await call(tenant, 'GET', `/v1/jobs/${jobId}`)).status).toBe(200);
-      for (const [who, id] of [[tenant, randomUUID()], [tenant, 'not-an-id'], [other, jobId]] as const) {
+      for (const [who, id] of [
+        [tenant, randomUUID()],
+        [tenant, 'not-an-id'],
+        [other, jobId],
+      ] as const) {
         const res = await call(who, 'GET', `/v1/jobs/${id}`);
         expect(res.status).toBe(404);
         expect(res.body.code).toBe('job_not_found');
@@ -288,17 +314,34 @@ describe('Batch API (gateway)', () => {
 
   describe('GET /v1/jobs/{id}/results', () => {
     it('pages about 1,000 results with a cursor, text as strings and binaries as base64, and filters status=successful', async () => {
-      const { tenant, jobId, runId } = await jobOf(2_500, { tasks: tasks(2_500).map((t, i) => (i === 0 ? { ...t, metadata: { sku: 7 } } : t)) });
+      const { tenant, jobId, runId } = await jobOf(2_500, {
+        tasks: tasks(2_500).map((t, i) => (i === 0 ? { ...t, metadata: { sku: 7 } } : t)),
+      });
       const pdf = Buffer.from([0x25, 0x50, 0x44, 0x46, 0x00, 0xff, 0xfe]);
-      await recordResults(runId, [1], { state: 'succeeded', body: Buffer.from('<h1>héllo</h1>'), contentType: 'text/html; charset=utf-8', outputFormat: 'html', credits: 1 });
+      await recordResults(runId, [1], {
+        state: 'succeeded',
+        body: Buffer.from('<h1>héllo</h1>'),
+        contentType: 'text/html; charset=utf-8',
+        outputFormat: 'html',
+        credits: 1,
+      });
       await recordResults(runId, [2], { state: 'succeeded', body: pdf, contentType: 'application/pdf', outputFormat: 'pdf', credits: 5 });
       await recordResults(runId, [3], { state: 'failed', errorCode: 'RESP001' });
-      await recordResults(runId, [2_400], { state: 'succeeded', body: Buffer.from('# md'), contentType: 'text/markdown', outputFormat: 'markdown', credits: 1 });
+      await recordResults(runId, [2_400], {
+        state: 'succeeded',
+        body: Buffer.from('# md'),
+        contentType: 'text/markdown',
+        outputFormat: 'markdown',
+        credits: 1,
+      });
 
       const first = await call(tenant, 'GET', `/v1/jobs/${jobId}/results`);
       expect(first.status).toBe(200);
       expect(first.body.results).toHaveLength(1_000);
-      expect(first.body.run).toMatchObject({ run_id: runId, stats: { total: 2_500, completed: 4, successful: 3, failed: 1, spend: { credits: 7 } } });
+      expect(first.body.run).toMatchObject({
+        run_id: runId,
+        stats: { total: 2_500, completed: 4, successful: 3, failed: 1, spend: { credits: 7 } },
+      });
       const [html, binary, failed, queued] = first.body.results;
       expect(html).toMatchObject({
         seq: 1,
@@ -351,7 +394,10 @@ describe('Batch API (gateway)', () => {
       expect(latest.body.results[0].status).toBe('queued');
       const old = await call(tenant, 'GET', `/v1/jobs/${jobId}/results?run_id=${runId}`);
       expect(old.body.results[0]).toMatchObject({ status: 'successful', content: 'old' });
-      expect((await call(tenant, 'GET', `/v1/jobs/${jobId}/results?run_id=${randomUUID()}`)).body).toMatchObject({ status: 404, code: 'run_not_found' });
+      expect((await call(tenant, 'GET', `/v1/jobs/${jobId}/results?run_id=${randomUUID()}`)).body).toMatchObject({
+        status: 404,
+        code: 'run_not_found',
+      });
       expect((await call(tenant, 'GET', `/v1/jobs/${jobId}/results?cursor=xyz`)).body.code).toBe('invalid_cursor');
       expect((await call(tenant, 'GET', `/v1/jobs/${jobId}/results?status=failed`)).body.code).toBe('invalid_request');
       expect((await call(tenant, 'GET', `/v1/jobs/${jobId}/results?limit=1001`)).body.code).toBe('invalid_request');
@@ -423,12 +469,22 @@ describe('Batch API (gateway)', () => {
       await recordResults(runId, [2], { state: 'failed', errorCode: 'RESP001' });
       const page = await call(tenant, 'GET', `/v1/jobs/${jobId}/results`);
       const [ok, failed, queued] = page.body.results;
-      expect(ok).toMatchObject({ task_id: '1', run_id: runId, result_url: expect.stringMatching(new RegExp(`^${gw.baseUrl}/downloads/task_contents/${tenant.tenant_id}/${runId}/1\\?expires=\\d+&signature=`)) });
+      expect(ok).toMatchObject({
+        task_id: '1',
+        run_id: runId,
+        result_url: expect.stringMatching(
+          new RegExp(`^${gw.baseUrl}/downloads/task_contents/${tenant.tenant_id}/${runId}/1\\?expires=\\d+&signature=`),
+        ),
+      });
       expect([failed.task_id, failed.result_url, queued.task_id, queued.result_url]).toEqual(['2', undefined, '3', undefined]);
 
       // By the result_url alone: no API key, the bytes and media type as stored.
       const signed = await fetch(ok.result_url);
-      expect([signed.status, signed.headers.get('content-type'), await signed.text()]).toEqual([200, 'text/html; charset=utf-8', '<h1>one</h1>']);
+      expect([signed.status, signed.headers.get('content-type'), await signed.text()]).toEqual([
+        200,
+        'text/html; charset=utf-8',
+        '<h1>one</h1>',
+      ]);
       const forged = await fetch(ok.result_url.replace(/signature=[^&]+/, 'signature=AAAA'));
       expect(forged.status).toBe(404);
       const otherTask = await fetch(ok.result_url.replace(`/${runId}/1?`, `/${runId}/2?`));
@@ -438,8 +494,15 @@ describe('Batch API (gateway)', () => {
       const latest = await call(tenant, 'GET', `/v1/jobs/${jobId}/tasks/1/content`);
       expect([latest.status, latest.text]).toEqual([200, '<h1>one</h1>']);
       expect((await call(tenant, 'GET', `/v1/jobs/${jobId}/runs/${runId}/tasks/1/content`)).text).toBe('<h1>one</h1>');
-      expect((await call(tenant, 'GET', `/v1/jobs/${jobId}/tasks/2/content`)).body).toMatchObject({ status: 409, code: 'task_has_no_content', task_status: 'failed' });
-      expect((await call(tenant, 'GET', `/v1/jobs/${jobId}/tasks/3/content`)).body).toMatchObject({ code: 'task_has_no_content', task_status: 'queued' });
+      expect((await call(tenant, 'GET', `/v1/jobs/${jobId}/tasks/2/content`)).body).toMatchObject({
+        status: 409,
+        code: 'task_has_no_content',
+        task_status: 'failed',
+      });
+      expect((await call(tenant, 'GET', `/v1/jobs/${jobId}/tasks/3/content`)).body).toMatchObject({
+        code: 'task_has_no_content',
+        task_status: 'queued',
+      });
       expect((await call(tenant, 'GET', `/v1/jobs/${jobId}/tasks/9/content`)).body.code).toBe('task_not_found');
       expect((await call(tenant, 'GET', `/v1/jobs/${jobId}/tasks/x/content`)).body.code).toBe('task_not_found');
       expect((await call(await gw.createTenant(), 'GET', `/v1/jobs/${jobId}/tasks/1/content`)).body.code).toBe('job_not_found');
@@ -463,8 +526,21 @@ describe('Batch API (gateway)', () => {
       const history = await call(tenant, 'GET', `/v1/jobs/${jobId}/tasks/1/history`);
       expect(history.body).toEqual({
         events: [
-          { attempt: 1, started_at: '2026-11-28T10:00:00.000Z', ended_at: '2026-11-28T10:05:00.000Z', outcome: 'lease_expired', error: { code: 'task_lease_expired', detail: 'No answer.' }, spend: { credits: 0, cost: 0 } },
-          { attempt: 2, started_at: '2026-11-28T10:05:01.000Z', ended_at: '2026-11-28T10:05:03.000Z', outcome: 'succeeded', spend: { credits: 5, cost: expect.any(Number) } },
+          {
+            attempt: 1,
+            started_at: '2026-11-28T10:00:00.000Z',
+            ended_at: '2026-11-28T10:05:00.000Z',
+            outcome: 'lease_expired',
+            error: { code: 'task_lease_expired', detail: 'No answer.' },
+            spend: { credits: 0, cost: 0 },
+          },
+          {
+            attempt: 2,
+            started_at: '2026-11-28T10:05:01.000Z',
+            ended_at: '2026-11-28T10:05:03.000Z',
+            outcome: 'succeeded',
+            spend: { credits: 5, cost: expect.any(Number) },
+          },
         ],
       });
       expect((await call(tenant, 'GET', `/v1/jobs/${jobId}/runs/${runId}/tasks/1/history`)).body).toEqual(history.body);
@@ -492,7 +568,10 @@ describe('Batch API (gateway)', () => {
       const { body: job } = await createJob(tenant, { status: 'open' });
       expect(job).toMatchObject({ status: 'open', task_count: 0, latest_run: { stats: { total: 0 } } });
       const added = await call(tenant, 'POST', `/v1/jobs/${job.job_id}/tasks`, { tasks: tasks(2) });
-      expect(added).toMatchObject({ status: 200, body: { status: 'open', task_count: 2, tasks_added: 2, latest_run: { stats: { total: 2 } } } });
+      expect(added).toMatchObject({
+        status: 200,
+        body: { status: 'open', task_count: 2, tasks_added: 2, latest_run: { stats: { total: 2 } } },
+      });
       const last = await call(tenant, 'POST', `/v1/jobs/${job.job_id}/tasks`, { tasks: tasks(1, 2), last_batch: true });
       expect(last.body).toMatchObject({ status: 'closed', task_count: 3 });
       const refused = await call(tenant, 'POST', `/v1/jobs/${job.job_id}/tasks`, { tasks: tasks(1) });
@@ -539,7 +618,10 @@ describe('Batch API (gateway)', () => {
       // The scheduler starts it.
       await gw.sql.query(`UPDATE job_runs SET status = 'running', started_at = now() WHERE job_id = $1`, [jobId]);
       await call(tenant, 'POST', `/v1/jobs/${jobId}/pause`);
-      expect((await call(tenant, 'POST', `/v1/jobs/${jobId}/resume`)).body).toMatchObject({ status: 'running', started_at: expect.any(String) });
+      expect((await call(tenant, 'POST', `/v1/jobs/${jobId}/resume`)).body).toMatchObject({
+        status: 'running',
+        started_at: expect.any(String),
+      });
       expect((await call(tenant, 'POST', `/v1/jobs/${jobId}/resume`)).body.status).toBe('running');
     });
 
@@ -632,7 +714,13 @@ describe('Batch API (gateway)', () => {
 
     it('retry-failed carries successful results over, unbilled, and re-queues the failed (and, if asked, the never-started)', async () => {
       const { tenant, jobId, runId } = await jobOf(6);
-      await recordResults(runId, [1, 2], { state: 'succeeded', body: Buffer.from('kept'), contentType: 'text/html', outputFormat: 'html', credits: 5 });
+      await recordResults(runId, [1, 2], {
+        state: 'succeeded',
+        body: Buffer.from('kept'),
+        contentType: 'text/html',
+        outputFormat: 'html',
+        credits: 5,
+      });
       await recordResults(runId, [3, 4], { state: 'failed', errorCode: 'RESP001' });
       await recordResults(runId, [5], { state: 'dispatched' });
       await gw.sql.query(`UPDATE run_tasks SET lease_until = now() - interval '1 second' WHERE run_id = $1 AND seq = 5`, [runId]);
@@ -643,7 +731,12 @@ describe('Batch API (gateway)', () => {
       const retry = await call(tenant, 'POST', `/v1/jobs/${jobId}/retry-failed`);
       expect(retry).toMatchObject({
         status: 201,
-        body: { run_sequence: 2, kind: 'retry_failed', status: 'queued', stats: { total: 4, completed: 2, successful: 2, failed: 0, spend: { credits: 0 } } },
+        body: {
+          run_sequence: 2,
+          kind: 'retry_failed',
+          status: 'queued',
+          stats: { total: 4, completed: 2, successful: 2, failed: 0, spend: { credits: 0 } },
+        },
       });
       const results = await call(tenant, 'GET', `/v1/jobs/${jobId}/results`);
       expect(results.body.results.map((r: { seq: number; status: string }) => [r.seq, r.status])).toEqual([
@@ -690,10 +783,10 @@ describe('Batch API (gateway)', () => {
       await recordResults(runId, [2], { state: 'failed', errorCode: 'RESP001' });
       const retry = await call(tenant, 'POST', `/v1/jobs/${jobId}/retry-failed`, { include_not_started: true });
       expect(retry).toMatchObject({ status: 201, body: { run_sequence: 2, stats: { total: 4, successful: 0 } } });
-      const rows = await gw.sql.query(`SELECT run_id, seq, state, lease_until FROM run_tasks WHERE run_id = ANY($1::uuid[]) ORDER BY run_id = $2, seq`, [
-        [runId, retry.body.run_id],
-        runId,
-      ]);
+      const rows = await gw.sql.query(
+        `SELECT run_id, seq, state, lease_until FROM run_tasks WHERE run_id = ANY($1::uuid[]) ORDER BY run_id = $2, seq`,
+        [[runId, retry.body.run_id], runId],
+      );
       expect(rows.rows.map((r) => [r.run_id === runId ? 'old' : 'new', r.seq, r.state])).toEqual([
         ['new', 1, 'queued'],
         ['new', 2, 'queued'],
@@ -714,7 +807,9 @@ describe('Batch API (gateway)', () => {
       const res = await call(tenant, 'POST', `/v1/jobs/${jobId}/retry-failed`, { include_not_started: false });
       expect(res).toMatchObject({ status: 409, body: { code: 'nothing_to_retry' } });
       expect(res.body.detail).toContain('include_not_started');
-      expect((await call(tenant, 'POST', `/v1/jobs/${jobId}/retry-failed`, { include_not_started: 'yes' })).body.code).toBe('invalid_parameter');
+      expect((await call(tenant, 'POST', `/v1/jobs/${jobId}/retry-failed`, { include_not_started: 'yes' })).body.code).toBe(
+        'invalid_parameter',
+      );
       expect((await call(tenant, 'POST', `/v1/jobs/${jobId}/retry-failed`, { include_not_started: true })).status).toBe(201);
     });
   });
@@ -731,7 +826,11 @@ describe('Batch API (gateway)', () => {
         ],
       });
       const estimate = await call(tenant, 'GET', `/v1/jobs/${job.job_id}/cost-estimate`);
-      expect(estimate.body).toMatchObject({ tasks: 3, credits: { min: 35, max: 35 }, tasks_by_tier: { js_render: 2, premium_js_render: 1 } });
+      expect(estimate.body).toMatchObject({
+        tasks: 3,
+        credits: { min: 35, max: 35 },
+        tasks_by_tier: { js_render: 2, premium_js_render: 1 },
+      });
       expect(estimate.body.cost.max).toBeCloseTo(35 * 0.0001, 10);
 
       const { body: auto } = await createJob(tenant, { service_params: { mode: 'auto' }, tasks: tasks(4) });
@@ -782,12 +881,19 @@ describe('Batch API (gateway)', () => {
       const { tenant, jobId } = await jobOf(1);
       const set = await call(tenant, 'PUT', `/v1/jobs/${jobId}/webhook`, { url: 'https://hooks.test/a' });
       expect(set).toMatchObject({ status: 200, body: { webhook: { url: 'https://hooks.test/a', signature: false } } });
-      expect((await call(tenant, 'PUT', `/v1/jobs/${jobId}/webhook`, { url: 'http://hooks.test/a' })).body.code).toBe('callback_url_must_be_https');
-      expect((await call(tenant, 'PUT', `/v1/jobs/${jobId}/webhook`, { url: 'https://hooks.test/b', signature: true })).body).toMatchObject({
-        status: 400,
-        code: 'webhook_signing_requires_active_key',
+      expect((await call(tenant, 'PUT', `/v1/jobs/${jobId}/webhook`, { url: 'http://hooks.test/a' })).body.code).toBe(
+        'callback_url_must_be_https',
+      );
+      expect((await call(tenant, 'PUT', `/v1/jobs/${jobId}/webhook`, { url: 'https://hooks.test/b', signature: true })).body).toMatchObject(
+        {
+          status: 400,
+          code: 'webhook_signing_requires_active_key',
+        },
+      );
+      expect((await call(tenant, 'PUT', `/v1/jobs/${jobId}/webhook`, { signature: true })).body).toMatchObject({
+        code: 'invalid_parameter',
+        parameter: 'url',
       });
-      expect((await call(tenant, 'PUT', `/v1/jobs/${jobId}/webhook`, { signature: true })).body).toMatchObject({ code: 'invalid_parameter', parameter: 'url' });
       await call(tenant, 'POST', '/v1/hmac/keys/rotate');
       const signed = await call(tenant, 'PUT', `/v1/jobs/${jobId}/webhook`, { url: 'https://hooks.test/b', signature: true });
       expect(signed.body.webhook).toEqual({ url: 'https://hooks.test/b', signature: true });
@@ -801,7 +907,10 @@ describe('Batch API (gateway)', () => {
       const none = await call(tenant, 'GET', `/v1/jobs/${jobId}/webhook`);
       expect(none).toMatchObject({ status: 404, body: { code: 'webhook_not_found' } });
       await call(tenant, 'PUT', `/v1/jobs/${jobId}/webhook`, { url: 'https://hooks.test/c' });
-      expect(await call(tenant, 'GET', `/v1/jobs/${jobId}/webhook`)).toMatchObject({ status: 200, body: { url: 'https://hooks.test/c', signature: false } });
+      expect(await call(tenant, 'GET', `/v1/jobs/${jobId}/webhook`)).toMatchObject({
+        status: 200,
+        body: { url: 'https://hooks.test/c', signature: false },
+      });
       expect((await call(await gw.createTenant(), 'GET', `/v1/jobs/${jobId}/webhook`)).body.code).toBe('job_not_found');
     });
   });
@@ -822,7 +931,11 @@ describe('Batch API (gateway)', () => {
       expect(rows).toEqual([{ tenant_id: tenant.tenant_id, state: 'active', next_due_at: new Date(res.body.schedule.next_run_at) }]);
       // Taking no active-job slot, it leaves room for a regular job.
       expect((await createJob(tenant, { tasks: tasks(1) })).status).toBe(201);
-      expect((await call(tenant, 'GET', `/v1/jobs/${res.body.job_id}/results`)).body).toEqual({ job_id: res.body.job_id, results: [], next_cursor: null });
+      expect((await call(tenant, 'GET', `/v1/jobs/${res.body.job_id}/results`)).body).toEqual({
+        job_id: res.body.job_id,
+        results: [],
+        next_cursor: null,
+      });
       // Deleting the job takes its schedule with it (the foreign key).
       await gw.sql.query(`DELETE FROM jobs WHERE id = $1`, [res.body.job_id]);
       expect((await gw.sql.query(`SELECT 1 FROM job_schedules WHERE job_id = $1`, [res.body.job_id])).rows).toEqual([]);
@@ -858,8 +971,13 @@ describe('Batch API (gateway)', () => {
       expect((await call(tenant, 'POST', `/v1/jobs/${job.job_id}/schedule/state`, { schedule_state: 'off' })).status).toBe(422);
 
       const { jobId: regular, tenant: owner } = await jobOf(1);
-      expect((await call(owner, 'PUT', `/v1/jobs/${regular}/schedule`, hourly)).body).toMatchObject({ status: 409, code: 'job_not_scheduled' });
-      expect((await call(owner, 'POST', `/v1/jobs/${regular}/schedule/state`, { schedule_state: 'paused' })).body.code).toBe('job_not_scheduled');
+      expect((await call(owner, 'PUT', `/v1/jobs/${regular}/schedule`, hourly)).body).toMatchObject({
+        status: 409,
+        code: 'job_not_scheduled',
+      });
+      expect((await call(owner, 'POST', `/v1/jobs/${regular}/schedule/state`, { schedule_state: 'paused' })).body.code).toBe(
+        'job_not_scheduled',
+      );
       expect((await call(owner, 'PUT', `/v1/jobs/${job.job_id}/schedule`, hourly)).body.code).toBe('job_not_found');
     });
   });

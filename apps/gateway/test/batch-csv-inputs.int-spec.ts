@@ -22,7 +22,11 @@ describe('CSV inputs (POST /v1/job_inputs, PUT upload URL, jobs from file_input_
   async function slot(key: string, csv: Record<string, unknown>) {
     const res = await gateway.request('POST', '/v1/job_inputs', { key, body: { type: 'csv', csv } });
     expect(res.status).toBe(201);
-    return res.body as { file_input_id: string; upload: { url: string; method: string; headers: Record<string, string> }; expires_at: string };
+    return res.body as {
+      file_input_id: string;
+      upload: { url: string; method: string; headers: Record<string, string> };
+      expires_at: string;
+    };
   }
 
   async function upload(url: string, text: string, headers: Record<string, string> = { 'Content-Type': 'text/csv' }) {
@@ -83,9 +87,13 @@ describe('CSV inputs (POST /v1/job_inputs, PUT upload URL, jobs from file_input_
     it('stores the rows of a file with a header, by column names, normalised', async () => {
       const { api_key: key } = await gateway.createTenant();
       const input = await slot(key, { header: true, fields: { url: 'link', external_id: 'sku' } });
-      const csv = 'sku,title,link\r\nA1,"Shoe, red",https://Shop.test/a\r\n\r\nA2,Hat,https://shop.test/b?x=1\r\n,None,https://shop.test/c\r\n';
+      const csv =
+        'sku,title,link\r\nA1,"Shoe, red",https://Shop.test/a\r\n\r\nA2,Hat,https://shop.test/b?x=1\r\n,None,https://shop.test/c\r\n';
       const res = await upload(input.upload.url, csv, input.upload.headers);
-      expect(res).toEqual({ status: 200, body: { file_input_id: input.file_input_id, state: 'uploaded', rows: 3, expires_at: input.expires_at } });
+      expect(res).toEqual({
+        status: 200,
+        body: { file_input_id: input.file_input_id, state: 'uploaded', rows: 3, expires_at: input.expires_at },
+      });
       const { rows } = await gateway.sql.query(`SELECT seq, url, external_id FROM job_input_rows WHERE input_id = $1 ORDER BY seq`, [
         input.file_input_id,
       ]);
@@ -96,12 +104,14 @@ describe('CSV inputs (POST /v1/job_inputs, PUT upload URL, jobs from file_input_
       ]);
     });
 
-    it("reads a file in the delimiter and quote character the slot names (the public Node SDK sends both)", async () => {
+    it('reads a file in the delimiter and quote character the slot names (the public Node SDK sends both)', async () => {
       const { api_key: key } = await gateway.createTenant();
       const input = await slot(key, { header: true, delimiter: ';', quote: "'", fields: { url: 'link', external_id: 'sku' } });
       const res = await upload(input.upload.url, "sku;link\n'A;1';https://shop.test/a\nB2;https://shop.test/b\n", input.upload.headers);
       expect(res.body).toMatchObject({ state: 'uploaded', rows: 2 });
-      const { rows } = await gateway.sql.query(`SELECT url, external_id FROM job_input_rows WHERE input_id = $1 ORDER BY seq`, [input.file_input_id]);
+      const { rows } = await gateway.sql.query(`SELECT url, external_id FROM job_input_rows WHERE input_id = $1 ORDER BY seq`, [
+        input.file_input_id,
+      ]);
       expect(rows).toEqual([
         { url: 'https://shop.test/a', external_id: 'A;1' },
         { url: 'https://shop.test/b', external_id: 'B2' },
@@ -121,7 +131,9 @@ describe('CSV inputs (POST /v1/job_inputs, PUT upload URL, jobs from file_input_
       const input = await slot(key, { header: false, fields: { url: 1, external_id: 0 } });
       const res = await upload(input.upload.url, '\uFEFFe1,https://shop.test/1,extra\ne2,https://shop.test/2\n');
       expect(res.body.rows).toBe(2);
-      const { rows } = await gateway.sql.query(`SELECT url, external_id FROM job_input_rows WHERE input_id = $1 ORDER BY seq`, [input.file_input_id]);
+      const { rows } = await gateway.sql.query(`SELECT url, external_id FROM job_input_rows WHERE input_id = $1 ORDER BY seq`, [
+        input.file_input_id,
+      ]);
       expect(rows).toEqual([
         { url: 'https://shop.test/1', external_id: 'e1' },
         { url: 'https://shop.test/2', external_id: 'e2' },
@@ -131,7 +143,14 @@ describe('CSV inputs (POST /v1/job_inputs, PUT upload URL, jobs from file_input_
     it('refuses a file with bad rows, listing them by line, stores nothing, and takes a corrected file at the same URL', async () => {
       const { api_key: key } = await gateway.createTenant();
       const input = await slot(key, { header: true, fields: { url: 'url', external_id: 'id' } });
-      const csv = ['url,id', 'https://shop.test/ok,1', ',2', 'ftp://shop.test/x,3', `https://shop.test/y,${'z'.repeat(256)}`, 'https://shop.test/ok2,5'].join('\n');
+      const csv = [
+        'url,id',
+        'https://shop.test/ok,1',
+        ',2',
+        'ftp://shop.test/x,3',
+        `https://shop.test/y,${'z'.repeat(256)}`,
+        'https://shop.test/ok2,5',
+      ].join('\n');
       const res = await upload(input.upload.url, csv);
       expect(res.status).toBe(400);
       expect(res.body).toMatchObject({ code: 'csv_invalid_rows', invalid_row_count: 3 });
@@ -149,7 +168,12 @@ describe('CSV inputs (POST /v1/job_inputs, PUT upload URL, jobs from file_input_
     it('lists the first 100 bad rows of many and counts them all', async () => {
       const { api_key: key } = await gateway.createTenant();
       const input = await slot(key, { header: false, fields: { url: 0 } });
-      const res = await streamRequest('PUT', input.upload.url, csvLines(250, (i) => `not-a-url-${i}`), { 'content-type': 'text/csv' });
+      const res = await streamRequest(
+        'PUT',
+        input.upload.url,
+        csvLines(250, (i) => `not-a-url-${i}`),
+        { 'content-type': 'text/csv' },
+      );
       expect(res.status).toBe(400);
       expect(res.body.invalid_rows).toHaveLength(100);
       expect(res.body.invalid_rows[99].row).toBe(100);
@@ -174,18 +198,28 @@ describe('CSV inputs (POST /v1/job_inputs, PUT upload URL, jobs from file_input_
       const { api_key: key } = await gateway.createTenant();
       const input = await slot(key, { header: false, fields: { url: 0 } });
       // The body promised is never sent: the answer comes before it is read (and the socket is not reused).
-      const res = await streamRequest('PUT', input.upload.url, csvLines(1, () => 'https://shop.test/'), {
-        'content-type': 'text/csv',
-        'content-length': '50000001',
-        connection: 'close',
-      });
+      const res = await streamRequest(
+        'PUT',
+        input.upload.url,
+        csvLines(1, () => 'https://shop.test/'),
+        {
+          'content-type': 'text/csv',
+          'content-length': '50000001',
+          connection: 'close',
+        },
+      );
       expect(res).toMatchObject({ status: 413, body: { code: 'csv_too_large', max_bytes: 50_000_000 } });
     });
 
     it('accepts exactly 100,000 data rows', async () => {
       const { api_key: key } = await gateway.createTenant();
       const input = await slot(key, { header: false, fields: { url: 0 } });
-      const res = await streamRequest('PUT', input.upload.url, csvLines(100_000, (i) => `https://shop.test/p/${i}`), { 'content-type': 'text/csv' });
+      const res = await streamRequest(
+        'PUT',
+        input.upload.url,
+        csvLines(100_000, (i) => `https://shop.test/p/${i}`),
+        { 'content-type': 'text/csv' },
+      );
       expect(res).toMatchObject({ status: 200, body: { rows: 100_000 } });
     });
 
@@ -198,13 +232,19 @@ describe('CSV inputs (POST /v1/job_inputs, PUT upload URL, jobs from file_input_
       const signature = url.searchParams.get('signature')!;
       // Another last character (one in 64 signatures already ends in A).
       tampered.searchParams.set('signature', `${signature.slice(0, -1)}${signature.endsWith('A') ? 'B' : 'A'}`);
-      expect(await upload(tampered.href, 'https://shop.test/\n')).toMatchObject({ status: 403, body: { code: 'upload_signature_invalid' } });
+      expect(await upload(tampered.href, 'https://shop.test/\n')).toMatchObject({
+        status: 403,
+        body: { code: 'upload_signature_invalid' },
+      });
       const moved = new URL(url);
       moved.pathname = `/uploads/job_inputs/${other.file_input_id}`;
       expect(await upload(moved.href, 'https://shop.test/\n')).toMatchObject({ status: 403, body: { code: 'upload_signature_invalid' } });
       const unsigned = new URL(url);
       unsigned.search = '';
-      expect(await upload(unsigned.href, 'https://shop.test/\n')).toMatchObject({ status: 403, body: { code: 'upload_signature_invalid' } });
+      expect(await upload(unsigned.href, 'https://shop.test/\n')).toMatchObject({
+        status: 403,
+        body: { code: 'upload_signature_invalid' },
+      });
       const later = new URL(url);
       later.searchParams.set('expires', String(Number(url.searchParams.get('expires')) + 3600));
       expect(await upload(later.href, 'https://shop.test/\n')).toMatchObject({ status: 403, body: { code: 'upload_signature_invalid' } });
@@ -214,7 +254,10 @@ describe('CSV inputs (POST /v1/job_inputs, PUT upload URL, jobs from file_input_
       const expired = await startTestGateway({});
       try {
         const { api_key: key } = await expired.createTenant();
-        const res = await expired.request('POST', '/v1/job_inputs', { key, body: { type: 'csv', csv: { header: false, fields: { url: 0 } } } });
+        const res = await expired.request('POST', '/v1/job_inputs', {
+          key,
+          body: { type: 'csv', csv: { header: false, fields: { url: 0 } } },
+        });
         // The URL carries its own expiry: sign one that has passed with the gateway's key.
         const signer = UrlSigner.fromSecrets(undefined, new Secret(ADMIN_TOKEN));
         const path = `/uploads/job_inputs/${res.body.file_input_id}`;
@@ -230,7 +273,10 @@ describe('CSV inputs (POST /v1/job_inputs, PUT upload URL, jobs from file_input_
       const { api_key: key } = await gateway.createTenant();
       const input = await slot(key, { header: false, fields: { url: 0 } });
       expect((await upload(input.upload.url, 'https://shop.test/a\n')).status).toBe(200);
-      expect(await upload(input.upload.url, 'https://shop.test/b\n')).toMatchObject({ status: 409, body: { code: 'file_input_already_uploaded' } });
+      expect(await upload(input.upload.url, 'https://shop.test/b\n')).toMatchObject({
+        status: 409,
+        body: { code: 'file_input_already_uploaded' },
+      });
     });
 
     it('refuses a body that is not text/csv', async () => {
@@ -285,7 +331,12 @@ describe('CSV inputs (POST /v1/job_inputs, PUT upload URL, jobs from file_input_
       const lines = Math.ceil((10 * MAX_BYTES) / (line.length + 1));
       // The byte limit comes before the row limit: this refuses on bytes.
       expect(Math.ceil(MAX_BYTES / (line.length + 1))).toBeLessThan(MAX_ROWS);
-      const res = await streamRequest('PUT', input.upload.url, csvLines(lines, () => line), { 'content-type': 'text/csv' });
+      const res = await streamRequest(
+        'PUT',
+        input.upload.url,
+        csvLines(lines, () => line),
+        { 'content-type': 'text/csv' },
+      );
       expect(res.status).toBe(413);
       expect(res.body).toMatchObject({ code: 'csv_too_large', max_bytes: MAX_BYTES });
       const state = await small.sql.query(`SELECT state FROM job_inputs WHERE id = $1`, [input.file_input_id]);
@@ -375,7 +426,9 @@ describe('CSV inputs (POST /v1/job_inputs, PUT upload URL, jobs from file_input_
       expect(await create(stranger.api_key)).toMatchObject({ status: 404, body: { code: 'file_input_not_found' } });
       await gateway.sql.query(`UPDATE job_inputs SET expires_at = now() - interval '1 second' WHERE id = $1`, [input.file_input_id]);
       expect(await create(owner.api_key)).toMatchObject({ status: 410, body: { code: 'file_input_expired' } });
-      const jobsMade = await gateway.sql.query(`SELECT count(*)::int AS n FROM jobs WHERE tenant_id = ANY($1::uuid[])`, [[owner.tenant_id, stranger.tenant_id]]);
+      const jobsMade = await gateway.sql.query(`SELECT count(*)::int AS n FROM jobs WHERE tenant_id = ANY($1::uuid[])`, [
+        [owner.tenant_id, stranger.tenant_id],
+      ]);
       expect(jobsMade.rows[0].n).toBe(0);
     });
   });

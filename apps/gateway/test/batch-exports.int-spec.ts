@@ -43,7 +43,11 @@ describe('Bulk exports (POST /v1/jobs/{id}/exports, GET the export URL)', () => 
 
   /** A job with `n` tasks whose first run has ended; results written as the scheduler would. */
   async function finishedJob(on: TestGateway, service: JobsService | undefined, tenantId: string, n: number) {
-    const tasks = Array.from({ length: n }, (_, i) => ({ url: `https://shop.test/p/${i + 1}`, external_id: `e${i + 1}`, ...(i === 0 && { metadata: { k: 'v' } }) }));
+    const tasks = Array.from({ length: n }, (_, i) => ({
+      url: `https://shop.test/p/${i + 1}`,
+      external_id: `e${i + 1}`,
+      ...(i === 0 && { metadata: { k: 'v' } }),
+    }));
     let jobId: string;
     let runId: string;
     if (service) {
@@ -54,11 +58,23 @@ describe('Bulk exports (POST /v1/jobs/{id}/exports, GET the export URL)', () => 
       // Plays the jobs API on a gateway without a JobsService of the test's own.
       jobId = crypto.randomUUID();
       runId = crypto.randomUUID();
-      await on.sql.query(`INSERT INTO jobs (id, tenant_id, type, status, service_params, task_count) VALUES ($1, $2, 'regular', 'closed', '{}', $3)`, [jobId, tenantId, n]);
-      await on.sql.query(`INSERT INTO job_tasks (job_id, seq, url, external_id) SELECT $1, s, 'https://shop.test/p/' || s, 'e' || s FROM generate_series(1, $2::int) s`, [jobId, n]);
-      await on.sql.query(`INSERT INTO job_runs (id, job_id, tenant_id, run_sequence, kind, status, total) VALUES ($1, $2, $3, 1, 'initial', 'queued', $4)`, [runId, jobId, tenantId, n]);
+      await on.sql.query(
+        `INSERT INTO jobs (id, tenant_id, type, status, service_params, task_count) VALUES ($1, $2, 'regular', 'closed', '{}', $3)`,
+        [jobId, tenantId, n],
+      );
+      await on.sql.query(
+        `INSERT INTO job_tasks (job_id, seq, url, external_id) SELECT $1, s, 'https://shop.test/p/' || s, 'e' || s FROM generate_series(1, $2::int) s`,
+        [jobId, n],
+      );
+      await on.sql.query(
+        `INSERT INTO job_runs (id, job_id, tenant_id, run_sequence, kind, status, total) VALUES ($1, $2, $3, 1, 'initial', 'queued', $4)`,
+        [runId, jobId, tenantId, n],
+      );
       await on.sql.query(`UPDATE jobs SET latest_run_id = $2 WHERE id = $1`, [jobId, runId]);
-      await on.sql.query(`INSERT INTO run_tasks (run_id, seq, state) SELECT $1, s, 'queued' FROM generate_series(1, $2::int) s`, [runId, n]);
+      await on.sql.query(`INSERT INTO run_tasks (run_id, seq, state) SELECT $1, s, 'queued' FROM generate_series(1, $2::int) s`, [
+        runId,
+        n,
+      ]);
     }
     return { jobId, runId };
   }
@@ -72,7 +88,18 @@ describe('Bulk exports (POST /v1/jobs/{id}/exports, GET the export URL)', () => 
           WHERE run_id = $1 AND seq = $2`,
         failed
           ? [runId, seq, 'failed', 404, null, null, null, 0, 'RESP002', 'Not found']
-          : [runId, seq, 'succeeded', 200, seq % 2 ? 'html' : 'markdown', seq % 2 ? 'text/html' : 'text/markdown', body(seq), 1, null, null],
+          : [
+              runId,
+              seq,
+              'succeeded',
+              200,
+              seq % 2 ? 'html' : 'markdown',
+              seq % 2 ? 'text/html' : 'text/markdown',
+              body(seq),
+              1,
+              null,
+              null,
+            ],
       );
     }
     await on.sql.query(`UPDATE job_runs SET status = 'completed', finished_at = now() WHERE id = $1`, [runId]);
@@ -112,7 +139,10 @@ describe('Bulk exports (POST /v1/jobs/{id}/exports, GET the export URL)', () => 
     const out = join(scratch, 'x');
     execFileSync('mkdir', ['-p', out]);
     execFileSync('tar', ['-xzf', file, '-C', out]);
-    const lines = readFileSync(join(out, 'results.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+    const lines = readFileSync(join(out, 'results.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(lines).toHaveLength(n);
     expect(lines[0]).toEqual({
       seq: 1,
@@ -127,7 +157,14 @@ describe('Bulk exports (POST /v1/jobs/{id}/exports, GET the export URL)', () => 
       credits: 1,
       file: 'bodies/1.html',
     });
-    expect(lines[4]).toMatchObject({ seq: 5, status: 'failed', status_code: 404, error: { code: 'RESP002', detail: 'Not found' }, credits: 0, file: null });
+    expect(lines[4]).toMatchObject({
+      seq: 5,
+      status: 'failed',
+      status_code: 404,
+      error: { code: 'RESP002', detail: 'Not found' },
+      credits: 0,
+      file: null,
+    });
     for (const seq of [1, 2, 7, 1_203]) {
       expect(readFileSync(join(out, lines[seq - 1].file)).equals(body(seq))).toBe(true);
     }
@@ -142,7 +179,9 @@ describe('Bulk exports (POST /v1/jobs/{id}/exports, GET the export URL)', () => 
     expect((await gateway.request('POST', `/v1/jobs/${jobId}/exports`, { key, body: { run_id: runId } })).status).toBe(201);
     const other = await gateway.request('POST', `/v1/jobs/${jobId}/exports`, { key, body: { run_id: crypto.randomUUID() } });
     expect(other).toMatchObject({ status: 404, body: { code: 'run_not_found' } });
-    expect((await gateway.request('POST', `/v1/jobs/${jobId}/exports`, { key, body: { format: 'zip' } })).body.code).toBe('unknown_parameter');
+    expect((await gateway.request('POST', `/v1/jobs/${jobId}/exports`, { key, body: { format: 'zip' } })).body.code).toBe(
+      'unknown_parameter',
+    );
   });
 
   it("makes and reads a run's export with the run in the path, as JSON with its status and signed download_url", async () => {
@@ -150,10 +189,16 @@ describe('Bulk exports (POST /v1/jobs/{id}/exports, GET the export URL)', () => 
     const { jobId, runId } = await finishedJob(gateway, jobs, tenant_id, 2);
     await writeResults(gateway, runId, 2, (seq) => Buffer.from(`b${seq}`));
     const created = await gateway.request('POST', `/v1/jobs/${jobId}/runs/${runId}/exports`, { key });
-    expect(created).toMatchObject({ status: 201, body: { run_id: runId, status: 'completed', created_at: expect.any(String), expires_at: expect.any(String) } });
+    expect(created).toMatchObject({
+      status: 201,
+      body: { run_id: runId, status: 'completed', created_at: expect.any(String), expires_at: expect.any(String) },
+    });
     expect(created.body.download_url).toBe(created.body.download.url);
     const read = await gateway.request('GET', `/v1/jobs/${jobId}/runs/${runId}/exports/${created.body.export_id}`, { key });
-    expect(read).toMatchObject({ status: 200, body: { export_id: created.body.export_id, status: 'completed', download_url: expect.stringContaining('/downloads/job_exports/') } });
+    expect(read).toMatchObject({
+      status: 200,
+      body: { export_id: created.body.export_id, status: 'completed', download_url: expect.stringContaining('/downloads/job_exports/') },
+    });
     // The download_url needs no key.
     const archive = await fetch(read.body.download_url);
     expect([archive.status, archive.headers.get('content-type')]).toEqual([200, 'application/gzip']);
@@ -161,7 +206,9 @@ describe('Bulk exports (POST /v1/jobs/{id}/exports, GET the export URL)', () => 
     // Another run's path does not reach it; a body is refused.
     const other = await gateway.request('GET', `/v1/jobs/${jobId}/runs/${crypto.randomUUID()}/exports/${created.body.export_id}`, { key });
     expect(other).toMatchObject({ status: 404, body: { code: 'export_not_found' } });
-    expect((await gateway.request('POST', `/v1/jobs/${jobId}/runs/${runId}/exports`, { key, body: { run_id: runId } })).body.code).toBe('unknown_parameter');
+    expect((await gateway.request('POST', `/v1/jobs/${jobId}/runs/${runId}/exports`, { key, body: { run_id: runId } })).body.code).toBe(
+      'unknown_parameter',
+    );
   });
 
   it('refuses a run whose result bodies exceed the export limit with 422 export_too_large', async () => {
@@ -219,8 +266,15 @@ describe('Bulk exports (POST /v1/jobs/{id}/exports, GET the export URL)', () => 
       expect((await fetch(created.body.url, { method: 'HEAD', headers: { 'x-api-key': key } })).status).toBe(200);
       expect((await fetch(created.body.download.url, { method: 'HEAD' })).status).toBe(200);
 
-      const input = await narrow.request('POST', '/v1/job_inputs', { key, body: { type: 'csv', csv: { header: true, fields: { url: 'url' } } } });
-      const upload = await fetch(input.body.upload.url, { method: 'PUT', headers: { 'content-type': 'text/csv' }, body: 'url\nhttps://shop.test/p/1\n' });
+      const input = await narrow.request('POST', '/v1/job_inputs', {
+        key,
+        body: { type: 'csv', csv: { header: true, fields: { url: 'url' } } },
+      });
+      const upload = await fetch(input.body.upload.url, {
+        method: 'PUT',
+        headers: { 'content-type': 'text/csv' },
+        body: 'url\nhttps://shop.test/p/1\n',
+      });
       expect(upload.status).toBe(503);
       expect(await upload.json()).toMatchObject({ code: 'transfers_busy' });
     } finally {
@@ -239,7 +293,12 @@ describe('Bulk exports (POST /v1/jobs/{id}/exports, GET the export URL)', () => 
       await writeResults(gateway, runId, n, (seq) => Buffer.from(`<p>signed ${seq}</p>`));
       const created = await gateway.request('POST', `/v1/jobs/${jobId}/exports`, { key });
       expect(created.status).toBe(201);
-      return created.body as { export_id: string; url: string; expires_at: string; download: { url: string; method: string; expires_at: string } };
+      return created.body as {
+        export_id: string;
+        url: string;
+        expires_at: string;
+        download: { url: string; method: string; expires_at: string };
+      };
     }
 
     /** The tar inside a download, for comparing two downloads of one export. */
@@ -272,7 +331,10 @@ describe('Bulk exports (POST /v1/jobs/{id}/exports, GET the export URL)', () => 
     it('answers HEAD with the download headers and no body, by signed URL and by key', async () => {
       const { api_key: key, tenant_id } = await gateway.createTenant();
       const created = await exported(tenant_id, key);
-      for (const [url, headers] of [[created.download.url, {}], [created.url, { 'x-api-key': key }]] as const) {
+      for (const [url, headers] of [
+        [created.download.url, {}],
+        [created.url, { 'x-api-key': key }],
+      ] as const) {
         const res = await fetch(url, { method: 'HEAD', headers });
         expect(res.status).toBe(200);
         expect(res.headers.get('content-disposition')).toBe(`attachment; filename="${created.export_id}.tar.gz"`);
@@ -323,13 +385,24 @@ describe('Bulk exports (POST /v1/jobs/{id}/exports, GET the export URL)', () => 
       const signature = url.searchParams.get('signature')!;
       const tampered = new URL(url);
       tampered.searchParams.set('signature', `${signature[0] === 'A' ? 'B' : 'A'}${signature.slice(1)}`);
-      expect(await problemAt(tampered.href)).toMatchObject({ status: 404, code: 'export_not_found', detail: expect.stringContaining('signature') });
+      expect(await problemAt(tampered.href)).toMatchObject({
+        status: 404,
+        code: 'export_not_found',
+        detail: expect.stringContaining('signature'),
+      });
       const expires = Number(url.searchParams.get('expires'));
       const signedForPut = `${url.origin}${url.pathname}?expires=${expires}&signature=${signer.sign('PUT', url.pathname, expires)}`;
       expect(await problemAt(signedForPut)).toMatchObject({ status: 404, code: 'export_not_found' });
       expect(await problemAt(`${url.origin}${url.pathname}`)).toMatchObject({ status: 404, code: 'export_not_found' });
-      expect(await problemAt(`${url.origin}${url.pathname.replace(/\.tar\.gz$/, '.zip')}${url.search}`)).toMatchObject({ status: 404, code: 'export_not_found' });
-      expect(await problemAt(`${created.download.url}&apikey=${key}`)).toMatchObject({ status: 400, code: 'unknown_parameter', parameter: 'apikey' });
+      expect(await problemAt(`${url.origin}${url.pathname.replace(/\.tar\.gz$/, '.zip')}${url.search}`)).toMatchObject({
+        status: 404,
+        code: 'export_not_found',
+      });
+      expect(await problemAt(`${created.download.url}&apikey=${key}`)).toMatchObject({
+        status: 400,
+        code: 'unknown_parameter',
+        parameter: 'apikey',
+      });
       expect((await fetch(created.download.url)).status).toBe(200);
     });
 

@@ -32,8 +32,26 @@ export async function jobsServiceFor(gateway: TestGateway): Promise<{ jobs: Jobs
   const jobInputs = new JobInputsService(db, new JobInputsRepository(db), new FileTransferSlots(config.FILE_TRANSFERS_MAX), config);
   const jobsRepository = new JobsRepository(db);
   const ingests = new JobIngestsRepository();
-  const ingest = new TaskIngestService(db, ingests, jobsRepository, new RunsRepository(), { BATCH_INGEST_RECOVERY_INTERVAL_MS: 60_000, SHUTDOWN_TIMEOUT_MS: 10_000 }, createLogger('test', 'silent'));
-  const jobs = new JobsService(db, jobsRepository, new ActiveJobsRepository(), new RunsRepository(), signingKeys, new JobSchedulesRepository(), ingests, ingest, systemClock, jobInputs);
+  const ingest = new TaskIngestService(
+    db,
+    ingests,
+    jobsRepository,
+    new RunsRepository(),
+    { BATCH_INGEST_RECOVERY_INTERVAL_MS: 60_000, SHUTDOWN_TIMEOUT_MS: 10_000 },
+    createLogger('test', 'silent'),
+  );
+  const jobs = new JobsService(
+    db,
+    jobsRepository,
+    new ActiveJobsRepository(),
+    new RunsRepository(),
+    signingKeys,
+    new JobSchedulesRepository(),
+    ingests,
+    ingest,
+    systemClock,
+    jobInputs,
+  );
   return { jobs, close: () => dataSource.destroy() };
 }
 

@@ -38,8 +38,26 @@ describe(JobsService.name, () => {
     const jobInputs = new JobInputsService(db, new JobInputsRepository(db), new FileTransferSlots(config.FILE_TRANSFERS_MAX), config);
     const jobsRepository = new JobsRepository(db);
     const ingests = new JobIngestsRepository();
-    ingest = new TaskIngestService(db, ingests, jobsRepository, new RunsRepository(), { BATCH_INGEST_RECOVERY_INTERVAL_MS: 60_000, SHUTDOWN_TIMEOUT_MS: 10_000 }, createLogger('test', 'silent'));
-    jobs = new JobsService(db, jobsRepository, new ActiveJobsRepository(), new RunsRepository(), signingKeys, new JobSchedulesRepository(), ingests, ingest, systemClock, jobInputs);
+    ingest = new TaskIngestService(
+      db,
+      ingests,
+      jobsRepository,
+      new RunsRepository(),
+      { BATCH_INGEST_RECOVERY_INTERVAL_MS: 60_000, SHUTDOWN_TIMEOUT_MS: 10_000 },
+      createLogger('test', 'silent'),
+    );
+    jobs = new JobsService(
+      db,
+      jobsRepository,
+      new ActiveJobsRepository(),
+      new RunsRepository(),
+      signingKeys,
+      new JobSchedulesRepository(),
+      ingests,
+      ingest,
+      systemClock,
+      jobInputs,
+    );
   });
   afterAll(async () => {
     await ingest?.beforeApplicationShutdown();
@@ -57,7 +75,8 @@ describe(JobsService.name, () => {
     return id;
   }
 
-  const urls = (n: number, from = 0) => Array.from({ length: n }, (_, i) => ({ url: `https://shop.test/p/${from + i}`, external_id: `e${from + i}` }));
+  const urls = (n: number, from = 0) =>
+    Array.from({ length: n }, (_, i) => ({ url: `https://shop.test/p/${from + i}`, external_id: `e${from + i}` }));
   const body = (extra: Record<string, unknown>) => createJobBody.parse(extra);
 
   async function errorOf(promise: Promise<unknown>): Promise<{ code: string; extensions: Record<string, unknown> }> {
@@ -108,13 +127,42 @@ describe(JobsService.name, () => {
       const jobId = randomUUID();
       const runId = randomUUID();
       // What a gateway that died after writing the first 5,000 rows leaves behind.
-      const tasks = urls(12_000).map((task) => ({ url: task.url, method: 'GET', body: null, externalId: task.external_id, metadata: null, serviceParams: null }));
+      const tasks = urls(12_000).map((task) => ({
+        url: task.url,
+        method: 'GET',
+        body: null,
+        externalId: task.external_id,
+        metadata: null,
+        serviceParams: null,
+      }));
       await db.transaction(async (sql) => {
-        await new JobsRepository(db).insertJob(sql, { id: jobId, tenantId: t, type: 'regular', status: 'closed', serviceParams: {}, webhook: null, idempotencyKey: null, fileInputId: null, taskCount: 12_000, ingestState: 'ingesting' });
-        await new RunsRepository().insertRun(sql, { id: runId, jobId, tenantId: t, kind: 'initial', total: 12_000, traceParent: undefined });
+        await new JobsRepository(db).insertJob(sql, {
+          id: jobId,
+          tenantId: t,
+          type: 'regular',
+          status: 'closed',
+          serviceParams: {},
+          webhook: null,
+          idempotencyKey: null,
+          fileInputId: null,
+          taskCount: 12_000,
+          ingestState: 'ingesting',
+        });
+        await new RunsRepository().insertRun(sql, {
+          id: runId,
+          jobId,
+          tenantId: t,
+          kind: 'initial',
+          total: 12_000,
+          traceParent: undefined,
+        });
         await new JobsRepository(db).insertTasks(sql, jobId, 1, tasks.slice(0, 5_000) as never);
         await new RunsRepository().insertRunTasks(sql, runId, 1, 5_000);
-        await new JobIngestsRepository().insert(sql, { jobId, tenantId: t, runId, tasksJson: JSON.stringify(tasks), taskCount: 12_000, nextSeq: 5_001, leaseToken: randomUUID() }, 60);
+        await new JobIngestsRepository().insert(
+          sql,
+          { jobId, tenantId: t, runId, tasksJson: JSON.stringify(tasks), taskCount: 12_000, nextSeq: 5_001, leaseToken: randomUUID() },
+          60,
+        );
       });
       expect(await ingest.recoverExpired()).toBe(0); // its lease still holds
       await db.query(`UPDATE job_ingests SET lease_until = now() - interval '1 second' WHERE job_id = $1`, [jobId]);
@@ -150,7 +198,10 @@ describe(JobsService.name, () => {
 
     it('lets two racing submissions take the last slot only once', async () => {
       const t = await tenant(1);
-      const outcomes = await Promise.allSettled([jobs.create(t, body({ tasks: urls(1) }), undefined), jobs.create(t, body({ tasks: urls(1) }), undefined)]);
+      const outcomes = await Promise.allSettled([
+        jobs.create(t, body({ tasks: urls(1) }), undefined),
+        jobs.create(t, body({ tasks: urls(1) }), undefined),
+      ]);
       expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
       const refused = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
       expect((refused?.reason as BatchError).code).toBe(BatchErrorCode.QuotaExceeded);
@@ -168,11 +219,17 @@ describe(JobsService.name, () => {
 
     it('lets two racing submissions with one key create one job; the other names it', async () => {
       const t = await tenant();
-      const outcomes = await Promise.allSettled([jobs.create(t, body({ tasks: urls(1) }), 'key-race'), jobs.create(t, body({ tasks: urls(2) }), 'key-race')]);
+      const outcomes = await Promise.allSettled([
+        jobs.create(t, body({ tasks: urls(1) }), 'key-race'),
+        jobs.create(t, body({ tasks: urls(2) }), 'key-race'),
+      ]);
       const created = outcomes.filter((o): o is PromiseFulfilledResult<CreatedJob> => o.status === 'fulfilled');
       const refused = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
       expect(created).toHaveLength(1);
-      expect(refused?.reason).toMatchObject({ code: BatchErrorCode.IdempotencyKeyConflict, extensions: { job_id: created[0]?.value.job.id } });
+      expect(refused?.reason).toMatchObject({
+        code: BatchErrorCode.IdempotencyKeyConflict,
+        extensions: { job_id: created[0]?.value.job.id },
+      });
     });
 
     it("treats a key another tenant used as unused: no conflict, and this tenant's reuse names its own job", async () => {
@@ -186,7 +243,9 @@ describe(JobsService.name, () => {
         extensions: { job_id: own.id },
       });
       // A refused submission under the other tenant's key is the refusal, not a conflict.
-      expect((await errorOf(jobs.create(await tenant(), body({ tasks: [{ url: 'mailto:x@y.z' }] }), 'key-shared'))).code).toBe(BatchErrorCode.InvalidTasks);
+      expect((await errorOf(jobs.create(await tenant(), body({ tasks: [{ url: 'mailto:x@y.z' }] }), 'key-shared'))).code).toBe(
+        BatchErrorCode.InvalidTasks,
+      );
     });
 
     it('answers a reused idempotency key with the conflict even when the account is at its limit', async () => {
@@ -239,7 +298,8 @@ describe(JobsService.name, () => {
     it('pages newest first and filters by status', async () => {
       const t = await tenant(10);
       const made = [];
-      for (let i = 0; i < 3; i += 1) made.push((await jobs.create(t, body({ status: i === 1 ? 'open' : 'closed', tasks: urls(1) }), undefined)).job);
+      for (let i = 0; i < 3; i += 1)
+        made.push((await jobs.create(t, body({ status: i === 1 ? 'open' : 'closed', tasks: urls(1) }), undefined)).job);
       const first = await jobs.list(t, {}, undefined, 2);
       expect(first.map((j) => j.id)).toEqual([made[2].id, made[1].id]);
       const rest = await jobs.list(t, {}, { createdAtMicros: first[1].createdAtMicros, id: first[1].id }, 2);

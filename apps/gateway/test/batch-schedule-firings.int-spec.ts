@@ -20,7 +20,8 @@ describe('Batch API schedule firings (gateway)', () => {
     await gw?.close();
   });
 
-  const call = (tenant: TenantCredentials, method: string, path: string, body?: unknown) => gw.request(method, path, { key: tenant.api_key, body });
+  const call = (tenant: TenantCredentials, method: string, path: string, body?: unknown) =>
+    gw.request(method, path, { key: tenant.api_key, body });
   const tasks = [{ url: 'https://shop.test/p/1' }, { url: 'https://shop.test/p/2' }];
 
   async function scheduledJob(tenant: TenantCredentials): Promise<string> {
@@ -85,23 +86,38 @@ describe('Batch API schedule firings (gateway)', () => {
     const skipped = await call(tenant, 'GET', `/v1/jobs/${jobId}/schedule/firings?status=skipped&limit=2`);
     expect(skipped.body.firings.map((f: { reason: string }) => f.reason)).toEqual(['job_unavailable', 'quota_exceeded']);
     const rest = await call(tenant, 'GET', `/v1/jobs/${jobId}/schedule/firings?status=skipped&limit=2&cursor=${skipped.body.next_cursor}`);
-    expect(rest.body).toMatchObject({ firings: [{ due_at: '2026-06-01T05:00:00.000Z', status: 'skipped', reason: 'missed' }], next_cursor: null });
+    expect(rest.body).toMatchObject({
+      firings: [{ due_at: '2026-06-01T05:00:00.000Z', status: 'skipped', reason: 'missed' }],
+      next_cursor: null,
+    });
     const started = await call(tenant, 'GET', `/v1/jobs/${jobId}/schedule/firings?status=started`);
     expect(started.body.firings.map((f: { status: string }) => f.status)).toEqual(['started']);
 
-    expect((await call(tenant, 'GET', `/v1/jobs/${jobId}/schedule/firings?status=failed`)).body).toMatchObject({ status: 400, parameter: 'status' });
-    expect((await call(tenant, 'GET', `/v1/jobs/${jobId}/schedule/firings?cursor=nope`)).body).toMatchObject({ status: 400, code: 'invalid_cursor' });
+    expect((await call(tenant, 'GET', `/v1/jobs/${jobId}/schedule/firings?status=failed`)).body).toMatchObject({
+      status: 400,
+      parameter: 'status',
+    });
+    expect((await call(tenant, 'GET', `/v1/jobs/${jobId}/schedule/firings?cursor=nope`)).body).toMatchObject({
+      status: 400,
+      code: 'invalid_cursor',
+    });
   });
 
-  it('answers 404 for another tenant\'s job and 409 job_not_scheduled for a regular job', async () => {
+  it("answers 404 for another tenant's job and 409 job_not_scheduled for a regular job", async () => {
     const owner = await gw.createTenant();
     const jobId = await scheduledJob(owner);
     await recordFiring(owner, jobId, '2026-06-01T11:00:00Z', 'skipped_previous_running');
     const stranger = await gw.createTenant();
     expect((await call(stranger, 'GET', `/v1/jobs/${jobId}/schedule/firings`)).body).toMatchObject({ status: 404, code: 'job_not_found' });
-    expect((await call(stranger, 'GET', `/v1/jobs/${randomUUID()}/schedule/firings`)).body).toMatchObject({ status: 404, code: 'job_not_found' });
+    expect((await call(stranger, 'GET', `/v1/jobs/${randomUUID()}/schedule/firings`)).body).toMatchObject({
+      status: 404,
+      code: 'job_not_found',
+    });
 
     const regular = await call(owner, 'POST', '/v1/jobs', { tasks });
-    expect((await call(owner, 'GET', `/v1/jobs/${regular.body.job_id}/schedule/firings`)).body).toMatchObject({ status: 409, code: 'job_not_scheduled' });
+    expect((await call(owner, 'GET', `/v1/jobs/${regular.body.job_id}/schedule/firings`)).body).toMatchObject({
+      status: 409,
+      code: 'job_not_scheduled',
+    });
   });
 });

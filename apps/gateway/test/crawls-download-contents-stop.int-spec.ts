@@ -18,7 +18,11 @@ describe('Crawl downloads, contents and stop', () => {
     if (response.status !== 202) throw new Error(`crawl not started: ${response.text}`);
     return response.body.crawl_id;
   };
-  const lines = (text: string) => text.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line));
+  const lines = (text: string) =>
+    text
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => JSON.parse(line));
 
   describe('GET /v1/crawls/{crawl_id}/download', () => {
     it('streams every result as NDJSON across keyset pages, with the file name and status headers', async () => {
@@ -119,9 +123,13 @@ describe('Crawl downloads, contents and stop', () => {
     it('turns the content of kept pages not in flight failed, since no page is fetched after a stop', async () => {
       const crawlId = await startCrawl({ output_format: 'html' });
       await addResults(gw.sql, crawlId, ['http://shop.test/f'], { contentStatus: 'fetched' });
-      const [queued, inFlight] = await addResults(gw.sql, crawlId, ['http://shop.test/q', 'http://shop.test/d'], { contentStatus: 'pending' });
+      const [queued, inFlight] = await addResults(gw.sql, crawlId, ['http://shop.test/q', 'http://shop.test/d'], {
+        contentStatus: 'pending',
+      });
       await gw.sql.query(`UPDATE crawl_frontier SET state = 'queued' WHERE id = $1`, [queued!.id]);
-      await gw.sql.query(`UPDATE crawl_frontier SET state = 'dispatched', lease_until = now() + interval '1 minute' WHERE id = $1`, [inFlight!.id]);
+      await gw.sql.query(`UPDATE crawl_frontier SET state = 'dispatched', lease_until = now() + interval '1 minute' WHERE id = $1`, [
+        inFlight!.id,
+      ]);
 
       await gw.request('POST', `/v1/crawls/${crawlId}/stop`, { key: tenant.api_key });
 

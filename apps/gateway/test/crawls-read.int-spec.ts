@@ -18,8 +18,7 @@ describe('Reading crawls', () => {
     if (response.status !== 202) throw new Error(`crawl not started: ${response.text}`);
     return response.body.crawl_id;
   };
-  const read = (crawlId: string, query = '', owner = tenant) =>
-    gw.request('GET', `/v1/crawls/${crawlId}${query}`, { key: owner.api_key });
+  const read = (crawlId: string, query = '', owner = tenant) => gw.request('GET', `/v1/crawls/${crawlId}${query}`, { key: owner.api_key });
   const urlsOf = (response: { body: { results: { url: string }[] } }) => response.body.results.map((r) => r.url);
 
   describe('GET /v1/crawls/{crawl_id}', () => {

@@ -65,7 +65,9 @@ describe('POST /v1/crawls', () => {
         wants_content: false,
         content_status: null,
       });
-      const expectedKey = createHash('md5').update(urlKey(normalizeUrl('http://shop.test:9/catalog?page=2')!)).digest();
+      const expectedKey = createHash('md5')
+        .update(urlKey(normalizeUrl('http://shop.test:9/catalog?page=2')!))
+        .digest();
       expect(frontier[0].url_key.equals(expectedKey)).toBe(true);
 
       await waitFor(() => kicks.some((kick) => JSON.parse(kick).crawl_id === crawlId), { what: 'the crawl kick' });
@@ -225,9 +227,7 @@ describe('POST /v1/crawls', () => {
       expect(response.body.code).toBe('idempotency_request_in_flight');
       expect(await crawlCount(tenant)).toBe(0);
 
-      await gw.sql.query(`UPDATE idempotency_keys SET updated_at = now() - interval '61 seconds' WHERE tenant_id = $1`, [
-        tenant.tenant_id,
-      ]);
+      await gw.sql.query(`UPDATE idempotency_keys SET updated_at = now() - interval '61 seconds' WHERE tenant_id = $1`, [tenant.tenant_id]);
       const takeover = await start(tenant, body, { 'idempotency-key': 'k' });
       expect(takeover.status).toBe(202);
       const row = (await gw.sql.query(`SELECT state, resource_id FROM idempotency_keys WHERE tenant_id = $1`, [tenant.tenant_id])).rows[0];

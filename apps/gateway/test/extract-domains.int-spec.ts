@@ -43,7 +43,9 @@ describe('Extract prepared domains', () => {
       const row = (await gw.sql.query(`SELECT * FROM extract_domains WHERE domain = 'queued.test'`)).rows[0];
       expect(row).toMatchObject({ attempt: 1, example_urls: ['http://www.queued.test/p/1', 'http://queued.test/p/2'] });
       const outbox = (await gw.sql.query(`SELECT subject, payload FROM outbox WHERE payload->>'domain' = 'queued.test'`)).rows;
-      expect(outbox).toEqual([{ subject: messagingTopology(gw.natsPrefix).subjects.extractPreparation, payload: { v: 1, domain: 'queued.test', attempt: 1 } }]);
+      expect(outbox).toEqual([
+        { subject: messagingTopology(gw.natsPrefix).subjects.extractPreparation, payload: { v: 1, domain: 'queued.test', attempt: 1 } },
+      ]);
       const asks = (await gw.sql.query(`SELECT domain FROM extract_domain_requests WHERE tenant_id = $1`, [tenant.tenant_id])).rows;
       expect(asks).toEqual([{ domain: 'queued.test' }]);
     });
@@ -57,7 +59,9 @@ describe('Extract prepared domains', () => {
       expect(again.body).toMatchObject({ domain: 'shared.test', status: 'queued' });
       const outbox = (await gw.sql.query(`SELECT count(*)::int AS n FROM outbox WHERE payload->>'domain' = 'shared.test'`)).rows[0].n;
       expect(outbox).toBe(1);
-      const counted = (await gw.sql.query(`SELECT count(*)::int AS n FROM extract_domain_requests WHERE tenant_id = $1`, [second.tenant_id])).rows[0].n;
+      const counted = (
+        await gw.sql.query(`SELECT count(*)::int AS n FROM extract_domain_requests WHERE tenant_id = $1`, [second.tenant_id])
+      ).rows[0].n;
       expect(counted).toBe(0);
       // A queued preparation takes the new examples.
       const row = (await gw.sql.query(`SELECT example_urls FROM extract_domains WHERE domain = 'shared.test'`)).rows[0];
@@ -67,13 +71,17 @@ describe('Extract prepared domains', () => {
     it('asks again for a domain whose preparation failed, as a new attempt', async () => {
       const tenant = await gw.createTenant();
       await prepare(tenant.api_key, { domain: 'retry.test' });
-      await gw.sql.query(`UPDATE extract_domains SET status = 'failed', failure_reason = 'No page could be fetched.', failed_at = now() WHERE domain = 'retry.test'`);
+      await gw.sql.query(
+        `UPDATE extract_domains SET status = 'failed', failure_reason = 'No page could be fetched.', failed_at = now() WHERE domain = 'retry.test'`,
+      );
       const failed = await gw.request('GET', '/v1/extract/prepared-domains/retry.test', { key: tenant.api_key });
       expect(failed.body).toMatchObject({ status: 'failed', failure_reason: 'No page could be fetched.', failed_at: expect.any(String) });
       const again = await prepare(tenant.api_key, { domain: 'retry.test' });
       expect(again.body).toMatchObject({ status: 'queued' });
       expect(again.body).not.toHaveProperty('failure_reason');
-      const attempts = (await gw.sql.query(`SELECT payload->>'attempt' AS attempt FROM outbox WHERE payload->>'domain' = 'retry.test' ORDER BY created_at`)).rows;
+      const attempts = (
+        await gw.sql.query(`SELECT payload->>'attempt' AS attempt FROM outbox WHERE payload->>'domain' = 'retry.test' ORDER BY created_at`)
+      ).rows;
       expect(attempts.map((r) => r.attempt)).toEqual(['1', '2']);
     });
 
@@ -114,7 +122,9 @@ describe('Extract prepared domains', () => {
         expect({ body, status: response.status, code: response.body.code }).toEqual({ body, status, code });
         if (parameter) expect(response.body.parameter).toBe(parameter);
       }
-      expect((await gw.sql.query(`SELECT count(*)::int AS n FROM extract_domain_requests WHERE tenant_id = $1`, [tenant.tenant_id])).rows[0].n).toBe(0);
+      expect(
+        (await gw.sql.query(`SELECT count(*)::int AS n FROM extract_domain_requests WHERE tenant_id = $1`, [tenant.tenant_id])).rows[0].n,
+      ).toBe(0);
     });
 
     it('needs an API key', async () => {
@@ -165,7 +175,9 @@ describe('Extract prepared domains', () => {
         cursor = page.body.next_cursor;
       } while (cursor);
       expect(seen).toEqual(['list-a.test', 'list-b.test', 'list-c.test']);
-      expect((await gw.request('GET', '/v1/extract/domains?cursor=nonsense', { key: tenant.api_key })).body).toMatchObject({ code: 'invalid_cursor' });
+      expect((await gw.request('GET', '/v1/extract/domains?cursor=nonsense', { key: tenant.api_key })).body).toMatchObject({
+        code: 'invalid_cursor',
+      });
     });
   });
 
@@ -173,7 +185,9 @@ describe('Extract prepared domains', () => {
     it('answers REQS007 naming the domain while it is only queued', async () => {
       const tenant = await gw.createTenant();
       await prepare(tenant.api_key, { domain: 'pending.test' });
-      const response = await fetch(`${gw.baseUrl}/v1/?apikey=${tenant.api_key}&extract=auto&url=${encodeURIComponent('http://www.pending.test/p/1')}`);
+      const response = await fetch(
+        `${gw.baseUrl}/v1/?apikey=${tenant.api_key}&extract=auto&url=${encodeURIComponent('http://www.pending.test/p/1')}`,
+      );
       expect(response.status).toBe(403);
       const body = (await response.json()) as { code: string; detail: string };
       expect(body.code).toBe('REQS007');
@@ -184,7 +198,9 @@ describe('Extract prepared domains', () => {
       const tenant = await gw.createTenant();
       await prepare(tenant.api_key, { domain: 'rendered.test' });
       await serve(gw, 'rendered.test', 1, { needsRender: true });
-      const response = await fetch(`${gw.baseUrl}/v1/?apikey=${tenant.api_key}&autoparse=true&url=${encodeURIComponent('http://rendered.test/p/1')}`);
+      const response = await fetch(
+        `${gw.baseUrl}/v1/?apikey=${tenant.api_key}&autoparse=true&url=${encodeURIComponent('http://rendered.test/p/1')}`,
+      );
       expect(response.status).toBe(400);
       expect(((await response.json()) as { code: string }).code).toBe('REQS002');
     });

@@ -70,9 +70,10 @@ describe('Fetch API (gateway, with a test worker on NATS)', () => {
       expect(sent!.body_base64).toBeUndefined();
 
       await gw.flushCharges();
-      const { rows } = await gw.sql.query(`SELECT credits, product, tier, ref, cost_usd::float8 AS cost_usd FROM credit_ledger WHERE tenant_id = $1`, [
-        tenant.tenant_id,
-      ]);
+      const { rows } = await gw.sql.query(
+        `SELECT credits, product, tier, ref, cost_usd::float8 AS cost_usd FROM credit_ledger WHERE tenant_id = $1`,
+        [tenant.tenant_id],
+      );
       // The dollars at this moment's price (FETCH_CREDIT_PRICE_USD, 0.001 in this suite), kept with the row.
       expect(rows).toEqual([{ credits: 5, product: 'fetch', tier: 'js_render', ref: `fetch:${requestId}`, cost_usd: 0.005 }]);
       const { rows: used } = await gw.sql.query(`SELECT credits_used FROM tenants WHERE id = $1`, [tenant.tenant_id]);
@@ -150,7 +151,11 @@ describe('Fetch API (gateway, with a test worker on NATS)', () => {
       // "café" in windows-1252: 0xe9 alone is not UTF-8.
       const latin = Buffer.from([0x63, 0x61, 0x66, 0xe9]);
       for (const type of ['text/plain; charset=windows-1252', 'text/csv; charset=windows-1252']) {
-        const answer = await fetch(`${base}/v1/?${q({ apikey: tenant.api_key, url: TARGET })}`, { method: 'POST', headers: { 'content-type': type }, body: new Uint8Array(latin) });
+        const answer = await fetch(`${base}/v1/?${q({ apikey: tenant.api_key, url: TARGET })}`, {
+          method: 'POST',
+          headers: { 'content-type': type },
+          body: new Uint8Array(latin),
+        });
         expect({ type, status: answer.status }).toEqual({ type, status: 200 });
         const sent = worker.requests.at(-1);
         expect(sent).toMatchObject({ method: 'POST', headers: { 'content-type': type } });
@@ -226,7 +231,13 @@ describe('Fetch API (gateway, with a test worker on NATS)', () => {
       ['no credits left', { credits: 0 }, {}, 402, 'AUTH004'],
       ['fewer credits than the tier costs', { credits: 4 }, { js_render: 'true' }, 402, 'AUTH004'],
       ['a feature outside the plan', { features: ['premium_proxy'] }, { js_render: 'true' }, 402, 'AUTH010'],
-      ['mode=auto with a proxy country outside the plan', { features: ['js_render'] }, { mode: 'auto', proxy_country: 'de' }, 402, 'AUTH010'],
+      [
+        'mode=auto with a proxy country outside the plan',
+        { features: ['js_render'] },
+        { mode: 'auto', proxy_country: 'de' },
+        402,
+        'AUTH010',
+      ],
       ['a plan without fetch', { products: ['crawl'] }, {}, 402, 'AUTH012'],
       ['a cancelled subscription', { subscription_status: 'cancelled' }, {}, 402, 'AUTH011'],
       ['an unverified e-mail', { email_verified: false }, {}, 403, 'AUTH009'],
@@ -274,8 +285,12 @@ describe('Fetch API (gateway, with a test worker on NATS)', () => {
       const tenant = await gw.createTenant();
       const other = await gw.createTenant();
       const solverUrl = `${base}/v1/subscriptions/self/captcha_solver`;
-      const as = (key: string, init: RequestInit = {}) => fetch(solverUrl, { ...init, headers: { 'x-api-key': key, 'content-type': 'application/json' } });
-      const put = await as(tenant.api_key, { method: 'PUT', body: JSON.stringify({ endpoint: 'https://solver.test/api', key: 'tenant-own-key' }) });
+      const as = (key: string, init: RequestInit = {}) =>
+        fetch(solverUrl, { ...init, headers: { 'x-api-key': key, 'content-type': 'application/json' } });
+      const put = await as(tenant.api_key, {
+        method: 'PUT',
+        body: JSON.stringify({ endpoint: 'https://solver.test/api', key: 'tenant-own-key' }),
+      });
       expect(put.status).toBe(200);
       const shown = await json(put);
       expect(shown).toEqual({ captcha_solver: { endpoint: 'https://solver.test/api', key_configured: true } });

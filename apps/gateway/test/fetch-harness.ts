@@ -70,7 +70,9 @@ export async function startGatewayReplicas(count: number, env: Record<string, st
     throw error;
   }
   const urls = apps.map((app) => `http://127.0.0.1:${(app.getHttpServer().address() as { port: number }).port}`);
-  const adminUrls = apps.map((app) => `http://127.0.0.1:${internalListenerOf(app.getHttpAdapter().getInstance() as unknown as FastifyInstance)!.port}`);
+  const adminUrls = apps.map(
+    (app) => `http://127.0.0.1:${internalListenerOf(app.getHttpAdapter().getInstance() as unknown as FastifyInstance)!.port}`,
+  );
   const admin = { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' };
   return {
     urls,
@@ -95,7 +97,9 @@ export async function startGatewayReplicas(count: number, env: Record<string, st
 
 /** Concurrency slots the tenant holds now (live leases), across every replica. */
 export async function slotsHeld(gw: GatewayReplicas, tenantId: string): Promise<number> {
-  const { rows } = await gw.sql.query(`SELECT count(*)::int AS n FROM fetch_slots WHERE tenant_id = $1 AND lease_until > now()`, [tenantId]);
+  const { rows } = await gw.sql.query(`SELECT count(*)::int AS n FROM fetch_slots WHERE tenant_id = $1 AND lease_until > now()`, [
+    tenantId,
+  ]);
   return rows[0].n as number;
 }
 
@@ -143,10 +147,7 @@ export class TestWorker {
 }
 
 /** A worker's answer: a page at `tier` (basic by default), or an error. */
-export function answer(
-  request: FetchRequestV1,
-  fields: Partial<FetchReplyV1> & { body?: string | Buffer } = {},
-): RpcReply {
+export function answer(request: FetchRequestV1, fields: Partial<FetchReplyV1> & { body?: string | Buffer } = {}): RpcReply {
   const body = Buffer.isBuffer(fields.body) ? fields.body : Buffer.from(fields.body ?? '');
   const head: FetchReplyV1 = {
     v: 1,

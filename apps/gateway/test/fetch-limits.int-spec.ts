@@ -90,7 +90,8 @@ describe('Fetch limits across two gateway replicas', () => {
 
     it("answers a tenant using at most half its slots before the slot's release commits; nearer the limit, after", async () => {
       // Holds the tenant's live slot row, so that its release has to wait.
-      const locked = (tenantId: string) => rowsLocked(gw, `SELECT 1 FROM fetch_slots WHERE tenant_id = $1 AND lease_until > now() FOR UPDATE`, tenantId);
+      const locked = (tenantId: string) =>
+        rowsLocked(gw, `SELECT 1 FROM fetch_slots WHERE tenant_id = $1 AND lease_until > now() FOR UPDATE`, tenantId);
       const releaseWaiting = async () => {
         const { rows } = await gw.sql.query(
           `SELECT count(*)::int AS n FROM pg_stat_activity
@@ -132,9 +133,10 @@ describe('Fetch limits across two gateway replicas', () => {
     it('frees the slots of a crashed replica when their lease passes', async () => {
       const tenant = await gw.createTenant({ concurrency: 1 });
       // A replica that died mid-request leaves its slot row behind, lease still running.
-      await gw.sql.query(`INSERT INTO fetch_slots (tenant_id, slot, holder, lease_until) VALUES ($1, 1, 'dead', now() + interval '1 hour')`, [
-        tenant.tenant_id,
-      ]);
+      await gw.sql.query(
+        `INSERT INTO fetch_slots (tenant_id, slot, holder, lease_until) VALUES ($1, 1, 'dead', now() + interval '1 hour')`,
+        [tenant.tenant_id],
+      );
       expect((await fetch(`${a}/v1/?${q({ apikey: tenant.api_key, url: TARGET })}`)).status).toBe(429);
       await gw.sql.query(`UPDATE fetch_slots SET lease_until = now() - interval '1 second' WHERE tenant_id = $1`, [tenant.tenant_id]);
       expect((await fetch(`${a}/v1/?${q({ apikey: tenant.api_key, url: TARGET })}`)).status).toBe(200);
@@ -171,7 +173,8 @@ describe('Fetch limits across two gateway replicas', () => {
 
   describe('head start', () => {
     /** Holds the tenant's rate-window row, so that its next admission waits in Postgres. */
-    const admissionHeld = (tenantId: string) => rowsLocked(gw, `SELECT 1 FROM fetch_rate_windows WHERE tenant_id = $1 FOR UPDATE`, tenantId);
+    const admissionHeld = (tenantId: string) =>
+      rowsLocked(gw, `SELECT 1 FROM fetch_rate_windows WHERE tenant_id = $1 FOR UPDATE`, tenantId);
     const admissionsWaiting = async () => {
       const { rows } = await gw.sql.query(
         `SELECT count(*)::int AS n FROM pg_stat_activity
@@ -179,8 +182,10 @@ describe('Fetch limits across two gateway replicas', () => {
       );
       return rows[0].n as number;
     };
-    const seenBy = (tenant: { api_key: string }) => (params: Record<string, string> = {}, init: RequestInit = {}) =>
-      fetch(`${a}/v1/?${q({ apikey: tenant.api_key, url: TARGET, ...params })}`, init);
+    const seenBy =
+      (tenant: { api_key: string }) =>
+      (params: Record<string, string> = {}, init: RequestInit = {}) =>
+        fetch(`${a}/v1/?${q({ apikey: tenant.api_key, url: TARGET, ...params })}`, init);
 
     it("sends a roomy tenant's GET to a worker while its admission waits in Postgres; a POST waits for its admission", async () => {
       const tenant = await gw.createTenant({ concurrency: 10 });
@@ -191,7 +196,10 @@ describe('Fetch limits across two gateway replicas', () => {
       const get = send({ url: `${TARGET}early` });
       await waitFor(() => worker.requests.length === atWorker + 1, { what: 'the GET at the worker before its admission' });
       await waitFor(async () => (await admissionsWaiting()) === 1, { what: 'its admission waiting on the locked row' });
-      const post = send({ url: `${TARGET}form` }, { method: 'POST', body: 'a=1', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+      const post = send(
+        { url: `${TARGET}form` },
+        { method: 'POST', body: 'a=1', headers: { 'content-type': 'application/x-www-form-urlencoded' } },
+      );
       await waitFor(async () => (await admissionsWaiting()) === 2, { what: "the POST's admission waiting" });
       expect(worker.requests.length).toBe(atWorker + 1);
       await unlock();
@@ -301,7 +309,9 @@ describe('Fetch limits across two gateway replicas', () => {
         { what: 'the address to be blocked' },
       );
       expect(await json(blocked)).toMatchObject({ code: 'BLK0001', status: 403 });
-      const other = await fetch(`${b}/v1/?${q({ apikey: tenant.api_key, url: TARGET })}`, { headers: { 'x-forwarded-for': '198.51.100.9' } });
+      const other = await fetch(`${b}/v1/?${q({ apikey: tenant.api_key, url: TARGET })}`, {
+        headers: { 'x-forwarded-for': '198.51.100.9' },
+      });
       expect(other.status).toBe(200);
     });
 
@@ -362,14 +372,21 @@ describe('Fetch limits across two gateway replicas', () => {
       const tenant = await gw.createTenant();
       const address = '198.51.100.8';
       worker.behaviour = async (request) =>
-        answer(request, { status: 404, billed_tier: 'basic', error: { code: 'RESP002', detail: 'Not found' }, content_type: 'application/problem+json' });
+        answer(request, {
+          status: 404,
+          billed_tier: 'basic',
+          error: { code: 'RESP002', detail: 'Not found' },
+          content_type: 'application/problem+json',
+        });
       for (let i = 0; i < 5; i++) {
         const response = await fetch(`${a}/v1/?${q({ apikey: tenant.api_key, url: TARGET })}`, { headers: { 'x-forwarded-for': address } });
         expect(response.status).toBe(404);
       }
       const row = await waitFor(
         async () => {
-          const { rows } = await gw.sql.query(`SELECT requests, errors, blocked_until FROM client_address_health WHERE address = $1`, [address]);
+          const { rows } = await gw.sql.query(`SELECT requests, errors, blocked_until FROM client_address_health WHERE address = $1`, [
+            address,
+          ]);
           return rows[0]?.requests === 5 ? rows[0] : undefined;
         },
         { what: 'five answers counted' },
@@ -435,7 +452,9 @@ describe('Fetch admissions shared by requests of a tenant', () => {
   });
 
   async function rateWindowOf(tenantId: string): Promise<{ start: string; requests: number }> {
-    const { rows } = await gw.sql.query(`SELECT window_start::text AS start, requests FROM fetch_rate_windows WHERE tenant_id = $1`, [tenantId]);
+    const { rows } = await gw.sql.query(`SELECT window_start::text AS start, requests FROM fetch_rate_windows WHERE tenant_id = $1`, [
+      tenantId,
+    ]);
     return rows[0];
   }
 

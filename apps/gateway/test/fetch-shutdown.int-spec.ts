@@ -92,4 +92,3 @@ describe('A gateway replica shutting down while a worker still works for a clien
     finish.open();
   });
 });
-

@@ -156,7 +156,12 @@ export async function addResults(
 }
 
 /** Plays the coordinator: ends a crawl. */
-export async function endCrawl(sql: Pool, crawlId: string, status: Extract<CrawlStatus, 'completed' | 'failed'>, fields: { stopReason?: CrawlStopReason; errorCode?: string } = {}) {
+export async function endCrawl(
+  sql: Pool,
+  crawlId: string,
+  status: Extract<CrawlStatus, 'completed' | 'failed'>,
+  fields: { stopReason?: CrawlStopReason; errorCode?: string } = {},
+) {
   await sql.query(
     `UPDATE crawls SET status = $2, stop_reason = $3, error_code = $4, error_detail = $5, finished_at = now() WHERE id = $1`,
     [crawlId, status, fields.stopReason ?? null, fields.errorCode ?? null, fields.errorCode ? 'The start URL could not be fetched.' : null],

@@ -62,7 +62,9 @@ describe('Gateway operator surface (ADMIN_PORT)', () => {
 
   it('audits and counts every failed admin authentication, naming the address, and never the token', async () => {
     const wrongToken = 'not-the-admin-token-but-long';
-    expect((await gw.request('GET', '/admin/v1/audit', { headers: from('10.1.0.1', { authorization: `Bearer ${wrongToken}` }) })).status).toBe(401);
+    expect(
+      (await gw.request('GET', '/admin/v1/audit', { headers: from('10.1.0.1', { authorization: `Bearer ${wrongToken}` }) })).status,
+    ).toBe(401);
     expect((await gw.request('POST', '/admin/v1/tenants', { headers: from('10.1.0.1'), body: {} })).status).toBe(401);
 
     const audit = await auditOf('10.1.0.1');
@@ -72,13 +74,23 @@ describe('Gateway operator surface (ADMIN_PORT)', () => {
         admin_fingerprint: expect.stringMatching(/^[0-9a-f]{8}$/),
         details: { client_address: '10.1.0.1', method: 'GET', path: '/admin/v1/audit', reason: 'wrong_token' },
       },
-      { action: 'admin.auth_failed', admin_fingerprint: '', details: { client_address: '10.1.0.1', method: 'POST', path: '/admin/v1/tenants', reason: 'missing' } },
+      {
+        action: 'admin.auth_failed',
+        admin_fingerprint: '',
+        details: { client_address: '10.1.0.1', method: 'POST', path: '/admin/v1/tenants', reason: 'missing' },
+      },
     ]);
     expect(JSON.stringify(audit)).not.toContain(wrongToken);
     // The audit API lists them, tenant-less.
     const listed = await gw.request('GET', '/admin/v1/audit?limit=100', { headers: admin });
     expect(listed.body.entries).toEqual(
-      expect.arrayContaining([expect.objectContaining({ action: 'admin.auth_failed', tenant_id: null, details: expect.objectContaining({ client_address: '10.1.0.1' }) })]),
+      expect.arrayContaining([
+        expect.objectContaining({
+          action: 'admin.auth_failed',
+          tenant_id: null,
+          details: expect.objectContaining({ client_address: '10.1.0.1' }),
+        }),
+      ]),
     );
     const metrics = (await gw.request('GET', '/metrics')).text;
     expect(metrics).toMatch(/trawl_gateway_admin_auth_refusals_total\{[^}]*reason="wrong_token"[^}]*\} [1-9]/);
@@ -87,7 +99,10 @@ describe('Gateway operator surface (ADMIN_PORT)', () => {
 
   it('refuses an address that failed too often, even with the right token, with 429 and Retry-After; audits the start only', async () => {
     for (let i = 0; i < 3; i++) {
-      expect((await gw.request('GET', '/admin/v1/audit', { headers: from('10.2.0.1', { authorization: 'Bearer guess-number-0123456789' }) })).status).toBe(401);
+      expect(
+        (await gw.request('GET', '/admin/v1/audit', { headers: from('10.2.0.1', { authorization: 'Bearer guess-number-0123456789' }) }))
+          .status,
+      ).toBe(401);
     }
     const refused = await gw.request('GET', '/admin/v1/audit', { headers: from('10.2.0.1', admin) });
     expect(refused.status).toBe(429);
@@ -99,7 +114,12 @@ describe('Gateway operator surface (ADMIN_PORT)', () => {
     expect((await gw.request('GET', '/admin/v1/audit', { headers: from('10.2.0.1', admin) })).status).toBe(429);
 
     const audit = await auditOf('10.2.0.1');
-    expect(audit.map((entry) => entry.action)).toEqual(['admin.auth_failed', 'admin.auth_failed', 'admin.auth_failed', 'admin.auth_throttled']);
+    expect(audit.map((entry) => entry.action)).toEqual([
+      'admin.auth_failed',
+      'admin.auth_failed',
+      'admin.auth_failed',
+      'admin.auth_throttled',
+    ]);
     // Another address is not held back.
     expect((await gw.request('GET', '/admin/v1/audit', { headers: from('10.2.0.2', admin) })).status).toBe(200);
     expect((await gw.request('GET', '/metrics')).text).toMatch(/trawl_gateway_admin_auth_refusals_total\{[^}]*reason="throttled"[^}]*\} 2/);

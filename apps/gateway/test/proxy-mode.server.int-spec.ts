@@ -31,7 +31,12 @@ class RecordingFetcher implements ProxyFetcher {
     call.usage.concurrency(5, 1);
     call.usage.billed(1);
     const echo = { method: call.method, query: call.query, body: call.body?.toString('utf8') ?? null };
-    return { status: 200, contentType: 'application/json', headers: { 'zr-final-url': String(call.query.url) }, body: Buffer.from(JSON.stringify(echo)) };
+    return {
+      status: 200,
+      contentType: 'application/json',
+      headers: { 'zr-final-url': String(call.query.url) },
+      body: Buffer.from(JSON.stringify(echo)),
+    };
   }
 
   async refuseMethod(_tenantId: string, method: string | undefined, usage: UsageHeaders): Promise<never> {
@@ -64,7 +69,11 @@ describe(ProxyModeServer.name, () => {
       bodyLimitBytes: 1024,
       creditPriceUsd: 0.0001,
     });
-    server = new ProxyModeServer(handler, authenticator, undefined, new LeafCertificates(ca), metrics, logger, { host: '127.0.0.1', port: 0, drainTimeoutMs: 10_000 });
+    server = new ProxyModeServer(handler, authenticator, undefined, new LeafCertificates(ca), metrics, logger, {
+      host: '127.0.0.1',
+      port: 0,
+      drainTimeoutMs: 10_000,
+    });
     ({ port } = await server.start());
     proxyUrl = `http://127.0.0.1:${port}`;
   });
@@ -117,7 +126,12 @@ describe(ProxyModeServer.name, () => {
       await agent.close();
       expect(res.statusCode).toBe(200);
       expect(res.headers['zr-final-url']).toBe('http://shop.test:8080/cart?id=1');
-      expect(res.headers).toMatchObject({ 'concurrency-limit': '5', 'concurrency-remaining': '4', 'x-request-credits': '1', 'x-request-cost': '0.0001' });
+      expect(res.headers).toMatchObject({
+        'concurrency-limit': '5',
+        'concurrency-remaining': '4',
+        'x-request-credits': '1',
+        'x-request-cost': '0.0001',
+      });
       expect(echo).toEqual({
         method: 'POST',
         query: { custom_headers: 'true', original_status: 'true', response_type: 'plaintext', url: 'http://shop.test:8080/cart?id=1' },
@@ -161,7 +175,10 @@ describe(ProxyModeServer.name, () => {
       const del = await plainRequest('http://shop.test/', auth, 'DELETE');
       expect({ status: del.status, code: JSON.parse(del.body).code }).toEqual({ status: 405, code: 'REQS005' });
       // The refusal carries the tenant's concurrency like every answer (the pipeline's refuseMethod fills it in).
-      expect({ limit: del.headers['concurrency-limit'], remaining: del.headers['concurrency-remaining'] }).toEqual({ limit: '5', remaining: '3' });
+      expect({ limit: del.headers['concurrency-limit'], remaining: del.headers['concurrency-remaining'] }).toEqual({
+        limit: '5',
+        remaining: '3',
+      });
       expect(fetcher.calls).toHaveLength(0);
     });
 
@@ -218,16 +235,23 @@ describe(ProxyModeServer.name, () => {
       for (const path of ['/1', '/2', '/3']) {
         tls.write(`GET ${path} HTTP/1.1\r\nHost: keep.test\r\n\r\n`);
         // Each answer is complete once as many body bytes as its Content-Length have arrived.
-        await waitFor(() => {
-          const end = buffered.indexOf('\r\n\r\n');
-          const length = /\r\ncontent-length: (\d+)\r\n/i.exec(buffered.slice(0, end))?.[1];
-          return end > 0 && length !== undefined && buffered.length >= end + 4 + Number(length);
-        }, { what: `the answer to ${path}` });
+        await waitFor(
+          () => {
+            const end = buffered.indexOf('\r\n\r\n');
+            const length = /\r\ncontent-length: (\d+)\r\n/i.exec(buffered.slice(0, end))?.[1];
+            return end > 0 && length !== undefined && buffered.length >= end + 4 + Number(length);
+          },
+          { what: `the answer to ${path}` },
+        );
         answers.push(buffered);
         buffered = '';
       }
       tls.end();
-      expect(answers.map((answer) => /"url":"([^"]+)"/.exec(answer)?.[1])).toEqual(['https://keep.test/1', 'https://keep.test/2', 'https://keep.test/3']);
+      expect(answers.map((answer) => /"url":"([^"]+)"/.exec(answer)?.[1])).toEqual([
+        'https://keep.test/1',
+        'https://keep.test/2',
+        'https://keep.test/3',
+      ]);
       expect(answers.every((answer) => answer.startsWith('HTTP/1.1 200 '))).toBe(true);
       expect(await counted('trawl_proxy_mode_connects_total', { outcome: 'tunnel' })).toBe(tunnelsBefore + 1);
     });
@@ -283,10 +307,14 @@ describe(ProxyModeServer.name, () => {
     });
 
     it('answers 407 AUTH003 at CONNECT for an unknown key, and REQS004 for a target without a port', async () => {
-      const unknown = await raw(`CONNECT shop.test:443 HTTP/1.1\r\nProxy-Authorization: Basic ${Buffer.from(`${UNKNOWN_KEY}:`).toString('base64')}\r\n\r\n`);
+      const unknown = await raw(
+        `CONNECT shop.test:443 HTTP/1.1\r\nProxy-Authorization: Basic ${Buffer.from(`${UNKNOWN_KEY}:`).toString('base64')}\r\n\r\n`,
+      );
       expect(unknown).toMatch(/^HTTP\/1\.1 407 /);
       expect(unknown).toContain('"code":"AUTH003"');
-      const noPort = await raw(`CONNECT shop.test HTTP/1.1\r\nProxy-Authorization: Basic ${Buffer.from(`${KEY}:`).toString('base64')}\r\n\r\n`);
+      const noPort = await raw(
+        `CONNECT shop.test HTTP/1.1\r\nProxy-Authorization: Basic ${Buffer.from(`${KEY}:`).toString('base64')}\r\n\r\n`,
+      );
       expect(noPort).toMatch(/^HTTP\/1\.1 400 /);
       expect(noPort).toContain('"code":"REQS004"');
       expect(fetcher.calls).toHaveLength(0);
@@ -296,7 +324,9 @@ describe(ProxyModeServer.name, () => {
   /** CONNECT by hand, then TLS trusting only the test CA. */
   async function openTunnel(authority: string, userPass: string, servername: string): Promise<TLSSocket> {
     const socket = netConnect(port, '127.0.0.1');
-    socket.write(`CONNECT ${authority} HTTP/1.1\r\nHost: ${authority}\r\nProxy-Authorization: Basic ${Buffer.from(userPass).toString('base64')}\r\n\r\n`);
+    socket.write(
+      `CONNECT ${authority} HTTP/1.1\r\nHost: ${authority}\r\nProxy-Authorization: Basic ${Buffer.from(userPass).toString('base64')}\r\n\r\n`,
+    );
     const [established] = (await once(socket, 'data')) as [Buffer];
     expect(established.toString('latin1')).toMatch(/^HTTP\/1\.1 200 /);
     const tls = tlsConnect({ socket, servername, ca: ca.certPem });
@@ -340,14 +370,22 @@ describe(`${ProxyModeServer.name} stop`, () => {
       },
       refuseMethod: (...args) => new RecordingFetcher().refuseMethod(...args),
     };
-    const handler = new ProxiedRequestHandler(authenticator, fetcher, undefined, metrics, logger, { bodyLimitBytes: 1024, creditPriceUsd: 0 });
+    const handler = new ProxiedRequestHandler(authenticator, fetcher, undefined, metrics, logger, {
+      bodyLimitBytes: 1024,
+      creditPriceUsd: 0,
+    });
     const server = new ProxyModeServer(handler, authenticator, undefined, new LeafCertificates(ca), metrics, logger, {
       host: '127.0.0.1',
       port: 0,
       drainTimeoutMs: 10_000,
     });
     const { port } = await server.start();
-    const req = httpRequest({ host: '127.0.0.1', port, path: 'http://slow.test/', headers: { 'proxy-authorization': `Basic ${Buffer.from(`${KEY}:`).toString('base64')}` } });
+    const req = httpRequest({
+      host: '127.0.0.1',
+      port,
+      path: 'http://slow.test/',
+      headers: { 'proxy-authorization': `Basic ${Buffer.from(`${KEY}:`).toString('base64')}` },
+    });
     req.end();
     const response = once(req, 'response') as Promise<[import('node:http').IncomingMessage]>;
     await waitFor(() => arrived, { what: 'the request to reach the pipeline' });
@@ -370,9 +408,11 @@ describe(`${ProxyModeServer.name} stop`, () => {
     const [res] = await response;
     const chunks: Buffer[] = [];
     for await (const chunk of res) chunks.push(chunk as Buffer);
-    expect({ status: res.statusCode, body: Buffer.concat(chunks).toString('utf8') }).toEqual({ status: 200, body: 'done http://slow.test/' });
+    expect({ status: res.statusCode, body: Buffer.concat(chunks).toString('utf8') }).toEqual({
+      status: 200,
+      body: 'done http://slow.test/',
+    });
     await stopped;
     await server.stop();
   });
 });
-

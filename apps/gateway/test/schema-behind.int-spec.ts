@@ -22,7 +22,9 @@ describe('Gateway on a database whose schema is behind (integration)', () => {
   });
 
   async function tables(): Promise<string[]> {
-    const { rows } = await gateway.sql.query<{ name: string }>(`SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public'`);
+    const { rows } = await gateway.sql.query<{ name: string }>(
+      `SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public'`,
+    );
     return rows.map((row) => row.name);
   }
 

@@ -57,7 +57,10 @@ describe('Webhook endpoints (gateway)', () => {
     it('drops the staged candidate and keeps the active key; 409 with none staged', async () => {
       const { api_key: key } = await gateway.createTenant();
       const active = await gateway.request('POST', '/v1/hmac/keys/rotate', { key });
-      expect((await gateway.request('DELETE', '/v1/hmac/keys/rotate', { key })).body).toMatchObject({ status: 409, code: 'no_key_rotation_in_progress' });
+      expect((await gateway.request('DELETE', '/v1/hmac/keys/rotate', { key })).body).toMatchObject({
+        status: 409,
+        code: 'no_key_rotation_in_progress',
+      });
       const candidate = await gateway.request('POST', '/v1/hmac/keys/rotate', { key });
       expect(candidate.body.status).toBe('candidate');
       expect((await gateway.request('DELETE', '/v1/hmac/keys/rotate', { key })).status).toBe(204);

@@ -5,5 +5,6 @@ runService({
   name: 'scheduler',
   configSchema: schedulerConfigSchema,
   // Required here, not imported above: the module loads Nest and pg, which must load after tracing starts.
-  module: (config, logger) => (require('./scheduler.module') as typeof import('./scheduler.module')).SchedulerModule.forRoot(config, logger),
+  module: (config, logger) =>
+    (require('./scheduler.module') as typeof import('./scheduler.module')).SchedulerModule.forRoot(config, logger),
 });

@@ -23,10 +23,12 @@ describe(BatchRunStarter.name, () => {
 
   async function job(tenantId: string, type: 'scheduled' | 'regular', tasks: number): Promise<string> {
     const id = randomUUID();
-    await db.query(
-      `INSERT INTO jobs (id, tenant_id, type, status, service_params, task_count) VALUES ($1, $2, $3, 'closed', '{}', $4)`,
-      [id, tenantId, type, tasks],
-    );
+    await db.query(`INSERT INTO jobs (id, tenant_id, type, status, service_params, task_count) VALUES ($1, $2, $3, 'closed', '{}', $4)`, [
+      id,
+      tenantId,
+      type,
+      tasks,
+    ]);
     await db.query(
       `INSERT INTO job_tasks (job_id, seq, url) SELECT $1, s, 'https://shop.test/p/' || s FROM generate_series(1, $2::int) s`,
       [id, tasks],

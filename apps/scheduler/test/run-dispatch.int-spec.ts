@@ -79,7 +79,12 @@ describe(RunDispatcherService.name, () => {
     expect(run.started_at).not.toBeNull();
     const tasks = await published(runId);
     expect(tasks.map((t) => [t.seq, t.attempt])).toEqual([1, 2, 3, 4, 5].map((seq) => [seq, 1]));
-    expect(tasks[0]).toMatchObject({ tenant_id: tenantId, url: 'http://big.test:8090/p/1', method: 'GET', options: { response_type: 'markdown' } });
+    expect(tasks[0]).toMatchObject({
+      tenant_id: tenantId,
+      url: 'http://big.test:8090/p/1',
+      method: 'GET',
+      options: { response_type: 'markdown' },
+    });
   });
 
   it('dispatches nothing more for a stopped run, records its late results, and leaves it stopped', async () => {
@@ -143,7 +148,9 @@ describe(RunDispatcherService.name, () => {
     });
     expect(await a.results.apply([failed(1, 'RESP002', 404, true), failed(2, 'RESP001', 500, false)])).toMatchObject({ applied: 2 });
     expect(await runRow(a.db, runId)).toMatchObject({ status: 'completed', successful: 0, failed: 2, credits: 1 });
-    const ledger = await a.db.query<{ ref: string; credits: number }>(`SELECT ref, credits FROM credit_ledger WHERE tenant_id = $1`, [tenantId]);
+    const ledger = await a.db.query<{ ref: string; credits: number }>(`SELECT ref, credits FROM credit_ledger WHERE tenant_id = $1`, [
+      tenantId,
+    ]);
     expect(ledger).toEqual([{ ref: `batch:${runId}:1`, credits: 1 }]);
   });
 
@@ -162,7 +169,9 @@ describe(RunDispatcherService.name, () => {
 
     await a.db.query(`UPDATE run_tasks SET attempt = 3, lease_until = now() - interval '1 second' WHERE run_id = $1`, [runId]);
     await a.reconciler.reconcileOnce();
-    const [task] = await a.db.query<{ state: string; error_code: string }>(`SELECT state, error_code FROM run_tasks WHERE run_id = $1`, [runId]);
+    const [task] = await a.db.query<{ state: string; error_code: string }>(`SELECT state, error_code FROM run_tasks WHERE run_id = $1`, [
+      runId,
+    ]);
     expect(task).toEqual({ state: 'failed', error_code: 'ERR0001' });
     expect(await runRow(a.db, runId)).toMatchObject({ status: 'completed', successful: 0, failed: 1, credits: 0 });
     // The history keeps the lease that ran out and the attempt given up on (the test skipped to the third).
@@ -188,13 +197,21 @@ describe(RunDispatcherService.name, () => {
       expect((await relayed.dispatcher.dispatchRound()).claimed).toBe(2);
       expect(cutter.cut).toBe(1);
       expect(await taskStates(a.db, runId)).toEqual({ dispatched: 2 });
-      expect((await published(runId)).map((t) => [t.seq, t.attempt])).toEqual([[1, 1], [2, 1]]);
+      expect((await published(runId)).map((t) => [t.seq, t.attempt])).toEqual([
+        [1, 1],
+        [2, 1],
+      ]);
 
       // Had the crash lost the claim instead, the tasks are queued again at attempt 0; the next
       // claim (attempt 1 again) is published, not dropped as a repeat of the first.
       await a.db.query(`UPDATE run_tasks SET state = 'queued', attempt = 0, lease_until = NULL WHERE run_id = $1`, [runId]);
       expect((await a.dispatcher.dispatchRound()).claimed).toBe(2);
-      expect((await published(runId)).map((t) => [t.seq, t.attempt])).toEqual([[1, 1], [2, 1], [1, 1], [2, 1]]);
+      expect((await published(runId)).map((t) => [t.seq, t.attempt])).toEqual([
+        [1, 1],
+        [2, 1],
+        [1, 1],
+        [2, 1],
+      ]);
     } finally {
       await relayed.close();
       await cutter.close();
@@ -217,13 +234,19 @@ describe(RunDispatcherService.name, () => {
     const tenantId = await createTenant(a.db, 5, { creditsLimit: 0 });
     const { runId } = await createJobWithRun(a.db, tenantId, urls(3), { webhook: { url: 'https://hooks.test/run', signature: false } });
     expect((await a.dispatcher.dispatchRound()).claimed).toBe(0);
-    const [run] = await a.db.query<{ status: string; failure_reason: string }>(`SELECT status, failure_reason FROM job_runs WHERE id = $1`, [runId]);
+    const [run] = await a.db.query<{ status: string; failure_reason: string }>(
+      `SELECT status, failure_reason FROM job_runs WHERE id = $1`,
+      [runId],
+    );
     expect(run).toEqual({ status: 'failed', failure_reason: 'insufficient_credits' });
     const events = await a.db.query<{ subject: string; payload: { failure_reason: string } }>(
       `SELECT subject, payload FROM outbox WHERE payload->>'run_id' = $1`,
       [runId],
     );
     expect(events).toHaveLength(1);
-    expect(events[0]).toMatchObject({ subject: topology.subjects.event('run.failed'), payload: { failure_reason: 'insufficient_credits' } });
+    expect(events[0]).toMatchObject({
+      subject: topology.subjects.event('run.failed'),
+      payload: { failure_reason: 'insufficient_credits' },
+    });
   });
 });

@@ -121,7 +121,9 @@ describe(ScheduleFiringService.name, () => {
 
     const fired = await b.firings.fireDueOnce();
     expect(fired.map((f) => f.fired?.outcome)).toEqual(['started']);
-    expect(await firingsOf(sql, tenantId, jobId)).toMatchObject([{ due_at: '2026-06-01T00:00:00.000Z', outcome: 'started', leader_epoch: 2 }]);
+    expect(await firingsOf(sql, tenantId, jobId)).toMatchObject([
+      { due_at: '2026-06-01T00:00:00.000Z', outcome: 'started', leader_epoch: 2 },
+    ]);
   });
 
   it('makes a takeover wait until the leader’s firing in progress has committed', async () => {

@@ -51,10 +51,13 @@ describe(SchedulerModule.name, () => {
     );
     try {
       await app.init();
-      const [firing] = await waitFor(async () => {
-        const rows = await firingsOf(sql, tenantId, jobId);
-        return rows.length > 0 && rows;
-      }, { what: 'the due schedule fired' });
+      const [firing] = await waitFor(
+        async () => {
+          const rows = await firingsOf(sql, tenantId, jobId);
+          return rows.length > 0 && rows;
+        },
+        { what: 'the due schedule fired' },
+      );
       expect(firing).toMatchObject({ outcome: 'started', leader_epoch: 1 });
     } finally {
       await app.close();

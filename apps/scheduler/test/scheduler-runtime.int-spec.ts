@@ -35,10 +35,13 @@ describe(SchedulerRuntime.name, () => {
     try {
       await runtime.start();
       await runtime.start();
-      const [firing] = await waitFor(async () => {
-        const rows = await firingsOf(sql, tenantId, jobId);
-        return rows.length > 0 && rows;
-      }, { what: 'the due schedule fired' });
+      const [firing] = await waitFor(
+        async () => {
+          const rows = await firingsOf(sql, tenantId, jobId);
+          return rows.length > 0 && rows;
+        },
+        { what: 'the due schedule fired' },
+      );
       expect(firing).toMatchObject({ outcome: 'started', leader_epoch: 1 });
     } finally {
       await runtime.stop();

@@ -42,7 +42,10 @@ describe(DeliveryService.name, () => {
   }
 
   /** A tenant with an active key `kid_t`, sealed by `seal` (default: the dispatcher's own box). */
-  async function tenant(withKey = true, seal = (tenantId: string) => box.seal(Buffer.from(secret), signingKeyContext(tenantId, 'kid_t'))): Promise<string> {
+  async function tenant(
+    withKey = true,
+    seal = (tenantId: string) => box.seal(Buffer.from(secret), signingKeyContext(tenantId, 'kid_t')),
+  ): Promise<string> {
     const [row] = await db.query<{ id: string }>(
       `INSERT INTO tenants (name, credits_limit, concurrency, max_active_jobs, period_ends_at)
        VALUES ('t', 1000, 5, 3, now() + interval '30 days') RETURNING id`,

@@ -60,16 +60,22 @@ describe(WebhookDispatcherModule.name, () => {
       stats: { total: 1, completed: 1, successful: 1, failed: 0, spend: { credits: 1, cost: 0.0001 } },
       webhook: { url: 'https://hooks.test:1/runs', signature: false },
     };
-    const app = await NestFactory.createApplicationContext(await WebhookDispatcherModule.forRoot(config, pino({ level: 'silent' })), { logger: false });
+    const app = await NestFactory.createApplicationContext(await WebhookDispatcherModule.forRoot(config, pino({ level: 'silent' })), {
+      logger: false,
+    });
     try {
       await app.init();
       await publishJson(nats.js, runWebhookEventSubject(messagingTopology(prefix), 'run.completed'), event, { msgId: event.event_id });
-      const delivery = await waitFor(async () => {
-        const [row] = await sql.query<{ attempts: number; status: string }>(`SELECT attempts, status FROM webhook_deliveries WHERE event_id = $1`, [
-          event.event_id,
-        ]);
-        return row?.attempts === 1 && row;
-      }, { what: 'the first attempt', timeoutMs: 20_000 });
+      const delivery = await waitFor(
+        async () => {
+          const [row] = await sql.query<{ attempts: number; status: string }>(
+            `SELECT attempts, status FROM webhook_deliveries WHERE event_id = $1`,
+            [event.event_id],
+          );
+          return row?.attempts === 1 && row;
+        },
+        { what: 'the first attempt', timeoutMs: 20_000 },
+      );
       expect(delivery.status).toBe('pending');
     } finally {
       const closing = Date.now();

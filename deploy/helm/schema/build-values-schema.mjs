@@ -18,19 +18,33 @@ const list = (items = { type: 'object' }) => ({ type: 'array', items });
 const stringMap = { type: 'object', additionalProperties: { type: 'string' } };
 const quantity = { type: ['string', 'integer'], pattern: '^[0-9]+(\\.[0-9]+)?(m|k|Ki|Mi|Gi|Ti|M|G|T)?$' };
 const resources = obj(
-  { requests: { type: 'object', additionalProperties: false, properties: { cpu: quantity, memory: quantity, 'ephemeral-storage': quantity } },
-    limits: { type: 'object', additionalProperties: false, properties: { cpu: quantity, memory: quantity, 'ephemeral-storage': quantity } } },
+  {
+    requests: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { cpu: quantity, memory: quantity, 'ephemeral-storage': quantity },
+    },
+    limits: { type: 'object', additionalProperties: false, properties: { cpu: quantity, memory: quantity, 'ephemeral-storage': quantity } },
+  },
   [],
 );
 const envVar = { type: 'object', required: ['name'], properties: { name: str({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }) } };
 const pdb = {
-  type: 'object', additionalProperties: false, required: ['enabled'],
-  properties: { enabled: bool, minAvailable: { type: ['integer', 'string'], minimum: 0 }, maxUnavailable: { type: ['integer', 'string'], minimum: 0 } },
+  type: 'object',
+  additionalProperties: false,
+  required: ['enabled'],
+  properties: {
+    enabled: bool,
+    minAvailable: { type: ['integer', 'string'], minimum: 0 },
+    maxUnavailable: { type: ['integer', 'string'], minimum: 0 },
+  },
   description: 'minAvailable, when set, wins over maxUnavailable (whose default is 1)',
 };
 const hpa = obj({ enabled: bool, minReplicas: int(1), maxReplicas: int(1), targetCPUUtilizationPercentage: int(1, 100) });
 const networkPeers = list(anyObject);
-const ports = list(obj({ port: { type: ['integer', 'string'], minimum: 1, maximum: 65535 }, protocol: { enum: ['TCP', 'UDP', 'SCTP'] } }, ['port']));
+const ports = list(
+  obj({ port: { type: ['integer', 'string'], minimum: 1, maximum: 65535 }, protocol: { enum: ['TCP', 'UDP', 'SCTP'] } }, ['port']),
+);
 
 /** Keys every service block has. */
 function service(extra) {
@@ -69,11 +83,22 @@ const schema = {
   ...obj({
     nameOverride: str(),
     fullnameOverride: str(),
-    image: obj({ repository: str({ minLength: 1 }), tag: { type: 'string' }, digest: str({ pattern: '^(sha256:[a-f0-9]{64})?$' }), pullPolicy: { enum: ['Always', 'IfNotPresent', 'Never'] } }),
+    image: obj({
+      repository: str({ minLength: 1 }),
+      tag: { type: 'string' },
+      digest: str({ pattern: '^(sha256:[a-f0-9]{64})?$' }),
+      pullPolicy: { enum: ['Always', 'IfNotPresent', 'Never'] },
+    }),
     imagePullSecrets: list(obj({ name: str({ minLength: 1 }) })),
     secrets: obj({
       existingSecret: str({ minLength: 1 }),
-      keys: obj({ databaseUrl: str({ minLength: 1 }), adminToken: str({ minLength: 1 }), secretsKey: str({ minLength: 1 }), proxyModeCaCert: str({ minLength: 1 }), proxyModeCaKey: str({ minLength: 1 }) }),
+      keys: obj({
+        databaseUrl: str({ minLength: 1 }),
+        adminToken: str({ minLength: 1 }),
+        secretsKey: str({ minLength: 1 }),
+        proxyModeCaCert: str({ minLength: 1 }),
+        proxyModeCaKey: str({ minLength: 1 }),
+      }),
     }),
     nats: obj({
       url: str({ minLength: 1 }),
@@ -106,7 +131,14 @@ const schema = {
     }),
     logLevel: { enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] },
     tracing: obj({ otlpTracesEndpoint: str({ pattern: '^(https?://.+)?$' }) }),
-    plans: obj({ credits: int(0), concurrency: int(1, 10000), maxActiveJobs: int(1, 1000), extractDomainsPerPeriod: int(0, 100000), rateLimitPerMinute: int(1, 1000000), periodDays: int(1, 3660) }),
+    plans: obj({
+      credits: int(0),
+      concurrency: int(1, 10000),
+      maxActiveJobs: int(1, 1000),
+      extractDomainsPerPeriod: int(0, 100000),
+      rateLimitPerMinute: int(1, 1000000),
+      periodDays: int(1, 3660),
+    }),
     serviceAccount: obj({ create: bool, name: str(), annotations: stringMap, automountServiceAccountToken: bool }),
     gateway: service({
       preStopSleepSeconds: int(0, 300),
@@ -115,7 +147,12 @@ const schema = {
       publicBaseUrl: str({ pattern: '^(https?://.+)?$' }),
       adminPort: int(1, 65535),
       proxyMode: obj({ enabled: bool, port: int(1, 65535), caSecret: obj({ name: str(), certKey: str(), keyKey: str() }) }),
-      service: obj({ type: { enum: ['ClusterIP', 'NodePort', 'LoadBalancer'] }, port: int(1, 65535), proxyModePort: int(1, 65535), annotations: stringMap }),
+      service: obj({
+        type: { enum: ['ClusterIP', 'NodePort', 'LoadBalancer'] },
+        port: int(1, 65535),
+        proxyModePort: int(1, 65535),
+        annotations: stringMap,
+      }),
       autoscaling: obj({ hpa }),
     }),
     crawlCoordinator: service({ dbPoolSize: int(1, 200) }),
@@ -139,7 +176,12 @@ const schema = {
               cooldownPeriod: int(0),
               crawlPages: kedaTrigger,
               batchTasks: kedaTrigger,
-              fetchRequests: obj({ enabled: bool, serverAddress: str({ pattern: '^https?://.+' }), threshold: int(1), activationThreshold: int(0) }),
+              fetchRequests: obj({
+                enabled: bool,
+                serverAddress: str({ pattern: '^https?://.+' }),
+                threshold: int(1),
+                activationThreshold: int(0),
+              }),
             }),
             hpa,
           }),
@@ -166,7 +208,12 @@ const schema = {
       internetEgress: obj({ gateway: bool, extraDeniedCidrs: list(str({ pattern: '^[0-9a-fA-F:.]+/[0-9]{1,3}$' })) }),
     }),
     monitoring: obj({
-      serviceMonitors: obj({ enabled: bool, interval: str({ pattern: '^[0-9]+(ms|s|m|h)$' }), scrapeTimeout: str({ pattern: '^[0-9]+(ms|s|m|h)$' }), labels: stringMap }),
+      serviceMonitors: obj({
+        enabled: bool,
+        interval: str({ pattern: '^[0-9]+(ms|s|m|h)$' }),
+        scrapeTimeout: str({ pattern: '^[0-9]+(ms|s|m|h)$' }),
+        labels: stringMap,
+      }),
       prometheusRule: obj({ enabled: bool, labels: stringMap, runbookBaseUrl: str({ pattern: '^https?://.+' }) }),
       dashboards: obj({ enabled: bool, namespace: str(), label: str({ minLength: 1 }), labelValue: str(), annotations: stringMap }),
     }),

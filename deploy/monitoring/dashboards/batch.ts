@@ -8,29 +8,56 @@ export const batch: Dashboard = dashboard({
   description: 'Batch runs and their tasks (scheduler and workers), schedules, CSV and export transfers, and signed webhook delivery.',
   variables: [datasourceVariable, namespaceVariable],
   items: [
-    stat('Active runs', { expr: `sum(max by (status) (trawl_batch_runs_active{${NS}}))` }, { description: 'Batch runs queued, running or paused (Postgres, at scrape time).' }),
-    stat('Tasks dispatched', { expr: rate('trawl_batch_tasks_dispatched_total') }, { description: 'Batch tasks published to the workers per second.', unit: 'ops' }),
-    stat('Scheduler leaders', { expr: `sum(trawl_scheduler_leader{${NS}})` }, {
-      description: 'Scheduler replicas holding the schedule lease: 1 is right (alert TrawlSchedulerNoLeader on 0).',
-      thresholds: [{ value: null, color: 'red' }, { value: 1, color: 'green' }, { value: 2, color: 'red' }],
-    }),
-    stat('Webhook deliveries due', { expr: `max(trawl_webhook_deliveries_due{${NS}})` }, { description: 'Deliveries due and not yet taken by a dispatcher (the backlog).' }),
+    stat(
+      'Active runs',
+      { expr: `sum(max by (status) (trawl_batch_runs_active{${NS}}))` },
+      { description: 'Batch runs queued, running or paused (Postgres, at scrape time).' },
+    ),
+    stat(
+      'Tasks dispatched',
+      { expr: rate('trawl_batch_tasks_dispatched_total') },
+      { description: 'Batch tasks published to the workers per second.', unit: 'ops' },
+    ),
+    stat(
+      'Scheduler leaders',
+      { expr: `sum(trawl_scheduler_leader{${NS}})` },
+      {
+        description: 'Scheduler replicas holding the schedule lease: 1 is right (alert TrawlSchedulerNoLeader on 0).',
+        thresholds: [
+          { value: null, color: 'red' },
+          { value: 1, color: 'green' },
+          { value: 2, color: 'red' },
+        ],
+      },
+    ),
+    stat(
+      'Webhook deliveries due',
+      { expr: `max(trawl_webhook_deliveries_due{${NS}})` },
+      { description: 'Deliveries due and not yet taken by a dispatcher (the backlog).' },
+    ),
 
     row('Runs and tasks'),
     timeseries('Active runs by status', [{ expr: `max by (status) (trawl_batch_runs_active{${NS}})`, legend: '{{status}}' }], {
       description: 'Batch runs queued, running or paused.',
       stack: true,
     }),
-    timeseries('Run transitions', [{ expr: `sum by (to) (increase(trawl_batch_run_transitions_total{${NS}}[$__rate_interval]))`, legend: '{{to}}' }], {
-      description: 'Runs moved to running, completed or failed.',
-    }),
+    timeseries(
+      'Run transitions',
+      [{ expr: `sum by (to) (increase(trawl_batch_run_transitions_total{${NS}}[$__rate_interval]))`, legend: '{{to}}' }],
+      {
+        description: 'Runs moved to running, completed or failed.',
+      },
+    ),
     timeseries(
       'Task dispatch and results',
       [
         { expr: rate('trawl_batch_tasks_dispatched_total'), legend: 'dispatched' },
         { expr: rate('trawl_batch_task_results_total', ['outcome', 'state']), legend: '{{outcome}} {{state}}' },
       ],
-      { description: 'Tasks published, and task results taken in by outcome (applied, ignored for late or duplicate, released) and state.', unit: 'ops' },
+      {
+        description: 'Tasks published, and task results taken in by outcome (applied, ignored for late or duplicate, released) and state.',
+        unit: 'ops',
+      },
     ),
     timeseries('Task leases expired', [{ expr: rate('trawl_batch_task_leases_expired_total', ['outcome']), legend: '{{outcome}}' }], {
       description: 'Task claims whose lease ran out: requeued, or failed after too many attempts.',
@@ -46,9 +73,13 @@ export const batch: Dashboard = dashboard({
     }),
 
     row('Schedules'),
-    timeseries('Schedule firings', [{ expr: `sum by (outcome) (increase(trawl_schedule_firings_total{${NS}}[$__rate_interval]))`, legend: '{{outcome}}' }], {
-      description: 'Due times dealt with, by outcome (started, skipped_*, duplicate, error).',
-    }),
+    timeseries(
+      'Schedule firings',
+      [{ expr: `sum by (outcome) (increase(trawl_schedule_firings_total{${NS}}[$__rate_interval]))`, legend: '{{outcome}}' }],
+      {
+        description: 'Due times dealt with, by outcome (started, skipped_*, duplicate, error).',
+      },
+    ),
     timeseries(
       'Schedule lag',
       [
@@ -71,12 +102,16 @@ export const batch: Dashboard = dashboard({
         { expr: `sum(trawl_gateway_file_transfers{${NS}})`, legend: 'in progress' },
         { expr: rate('trawl_gateway_file_transfers_refused_total'), legend: 'refused per second (transfers_busy)' },
       ],
-      { description: 'CSV uploads and export downloads in progress on the gateways (each holds a Postgres connection), and those refused with 503 transfers_busy.' },
+      {
+        description:
+          'CSV uploads and export downloads in progress on the gateways (each holds a Postgres connection), and those refused with 503 transfers_busy.',
+      },
     ),
 
     row('Webhooks'),
     timeseries('Webhook attempts by outcome', [{ expr: rate('trawl_webhook_attempts_total', ['outcome']), legend: '{{outcome}}' }], {
-      description: 'Delivery attempts: delivered, retry_scheduled (failed, tried again later), failed (given up). Alert TrawlWebhookFailureRatioHigh.',
+      description:
+        'Delivery attempts: delivered, retry_scheduled (failed, tried again later), failed (given up). Alert TrawlWebhookFailureRatioHigh.',
       unit: 'ops',
       stack: true,
     }),
@@ -86,7 +121,7 @@ export const batch: Dashboard = dashboard({
         { expr: quantile(0.5, 'trawl_webhook_attempt_seconds', NS, ['result']), legend: 'p50 {{result}}' },
         { expr: quantile(0.99, 'trawl_webhook_attempt_seconds', NS, ['result']), legend: 'p99 {{result}}' },
       ],
-      { description: 'Time of one attempt, from connect to the receiver\'s full answer.', unit: 's' },
+      { description: "Time of one attempt, from connect to the receiver's full answer.", unit: 's' },
     ),
     timeseries(
       'Webhook intake and backlog',

@@ -62,7 +62,11 @@ const legend: VizLegendOptions = { showLegend: true, displayMode: LegendDisplayM
 const tooltip: VizTooltipOptions = { mode: TooltipDisplayMode.Multi, sort: SortOrder.Descending };
 
 export function timeseries(title: string, queries: Query[], opts: Common & { stack?: boolean }): Item {
-  const custom: GraphFieldConfig = { fillOpacity: opts.stack ? 30 : 10, lineWidth: 1, showPoints: 'never' as GraphFieldConfig['showPoints'] };
+  const custom: GraphFieldConfig = {
+    fillOpacity: opts.stack ? 30 : 10,
+    lineWidth: 1,
+    showPoints: 'never' as GraphFieldConfig['showPoints'],
+  };
   if (opts.stack) custom.stacking = { mode: 'normal' as NonNullable<GraphFieldConfig['stacking']>['mode'], group: 'A' };
   return {
     kind: 'panel',
@@ -101,7 +105,12 @@ export function stat(title: string, query: Query, opts: Common & { thresholds?: 
         },
         overrides: [],
       },
-      options: { reduceOptions: { calcs: ['lastNotNull'], fields: '', values: false }, colorMode: 'value', graphMode: 'area', textMode: 'auto' },
+      options: {
+        reduceOptions: { calcs: ['lastNotNull'], fields: '', values: false },
+        colorMode: 'value',
+        graphMode: 'area',
+        textMode: 'auto',
+      },
     },
   };
 }
@@ -139,7 +148,12 @@ export const datasourceVariable: VariableModel = {
   options: [],
 };
 
-export function queryVariable(name: string, label: string, query: string, opts: { multi?: boolean; includeAll?: boolean } = {}): VariableModel {
+export function queryVariable(
+  name: string,
+  label: string,
+  query: string,
+  opts: { multi?: boolean; includeAll?: boolean } = {},
+): VariableModel {
   return {
     type: 'query',
     name,
@@ -220,7 +234,20 @@ export function dashboard(spec: DashboardSpec): Dashboard {
     refresh: '30s',
     time: { from: 'now-6h', to: 'now' },
     timezone: 'browser',
-    links: [{ title: 'Trawl dashboards', type: 'dashboards', tags: ['trawl'], asDropdown: true, icon: 'external link', includeVars: true, keepTime: true, targetBlank: false, tooltip: '', url: '' }],
+    links: [
+      {
+        title: 'Trawl dashboards',
+        type: 'dashboards',
+        tags: ['trawl'],
+        asDropdown: true,
+        icon: 'external link',
+        includeVars: true,
+        keepTime: true,
+        targetBlank: false,
+        tooltip: '',
+        url: '',
+      },
+    ],
     annotations: { list: [] },
     templating: { list: spec.variables },
     panels,

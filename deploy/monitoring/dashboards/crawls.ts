@@ -5,13 +5,25 @@ import { quantile, rate } from './promql';
 export const crawls: Dashboard = dashboard({
   uid: 'trawl-crawls',
   title: 'Trawl / Crawls',
-  description: 'Crawls from dispatch to result intake: the coordinator\'s frontier and the workers\' crawl pages.',
+  description: "Crawls from dispatch to result intake: the coordinator's frontier and the workers' crawl pages.",
   variables: [datasourceVariable, namespaceVariable],
   items: [
     stat('Active crawls', { expr: `max(trawl_crawls_active{${NS}})` }, { description: 'Crawls running now (Postgres, at scrape time).' }),
-    stat('Pages in flight', { expr: `max(trawl_crawl_pages_in_flight{${NS}})` }, { description: 'Pages dispatched and not yet answered, as the dispatcher last saw them.' }),
-    stat('Pages dispatched', { expr: rate('trawl_crawl_pages_dispatched_total') }, { description: 'Page claims published to the workers per second.', unit: 'ops' }),
-    stat('Results applied', { expr: rate('trawl_crawl_results_applied_total') }, { description: 'Page results applied per second.', unit: 'ops' }),
+    stat(
+      'Pages in flight',
+      { expr: `max(trawl_crawl_pages_in_flight{${NS}})` },
+      { description: 'Pages dispatched and not yet answered, as the dispatcher last saw them.' },
+    ),
+    stat(
+      'Pages dispatched',
+      { expr: rate('trawl_crawl_pages_dispatched_total') },
+      { description: 'Page claims published to the workers per second.', unit: 'ops' },
+    ),
+    stat(
+      'Results applied',
+      { expr: rate('trawl_crawl_results_applied_total') },
+      { description: 'Page results applied per second.', unit: 'ops' },
+    ),
 
     row('Frontier'),
     timeseries(
@@ -31,10 +43,19 @@ export const crawls: Dashboard = dashboard({
       ],
       { description: 'Time to apply one batch of page results in one transaction.', unit: 's' },
     ),
-    timeseries('Crawls finished', [{ expr: `sum by (status, reason) (increase(trawl_crawls_finished_total{${NS}}[$__rate_interval]))`, legend: '{{status}} {{reason}}' }], {
-      description: 'Crawls that ended, by status and reason.',
-      stack: true,
-    }),
+    timeseries(
+      'Crawls finished',
+      [
+        {
+          expr: `sum by (status, reason) (increase(trawl_crawls_finished_total{${NS}}[$__rate_interval]))`,
+          legend: '{{status}} {{reason}}',
+        },
+      ],
+      {
+        description: 'Crawls that ended, by status and reason.',
+        stack: true,
+      },
+    ),
     timeseries('Leases reclaimed', [{ expr: rate('trawl_crawl_leases_reclaimed_total', ['outcome']), legend: '{{outcome}}' }], {
       description: 'Expired page claims queued again (requeued) or given up (abandoned) by the reconciler: workers that die or stall.',
       unit: 'ops',
@@ -49,13 +70,21 @@ export const crawls: Dashboard = dashboard({
     timeseries('Crawl pages in flight by worker', [{ expr: `sum by (pod) (trawl_worker_pages_in_flight{${NS}})`, legend: '{{pod}}' }], {
       description: 'Crawl pages being fetched or published, per worker pod.',
     }),
-    timeseries('Page load time by tier', [
-      { expr: quantile(0.5, 'trawl_worker_fetch_seconds', NS, ['tier']), legend: 'p50 {{tier}}' },
-      { expr: quantile(0.99, 'trawl_worker_fetch_seconds', NS, ['tier']), legend: 'p99 {{tier}}' },
-    ], { description: 'Time to load one page, redirects and body included, by tier.', unit: 's' }),
-    timeseries('Credits for crawl pages', [{ expr: `${rate('trawl_credits_charged_total', ['tier'], `${NS}, product="crawl_page"`)} * 60`, legend: '{{tier}}' }], {
-      description: 'Credits charged for crawl pages per minute, by tier.',
-      stack: true,
-    }),
+    timeseries(
+      'Page load time by tier',
+      [
+        { expr: quantile(0.5, 'trawl_worker_fetch_seconds', NS, ['tier']), legend: 'p50 {{tier}}' },
+        { expr: quantile(0.99, 'trawl_worker_fetch_seconds', NS, ['tier']), legend: 'p99 {{tier}}' },
+      ],
+      { description: 'Time to load one page, redirects and body included, by tier.', unit: 's' },
+    ),
+    timeseries(
+      'Credits for crawl pages',
+      [{ expr: `${rate('trawl_credits_charged_total', ['tier'], `${NS}, product="crawl_page"`)} * 60`, legend: '{{tier}}' }],
+      {
+        description: 'Credits charged for crawl pages per minute, by tier.',
+        stack: true,
+      },
+    ),
   ],
 });

@@ -18,29 +18,58 @@ export const tenants: Dashboard = dashboard({
   ],
   items: [
     row('Top tenants over the time range'),
-    table('Top tenants by credits', [{ expr: `topk($k, sum by (tenant_id) (increase(trawl_tenant_credits_total{${TENANT}}[$__range])))` }], {
-      description: 'Credits charged in the dashboard\'s time range, every product.',
-    }),
-    table('Top tenants by requests', [{ expr: `topk($k, sum by (tenant_id) (increase(trawl_tenant_requests_total{${TENANT}}[$__range])))` }], {
-      description: 'Fetch requests answered, crawl pages and batch tasks with a result in the dashboard\'s time range.',
-    }),
+    table(
+      'Top tenants by credits',
+      [{ expr: `topk($k, sum by (tenant_id) (increase(trawl_tenant_credits_total{${TENANT}}[$__range])))` }],
+      {
+        description: "Credits charged in the dashboard's time range, every product.",
+      },
+    ),
+    table(
+      'Top tenants by requests',
+      [{ expr: `topk($k, sum by (tenant_id) (increase(trawl_tenant_requests_total{${TENANT}}[$__range])))` }],
+      {
+        description: "Fetch requests answered, crawl pages and batch tasks with a result in the dashboard's time range.",
+      },
+    ),
 
     row('Over time'),
-    timeseries('Credits per minute, top tenants', [{ expr: `topk($k, sum by (tenant_id) (rate(trawl_tenant_credits_total{${TENANT}}[$__rate_interval]))) * 60`, legend: '{{tenant_id}}' }], {
-      description: 'Credits charged per minute by the tenants charging most at each moment.',
-    }),
-    timeseries('Requests per second, top tenants', [{ expr: `topk($k, sum by (tenant_id) (rate(trawl_tenant_requests_total{${TENANT}}[$__rate_interval])))`, legend: '{{tenant_id}}' }], {
-      description: 'Requests per second (Fetch, crawl pages, batch tasks) by the busiest tenants at each moment.',
-      unit: 'reqps',
-    }),
-    timeseries('Requests by product (selected tenants)', [{ expr: `sum by (product) (rate(trawl_tenant_requests_total{${TENANT}}[$__rate_interval]))`, legend: '{{product}}' }], {
-      description: 'Requests per second of the tenants picked in the Tenant variable, by product (fetch, crawl_page, batch).',
-      unit: 'reqps',
-      stack: true,
-    }),
-    timeseries('Credits by product (selected tenants)', [{ expr: `sum by (product) (rate(trawl_tenant_credits_total{${TENANT}}[$__rate_interval])) * 60`, legend: '{{product}}' }], {
-      description: 'Credits per minute of the tenants picked in the Tenant variable, by product.',
-      stack: true,
-    }),
+    timeseries(
+      'Credits per minute, top tenants',
+      [
+        {
+          expr: `topk($k, sum by (tenant_id) (rate(trawl_tenant_credits_total{${TENANT}}[$__rate_interval]))) * 60`,
+          legend: '{{tenant_id}}',
+        },
+      ],
+      {
+        description: 'Credits charged per minute by the tenants charging most at each moment.',
+      },
+    ),
+    timeseries(
+      'Requests per second, top tenants',
+      [{ expr: `topk($k, sum by (tenant_id) (rate(trawl_tenant_requests_total{${TENANT}}[$__rate_interval])))`, legend: '{{tenant_id}}' }],
+      {
+        description: 'Requests per second (Fetch, crawl pages, batch tasks) by the busiest tenants at each moment.',
+        unit: 'reqps',
+      },
+    ),
+    timeseries(
+      'Requests by product (selected tenants)',
+      [{ expr: `sum by (product) (rate(trawl_tenant_requests_total{${TENANT}}[$__rate_interval]))`, legend: '{{product}}' }],
+      {
+        description: 'Requests per second of the tenants picked in the Tenant variable, by product (fetch, crawl_page, batch).',
+        unit: 'reqps',
+        stack: true,
+      },
+    ),
+    timeseries(
+      'Credits by product (selected tenants)',
+      [{ expr: `sum by (product) (rate(trawl_tenant_credits_total{${TENANT}}[$__rate_interval])) * 60`, legend: '{{product}}' }],
+      {
+        description: 'Credits per minute of the tenants picked in the Tenant variable, by product.',
+        stack: true,
+      },
+    ),
   ],
 });

@@ -5,8 +5,14 @@ describe('pricing', () => {
     it.each([
       [[], [Tier.Basic]],
       [['js_render'], [Tier.Basic, Tier.JsRender]],
-      [['premium_proxy', 'proxy_mode'], [Tier.Basic, Tier.Premium]],
-      [['premium_proxy', 'js_render'], [Tier.Basic, Tier.JsRender, Tier.Premium, Tier.PremiumJsRender]],
+      [
+        ['premium_proxy', 'proxy_mode'],
+        [Tier.Basic, Tier.Premium],
+      ],
+      [
+        ['premium_proxy', 'js_render'],
+        [Tier.Basic, Tier.JsRender, Tier.Premium, Tier.PremiumJsRender],
+      ],
     ])('a plan with %j lets mode=auto use %j', (features, tiers) => {
       expect(autoTiersOf(features)).toEqual(tiers);
     });

@@ -22,7 +22,9 @@ describe(UsageMetrics.name, () => {
           { labels: { product: 'crawl_page', tier: 'basic' }, value: 1 },
         ]),
       );
-      expect(await series(registry, 'trawl_tenant_credits_total')).toEqual([{ labels: { tenant_id: 't1', product: 'crawl_page' }, value: 6 }]);
+      expect(await series(registry, 'trawl_tenant_credits_total')).toEqual([
+        { labels: { tenant_id: 't1', product: 'crawl_page' }, value: 6 },
+      ]);
     });
   });
 

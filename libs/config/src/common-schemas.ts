@@ -1,7 +1,6 @@
 import { z } from 'zod';
 
-const intFromEnv = (def: number, min = 0, max = Number.MAX_SAFE_INTEGER) =>
-  z.coerce.number().int().min(min).max(max).default(def);
+const intFromEnv = (def: number, min = 0, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max).default(def);
 
 /** Integer environment variable with a default and bounds. */
 export const envInt = intFromEnv;
@@ -52,7 +51,12 @@ export const fetchPolicyConfigShape = {
     .transform((value) =>
       value
         .split(',')
-        .map((domain) => domain.trim().toLowerCase().replace(/^\.+|\.+$/g, ''))
+        .map((domain) =>
+          domain
+            .trim()
+            .toLowerCase()
+            .replace(/^\.+|\.+$/g, ''),
+        )
         .filter((domain) => domain.length > 0),
     ),
   /** Price of one credit in US dollars: `X-Request-Cost`, a run's `spend.cost` (credits × price). Default 0.0001. */

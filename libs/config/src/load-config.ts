@@ -13,15 +13,10 @@ export class ConfigError extends Error {
  * every bad variable. Apps call this in main.ts and pass the typed result down; nothing else reads
  * `process.env`.
  */
-export function loadConfig<S extends z.ZodType>(
-  schema: S,
-  env: Record<string, string | undefined> = process.env,
-): z.infer<S> {
+export function loadConfig<S extends z.ZodType>(schema: S, env: Record<string, string | undefined> = process.env): z.infer<S> {
   const parsed = schema.safeParse(env);
   if (!parsed.success) {
-    throw new ConfigError(
-      parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`),
-    );
+    throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`));
   }
   return parsed.data;
 }

@@ -119,11 +119,18 @@ export type CrawlStoppedV1 = z.infer<typeof crawlStoppedV1>;
  * Stem of the chunk subjects of one attempt's spilled HTML: chunk `i` of spill `id` is on
  * `<stem>.<id>.<i>`. Purging `<stem>.>` after the commit removes every spill of the attempt.
  */
-export function crawlContentStem(topology: MessagingTopology, result: Pick<CrawlPageResultV1, 'crawl_id' | 'frontier_id' | 'attempt'>): string {
+export function crawlContentStem(
+  topology: MessagingTopology,
+  result: Pick<CrawlPageResultV1, 'crawl_id' | 'frontier_id' | 'attempt'>,
+): string {
   return `${topology.subjects.crawlBodyPrefix}.${result.crawl_id}.${result.frontier_id}.${result.attempt}`;
 }
 
 /** Stem of the chunks of one spill of an attempt's HTML (`crawlContentStem` + the ref's `id`). */
-export function crawlContentSpillStem(topology: MessagingTopology, result: Pick<CrawlPageResultV1, 'crawl_id' | 'frontier_id' | 'attempt'>, id: string): string {
+export function crawlContentSpillStem(
+  topology: MessagingTopology,
+  result: Pick<CrawlPageResultV1, 'crawl_id' | 'frontier_id' | 'attempt'>,
+  id: string,
+): string {
   return `${crawlContentStem(topology, result)}.${id}`;
 }

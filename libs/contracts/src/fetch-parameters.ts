@@ -24,7 +24,10 @@ export type FetchParameter = { description: string } & (
 /** "The page as Markdown, plain text or PDF (`pdf` needs `js_render`).": from the traits, so a new type is described as it is added. */
 function responseTypeDescription(): string {
   const printed = RESPONSE_TYPES.filter((type) => RESPONSE_TYPE_TRAITS[type].printed).map((type) => `\`${type}\``);
-  const needs = printed.length === 0 ? '' : ` (${new Intl.ListFormat('en-GB').format(printed)} ${printed.length === 1 ? 'needs' : 'need'} \`js_render\`)`;
+  const needs =
+    printed.length === 0
+      ? ''
+      : ` (${new Intl.ListFormat('en-GB').format(printed)} ${printed.length === 1 ? 'needs' : 'need'} \`js_render\`)`;
   return `The page as ${RESPONSE_TYPE_TITLES}${needs}.`;
 }
 

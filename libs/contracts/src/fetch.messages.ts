@@ -81,7 +81,10 @@ export const fetchOptionsV1 = z.object({
   js_render: z.boolean(),
   premium_proxy: z.boolean(),
   /** ISO 3166-1 alpha-2, lowercase; needs `premium_proxy` or `mode: auto`. */
-  proxy_country: z.string().regex(/^[a-z]{2}$/).optional(),
+  proxy_country: z
+    .string()
+    .regex(/^[a-z]{2}$/)
+    .optional(),
   /** Adaptive stealth: start at the cheapest tier (or the one remembered for the domain) and escalate. */
   mode: z.literal('auto').optional(),
   /** Same egress IP for 10 minutes from its first use. */
@@ -203,9 +206,7 @@ export const fetchReplyV1 = z.object({
   /** The tier to bill; null when the request is free (failed, or cancelled). */
   billed_tier: z.enum(FETCH_TIERS).nullable(),
   /** Set when the answer is an error: the body is then a problem+json with this code. */
-  error: z
-    .object({ code: z.enum(FETCH_WORKER_ERROR_CODES), detail: z.string() })
-    .optional(),
+  error: z.object({ code: z.enum(FETCH_WORKER_ERROR_CODES), detail: z.string() }).optional(),
   /** Status the target answered with, when it answered (for logs and metrics). */
   target_status: z.number().int().optional(),
   body_bytes: z.number().int().min(0),

@@ -65,10 +65,7 @@ function optional<T extends z.ZodType>(schema: T) {
 
 const rateSchema = z
   .strictObject({
-    every: z
-      .number({ error: 'must be an integer' })
-      .int({ error: 'must be an integer' })
-      .min(1, { error: 'must be at least 1' }),
+    every: z.number({ error: 'must be an integer' }).int({ error: 'must be an integer' }).min(1, { error: 'must be at least 1' }),
     unit: z
       .string({ error: 'must be a string' })
       .refine((unit) => unit in RATE_UNIT_NAMES, {
@@ -133,11 +130,9 @@ const atSchema = z
   })
   .refine(isCalendarDateTime, { error: 'is not a date and time that exists on the calendar' });
 
-const timezoneSchema = z
-  .string({ error: 'must be a string' })
-  .refine((name) => IANA_NAME.test(name) && IANAZone.isValidZone(name), {
-    error: 'must be an IANA time zone name such as Europe/Paris',
-  });
+const timezoneSchema = z.string({ error: 'must be a string' }).refine((name) => IANA_NAME.test(name) && IANAZone.isValidZone(name), {
+  error: 'must be an IANA time zone name such as Europe/Paris',
+});
 // The name is kept as sent: ICU's canonical form would turn Asia/Kolkata into Asia/Calcutta.
 
 /** The `schedule` object, validated and normalised (plural units singular, days and times sorted, deduplicated). */
@@ -148,9 +143,7 @@ export const scheduleSchema = z
       calendar: optional(calendarSchema),
       at: optional(atSchema),
       timezone: optional(timezoneSchema),
-      schedule_state: optional(
-        z.enum(SCHEDULE_STATES, { error: `must be one of: ${SCHEDULE_STATES.join(', ')}` }),
-      ),
+      schedule_state: optional(z.enum(SCHEDULE_STATES, { error: `must be one of: ${SCHEDULE_STATES.join(', ')}` })),
     },
     { error: 'must be an object' },
   )

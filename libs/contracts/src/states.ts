@@ -52,7 +52,11 @@ export type RunInFlightStatus = (typeof RUNS_IN_FLIGHT)[number];
  * `true` while every run status is either in flight or finished: a new status in `RUN_STATUSES`
  * does not compile until it is put in one of the two lists.
  */
-export const EVERY_RUN_STATUS_IN_FLIGHT_OR_FINISHED: [Exclude<RunStatus, RunInFlightStatus | (typeof FINISHED_RUN_STATUSES)[number]>] extends [never] ? true : never = true;
+export const EVERY_RUN_STATUS_IN_FLIGHT_OR_FINISHED: [
+  Exclude<RunStatus, RunInFlightStatus | (typeof FINISHED_RUN_STATUSES)[number]>,
+] extends [never]
+  ? true
+  : never = true;
 
 /** `run_tasks.state`: one URL of one run; `carried` copies a result from the run a retry started from. */
 export const RUN_TASK_STATES = ['queued', 'dispatched', 'succeeded', 'failed', 'carried'] as const;

@@ -116,9 +116,7 @@ function ipv6Bytes(ip: string): Uint8Array {
   const headGroups = head ? head.split(':') : [];
   const restGroups = rest ? rest.split(':') : [];
   const groups =
-    rest === undefined
-      ? headGroups
-      : [...headGroups, ...Array<string>(8 - headGroups.length - restGroups.length).fill('0'), ...restGroups];
+    rest === undefined ? headGroups : [...headGroups, ...Array<string>(8 - headGroups.length - restGroups.length).fill('0'), ...restGroups];
   const bytes = new Uint8Array(16);
   groups.forEach((group, index) => {
     const value = parseInt(group, 16);

@@ -59,11 +59,7 @@ function hasZlibHeader(data: Buffer): boolean {
  *
  * @throws EgressError `BodyTooLarge` when the decoded body passes `maxBytes`.
  */
-export async function decodeBody(
-  raw: Buffer,
-  contentEncoding: string | undefined,
-  maxBytes: number,
-): Promise<Buffer> {
+export async function decodeBody(raw: Buffer, contentEncoding: string | undefined, maxBytes: number): Promise<Buffer> {
   const codings = (contentEncoding ?? '')
     .toLowerCase()
     .split(',')

@@ -200,9 +200,7 @@ describe(safeRequest.name, () => {
 
     it('refuses a redirect to another scheme', async () => {
       const shop = await serve(redirectTo('file:///etc/passwd'));
-      expect((await egressErrorOf(safeRequest(policy, agent, `http://shop.test:${shop.port}/`))).code).toBe(
-        EgressErrorCode.InvalidUrl,
-      );
+      expect((await egressErrorOf(safeRequest(policy, agent, `http://shop.test:${shop.port}/`))).code).toBe(EgressErrorCode.InvalidUrl);
     });
 
     it('follows a chain between allowed hosts and reports every hop', async () => {

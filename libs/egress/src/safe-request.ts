@@ -80,12 +80,7 @@ const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 const BODY_HEADERS = ['content-type', 'content-length', 'content-encoding', 'transfer-encoding'];
 // Like fetch, credentials set for one origin are not handed to another.
 const ORIGIN_BOUND_HEADERS = ['authorization', 'cookie', 'proxy-authorization', 'host'];
-const TIMEOUT_CODES = new Set([
-  'UND_ERR_CONNECT_TIMEOUT',
-  'UND_ERR_HEADERS_TIMEOUT',
-  'UND_ERR_BODY_TIMEOUT',
-  'ETIMEDOUT',
-]);
+const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
 // Our own mistakes (bad arguments, agent closed during shutdown), not the remote's: thrown as is.
 const CALLER_ERROR_CODES = new Set([
   'UND_ERR_INVALID_ARG',

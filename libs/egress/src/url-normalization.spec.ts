@@ -94,13 +94,10 @@ describe('url normalization', () => {
       expect(normalizeUrl(input)).toBeNull();
     });
 
-    it.each(['HTTPS://WWW.A.com:443/%7Ex/../y/?utm_medium=m&q=%e2%82%ac#f', 'http://a.com/a b/?x=%41'])(
-      'is idempotent on %p',
-      (input) => {
-        const once = normalizeUrl(input)!;
-        expect(normalizeUrl(once)).toBe(once);
-      },
-    );
+    it.each(['HTTPS://WWW.A.com:443/%7Ex/../y/?utm_medium=m&q=%e2%82%ac#f', 'http://a.com/a b/?x=%41'])('is idempotent on %p', (input) => {
+      const once = normalizeUrl(input)!;
+      expect(normalizeUrl(once)).toBe(once);
+    });
   });
 
   describe(urlKey.name, () => {
@@ -119,16 +116,16 @@ describe('url normalization', () => {
     });
 
     it('gives one key to the spellings of one page', () => {
-      const keys = ['http://www.a.com/x/', 'https://a.com/x', 'HTTPS://A.com:443/x/#top', 'https://a.com/x?utm_source=n'].map(
-        (input) => urlKey(normalizeUrl(input)!),
+      const keys = ['http://www.a.com/x/', 'https://a.com/x', 'HTTPS://A.com:443/x/#top', 'https://a.com/x?utm_source=n'].map((input) =>
+        urlKey(normalizeUrl(input)!),
       );
       expect(new Set(keys)).toEqual(new Set(['a.com/x']));
       expect(urlKey(normalizeUrl('https://a.com')!)).toBe(urlKey(normalizeUrl('https://a.com/')!));
     });
 
     it('keeps pages that differ by query, path case or port apart', () => {
-      const keys = ['https://a.com/x?q=1', 'https://a.com/x?q=2', 'https://a.com/X', 'https://a.com:8080/x', 'https://a.com/x'].map(
-        (url) => urlKey(url),
+      const keys = ['https://a.com/x?q=1', 'https://a.com/x?q=2', 'https://a.com/X', 'https://a.com:8080/x', 'https://a.com/x'].map((url) =>
+        urlKey(url),
       );
       expect(new Set(keys).size).toBe(keys.length);
     });

@@ -41,8 +41,28 @@ const CLOSED_BY: ReadonlyMap<string, ReadonlySet<string>> = new Map<string, Read
   ...['h1', 'h2', 'h3', 'h4', 'h5', 'h6'].map((tag) => [tag, HEADINGS] as const),
   ...['select', 'input', 'output', 'button', 'datalist', 'textarea'].map((tag) => [tag, FORM_CONTROLS] as const),
   ...[
-    'p', 'address', 'article', 'aside', 'blockquote', 'details', 'div', 'dl', 'fieldset', 'figcaption', 'figure', 'footer', 'form',
-    'header', 'hr', 'main', 'nav', 'ol', 'pre', 'section', 'table', 'ul',
+    'p',
+    'address',
+    'article',
+    'aside',
+    'blockquote',
+    'details',
+    'div',
+    'dl',
+    'fieldset',
+    'figcaption',
+    'figure',
+    'footer',
+    'form',
+    'header',
+    'hr',
+    'main',
+    'nav',
+    'ol',
+    'pre',
+    'section',
+    'table',
+    'ul',
   ].map((tag) => [tag, P] as const),
 ]);
 
@@ -148,7 +168,17 @@ export function boundNesting(html: string, maxDepth: number = MAX_ELEMENT_DEPTH)
  */
 
 /** Foreign elements whose content is HTML again (HTML §13.2.6.5): `<div/>` stays open there. */
-const INTEGRATION_POINTS: ReadonlySet<string> = new Set(['foreignobject', 'desc', 'title', 'mi', 'mo', 'mn', 'ms', 'mtext', 'annotation-xml']);
+const INTEGRATION_POINTS: ReadonlySet<string> = new Set([
+  'foreignobject',
+  'desc',
+  'title',
+  'mi',
+  'mo',
+  'mn',
+  'ms',
+  'mtext',
+  'annotation-xml',
+]);
 /** HTML elements whose content both htmlparser2 and parse5 read as text up to their end tag. */
 const RAW_TEXT_ELEMENTS: ReadonlySet<string> = new Set(['script', 'style', 'textarea', 'title']);
 const SLASH = 0x2f;

@@ -109,8 +109,6 @@ describe(applyCssExtractor.name, () => {
   });
 
   it('validates the extractor again', () => {
-    expect(invalidCode(() => applyCssExtractor(PRODUCT_PAGE, { a: 'p:nosuch' }, PAGE_URL))).toBe(
-      ExtractionErrorCode.InvalidCssExtractor,
-    );
+    expect(invalidCode(() => applyCssExtractor(PRODUCT_PAGE, { a: 'p:nosuch' }, PAGE_URL))).toBe(ExtractionErrorCode.InvalidCssExtractor);
   });
 });

@@ -56,8 +56,26 @@ export const NON_VALUE_ELEMENTS: ReadonlySet<string> = new Set([...NON_TEXT_ELEM
 
 /** Elements without content or end tag (HTML's void elements, with the obsolete ones parsers still know). */
 export const VOID_ELEMENTS: ReadonlySet<string> = new Set([
-  'area', 'base', 'basefont', 'br', 'col', 'command', 'embed', 'frame', 'hr', 'image', 'img', 'input', 'isindex', 'keygen', 'link',
-  'meta', 'param', 'source', 'track', 'wbr',
+  'area',
+  'base',
+  'basefont',
+  'br',
+  'col',
+  'command',
+  'embed',
+  'frame',
+  'hr',
+  'image',
+  'img',
+  'input',
+  'isindex',
+  'keygen',
+  'link',
+  'meta',
+  'param',
+  'source',
+  'track',
+  'wbr',
 ]);
 
 /** Elements that start a new line of text when rendered (CSS `display: block` and friends). */

@@ -55,7 +55,13 @@ describe(extractOutputs.name, () => {
     expect(answer.tables).toHaveLength(3);
     expect(answer.tables[2]).toEqual({ headers: ['Size', 'Stock'], rows: [['S', '2']] });
     expect(answer.menus).toEqual([
-      { label: 'Main', items: [{ text: 'Home', url: 'https://shop.test/' }, { text: 'Catalog', url: 'https://shop.test/catalog' }] },
+      {
+        label: 'Main',
+        items: [
+          { text: 'Home', url: 'https://shop.test/' },
+          { text: 'Catalog', url: 'https://shop.test/catalog' },
+        ],
+      },
     ]);
     expect(answer.metadata.json_ld).toEqual([{ '@type': 'ItemList' }]);
     expect(answer.audios).toEqual([]);

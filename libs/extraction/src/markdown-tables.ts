@@ -27,7 +27,10 @@ export function gfmTables(service: TurndownService): void {
   service.addRule('tableCell', {
     filter: (node) => (node.nodeName === 'TH' || node.nodeName === 'TD') && inSimpleTable(asNode(node)),
     replacement: (content, node) => {
-      const text = content.trim().replace(/\s*\n+\s*/g, ' ').replace(/\|/g, '\\|');
+      const text = content
+        .trim()
+        .replace(/\s*\n+\s*/g, ' ')
+        .replace(/\|/g, '\\|');
       const extra = Math.max(0, colspan(asNode(node)) - 1);
       return ` ${text} |${'  |'.repeat(extra)}`;
     },
@@ -70,9 +73,7 @@ function isSimpleTable(table: MarkdownNode): boolean {
   if (simple === undefined) {
     simple =
       // domino answers undefined, not null, for no match.
-      !table.querySelector('table') &&
-      !table.querySelector('[rowspan]:not([rowspan="1"])') &&
-      (table.rows?.length ?? 0) > 0;
+      !table.querySelector('table') && !table.querySelector('[rowspan]:not([rowspan="1"])') && (table.rows?.length ?? 0) > 0;
     simpleTables.set(table, simple);
   }
   return simple;

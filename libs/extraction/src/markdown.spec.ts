@@ -70,9 +70,7 @@ describe(toMarkdown.name, () => {
     const html = `<head><base href="https://cdn.shop.test/en/"></head><body><main>
       <p><a href="page">Page</a> <a href="mailto:a@shop.test">Mail</a> <a href="javascript:void(0)">Click</a> <a href="/x"><i class="icon"></i></a></p>
       <p><img src="data:image/gif;base64,R0lGOD" alt="Pixel"></p></main></body>`;
-    expect(toMarkdown(html, PAGE_URL)).toBe(
-      '[Page](https://cdn.shop.test/en/page) [Mail](mailto:a@shop.test) Click\n\nPixel',
-    );
+    expect(toMarkdown(html, PAGE_URL)).toBe('[Page](https://cdn.shop.test/en/page) [Mail](mailto:a@shop.test) Click\n\nPixel');
   });
 
   it('keeps a <pre> without <code> preformatted', () => {
@@ -80,9 +78,7 @@ describe(toMarkdown.name, () => {
   });
 
   it('refuses a page URL that is not absolute http(s)', () => {
-    expect(() => toMarkdown('<p>x</p>', '/relative')).toThrow(
-      expect.objectContaining({ code: ExtractionErrorCode.InvalidPageUrl }),
-    );
+    expect(() => toMarkdown('<p>x</p>', '/relative')).toThrow(expect.objectContaining({ code: ExtractionErrorCode.InvalidPageUrl }));
   });
 });
 

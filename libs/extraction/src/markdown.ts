@@ -9,7 +9,8 @@ import { resolveAnyUrl, resolveHttpUrl } from './urls';
 import { boundNesting } from './bounded-nesting';
 
 /** Never content: code, styles, embedded documents and graphics, form controls. */
-const NON_CONTENT = 'script, style, noscript, template, svg, math, canvas, iframe, object, embed, input, select, textarea, button, [hidden], [style*="display:none" i], [style*="display: none" i]';
+const NON_CONTENT =
+  'script, style, noscript, template, svg, math, canvas, iframe, object, embed, input, select, textarea, button, [hidden], [style*="display:none" i], [style*="display: none" i]';
 /**
  * Page chrome left out when the page marks no main content: navigation, sidebars, site header
  * and footer (a `<header>` or `<footer>` inside an article or section belongs to it and stays).

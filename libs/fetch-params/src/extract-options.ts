@@ -53,8 +53,11 @@ export function extractServing(
       },
     };
   }
-  const settles = options.js_render && options.wait === undefined && options.wait_for === undefined && options.js_instructions === undefined;
-  return { options: { ...options, extract: { domain: served.domain, version: served.version }, ...(settles && { wait: EXTRACT_RENDER_WAIT_MS }) } };
+  const settles =
+    options.js_render && options.wait === undefined && options.wait_for === undefined && options.js_instructions === undefined;
+  return {
+    options: { ...options, extract: { domain: served.domain, version: served.version }, ...(settles && { wait: EXTRACT_RENDER_WAIT_MS }) },
+  };
 }
 
 /** Whether job or task parameters ask for `extract` (or `autoparse`), before they are parsed. */

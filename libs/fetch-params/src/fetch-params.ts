@@ -55,7 +55,8 @@ export function parseFetchParams(query: QueryParameters | undefined): FetchQuery
   const sessionId = q.integer('session_id');
   const jsInstructions = q.json('js_instructions', z.array(jsInstructionV1), 'a JSON array of one-key instruction objects, URL-encoded');
   const waitFor = q.string('wait_for');
-  if (waitFor !== undefined && waitFor.trim() === '') throw invalid('wait_for', '`wait_for` must be a CSS selector or an XPath; it is empty.');
+  if (waitFor !== undefined && waitFor.trim() === '')
+    throw invalid('wait_for', '`wait_for` must be a CSS selector or an XPath; it is empty.');
   const wait = q.integer('wait');
   const blockResources = q.list('block_resources');
   const jsonResponse = q.boolean('json_response', false);
@@ -96,10 +97,7 @@ export function parseFetchParams(query: QueryParameters | undefined): FetchQuery
   }
   if (auto !== undefined && (jsRender || premiumProxy)) {
     const name = jsRender ? 'js_render' : 'premium_proxy';
-    throw invalid(
-      'mode',
-      `\`mode=auto\` chooses js_render and premium_proxy itself; remove \`${name}\` or \`mode\`.`,
-    );
+    throw invalid('mode', `\`mode=auto\` chooses js_render and premium_proxy itself; remove \`${name}\` or \`mode\`.`);
   }
   // spec §4 rule 1: with extract, the other output formats are ignored rather than refused.
   if (!extract) assertOneAnswerShape({ cssExtractor, outputs, responseType, jsonResponse, screenshot: screenshot.given });

@@ -14,7 +14,7 @@ export class ForbiddenDomains {
   match(hostname: string): string | undefined {
     if (this.domains.size === 0) return undefined;
     // Walk up the labels: a.b.example.com, b.example.com, example.com, com.
-    for (let name = normalise(hostname); name !== ''; ) {
+    for (let name = normalise(hostname); name !== '';) {
       if (this.domains.has(name)) return name;
       const dot = name.indexOf('.');
       name = dot < 0 ? '' : name.slice(dot + 1);

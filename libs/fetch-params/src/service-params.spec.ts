@@ -53,7 +53,11 @@ describe(taskFetchInputs.name, () => {
     expect(Buffer.from(typed.bodyBase64!, 'base64').toString()).toBe('{"stock":3}');
     const untyped = taskFetchInputs({ url: 'https://shop.test/item/7', method: 'PUT', body: 'stock=3' }, {}, null);
     expect(untyped.headers).toEqual({ 'content-type': 'application/x-www-form-urlencoded' });
-    const empty = taskFetchInputs({ url: 'https://shop.test/item/7', method: 'PUT', body: null }, { custom_headers: { 'content-type': 'text/plain' } }, null);
+    const empty = taskFetchInputs(
+      { url: 'https://shop.test/item/7', method: 'PUT', body: null },
+      { custom_headers: { 'content-type': 'text/plain' } },
+      null,
+    );
     expect(empty).toMatchObject({ method: 'PUT', headers: {} });
     expect(empty.bodyBase64).toBeUndefined();
   });

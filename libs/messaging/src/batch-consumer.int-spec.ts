@@ -30,13 +30,25 @@ describe(BatchConsumer.name, () => {
   });
 
   function consumer(handler: BatchHandler, maxBatch = 10, maxWaitMs = 50): BatchConsumer<Job> {
-    const c = new BatchConsumer<Job>({ js: conn.js, stream: fx.stream, durable: 'workers', schema: job, logger, maxBatch, maxWaitMs, handler });
+    const c = new BatchConsumer<Job>({
+      js: conn.js,
+      stream: fx.stream,
+      durable: 'workers',
+      schema: job,
+      logger,
+      maxBatch,
+      maxWaitMs,
+      handler,
+    });
     running.push(c);
     return c;
   }
 
   function publishJobs(ns: number[]) {
-    return publishManyJson(conn.js, ns.map((n) => ({ subject: fx.subject, payload: { n } })));
+    return publishManyJson(
+      conn.js,
+      ns.map((n) => ({ subject: fx.subject, payload: { n } })),
+    );
   }
 
   describe('start', () => {
@@ -87,13 +99,17 @@ describe(BatchConsumer.name, () => {
       await fx.createConsumer();
       const batches: { n: number[]; delivery: number; at: number }[] = [];
       let calls = 0;
-      await consumer(async (msgs) => {
-        batches.push({ n: msgs.map((m) => m.data.n), delivery: msgs[0].deliveryCount, at: Date.now() });
-        calls++;
-        if (calls === 1) throw new Error('transaction failed');
-        if (calls === 2) return [{ kind: 'ack' }];
-        return msgs.map(() => ({ kind: 'ack' }));
-      }, 10, 200).start();
+      await consumer(
+        async (msgs) => {
+          batches.push({ n: msgs.map((m) => m.data.n), delivery: msgs[0].deliveryCount, at: Date.now() });
+          calls++;
+          if (calls === 1) throw new Error('transaction failed');
+          if (calls === 2) return [{ kind: 'ack' }];
+          return msgs.map(() => ({ kind: 'ack' }));
+        },
+        10,
+        200,
+      ).start();
       await publishJobs([1, 2]);
       await waitFor(async () => (await fx.messagesInStream()) === 0, { what: 'acks after two failures' });
       expect(batches.map((b) => b.delivery)).toEqual([1, 2, 3]);

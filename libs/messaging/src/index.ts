@@ -15,7 +15,15 @@ export type { BatchConsumerOptions } from './batch-consumer';
 export { OutboxRelay } from './outbox-relay';
 export type { OutboxRelayOptions } from './outbox-relay';
 export { StreamedRpcClient, StreamedRpcServer } from './streamed-rpc';
-export type { CallOptions, RpcHandler, RpcReply, RpcRequest, StreamedReply, StreamedRpcClientOptions, StreamedRpcServerOptions } from './streamed-rpc';
+export type {
+  CallOptions,
+  RpcHandler,
+  RpcReply,
+  RpcRequest,
+  StreamedReply,
+  StreamedRpcClientOptions,
+  StreamedRpcServerOptions,
+} from './streamed-rpc';
 export { BODY_CHUNK_BYTES, bodyChunkBytes } from './body-chunks';
 export { ByteBudget } from './byte-budget';
 export { groupsWithinBytes, SpilledBodies } from './spilled-bodies';

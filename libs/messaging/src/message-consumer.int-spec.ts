@@ -1,7 +1,16 @@
 import { context, propagation, ROOT_CONTEXT, trace, TraceFlags } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { waitFor } from '@trawl/testing';
-import { connectForTests, CuttableProxy, gate, Job, job, RecordingLogger, StreamFixture, TestContextManager } from '../test/jetstream-fixture';
+import {
+  connectForTests,
+  CuttableProxy,
+  gate,
+  Job,
+  job,
+  RecordingLogger,
+  StreamFixture,
+  TestContextManager,
+} from '../test/jetstream-fixture';
 import { MessagingConnection } from './connection';
 import type { Disposition, InboundMessage } from './inbound-message';
 import { MessageConsumer } from './message-consumer';
@@ -46,7 +55,10 @@ describe(MessageConsumer.name, () => {
   }
 
   function publishJobs(ns: number[]) {
-    return publishManyJson(conn.js, ns.map((n) => ({ subject: fx.subject, payload: { n } })));
+    return publishManyJson(
+      conn.js,
+      ns.map((n) => ({ subject: fx.subject, payload: { n } })),
+    );
   }
 
   describe('start', () => {
@@ -179,7 +191,10 @@ describe(MessageConsumer.name, () => {
       await waitFor(async () => seen.length === 1 && (await fx.messagesInStream()) === 0, { what: 'all settled' });
       expect(seen[0].n).toBe(2);
       const invalid = logger.warnings.filter((w) => w.msg === 'invalid message payload; terminated');
-      expect(invalid.map((w) => (w.obj as { problem: string }).problem).sort()).toEqual(['body is not JSON', 'payload does not match the schema']);
+      expect(invalid.map((w) => (w.obj as { problem: string }).problem).sort()).toEqual([
+        'body is not JSON',
+        'payload does not match the schema',
+      ]);
     });
 
     it('naks with a delay of about a second when the handler throws', async () => {
@@ -225,7 +240,13 @@ describe(MessageConsumer.name, () => {
       try {
         const { record, seen } = recorder();
         const c = new MessageConsumer<Job>({
-          js: viaProxy.js, stream: fx.stream, durable: 'workers', schema: job, logger, concurrency: 2, pullExpiresMs: 2_000,
+          js: viaProxy.js,
+          stream: fx.stream,
+          durable: 'workers',
+          schema: job,
+          logger,
+          concurrency: 2,
+          pullExpiresMs: 2_000,
           handler: async (m) => (record(m), { kind: 'ack' }),
         });
         running.push(c);
@@ -246,7 +267,9 @@ describe(MessageConsumer.name, () => {
     });
 
     it('rejects with consumer_not_found when the durable was not provisioned', async () => {
-      const error = await consumer(async () => ({ kind: 'ack' }), 1, 'missing').start().catch((e: unknown) => e);
+      const error = await consumer(async () => ({ kind: 'ack' }), 1, 'missing')
+        .start()
+        .catch((e: unknown) => e);
       expect(error).toBeInstanceOf(MessagingError);
       expect((error as MessagingError).code).toBe(MessagingErrorCode.ConsumerNotFound);
     });
@@ -303,7 +326,9 @@ describe(MessageConsumer.name, () => {
       expect(seen.every((s) => s.delivery === 2)).toBe(true);
 
       stuck.open();
-      await waitFor(() => logger.warnings.some((w) => w.msg.startsWith('handler finished after the stop deadline')), { what: 'late handlers' });
+      await waitFor(() => logger.warnings.some((w) => w.msg.startsWith('handler finished after the stop deadline')), {
+        what: 'late handlers',
+      });
       await waitFor(async () => (await fx.messagesInStream()) === 0, { what: 'acks of the second replica' });
     });
   });

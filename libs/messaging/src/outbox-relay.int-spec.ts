@@ -6,7 +6,6 @@ import { MessagingError, MessagingErrorCode } from './messaging.errors';
 import { OutboxRelay } from './outbox-relay';
 import { publishJson } from './publish';
 
-
 describe(OutboxRelay.name, () => {
   let conn: MessagingConnection;
   let db: TestDatabase;
@@ -78,7 +77,10 @@ describe(OutboxRelay.name, () => {
   describe('relayOnce', () => {
     it('publishes the oldest unpublished rows with their id as msg id and headers, then marks them', async () => {
       const ids = await insertRows(3);
-      await pool.query(`UPDATE outbox SET headers = '{"traceparent": "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"}' WHERE id = $1`, [ids[0]]);
+      await pool.query(
+        `UPDATE outbox SET headers = '{"traceparent": "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"}' WHERE id = $1`,
+        [ids[0]],
+      );
       expect(await relay().relayOnce()).toBe(3);
       expect(await unpublished()).toBe(0);
       expect(await storedMsgIds()).toEqual(ids);
@@ -156,7 +158,9 @@ describe(OutboxRelay.name, () => {
 
     it('rejects with publish_failed when no row could be published', async () => {
       await insertRows(1, `nowhere.${fx.id}`);
-      const error = await relay().relayOnce().catch((e: unknown) => e);
+      const error = await relay()
+        .relayOnce()
+        .catch((e: unknown) => e);
       expect((error as MessagingError).code).toBe(MessagingErrorCode.PublishFailed);
       expect(await unpublished()).toBe(1);
     });

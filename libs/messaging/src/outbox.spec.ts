@@ -17,9 +17,16 @@ function sourceFiles(dir: string): string[] {
 describe(writeToOutbox.name, () => {
   it('writes the message held to its contract, with its version stamped', async () => {
     const written: unknown[][] = [];
-    const message = await writeToOutbox({ query: async (_text, values) => void written.push(values ?? []) }, 'p.extract.prepare', extractPreparationV1, { domain: 'shop.test', attempt: 2 });
+    const message = await writeToOutbox(
+      { query: async (_text, values) => void written.push(values ?? []) },
+      'p.extract.prepare',
+      extractPreparationV1,
+      { domain: 'shop.test', attempt: 2 },
+    );
     expect(message).toEqual({ v: 1, domain: 'shop.test', attempt: 2 });
-    expect(written.map(([subject, payload]) => [subject, JSON.parse(String(payload))])).toEqual([['p.extract.prepare', { v: 1, domain: 'shop.test', attempt: 2 }]]);
+    expect(written.map(([subject, payload]) => [subject, JSON.parse(String(payload))])).toEqual([
+      ['p.extract.prepare', { v: 1, domain: 'shop.test', attempt: 2 }],
+    ]);
   });
 
   it('writes nothing that breaks the contract', async () => {

@@ -15,7 +15,12 @@ type VersionedSchema = z.ZodObject<{ v: z.ZodLiteral<number> } & z.ZodRawShape>;
  *
  * @throws ZodError when the message does not match its schema (a programming error).
  */
-export async function writeToOutbox<S extends VersionedSchema>(sql: OutboxSql, subject: string, schema: S, message: Omit<z.input<S>, 'v'>): Promise<z.output<S>> {
+export async function writeToOutbox<S extends VersionedSchema>(
+  sql: OutboxSql,
+  subject: string,
+  schema: S,
+  message: Omit<z.input<S>, 'v'>,
+): Promise<z.output<S>> {
   const checked = schema.parse({ ...message, v: schema.shape.v.value });
   await sql.query(`INSERT INTO outbox (subject, payload) VALUES ($1, $2)`, [subject, JSON.stringify(checked)]);
   return checked;

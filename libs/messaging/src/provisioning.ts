@@ -173,7 +173,10 @@ type DesiredStream = Pick<
 export function streamConfig(spec: StreamSpec): DesiredStream {
   const replicas = spec.replicas ?? 1;
   if (!Number.isInteger(replicas) || replicas < 1 || replicas > 5) {
-    throw new MessagingError(MessagingErrorCode.InvalidOption, `Stream ${spec.name}: replicas must be an integer from 1 to 5, got ${replicas}`);
+    throw new MessagingError(
+      MessagingErrorCode.InvalidOption,
+      `Stream ${spec.name}: replicas must be an integer from 1 to 5, got ${replicas}`,
+    );
   }
   const maxAgeMs = spec.maxAgeMs ?? 0;
   const duplicateWindowMs = Math.min(spec.duplicateWindowMs ?? DEFAULT_DUPLICATE_WINDOW_MS, maxAgeMs > 0 ? maxAgeMs : Infinity);
@@ -264,7 +267,9 @@ export function isApiError(error: unknown, code: number): boolean {
 
 /** Names the setting behind a refused replica count (a single server refuses R3). */
 function replicasHint(desired: DesiredStream): string {
-  return (desired.num_replicas ?? 1) > 1 ? ` with ${desired.num_replicas} replicas (NATS_STREAM_REPLICAS; a single server takes only 1)` : '';
+  return (desired.num_replicas ?? 1) > 1
+    ? ` with ${desired.num_replicas} replicas (NATS_STREAM_REPLICAS; a single server takes only 1)`
+    : '';
 }
 
 function conflict(code: MessagingErrorCode, what: string, cause: unknown): MessagingError {

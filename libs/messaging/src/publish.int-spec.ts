@@ -136,7 +136,11 @@ describe('publish', () => {
     it('holds what NATS refused while it was away and publishes it once it is back, each message once', async () => {
       const proxy = new CuttableProxy();
       await proxy.listen();
-      const cut = await MessagingConnection.connect({ servers: `nats://127.0.0.1:${proxy.port}`, name: 'messaging-held-test', requestTimeoutMs: 500 });
+      const cut = await MessagingConnection.connect({
+        servers: `nats://127.0.0.1:${proxy.port}`,
+        name: 'messaging-held-test',
+        requestTimeoutMs: 500,
+      });
       try {
         await proxy.cut();
         const held: number[] = [];
@@ -156,7 +160,11 @@ describe('publish', () => {
     it('rejects with publish_failed once holdMs has passed', async () => {
       const proxy = new CuttableProxy();
       await proxy.listen();
-      const cut = await MessagingConnection.connect({ servers: `nats://127.0.0.1:${proxy.port}`, name: 'messaging-held-test', requestTimeoutMs: 300 });
+      const cut = await MessagingConnection.connect({
+        servers: `nats://127.0.0.1:${proxy.port}`,
+        name: 'messaging-held-test',
+        requestTimeoutMs: 300,
+      });
       try {
         await proxy.cut();
         const error = await publishManyHeld(cut, [{ subject: fx.subject, payload: { n: 1 } }], { holdMs: 1_000 }).catch((e: unknown) => e);

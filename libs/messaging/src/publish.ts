@@ -138,7 +138,11 @@ const HELD_RETRY_MAX_MS = 2_000;
  * ack alone was lost is dropped as a repeat within the stream's duplicate window), until `holdMs`
  * has passed. Callers keep their work instead of leaving it to a lease measured in minutes.
  */
-export async function publishManyHeld(connection: MessagingConnection, items: PublishItem[], options: HeldPublishOptions = {}): Promise<void> {
+export async function publishManyHeld(
+  connection: MessagingConnection,
+  items: PublishItem[],
+  options: HeldPublishOptions = {},
+): Promise<void> {
   const deadline = Date.now() + (options.holdMs ?? 30_000);
   let pending = items;
   let pauseMs = HELD_RETRY_MS;

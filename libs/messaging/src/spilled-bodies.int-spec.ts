@@ -104,7 +104,11 @@ describe(SpilledBodies.name, () => {
         const store = new SpilledBodies({ messaging: conn, stream: short.stream });
         const where = `${short.subject}.old`;
         const ref = await store.spill(where, bodyOf(100_000));
-        await waitFor(async () => (await store.read(where, ref)) === null, { timeoutMs: 10_000, intervalMs: 200, what: 'the chunks to expire' });
+        await waitFor(async () => (await store.read(where, ref)) === null, {
+          timeoutMs: 10_000,
+          intervalMs: 200,
+          what: 'the chunks to expire',
+        });
       } finally {
         await short.cleanup();
       }
@@ -113,7 +117,11 @@ describe(SpilledBodies.name, () => {
     it('fails with body_store_unavailable, not null, when NATS does not answer', async () => {
       const proxy = new CuttableProxy();
       await proxy.listen();
-      const cut = await MessagingConnection.connect({ servers: `nats://127.0.0.1:${proxy.port}`, name: 'spilled-bodies-cut', requestTimeoutMs: 500 });
+      const cut = await MessagingConnection.connect({
+        servers: `nats://127.0.0.1:${proxy.port}`,
+        name: 'spilled-bodies-cut',
+        requestTimeoutMs: 500,
+      });
       try {
         const where = stem();
         const ref = await bodies.spill(where, bodyOf(100_000));

@@ -103,9 +103,13 @@ export class SpilledBodies {
       const { purged } = await this.options.messaging.jsm.streams.purge(this.options.stream, { filter: `${stem}.>` });
       return purged;
     } catch (error) {
-      throw new MessagingError(MessagingErrorCode.BodyStoreUnavailable, `Could not purge ${stem}.> from ${this.options.stream}: ${(error as Error)?.message}`, {
-        cause: error,
-      });
+      throw new MessagingError(
+        MessagingErrorCode.BodyStoreUnavailable,
+        `Could not purge ${stem}.> from ${this.options.stream}: ${(error as Error)?.message}`,
+        {
+          cause: error,
+        },
+      );
     }
   }
 
@@ -116,9 +120,13 @@ export class SpilledBodies {
     } catch (error) {
       // No stream: nothing it held survives (a reset of NATS's storage); the body is gone.
       if (isApiError(error, JetStreamApiCodes.StreamNotFound) || isApiError(error, JetStreamApiCodes.NoMessageFound)) return null;
-      throw new MessagingError(MessagingErrorCode.BodyStoreUnavailable, `Could not read ${subject} from ${this.options.stream}: ${(error as Error)?.message}`, {
-        cause: error,
-      });
+      throw new MessagingError(
+        MessagingErrorCode.BodyStoreUnavailable,
+        `Could not read ${subject} from ${this.options.stream}: ${(error as Error)?.message}`,
+        {
+          cause: error,
+        },
+      );
     }
   }
 

@@ -3,7 +3,12 @@ import { readinessReport } from './health.module';
 describe('HealthModule', () => {
   describe(readinessReport.name, () => {
     it('is ready when every check is ok, with no reasons', async () => {
-      expect(await readinessReport([{ name: 'nats', check: () => true }, { name: 'schema', check: async () => ({ ok: true }) }])).toEqual({
+      expect(
+        await readinessReport([
+          { name: 'nats', check: () => true },
+          { name: 'schema', check: async () => ({ ok: true }) },
+        ]),
+      ).toEqual({
         status: 'ready',
         checks: { nats: true, schema: true },
         reasons: {},
@@ -21,7 +26,14 @@ describe('HealthModule', () => {
     });
 
     it('counts a check that throws as not ok, with its message as the reason', async () => {
-      const report = await readinessReport([{ name: 'nats', check: () => { throw new Error('connection closed'); } }]);
+      const report = await readinessReport([
+        {
+          name: 'nats',
+          check: () => {
+            throw new Error('connection closed');
+          },
+        },
+      ]);
       expect(report).toEqual({ status: 'not_ready', checks: { nats: false }, reasons: { nats: 'connection closed' } });
     });
   });

@@ -45,7 +45,10 @@ class HealthController {
   @Get('readyz')
   async readyz(@Res() reply: ReplyLike) {
     const report = await readinessReport(this.checks);
-    reply.status(report.status === 'ready' ? 200 : 503).header('content-type', 'application/json').send(JSON.stringify(report));
+    reply
+      .status(report.status === 'ready' ? 200 : 503)
+      .header('content-type', 'application/json')
+      .send(JSON.stringify(report));
   }
 
   @Get('metrics')

@@ -14,7 +14,20 @@ export function createLogger(service: string, level: string, destination?: pino.
     base: { service, pid: process.pid },
     timestamp: pino.stdTimeFunctions.isoTime,
     redact: {
-      paths: ['apiKey', 'api_key', 'headers["x-api-key"]', 'headers.authorization', '*.apiKey', '*.api_key', 'secret', '*.secret', 'captcha_solver.key', '*.captcha_solver.key', 'captchaSolver.key', '*.captchaSolver.key'],
+      paths: [
+        'apiKey',
+        'api_key',
+        'headers["x-api-key"]',
+        'headers.authorization',
+        '*.apiKey',
+        '*.api_key',
+        'secret',
+        '*.secret',
+        'captcha_solver.key',
+        '*.captcha_solver.key',
+        'captchaSolver.key',
+        '*.captchaSolver.key',
+      ],
       censor: '[redacted]',
     },
     mixin() {

@@ -15,7 +15,12 @@ class AsyncContextManager implements ContextManager {
   active(): Context {
     return this.storage.getStore() ?? ROOT_CONTEXT;
   }
-  with<A extends unknown[], F extends (...args: A) => ReturnType<F>>(ctx: Context, fn: F, thisArg?: ThisParameterType<F>, ...args: A): ReturnType<F> {
+  with<A extends unknown[], F extends (...args: A) => ReturnType<F>>(
+    ctx: Context,
+    fn: F,
+    thisArg?: ThisParameterType<F>,
+    ...args: A
+  ): ReturnType<F> {
     return this.storage.run(ctx, () => fn.call(thisArg, ...args));
   }
   bind<T>(_ctx: Context, target: T): T {

@@ -57,6 +57,8 @@ describe(retryWhileDatabaseDown.name, () => {
   });
 
   it('rejects with the outage once holdMs has passed', async () => {
-    await expect(retryWhileDatabaseDown(async () => Promise.reject(pgError('57P01')), { holdMs: 30, retryMs: 5 })).rejects.toMatchObject({ code: '57P01' });
+    await expect(retryWhileDatabaseDown(async () => Promise.reject(pgError('57P01')), { holdMs: 30, retryMs: 5 })).rejects.toMatchObject({
+      code: '57P01',
+    });
   });
 });

@@ -6,8 +6,18 @@ import { Pool, type ClientBase, type PoolConfig } from 'pg';
  * restart, a failover), 53300 too many connections.
  */
 const CONNECTION_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300']);
-const CONNECTION_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
-const CONNECTION_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|the database system is (starting up|shutting down|in recovery mode|not yet accepting connections)/i;
+const CONNECTION_ERRNOS = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
+const CONNECTION_MESSAGES =
+  /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|the database system is (starting up|shutting down|in recovery mode|not yet accepting connections)/i;
 
 /**
  * True when `error` says Postgres is unreachable or restarting (a kill, a switchover), rather than

@@ -33,7 +33,9 @@ describe(Database.name, () => {
       try {
         await db.query('CREATE TABLE IF NOT EXISTS commit_probe (n int)');
         cutter.cutNextCommitReplies(1);
-        const failed = await relayed.transaction((sql) => sql.query<{ n: number }>('INSERT INTO commit_probe VALUES (7) RETURNING n')).catch((e: unknown) => e);
+        const failed = await relayed
+          .transaction((sql) => sql.query<{ n: number }>('INSERT INTO commit_probe VALUES (7) RETURNING n'))
+          .catch((e: unknown) => e);
         expect(failed).toBeInstanceOf(CommitOutcomeUnknownError);
         expect((failed as CommitOutcomeUnknownError<{ n: number }[]>).result).toEqual([{ n: 7 }]);
         expect(isConnectionLoss(failed)).toBe(true);

@@ -129,7 +129,9 @@ export class CommitOutcomeUnknownError<T = unknown> extends Error {
     readonly result: T,
     cause: unknown,
   ) {
-    super(`the connection was lost at COMMIT; the transaction may have committed: ${(cause as Error)?.message ?? String(cause)}`, { cause });
+    super(`the connection was lost at COMMIT; the transaction may have committed: ${(cause as Error)?.message ?? String(cause)}`, {
+      cause,
+    });
     this.name = 'CommitOutcomeUnknownError';
   }
 }
@@ -140,7 +142,10 @@ export class CommitOutcomeUnknownError<T = unknown> extends Error {
  * can bear acting on one that did not (a task of a claim that never was is answered and ignored).
  * `onUnknown` hears of each such commit.
  */
-export async function resultEvenIfCommitUnknown<T>(transaction: Promise<T>, onUnknown: (error: CommitOutcomeUnknownError<T>) => void): Promise<T> {
+export async function resultEvenIfCommitUnknown<T>(
+  transaction: Promise<T>,
+  onUnknown: (error: CommitOutcomeUnknownError<T>) => void,
+): Promise<T> {
   try {
     return await transaction;
   } catch (error) {

@@ -19,7 +19,10 @@ describe(SchemaReadiness.name, () => {
 
   it('is not ready, naming what to run, on a database migrated to all but the last migration; ready once it is', async () => {
     const schema = () => new SchemaReadiness(db, { cacheMs: 0 });
-    expect(await schema().check()).toMatchObject({ ok: false, reason: expect.stringContaining(`${knownMigrations().length} migrations pending`) });
+    expect(await schema().check()).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining(`${knownMigrations().length} migrations pending`),
+    });
 
     // Every migration but the last, as a build one migration ahead of the database finds it.
     const all = db.dataSource.migrations;

@@ -63,7 +63,9 @@ describe(SchemaReadiness.name, () => {
   it('keeps its last answer while the database is unreachable', async () => {
     let now = 0;
     let down = false;
-    const sql = sqlAnswering(() => (down ? Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }) : known.map((name) => ({ name }))));
+    const sql = sqlAnswering(() =>
+      down ? Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }) : known.map((name) => ({ name })),
+    );
     const schema = new SchemaReadiness(sql, { known, cacheMs: 10, now: () => now });
     expect(await schema.check()).toEqual({ ok: true });
     down = true;

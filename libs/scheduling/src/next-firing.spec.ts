@@ -181,9 +181,7 @@ describe('nextFiring', () => {
     });
 
     it('finds a time whose local day is already the next day in UTC terms (Kolkata 00:00)', () => {
-      expect(firings(weekly(['wed'], ['00:00'], 'Asia/Kolkata'), '2026-06-02T18:00:00Z', 1)).toEqual([
-        '2026-06-02T18:30:00.000Z',
-      ]);
+      expect(firings(weekly(['wed'], ['00:00'], 'Asia/Kolkata'), '2026-06-02T18:00:00Z', 1)).toEqual(['2026-06-02T18:30:00.000Z']);
     });
 
     it('fires on 29 February of a leap year and skips it otherwise', () => {
@@ -252,7 +250,10 @@ describe('firingsBetween', () => {
 
   it('is empty when nothing is due', () => {
     const s = schedule({ at: '2026-12-01T09:00', timezone: 'UTC' });
-    expect(firingsBetween(s, new Date('2026-12-01T09:00:00Z'), new Date('2027-01-01'), new Date(0), 10)).toEqual({ dueTimes: [], total: 0 });
+    expect(firingsBetween(s, new Date('2026-12-01T09:00:00Z'), new Date('2027-01-01'), new Date(0), 10)).toEqual({
+      dueTimes: [],
+      total: 0,
+    });
   });
 });
 
@@ -263,30 +264,25 @@ describe('nextFiring over whole years', () => {
   const TIMES = ['00:00', '01:00', '02:00', '03:00'];
   const YEARS = [...ZONES.map((zone) => [zone, 2026] as const), ['Europe/Paris', 2028] as const, ['Australia/Sydney', 2028] as const];
 
-  it.each(YEARS)(
-    'fires every listed day × hour of %s in %i exactly once, in order',
-    (zone, year) => {
-      const s = weekly(['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'], TIMES, zone);
-      // Every (day, hour) of the year as resolveWallClock places it; a skipped hour and the hour
-      // after it can be one instant, which fires once.
-      const expected = new Set<number>();
-      const days = year === 2028 ? 366 : 365;
-      for (let d = 0; d < days; d++) {
-        const date = new Date(Date.UTC(year, 0, 1 + d));
-        for (const time of TIMES) {
-          const hour = Number(time.slice(0, 2));
-          expected.add(
-            resolveWallClock({ year, month: date.getUTCMonth() + 1, day: date.getUTCDate(), hour, minute: 0 }, zone).getTime(),
-          );
-        }
+  it.each(YEARS)('fires every listed day × hour of %s in %i exactly once, in order', (zone, year) => {
+    const s = weekly(['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'], TIMES, zone);
+    // Every (day, hour) of the year as resolveWallClock places it; a skipped hour and the hour
+    // after it can be one instant, which fires once.
+    const expected = new Set<number>();
+    const days = year === 2028 ? 366 : 365;
+    for (let d = 0; d < days; d++) {
+      const date = new Date(Date.UTC(year, 0, 1 + d));
+      for (const time of TIMES) {
+        const hour = Number(time.slice(0, 2));
+        expected.add(resolveWallClock({ year, month: date.getUTCMonth() + 1, day: date.getUTCDate(), hour, minute: 0 }, zone).getTime());
       }
-      const first = Math.min(...expected);
-      const last = Math.max(...expected);
-      const fired: number[] = [];
-      for (let at = nextFiring(s, new Date(first - 1), new Date(0)); at && at.getTime() <= last; at = nextFiring(s, at, new Date(0))) {
-        fired.push(at.getTime());
-      }
-      expect(fired).toEqual([...expected].sort((a, b) => a - b));
-    },
-  );
+    }
+    const first = Math.min(...expected);
+    const last = Math.max(...expected);
+    const fired: number[] = [];
+    for (let at = nextFiring(s, new Date(first - 1), new Date(0)); at && at.getTime() <= last; at = nextFiring(s, at, new Date(0))) {
+      fired.push(at.getTime());
+    }
+    expect(fired).toEqual([...expected].sort((a, b) => a - b));
+  });
 });

@@ -50,7 +50,12 @@ export function parseLocalDateTime(value: string): WallClockTime {
   const match = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2}))?$/.exec(value);
   if (!match) throw new RangeError(`not a local date-time: ${value}`);
   const [year, month, day, hour, minute, second] = match.slice(1).map((part) => Number(part ?? 0)) as [
-    number, number, number, number, number, number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
   ];
   return { year, month, day, hour, minute, second };
 }

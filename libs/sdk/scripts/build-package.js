@@ -10,8 +10,12 @@ const path = require('node:path');
 const sdk = path.resolve(__dirname, '..');
 const out = path.resolve(sdk, '..', '..', 'dist', 'packages', 'sdk');
 rmSync(out, { recursive: true, force: true });
-execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', path.join(sdk, 'tsconfig.package.json')], { stdio: 'inherit' });
-const names = Object.keys(require(path.join(out, 'cjs', 'index.js'))).filter((name) => name !== 'default' && name !== '__esModule').sort();
+execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', path.join(sdk, 'tsconfig.package.json')], {
+  stdio: 'inherit',
+});
+const names = Object.keys(require(path.join(out, 'cjs', 'index.js')))
+  .filter((name) => name !== 'default' && name !== '__esModule')
+  .sort();
 mkdirSync(path.join(out, 'esm'), { recursive: true });
 writeFileSync(
   path.join(out, 'esm', 'index.mjs'),

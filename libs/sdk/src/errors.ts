@@ -39,7 +39,9 @@ export class TrawlApiError extends TrawlError {
 
   constructor(status: number, problem: Problem, options: { requestId?: string; retryAfterSeconds?: number; method: string; path: string }) {
     const what = problem.code ?? `HTTP ${status}`;
-    super(`${options.method} ${options.path} failed: ${what}${problem.detail ? ` – ${problem.detail}` : problem.title ? ` – ${problem.title}` : ''}`);
+    super(
+      `${options.method} ${options.path} failed: ${what}${problem.detail ? ` – ${problem.detail}` : problem.title ? ` – ${problem.title}` : ''}`,
+    );
     this.status = status;
     this.problem = problem;
     this.code = typeof problem.code === 'string' ? problem.code : undefined;

@@ -17,7 +17,10 @@ class ServiceUnderTest {}
 
 /** The service's Nest app as its root module builds it: the health module and the kit's providers. */
 function appOf(service: ServiceConnections) {
-  return NestFactory.createApplicationContext({ module: ServiceUnderTest, imports: [service.health], providers: service.providers }, { logger: false });
+  return NestFactory.createApplicationContext(
+    { module: ServiceUnderTest, imports: [service.health], providers: service.providers },
+    { logger: false },
+  );
 }
 
 describe(connectService.name, () => {

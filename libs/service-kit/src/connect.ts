@@ -64,7 +64,9 @@ class ServiceConnectionsCloser implements OnApplicationShutdown {
  * consumers it uses (idempotent, so every replica does it at boot). Closes what it opened when a
  * later step fails. Never migrates: a schema behind the build is reported by `/readyz`.
  */
-export function connectService(options: ConnectServiceOptions & { database: ServiceDatabaseOptions }): Promise<ServiceConnections<Database>>;
+export function connectService(
+  options: ConnectServiceOptions & { database: ServiceDatabaseOptions },
+): Promise<ServiceConnections<Database>>;
 export function connectService(options: ConnectServiceOptions & { database?: undefined }): Promise<ServiceConnections<undefined>>;
 export async function connectService(options: ConnectServiceOptions): Promise<ServiceConnections> {
   const { name, config, logger } = options;

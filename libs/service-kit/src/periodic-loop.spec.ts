@@ -29,7 +29,10 @@ class Passes {
   whenStarted(count: number): Promise<void> {
     if (this.started >= count) return Promise.resolve();
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`pass ${count} did not start within ${EXPECTED_WITHIN_MS} ms (${this.started} did)`)), EXPECTED_WITHIN_MS);
+      const timer = setTimeout(
+        () => reject(new Error(`pass ${count} did not start within ${EXPECTED_WITHIN_MS} ms (${this.started} did)`)),
+        EXPECTED_WITHIN_MS,
+      );
       this.watchers.push({ count, resolve: () => (clearTimeout(timer), resolve()) });
     });
   }
@@ -157,7 +160,9 @@ describe(PeriodicLoop.name, () => {
     it('returns at its deadline with a warning when the pass under way does not end', async () => {
       loopOf().start();
       await loop.stop(20);
-      expect(logger.warnings).toEqual([{ fields: { loop: 'test pass', deadline_ms: 20 }, msg: 'test pass still running at its stop deadline' }]);
+      expect(logger.warnings).toEqual([
+        { fields: { loop: 'test pass', deadline_ms: 20 }, msg: 'test pass still running at its stop deadline' },
+      ]);
       passes.finish();
     });
 

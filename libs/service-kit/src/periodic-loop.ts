@@ -75,7 +75,10 @@ export class PeriodicLoop {
     this.stopped = true;
     this.interrupt?.();
     if (!this.loop || (await settledWithin(this.loop, deadlineMs))) return;
-    this.options.logger.warn({ loop: this.options.name, deadline_ms: deadlineMs }, `${this.options.name} still running at its stop deadline`);
+    this.options.logger.warn(
+      { loop: this.options.name, deadline_ms: deadlineMs },
+      `${this.options.name} still running at its stop deadline`,
+    );
   }
 
   private async run(): Promise<void> {

@@ -8,7 +8,12 @@ import { newSigningSecret } from './signature';
 describe(WebhookDeliveryClient.name, () => {
   const tls = createTestTls();
   const receiver = new WebhookReceiver(tls);
-  const policy = new EgressPolicy({ hostMap: new Map([['hooks.test', '127.0.0.1'], ['closed.test', '127.0.0.1']]) });
+  const policy = new EgressPolicy({
+    hostMap: new Map([
+      ['hooks.test', '127.0.0.1'],
+      ['closed.test', '127.0.0.1'],
+    ]),
+  });
   let client: WebhookDeliveryClient;
   const secret = newSigningSecret();
 

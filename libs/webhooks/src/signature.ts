@@ -22,10 +22,7 @@ export function newKeyId(): string {
  * (spec-batch-api §6 rule 2). `body` must be the exact bytes sent.
  */
 export function signatureDigest(secret: string, unixSeconds: number, body: string | Buffer): string {
-  return createHmac('sha256', Buffer.from(secret, 'base64'))
-    .update(`${unixSeconds}.`)
-    .update(body)
-    .digest('hex');
+  return createHmac('sha256', Buffer.from(secret, 'base64')).update(`${unixSeconds}.`).update(body).digest('hex');
 }
 
 /** `X-Signature: t=<unix_seconds>,v1=<hex>,kid=<kid>`, computed per attempt (`t` is the send time). */

@@ -15,6 +15,9 @@ export type RunWebhookEventInput = Omit<RunWebhookEventV1, 'v' | 'event_id'> & {
  * @throws ZodError when the event does not match `runWebhookEventV1` (a programming error).
  */
 export async function enqueueWebhookEvent(sql: Sql, topology: MessagingTopology, event: RunWebhookEventInput): Promise<string> {
-  const message = await writeToOutbox(sql, runWebhookEventSubject(topology, event.event_type), runWebhookEventV1, { ...event, event_id: event.event_id ?? randomUUID() });
+  const message = await writeToOutbox(sql, runWebhookEventSubject(topology, event.event_type), runWebhookEventV1, {
+    ...event,
+    event_id: event.event_id ?? randomUUID(),
+  });
   return message.event_id;
 }

@@ -93,7 +93,10 @@ export function find(objects: K8sObject[], kind: string, name?: string): K8sObje
 
 export function only(objects: K8sObject[], kind: string, name: string): K8sObject {
   const found = find(objects, kind, name);
-  if (found.length !== 1) throw new Error(`expected one ${kind} ${name}, found ${found.length}: ${objects.map((o) => `${o.kind}/${o.metadata.name}`).join(', ')}`);
+  if (found.length !== 1)
+    throw new Error(
+      `expected one ${kind} ${name}, found ${found.length}: ${objects.map((o) => `${o.kind}/${o.metadata.name}`).join(', ')}`,
+    );
   return found[0];
 }
 

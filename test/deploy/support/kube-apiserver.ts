@@ -41,7 +41,7 @@ export function kubeApiServerMissing(): string | undefined {
   if (script && existsSync(script)) return undefined;
   return (
     `${script ? `no kube-apiserver start script at ${script}` : 'KUBE_APISERVER_START is not set'}: set it to a script that takes a folder and ` +
-    'starts etcd and a kube-apiserver v1.20 (built from Debian bookworm\'s kubernetes source package, with etcd from etcd-server) on ' +
+    "starts etcd and a kube-apiserver v1.20 (built from Debian bookworm's kubernetes source package, with etcd from etcd-server) on " +
     'ETCD_PORT, ETCD_PEER_PORT and KAS_PORT, writing <folder>/kubeconfig and the two pid files'
   );
 }

@@ -32,13 +32,21 @@ export function selects(selector: LabelSelector, labels: Record<string, string>)
  * covering rule otherwise, none when no policy selects the pod for ingress (not isolated: anyone).
  * A port is given by its container port name and number, as a rule may name either.
  */
-export function admittedPeers(objects: K8sObject[], podLabels: Record<string, string>, port: { name: string; number: number }): Peer[] | 'anyone' {
-  const policies = objects.filter((o) => o.kind === 'NetworkPolicy' && o.spec.policyTypes.includes('Ingress') && selects(o.spec.podSelector, podLabels));
+export function admittedPeers(
+  objects: K8sObject[],
+  podLabels: Record<string, string>,
+  port: { name: string; number: number },
+): Peer[] | 'anyone' {
+  const policies = objects.filter(
+    (o) => o.kind === 'NetworkPolicy' && o.spec.policyTypes.includes('Ingress') && selects(o.spec.podSelector, podLabels),
+  );
   if (policies.length === 0) return 'anyone';
   const peers: Peer[] = [];
   for (const policy of policies) {
     for (const rule of (policy.spec.ingress ?? []) as { ports?: { port?: string | number; protocol?: string }[]; from?: Peer[] }[]) {
-      const covers = !rule.ports?.length || rule.ports.some((p) => (p.protocol ?? 'TCP') === 'TCP' && (p.port === undefined || p.port === port.name || p.port === port.number));
+      const covers =
+        !rule.ports?.length ||
+        rule.ports.some((p) => (p.protocol ?? 'TCP') === 'TCP' && (p.port === undefined || p.port === port.name || p.port === port.number));
       if (!covers) continue;
       if (!rule.from?.length) return 'anyone';
       peers.push(...rule.from);

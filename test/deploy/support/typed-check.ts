@@ -75,7 +75,11 @@ export function modelValidate(objects: K8sObject[]): ObjectProblem[] {
   try {
     const input = join(dir, 'objects.json');
     writeFileSync(input, JSON.stringify(objects));
-    const output = execFileSync('node', [resolve(__dirname, 'validate-objects.mjs'), input], { encoding: 'utf8', cwd: repoRoot, maxBuffer: 64 * 1024 * 1024 });
+    const output = execFileSync('node', [resolve(__dirname, 'validate-objects.mjs'), input], {
+      encoding: 'utf8',
+      cwd: repoRoot,
+      maxBuffer: 64 * 1024 * 1024,
+    });
     const results = JSON.parse(output) as { index: number; error?: string }[];
     return results
       .filter((r) => r.error)

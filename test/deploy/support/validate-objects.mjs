@@ -15,8 +15,6 @@ function modelModule(apiVersion) {
   return `${packages[group] ?? 'kubernetes-models'}/${group}/${version}`;
 }
 
-
-
 const objects = JSON.parse(readFileSync(process.argv[2], 'utf8'));
 const results = [];
 for (const [index, object] of objects.entries()) {

@@ -61,7 +61,10 @@ export function registerBatchCommands(program: Command, context: CliContext): vo
       const client = clientFor(context, options);
       const csv = await readInput(context, file);
       const input = await client.jobInputs.uploadCsv(csv, layout, { signal: context.signal });
-      const job = await client.jobs.create({ file_input_id: input.file_input_id, service_params: scrapeParams(options) }, { signal: context.signal });
+      const job = await client.jobs.create(
+        { file_input_id: input.file_input_id, service_params: scrapeParams(options) },
+        { signal: context.signal },
+      );
       if (!options.watch) {
         await (options.json ? printRecord(context, job, true) : writeTo(context.stdout, `${job.job_id}\n`));
         return;
@@ -74,7 +77,7 @@ export function registerBatchCommands(program: Command, context: CliContext): vo
 
   batch
     .command('watch')
-    .description('Watch a job\'s latest run until it ends, with a progress line on stderr')
+    .description("Watch a job's latest run until it ends, with a progress line on stderr")
     .argument('<job-id>')
     .addHelpText('after', examples(['trawl batch watch 9a1d…04 && echo done', 'wait for the run; exit code 7 if it failed']))
     .action(async (jobId: string, _options: unknown, self: Command) => {
@@ -86,7 +89,7 @@ export function registerBatchCommands(program: Command, context: CliContext): vo
 
   batch
     .command('results')
-    .description('Stream the task results of a job\'s run (the latest by default) as NDJSON')
+    .description("Stream the task results of a job's run (the latest by default) as NDJSON")
     .argument('<job-id>')
     .addOption(new Option('--status <status>', 'keep only successful or failed tasks').choices(['successful', 'failed']))
     .option('--run <run-id>', 'the run to read (default: the latest)')
@@ -95,7 +98,7 @@ export function registerBatchCommands(program: Command, context: CliContext): vo
       'after',
       examples(
         ['trawl batch results 9a1d…04 > results.ndjson', 'every task of the latest run (unfinished ones too, with their status)'],
-        ['trawl batch results 9a1d…04 --status failed | jq -r \'[.url, .error.code] | @tsv\'', 'which URLs failed, and why'],
+        ["trawl batch results 9a1d…04 --status failed | jq -r '[.url, .error.code] | @tsv'", 'which URLs failed, and why'],
       ),
     )
     .action(async (jobId: string, _options: unknown, self: Command) => {
@@ -104,7 +107,11 @@ export function registerBatchCommands(program: Command, context: CliContext): vo
       const output = new NdjsonWriter(await openOutput(context, options.out));
       try {
         // The API filters successful tasks itself; failed ones are picked here (it has no such filter).
-        const results = client.jobs.results(jobId, { status: options.status === 'successful' ? 'successful' : undefined, run_id: options.run }, { signal: context.signal });
+        const results = client.jobs.results(
+          jobId,
+          { status: options.status === 'successful' ? 'successful' : undefined, run_id: options.run },
+          { signal: context.signal },
+        );
         for await (const result of results) {
           if (options.status === 'failed' && result.status !== 'failed') continue;
           await output.write(result);
@@ -126,7 +133,10 @@ export function csvInputOf(options: Pick<SubmitOptions, 'header' | 'urlColumn' |
     type: 'csv',
     csv: {
       header: options.header,
-      fields: { url: column(options.urlColumn, '--url-column'), ...(options.idColumn !== undefined && { external_id: column(options.idColumn, '--id-column') }) },
+      fields: {
+        url: column(options.urlColumn, '--url-column'),
+        ...(options.idColumn !== undefined && { external_id: column(options.idColumn, '--id-column') }),
+      },
     },
   };
 }
@@ -155,20 +165,34 @@ async function watchRun(context: CliContext, client: TrawlClient, jobId: string)
   };
   let run: JobRun;
   try {
-    run = await client.jobs.waitForRun(jobId, undefined, { pollIntervalMs: WATCH_POLL_MS, signal: context.signal, onProgress: (state) => line.update(progressOf(state)) });
+    run = await client.jobs.waitForRun(jobId, undefined, {
+      pollIntervalMs: WATCH_POLL_MS,
+      signal: context.signal,
+      onProgress: (state) => line.update(progressOf(state)),
+    });
   } catch (error) {
     if (error instanceof TrawlAbortError) {
-      throw new CliError('interrupted', 'interrupted', `stopped watching job ${jobId}, whose run goes on; watch it again: trawl batch watch ${jobId}`);
+      throw new CliError(
+        'interrupted',
+        'interrupted',
+        `stopped watching job ${jobId}, whose run goes on; watch it again: trawl batch watch ${jobId}`,
+      );
     }
     throw error;
   } finally {
     line.finish();
   }
   if (run.status === 'failed') {
-    throw new CliError('work_failed', run.failure_reason ?? 'run_failed', `run ${run.run_id} of job ${jobId} failed${run.failure_detail ? `: ${run.failure_detail}` : ''}`);
+    throw new CliError(
+      'work_failed',
+      run.failure_reason ?? 'run_failed',
+      `run ${run.run_id} of job ${jobId} failed${run.failure_detail ? `: ${run.failure_detail}` : ''}`,
+    );
   }
   if (terminal.interactive) {
-    terminal.note(`trawl: run ${run.run_id} ${run.status}: ${run.stats.successful.toLocaleString('en-US')} successful, ${run.stats.failed.toLocaleString('en-US')} failed; results: trawl batch results ${jobId}`);
+    terminal.note(
+      `trawl: run ${run.run_id} ${run.status}: ${run.stats.successful.toLocaleString('en-US')} successful, ${run.stats.failed.toLocaleString('en-US')} failed; results: trawl batch results ${jobId}`,
+    );
   }
   return run;
 }

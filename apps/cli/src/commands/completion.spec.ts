@@ -5,11 +5,18 @@ import { COMPLETION_SHELLS, completionScript, completionTree } from './completio
 describe('completionScript', () => {
   const program = buildProgram(capturingContext());
   const commands = allCommands(program).filter((command) => command !== program);
-  const longOptions = [...new Set(allCommands(program).flatMap((command) => command.options.map((option) => option.long).filter((long): long is string => long !== undefined)))];
+  const longOptions = [
+    ...new Set(
+      allCommands(program).flatMap((command) =>
+        command.options.map((option) => option.long).filter((long): long is string => long !== undefined),
+      ),
+    ),
+  ];
 
   it.each(COMPLETION_SHELLS)('completes every command and every option in %s', (shell) => {
     const script = completionScript(program, shell);
-    for (const command of commands) expect({ command: command.name(), found: script.includes(command.name()) }).toEqual({ command: command.name(), found: true });
+    for (const command of commands)
+      expect({ command: command.name(), found: script.includes(command.name()) }).toEqual({ command: command.name(), found: true });
     for (const option of longOptions) {
       // fish names long options without their dashes (`-l max-items`).
       const name = shell === 'fish' ? `-l ${option.slice(2)}` : option;
@@ -33,11 +40,23 @@ describe('completionTree', () => {
   it('has a node for every command path, subcommands listed under their group', () => {
     const crawl = tree.find((node) => node.path === 'trawl/crawl');
     expect(crawl?.subcommands.map((sub) => sub.name)).toEqual(['results', 'get', 'stop', 'download']);
-    expect(tree.map((node) => node.path)).toEqual(expect.arrayContaining(['trawl', 'trawl/fetch', 'trawl/batch/submit', 'trawl/batch/results', 'trawl/extract/prepare', 'trawl/completion']));
+    expect(tree.map((node) => node.path)).toEqual(
+      expect.arrayContaining([
+        'trawl',
+        'trawl/fetch',
+        'trawl/batch/submit',
+        'trawl/batch/results',
+        'trawl/extract/prepare',
+        'trawl/completion',
+      ]),
+    );
   });
 
   it('gives every command the global options and --help', () => {
-    for (const node of tree) expect(node.options.flatMap((option) => option.names)).toEqual(expect.arrayContaining(['--api-key', '--base-url', '--config', '--json', '--help']));
+    for (const node of tree)
+      expect(node.options.flatMap((option) => option.names)).toEqual(
+        expect.arrayContaining(['--api-key', '--base-url', '--config', '--json', '--help']),
+      );
   });
 
   // The scripts skip the word after an option that takes a value, whatever the command: a name

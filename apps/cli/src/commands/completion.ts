@@ -41,7 +41,10 @@ export function completionTree(program: Command): CompletionNode[] {
   const help: CompletionOption = { names: ['--help', '-h'], description: 'show help', takesValue: false, takesFile: false, choices: [] };
   const nodes: CompletionNode[] = [];
   const visit = (command: Command, path: string): void => {
-    const own = command === program ? program.options.filter((option) => option.long === '--version').map(completionOption) : command.options.filter((option) => !option.hidden).map(completionOption);
+    const own =
+      command === program
+        ? program.options.filter((option) => option.long === '--version').map(completionOption)
+        : command.options.filter((option) => !option.hidden).map(completionOption);
     const visible = command.commands.filter((sub) => sub.name() !== 'help');
     const argument = command.registeredArguments[0];
     nodes.push({
@@ -110,7 +113,8 @@ function firstLine(text: string): string {
 /** Every option that takes a value, over the whole program: the word after one is its value, never a command. */
 function valueOptions(nodes: readonly CompletionNode[]): CompletionOption[] {
   const byName = new Map<string, CompletionOption>();
-  for (const node of nodes) for (const option of node.options) if (option.takesValue) for (const name of option.names) byName.set(name, option);
+  for (const node of nodes)
+    for (const option of node.options) if (option.takesValue) for (const name of option.names) byName.set(name, option);
   return [...new Map([...byName.values()].map((option) => [option.names.join(' '), option])).values()];
 }
 
@@ -137,7 +141,10 @@ function bashScript(name: string, nodes: readonly CompletionNode[]): string {
     '      -*) continue ;;',
     '    esac',
     '    case "$cmdpath/$word" in',
-    `      ${nodes.filter((node) => node.path !== name).map((node) => node.path).join('|')}) cmdpath="$cmdpath/$word" ;;`,
+    `      ${nodes
+      .filter((node) => node.path !== name)
+      .map((node) => node.path)
+      .join('|')}) cmdpath="$cmdpath/$word" ;;`,
     '    esac',
     '  done',
     '  case "$prev" in',
@@ -149,7 +156,9 @@ function bashScript(name: string, nodes: readonly CompletionNode[]): string {
   }
   lines.push('  esac', '  local words', '  case "$cmdpath" in');
   for (const node of nodes) {
-    lines.push(`    ${node.path}) if [[ "$cur" == -* ]]; then words="${shellWords(namesOf(node.options))}"; else words="${shellWords([...node.subcommands.map((sub) => sub.name), ...node.argumentChoices])}"; fi ;;`);
+    lines.push(
+      `    ${node.path}) if [[ "$cur" == -* ]]; then words="${shellWords(namesOf(node.options))}"; else words="${shellWords([...node.subcommands.map((sub) => sub.name), ...node.argumentChoices])}"; fi ;;`,
+    );
   }
   lines.push('  esac', '  COMPREPLY=($(compgen -W "$words" -- "$cur"))', '}', `complete -o default -F ${fn} ${name}`, '');
   return lines.join('\n');
@@ -182,7 +191,10 @@ function zshScript(name: string, nodes: readonly CompletionNode[]): string {
     '      (-*) continue ;;',
     '    esac',
     '    case "$cmdpath/$word" in',
-    `      (${nodes.filter((node) => node.path !== name).map((node) => node.path).join('|')}) cmdpath="$cmdpath/$word" ;;`,
+    `      (${nodes
+      .filter((node) => node.path !== name)
+      .map((node) => node.path)
+      .join('|')}) cmdpath="$cmdpath/$word" ;;`,
     '    esac',
     '  done',
     '  case "${words[CURRENT-1]}" in',
@@ -194,9 +206,14 @@ function zshScript(name: string, nodes: readonly CompletionNode[]): string {
   lines.push('  esac', '  case "$cmdpath" in');
   for (const node of nodes) {
     const options = node.options.flatMap((option) => option.names.map((optionName) => zshItem(optionName, option.description)));
-    const words = [...node.subcommands.map((sub) => zshItem(sub.name, sub.description)), ...node.argumentChoices.map((choice) => zshItem(choice, choice))];
+    const words = [
+      ...node.subcommands.map((sub) => zshItem(sub.name, sub.description)),
+      ...node.argumentChoices.map((choice) => zshItem(choice, choice)),
+    ];
     lines.push(`    (${node.path})`);
-    lines.push(`      if [[ "\${words[CURRENT]}" == -* ]]; then candidates=(${options.join(' ')}); else candidates=(${words.join(' ')}); fi ;;`);
+    lines.push(
+      `      if [[ "\${words[CURRENT]}" == -* ]]; then candidates=(${options.join(' ')}); else candidates=(${words.join(' ')}); fi ;;`,
+    );
   }
   const fileNodes = nodes.filter((node) => node.argumentTakesFile).map((node) => node.path);
   lines.push(
@@ -234,7 +251,10 @@ function fishScript(name: string, nodes: readonly CompletionNode[]): string {
     '                continue',
     '        end',
     '        switch "$cmdpath/$token"',
-    `            case ${nodes.filter((node) => node.path !== name).map((node) => node.path).join(' ')}`,
+    `            case ${nodes
+      .filter((node) => node.path !== name)
+      .map((node) => node.path)
+      .join(' ')}`,
     '                set cmdpath "$cmdpath/$token"',
     '        end',
     '    end',
@@ -248,8 +268,16 @@ function fishScript(name: string, nodes: readonly CompletionNode[]): string {
     if (node.argumentChoices.length > 0) lines.push(`complete -c ${name} ${when} -a ${quote(shellWords(node.argumentChoices))}`);
     if (node.argumentTakesFile) lines.push(`complete -c ${name} ${when} -F`);
     for (const option of node.options) {
-      const names = option.names.map((optionName) => (optionName.startsWith('--') ? `-l ${optionName.slice(2)}` : `-s ${optionName.slice(1)}`)).join(' ');
-      const value = !option.takesValue ? '' : option.choices.length > 0 ? ` -x -a ${quote(shellWords(option.choices))}` : option.takesFile ? ' -r -F' : ' -x';
+      const names = option.names
+        .map((optionName) => (optionName.startsWith('--') ? `-l ${optionName.slice(2)}` : `-s ${optionName.slice(1)}`))
+        .join(' ');
+      const value = !option.takesValue
+        ? ''
+        : option.choices.length > 0
+          ? ` -x -a ${quote(shellWords(option.choices))}`
+          : option.takesFile
+            ? ' -r -F'
+            : ' -x';
       lines.push(`complete -c ${name} ${when} ${names}${value} -d ${quote(option.description)}`);
     }
   }

@@ -49,14 +49,21 @@ export function registerCrawlCommands(program: Command, context: CliContext): vo
       'after',
       examples(
         ['trawl crawl https://example.com/', 'start a crawl; prints the crawl record (its crawl_id)'],
-        ['trawl crawl https://example.com/ --max-items 2000 --max-pages 5000 --follow --out results.ndjson', 'crawl and save every result, watching the progress'],
-        ['trawl crawl https://shop.example/ --include /product/ --exclude ?sort= --depth 3 --follow | jq -r .url', 'only product URLs, three hops deep'],
-        ['trawl crawl https://example.com/ --html --json | jq -r .crawl_id', 'keep each page\'s HTML; the id for a script'],
+        [
+          'trawl crawl https://example.com/ --max-items 2000 --max-pages 5000 --follow --out results.ndjson',
+          'crawl and save every result, watching the progress',
+        ],
+        [
+          'trawl crawl https://shop.example/ --include /product/ --exclude ?sort= --depth 3 --follow | jq -r .url',
+          'only product URLs, three hops deep',
+        ],
+        ['trawl crawl https://example.com/ --html --json | jq -r .crawl_id', "keep each page's HTML; the id for a script"],
       ),
     )
     .action(async (url: string, _options: unknown, self: Command) => {
       const options = self.optsWithGlobals<StartOptions>();
-      if (options.out !== undefined && !options.follow) throw CliError.usage('--out goes with --follow (the results are written as they come)');
+      if (options.out !== undefined && !options.follow)
+        throw CliError.usage('--out goes with --follow (the results are written as they come)');
       const client = clientFor(context, options);
       // Opened before the crawl starts: a path that cannot be written must not cost a crawl.
       const output = options.follow ? new NdjsonWriter(await openOutput(context, options.out)) : undefined;
@@ -75,13 +82,14 @@ export function registerCrawlCommands(program: Command, context: CliContext): vo
         if (context.terminal.interactive) context.terminal.note(`trawl: follow it with: trawl crawl results ${started.crawl_id}`);
         return;
       }
-      if (context.terminal.interactive) context.terminal.note(`trawl: crawl ${started.crawl_id} started; following its results (Ctrl-C stops following, not the crawl)`);
+      if (context.terminal.interactive)
+        context.terminal.note(`trawl: crawl ${started.crawl_id} started; following its results (Ctrl-C stops following, not the crawl)`);
       await followCrawl(context, client, started.crawl_id, output, options.out);
     });
 
   crawl
     .command('results')
-    .description('Stream a crawl\'s results as NDJSON, following it until it ends (progress on stderr)')
+    .description("Stream a crawl's results as NDJSON, following it until it ends (progress on stderr)")
     .argument('<crawl-id>')
     .option('-o, --out <file>', 'write the NDJSON to this file instead of stdout')
     .addHelpText(
@@ -99,12 +107,16 @@ export function registerCrawlCommands(program: Command, context: CliContext): vo
 
   crawl
     .command('get')
-    .description('Print a crawl\'s record: status, coverage, limits (no results)')
+    .description("Print a crawl's record: status, coverage, limits (no results)")
     .argument('<crawl-id>')
     .addHelpText('after', examples(['trawl crawl get 3f0c…e1 --json | jq .coverage', 'pages fetched, failed and items found']))
     .action(async (crawlId: string, _options: unknown, self: Command) => {
       const options = self.optsWithGlobals<GlobalOptions>();
-      const { results: _results, next_cursor: _cursor, ...record } = await clientFor(context, options).crawls.get(crawlId, { limit: 1 }, { signal: context.signal });
+      const {
+        results: _results,
+        next_cursor: _cursor,
+        ...record
+      } = await clientFor(context, options).crawls.get(crawlId, { limit: 1 }, { signal: context.signal });
       await printRecord(context, record, options.json);
     });
 
@@ -120,7 +132,7 @@ export function registerCrawlCommands(program: Command, context: CliContext): vo
 
   crawl
     .command('download')
-    .description('Write a crawl\'s whole result list as NDJSON, with each page\'s HTML when it was crawled with --html')
+    .description("Write a crawl's whole result list as NDJSON, with each page's HTML when it was crawled with --html")
     .argument('<crawl-id>')
     .option('-o, --out <file>', 'write the NDJSON to this file instead of stdout')
     .addHelpText('after', examples(['trawl crawl download 3f0c…e1 --out pages.ndjson', 'URLs and HTML of an ended crawl']))
@@ -133,7 +145,8 @@ export function registerCrawlCommands(program: Command, context: CliContext): vo
       } finally {
         await output.close();
       }
-      if (context.terminal.interactive && options.out !== undefined) context.terminal.note(`trawl: ${output.lines.toLocaleString('en-US')} lines written to ${options.out}`);
+      if (context.terminal.interactive && options.out !== undefined)
+        context.terminal.note(`trawl: ${output.lines.toLocaleString('en-US')} lines written to ${options.out}`);
     });
 }
 
@@ -145,7 +158,13 @@ export function registerCrawlCommands(program: Command, context: CliContext): vo
  * @throws CliError `work_failed` when the crawl ended `failed`; `interrupted` on Ctrl-C (the crawl
  *   keeps running).
  */
-async function followCrawl(context: CliContext, client: TrawlClient, crawlId: string, output: NdjsonWriter, outPath: string | undefined): Promise<void> {
+async function followCrawl(
+  context: CliContext,
+  client: TrawlClient,
+  crawlId: string,
+  output: NdjsonWriter,
+  outPath: string | undefined,
+): Promise<void> {
   const { terminal } = context;
   // NDJSON going to the terminal is progress enough, and a progress line would cut into it.
   const resultsOnTerminal = outPath === undefined && (context.stdout as { isTTY?: boolean }).isTTY === true;
@@ -190,10 +209,16 @@ async function followCrawl(context: CliContext, client: TrawlClient, crawlId: st
   }
   if (last === undefined) return;
   if (last.status === 'failed') {
-    throw new CliError('work_failed', last.error?.code ?? 'crawl_failed', `crawl ${crawlId} failed${last.error ? `: ${last.error.detail}` : ''} (${output.lines} results written)`);
+    throw new CliError(
+      'work_failed',
+      last.error?.code ?? 'crawl_failed',
+      `crawl ${crawlId} failed${last.error ? `: ${last.error.detail}` : ''} (${output.lines} results written)`,
+    );
   }
   if (terminal.interactive) {
     const where = outPath === undefined ? '' : ` to ${outPath}`;
-    terminal.note(`trawl: crawl ${crawlId} ${last.status}${last.stop_reason ? ` (${last.stop_reason})` : ''}: ${output.lines.toLocaleString('en-US')} results written${where}`);
+    terminal.note(
+      `trawl: crawl ${crawlId} ${last.status}${last.stop_reason ? ` (${last.stop_reason})` : ''}: ${output.lines.toLocaleString('en-US')} results written${where}`,
+    );
   }
 }

@@ -21,7 +21,13 @@ export function registerExtractCommands(program: Command, context: CliContext): 
     .command('extract')
     .description('Extract: prepare a domain for structured extraction (extract=auto), see how far it is')
     .enablePositionalOptions()
-    .addHelpText('after', examples(['trawl extract prepare shop.example --example https://shop.example/p/1 --wait', 'prepare a domain and wait until it is served']));
+    .addHelpText(
+      'after',
+      examples([
+        'trawl extract prepare shop.example --example https://shop.example/p/1 --wait',
+        'prepare a domain and wait until it is served',
+      ]),
+    );
 
   extract
     .command('prepare')
@@ -32,7 +38,10 @@ export function registerExtractCommands(program: Command, context: CliContext): 
     .addHelpText(
       'after',
       examples(
-        ['trawl extract prepare shop.example --example https://shop.example/p/1 --example https://shop.example/p/2', 'learn from two product pages first'],
+        [
+          'trawl extract prepare shop.example --example https://shop.example/p/1 --example https://shop.example/p/2',
+          'learn from two product pages first',
+        ],
         ['trawl extract prepare news.example --wait --json | jq .page_types', 'wait, then list what it learnt'],
       ),
     )
@@ -40,14 +49,20 @@ export function registerExtractCommands(program: Command, context: CliContext): 
       const options = self.optsWithGlobals<PrepareOptions>();
       const client = clientFor(context, options);
       let record = await client.extract.prepare({ domain, example_urls: options.example }, { signal: context.signal });
-      if (options.wait && record.status !== 'ready' && record.status !== 'failed') record = await waitForPreparation(context, client, record.domain);
+      if (options.wait && record.status !== 'ready' && record.status !== 'failed')
+        record = await waitForPreparation(context, client, record.domain);
       await printRecord(context, record, options.json);
-      if (record.status === 'failed') throw new CliError('work_failed', 'preparation_failed', `preparing ${record.domain} failed${record.failure_reason ? `: ${record.failure_reason}` : ''}`);
+      if (record.status === 'failed')
+        throw new CliError(
+          'work_failed',
+          'preparation_failed',
+          `preparing ${record.domain} failed${record.failure_reason ? `: ${record.failure_reason}` : ''}`,
+        );
     });
 
   extract
     .command('status')
-    .description('Print a prepared domain\'s record: status, progress, page types and fields')
+    .description("Print a prepared domain's record: status, progress, page types and fields")
     .argument('<domain>')
     .addHelpText('after', examples(['trawl extract status shop.example --json | jq -r .status', 'queued, preparing, ready or failed']))
     .action(async (domain: string, _options: unknown, self: Command) => {
@@ -68,9 +83,18 @@ async function waitForPreparation(context: CliContext, client: TrawlClient, doma
     ...((record.status === 'ready' || record.status === 'failed') && { endedAt: terminal.clock() }),
   });
   try {
-    return await client.extract.waitFor(domain, { pollIntervalMs: PREPARE_POLL_MS, signal: context.signal, onProgress: (record) => line.update(progressOf(record)) });
+    return await client.extract.waitFor(domain, {
+      pollIntervalMs: PREPARE_POLL_MS,
+      signal: context.signal,
+      onProgress: (record) => line.update(progressOf(record)),
+    });
   } catch (error) {
-    if (error instanceof TrawlAbortError) throw new CliError('interrupted', 'interrupted', `stopped waiting for ${domain}, whose preparation goes on; see it: trawl extract status ${domain}`);
+    if (error instanceof TrawlAbortError)
+      throw new CliError(
+        'interrupted',
+        'interrupted',
+        `stopped waiting for ${domain}, whose preparation goes on; see it: trawl extract status ${domain}`,
+      );
     throw error;
   } finally {
     line.finish();

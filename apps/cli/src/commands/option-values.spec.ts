@@ -13,11 +13,22 @@ describe('positiveInteger', () => {
 
 describe('collectParam', () => {
   it('sends values that read as JSON as such, anything else as text', () => {
-    const params = ['js_render=true', 'wait=500', 'proxy_country=de', 'css_extractor={"title":"h1"}', 'wait_for=.price', 'session_id="7"'].reduce<Record<string, unknown> | undefined>(
-      (previous, pair) => collectParam(pair, previous),
-      undefined,
-    );
-    expect(params).toEqual({ js_render: true, wait: 500, proxy_country: 'de', css_extractor: { title: 'h1' }, wait_for: '.price', session_id: '"7"' });
+    const params = [
+      'js_render=true',
+      'wait=500',
+      'proxy_country=de',
+      'css_extractor={"title":"h1"}',
+      'wait_for=.price',
+      'session_id="7"',
+    ].reduce<Record<string, unknown> | undefined>((previous, pair) => collectParam(pair, previous), undefined);
+    expect(params).toEqual({
+      js_render: true,
+      wait: 500,
+      proxy_country: 'de',
+      css_extractor: { title: 'h1' },
+      wait_for: '.price',
+      session_id: '"7"',
+    });
   });
 
   it('refuses a pair without a name', () => {
@@ -28,7 +39,9 @@ describe('collectParam', () => {
 
 describe('scrapeParams', () => {
   it('turns the short options into Fetch parameters, --param winning', () => {
-    expect(scrapeParams({ js: true, premium: true, country: 'us', markdown: true, outputs: 'emails,links', param: { proxy_country: 'de' } })).toEqual({
+    expect(
+      scrapeParams({ js: true, premium: true, country: 'us', markdown: true, outputs: 'emails,links', param: { proxy_country: 'de' } }),
+    ).toEqual({
       js_render: true,
       premium_proxy: true,
       proxy_country: 'de',
@@ -39,15 +52,25 @@ describe('scrapeParams', () => {
   });
 
   it('sends the response_type of its flag, and refuses two of them', () => {
-    const parse = (...args: string[]) => addScrapeOptions(new Command().exitOverride().configureOutput({ writeErr: () => undefined })).parse(args, { from: 'user' }).opts();
-    expect(['--markdown', '--plaintext', '--pdf'].map((flag) => scrapeParams(parse(flag)).response_type)).toEqual(['markdown', 'plaintext', 'pdf']);
+    const parse = (...args: string[]) =>
+      addScrapeOptions(new Command().exitOverride().configureOutput({ writeErr: () => undefined }))
+        .parse(args, { from: 'user' })
+        .opts();
+    expect(['--markdown', '--plaintext', '--pdf'].map((flag) => scrapeParams(parse(flag)).response_type)).toEqual([
+      'markdown',
+      'plaintext',
+      'pdf',
+    ]);
     expect(() => parse('--markdown', '--pdf')).toThrow(expect.objectContaining({ code: 'commander.conflictingOption' }));
   });
 });
 
 describe('csvInputOf', () => {
   it('names columns by header, or by index without a header', () => {
-    expect(csvInputOf({ header: true, urlColumn: 'url', idColumn: 'sku' })).toEqual({ type: 'csv', csv: { header: true, fields: { url: 'url', external_id: 'sku' } } });
+    expect(csvInputOf({ header: true, urlColumn: 'url', idColumn: 'sku' })).toEqual({
+      type: 'csv',
+      csv: { header: true, fields: { url: 'url', external_id: 'sku' } },
+    });
     expect(csvInputOf({ header: false, urlColumn: '2' })).toEqual({ type: 'csv', csv: { header: false, fields: { url: 2 } } });
   });
 

@@ -3,7 +3,8 @@ import { InvalidArgumentError } from 'commander';
 /** Parses a whole number ≥ 1 (`--max-items 500`); commander reports the error as a usage error. */
 export function positiveInteger(value: string): number {
   const number = Number(value);
-  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(number) || number < 1) throw new InvalidArgumentError('must be a whole number of at least 1.');
+  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(number) || number < 1)
+    throw new InvalidArgumentError('must be a whole number of at least 1.');
   return number;
 }
 

@@ -8,13 +8,10 @@ import { examples } from './help-text';
 export function registerUsageCommand(program: Command, context: CliContext): void {
   program
     .command('usage')
-    .description('Show the account\'s credits used and left, concurrency, rate limit and plan')
+    .description("Show the account's credits used and left, concurrency, rate limit and plan")
     .addHelpText(
       'after',
-      examples(
-        ['trawl usage', 'a summary for people'],
-        ['trawl usage --json | jq .credits_left', 'credits left, for a script'],
-      ),
+      examples(['trawl usage', 'a summary for people'], ['trawl usage --json | jq .credits_left', 'credits left, for a script']),
     )
     .action(async (_options: unknown, self: Command) => {
       const options = self.optsWithGlobals<GlobalOptions>();

@@ -55,8 +55,9 @@ describe(decideCrawl.name, () => {
       kind: 'completed',
       stopReason: 'max_pages',
     });
-    expect(
-      decideCrawl(progress({ pagesDispatched: 100, itemsFound: 100, hasInFlight: false, hasPendingContent: true })),
-    ).toEqual({ kind: 'completed', stopReason: 'max_pages' });
+    expect(decideCrawl(progress({ pagesDispatched: 100, itemsFound: 100, hasInFlight: false, hasPendingContent: true }))).toEqual({
+      kind: 'completed',
+      stopReason: 'max_pages',
+    });
   });
 });

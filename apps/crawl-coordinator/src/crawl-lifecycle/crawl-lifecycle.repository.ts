@@ -20,10 +20,7 @@ export class CrawlLifecycleRepository {
 
   /** Locks the crawls (in id order, so two transactions never deadlock) and returns them. */
   async lockCrawls(sql: Sql, crawlIds: string[]): Promise<CrawlRow[]> {
-    return sql.query<CrawlRow>(
-      `SELECT ${CRAWL_COLUMNS} FROM crawls WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE`,
-      [crawlIds],
-    );
+    return sql.query<CrawlRow>(`SELECT ${CRAWL_COLUMNS} FROM crawls WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE`, [crawlIds]);
   }
 
   async frontierState(sql: Sql, crawlId: string): Promise<FrontierState> {
@@ -70,10 +67,7 @@ export class CrawlLifecycleRepository {
 
   /** Running crawls, oldest first, for the reconciler's safety-net completion check. */
   async runningCrawlIds(sql: Sql, limit: number): Promise<string[]> {
-    const rows = await sql.query<{ id: string }>(
-      `SELECT id FROM crawls WHERE status = 'running' ORDER BY created_at LIMIT $1`,
-      [limit],
-    );
+    const rows = await sql.query<{ id: string }>(`SELECT id FROM crawls WHERE status = 'running' ORDER BY created_at LIMIT $1`, [limit]);
     return rows.map((r) => r.id);
   }
 }

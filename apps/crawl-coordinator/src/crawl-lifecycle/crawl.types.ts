@@ -10,8 +10,20 @@ import {
 
 /** The columns of `crawls` the coordinator reads. */
 const COORDINATOR_CRAWL_COLUMNS = [
-  'id', 'tenant_id', 'status', 'depth', 'max_items', 'max_pages', 'include_patterns', 'exclude_patterns',
-  'output_format', 'scope_domain', 'pages_dispatched', 'items_found', 'stopped_at', 'trace_parent',
+  'id',
+  'tenant_id',
+  'status',
+  'depth',
+  'max_items',
+  'max_pages',
+  'include_patterns',
+  'exclude_patterns',
+  'output_format',
+  'scope_domain',
+  'pages_dispatched',
+  'items_found',
+  'stopped_at',
+  'trace_parent',
 ] as const satisfies readonly CrawlsColumn[];
 
 /**

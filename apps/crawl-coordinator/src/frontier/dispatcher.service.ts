@@ -81,17 +81,21 @@ export class DispatcherService {
   private async dispatchCrawl(crawlId: string, share: number): Promise<number> {
     // A claim whose COMMIT lost its answer (Postgres crashed under it) is published all the same:
     // had it committed, unpublished, its pages would wait out the lease (5 minutes) for nothing.
-    const claimed = await resultEvenIfCommitUnknown(this.db.transaction(async (sql) => {
-      const crawl = await this.frontier.lockForDispatch(sql, crawlId);
-      if (!crawl) return null;
-      if (crawl.outOfCredits) {
-        await this.crawls.finish(sql, crawl, { kind: 'failed', code: 'insufficient_credits', detail: 'The account ran out of credits.' });
-        this.metrics.crawlsFinished.inc({ status: 'failed', reason: 'insufficient_credits' });
-        return null;
-      }
-      const pages = await this.frontier.claim(sql, crawlId, Math.min(share, crawl.budget), this.settings.leaseMs);
-      return { crawl, pages };
-    }), (error) => this.logger.warn({ err: error, crawl_id: crawlId }, 'claim commit unconfirmed (database lost); publishing its pages anyway'));
+    const claimed = await resultEvenIfCommitUnknown(
+      this.db.transaction(async (sql) => {
+        const crawl = await this.frontier.lockForDispatch(sql, crawlId);
+        if (!crawl) return null;
+        if (crawl.outOfCredits) {
+          await this.crawls.finish(sql, crawl, { kind: 'failed', code: 'insufficient_credits', detail: 'The account ran out of credits.' });
+          this.metrics.crawlsFinished.inc({ status: 'failed', reason: 'insufficient_credits' });
+          return null;
+        }
+        const pages = await this.frontier.claim(sql, crawlId, Math.min(share, crawl.budget), this.settings.leaseMs);
+        return { crawl, pages };
+      }),
+      (error) =>
+        this.logger.warn({ err: error, crawl_id: crawlId }, 'claim commit unconfirmed (database lost); publishing its pages anyway'),
+    );
     if (!claimed || claimed.pages.length === 0) return 0;
     const { crawl, pages } = claimed;
     const autoTiers = autoTiersOf(crawl.planFeatures);
@@ -125,7 +129,8 @@ export class DispatcherService {
           {
             holdMs: Math.max(1_000, this.settings.leaseMs / 2),
             signal: this.stopping.signal,
-            onHold: (error, held) => this.logger.warn({ err: error, crawl_id: crawl.id, held }, 'NATS refused page tasks; holding them until it is back'),
+            onHold: (error, held) =>
+              this.logger.warn({ err: error, crawl_id: crawl.id, held }, 'NATS refused page tasks; holding them until it is back'),
           },
         );
       } catch (error) {

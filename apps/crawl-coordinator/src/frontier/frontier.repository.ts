@@ -83,7 +83,9 @@ export class FrontierRepository {
       await sql.query(`UPDATE crawls SET pages_dispatched = pages_dispatched + $2 WHERE id = $1`, [crawlId, rows.length]);
     }
     // bigint ids arrive as strings; they stay below 2^53, the contract's integer range.
-    return rows.map((r) => ({ ...r, frontierId: Number(r.frontierId), leaseUntilMs: Number(r.leaseUntilMs) })).sort((a, b) => a.frontierId - b.frontierId);
+    return rows
+      .map((r) => ({ ...r, frontierId: Number(r.frontierId), leaseUntilMs: Number(r.leaseUntilMs) }))
+      .sort((a, b) => a.frontierId - b.frontierId);
   }
 
   /** Crawls with leases that ran out (the page's message was lost or its worker died). */

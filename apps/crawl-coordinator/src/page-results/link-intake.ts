@@ -44,10 +44,7 @@ export interface PageLinks {
  * applied, depth limit applied, duplicates within the batch dropped (first met wins, so breadth-first
  * order is kept). Returns the candidates and how many links were duplicates within the batch.
  */
-export function collectCandidates(
-  pages: PageLinks[],
-  rules: IntakeRules,
-): { candidates: LinkCandidate[]; duplicates: number } {
+export function collectCandidates(pages: PageLinks[], rules: IntakeRules): { candidates: LinkCandidate[]; duplicates: number } {
   const seen = new Map<string, LinkCandidate>();
   let duplicates = 0;
   for (const page of pages) {

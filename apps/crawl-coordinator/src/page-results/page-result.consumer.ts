@@ -60,7 +60,8 @@ export class PageResultConsumer {
           await retryWhileDatabaseDown(() => this.applyAndAnnounce(results), {
             holdMs: DATABASE_DOWN_HOLD_MS,
             onRetry: (error) => {
-              if (!warned) this.logger.warn({ err: error, batch: messages.length }, 'database unreachable; holding page results until it is back');
+              if (!warned)
+                this.logger.warn({ err: error, batch: messages.length }, 'database unreachable; holding page results until it is back');
               warned = true;
               for (const message of messages) message.working();
             },
@@ -99,7 +100,10 @@ export class PageResultConsumer {
       }
       this.logContentFailures(outcome.contentFailures);
       await this.contents.purge(group, (error, result) =>
-        this.logger.warn({ err: error, crawl_id: result.crawl_id, frontier_id: result.frontier_id }, 'could not purge spilled page HTML; its max age will'),
+        this.logger.warn(
+          { err: error, crawl_id: result.crawl_id, frontier_id: result.frontier_id },
+          'could not purge spilled page HTML; its max age will',
+        ),
       );
     }
   }
@@ -108,8 +112,10 @@ export class PageResultConsumer {
   private logContentFailures(failures: ContentFailure[]): void {
     for (const { crawlId, frontierId, reason } of failures) {
       const fields = { crawl_id: crawlId, frontier_id: frontierId, reason };
-      if (reason === 'spilled_content_lost') this.logger.warn(fields, "kept page's HTML expired or vanished before it was stored; content failed");
-      else if (reason === 'body_too_large') this.logger.info(fields, 'kept page is larger than the workers\' MAX_BODY_BYTES; content failed');
+      if (reason === 'spilled_content_lost')
+        this.logger.warn(fields, "kept page's HTML expired or vanished before it was stored; content failed");
+      else if (reason === 'body_too_large')
+        this.logger.info(fields, "kept page is larger than the workers' MAX_BODY_BYTES; content failed");
       else this.logger.debug(fields, 'kept page brought no HTML; content failed');
     }
   }

@@ -103,7 +103,11 @@ export class PageResultService {
     contentFailures: ContentFailure[],
   ): Promise<{ applied: number; stale: number; newWork: boolean }> {
     const rows = new Map<number, DispatchedRow>();
-    for (const row of await this.results.frontierRows(sql, crawl.id, results.map((r) => r.frontier_id))) {
+    for (const row of await this.results.frontierRows(
+      sql,
+      crawl.id,
+      results.map((r) => r.frontier_id),
+    )) {
       rows.set(row.id, row);
     }
     const current: { result: CrawlPageResultV1; row: DispatchedRow }[] = [];
@@ -153,7 +157,12 @@ export class PageResultService {
         contentStatus.push(null);
       }
     }
-    await this.results.settleRows(sql, current.map((c) => c.row.id), states, contentStatus);
+    await this.results.settleRows(
+      sql,
+      current.map((c) => c.row.id),
+      states,
+      contentStatus,
+    );
     await this.results.insertContents(sql, crawl.id, contents);
     await recordCharges(sql, crawlCharges);
     charges.push(...crawlCharges);
@@ -161,9 +170,7 @@ export class PageResultService {
     // Links join the results while the crawl runs, and for the post-stop window after a stop.
     const acceptsLinks =
       crawl.status === 'running' ||
-      (crawl.status === 'stopped' &&
-        crawl.stoppedAt !== null &&
-        Date.now() < crawl.stoppedAt.getTime() + this.settings.stopWindowMs);
+      (crawl.status === 'stopped' && crawl.stoppedAt !== null && Date.now() < crawl.stoppedAt.getTime() + this.settings.stopWindowMs);
     const rules = { depth: crawl.depth, includePatterns: crawl.includePatterns, excludePatterns: crawl.excludePatterns };
     const opened = acceptsLinks ? current.filter(({ result }) => result.opened && result.outcome === 'fetched') : [];
     let duplicates = opened.reduce((sum, { result }) => sum + result.duplicate_links, 0);

@@ -188,10 +188,9 @@ export async function frontierRow(sql: Sql, crawlId: string, url: string): Promi
 
 /** The results a reader of the crawl gets, in result order. */
 export async function readItems(sql: Sql, crawlId: string): Promise<{ url: string; itemSeq: number }[]> {
-  return sql.query(
-    `SELECT url, item_seq AS "itemSeq" FROM crawl_frontier WHERE crawl_id = $1 AND item_seq IS NOT NULL ORDER BY item_seq`,
-    [crawlId],
-  );
+  return sql.query(`SELECT url, item_seq AS "itemSeq" FROM crawl_frontier WHERE crawl_id = $1 AND item_seq IS NOT NULL ORDER BY item_seq`, [
+    crawlId,
+  ]);
 }
 
 export interface Billing {
@@ -207,4 +206,3 @@ export async function readBilling(sql: Sql, tenantId: string): Promise<Billing> 
   );
   return { creditsUsed: Number(tenant.used), ledger };
 }
-

@@ -122,7 +122,11 @@ export class BatchTaskConsumer {
       if (!tracesExported()) return await context.with(parent, () => this.fetchAndPublish(message));
       return await withSpan(
         'batch.task.fetch',
-        { parent, kind: SpanKind.CONSUMER, attributes: { 'trawl.run_id': task.run_id, 'trawl.seq': task.seq, 'trawl.attempt': task.attempt } },
+        {
+          parent,
+          kind: SpanKind.CONSUMER,
+          attributes: { 'trawl.run_id': task.run_id, 'trawl.seq': task.seq, 'trawl.attempt': task.attempt },
+        },
         () => this.fetchAndPublish(message),
       );
     } finally {

@@ -26,7 +26,8 @@ export function registerBrowserPoolMetrics(registry: Registry, pool: BrowserPool
     registers: [registry],
     collect() {
       const stats = pool.stats();
-      for (const event of ['launched', 'crashed', 'retired', 'reused', 'unwipeable', 'unresponsive'] as const) this.set({ event }, stats[event]);
+      for (const event of ['launched', 'crashed', 'retired', 'reused', 'unwipeable', 'unresponsive'] as const)
+        this.set({ event }, stats[event]);
       this.set({ event: 'launch_failed' }, stats.launchFailed);
     },
   });

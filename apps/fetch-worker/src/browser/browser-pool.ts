@@ -288,7 +288,9 @@ export class BrowserPool {
 
   /** Process group ids of the running browsers (for tests and diagnostics). */
   browserProcessGroups(): number[] {
-    return this.slots.filter((slot): slot is PooledBrowser => slot !== undefined && slot.state !== 'dead').map((slot) => slot.chromium.pgid);
+    return this.slots
+      .filter((slot): slot is PooledBrowser => slot !== undefined && slot.state !== 'dead')
+      .map((slot) => slot.chromium.pgid);
   }
 
   /**
@@ -299,7 +301,8 @@ export class BrowserPool {
     this.closing ??= (async () => {
       this.closed = true;
       clearInterval(this.sweeper);
-      for (const waiter of this.waiters.splice(0)) waiter.reject(new BrowserError(BrowserErrorCode.PoolClosed, 'The browser pool is closed'));
+      for (const waiter of this.waiters.splice(0))
+        waiter.reject(new BrowserError(BrowserErrorCode.PoolClosed, 'The browser pool is closed'));
       await Promise.allSettled([...this.launching]);
       this.slots.forEach((slot, index) => {
         if (slot) this.closeBrowser(slot);

@@ -53,7 +53,11 @@ export async function emulateIdentity(page: Page, identity: BrowserIdentity, tim
     followChildren(session, emulation);
   }
   emulation.identity = identity;
-  await withTimeout(Promise.all([...frameOverrides(session, identity, emulation), sizeWindow(session, identity, emulation)]), timeoutMs, 'emulate identity');
+  await withTimeout(
+    Promise.all([...frameOverrides(session, identity, emulation), sizeWindow(session, identity, emulation)]),
+    timeoutMs,
+    'emulate identity',
+  );
 }
 
 /**

@@ -16,7 +16,10 @@ interface ScriptSettings {
  * that compares a function's source with `[native code]` sees nothing.
  */
 function identityInit(settings: ScriptSettings): void {
-  const scope = globalThis as unknown as Record<string, { prototype?: object } | undefined> & { document?: unknown; isSecureContext?: boolean };
+  const scope = globalThis as unknown as Record<string, { prototype?: object } | undefined> & {
+    document?: unknown;
+    isSecureContext?: boolean;
+  };
   const nativeToString = Function.prototype.toString;
   const masked = new WeakMap<object, string>();
   const toStringProxy = new Proxy(nativeToString, {
@@ -37,7 +40,10 @@ function identityInit(settings: ScriptSettings): void {
     const descriptor = proto && Object.getOwnPropertyDescriptor(proto, name);
     if (!proto || !descriptor?.get) return;
     const get = descriptor.get;
-    Object.defineProperty(proto, name, { ...descriptor, get: wrap(get, (target, self, args) => answer(Reflect.apply(target, self, args))) });
+    Object.defineProperty(proto, name, {
+      ...descriptor,
+      get: wrap(get, (target, self, args) => answer(Reflect.apply(target, self, args))),
+    });
   };
   for (const name of ['WebGLRenderingContext', 'WebGL2RenderingContext']) {
     const proto = scope[name]?.prototype as Record<string, unknown> | undefined;
@@ -66,7 +72,8 @@ function identityInit(settings: ScriptSettings): void {
     // untouched permission): BotD's headless check compares it with the permissions API. Decided
     // when read: a worker that still waits for the debugger hangs its page if asked where it is.
     const notification = scope.Notification as object | undefined;
-    if (notification) replaceGetter(notification, 'permission', (native) => (native === 'denied' && scope.isSecureContext ? 'default' : native));
+    if (notification)
+      replaceGetter(notification, 'permission', (native) => (native === 'denied' && scope.isSecureContext ? 'default' : native));
   }
 }
 

@@ -41,7 +41,11 @@ const NETWORK_ALMOST_IDLE = { idleTime: 500, concurrency: 2 } as const;
  * Runs `instructions` in order on `page`, each under a time limit; a failed step is reported and
  * the next one runs (fetch-details "js_instructions"). Never throws for a step's failure.
  */
-export async function runInstructions(page: Page, instructions: readonly JsInstructionV1[], limits: InstructionLimits): Promise<InstructionsReport> {
+export async function runInstructions(
+  page: Page,
+  instructions: readonly JsInstructionV1[],
+  limits: InstructionLimits,
+): Promise<InstructionsReport> {
   const started = Date.now();
   const steps: InstructionReport[] = [];
   for (const instruction of instructions) {
@@ -91,9 +95,12 @@ async function runStep(page: Page, instruction: JsInstructionV1, timeoutMs: numb
   if ('scroll_x' in instruction) return void (await main.evaluate(`window.scrollBy(${Number(instruction.scroll_x)}, 0)`));
   if ('evaluate' in instruction) return void (await main.evaluate(instruction.evaluate));
   if ('wait_event' in instruction) return waitEvent(page, instruction.wait_event, timeoutMs);
-  if ('frame_click' in instruction) return click(await frameOf(main, instruction.frame_click[0], timeoutMs), instruction.frame_click[1], timeoutMs);
-  if ('frame_wait_for' in instruction) return waitFor(await frameOf(main, instruction.frame_wait_for[0], timeoutMs), instruction.frame_wait_for[1], timeoutMs);
-  if ('frame_check' in instruction) return setChecked(await frameOf(main, instruction.frame_check[0], timeoutMs), instruction.frame_check[1], true, timeoutMs);
+  if ('frame_click' in instruction)
+    return click(await frameOf(main, instruction.frame_click[0], timeoutMs), instruction.frame_click[1], timeoutMs);
+  if ('frame_wait_for' in instruction)
+    return waitFor(await frameOf(main, instruction.frame_wait_for[0], timeoutMs), instruction.frame_wait_for[1], timeoutMs);
+  if ('frame_check' in instruction)
+    return setChecked(await frameOf(main, instruction.frame_check[0], timeoutMs), instruction.frame_check[1], true, timeoutMs);
   if ('frame_uncheck' in instruction) {
     return setChecked(await frameOf(main, instruction.frame_uncheck[0], timeoutMs), instruction.frame_uncheck[1], false, timeoutMs);
   }

@@ -93,7 +93,9 @@ export async function parkPage(target: ReusablePage, timeoutMs: number): Promise
   const frameKeys: string[] = [];
   if (subframes.length > 0) {
     const keyOf = (frame: Frame) =>
-      withTimeout(cdp.send('Storage.getStorageKey', { frameId: frameIdOf(frame) }), timeoutMs, 'storage key').then((answer) => answer.storageKey);
+      withTimeout(cdp.send('Storage.getStorageKey', { frameId: frameIdOf(frame) }), timeoutMs, 'storage key').then(
+        (answer) => answer.storageKey,
+      );
     const [mainKey, ...keys] = await Promise.all([keyOf(mainFrame), ...subframes.map(keyOf)]);
     const silenced = await Promise.all(subframes.map((frame) => withTimeout(frame.evaluate(SILENCE_FRAME), timeoutMs, 'silence frame')));
     if (silenced.some((clean) => clean !== true)) return 'frame_not_silenced';
@@ -124,13 +126,27 @@ export async function parkPage(target: ReusablePage, timeoutMs: number): Promise
     withTimeout(cdp.send('Network.clearBrowserCache'), timeoutMs, 'clear cache'),
   ];
   if (mainOrigin) {
-    steps.push(withTimeout(cdp.send('Storage.clearDataForOrigin', { origin: mainOrigin, storageTypes: STORAGE_TYPES }), timeoutMs, 'clear origin data'));
+    steps.push(
+      withTimeout(
+        cdp.send('Storage.clearDataForOrigin', { origin: mainOrigin, storageTypes: STORAGE_TYPES }),
+        timeoutMs,
+        'clear origin data',
+      ),
+    );
     if (!outcome.session) {
-      steps.push(withTimeout(cdp.send('DOMStorage.clear', { storageId: { securityOrigin: mainOrigin, isLocalStorage: false } }), timeoutMs, 'clear session storage'));
+      steps.push(
+        withTimeout(
+          cdp.send('DOMStorage.clear', { storageId: { securityOrigin: mainOrigin, isLocalStorage: false } }),
+          timeoutMs,
+          'clear session storage',
+        ),
+      );
     }
   }
   for (const storageKey of frameKeys) {
-    steps.push(withTimeout(cdp.send('Storage.clearDataForStorageKey', { storageKey, storageTypes: STORAGE_TYPES }), timeoutMs, 'clear frame data'));
+    steps.push(
+      withTimeout(cdp.send('Storage.clearDataForStorageKey', { storageKey, storageTypes: STORAGE_TYPES }), timeoutMs, 'clear frame data'),
+    );
   }
   await Promise.all(steps);
   activity.origins.clear();
@@ -200,7 +216,11 @@ export async function leaveParkedUrl(page: Page, url: string, timeoutMs: number)
   target.hash = '';
   if (current.href !== target.href) return true;
   const marker = `${PARKED_PATH}?${randomUUID()}`;
-  const moved = await withTimeout(page.evaluate(`history.replaceState(null, '', ${JSON.stringify(marker)}); location.href`), timeoutMs, 'leave the parked URL');
+  const moved = await withTimeout(
+    page.evaluate(`history.replaceState(null, '', ${JSON.stringify(marker)}); location.href`),
+    timeoutMs,
+    'leave the parked URL',
+  );
   return typeof moved === 'string' && moved.endsWith(marker);
 }
 

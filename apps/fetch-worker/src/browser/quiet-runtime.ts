@@ -81,7 +81,10 @@ function installOnce(): void {
   } as typeof send;
   for (const method of ['evaluate', 'evaluateHandle', 'adoptBackendNode'] as const) {
     const original = IsolatedWorld.prototype[method] as (...args: unknown[]) => Promise<unknown>;
-    (IsolatedWorld.prototype as unknown as Record<string, unknown>)[method] = function withContext(this: IsolatedWorld, ...args: unknown[]) {
+    (IsolatedWorld.prototype as unknown as Record<string, unknown>)[method] = function withContext(
+      this: IsolatedWorld,
+      ...args: unknown[]
+    ) {
       // With a context, puppeteer's call must start in this tick (it orders evaluations by it).
       if (this.hasContext() || !isQuietFrameWorld(this)) return original.apply(this, args);
       return ensureContext(this).then(() => original.apply(this, args));
@@ -149,7 +152,9 @@ function announcement(world: IsolatedWorld): Promise<void> {
 
 /** puppeteer's utility world in the frame's current document (made if it is not there yet). */
 async function utilityContextId(session: CDPSession, frameId: string): Promise<number | undefined> {
-  const made = await session.send('Page.createIsolatedWorld', { frameId, worldName: UTILITY_WORLD_NAME, grantUniveralAccess: true }).catch(() => undefined);
+  const made = await session
+    .send('Page.createIsolatedWorld', { frameId, worldName: UTILITY_WORLD_NAME, grantUniveralAccess: true })
+    .catch(() => undefined);
   return made?.executionContextId;
 }
 

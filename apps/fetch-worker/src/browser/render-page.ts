@@ -19,7 +19,16 @@ import type { ProxySessionStats } from '../egress-proxy';
 /** The options of a Fetch request that change how a page is rendered. */
 export type RenderOptions = Pick<
   FetchOptionsV1,
-  'js_instructions' | 'wait_for' | 'wait' | 'block_resources' | 'json_response' | 'screenshot' | 'response_type' | 'device' | 'window_width' | 'window_height'
+  | 'js_instructions'
+  | 'wait_for'
+  | 'wait'
+  | 'block_resources'
+  | 'json_response'
+  | 'screenshot'
+  | 'response_type'
+  | 'device'
+  | 'window_width'
+  | 'window_height'
 >;
 
 /** What to render: a `FetchRequestV1` as far as the browser is concerned. */
@@ -99,7 +108,17 @@ export interface RenderedPage {
 const viewports = new WeakMap<Page, string>();
 
 // Request headers the browser owns; a caller's copy would corrupt the request.
-const NAVIGATION_HEADERS_DROPPED = new Set(['host', 'content-length', 'connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'te', 'trailer', 'expect']);
+const NAVIGATION_HEADERS_DROPPED = new Set([
+  'host',
+  'content-length',
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'upgrade',
+  'te',
+  'trailer',
+  'expect',
+]);
 
 /**
  * Renders `input` in the lease's fresh page: viewport and user agent, interception (first POST,
@@ -151,19 +170,27 @@ export async function renderPage(lease: BrowserLease, input: RenderInput, settin
     'setRequestInterception',
   );
   if (intercepting) lease.discard();
-  const xhr = options.json_response ? new XhrRecorder(page, { maxCalls: settings.maxXhrCalls, maxBodyBytes: settings.maxXhrBodyBytes }) : undefined;
+  const xhr = options.json_response
+    ? new XhrRecorder(page, { maxCalls: settings.maxXhrCalls, maxBodyBytes: settings.maxXhrBodyBytes })
+    : undefined;
   const mainDocument = trackMainDocument(page);
   const load = watchLoad(page);
   try {
     if (!(await unlessHung(leaveParkedUrl(page, input.url, remaining(lease.callTimeoutMs))))) {
       lease.discard();
-      throw new BrowserError(BrowserErrorCode.NavigationFailed, 'The previous page in this browser tab kept it from loading the page; retry');
+      throw new BrowserError(
+        BrowserErrorCode.NavigationFailed,
+        'The previous page in this browser tab kept it from loading the page; retry',
+      );
     }
     // A parked page's renderer may have hung while it waited (a callback of its old document): its
     // next document arrives but is never shown. Only a GET is handed to a fresh page for it.
     const hung = lease.reused && input.method === 'GET' ? watchCommit(page, settings.commitTimeoutMs ?? 5_000) : undefined;
     try {
-      await Promise.race([navigate(page, input, egress, remaining(settings.navigationTimeoutMs ?? 30_000), deadlineAt), ...(hung ? [hung.failed] : [])]);
+      await Promise.race([
+        navigate(page, input, egress, remaining(settings.navigationTimeoutMs ?? 30_000), deadlineAt),
+        ...(hung ? [hung.failed] : []),
+      ]);
     } finally {
       hung?.stop();
     }
@@ -180,7 +207,11 @@ export async function renderPage(lease: BrowserLease, input: RenderInput, settin
     }
     if (options.wait) await new Promise((resolve) => setTimeout(resolve, remaining(options.wait ?? 0)));
     const instructionsReport = options.js_instructions?.length
-      ? await runInstructions(page, options.js_instructions, { deadlineAt, stepTimeoutMs: settings.stepTimeoutMs ?? 15_000, reserveMs: lease.callTimeoutMs })
+      ? await runInstructions(page, options.js_instructions, {
+          deadlineAt,
+          stepTimeoutMs: settings.stepTimeoutMs ?? 15_000,
+          reserveMs: lease.callTimeoutMs,
+        })
       : undefined;
 
     const response = mainDocument.last();
@@ -199,7 +230,10 @@ export async function renderPage(lease: BrowserLease, input: RenderInput, settin
     return {
       status: response.status(),
       finalUrl: response.url(),
-      redirectChain: response.request().redirectChain().map((request) => request.url()),
+      redirectChain: response
+        .request()
+        .redirectChain()
+        .map((request) => request.url()),
       headers,
       contentType: headers['content-type'],
       html,
@@ -269,9 +303,19 @@ function isMainDocument(page: Page, response: HTTPResponse): boolean {
   return !(status >= 300 && status < 400 && response.headers()['location'] !== undefined);
 }
 
-async function navigate(page: Page, input: RenderInput, egress: BrowserLease['egress'], timeoutMs: number, deadlineAt: number): Promise<void> {
+async function navigate(
+  page: Page,
+  input: RenderInput,
+  egress: BrowserLease['egress'],
+  timeoutMs: number,
+  deadlineAt: number,
+): Promise<void> {
   try {
-    const response = await withTimeout(page.goto(input.url, { waitUntil: 'domcontentloaded', timeout: timeoutMs }), timeoutMs + 1_000, 'goto');
+    const response = await withTimeout(
+      page.goto(input.url, { waitUntil: 'domcontentloaded', timeout: timeoutMs }),
+      timeoutMs + 1_000,
+      'goto',
+    );
     // No response: the URL only moved within the current document (parking makes that impossible for
     // a reused page); there is no new document to wait for.
     if (!response) throw new BrowserError(BrowserErrorCode.NavigationFailed, 'The page answered nothing');
@@ -282,7 +326,8 @@ async function navigate(page: Page, input: RenderInput, egress: BrowserLease['eg
     const url = new URL(input.url);
     const failure = egress.failureFor(url.hostname, Number(url.port || (url.protocol === 'https:' ? 443 : 80)));
     if (failure) refuseIfEgressAnswer(failure.code);
-    if (Date.now() >= deadlineAt) throw new BrowserError(BrowserErrorCode.DeadlineExceeded, 'The request deadline passed while loading the page', { cause: error });
+    if (Date.now() >= deadlineAt)
+      throw new BrowserError(BrowserErrorCode.DeadlineExceeded, 'The request deadline passed while loading the page', { cause: error });
     const reason = /net::ERR_[A-Z_]+/.exec(String((error as Error).message))?.[0] ?? 'the page did not load in time';
     throw new BrowserError(BrowserErrorCode.NavigationFailed, `The page could not be loaded: ${reason}`, { cause: error });
   }
@@ -317,7 +362,10 @@ function watchCommit(page: Page, timeoutMs: number): CommitWatch {
   const onResponse = (response: HTTPResponse) => {
     // Not from a redirect: its target may take long to answer.
     if (timer || !isMainDocument(page, response)) return;
-    timer = setTimeout(() => fail(new BrowserError(BrowserErrorCode.PageUnresponsive, 'The reused browser page stopped answering')), timeoutMs);
+    timer = setTimeout(
+      () => fail(new BrowserError(BrowserErrorCode.PageUnresponsive, 'The reused browser page stopped answering')),
+      timeoutMs,
+    );
   };
   const onNavigated = (frame: Frame) => {
     if (frame === page.mainFrame()) stop();
@@ -393,7 +441,11 @@ async function contentOf(page: Page, timeoutMs: number): Promise<string> {
   }
 }
 
-async function takeScreenshot(page: Page, options: NonNullable<RenderOptions['screenshot']>, timeoutMs: number): Promise<RenderedScreenshot> {
+async function takeScreenshot(
+  page: Page,
+  options: NonNullable<RenderOptions['screenshot']>,
+  timeoutMs: number,
+): Promise<RenderedScreenshot> {
   const type = options.format;
   const imageOptions = { type, quality: type === 'jpeg' ? (options.quality ?? 80) : undefined } as const;
   let data: Uint8Array;

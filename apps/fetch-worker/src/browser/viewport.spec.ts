@@ -11,7 +11,13 @@ describe('viewport', () => {
     });
 
     it("emulates the size asked for, the identity's window filling in a side not given", () => {
-      expect(viewportFor({ window_width: 800, window_height: 600 }, identity)).toEqual({ width: 800, height: 600, deviceScaleFactor: 1, isMobile: false, hasTouch: false });
+      expect(viewportFor({ window_width: 800, window_height: 600 }, identity)).toEqual({
+        width: 800,
+        height: 600,
+        deviceScaleFactor: 1,
+        isMobile: false,
+        hasTouch: false,
+      });
       expect(viewportFor({ window_width: 800 }, identity)).toMatchObject({ width: 800, height: identity.window.innerHeight });
     });
 

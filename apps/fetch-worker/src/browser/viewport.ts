@@ -9,7 +9,10 @@ import type { BrowserIdentity } from '../identity';
  * out-of-process frames). A size not given is the identity's. The scale factor stays 1 so a
  * screenshot's pixels are CSS pixels (what `window_width` asked for).
  */
-export function viewportFor(options: Pick<FetchOptionsV1, 'device' | 'window_width' | 'window_height'>, identity: BrowserIdentity): Viewport | undefined {
+export function viewportFor(
+  options: Pick<FetchOptionsV1, 'device' | 'window_width' | 'window_height'>,
+  identity: BrowserIdentity,
+): Viewport | undefined {
   const mobile = options.device === 'mobile';
   if (!mobile && options.window_width === undefined && options.window_height === undefined) return undefined;
   return {

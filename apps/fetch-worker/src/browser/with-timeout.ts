@@ -8,10 +8,13 @@ import { BrowserError, BrowserErrorCode } from './browser.errors';
  */
 export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      promise.catch(() => undefined);
-      reject(new BrowserError(BrowserErrorCode.CallTimeout, `Browser call ${what} took longer than ${Math.round(ms)} ms`));
-    }, Math.max(0, ms));
+    const timer = setTimeout(
+      () => {
+        promise.catch(() => undefined);
+        reject(new BrowserError(BrowserErrorCode.CallTimeout, `Browser call ${what} took longer than ${Math.round(ms)} ms`));
+      },
+      Math.max(0, ms),
+    );
     promise.then(
       (value) => {
         clearTimeout(timer);

@@ -101,7 +101,13 @@ export class XhrRecorder {
         );
     this.calls.push({
       request,
-      call: { url: response.url(), method: request.method(), status_code: status, headers: response.headers(), request_headers: request.headers() },
+      call: {
+        url: response.url(),
+        method: request.method(),
+        status_code: status,
+        headers: response.headers(),
+        request_headers: request.headers(),
+      },
       body,
       bounded: isRedirect || response.headers()['content-length'] !== undefined,
     });

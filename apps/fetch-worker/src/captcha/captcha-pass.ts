@@ -42,7 +42,12 @@ export class CaptchaPass {
     if (!solver || page.html === undefined) return undefined;
     const challenge = findCaptchaChallenge(page.html, page.finalUrl);
     if (!challenge) return undefined;
-    const token = await this.solver.solve(solver, { widget: challenge.widget, sitekey: challenge.sitekey, pageUrl: page.finalUrl }, deadlineAt, signal);
+    const token = await this.solver.solve(
+      solver,
+      { widget: challenge.widget, sitekey: challenge.sitekey, pageUrl: page.finalUrl },
+      deadlineAt,
+      signal,
+    );
     const submission = challengeSubmission(challenge, token);
     const headers: Record<string, string> = { referer: page.finalUrl };
     if (submission.body) headers['content-type'] = 'application/x-www-form-urlencoded';

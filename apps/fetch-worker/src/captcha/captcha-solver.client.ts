@@ -23,13 +23,7 @@ export interface CaptchaSolverClientOptions {
 }
 
 /** 2captcha's answers that mean the key itself is refused (REQS006), as opposed to a failed solve. */
-const KEY_ERRORS = new Set([
-  'ERROR_WRONG_USER_KEY',
-  'ERROR_KEY_DOES_NOT_EXIST',
-  'ERROR_ZERO_BALANCE',
-  'ERROR_IP_NOT_ALLOWED',
-  'IP_BANNED',
-]);
+const KEY_ERRORS = new Set(['ERROR_WRONG_USER_KEY', 'ERROR_KEY_DOES_NOT_EXIST', 'ERROR_ZERO_BALANCE', 'ERROR_IP_NOT_ALLOWED', 'IP_BANNED']);
 const NOT_READY = 'CAPCHA_NOT_READY';
 /** The 2captcha `method` and sitekey parameter of each widget. */
 const TASK_PARAMETERS: Record<CaptchaWidget, { method: string; sitekeyParameter: string }> = {

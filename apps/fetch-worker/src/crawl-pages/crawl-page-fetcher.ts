@@ -12,7 +12,13 @@ import type { WorkerMetrics } from '../worker.metrics';
 const BLOCKED = 'blocked';
 
 /** Options of a crawl page as a Fetch request: nothing but adaptive stealth (Crawl spec §1). */
-const CRAWL_PAGE_OPTIONS: FetchOptionsV1 = { js_render: false, premium_proxy: false, mode: 'auto', json_response: false, original_status: false };
+const CRAWL_PAGE_OPTIONS: FetchOptionsV1 = {
+  js_render: false,
+  premium_proxy: false,
+  mode: 'auto',
+  json_response: false,
+  original_status: false,
+};
 
 /** Tiers of a task queued by a coordinator older than `auto_tiers`: what crawls had then. */
 const TIERS_OF_OLD_TASKS: readonly Tier[] = [Tier.Basic];

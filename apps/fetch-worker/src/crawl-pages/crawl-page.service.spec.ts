@@ -31,11 +31,17 @@ const noCaptcha = { pass: async () => undefined } as unknown as CaptchaPass;
 
 function serviceFor(pages: Record<string, FakePage>, maxResultBytes?: number, engine = new FakeEngine(pages)) {
   const target = new TargetFetcher({ engines: { http: engine }, identities: testIdentities, captcha: noCaptcha });
-  const fetcher = new CrawlPageFetcher({ target, pageTimeoutMs: 30_000, maxBodyBytes: 10 * 1024 * 1024, metrics: new WorkerMetrics(new Registry()) });
+  const fetcher = new CrawlPageFetcher({
+    target,
+    pageTimeoutMs: 30_000,
+    maxBodyBytes: 10 * 1024 * 1024,
+    metrics: new WorkerMetrics(new Registry()),
+  });
   return new CrawlPageService(fetcher, { maxResultBytes }, pino({ level: 'silent' }));
 }
 
-const HOME = '<a href="/a">a</a><a href="https://www.example.com/a/">dup</a><a href="https://other.com/">x</a><a href="https://blog.example.com/">b</a>';
+const HOME =
+  '<a href="/a">a</a><a href="https://www.example.com/a/">dup</a><a href="https://other.com/">x</a><a href="https://blog.example.com/">b</a>';
 
 describe(CrawlPageService.name, () => {
   describe('fetchPage', () => {

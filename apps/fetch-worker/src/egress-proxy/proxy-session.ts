@@ -265,7 +265,9 @@ export class ProxySession {
       upstreamSocket = await this.openTo(target);
     } catch (error) {
       const { status, code } = this.fail(target, error);
-      client.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n${EGRESS_REFUSAL_HEADER}: ${this.refusalToken} ${code}\r\n\r\n`);
+      client.end(
+        `HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n${EGRESS_REFUSAL_HEADER}: ${this.refusalToken} ${code}\r\n\r\n`,
+      );
       return;
     }
     if (client.destroyed) {
@@ -350,7 +352,8 @@ export class ProxySession {
         res.destroy();
         return;
       }
-      const { status, code } = error instanceof EgressError ? this.fail(target, error) : { status: 502, code: EgressErrorCode.ConnectFailed };
+      const { status, code } =
+        error instanceof EgressError ? this.fail(target, error) : { status: 502, code: EgressErrorCode.ConnectFailed };
       this.refuse(res, status, code);
     });
     // A browser that gives up on the answer: the connection is not left half-read for the next request.

@@ -30,7 +30,20 @@ describe('proxy targets', () => {
 
   describe(endToEndHeaders.name, () => {
     it('drops hop-by-hop fields and those Connection names, keeping order and case', () => {
-      const raw = ['Host', 'a.test', 'Proxy-Connection', 'keep-alive', 'Connection', 'keep-alive, X-Secret', 'X-Secret', '1', 'Accept', '*/*', 'Transfer-Encoding', 'chunked'];
+      const raw = [
+        'Host',
+        'a.test',
+        'Proxy-Connection',
+        'keep-alive',
+        'Connection',
+        'keep-alive, X-Secret',
+        'X-Secret',
+        '1',
+        'Accept',
+        '*/*',
+        'Transfer-Encoding',
+        'chunked',
+      ];
       expect(endToEndHeaders(raw)).toEqual(['Host', 'a.test', 'Accept', '*/*']);
     });
   });

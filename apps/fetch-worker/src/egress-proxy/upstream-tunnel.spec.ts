@@ -25,10 +25,12 @@ describe('upstream tunnel', () => {
 
   describe(connectRequestHead.name, () => {
     it('asks for the target with Host and, when given, Proxy-Authorization', () => {
-      expect(connectRequestHead({ host: '93.184.215.14', port: 443 }, { protocol: 'http:', host: 'p', port: 1, authorization: 'Basic eDp5' })).toBe(
-        'CONNECT 93.184.215.14:443 HTTP/1.1\r\nHost: 93.184.215.14:443\r\nProxy-Authorization: Basic eDp5\r\n\r\n',
+      expect(
+        connectRequestHead({ host: '93.184.215.14', port: 443 }, { protocol: 'http:', host: 'p', port: 1, authorization: 'Basic eDp5' }),
+      ).toBe('CONNECT 93.184.215.14:443 HTTP/1.1\r\nHost: 93.184.215.14:443\r\nProxy-Authorization: Basic eDp5\r\n\r\n');
+      expect(connectRequestHead({ host: '::1', port: 80 }, { protocol: 'http:', host: 'p', port: 1 })).toBe(
+        'CONNECT [::1]:80 HTTP/1.1\r\nHost: [::1]:80\r\n\r\n',
       );
-      expect(connectRequestHead({ host: '::1', port: 80 }, { protocol: 'http:', host: 'p', port: 1 })).toBe('CONNECT [::1]:80 HTTP/1.1\r\nHost: [::1]:80\r\n\r\n');
     });
   });
 

@@ -85,7 +85,13 @@ describe(answerBody.name, () => {
 
   it('answers json_response with the html, the XHR calls, the report and a base64 screenshot', () => {
     const screenshot = { data: Buffer.from('png-bytes'), type: 'png' as const, width: 800, height: 600 };
-    const report = { instructions_duration: 5, instructions_executed: 1, instructions_succeeded: 1, instructions_failed: 0, instructions: [] };
+    const report = {
+      instructions_duration: 5,
+      instructions_executed: 1,
+      instructions_succeeded: 1,
+      instructions_failed: 0,
+      instructions: [],
+    };
     const answer = answerBody(
       page({ html: '<p>x</p>', screenshot, jsInstructionsReport: report }),
       options({ json_response: true, screenshot: { fullpage: false, format: 'png' } }),
@@ -101,12 +107,17 @@ describe(answerBody.name, () => {
 
   it('answers a screenshot as the image and a PDF as application/pdf', () => {
     const screenshot = { data: Buffer.from('jpeg-bytes'), type: 'jpeg' as const, width: 1, height: 1 };
-    expect(answerBody(page({ screenshot }), options({ screenshot: { fullpage: true, format: 'jpeg' } }), recordingTransforms().transforms)).toEqual({
+    expect(
+      answerBody(page({ screenshot }), options({ screenshot: { fullpage: true, format: 'jpeg' } }), recordingTransforms().transforms),
+    ).toEqual({
       contentType: 'image/jpeg',
       body: screenshot.data,
     });
     const pdf = Buffer.from('%PDF-1.7');
-    expect(answerBody(page({ pdf }), options({ response_type: 'pdf' }), recordingTransforms().transforms)).toEqual({ contentType: 'application/pdf', body: pdf });
+    expect(answerBody(page({ pdf }), options({ response_type: 'pdf' }), recordingTransforms().transforms)).toEqual({
+      contentType: 'application/pdf',
+      body: pdf,
+    });
   });
 
   it('fails with ERR0001 when the engine did not make the screenshot asked for', () => {

@@ -69,7 +69,12 @@ function jsonResponse(page: TargetPage, options: FetchOptionsV1): Record<string,
   if (page.jsInstructionsReport) answer.js_instructions_report = page.jsInstructionsReport;
   if (options.screenshot) {
     const shot = required(page.screenshot, 'screenshot');
-    answer.screenshot = { data: shot.data.toString('base64'), type: OUTPUT_FORMAT_MEDIA[shot.type].contentType, width: shot.width, height: shot.height };
+    answer.screenshot = {
+      data: shot.data.toString('base64'),
+      type: OUTPUT_FORMAT_MEDIA[shot.type].contentType,
+      width: shot.width,
+      height: shot.height,
+    };
   }
   return answer;
 }

@@ -4,7 +4,9 @@ const PAGE = '<html><body><h1>Title</h1><p>Write to a@b.test</p><a class="x" hre
 
 describe('extractionTransforms', () => {
   it('turns a selector that does not compile into RESP004', () => {
-    expect(() => extractionTransforms.applyCssExtractor(PAGE, { bad: 'a[[' }, 'http://a.test/')).toThrow(expect.objectContaining({ code: 'RESP004' }));
+    expect(() => extractionTransforms.applyCssExtractor(PAGE, { bad: 'a[[' }, 'http://a.test/')).toThrow(
+      expect.objectContaining({ code: 'RESP004' }),
+    );
   });
 
   it('answers css_extractor values, attributes resolved against the page URL', () => {

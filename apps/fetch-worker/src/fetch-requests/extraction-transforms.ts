@@ -1,4 +1,12 @@
-import { applyCssExtractor, applyRecipe, ExtractionError, ExtractionErrorCode, extractOutputs, toMarkdown, toPlainText } from '@trawl/extraction';
+import {
+  applyCssExtractor,
+  applyRecipe,
+  ExtractionError,
+  ExtractionErrorCode,
+  extractOutputs,
+  toMarkdown,
+  toPlainText,
+} from '@trawl/extraction';
 import { FetchRequestError } from './fetch-request.errors';
 import type { PageTransforms } from './page-transforms';
 

@@ -19,15 +19,32 @@ describe(fetchFailureOf.name, () => {
     ['a timeout', egress(EgressErrorCode.Timeout), 'CTX0002', false],
     ['a refused connection', egress(EgressErrorCode.ConnectFailed, withCode('ECONNREFUSED')), 'RESP001', false],
     ['a self-signed certificate', egress(EgressErrorCode.ConnectFailed, withCode('DEPTH_ZERO_SELF_SIGNED_CERT')), 'RESP008', false],
-    ['an expired certificate deep in causes', egress(EgressErrorCode.ConnectFailed, new Error('x', { cause: withCode('CERT_HAS_EXPIRED') })), 'RESP008', false],
-    ['a wrong host name on the certificate', egress(EgressErrorCode.ConnectFailed, withCode('ERR_TLS_CERT_ALTNAME_INVALID')), 'RESP008', false],
-    ['a certificate error among Happy Eyeballs attempts', egress(EgressErrorCode.ConnectFailed, new AggregateError([withCode('ECONNREFUSED'), withCode('CERT_UNTRUSTED')])), 'RESP008', false],
+    [
+      'an expired certificate deep in causes',
+      egress(EgressErrorCode.ConnectFailed, new Error('x', { cause: withCode('CERT_HAS_EXPIRED') })),
+      'RESP008',
+      false,
+    ],
+    [
+      'a wrong host name on the certificate',
+      egress(EgressErrorCode.ConnectFailed, withCode('ERR_TLS_CERT_ALTNAME_INVALID')),
+      'RESP008',
+      false,
+    ],
+    [
+      'a certificate error among Happy Eyeballs attempts',
+      egress(EgressErrorCode.ConnectFailed, new AggregateError([withCode('ECONNREFUSED'), withCode('CERT_UNTRUSTED')])),
+      'RESP008',
+      false,
+    ],
   ])('maps %s', (_what, error, code, billed) => {
     expect(fetchFailureOf(error, URL_)).toMatchObject({ code, billed });
   });
 
   it('names the host the tenant asked for, never an address', () => {
-    expect(fetchFailureOf(egress(EgressErrorCode.BlockedAddress), URL_).detail).toBe('shop.example:8443 cannot be fetched: it is not a public address.');
+    expect(fetchFailureOf(egress(EgressErrorCode.BlockedAddress), URL_).detail).toBe(
+      'shop.example:8443 cannot be fetched: it is not a public address.',
+    );
   });
 
   it('keeps a FetchRequestError as it is and rethrows what is not a fetch failure', () => {

@@ -110,7 +110,9 @@ export class FetchRequestServer {
 function internalError(requestId: string): FetchAnswer {
   const kind = workerProblemKind('ERR0001');
   const detail = 'The service could not handle this request. Retry in 10 to 30 seconds.';
-  const body = Buffer.from(JSON.stringify(problem(kind.status, 'ERR0001', kind.title, detail, { instance: `urn:trawl:request:${requestId}` })));
+  const body = Buffer.from(
+    JSON.stringify(problem(kind.status, 'ERR0001', kind.title, detail, { instance: `urn:trawl:request:${requestId}` })),
+  );
   const head: FetchReplyV1 = {
     v: 1,
     request_id: requestId,

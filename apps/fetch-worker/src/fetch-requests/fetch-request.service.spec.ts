@@ -173,7 +173,10 @@ describe(FetchRequestService.name, () => {
     it('gives the engine the caller’s method, body and headers over the browser’s, and the time left', async () => {
       const engine = new FakeEngine(async () => htmlPage(Tier.Basic));
       await service({ http: engine }).handle(
-        request({}, { method: 'PUT', headers: { 'x-a': '1' }, body_base64: Buffer.from('hello').toString('base64'), deadline_at: Date.now() + 5_000 }),
+        request(
+          {},
+          { method: 'PUT', headers: { 'x-a': '1' }, body_base64: Buffer.from('hello').toString('base64'), deadline_at: Date.now() + 5_000 },
+        ),
         new AbortController().signal,
       );
       const [asked] = engine.asked;

@@ -48,7 +48,8 @@ export interface HandleOptions {
   targetHeaders?: boolean;
 }
 
-const INTERNAL_DETAIL = 'The service could not handle this request. Retry in 10 to 30 seconds; if it keeps failing, quote the instance to support.';
+const INTERNAL_DETAIL =
+  'The service could not handle this request. Retry in 10 to 30 seconds; if it keeps failing, quote the instance to support.';
 
 /** Why the work stopped early: the caller left (`CTX0001`) or the deadline passed (`CTX0002`). */
 class Stopped extends Error {
@@ -96,10 +97,13 @@ export class FetchRequestService {
     const onAbort = (event: Event): void => stopper.abort((event.target as AbortSignal).reason);
     let deadlinePassed = false;
     const timeLeft = request.deadline_at - this.replyMarginMs - Date.now();
-    const timer = setTimeout(() => {
-      deadlinePassed = true;
-      stopper.abort(new Stopped('CTX0002'));
-    }, Math.max(0, timeLeft));
+    const timer = setTimeout(
+      () => {
+        deadlinePassed = true;
+        stopper.abort(new Stopped('CTX0002'));
+      },
+      Math.max(0, timeLeft),
+    );
     for (const source of [signal, shutdown]) {
       if (source === undefined) continue;
       if (source.aborted) stopper.abort(source.reason);

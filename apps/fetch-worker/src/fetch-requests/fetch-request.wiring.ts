@@ -22,7 +22,13 @@ import { BrowserFetchEngine } from '../target-fetch/browser-fetch-engine';
 import type { FetchEngineSet } from '../target-fetch/fetch-engine.router';
 import { FetchRequestMetrics } from './fetch-request.metrics';
 import { FETCH_REQUEST_SERVER_SETTINGS, FetchRequestServer, FetchRequestServerSettings } from './fetch-request.server';
-import { EXTRACT_RECIPES, FETCH_REQUEST_SETTINGS, FetchRequestService, FetchRequestSettings, PAGE_TRANSFORMS } from './fetch-request.service';
+import {
+  EXTRACT_RECIPES,
+  FETCH_REQUEST_SETTINGS,
+  FetchRequestService,
+  FetchRequestSettings,
+  PAGE_TRANSFORMS,
+} from './fetch-request.service';
 import { KvRecipeSource } from './extract-recipes';
 import { HttpFetchEngine } from '../target-fetch/http-fetch-engine';
 import { fetchRequestBuckets } from './kv-buckets';
@@ -67,10 +73,14 @@ export function wireFetchRequests(deps: FetchRequestWiringDeps): FetchRequestWir
   const { config, policy, agent, http, messaging, topology, registry, logger } = deps;
   const buckets = fetchRequestBuckets(config.NATS_PREFIX);
   const upstream = new UpstreamAgents(policy);
-  const sessions = sessionBindingsOnFirstUse(() => NatsSessionBindings.open(messaging.js, buckets.proxySessions, undefined, topology.replicas));
+  const sessions = sessionBindingsOnFirstUse(() =>
+    NatsSessionBindings.open(messaging.js, buckets.proxySessions, undefined, topology.replicas),
+  );
   const proxies = new ProxyRouter(parseProxyPools(config.PROXY_POOLS), sessions);
   const memory = new CachedDomainTierMemory(
-    domainTierMemoryOnFirstUse(() => NatsDomainTierMemory.open(messaging.js, buckets.stealthTiers, config.STEALTH_TIER_TTL_MS, topology.replicas)),
+    domainTierMemoryOnFirstUse(() =>
+      NatsDomainTierMemory.open(messaging.js, buckets.stealthTiers, config.STEALTH_TIER_TTL_MS, topology.replicas),
+    ),
     config.STEALTH_TIER_CACHE_MS,
   );
   const metrics = new FetchRequestMetrics(registry);

@@ -22,7 +22,10 @@ describe(sessionBindingsOnFirstUse.name, () => {
     const bound: string[] = [];
     const bindings = sessionBindingsOnFirstUse(async () => {
       opens++;
-      return { bind: async (key, candidate) => (bound.push(`${key}=${candidate}`), candidate), rebind: async (key, id) => void bound.push(`${key}:=${id}`) };
+      return {
+        bind: async (key, candidate) => (bound.push(`${key}=${candidate}`), candidate),
+        rebind: async (key, id) => void bound.push(`${key}:=${id}`),
+      };
     });
     expect(opens).toBe(0);
     expect(await bindings.bind('t.1.premium', 'p#1')).toBe('p#1');

@@ -12,14 +12,24 @@ describe(targetHeaders.name, () => {
 
   it('drops hop-by-hop and framing headers the worker undid', () => {
     const headers = targetHeaders(
-      { connection: 'keep-alive', 'keep-alive': 'timeout=5', 'transfer-encoding': 'chunked', 'content-encoding': 'br', 'content-length': '10', upgrade: 'h2c' },
+      {
+        connection: 'keep-alive',
+        'keep-alive': 'timeout=5',
+        'transfer-encoding': 'chunked',
+        'content-encoding': 'br',
+        'content-length': '10',
+        upgrade: 'h2c',
+      },
       'http://a.test/',
     );
     expect(headers).toEqual({ 'Zr-Final-Url': 'http://a.test/' });
   });
 
   it('gives the cookies set as Zr-Cookies name=value pairs, without attributes', () => {
-    const headers = targetHeaders({ 'set-cookie': ['a=1; Path=/; HttpOnly', 'b=two; Expires=Wed, 21 Oct 2026 07:28:00 GMT'] }, 'http://a.test/');
+    const headers = targetHeaders(
+      { 'set-cookie': ['a=1; Path=/; HttpOnly', 'b=two; Expires=Wed, 21 Oct 2026 07:28:00 GMT'] },
+      'http://a.test/',
+    );
     expect(headers['Zr-Cookies']).toBe('a=1; b=two');
     expect(headers).not.toHaveProperty('Zr-Set-Cookie');
   });

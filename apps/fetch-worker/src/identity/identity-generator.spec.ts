@@ -5,7 +5,12 @@ const ENGINE = { major: 156, fullVersion: '156.0.8078.108' };
 
 describe(IdentityGenerator.name, () => {
   const generator = new IdentityGenerator(ENGINE);
-  const request = (overrides: Partial<IdentityRequest> = {}): IdentityRequest => ({ tenantId: 'tenant-a', domain: 'shop.test', device: 'desktop', ...overrides });
+  const request = (overrides: Partial<IdentityRequest> = {}): IdentityRequest => ({
+    tenantId: 'tenant-a',
+    domain: 'shop.test',
+    device: 'desktop',
+    ...overrides,
+  });
   // One draw per session id: enough to see the dataset's spread, and quick (about 2 ms a draw).
   const sample = Array.from({ length: 150 }, (_, sessionId) => generator.identityFor(request({ sessionId })));
 
@@ -16,7 +21,9 @@ describe(IdentityGenerator.name, () => {
     });
 
     it('holds one identity per session whatever the domain, and per domain without a session', () => {
-      expect(generator.identityFor(request({ sessionId: 7, domain: 'a.test' }))).toEqual(generator.identityFor(request({ sessionId: 7, domain: 'b.test' })));
+      expect(generator.identityFor(request({ sessionId: 7, domain: 'a.test' }))).toEqual(
+        generator.identityFor(request({ sessionId: 7, domain: 'b.test' })),
+      );
       expect(generator.identityFor(request({ domain: 'a.test' })).id).not.toBe(generator.identityFor(request({ domain: 'b.test' })).id);
     });
 
@@ -41,12 +48,20 @@ describe(IdentityGenerator.name, () => {
           { brand: 'Chromium', version: '156' },
           { brand: 'Google Chrome', version: '156' },
         ]);
-        expect(identity.userAgentData.fullVersionList.map((brand) => brand.version)).toEqual(['8.0.0.0', '156.0.8078.108', '156.0.8078.108']);
+        expect(identity.userAgentData.fullVersionList.map((brand) => brand.version)).toEqual([
+          '8.0.0.0',
+          '156.0.8078.108',
+          '156.0.8078.108',
+        ]);
       }
     });
 
     it('keeps each identity coherent: platform strings, GPU, window within the screen', () => {
-      const platformOf = { windows: ['Win32', 'Windows', 'Windows NT 10.0'], macos: ['MacIntel', 'macOS', 'Macintosh'], linux: ['Linux x86_64', 'Linux', 'X11; Linux'] };
+      const platformOf = {
+        windows: ['Win32', 'Windows', 'Windows NT 10.0'],
+        macos: ['MacIntel', 'macOS', 'Macintosh'],
+        linux: ['Linux x86_64', 'Linux', 'X11; Linux'],
+      };
       for (const identity of sample) {
         const [navigatorPlatform, hintPlatform, uaPart] = platformOf[identity.os as keyof typeof platformOf];
         expect([identity.navigatorPlatform, identity.userAgentData.platform]).toEqual([navigatorPlatform, hintPlatform]);
@@ -56,7 +71,12 @@ describe(IdentityGenerator.name, () => {
         if (identity.os === 'linux') expect(identity.userAgentData.platformVersion).toBe('');
         const { screen, window } = identity;
         expect(isDesktopScreen(screen.width, screen.height)).toBe(true);
-        expect(window).toEqual({ outerWidth: screen.availWidth, outerHeight: screen.availHeight, innerWidth: screen.availWidth, innerHeight: screen.availHeight - 87 });
+        expect(window).toEqual({
+          outerWidth: screen.availWidth,
+          outerHeight: screen.availHeight,
+          innerWidth: screen.availWidth,
+          innerHeight: screen.availHeight - 87,
+        });
         expect(screen.availHeight).toBeLessThan(screen.height);
         expect(identity.hardwareConcurrency).toBeGreaterThanOrEqual(2);
         expect([0.25, 0.5, 1, 2, 4, 8, 16, 32]).toContain(identity.deviceMemory);
@@ -82,7 +102,10 @@ describe(IdentityGenerator.name, () => {
     it('draws only upright phone screens for device=mobile (the dataset also holds tablets)', () => {
       for (let session = 0; session < 300; session++) {
         const { screen } = generator.identityFor(request({ device: 'mobile', sessionId: session }));
-        expect({ session, upright: screen.width >= 320 && screen.width <= 480 && screen.height >= 640 && screen.height <= 1000 }).toEqual({ session, upright: true });
+        expect({ session, upright: screen.width >= 320 && screen.width <= 480 && screen.height >= 640 && screen.height <= 1000 }).toEqual({
+          session,
+          upright: true,
+        });
       }
     });
   });

@@ -159,7 +159,12 @@ export class IdentityGenerator {
         colorDepth: screen.colorDepth,
       },
       window: mobile
-        ? { outerWidth: screen.width, outerHeight: screen.height, innerWidth: screen.width, innerHeight: screen.height - between(random, 56, 80) }
+        ? {
+            outerWidth: screen.width,
+            outerHeight: screen.height,
+            innerWidth: screen.width,
+            innerHeight: screen.height - between(random, 56, 80),
+          }
         : { outerWidth: screen.width, outerHeight: availHeight, innerWidth: screen.width, innerHeight: availHeight - BROWSER_UI_HEIGHT },
       hardwareConcurrency: cores ? cores[Math.floor(random() * cores.length)] : nav.hardwareConcurrency,
       deviceMemory: nav.deviceMemory ?? 8,
@@ -223,7 +228,8 @@ function plausible(fingerprint: Fingerprint, os: IdentityOs, device: 'desktop' |
   if (device === 'mobile' && !(screen.width >= 320 && screen.width <= 480 && screen.height >= 640 && screen.height <= 1000)) return false;
   // The browser renders at a pixel ratio of 1 (a screenshot's pixels are CSS pixels) on the screens
   // it was started with.
-  if (device === 'desktop' && (screen.devicePixelRatio !== 1 || hints.architecture === '' || !isDesktopScreen(screen.width, screen.height))) return false;
+  if (device === 'desktop' && (screen.devicePixelRatio !== 1 || hints.architecture === '' || !isDesktopScreen(screen.width, screen.height)))
+    return false;
   return true;
 }
 

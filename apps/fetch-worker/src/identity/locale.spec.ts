@@ -15,18 +15,19 @@ describe('languagesFor', () => {
 });
 
 describe('acceptLanguage', () => {
-  it("writes q-values the way Chrome does (none on the first, then 0.9, 0.8, … down to 0.1)", () => {
+  it('writes q-values the way Chrome does (none on the first, then 0.9, 0.8, … down to 0.1)', () => {
     expect(acceptLanguage(['de-DE', 'de', 'en-US', 'en'])).toBe('de-DE,de;q=0.9,en-US;q=0.8,en;q=0.7');
     expect(acceptLanguage(['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j', 'k', 'l'])).toMatch(/,j;q=0\.1,k;q=0\.1,l;q=0\.1$/);
   });
 });
 
 describe('timezoneFor', () => {
-  it("gives a one-clock country its zone, and a zone tzdb knows for every country it lists", () => {
+  it('gives a one-clock country its zone, and a zone tzdb knows for every country it lists', () => {
     const random = seededRandom('t');
     expect(timezoneFor('de', random)).toBe('Europe/Berlin');
     expect(timezoneFor('ES', random)).toBe('Europe/Madrid');
-    for (const zone of rawTimeZones) expect(() => new Intl.DateTimeFormat('en-US', { timeZone: timezoneFor(zone.countryCode, random) })).not.toThrow();
+    for (const zone of rawTimeZones)
+      expect(() => new Intl.DateTimeFormat('en-US', { timeZone: timezoneFor(zone.countryCode, random) })).not.toThrow();
   });
 
   it('spreads a many-clock country by population: New York more often than Denver', () => {

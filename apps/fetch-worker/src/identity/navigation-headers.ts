@@ -38,7 +38,8 @@ export function navigationHeaders(
     chrome.push(['sec-ch-ua-platform', `"${identity.userAgentData.platform}"`]);
   }
   chrome.push(['upgrade-insecure-requests', '1'], ['user-agent', identity.userAgent], ['accept', NAVIGATION_ACCEPT]);
-  if (secure) chrome.push(['sec-fetch-site', 'none'], ['sec-fetch-mode', 'navigate'], ['sec-fetch-user', '?1'], ['sec-fetch-dest', 'document']);
+  if (secure)
+    chrome.push(['sec-fetch-site', 'none'], ['sec-fetch-mode', 'navigate'], ['sec-fetch-user', '?1'], ['sec-fetch-dest', 'document']);
   chrome.push(['referer', undefined]);
   chrome.push(['accept-encoding', encodings ?? (secure ? 'gzip, deflate, br, zstd' : 'gzip, deflate')]);
   chrome.push(['accept-language', acceptLanguage(identity.languages)]);

@@ -49,9 +49,7 @@ describe(extractLinks.name, () => {
     });
 
     it('encodes non-ASCII hosts and paths', () => {
-      expect(linksIn('<a href="https://bücher.example.com/straße">x</a>').links).toEqual([
-        'https://xn--bcher-kva.example.com/stra%C3%9Fe',
-      ]);
+      expect(linksIn('<a href="https://bücher.example.com/straße">x</a>').links).toEqual(['https://xn--bcher-kva.example.com/stra%C3%9Fe']);
     });
   });
 
@@ -128,7 +126,14 @@ describe(extractLinks.name, () => {
     });
 
     it('drops other schemes', () => {
-      const html = ['mailto:a@example.com', 'javascript:void(0)', 'tel:+123', 'data:text/html,hi', 'ftp://example.com/f', 'ws://example.com/']
+      const html = [
+        'mailto:a@example.com',
+        'javascript:void(0)',
+        'tel:+123',
+        'data:text/html,hi',
+        'ftp://example.com/f',
+        'ws://example.com/',
+      ]
         .map((href) => `<a href="${href}">x</a>`)
         .join('');
       expect(linksIn(html).links).toEqual([]);
@@ -158,7 +163,8 @@ describe(extractLinks.name, () => {
     });
 
     it("stays on one customer's site under a shared-hosting suffix", () => {
-      const html = '<a href="https://docs.alice.github.io/a">d</a><a href="https://bob.github.io/b">b</a><a href="https://github.io/">g</a>';
+      const html =
+        '<a href="https://docs.alice.github.io/a">d</a><a href="https://bob.github.io/b">b</a><a href="https://github.io/">g</a>';
       expect(extractLinks(html, 'https://alice.github.io/', 'alice.github.io').links).toEqual(['https://docs.alice.github.io/a']);
     });
 

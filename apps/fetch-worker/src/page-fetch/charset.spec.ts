@@ -33,9 +33,7 @@ describe(decodeHtml.name, () => {
   });
 
   it('uses <meta http-equiv="Content-Type"> when there is no <meta charset>', () => {
-    const body = latin1(
-      `<head><META HTTP-EQUIV='content-type' CONTENT='text/html; charset=iso-8859-15'></head>caf\xe9`,
-    );
+    const body = latin1(`<head><META HTTP-EQUIV='content-type' CONTENT='text/html; charset=iso-8859-15'></head>caf\xe9`);
     const page = decodeHtml(body);
     expect(page.encoding).toBe('iso-8859-15');
     expect(page.text.endsWith('café')).toBe(true);

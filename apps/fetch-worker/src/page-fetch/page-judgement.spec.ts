@@ -31,7 +31,9 @@ describe('page judgement', () => {
 
     it('takes an untyped body for HTML only when it looks like HTML', () => {
       const untyped = { contentType: undefined };
-      expect(judgePage(page({ ...untyped, body: Buffer.from('<!doctype html><a href="/x">x</a>') }), Tier.Basic, 'html').html).toContain('<a href');
+      expect(judgePage(page({ ...untyped, body: Buffer.from('<!doctype html><a href="/x">x</a>') }), Tier.Basic, 'html').html).toContain(
+        '<a href',
+      );
       expect(judgePage(page({ ...untyped, body: Buffer.from('just text') }), Tier.Basic, 'html').html).toBeUndefined();
     });
 

@@ -4,7 +4,8 @@ import { ProxyError, ProxyErrorCode } from './proxy.errors';
 import type { SessionBindings } from './session-bindings';
 
 const TENANT = '6f1c2a8e-4b7d-4e0a-9c1f-2d3e4f5a6b7c';
-const POOLS = 'standard=http://s1:1|http://s2:1;premium=http://p1:1|http://p2:1;premium.us=http://us1:1|http://us2:1;premium.de=http://de1:1';
+const POOLS =
+  'standard=http://s1:1|http://s2:1;premium=http://p1:1|http://p2:1;premium.us=http://us1:1|http://us2:1;premium.de=http://de1:1';
 
 /** Create-if-absent bindings in memory, as the NATS bucket behaves while no binding expires. */
 class MemoryBindings implements SessionBindings {

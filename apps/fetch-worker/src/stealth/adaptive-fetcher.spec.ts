@@ -133,7 +133,9 @@ describe(AdaptiveFetcher.name, () => {
       expect(stealth.code).toBe(StealthErrorCode.AllTiersBlocked);
       expect(stealth.attempts.map((a) => a.reason)).toEqual(['status', 'status', 'status', 'challenge']);
       expect(stealth.lastResult).toBe('answer of premium_js_render');
-      expect(stealth.message).toBe('shop.test blocked every tier tried (basic: 403, js_render: 403, premium: 403, premium_js_render: challenge)');
+      expect(stealth.message).toBe(
+        'shop.test blocked every tier tried (basic: 403, js_render: 403, premium: 403, premium_js_render: challenge)',
+      );
       expect(tried).toHaveLength(4);
       expect(memory.writes).toEqual([]);
     });

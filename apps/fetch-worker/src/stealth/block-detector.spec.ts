@@ -41,14 +41,26 @@ describe(BlockDetector.name, () => {
     });
 
     it.each([
-      ['DataDome\'s interstitial', html(`<p id="cmsg">Please enable JS</p><script>var dd={'rt':'c','cid':'AHrlqAAAAAMA','host':'geo.captcha-delivery.com'}</script>`)],
-      ['HUMAN\'s block page', html('<div id="px-block"></div>', 'Access to this page has been denied')],
-      ['HUMAN\'s app id on a thin page', html(`<div id="root"></div><script>window._pxAppId = 'PXu6b0qd2S';</script>`)],
-      ['Akamai\'s sec-cpt challenge', html('<div id="sec-if-cpt-container" class="sec-if-cpt-container"></div>', 'Challenge Validation')],
-      ['Akamai\'s edge refusal (entities)', html('Reference&#32;&#35;18&#46;2f3e<P>https&#58;&#47;&#47;errors&#46;edgesuite&#46;net&#47;18', 'Denied')],
-      ['Imperva\'s interstitial', html('<iframe src="/_Incapsula_Resource?SWUDNSAI=31"></iframe>')],
-      ['an empty page that sets a cookie and reloads', '<html><head><script>document.cookie = "js_ok=1; path=/"; location.reload();</script></head><body></body></html>'],
-      ['a thin page that sets a cookie and moves on', html('<script>document.cookie="k=v";window.location.href="/next"</script><p>Checking</p>')],
+      [
+        "DataDome's interstitial",
+        html(`<p id="cmsg">Please enable JS</p><script>var dd={'rt':'c','cid':'AHrlqAAAAAMA','host':'geo.captcha-delivery.com'}</script>`),
+      ],
+      ["HUMAN's block page", html('<div id="px-block"></div>', 'Access to this page has been denied')],
+      ["HUMAN's app id on a thin page", html(`<div id="root"></div><script>window._pxAppId = 'PXu6b0qd2S';</script>`)],
+      ["Akamai's sec-cpt challenge", html('<div id="sec-if-cpt-container" class="sec-if-cpt-container"></div>', 'Challenge Validation')],
+      [
+        "Akamai's edge refusal (entities)",
+        html('Reference&#32;&#35;18&#46;2f3e<P>https&#58;&#47;&#47;errors&#46;edgesuite&#46;net&#47;18', 'Denied'),
+      ],
+      ["Imperva's interstitial", html('<iframe src="/_Incapsula_Resource?SWUDNSAI=31"></iframe>')],
+      [
+        'an empty page that sets a cookie and reloads',
+        '<html><head><script>document.cookie = "js_ok=1; path=/"; location.reload();</script></head><body></body></html>',
+      ],
+      [
+        'a thin page that sets a cookie and moves on',
+        html('<script>document.cookie="k=v";window.location.href="/next"</script><p>Checking</p>'),
+      ],
     ])('blocks %s', (_what, body) => {
       expect(detector.reason(page({ html: body }))).toBe('challenge');
       expect(detector.isChallenge({ contentType: 'text/html', html: body, rendered: false })).toBe(true);
@@ -60,8 +72,8 @@ describe(BlockDetector.name, () => {
     });
 
     it.each([
-      ['HUMAN\'s sensor', `<script>window._pxAppId = 'PXu6b0qd2S';</script>`],
-      ['Imperva\'s resource script', '<script src="/_Incapsula_Resource?SWJIYLWA=719d34d31c8e3a6e6fffd425f7e032f3"></script>'],
+      ["HUMAN's sensor", `<script>window._pxAppId = 'PXu6b0qd2S';</script>`],
+      ["Imperva's resource script", '<script src="/_Incapsula_Resource?SWJIYLWA=719d34d31c8e3a6e6fffd425f7e032f3"></script>'],
     ])('keeps a long page that %s guards (the service let it through)', (_what, script) => {
       expect(detector.reason(page({ html: html(`${ARTICLE}${script}`) }))).toBeUndefined();
     });
@@ -75,13 +87,13 @@ describe(BlockDetector.name, () => {
     it.each([
       ['cf-mitigated: challenge', { 'cf-mitigated': 'Challenge' }, 403],
       ['cf-mitigated: challenge on a 200', { 'cf-mitigated': 'challenge' }, 200],
-      ['DataDome\'s block headers', { 'x-datadome': 'protected', 'x-dd-b': '1' }, 200],
+      ["DataDome's block headers", { 'x-datadome': 'protected', 'x-dd-b': '1' }, 200],
     ])('calls %s a challenge by its header, whatever the body', (_what, headers, status) => {
       expect(detector.reason(page({ status, headers }))).toBe('challenge');
       expect(detector.isChallenge({ contentType: 'application/json', html: '{}', rendered: true, headers })).toBe(true);
     });
 
-    it('does not call DataDome\'s x-datadome alone a block (it marks pages it let through too)', () => {
+    it("does not call DataDome's x-datadome alone a block (it marks pages it let through too)", () => {
       expect(detector.reason(page({ headers: { 'x-datadome': 'protected' } }))).toBeUndefined();
     });
 
@@ -135,7 +147,9 @@ describe(BlockDetector.name, () => {
     });
 
     it('does not inspect bodies that are not HTML', () => {
-      expect(detector.isChallenge({ contentType: 'application/json', html: '<title>Just a moment...</title>', rendered: false })).toBe(false);
+      expect(detector.isChallenge({ contentType: 'application/json', html: '<title>Just a moment...</title>', rendered: false })).toBe(
+        false,
+      );
     });
   });
 });

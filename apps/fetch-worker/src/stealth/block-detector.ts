@@ -67,7 +67,8 @@ const CHALLENGE_MARKERS: readonly RegExp[] = [
  * A script that stores a cookie and then loads the page again: a JavaScript check, when nothing else
  * is on the page. The gap is bounded so that a page full of cookie writes costs a linear scan.
  */
-const COOKIE_THEN_RELOAD = /document\.cookie\s*=[\s\S]{0,2000}?(location\.reload\s*\(|location\.replace\s*\(|location\.assign\s*\(|location(\.href)?\s*=[^=])/;
+const COOKIE_THEN_RELOAD =
+  /document\.cookie\s*=[\s\S]{0,2000}?(location\.reload\s*\(|location\.replace\s*\(|location\.assign\s*\(|location(\.href)?\s*=[^=])/;
 
 // CAPTCHA widgets also sit on ordinary forms (a contact page's reCAPTCHA), and HUMAN's app id and
 // Imperva's resource script on every page those services guard: a block only on a thin page.

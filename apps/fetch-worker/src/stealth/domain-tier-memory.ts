@@ -98,7 +98,5 @@ export class CachedDomainTierMemory implements DomainTierMemory {
 
 function keyOf(domain: string): string {
   const lower = domain.toLowerCase();
-  return PLAIN_KEY.test(lower) && !lower.startsWith('.') && !lower.endsWith('.')
-    ? lower
-    : `x.${Buffer.from(lower).toString('base64url')}`;
+  return PLAIN_KEY.test(lower) && !lower.startsWith('.') && !lower.endsWith('.') ? lower : `x.${Buffer.from(lower).toString('base64url')}`;
 }

@@ -47,18 +47,24 @@ function engine(status: number, html: string): FetchEngine & { asked: TargetRequ
 }
 
 const noCaptcha = { pass: async () => undefined } as unknown as CaptchaPass;
-const fetcher = (http: FetchEngine, browser?: FetchEngine) => new TargetFetcher({ engines: { http, browser }, identities: testIdentities, captcha: noCaptcha });
+const fetcher = (http: FetchEngine, browser?: FetchEngine) =>
+  new TargetFetcher({ engines: { http, browser }, identities: testIdentities, captcha: noCaptcha });
 const stop = () => new AbortController().signal;
 
 describe(TargetFetcher.name, () => {
   describe('fetch', () => {
     it('answers REQS002 for a challenge on a tier below premium js_render', async () => {
-      await expect(fetcher(engine(403, CHALLENGE)).fetch(request(), call, stop())).rejects.toMatchObject({ code: 'REQS002', targetStatus: 403 });
+      await expect(fetcher(engine(403, CHALLENGE)).fetch(request(), call, stop())).rejects.toMatchObject({
+        code: 'REQS002',
+        targetStatus: 403,
+      });
     });
 
     it('answers RESP001 for a challenge that even premium js_render met', async () => {
       const browser = engine(403, CHALLENGE);
-      await expect(fetcher(engine(200, ''), browser).fetch(request({ js_render: true, premium_proxy: true }), call, stop())).rejects.toMatchObject({
+      await expect(
+        fetcher(engine(200, ''), browser).fetch(request({ js_render: true, premium_proxy: true }), call, stop()),
+      ).rejects.toMatchObject({
         code: 'RESP001',
       });
       expect(browser.asked[0].tier).toBe(Tier.PremiumJsRender);
@@ -78,13 +84,21 @@ describe(TargetFetcher.name, () => {
     describe('with mode=auto', () => {
       const memory: DomainTierMemory = { recall: async () => undefined, remember: async () => undefined };
       const adaptive = (engines: { http: FetchEngine; browser?: FetchEngine }, pools = '') =>
-        new TargetFetcher({ engines, identities: testIdentities, captcha: noCaptcha, stealth: new AdaptiveFetcher({ memory }), proxies: new ProxyRouter(parseProxyPools(pools)) });
+        new TargetFetcher({
+          engines,
+          identities: testIdentities,
+          captcha: noCaptcha,
+          stealth: new AdaptiveFetcher({ memory }),
+          proxies: new ProxyRouter(parseProxyPools(pools)),
+        });
       const tiersAsked = (...engines: (FetchEngine & { asked: TargetRequest[] })[]) => engines.flatMap((e) => e.asked.map((a) => a.tier));
 
       it('does not escalate to premium without a premium pool: it would be the same request, billed 10', async () => {
         const http = engine(429, '<p>slow down</p>');
         const browser = engine(429, '<p>slow down</p>');
-        await expect(adaptive({ http, browser }).fetch(request({ mode: 'auto' }), call, stop())).rejects.toMatchObject({ code: 'all_tiers_blocked' });
+        await expect(adaptive({ http, browser }).fetch(request({ mode: 'auto' }), call, stop())).rejects.toMatchObject({
+          code: 'all_tiers_blocked',
+        });
         expect(tiersAsked(http, browser)).toEqual([Tier.Basic, Tier.JsRender]);
       });
 
@@ -95,7 +109,14 @@ describe(TargetFetcher.name, () => {
           fetch: async (target) => {
             http.asked.push(target);
             calls++;
-            return { tier: target.tier, status: calls === 1 ? 403 : 200, finalUrl: target.url, headers: {}, contentType: 'text/html', body: Buffer.from('<p>a page with enough words to be real</p>') };
+            return {
+              tier: target.tier,
+              status: calls === 1 ? 403 : 200,
+              finalUrl: target.url,
+              headers: {},
+              contentType: 'text/html',
+              body: Buffer.from('<p>a page with enough words to be real</p>'),
+            };
           },
         };
         const page = await adaptive({ http }, 'premium=http://premium.proxy.test:3128').fetch(request({ mode: 'auto' }), call, stop());
@@ -106,7 +127,9 @@ describe(TargetFetcher.name, () => {
       it('escalates through every tier when the worker has a browser and a premium pool', async () => {
         const http = engine(403, CHALLENGE);
         const browser = engine(403, CHALLENGE);
-        await expect(adaptive({ http, browser }, 'premium=http://premium.proxy.test:3128').fetch(request({ mode: 'auto' }), call, stop())).rejects.toMatchObject({
+        await expect(
+          adaptive({ http, browser }, 'premium=http://premium.proxy.test:3128').fetch(request({ mode: 'auto' }), call, stop()),
+        ).rejects.toMatchObject({
           code: 'all_tiers_blocked',
         });
         expect(tiersAsked(http, browser).sort()).toEqual([Tier.Basic, Tier.JsRender, Tier.Premium, Tier.PremiumJsRender].sort());
@@ -117,12 +140,16 @@ describe(TargetFetcher.name, () => {
         const browser = engine(403, CHALLENGE);
         const pools = 'premium=http://premium.proxy.test:3128';
         const withoutRendering = { ...request({ mode: 'auto' }), auto_tiers: [Tier.Basic, Tier.Premium] };
-        await expect(adaptive({ http, browser }, pools).fetch(withoutRendering, call, stop())).rejects.toMatchObject({ code: 'all_tiers_blocked' });
+        await expect(adaptive({ http, browser }, pools).fetch(withoutRendering, call, stop())).rejects.toMatchObject({
+          code: 'all_tiers_blocked',
+        });
         expect(tiersAsked(http, browser)).toEqual([Tier.Basic, Tier.Premium]);
 
         const rendered = engine(200, '<p>a page with enough words to be real</p>');
         const withoutPremium = { ...request({ mode: 'auto' }), auto_tiers: [Tier.Basic, Tier.JsRender] };
-        expect((await adaptive({ http: engine(403, CHALLENGE), browser: rendered }, pools).fetch(withoutPremium, call, stop())).tier).toBe(Tier.JsRender);
+        expect((await adaptive({ http: engine(403, CHALLENGE), browser: rendered }, pools).fetch(withoutPremium, call, stop())).tier).toBe(
+          Tier.JsRender,
+        );
       });
     });
 

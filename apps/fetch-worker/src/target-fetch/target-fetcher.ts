@@ -14,7 +14,12 @@ import { callerRequestHeaders } from './target-request-headers';
 export type TargetCall = Omit<TargetRequest, 'tier' | 'proxy' | 'identity'>;
 
 /** Builds the target request for a URL, method, caller headers and body (deadline and caps included). */
-export type TargetCallFactory = (url: string, method: TargetRequest['method'], headers: Record<string, string>, body?: Buffer) => TargetCall;
+export type TargetCallFactory = (
+  url: string,
+  method: TargetRequest['method'],
+  headers: Record<string, string>,
+  body?: Buffer,
+) => TargetCall;
 
 /**
  * The target calls of one Fetch request (the page, and a CAPTCHA answer's submission): the caller's
@@ -92,7 +97,10 @@ export class TargetFetcher {
         domain,
         async (tier) => {
           const page = await this.attempt(request, call, tier as Tier, identity, stop);
-          return { result: page, page: { status: page.status, contentType: page.contentType, html: observedHtml(page), headers: page.headers } };
+          return {
+            result: page,
+            page: { status: page.status, contentType: page.contentType, html: observedHtml(page), headers: page.headers },
+          };
         },
         // Only the premium pools have countries (fetch-details: proxy_country with mode=auto).
         { floor: options.proxy_country ? 'premium' : undefined, available: this.autoTiers(request), signal: stop },
@@ -136,7 +144,13 @@ export class TargetFetcher {
     return plan ? tiers.filter((tier) => plan.includes(tier)) : tiers;
   }
 
-  private async attempt(request: FetchRequestV1, call: TargetCallFactory, tier: Tier, identity: BrowserIdentity, stop: AbortSignal): Promise<TargetPage> {
+  private async attempt(
+    request: FetchRequestV1,
+    call: TargetCallFactory,
+    tier: Tier,
+    identity: BrowserIdentity,
+    stop: AbortSignal,
+  ): Promise<TargetPage> {
     const engine = engineFor(this.deps.engines, tier);
     const proxy = await this.deps.proxies?.choose({
       tier: tier as FetchTier,
@@ -145,7 +159,14 @@ export class TargetFetcher {
       tenantId: request.tenant_id,
     });
     const send = (target: TargetCall): Promise<TargetPage> => engine.fetch({ ...target, tier, proxy, identity });
-    const page = await send(call(request.url, request.method, request.headers, request.body_base64 === undefined ? undefined : Buffer.from(request.body_base64, 'base64')));
+    const page = await send(
+      call(
+        request.url,
+        request.method,
+        request.headers,
+        request.body_base64 === undefined ? undefined : Buffer.from(request.body_base64, 'base64'),
+      ),
+    );
     const passed = await this.deps.captcha.pass(
       challenged(page),
       request.captcha_solver,

@@ -11,7 +11,14 @@ describe(callerRequestHeaders.name, () => {
 
   it('never forwards hop-by-hop headers, host, length or accept-encoding', () => {
     const headers = callerRequestHeaders(
-      { Host: 'evil.test', Connection: 'close', 'Content-Length': '5', 'Accept-Encoding': 'zstd', 'Transfer-Encoding': 'chunked', TE: 'trailers' },
+      {
+        Host: 'evil.test',
+        Connection: 'close',
+        'Content-Length': '5',
+        'Accept-Encoding': 'zstd',
+        'Transfer-Encoding': 'chunked',
+        TE: 'trailers',
+      },
       false,
     );
     expect(headers).toEqual({});

@@ -43,7 +43,10 @@ export function httpTierStack(name: string, proxyNames: string[], pools: (proxie
     const agent = createEgressAgent(policy);
     stack.http = new HttpEngine({ policy, agent });
     upstream = new UpstreamAgents(policy);
-    const proxies = new ProxyRouter(parseProxyPools(pools(stack.proxies)), await NatsSessionBindings.open(messaging.js, buckets[0]!, 60_000));
+    const proxies = new ProxyRouter(
+      parseProxyPools(pools(stack.proxies)),
+      await NatsSessionBindings.open(messaging.js, buckets[0]!, 60_000),
+    );
     stack.memory = await NatsDomainTierMemory.open(messaging.js, buckets[1]!, 60_000);
     stack.target = new TargetFetcher({
       engines: { http: new HttpFetchEngine(stack.http, upstream) },
@@ -59,7 +62,10 @@ export function httpTierStack(name: string, proxyNames: string[], pools: (proxie
     await closeAll(stack.proxies ?? {});
     await stack.web?.close();
     if (messaging) {
-      await deleteStreams(messaging.jsm, buckets.map((bucket) => `KV_${bucket}`));
+      await deleteStreams(
+        messaging.jsm,
+        buckets.map((bucket) => `KV_${bucket}`),
+      );
       await messaging.close();
     }
   });

@@ -72,7 +72,10 @@ export class AdminAuthenticator {
     this.logger.warn({ ...refusal.details, admin_fingerprint: refusal.adminFingerprint }, 'admin authentication failed');
     await this.record(refusal);
     if (reachedLimit) {
-      this.logger.warn({ client_address: request.clientAddress }, 'admin authentication failures reached the limit; address refused for a minute');
+      this.logger.warn(
+        { client_address: request.clientAddress },
+        'admin authentication failures reached the limit; address refused for a minute',
+      );
       await this.record({ ...refusal, action: 'admin.auth_throttled', details: { ...refusal.details, reason: 'throttled' } });
     }
     throw new AuthError(AuthErrorCode.AdminTokenRejected, 'Send the admin token as `Authorization: Bearer <token>`.');
@@ -80,7 +83,9 @@ export class AdminAuthenticator {
 
   /** The refusal stands whether or not the audit could be written; a failed write is logged. */
   private async record(refusal: AdminAuthRefusal): Promise<void> {
-    await this.audit.recordRefusal(refusal).catch((error: unknown) => this.logger.error({ err: error, action: refusal.action }, 'could not audit an admin refusal'));
+    await this.audit
+      .recordRefusal(refusal)
+      .catch((error: unknown) => this.logger.error({ err: error, action: refusal.action }, 'could not audit an admin refusal'));
   }
 }
 

@@ -19,7 +19,9 @@ describe(ApiKeyAuthenticator.name, () => {
     },
   } as unknown as ApiKeysRepository;
   const authenticator = (ttlMs = 5_000) =>
-    new ApiKeyAuthenticator(repository, { API_KEY_CACHE_TTL_MS: ttlMs, API_KEY_CACHE_MAX_ENTRIES: 10 } as GatewayConfig, { warn: () => undefined });
+    new ApiKeyAuthenticator(repository, { API_KEY_CACHE_TTL_MS: ttlMs, API_KEY_CACHE_MAX_ENTRIES: 10 } as GatewayConfig, {
+      warn: () => undefined,
+    });
 
   beforeEach(() => {
     lookups = 0;
@@ -92,7 +94,7 @@ describe(ApiKeyAuthenticator.name, () => {
       }
     });
 
-    it('records a key\'s use at most once a minute, whatever the key cache does', async () => {
+    it("records a key's use at most once a minute, whatever the key cache does", async () => {
       jest.useFakeTimers({ now: new Date('2026-11-26T00:00:00Z') });
       try {
         const auth = authenticator(0);

@@ -45,10 +45,7 @@ export class ApiKeyAuthenticator {
    */
   async authenticate(presented: string | undefined): Promise<TenantContext> {
     if (presented === undefined || presented === '') {
-      throw new AuthError(
-        AuthErrorCode.KeyMissing,
-        'Send your API key in the `X-API-Key` header or the `apikey` query parameter.',
-      );
+      throw new AuthError(AuthErrorCode.KeyMissing, 'Send your API key in the `X-API-Key` header or the `apikey` query parameter.');
     }
     if (!isApiKeyFormat(presented)) {
       throw new AuthError(AuthErrorCode.KeyMalformed, 'An API key is 40 lowercase hexadecimal characters; check the key you sent.');

@@ -27,12 +27,20 @@ export class ApiKeysRepository {
     );
     const row = rows[0];
     return (
-      row && { keyId: row.id, tenantId: row.tenant_id, expiresAt: row.expires_at, revokedAt: row.revoked_at, tenantSuspendedAt: row.suspended_at }
+      row && {
+        keyId: row.id,
+        tenantId: row.tenant_id,
+        expiresAt: row.expires_at,
+        revokedAt: row.revoked_at,
+        tenantSuspendedAt: row.suspended_at,
+      }
     );
   }
 
   /** Notes that the key was used now (the authenticator calls it at most once a minute per key). */
   async recordUse(keyId: string): Promise<void> {
-    await this.db.query(`WITH used AS (UPDATE api_keys SET last_used_at = now() WHERE id = $1 RETURNING 1) SELECT count(*) FROM used`, [keyId]);
+    await this.db.query(`WITH used AS (UPDATE api_keys SET last_used_at = now() WHERE id = $1 RETURNING 1) SELECT count(*) FROM used`, [
+      keyId,
+    ]);
   }
 }

@@ -7,11 +7,21 @@ describe(estimateCredits.name, () => {
       { serviceParams: { premium_proxy: 'true' }, tasks: 2 },
       { serviceParams: { js_render: 'false' }, tasks: 3 },
     ]);
-    expect(estimate).toEqual({ tasks: 15, min: 10 * 5 + 2 * 25 + 3, max: 10 * 5 + 2 * 25 + 3, tasksByTier: { js_render: 10, premium_js_render: 2, basic: 3 } });
+    expect(estimate).toEqual({
+      tasks: 15,
+      min: 10 * 5 + 2 * 25 + 3,
+      max: 10 * 5 + 2 * 25 + 3,
+      tasksByTier: { js_render: 10, premium_js_render: 2, basic: 3 },
+    });
   });
 
   it('gives mode=auto the range from the cheapest tier to the dearest', () => {
-    expect(estimateCredits({ mode: 'auto' }, [{ serviceParams: null, tasks: 4 }])).toEqual({ tasks: 4, min: 4, max: 100, tasksByTier: { auto: 4 } });
+    expect(estimateCredits({ mode: 'auto' }, [{ serviceParams: null, tasks: 4 }])).toEqual({
+      tasks: 4,
+      min: 4,
+      max: 100,
+      tasksByTier: { auto: 4 },
+    });
   });
 
   it('is zero for a job without tasks', () => {

@@ -35,6 +35,12 @@ export class JobCostsService {
     const run = await this.runs.get(tenantId, jobId, runId);
     const byTier = await this.jobRuns.ledgerCredits(tenantId, run.id);
     const total = (of: (tier: LedgerTier) => number) => byTier.reduce((sum, tier) => sum + of(tier), 0);
-    return { run, credits: total((t) => t.credits), costUsd: total((t) => t.costUsd), unpricedCredits: total((t) => t.unpricedCredits), byTier };
+    return {
+      run,
+      credits: total((t) => t.credits),
+      costUsd: total((t) => t.costUsd),
+      unpricedCredits: total((t) => t.unpricedCredits),
+      byTier,
+    };
   }
 }

@@ -6,7 +6,6 @@ import { decodeCursorToken, encodeCursorToken, isUuid } from '@trawl/http';
 
 const MAX_INT = 2_147_483_647;
 
-
 /** Position in a tenant's job list (newest first): the last job returned. */
 export interface JobListCursor {
   createdAtMicros: string;

@@ -37,7 +37,11 @@ export class JobDeletionService {
       }
       const inFlight = await this.runs.runInFlight(sql, tenantId, jobId);
       if (inFlight) {
-        throw new BatchError(BatchErrorCode.RunInFlight, `A run of this job is still in flight (run ${inFlight.runId}); stop it before deleting the job.`, { run_id: inFlight.runId });
+        throw new BatchError(
+          BatchErrorCode.RunInFlight,
+          `A run of this job is still in flight (run ${inFlight.runId}); stop it before deleting the job.`,
+          { run_id: inFlight.runId },
+        );
       }
       if (!(await this.jobsRepository.delete(sql, tenantId, jobId))) throw jobNotFound();
     });
@@ -56,7 +60,11 @@ export class JobDeletionService {
       if (await this.runsRepository.markDeleted(sql, runId)) return;
       const now = await this.runsRepository.find(tenantId, jobId, runId, sql);
       if (now && now.status !== 'deleted') {
-        throw new BatchError(BatchErrorCode.RunInFlight, `Run ${runId} is still in flight; stop it (POST /v1/jobs/${jobId}/stop) before deleting it.`, { run_id: runId });
+        throw new BatchError(
+          BatchErrorCode.RunInFlight,
+          `Run ${runId} is still in flight; stop it (POST /v1/jobs/${jobId}/stop) before deleting it.`,
+          { run_id: runId },
+        );
       }
     });
   }
@@ -68,7 +76,8 @@ export class JobDeletionService {
     work: (sql: Sql, job: NonNullable<Awaited<ReturnType<RunsRepository['lockJob']>>>) => Promise<void>,
   ): Promise<void> {
     await this.db.transaction(async (sql) => {
-      if (!(await this.activeJobs.lockTenantAndCount(sql, tenantId))) throw new Error(`Tenant ${tenantId} of an authenticated key does not exist`);
+      if (!(await this.activeJobs.lockTenantAndCount(sql, tenantId)))
+        throw new Error(`Tenant ${tenantId} of an authenticated key does not exist`);
       const job = await this.runs.lockJob(sql, tenantId, jobId);
       if (!job) throw jobNotFound();
       await work(sql, job);

@@ -1,6 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import type { BatchTaskMethod, RunTaskState } from '@trawl/contracts';
-import { Database, type JobTasksRow, RUN_TASK_RESULT_COLUMNS, type RunTaskAttemptOutcome, type RunTaskAttemptsRow, type RunTasksRow, selectColumns } from '@trawl/persistence';
+import {
+  Database,
+  type JobTasksRow,
+  RUN_TASK_RESULT_COLUMNS,
+  type RunTaskAttemptOutcome,
+  type RunTaskAttemptsRow,
+  type RunTasksRow,
+  selectColumns,
+} from '@trawl/persistence';
 
 /** One attempt of a task, as its history shows it. */
 export interface TaskAttemptRecord {
@@ -98,7 +106,10 @@ export class JobResultsRepository {
 
   /** Whether the run has a task at `seq` (the tenant's run). */
   async hasTask(tenantId: string, runId: string, seq: number): Promise<boolean> {
-    const rows = await this.db.query(`SELECT 1 FROM run_tasks rt JOIN job_runs r ON r.id = rt.run_id WHERE r.tenant_id = $1 AND rt.run_id = $2 AND rt.seq = $3`, [tenantId, runId, seq]);
+    const rows = await this.db.query(
+      `SELECT 1 FROM run_tasks rt JOIN job_runs r ON r.id = rt.run_id WHERE r.tenant_id = $1 AND rt.run_id = $2 AND rt.seq = $3`,
+      [tenantId, runId, seq],
+    );
     return rows.length > 0;
   }
 

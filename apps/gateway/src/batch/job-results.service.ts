@@ -46,7 +46,10 @@ export class JobResultsService {
   async page(tenantId: string, jobId: string, query: ResultsQuery): Promise<ResultsPage> {
     const cursor = query.cursor === undefined ? undefined : resultsCursor.decode(query.cursor);
     if (query.cursor !== undefined && (!cursor || (query.runId !== undefined && cursor.runId !== query.runId))) {
-      throw new BatchError(BatchErrorCode.InvalidJobsCursor, 'This cursor was not handed out for these results; use the `next_cursor` you received.');
+      throw new BatchError(
+        BatchErrorCode.InvalidJobsCursor,
+        'This cursor was not handed out for these results; use the `next_cursor` you received.',
+      );
     }
     const job = await this.jobs.get(tenantId, jobId);
     const runId = cursor?.runId ?? query.runId ?? job.latestRun?.id;
@@ -54,7 +57,11 @@ export class JobResultsService {
     if (runId === undefined) return { job, run: undefined, results: [], nextCursor: null };
     const run = await this.runs.get(tenantId, jobId, runId);
     const afterSeq = cursor?.seq ?? 0;
-    const { results: rows, scanned, pendingFrom } = await this.results.page(tenantId, jobId, runId, {
+    const {
+      results: rows,
+      scanned,
+      pendingFrom,
+    } = await this.results.page(tenantId, jobId, runId, {
       afterSeq,
       limit: query.limit + 1,
       successfulOnly: query.successfulOnly,

@@ -1,5 +1,17 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
-import { type JobCostEstimateAnswer, type JobRunAnswer, LIST_PAGE_LIMITS, pageQuery, queryParameterNames, RERUN_STATUSES, rerunQuery, retryFailedBody, type RunCostAnswer, type RunListAnswer, type StartedRunAnswer } from '@trawl/contracts/http';
+import {
+  type JobCostEstimateAnswer,
+  type JobRunAnswer,
+  LIST_PAGE_LIMITS,
+  pageQuery,
+  queryParameterNames,
+  RERUN_STATUSES,
+  rerunQuery,
+  retryFailedBody,
+  type RunCostAnswer,
+  type RunListAnswer,
+  type StartedRunAnswer,
+} from '@trawl/contracts/http';
 import { AuthenticatedTenant, TenantContext } from '../auth/authenticated-tenant';
 import type { GatewayConfig } from '../config';
 import { GATEWAY_CONFIG } from '../gateway.tokens';
@@ -33,7 +45,11 @@ export class JobRunsController {
   }
 
   @Get('runs')
-  async list(@AuthenticatedTenant() tenant: TenantContext, @Param('jobId') jobId: string, @Query() query: QueryParameters): Promise<RunListAnswer> {
+  async list(
+    @AuthenticatedTenant() tenant: TenantContext,
+    @Param('jobId') jobId: string,
+    @Query() query: QueryParameters,
+  ): Promise<RunListAnswer> {
     assertKnownQueryParameters(query, queryParameterNames(pageQuery));
     const limit = intQueryParameter(query, 'limit', LIST_PAGE_LIMITS);
     const page = await this.runs.list(tenant.tenantId, jobId, singleQueryValue(query, 'cursor') || undefined, limit);
@@ -68,26 +84,46 @@ export class JobRunsController {
 
   @Post('stop')
   @HttpCode(200)
-  stop(@AuthenticatedTenant() tenant: TenantContext, @Param('jobId') jobId: string, @Body() body: unknown, @Query() query: QueryParameters) {
+  stop(
+    @AuthenticatedTenant() tenant: TenantContext,
+    @Param('jobId') jobId: string,
+    @Body() body: unknown,
+    @Query() query: QueryParameters,
+  ) {
     return this.transition(tenant, jobId, 'stop', body, query);
   }
 
   /** Alias of stop (spec-batch-api §4). */
   @Post('cancel')
   @HttpCode(200)
-  cancel(@AuthenticatedTenant() tenant: TenantContext, @Param('jobId') jobId: string, @Body() body: unknown, @Query() query: QueryParameters) {
+  cancel(
+    @AuthenticatedTenant() tenant: TenantContext,
+    @Param('jobId') jobId: string,
+    @Body() body: unknown,
+    @Query() query: QueryParameters,
+  ) {
     return this.transition(tenant, jobId, 'stop', body, query);
   }
 
   @Post('pause')
   @HttpCode(200)
-  pause(@AuthenticatedTenant() tenant: TenantContext, @Param('jobId') jobId: string, @Body() body: unknown, @Query() query: QueryParameters) {
+  pause(
+    @AuthenticatedTenant() tenant: TenantContext,
+    @Param('jobId') jobId: string,
+    @Body() body: unknown,
+    @Query() query: QueryParameters,
+  ) {
     return this.transition(tenant, jobId, 'pause', body, query);
   }
 
   @Post('resume')
   @HttpCode(200)
-  resume(@AuthenticatedTenant() tenant: TenantContext, @Param('jobId') jobId: string, @Body() body: unknown, @Query() query: QueryParameters) {
+  resume(
+    @AuthenticatedTenant() tenant: TenantContext,
+    @Param('jobId') jobId: string,
+    @Body() body: unknown,
+    @Query() query: QueryParameters,
+  ) {
     return this.transition(tenant, jobId, 'resume', body, query);
   }
 
@@ -105,7 +141,10 @@ export class JobRunsController {
     assertKnownQueryParameters(query, queryParameterNames(rerunQuery));
     assertNoBody(body);
     const status = enumParameter(query, 'status', RERUN_STATUSES);
-    const run = status === undefined ? await this.runs.rerun(tenant.tenantId, jobId) : await this.runs.retryFailed(tenant.tenantId, jobId, status === 'failed,pending');
+    const run =
+      status === undefined
+        ? await this.runs.rerun(tenant.tenantId, jobId)
+        : await this.runs.retryFailed(tenant.tenantId, jobId, status === 'failed,pending');
     return presentStartedRun(jobId, run);
   }
 
@@ -124,7 +163,11 @@ export class JobRunsController {
 
   /** Credits (and cost) a run of the job's tasks would take: a range when `mode=auto` picks tiers. */
   @Get('cost-estimate')
-  async estimate(@AuthenticatedTenant() tenant: TenantContext, @Param('jobId') jobId: string, @Query() query: QueryParameters): Promise<JobCostEstimateAnswer> {
+  async estimate(
+    @AuthenticatedTenant() tenant: TenantContext,
+    @Param('jobId') jobId: string,
+    @Query() query: QueryParameters,
+  ): Promise<JobCostEstimateAnswer> {
     assertKnownQueryParameters(query, []);
     const estimate = await this.costs.estimate(tenant.tenantId, jobId);
     const price = this.creditPrice;
@@ -154,11 +197,22 @@ export class JobRunsController {
       run_status: actual.run.status,
       credits: actual.credits,
       cost: costOfLedger(actual, price),
-      by_tier: actual.byTier.map((tier) => ({ tier: tier.tier, tasks: tier.tasks, credits: tier.credits, cost: costOfLedger(tier, price) })),
+      by_tier: actual.byTier.map((tier) => ({
+        tier: tier.tier,
+        tasks: tier.tasks,
+        credits: tier.credits,
+        cost: costOfLedger(tier, price),
+      })),
     };
   }
 
-  private async transition(tenant: TenantContext, jobId: string, transition: RunTransition, body: unknown, query: QueryParameters): Promise<JobRunAnswer> {
+  private async transition(
+    tenant: TenantContext,
+    jobId: string,
+    transition: RunTransition,
+    body: unknown,
+    query: QueryParameters,
+  ): Promise<JobRunAnswer> {
     assertKnownQueryParameters(query, []);
     assertNoBody(body);
     return presentRun(await this.runs.transition(tenant.tenantId, jobId, transition));

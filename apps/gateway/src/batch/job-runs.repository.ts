@@ -5,8 +5,21 @@ import type { RunRecord } from './jobs.repository';
 
 type RunRow = Pick<
   JobRunsRow,
-  | 'id' | 'job_id' | 'run_sequence' | 'kind' | 'status' | 'total' | 'successful' | 'failed' | 'credits' | 'cost'
-  | 'failure_reason' | 'failure_detail' | 'created_at' | 'started_at' | 'finished_at'
+  | 'id'
+  | 'job_id'
+  | 'run_sequence'
+  | 'kind'
+  | 'status'
+  | 'total'
+  | 'successful'
+  | 'failed'
+  | 'credits'
+  | 'cost'
+  | 'failure_reason'
+  | 'failure_detail'
+  | 'created_at'
+  | 'started_at'
+  | 'finished_at'
 >;
 
 const RUN_COLUMNS = `r.id, r.job_id, r.run_sequence, r.kind, r.status, r.total, r.successful, r.failed, r.credits::text AS credits,

@@ -90,7 +90,15 @@ export class JobRunsService {
   async rerun(tenantId: string, jobId: string): Promise<RunRecord> {
     return this.startRun(tenantId, jobId, 'rerun', async (sql, job, runId) => {
       const source = await this.jobRuns.latest(sql, tenantId, jobId);
-      await this.runs.insertRun(sql, { id: runId, jobId, tenantId, kind: 'rerun', total: job.taskCount, traceParent: currentTraceParent(), sourceRunId: source?.id });
+      await this.runs.insertRun(sql, {
+        id: runId,
+        jobId,
+        tenantId,
+        kind: 'rerun',
+        total: job.taskCount,
+        traceParent: currentTraceParent(),
+        sourceRunId: source?.id,
+      });
       await this.runs.insertRunTasks(sql, runId, 1, job.taskCount);
     });
   }
@@ -175,5 +183,8 @@ export class JobRunsService {
 }
 
 function invalidCursor(): BatchError {
-  return new BatchError(BatchErrorCode.InvalidJobsCursor, 'This cursor was not handed out for this list; use the `next_cursor` you received.');
+  return new BatchError(
+    BatchErrorCode.InvalidJobsCursor,
+    'This cursor was not handed out for this list; use the `next_cursor` you received.',
+  );
 }

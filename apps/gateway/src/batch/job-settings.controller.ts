@@ -1,6 +1,17 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
 import { scheduleSchema } from '@trawl/contracts';
-import { type JobAnswer, type JobWebhookAnswer, jobWebhookBody, LIST_PAGE_LIMITS, queryParameterNames, SCHEDULE_FIRING_STATUSES, type ScheduleFiringListAnswer, scheduleFiringListQuery, scheduleStateBody, wrappedScheduleBody } from '@trawl/contracts/http';
+import {
+  type JobAnswer,
+  type JobWebhookAnswer,
+  jobWebhookBody,
+  LIST_PAGE_LIMITS,
+  queryParameterNames,
+  SCHEDULE_FIRING_STATUSES,
+  type ScheduleFiringListAnswer,
+  scheduleFiringListQuery,
+  scheduleStateBody,
+  wrappedScheduleBody,
+} from '@trawl/contracts/http';
 import { AuthenticatedTenant, TenantContext } from '../auth/authenticated-tenant';
 import { assertNoBody, parseBody } from '../problems/body-validation';
 import { assertKnownQueryParameters, intQueryParameter, QueryParameters, singleQueryValue } from '../problems/query-parameters';
@@ -18,14 +29,23 @@ export class JobSettingsController {
 
   /** `{url, signature}`: the job's webhook; `404 webhook_not_found` when it has none. */
   @Get('webhook')
-  async webhook(@AuthenticatedTenant() tenant: TenantContext, @Param('jobId') jobId: string, @Query() query: QueryParameters): Promise<JobWebhookAnswer> {
+  async webhook(
+    @AuthenticatedTenant() tenant: TenantContext,
+    @Param('jobId') jobId: string,
+    @Query() query: QueryParameters,
+  ): Promise<JobWebhookAnswer> {
     assertKnownQueryParameters(query, []);
     return this.settings.webhook(tenant.tenantId, jobId);
   }
 
   /** Sets or replaces the webhook; answers the job. */
   @Put('webhook')
-  async setWebhook(@AuthenticatedTenant() tenant: TenantContext, @Param('jobId') jobId: string, @Body() body: unknown, @Query() query: QueryParameters): Promise<JobAnswer> {
+  async setWebhook(
+    @AuthenticatedTenant() tenant: TenantContext,
+    @Param('jobId') jobId: string,
+    @Body() body: unknown,
+    @Query() query: QueryParameters,
+  ): Promise<JobAnswer> {
     assertKnownQueryParameters(query, []);
     const webhook = parseBody(jobWebhookBody, body);
     return presentJob(await this.settings.setWebhook(tenant.tenantId, jobId, webhook));
@@ -34,7 +54,12 @@ export class JobSettingsController {
   /** `204`: the job has no webhook any more. */
   @Delete('webhook')
   @HttpCode(204)
-  async removeWebhook(@AuthenticatedTenant() tenant: TenantContext, @Param('jobId') jobId: string, @Body() body: unknown, @Query() query: QueryParameters) {
+  async removeWebhook(
+    @AuthenticatedTenant() tenant: TenantContext,
+    @Param('jobId') jobId: string,
+    @Body() body: unknown,
+    @Query() query: QueryParameters,
+  ) {
     assertKnownQueryParameters(query, []);
     assertNoBody(body);
     await this.settings.removeWebhook(tenant.tenantId, jobId);
@@ -42,7 +67,12 @@ export class JobSettingsController {
 
   /** The body is the `schedule` object itself; `{ "schedule": {…} }` is accepted too. Answers the job. */
   @Put('schedule')
-  async replaceSchedule(@AuthenticatedTenant() tenant: TenantContext, @Param('jobId') jobId: string, @Body() body: unknown, @Query() query: QueryParameters): Promise<JobAnswer> {
+  async replaceSchedule(
+    @AuthenticatedTenant() tenant: TenantContext,
+    @Param('jobId') jobId: string,
+    @Body() body: unknown,
+    @Query() query: QueryParameters,
+  ): Promise<JobAnswer> {
     assertKnownQueryParameters(query, []);
     const schedule = isWrapped(body) ? parseBody(wrappedScheduleBody, body).schedule : parseBody(scheduleSchema, body);
     return presentJob(await this.settings.replaceSchedule(tenant.tenantId, jobId, schedule));
@@ -68,7 +98,12 @@ export class JobSettingsController {
   /** Pauses or resumes the schedule (not the run in flight); answers the job. */
   @Post('schedule/state')
   @HttpCode(200)
-  async setScheduleState(@AuthenticatedTenant() tenant: TenantContext, @Param('jobId') jobId: string, @Body() body: unknown, @Query() query: QueryParameters): Promise<JobAnswer> {
+  async setScheduleState(
+    @AuthenticatedTenant() tenant: TenantContext,
+    @Param('jobId') jobId: string,
+    @Body() body: unknown,
+    @Query() query: QueryParameters,
+  ): Promise<JobAnswer> {
     assertKnownQueryParameters(query, []);
     const { schedule_state } = parseBody(scheduleStateBody, body);
     return presentJob(await this.settings.setScheduleState(tenant.tenantId, jobId, schedule_state));

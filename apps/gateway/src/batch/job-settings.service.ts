@@ -58,7 +58,8 @@ export class JobSettingsService {
    */
   async webhook(tenantId: string, jobId: string): Promise<{ url: string; signature: boolean }> {
     const job = await this.jobs.get(tenantId, jobId);
-    if (job.webhookUrl === null) throw new WebhookError(WebhookErrorCode.WebhookNotFound, `Job ${jobId} has no webhook: set one with PUT /v1/jobs/${jobId}/webhook.`);
+    if (job.webhookUrl === null)
+      throw new WebhookError(WebhookErrorCode.WebhookNotFound, `Job ${jobId} has no webhook: set one with PUT /v1/jobs/${jobId}/webhook.`);
     return { url: job.webhookUrl, signature: job.webhookSignature };
   }
 
@@ -93,17 +94,29 @@ export class JobSettingsService {
    *
    * @throws BatchError `job_not_found`, `job_not_scheduled`, `invalid_jobs_cursor`.
    */
-  async listFirings(tenantId: string, jobId: string, status: FiringStatusFilter, cursorToken: string | undefined, limit: number): Promise<FiringList> {
+  async listFirings(
+    tenantId: string,
+    jobId: string,
+    status: FiringStatusFilter,
+    cursorToken: string | undefined,
+    limit: number,
+  ): Promise<FiringList> {
     const job = await this.jobs.get(tenantId, jobId);
     if (!job.schedule) throw notScheduled();
     const cursor = cursorToken === undefined ? undefined : firingListCursor.decode(cursorToken);
     if (cursorToken !== undefined && (!cursor || cursor.jobId !== jobId)) {
-      throw new BatchError(BatchErrorCode.InvalidJobsCursor, 'This cursor was not handed out for this list; use the `next_cursor` you received.');
+      throw new BatchError(
+        BatchErrorCode.InvalidJobsCursor,
+        'This cursor was not handed out for this list; use the `next_cursor` you received.',
+      );
     }
     const rows = await this.firings.list(tenantId, jobId, { status, beforeDueAtMicros: cursor?.dueAtMicros }, limit + 1);
     const firings = rows.slice(0, limit);
     const last = firings.at(-1);
-    return { firings, ...(rows.length > limit && last && { nextCursor: firingListCursor.encode({ jobId, dueAtMicros: last.dueAtMicros }) }) };
+    return {
+      firings,
+      ...(rows.length > limit && last && { nextCursor: firingListCursor.encode({ jobId, dueAtMicros: last.dueAtMicros }) }),
+    };
   }
 
   /** Pauses or resumes the schedule (not a run). @throws BatchError `job_not_found`, `job_not_scheduled`. */
@@ -122,5 +135,8 @@ export class JobSettingsService {
 }
 
 function notScheduled(): BatchError {
-  return new BatchError(BatchErrorCode.JobNotScheduled, 'This job is a `regular` job: it has no schedule. Create a `scheduled` job instead.');
+  return new BatchError(
+    BatchErrorCode.JobNotScheduled,
+    'This job is a `regular` job: it has no schedule. Create a `scheduled` job instead.',
+  );
 }

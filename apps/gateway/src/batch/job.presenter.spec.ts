@@ -116,24 +116,30 @@ describe('the answers', () => {
     };
     expect(jobAnswer.parse(presentJob(scheduled))).toEqual(presentJob(scheduled));
     expect(jobRun.parse(presentRun({ ...run, failureReason: 'stopped', finishedAt: new Date() }))).toBeDefined();
-    expect(scheduleFiring.parse(presentFiring({ dueAt: new Date(), dueAtMicros: '0', firedAt: new Date(), outcome: 'started', runId: run.id }))).toBeDefined();
-    const result = presentResult({
-      seq: 1,
-      url: 'https://shop.test/a',
-      method: 'GET',
-      externalId: null,
-      metadata: { n: 1 },
-      state: 'carried',
-      statusCode: 200,
-      outputFormat: 'markdown',
-      contentType: 'text/markdown',
-      body: Buffer.from('# a'),
-      tier: 'basic',
-      credits: 1,
-      errorCode: null,
-      errorDetail: null,
-      finishedAt: new Date(),
-    }, run.id, 'https://api.test/downloads/task_contents/t/r/1?expires=1&signature=s');
+    expect(
+      scheduleFiring.parse(presentFiring({ dueAt: new Date(), dueAtMicros: '0', firedAt: new Date(), outcome: 'started', runId: run.id })),
+    ).toBeDefined();
+    const result = presentResult(
+      {
+        seq: 1,
+        url: 'https://shop.test/a',
+        method: 'GET',
+        externalId: null,
+        metadata: { n: 1 },
+        state: 'carried',
+        statusCode: 200,
+        outputFormat: 'markdown',
+        contentType: 'text/markdown',
+        body: Buffer.from('# a'),
+        tier: 'basic',
+        credits: 1,
+        errorCode: null,
+        errorDetail: null,
+        finishedAt: new Date(),
+      },
+      run.id,
+      'https://api.test/downloads/task_contents/t/r/1?expires=1&signature=s',
+    );
     expect(taskResult.parse(result)).toEqual(result);
     expect(result).toMatchObject({ task_id: '1', run_id: run.id, result_url: expect.stringContaining('/downloads/task_contents/') });
   });

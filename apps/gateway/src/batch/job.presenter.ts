@@ -1,5 +1,13 @@
 import { isOutputFormat, OUTPUT_FORMAT_MEDIA, type RunTaskState } from '@trawl/contracts';
-import { type JobAnswer, type JobRunAnswer, type JobScheduleAnswer, type ScheduleFiringAnswer, type ScheduleSkipReason, type TaskResultAnswer, type TaskResultStatus } from '@trawl/contracts/http';
+import {
+  type JobAnswer,
+  type JobRunAnswer,
+  type JobScheduleAnswer,
+  type ScheduleFiringAnswer,
+  type ScheduleSkipReason,
+  type TaskResultAnswer,
+  type TaskResultStatus,
+} from '@trawl/contracts/http';
 import type { TaskResultRecord } from './job-results.repository';
 import type { ScheduleFiringOutcome } from '@trawl/scheduling';
 import type { JobRecord, JobScheduleRecord, RunRecord } from './jobs.repository';
@@ -91,7 +99,8 @@ const SKIP_REASONS = {
 /** A due time of the schedule: `started` with its `run_id`, or `skipped` with `reason` and `detail`. */
 export function presentFiring(firing: ScheduleFiringRecord): ScheduleFiringAnswer {
   const common = { due_at: firing.dueAt.toISOString(), fired_at: firing.firedAt.toISOString() };
-  if (firing.outcome === 'started') return { ...common, status: 'started' as const, ...(firing.runId !== null && { run_id: firing.runId }) };
+  if (firing.outcome === 'started')
+    return { ...common, status: 'started' as const, ...(firing.runId !== null && { run_id: firing.runId }) };
   return { ...common, status: 'skipped' as const, ...SKIP_REASONS[firing.outcome] };
 }
 

@@ -1,7 +1,19 @@
 import { Body, Controller, Delete, Get, Headers, HttpCode, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { JOB_STATUSES, JOB_TYPES } from '@trawl/contracts';
-import { addTasksBodyShallow, createJobBodyShallow, type JobAnswer, type JobListAnswer, jobListQuery, type JobWithAddedTasksAnswer, LIST_PAGE_LIMITS, queryParameterNames, RESULTS_PAGE_SIZE, taskResultsQuery, type TaskResultsPageAnswer } from '@trawl/contracts/http';
+import {
+  addTasksBodyShallow,
+  createJobBodyShallow,
+  type JobAnswer,
+  type JobListAnswer,
+  jobListQuery,
+  type JobWithAddedTasksAnswer,
+  LIST_PAGE_LIMITS,
+  queryParameterNames,
+  RESULTS_PAGE_SIZE,
+  taskResultsQuery,
+  type TaskResultsPageAnswer,
+} from '@trawl/contracts/http';
 import { AuthenticatedTenant, TenantContext } from '../auth/authenticated-tenant';
 import { IdempotencyService } from '../idempotency/idempotency.service';
 import { assertNoBody, parseBody } from '../problems/body-validation';
@@ -42,7 +54,9 @@ export class JobsController {
   ): Promise<JobAnswer> {
     assertKnownQueryParameters(query, []);
     const idempotencyKey = IdempotencyService.keyFromHeader(idempotencyHeader);
-    const request = await this.jobs.refusalOrKeyConflict(tenant.tenantId, idempotencyKey, () => parseBody(createJobBodyShallow, jobBodyWithSpecParamName(body)));
+    const request = await this.jobs.refusalOrKeyConflict(tenant.tenantId, idempotencyKey, () =>
+      parseBody(createJobBodyShallow, jobBodyWithSpecParamName(body)),
+    );
     const { job, synchronous } = await this.jobs.create(tenant.tenantId, request, idempotencyKey);
     void reply.status(synchronous ? 201 : 202).header('location', `/v1/jobs/${job.id}`);
     return presentJob(job);
@@ -59,9 +73,17 @@ export class JobsController {
     const token = singleQueryValue(query, 'cursor') || undefined;
     const cursor = token === undefined ? undefined : jobListCursor.decode(token);
     if (token !== undefined && !cursor) {
-      throw new BatchError(BatchErrorCode.InvalidJobsCursor, 'This cursor was not handed out for the job list; use the `next_cursor` you received.');
+      throw new BatchError(
+        BatchErrorCode.InvalidJobsCursor,
+        'This cursor was not handed out for the job list; use the `next_cursor` you received.',
+      );
     }
-    const rows = await this.jobs.list(tenant.tenantId, filter, cursor && { createdAtMicros: cursor.createdAtMicros, id: cursor.jobId }, limit + 1);
+    const rows = await this.jobs.list(
+      tenant.tenantId,
+      filter,
+      cursor && { createdAtMicros: cursor.createdAtMicros, id: cursor.jobId },
+      limit + 1,
+    );
     const jobs = rows.slice(0, limit);
     const last = jobs.at(-1);
     return {
@@ -73,21 +95,35 @@ export class JobsController {
   /** `204`: the job and everything of it are gone; `409 run_in_flight` while a run is. */
   @Delete(':jobId')
   @HttpCode(204)
-  async delete(@AuthenticatedTenant() tenant: TenantContext, @Param('jobId') jobId: string, @Body() body: unknown, @Query() query: QueryParameters): Promise<void> {
+  async delete(
+    @AuthenticatedTenant() tenant: TenantContext,
+    @Param('jobId') jobId: string,
+    @Body() body: unknown,
+    @Query() query: QueryParameters,
+  ): Promise<void> {
     assertKnownQueryParameters(query, []);
     assertNoBody(body);
     await this.deletion.deleteJob(tenant.tenantId, jobId);
   }
 
   @Get(':jobId')
-  async read(@AuthenticatedTenant() tenant: TenantContext, @Param('jobId') jobId: string, @Query() query: QueryParameters): Promise<JobAnswer> {
+  async read(
+    @AuthenticatedTenant() tenant: TenantContext,
+    @Param('jobId') jobId: string,
+    @Query() query: QueryParameters,
+  ): Promise<JobAnswer> {
     assertKnownQueryParameters(query, []);
     return presentJob(await this.jobs.get(tenant.tenantId, jobId));
   }
 
   /** One page of a run's results; `status=successful` keeps successful tasks, `run_id` picks the run. */
   @Get(':jobId/results')
-  readResults(@AuthenticatedTenant() tenant: TenantContext, @Param('jobId') jobId: string, @Query() query: QueryParameters, @Req() request: FastifyRequest) {
+  readResults(
+    @AuthenticatedTenant() tenant: TenantContext,
+    @Param('jobId') jobId: string,
+    @Query() query: QueryParameters,
+    @Req() request: FastifyRequest,
+  ) {
     assertKnownQueryParameters(query, queryParameterNames(taskResultsQuery));
     return this.resultsPage(tenant, jobId, singleQueryValue(query, 'run_id') || undefined, query, request);
   }
@@ -101,11 +137,20 @@ export class JobsController {
     @Query() query: QueryParameters,
     @Req() request: FastifyRequest,
   ) {
-    assertKnownQueryParameters(query, queryParameterNames(taskResultsQuery).filter((name) => name !== 'run_id'));
+    assertKnownQueryParameters(
+      query,
+      queryParameterNames(taskResultsQuery).filter((name) => name !== 'run_id'),
+    );
     return this.resultsPage(tenant, jobId, runId, query, request);
   }
 
-  private async resultsPage(tenant: TenantContext, jobId: string, runId: string | undefined, query: QueryParameters, request: FastifyRequest): Promise<TaskResultsPageAnswer> {
+  private async resultsPage(
+    tenant: TenantContext,
+    jobId: string,
+    runId: string | undefined,
+    query: QueryParameters,
+    request: FastifyRequest,
+  ): Promise<TaskResultsPageAnswer> {
     const status = enumParameter(query, 'status', ['successful'] as const);
     const limit = intQueryParameter(query, 'limit', { min: 1, max: RESULTS_PAGE_SIZE, fallback: RESULTS_PAGE_SIZE });
     const page = await this.results.page(tenant.tenantId, jobId, {
@@ -120,7 +165,9 @@ export class JobsController {
     return {
       job_id: page.job.id,
       ...(run && { run: presentRun(run) }),
-      results: run ? page.results.map((result) => presentResult(result, run.id, this.contents.resultUrl(origin, tenant.tenantId, run.id, result, now))) : [],
+      results: run
+        ? page.results.map((result) => presentResult(result, run.id, this.contents.resultUrl(origin, tenant.tenantId, run.id, result, now)))
+        : [],
       next_cursor: page.nextCursor,
     };
   }

@@ -68,7 +68,18 @@ export interface JobListFilter {
   type?: JobType;
 }
 
-type JobColumn = 'id' | 'tenant_id' | 'type' | 'status' | 'service_params' | 'webhook_url' | 'webhook_signature' | 'ingest_state' | 'file_input_id' | 'task_count' | 'created_at';
+type JobColumn =
+  | 'id'
+  | 'tenant_id'
+  | 'type'
+  | 'status'
+  | 'service_params'
+  | 'webhook_url'
+  | 'webhook_signature'
+  | 'ingest_state'
+  | 'file_input_id'
+  | 'task_count'
+  | 'created_at';
 
 /** A job with its latest run (`r_…`), schedule (`s_…`) and latest firing (`f_…`), as `JOB_WITH_LATEST_RUN` selects it. */
 interface JobRow extends Pick<JobsRow, JobColumn> {
@@ -126,7 +137,10 @@ export class JobsRepository {
 
   /** The id of the tenant's job created with this idempotency key; undefined when none was. */
   async findJobIdByIdempotencyKey(sql: Sql, tenantId: string, idempotencyKey: string): Promise<string | undefined> {
-    const rows = await sql.query<{ id: string }>(`SELECT id FROM jobs WHERE tenant_id = $1 AND idempotency_key = $2`, [tenantId, idempotencyKey]);
+    const rows = await sql.query<{ id: string }>(`SELECT id FROM jobs WHERE tenant_id = $1 AND idempotency_key = $2`, [
+      tenantId,
+      idempotencyKey,
+    ]);
     return rows[0]?.id;
   }
 
@@ -185,10 +199,7 @@ export class JobsRepository {
 
   /** Locks the job row for the rest of the transaction (adding tasks, closing). */
   async lock(sql: Sql, tenantId: string, jobId: string): Promise<JobRecord | undefined> {
-    const [row] = await sql.query<{ id: string }>(`SELECT id FROM jobs WHERE tenant_id = $1 AND id = $2 FOR UPDATE`, [
-      tenantId,
-      jobId,
-    ]);
+    const [row] = await sql.query<{ id: string }>(`SELECT id FROM jobs WHERE tenant_id = $1 AND id = $2 FOR UPDATE`, [tenantId, jobId]);
     return row && this.find(tenantId, jobId, sql);
   }
 
@@ -273,7 +284,13 @@ function toJob(row: JobRow): JobRecord {
             lastFiring:
               row.f_due_at === null || row.f_outcome === null
                 ? null
-                : { dueAt: row.f_due_at, dueAtMicros: row.f_due_at_us ?? '0', firedAt: row.f_fired_at ?? row.f_due_at, outcome: row.f_outcome, runId: row.f_run_id },
+                : {
+                    dueAt: row.f_due_at,
+                    dueAtMicros: row.f_due_at_us ?? '0',
+                    firedAt: row.f_fired_at ?? row.f_due_at,
+                    outcome: row.f_outcome,
+                    runId: row.f_run_id,
+                  },
           },
     latestRun:
       row.r_id === null

@@ -104,14 +104,24 @@ export class JobsService {
       });
       if (!inserted) {
         // `ON CONFLICT` waited for the holder's commit, so this read (a new snapshot) finds it.
-        throw (await this.keyConflict(sql, tenantId, idempotencyKey)) ?? new Error(`Job ${jobId} conflicted on a key no job of its tenant holds`);
+        throw (
+          (await this.keyConflict(sql, tenantId, idempotencyKey)) ??
+          new Error(`Job ${jobId} conflicted on a key no job of its tenant holds`)
+        );
       }
       let runId: string | null = null;
       if (schedule) {
         await this.schedules.insert(sql, { tenantId, jobId, schedule, ...scheduleOnReplace(schedule, undefined, now) });
       } else {
         runId = randomUUID();
-        await this.runs.insertRun(sql, { id: runId, jobId, tenantId, kind: 'initial', total: taskCount, traceParent: currentTraceParent() });
+        await this.runs.insertRun(sql, {
+          id: runId,
+          jobId,
+          tenantId,
+          kind: 'initial',
+          total: taskCount,
+          traceParent: currentTraceParent(),
+        });
       }
       if (large) {
         const staged: IngestRecord = {
@@ -227,10 +237,7 @@ export class JobsService {
     }
   }
 
-  private async checkWebhook(
-    tenantId: string,
-    webhook: CreateJobBody['webhook'],
-  ): Promise<{ url: string; signature: boolean } | null> {
+  private async checkWebhook(tenantId: string, webhook: CreateJobBody['webhook']): Promise<{ url: string; signature: boolean } | null> {
     if (!webhook) return null;
     const url = parseWebhookUrl(webhook.url, 'webhook.url');
     if (webhook.signature && !(await this.signingKeys.hasActiveKey(tenantId))) {

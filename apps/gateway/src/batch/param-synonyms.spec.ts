@@ -2,7 +2,10 @@ import { withSpecParamName } from './param-synonyms';
 
 describe(withSpecParamName.name, () => {
   it('renames the synonym and keeps every other field', () => {
-    expect(withSpecParamName({ url: 'https://a.test/', zenrows_params: { js_render: true } })).toEqual({ url: 'https://a.test/', service_params: { js_render: true } });
+    expect(withSpecParamName({ url: 'https://a.test/', zenrows_params: { js_render: true } })).toEqual({
+      url: 'https://a.test/',
+      service_params: { js_render: true },
+    });
   });
 
   it('leaves an object without it as the very same object (100,000 tasks are not copied)', () => {

@@ -14,7 +14,14 @@ describe(checkTasks.name, () => {
     expect(invalidCount).toBe(0);
     expect(tasks).toEqual([
       { url: 'https://shop.test/a', method: 'GET', body: null, externalId: 'a-1', metadata: { sku: 7 }, serviceParams: null },
-      { url: 'https://shop.test/form', method: 'POST', body: 'q=1', externalId: null, metadata: null, serviceParams: { custom_headers: 'true' } },
+      {
+        url: 'https://shop.test/form',
+        method: 'POST',
+        body: 'q=1',
+        externalId: null,
+        metadata: null,
+        serviceParams: { custom_headers: 'true' },
+      },
     ]);
   });
 
@@ -50,7 +57,12 @@ describe(checkTasks.name, () => {
     const body = 'x'.repeat(16 * 1024);
     const { tasks, invalid } = checkTasks(
       [
-        { url: 'https://shop.test/item/1', method: 'PUT', body, service_params: { custom_headers: { 'content-type': 'application/json' } } },
+        {
+          url: 'https://shop.test/item/1',
+          method: 'PUT',
+          body,
+          service_params: { custom_headers: { 'content-type': 'application/json' } },
+        },
         { url: 'https://shop.test/item/2', method: 'PUT' },
         { url: 'https://shop.test/item/3', method: 'PUT', body: `${body}x` },
         { url: 'https://shop.test/item/4', method: 'GET', body: 'x' },
@@ -124,7 +136,10 @@ describe(checkServiceParams.name, () => {
 
   it('accepts custom_headers as an object of headers (a POST task sets its Content-Type there), as the executor does', () => {
     expect(checkServiceParams('https://shop.test/', { custom_headers: { 'Content-Type': 'application/json' } }).ok).toBe(true);
-    expect(checkServiceParams('https://shop.test/', { custom_headers: ['x'] })).toMatchObject({ ok: false, problem: { parameter: 'custom_headers' } });
+    expect(checkServiceParams('https://shop.test/', { custom_headers: ['x'] })).toMatchObject({
+      ok: false,
+      problem: { parameter: 'custom_headers' },
+    });
     expect(checkServiceParams('https://shop.test/', { custom_headers: { 'bad name': 'x' } })).toMatchObject({
       ok: false,
       problem: { parameter: 'custom_headers' },
@@ -133,7 +148,10 @@ describe(checkServiceParams.name, () => {
 
   it('refuses keys the Fetch API does not know, and the task fields', () => {
     expect(checkServiceParams('https://shop.test/', { colour: 'red' })).toMatchObject({ ok: false, problem: { parameter: 'colour' } });
-    expect(checkServiceParams('https://shop.test/', { url: 'https://other.test/' })).toMatchObject({ ok: false, problem: { parameter: 'url' } });
+    expect(checkServiceParams('https://shop.test/', { url: 'https://other.test/' })).toMatchObject({
+      ok: false,
+      problem: { parameter: 'url' },
+    });
     expect(checkServiceParams('https://shop.test/', { apikey: 'x' })).toMatchObject({ ok: false, problem: { parameter: 'apikey' } });
   });
 });

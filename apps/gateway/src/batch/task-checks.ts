@@ -115,7 +115,8 @@ function plainTask(candidate: unknown): { success: true; data: BatchTaskBody } |
     let size = 2;
     for (const key in metadata) {
       const value = metadata[key];
-      if (typeof value === 'string') size += value.length * 6; // \u escapes at worst
+      if (typeof value === 'string')
+        size += value.length * 6; // \u escapes at worst
       else if (typeof value !== 'number' && typeof value !== 'boolean' && value !== null) return undefined;
       size += key.length * 6 + 32;
     }

@@ -15,7 +15,12 @@ export class TaskContentController {
   ) {}
 
   @Get('tasks/:taskId/history')
-  latestHistory(@AuthenticatedTenant() tenant: TenantContext, @Param('jobId') jobId: string, @Param('taskId') taskId: string, @Query() query: QueryParameters): Promise<TaskHistoryAnswer> {
+  latestHistory(
+    @AuthenticatedTenant() tenant: TenantContext,
+    @Param('jobId') jobId: string,
+    @Param('taskId') taskId: string,
+    @Query() query: QueryParameters,
+  ): Promise<TaskHistoryAnswer> {
     assertKnownQueryParameters(query, []);
     return this.histories.history(tenant.tenantId, jobId, undefined, taskId);
   }

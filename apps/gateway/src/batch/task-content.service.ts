@@ -66,15 +66,24 @@ export class TaskContentService {
    *
    * @throws BatchError `task_not_found`, `result_url_expired`, `task_has_no_content`.
    */
-  async signedContent(tenantId: string, runId: string, taskId: string, signed: { expires: unknown; signature: unknown }): Promise<TaskContent> {
+  async signedContent(
+    tenantId: string,
+    runId: string,
+    taskId: string,
+    signed: { expires: unknown; signature: unknown },
+  ): Promise<TaskContent> {
     const seq = seqOf(taskId);
     const verdict =
       UUID.test(tenantId) && UUID.test(runId) && seq !== undefined
         ? this.signer.verify('GET', resultContentPath(tenantId, runId, taskId), signed.expires, signed.signature, new Date())
         : 'invalid';
-    if (verdict === 'invalid') throw taskNotFound('No result at this URL: its signature does not match it. Use `result_url` exactly as the results page gave it.');
+    if (verdict === 'invalid')
+      throw taskNotFound('No result at this URL: its signature does not match it. Use `result_url` exactly as the results page gave it.');
     if (verdict === 'expired') {
-      throw new BatchError(BatchErrorCode.ResultUrlExpired, 'This result URL has expired (12 hours after the results page that gave it): read the results again for a fresh one.');
+      throw new BatchError(
+        BatchErrorCode.ResultUrlExpired,
+        'This result URL has expired (12 hours after the results page that gave it): read the results again for a fresh one.',
+      );
     }
     const result = await this.results.one(tenantId, runId, seq!);
     if (!result) throw taskNotFound('This result no longer exists (its run or job was deleted).');
@@ -92,7 +101,9 @@ export class TaskContentService {
 function contentOf(result: TaskResultRecord): TaskContent {
   if (result.body === null) {
     const { status } = resultStatus(result.state);
-    throw new BatchError(BatchErrorCode.TaskHasNoContent, `Task ${taskIdOf(result.seq)} is ${status} in this run and has no content.`, { task_status: status });
+    throw new BatchError(BatchErrorCode.TaskHasNoContent, `Task ${taskIdOf(result.seq)} is ${status} in this run and has no content.`, {
+      task_status: status,
+    });
   }
   return { contentType: result.contentType ?? 'application/octet-stream', body: result.body };
 }

@@ -73,7 +73,7 @@ export class TaskIngestService implements OnApplicationBootstrap, BeforeApplicat
 
   /** Writes the remaining chunks; resolves when the job is ready, or when the lease was lost or the gateway stops. */
   async ingest(ingest: IngestRecord, tasks: readonly JobTask[]): Promise<void> {
-    for (let seq = ingest.nextSeq; ; ) {
+    for (let seq = ingest.nextSeq; ;) {
       if (this.stopping) return;
       const chunk = tasks.slice(seq - 1, seq - 1 + INGEST_CHUNK_TASKS);
       const kept = await this.db.transaction(async (sql) => {

@@ -1,10 +1,4 @@
-import {
-  decodeListCursor,
-  decodeResultsCursor,
-  encodeListCursor,
-  encodeResultsCursor,
-  isCrawlId,
-} from './crawl-cursor';
+import { decodeListCursor, decodeResultsCursor, encodeListCursor, encodeResultsCursor, isCrawlId } from './crawl-cursor';
 
 const CRAWL = '0b7c3c52-3f0e-4f55-9d9e-4c1b2f6f1a10';
 

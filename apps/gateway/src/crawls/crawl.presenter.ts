@@ -1,5 +1,12 @@
 import { CRAWL_OUTPUT_FORMATS, type CrawlOutputFormat } from '@trawl/contracts';
-import { CRAWL_FAILURE_CODES, type CrawlDownloadLine, type CrawlFailureCode, type CrawlResource, type CrawlResultResource, type StopCrawlResource } from '@trawl/contracts/http';
+import {
+  CRAWL_FAILURE_CODES,
+  type CrawlDownloadLine,
+  type CrawlFailureCode,
+  type CrawlResource,
+  type CrawlResultResource,
+  type StopCrawlResource,
+} from '@trawl/contracts/http';
 import type { CrawlRecord, CrawlResultRecord, DownloadRecord } from './crawls.repository';
 
 // The answers' shapes are the zod schemas of @trawl/contracts, which also write the OpenAPI document:
@@ -77,5 +84,7 @@ function failureOf(crawl: Pick<CrawlRecord, 'errorCode' | 'errorDetail'>): { cod
 }
 
 function outputFormatOf(crawl: Pick<CrawlRecord, 'outputFormat'>): CrawlOutputFormat | undefined {
-  return (CRAWL_OUTPUT_FORMATS as readonly string[]).includes(crawl.outputFormat ?? '') ? (crawl.outputFormat as CrawlOutputFormat) : undefined;
+  return (CRAWL_OUTPUT_FORMATS as readonly string[]).includes(crawl.outputFormat ?? '')
+    ? (crawl.outputFormat as CrawlOutputFormat)
+    : undefined;
 }

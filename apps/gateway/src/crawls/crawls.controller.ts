@@ -1,7 +1,17 @@
 import { Body, Controller, Get, Headers, HttpCode, Inject, Param, Post, Query, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { Readable } from 'node:stream';
-import { CRAWL_PAGE_SIZES, crawlContentQuery, listCrawlsQuery, readCrawlQuery, startCrawlBody, type CrawlListResource, type CrawlPageResource, type CrawlResource, type StopCrawlResource } from '@trawl/contracts/http';
+import {
+  CRAWL_PAGE_SIZES,
+  crawlContentQuery,
+  listCrawlsQuery,
+  readCrawlQuery,
+  startCrawlBody,
+  type CrawlListResource,
+  type CrawlPageResource,
+  type CrawlResource,
+  type StopCrawlResource,
+} from '@trawl/contracts/http';
 import type { Logger } from '@trawl/observability';
 import { SERVICE_LOGGER } from '@trawl/service-kit';
 import { AuthenticatedTenant, TenantContext } from '../auth/authenticated-tenant';

@@ -64,9 +64,25 @@ export interface NewCrawl {
 
 /** The columns of `crawls` a `CrawlRecord` is made of. */
 const CRAWL_RECORD_COLUMNS = [
-  'id', 'tenant_id', 'status', 'stop_reason', 'error_code', 'error_detail', 'url', 'depth',
-  'max_items', 'max_pages', 'include_patterns', 'exclude_patterns', 'output_format',
-  'pages_fetched', 'pages_failed', 'items_found', 'duplicates_removed', 'created_at', 'finished_at',
+  'id',
+  'tenant_id',
+  'status',
+  'stop_reason',
+  'error_code',
+  'error_detail',
+  'url',
+  'depth',
+  'max_items',
+  'max_pages',
+  'include_patterns',
+  'exclude_patterns',
+  'output_format',
+  'pages_fetched',
+  'pages_failed',
+  'items_found',
+  'duplicates_removed',
+  'created_at',
+  'finished_at',
 ] as const satisfies readonly CrawlsColumn[];
 
 type CrawlRow = Pick<CrawlsRow, (typeof CRAWL_RECORD_COLUMNS)[number]> & { created_at_us: string };
@@ -78,7 +94,9 @@ type CrawlRow = Pick<CrawlsRow, (typeof CRAWL_RECORD_COLUMNS)[number]> & { creat
  */
 export type CrawlParametersAreSettingColumns = AssertTrue<SameNames<keyof StartCrawlBody, CrawlSettingColumn>>;
 export type CrawlSettingsAreSettingColumns = AssertTrue<SameNames<keyof CrawlSettings, CamelCase<CrawlSettingColumn>>>;
-export type CrawlRecordsShowEverySetting = AssertTrue<SameNames<CrawlSettingColumn, Extract<(typeof CRAWL_RECORD_COLUMNS)[number], CrawlSettingColumn>>>;
+export type CrawlRecordsShowEverySetting = AssertTrue<
+  SameNames<CrawlSettingColumn, Extract<(typeof CRAWL_RECORD_COLUMNS)[number], CrawlSettingColumn>>
+>;
 
 const CRAWL_COLUMNS = `
   ${selectColumns(CRAWL_RECORD_COLUMNS, { alias: 'c' })},
@@ -128,10 +146,10 @@ export class CrawlsRepository {
   }
 
   async find(tenantId: string, crawlId: string): Promise<CrawlRecord | undefined> {
-    const rows = await this.db.query<CrawlRow>(
-      `SELECT ${CRAWL_COLUMNS} FROM crawls c WHERE c.id = $1 AND c.tenant_id = $2`,
-      [crawlId, tenantId],
-    );
+    const rows = await this.db.query<CrawlRow>(`SELECT ${CRAWL_COLUMNS} FROM crawls c WHERE c.id = $1 AND c.tenant_id = $2`, [
+      crawlId,
+      tenantId,
+    ]);
     return rows[0] && toCrawl(rows[0]);
   }
 
@@ -190,13 +208,7 @@ export class CrawlsRepository {
   }
 
   /** Like `resultsPage`, with the HTML of fetched pages when `withContent`. */
-  async downloadPage(
-    tenantId: string,
-    crawlId: string,
-    afterSeq: number,
-    limit: number,
-    withContent: boolean,
-  ): Promise<DownloadRecord[]> {
+  async downloadPage(tenantId: string, crawlId: string, afterSeq: number, limit: number, withContent: boolean): Promise<DownloadRecord[]> {
     const rows = await this.db.query<ResultRow & { html: CrawlContentsRow['html'] | null }>(
       `SELECT f.id, f.url, f.item_seq, f.content_status,
               CASE WHEN $5::boolean AND f.content_status = 'fetched' THEN cc.html END AS html

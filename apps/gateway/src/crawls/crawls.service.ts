@@ -3,13 +3,7 @@ import { currentTraceParent } from '@trawl/observability';
 import { ActiveJobsRepository, Database } from '@trawl/persistence';
 import { IdempotencyClaim, IdempotencyService } from '../idempotency/idempotency.service';
 import { RequestError, RequestErrorCode } from '../problems/request.errors';
-import {
-  decodeListCursor,
-  decodeResultsCursor,
-  encodeListCursor,
-  encodeResultsCursor,
-  isCrawlId,
-} from './crawl-cursor';
+import { decodeListCursor, decodeResultsCursor, encodeListCursor, encodeResultsCursor, isCrawlId } from './crawl-cursor';
 import { CrawlKicks } from './crawl-kicks';
 import type { StartCrawlBody } from '@trawl/contracts/http';
 import { effectiveSettings } from './crawl-request.schema';
@@ -59,10 +53,7 @@ export class CrawlsService {
   async start(tenantId: string, body: StartCrawlBody, idempotencyKey: string | undefined): Promise<CrawlRecord> {
     let claim: IdempotencyClaim | undefined;
     if (idempotencyKey !== undefined) {
-      const outcome = await this.idempotency.begin(
-        { tenantId, scope: CREATE_CRAWL_IDEMPOTENCY_SCOPE, key: idempotencyKey },
-        body,
-      );
+      const outcome = await this.idempotency.begin({ tenantId, scope: CREATE_CRAWL_IDEMPOTENCY_SCOPE, key: idempotencyKey }, body);
       if (outcome.kind === 'replay') return this.get(tenantId, outcome.resourceId);
       claim = outcome.claim;
     }
@@ -116,9 +107,7 @@ export class CrawlsService {
   async read(tenantId: string, crawlId: string, cursorToken: string | undefined, limit: number): Promise<CrawlPage> {
     const cursor = cursorToken === undefined ? undefined : decodeResultsCursor(cursorToken);
     if (cursorToken !== undefined && !cursor) throw invalidCursorToken();
-    const found = isCrawlId(crawlId)
-      ? await this.crawls.findWithPagesInFlight(tenantId, crawlId, POST_STOP_WINDOW_MINUTES)
-      : undefined;
+    const found = isCrawlId(crawlId) ? await this.crawls.findWithPagesInFlight(tenantId, crawlId, POST_STOP_WINDOW_MINUTES) : undefined;
     if (!found) throw crawlNotFound();
     if (cursor && cursor.crawlId !== crawlId) {
       throw new CrawlError(CrawlErrorCode.InvalidCursor, 'This cursor belongs to another crawl; use the `next_cursor` of this crawl.');
@@ -157,7 +146,7 @@ export class CrawlsService {
   async *allResults(tenantId: string, crawl: CrawlRecord): AsyncGenerator<DownloadRecord[]> {
     const withContent = crawl.outputFormat !== null;
     const pageSize = withContent ? DOWNLOAD_PAGE_SIZE_WITH_CONTENT : DOWNLOAD_PAGE_SIZE;
-    for (let afterSeq = 0; ; ) {
+    for (let afterSeq = 0; ;) {
       const page = await this.crawls.downloadPage(tenantId, crawl.id, afterSeq, pageSize, withContent);
       if (page.length > 0) yield page;
       const last = page.at(-1);
@@ -172,9 +161,7 @@ export class CrawlsService {
    */
   async content(tenantId: string, crawlId: string, contentId: string): Promise<string> {
     await this.get(tenantId, crawlId);
-    const html = /^[1-9]\d{0,17}$/.test(contentId)
-      ? await this.crawls.findContent(tenantId, crawlId, contentId)
-      : undefined;
+    const html = /^[1-9]\d{0,17}$/.test(contentId) ? await this.crawls.findContent(tenantId, crawlId, contentId) : undefined;
     if (html === undefined) {
       throw new CrawlError(
         CrawlErrorCode.ContentNotFound,

@@ -32,7 +32,11 @@ export class ExtractAdminController {
     assertKnownQueryParameters(query, [], { apiKeyParameter: false });
     const request = parseBody(prepareAgainBody, body ?? {});
     const { record, created } = await this.preparedDomains.prepareAgain(domain, request.example_urls);
-    if (created) this.logger.info({ domain: record.domain, attempt: record.attempt, admin_fingerprint: admin }, 'extract domain prepared again by an operator');
+    if (created)
+      this.logger.info(
+        { domain: record.domain, attempt: record.attempt, admin_fingerprint: admin },
+        'extract domain prepared again by an operator',
+      );
     return presentPreparedDomain(record);
   }
 }

@@ -54,7 +54,8 @@ function exampleUrlOf(raw: string, domain: string, index: number): string {
     throw invalidExample(parameter, `\`${parameter}\` is not an absolute URL.`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw invalidExample(parameter, `\`${parameter}\` must use http or https.`);
-  if (url.username !== '' || url.password !== '') throw invalidExample(parameter, `\`${parameter}\` must not carry a user name or password.`);
+  if (url.username !== '' || url.password !== '')
+    throw invalidExample(parameter, `\`${parameter}\` must not carry a user name or password.`);
   if (url.href.length > MAX_URL_LENGTH) throw invalidExample(parameter, `\`${parameter}\` is longer than ${MAX_URL_LENGTH} characters.`);
   if (isIpLiteral(url.hostname) || !isSameSite(url.hostname, domain)) {
     throw invalidExample(parameter, `\`${parameter}\` is not a page of ${domain}: every example must be on the domain asked for.`);

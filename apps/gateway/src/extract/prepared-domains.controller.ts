@@ -1,5 +1,11 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { EXTRACT_DOMAIN_PAGE_SIZE, listExtractDomainsQuery, prepareDomainBody, type ExtractDomainListResource, type PreparedDomainResource } from '@trawl/contracts/http';
+import {
+  EXTRACT_DOMAIN_PAGE_SIZE,
+  listExtractDomainsQuery,
+  prepareDomainBody,
+  type ExtractDomainListResource,
+  type PreparedDomainResource,
+} from '@trawl/contracts/http';
 import { AuthenticatedTenant, TenantContext } from '../auth/authenticated-tenant';
 import { parseBody } from '../problems/body-validation';
 import { assertKnownQueryParameters, intQueryParameter, QueryParameters, singleQueryValue } from '../problems/query-parameters';
@@ -13,7 +19,11 @@ export class PreparedDomainsController {
 
   @Post('prepared-domains')
   @HttpCode(202)
-  async prepare(@AuthenticatedTenant() tenant: TenantContext, @Body() body: unknown, @Query() query: QueryParameters): Promise<PreparedDomainResource> {
+  async prepare(
+    @AuthenticatedTenant() tenant: TenantContext,
+    @Body() body: unknown,
+    @Query() query: QueryParameters,
+  ): Promise<PreparedDomainResource> {
     assertKnownQueryParameters(query, []);
     const request = parseBody(prepareDomainBody, body);
     const { record } = await this.preparedDomains.ask(tenant.tenantId, request);

@@ -14,7 +14,6 @@ export interface DomainAllowance {
   periodEndsAt: Date;
 }
 
-
 const COLUMNS = selectColumns(EXTRACT_DOMAINS_COLUMNS);
 
 /**
@@ -33,10 +32,9 @@ export class PreparedDomainsRepository {
   async lockAllowance(sql: Sql, tenantId: string): Promise<DomainAllowance | undefined> {
     const [row] = await sql.query<
       { per_period: TenantsRow['extract_domains_per_period'] } & Pick<TenantsRow, 'period_started_at' | 'period_ends_at'>
-    >(
-      `SELECT extract_domains_per_period AS per_period, period_started_at, period_ends_at FROM tenants WHERE id = $1 FOR UPDATE`,
-      [tenantId],
-    );
+    >(`SELECT extract_domains_per_period AS per_period, period_started_at, period_ends_at FROM tenants WHERE id = $1 FOR UPDATE`, [
+      tenantId,
+    ]);
     return row && { perPeriod: row.per_period, periodStartedAt: row.period_started_at, periodEndsAt: row.period_ends_at };
   }
 

@@ -62,7 +62,9 @@ export class PreparedDomainsService {
     const ask = parsePreparationAsk(body.domain, body.example_urls);
     const forbiddenBy = this.forbidden.match(ask.hostname);
     if (forbiddenBy !== undefined) {
-      throw new FetchError(FetchErrorCode.ForbiddenDomain, `Requests to ${forbiddenBy} are forbidden on this service.`, { domain: forbiddenBy });
+      throw new FetchError(FetchErrorCode.ForbiddenDomain, `Requests to ${forbiddenBy} are forbidden on this service.`, {
+        domain: forbiddenBy,
+      });
     }
     const outcome = await this.repository.transaction(async (sql) => {
       const allowance = await this.repository.lockAllowance(sql, tenantId);
@@ -131,7 +133,10 @@ export class PreparedDomainsService {
     const after = decodeDomainCursor(cursor);
     const rows = await this.repository.listServed(after, limit + 1);
     const domains = rows.slice(0, limit);
-    return { domains, ...(rows.length > limit && { nextCursor: encodeCursorToken({ k: 'extract_domains', d: domains[domains.length - 1].domain }) }) };
+    return {
+      domains,
+      ...(rows.length > limit && { nextCursor: encodeCursorToken({ k: 'extract_domains', d: domains[domains.length - 1].domain }) }),
+    };
   }
 
   /** The recipe that serves `hostname` now, or undefined when its domain is not served. Cached a few seconds per replica. */
@@ -158,7 +163,9 @@ function decodeDomainCursor(token: string | undefined): string | undefined {
   if (token === undefined) return undefined;
   const data = decodeCursorToken(token);
   if (data?.k !== 'extract_domains' || typeof data.d !== 'string' || data.d.length === 0 || data.d.length > 253) {
-    throw new ExtractError(ExtractErrorCode.InvalidCursor, '`cursor` is not a cursor this list gave; start without one.', { parameter: 'cursor' });
+    throw new ExtractError(ExtractErrorCode.InvalidCursor, '`cursor` is not a cursor this list gave; start without one.', {
+      parameter: 'cursor',
+    });
   }
   return data.d;
 }

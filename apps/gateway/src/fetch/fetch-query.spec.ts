@@ -170,25 +170,24 @@ describe(parseFetchQuery.name, () => {
       });
     });
 
-    it.each(['not json', '[]', '"h1"', '{}', '{"title":""}', '{"title":3}', '{"title":"@href"}'])(
-      'refuses %s with RESP004',
-      (value) => {
-        expect(refusal({ css_extractor: value })).toMatchObject({
-          code: FetchErrorCode.InvalidCssExtractor,
-          extensions: { parameter: 'css_extractor' },
-        });
-      },
-    );
+    it.each(['not json', '[]', '"h1"', '{}', '{"title":""}', '{"title":3}', '{"title":"@href"}'])('refuses %s with RESP004', (value) => {
+      expect(refusal({ css_extractor: value })).toMatchObject({
+        code: FetchErrorCode.InvalidCssExtractor,
+        extensions: { parameter: 'css_extractor' },
+      });
+    });
   });
 
   describe('screenshot', () => {
     it('builds viewport, full-page and selector screenshots with their format', () => {
       expect(parse({ ...js, screenshot: 'true' }).options.screenshot).toEqual({ fullpage: false, format: 'png' });
-      expect(parse({ ...js, screenshot_fullpage: 'true', screenshot_format: 'jpeg', screenshot_quality: '70' }).options.screenshot).toEqual({
-        fullpage: true,
-        format: 'jpeg',
-        quality: 70,
-      });
+      expect(parse({ ...js, screenshot_fullpage: 'true', screenshot_format: 'jpeg', screenshot_quality: '70' }).options.screenshot).toEqual(
+        {
+          fullpage: true,
+          format: 'jpeg',
+          quality: 70,
+        },
+      );
       expect(parse({ ...js, screenshot_selector: '#main' }).options.screenshot).toEqual({
         fullpage: false,
         format: 'png',

@@ -45,7 +45,12 @@ function setup(options: { account?: Account; reply?: Partial<FetchReplyV1>; fail
       return { head: Buffer.from(JSON.stringify(head)), body: Buffer.from('ok') };
     }),
   };
-  const snapshot: AdmissionSnapshot = { account: options.account ?? account(), requestsThisMinute: 1, windowResetsInMs: 1_000, slotsInUse: 1 };
+  const snapshot: AdmissionSnapshot = {
+    account: options.account ?? account(),
+    requestsThisMinute: 1,
+    windowResetsInMs: 1_000,
+    slotsInUse: 1,
+  };
   const limits = {
     admit: jest.fn(async () => snapshot),
     assertRate: jest.fn(),
@@ -152,7 +157,12 @@ describe(FetchService.name, () => {
       expect(await waitsForAdmission(call())).toBe(true);
       // The last admission showed 4 of 10 slots held, 5 with its own: one more passes half.
       expect(await waitsForAdmission(call())).toBe(true);
-      limits.admit.mockImplementationOnce(async () => ({ account: account({ concurrency: 10 }), requestsThisMinute: 1, windowResetsInMs: 1_000, slotsInUse: 0 }));
+      limits.admit.mockImplementationOnce(async () => ({
+        account: account({ concurrency: 10 }),
+        requestsThisMinute: 1,
+        windowResetsInMs: 1_000,
+        slotsInUse: 0,
+      }));
       await service.fetch(call());
       expect(await waitsForAdmission(call({ method: 'POST', body: Buffer.from('a=1') }))).toBe(true);
     });
@@ -163,7 +173,12 @@ describe(FetchService.name, () => {
       const { service, call, limits, db } = setup();
       const usage = new UsageHeaders('req-1', 0.5);
       const answer = await service.fetch(call({ usage }));
-      expect(answer).toEqual({ status: 200, contentType: 'text/html', headers: { 'zr-final-url': 'https://shop.test/' }, body: Buffer.from('ok') });
+      expect(answer).toEqual({
+        status: 200,
+        contentType: 'text/html',
+        headers: { 'zr-final-url': 'https://shop.test/' },
+        body: Buffer.from('ok'),
+      });
       expect(limits.release).toHaveBeenCalledWith({ tenantId: TENANT, slot: 1, holder: 'h' });
       expect(db.prepared).toHaveBeenCalledWith('credit_ledger_record', expect.stringContaining('credit_ledger'), [
         [TENANT],
@@ -222,7 +237,9 @@ describe(FetchService.name, () => {
 
     it('refuses mode=auto with a proxy country when the plan lacks premium_proxy (only the premium pool has countries)', async () => {
       const { service, call, rpc } = setup({ account: account({ features: ['js_render'] }) });
-      await expect(service.fetch(call({ query: { url: 'https://shop.test/', mode: 'auto', proxy_country: 'de' } }))).rejects.toMatchObject({ code: 'AUTH010' });
+      await expect(service.fetch(call({ query: { url: 'https://shop.test/', mode: 'auto', proxy_country: 'de' } }))).rejects.toMatchObject({
+        code: 'AUTH010',
+      });
       expect(rpc.call).not.toHaveBeenCalled();
     });
 
@@ -237,8 +254,13 @@ describe(FetchService.name, () => {
     });
 
     it('sends the served recipe and drops the other output formats with extract=auto (and autoparse)', async () => {
-      const { service, call, sent } = setup({ account: account({ products: ['fetch', 'extract'] }), servedRecipe: { domain: 'shop.test', version: 3, needsRender: false } });
-      await service.fetch(call({ query: { url: 'https://shop.test/p/1', extract: 'auto', css_extractor: '{"t":"h1"}', json_response: 'true' } }));
+      const { service, call, sent } = setup({
+        account: account({ products: ['fetch', 'extract'] }),
+        servedRecipe: { domain: 'shop.test', version: 3, needsRender: false },
+      });
+      await service.fetch(
+        call({ query: { url: 'https://shop.test/p/1', extract: 'auto', css_extractor: '{"t":"h1"}', json_response: 'true' } }),
+      );
       await service.fetch(call({ query: { url: 'https://shop.test/p/2', autoparse: 'true', outputs: 'links' } }));
       for (const request of sent) {
         expect(request.options.extract).toEqual({ domain: 'shop.test', version: 3 });
@@ -253,7 +275,9 @@ describe(FetchService.name, () => {
         account: account({ products: ['fetch', 'crawl', 'batch'] }),
         servedRecipe: { domain: 'shop.test', version: 1, needsRender: false },
       });
-      await expect(service.fetch(call({ query: { url: 'https://shop.test/p/1', extract: 'auto' } }))).rejects.toMatchObject({ code: 'AUTH012' });
+      await expect(service.fetch(call({ query: { url: 'https://shop.test/p/1', extract: 'auto' } }))).rejects.toMatchObject({
+        code: 'AUTH012',
+      });
       expect(rpc.call).not.toHaveBeenCalled();
     });
 
@@ -262,7 +286,9 @@ describe(FetchService.name, () => {
         account: account({ products: ['fetch', 'extract'], features: ['js_render'] }),
         servedRecipe: { domain: 'shop.test', version: 1, needsRender: true },
       });
-      await expect(service.fetch(call({ query: { url: 'https://shop.test/p/1', extract: 'auto' } }))).rejects.toMatchObject({ code: 'REQS002' });
+      await expect(service.fetch(call({ query: { url: 'https://shop.test/p/1', extract: 'auto' } }))).rejects.toMatchObject({
+        code: 'REQS002',
+      });
       expect(rpc.call).not.toHaveBeenCalled();
       await service.fetch(call({ query: { url: 'https://shop.test/p/1', extract: 'auto', js_render: 'true' } }));
       expect(sent[0].options).toMatchObject({ js_render: true, wait: 1_000, extract: { domain: 'shop.test', version: 1 } });
@@ -272,7 +298,9 @@ describe(FetchService.name, () => {
     });
 
     it('sends the tenant CAPTCHA solver and the body of a POST', async () => {
-      const { service, call, sent } = setup({ account: account({ captchaSolver: { endpoint: 'http://s.test/', key: { sealed: null, plaintext: 'k' } } }) });
+      const { service, call, sent } = setup({
+        account: account({ captchaSolver: { endpoint: 'http://s.test/', key: { sealed: null, plaintext: 'k' } } }),
+      });
       await service.fetch(call({ method: 'POST', body: Buffer.from('a=1') }));
       expect(sent[0]).toMatchObject({
         captcha_solver: { endpoint: 'http://s.test/', key: 'k' },

@@ -175,7 +175,14 @@ export class FetchService {
       mayAnswerBeforeRelease(held.inUse, account.concurrency) ? void release(true) : release(),
       // Buffered with other requests' charges (FETCH_LEDGER_FLUSH_MS): one commit for many rows.
       credits > 0 && billedTier !== null
-        ? this.charges.add({ tenantId, credits, product: 'fetch', tier: billedTier, ref: `fetch:${call.usage.requestId}`, costUsd: call.usage.costOf(credits) })
+        ? this.charges.add({
+            tenantId,
+            credits,
+            product: 'fetch',
+            tier: billedTier,
+            ref: `fetch:${call.usage.requestId}`,
+            costUsd: call.usage.costOf(credits),
+          })
         : undefined,
     ]);
     call.usage.billed(credits);
@@ -248,7 +255,10 @@ export class FetchService {
     recipe: Promise<ServedExtractRecipe | undefined> | undefined,
   ): Promise<{ account: Account; query: FetchQuery }> {
     // Charges this replica answered but has not written yet count as used (ChargeBuffer's window).
-    const account = { ...admission.account, creditsUsed: admission.account.creditsUsed + this.charges.pendingCredits(call.tenant.tenantId) };
+    const account = {
+      ...admission.account,
+      creditsUsed: admission.account.creditsUsed + this.charges.pendingCredits(call.tenant.tenantId),
+    };
     call.usage.concurrency(account.concurrency, admission.slotsInUse);
     this.limits.assertRate(admission);
 
@@ -290,7 +300,12 @@ export class FetchService {
       const tier = tierOf({ jsRender: query.options.js_render, premiumProxy: query.options.premium_proxy });
       return {
         ok: true,
-        value: { query, forbiddenBy: this.forbidden.match(query.hostname), features: featuresOf(query, call.via), credits: TIER_CREDITS[tier] },
+        value: {
+          query,
+          forbiddenBy: this.forbidden.match(query.hostname),
+          features: featuresOf(query, call.via),
+          credits: TIER_CREDITS[tier],
+        },
       };
     } catch (error) {
       return { ok: false, error };

@@ -11,7 +11,11 @@ function account(fields: Partial<Account> = {}): Account {
 const basic: HeadStartNeeds = { features: [], credits: 1, pendingCredits: 0, slotsHeldHere: 0 };
 
 /** One admission that started and returned showing `snapshot`. */
-function admit(headStarts: HeadStarts, snapshot: { account: Account; requestsThisMinute: number; windowResetsInMs?: number }, slotsInUse: number) {
+function admit(
+  headStarts: HeadStarts,
+  snapshot: { account: Account; requestsThisMinute: number; windowResetsInMs?: number },
+  slotsInUse: number,
+) {
   const underWay = headStarts.admissionStarted(TENANT);
   underWay.admitted({ windowResetsInMs: 30_000, slotsInUse: 0, ...snapshot }, slotsInUse);
   underWay.end();

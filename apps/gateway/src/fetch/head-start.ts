@@ -44,9 +44,7 @@ export class HeadStarts {
   /** Admissions under way on this replica, by tenant. */
   private readonly admitting = new Map<string, number>();
 
-  constructor(
-    private readonly options: { maxAgeMs: number; maxTenants: number; now?: () => number },
-  ) {
+  constructor(private readonly options: { maxAgeMs: number; maxTenants: number; now?: () => number }) {
     this.last = new TtlLruCache({ ttlMs: options.maxAgeMs, maxEntries: options.maxTenants, now: options.now });
   }
 
@@ -123,4 +121,3 @@ function counter(counts: Map<string, number>, key: string): () => void {
     addTo(counts, key, -1);
   };
 }
-

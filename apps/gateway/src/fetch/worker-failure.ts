@@ -47,6 +47,7 @@ export function workerFailure(error: unknown, abortReason: AbortReason | undefin
  */
 export function retryAdvice(code: string | undefined, random: () => number = Math.random): Record<string, string> {
   if (code === FetchErrorCode.NoCapacity) return { 'retry-after': String(1 + Math.floor(random() * 5)) };
-  if (code === FetchErrorCode.WorkerLost || code === FetchErrorCode.Internal) return { 'retry-after': String(10 + Math.floor(random() * 21)) };
+  if (code === FetchErrorCode.WorkerLost || code === FetchErrorCode.Internal)
+    return { 'retry-after': String(10 + Math.floor(random() * 21)) };
   return {};
 }

@@ -37,14 +37,17 @@ export class ExportDownload {
     const release = this.transfers.take();
     const gzip = createGzip();
     // The slot is the archive's database connection: given back when the snapshot ends, not when the socket does.
-    this.exportsService.writeArchive(exported, gzip).finally(release).then(
-      () => gzip.end(),
-      (error: unknown) => {
-        // The status line has left: the client sees a cut archive; the reason is only in the logs.
-        if (!gzip.destroyed) this.logger.error({ err: error, export_id: exported.id }, 'export failed mid-stream');
-        gzip.destroy(error instanceof Error ? error : new Error(String(error)));
-      },
-    );
+    this.exportsService
+      .writeArchive(exported, gzip)
+      .finally(release)
+      .then(
+        () => gzip.end(),
+        (error: unknown) => {
+          // The status line has left: the client sees a cut archive; the reason is only in the logs.
+          if (!gzip.destroyed) this.logger.error({ err: error, export_id: exported.id }, 'export failed mid-stream');
+          gzip.destroy(error instanceof Error ? error : new Error(String(error)));
+        },
+      );
     await reply.send(gzip);
   }
 }

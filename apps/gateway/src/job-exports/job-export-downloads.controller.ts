@@ -19,16 +19,32 @@ export class JobExportDownloadsController {
 
   // Declared before GET, so that Fastify does not add its own HEAD route, which would build the whole archive.
   @Head(':tenantId/:fileName')
-  async head(@Param('tenantId') tenantId: string, @Param('fileName') fileName: string, @Query() query: QueryParameters, @Res() reply: FastifyReply) {
+  async head(
+    @Param('tenantId') tenantId: string,
+    @Param('fileName') fileName: string,
+    @Query() query: QueryParameters,
+    @Res() reply: FastifyReply,
+  ) {
     await this.serve(tenantId, fileName, query, reply, 'HEAD');
   }
 
   @Get(':tenantId/:fileName')
-  async get(@Param('tenantId') tenantId: string, @Param('fileName') fileName: string, @Query() query: QueryParameters, @Res() reply: FastifyReply) {
+  async get(
+    @Param('tenantId') tenantId: string,
+    @Param('fileName') fileName: string,
+    @Query() query: QueryParameters,
+    @Res() reply: FastifyReply,
+  ) {
     await this.serve(tenantId, fileName, query, reply, 'GET');
   }
 
-  private async serve(tenantId: string, fileName: string, query: QueryParameters, reply: FastifyReply, method: 'GET' | 'HEAD'): Promise<void> {
+  private async serve(
+    tenantId: string,
+    fileName: string,
+    query: QueryParameters,
+    reply: FastifyReply,
+    method: 'GET' | 'HEAD',
+  ): Promise<void> {
     assertKnownQueryParameters(query, queryParameterNames(signedUrlQuery), { apiKeyParameter: false });
     const signed = { expires: singleQueryValue(query, 'expires'), signature: singleQueryValue(query, 'signature') };
     const exported = await this.exportsService.openSigned(tenantId, fileName, signed);

@@ -32,7 +32,9 @@ export interface ResultRow {
   bodyBytes: number | null;
 }
 
-type ExportRow = Pick<JobExportsRow, 'id' | 'tenant_id' | 'job_id' | 'run_id' | 'format' | 'body_bytes' | 'created_at' | 'expires_at'> & { expired: boolean };
+type ExportRow = Pick<JobExportsRow, 'id' | 'tenant_id' | 'job_id' | 'run_id' | 'format' | 'body_bytes' | 'created_at' | 'expires_at'> & {
+  expired: boolean;
+};
 
 type ResultDbRow = Pick<JobTasksRow, 'url' | 'external_id' | 'metadata'> &
   Pick<RunTasksRow, 'seq' | 'state' | 'status_code' | 'output_format' | 'content_type' | 'error_code' | 'error_detail' | 'credits'> & {
@@ -71,7 +73,14 @@ export class JobExportsRepository {
     return Number(row?.bytes ?? 0);
   }
 
-  async insert(record: { id: string; tenantId: string; jobId: string; runId: string; bodyBytes: number; lifetimeSeconds: number }): Promise<ExportRecord> {
+  async insert(record: {
+    id: string;
+    tenantId: string;
+    jobId: string;
+    runId: string;
+    bodyBytes: number;
+    lifetimeSeconds: number;
+  }): Promise<ExportRecord> {
     const [row] = await this.db.query<ExportRow>(
       `INSERT INTO job_exports (id, tenant_id, job_id, run_id, format, body_bytes, expires_at)
        VALUES ($1, $2, $3, $4, 'tar.gz', $5, date_trunc('second', now()) + make_interval(secs => $6))
@@ -91,7 +100,10 @@ export class JobExportsRepository {
 
   /** The tenant's export of this id, whichever job it belongs to (signed download URLs name no job). */
   async findOfTenant(tenantId: string, exportId: string): Promise<ExportRecord | undefined> {
-    const [row] = await this.db.query<ExportRow>(`SELECT ${EXPORT_COLUMNS} FROM job_exports WHERE tenant_id = $1 AND id = $2`, [tenantId, exportId]);
+    const [row] = await this.db.query<ExportRow>(`SELECT ${EXPORT_COLUMNS} FROM job_exports WHERE tenant_id = $1 AND id = $2`, [
+      tenantId,
+      exportId,
+    ]);
     return row && toExport(row);
   }
 

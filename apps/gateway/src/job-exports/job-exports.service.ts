@@ -85,7 +85,14 @@ export class JobExportsService {
         { body_bytes: bodyBytes, max_body_bytes: limit },
       );
     }
-    return this.exportsRepository.insert({ id: randomUUID(), tenantId, jobId: job.id, runId: run.id, bodyBytes, lifetimeSeconds: EXPORT_LIFETIME_SECONDS });
+    return this.exportsRepository.insert({
+      id: randomUUID(),
+      tenantId,
+      jobId: job.id,
+      runId: run.id,
+      bodyBytes,
+      lifetimeSeconds: EXPORT_LIFETIME_SECONDS,
+    });
   }
 
   /**
@@ -95,7 +102,8 @@ export class JobExportsService {
    */
   async open(tenantId: string, jobId: string, exportId: string, runId?: string): Promise<ExportRecord> {
     const found = UUID.test(jobId) && UUID.test(exportId) ? await this.exportsRepository.find(tenantId, jobId, exportId) : undefined;
-    if (!found || (runId !== undefined && found.runId !== runId)) throw new JobExportError(JobExportErrorCode.ExportNotFound, 'This job has no export with this id on your account.');
+    if (!found || (runId !== undefined && found.runId !== runId))
+      throw new JobExportError(JobExportErrorCode.ExportNotFound, 'This job has no export with this id on your account.');
     if (found.expired) {
       throw new JobExportError(JobExportErrorCode.ExportExpired, 'This export has expired (12 hours after it was made): create a new one.');
     }
@@ -118,11 +126,14 @@ export class JobExportsService {
     if (verdict === 'invalid') {
       throw new JobExportError(
         JobExportErrorCode.ExportNotFound,
-        "No export at this download URL: its signature does not match it. Use `download.url` exactly as POST /v1/jobs/{job_id}/exports gave it.",
+        'No export at this download URL: its signature does not match it. Use `download.url` exactly as POST /v1/jobs/{job_id}/exports gave it.',
       );
     }
     if (verdict === 'expired') {
-      throw new JobExportError(JobExportErrorCode.ExportExpired, 'This download URL has expired with its export (12 hours after it was made): create a new export.');
+      throw new JobExportError(
+        JobExportErrorCode.ExportExpired,
+        'This download URL has expired with its export (12 hours after it was made): create a new export.',
+      );
     }
     const found = await this.exportsRepository.findOfTenant(tenantId, exportId);
     if (!found) throw new JobExportError(JobExportErrorCode.ExportNotFound, 'This export no longer exists: create a new one.');
@@ -156,11 +167,16 @@ export class JobExportsService {
         await write(tarPadding(linesBytes));
         for await (const page of this.pages(sql, exported)) {
           for (const group of bodyFetchGroups(page)) {
-            const bodies = await this.exportsRepository.bodies(sql, exported.runId, group.map((row) => row.seq));
+            const bodies = await this.exportsRepository.bodies(
+              sql,
+              exported.runId,
+              group.map((row) => row.seq),
+            );
             for (const [index, { seq, body }] of bodies.entries()) {
               const row = group[index];
               const name = row && row.seq === seq ? bodyFileName(row) : null;
-              if (!name || body.length !== row?.bodyBytes) throw new Error(`export ${exported.id}: body of task ${seq} changed under a snapshot`);
+              if (!name || body.length !== row?.bodyBytes)
+                throw new Error(`export ${exported.id}: body of task ${seq} changed under a snapshot`);
               await write(tarFileHeader(name, body.length, modifiedAt));
               await write(body);
               await write(tarPadding(body.length));

@@ -2,7 +2,11 @@ import { TAR_BLOCK, tarEnd, tarFileHeader, tarPadding } from './tar';
 
 /** Reads back the fields a tar reader relies on. */
 function decode(header: Buffer) {
-  const text = (from: number, length: number) => header.subarray(from, from + length).toString('ascii').replace(/\0.*$/s, '');
+  const text = (from: number, length: number) =>
+    header
+      .subarray(from, from + length)
+      .toString('ascii')
+      .replace(/\0.*$/s, '');
   const octal = (from: number, length: number) => parseInt(text(from, length).trim(), 8);
   const stored = octal(148, 8);
   const copy = Buffer.from(header);

@@ -27,7 +27,12 @@ export function installCsvUploadBody(fastify: FastifyInstance, rawRoutes: RawBod
       );
       return;
     }
-    done(new RequestError(RequestErrorCode.UnsupportedMediaType, 'Only CSV uploads take `text/csv`; send the body as JSON with `Content-Type: application/json`.'));
+    done(
+      new RequestError(
+        RequestErrorCode.UnsupportedMediaType,
+        'Only CSV uploads take `text/csv`; send the body as JSON with `Content-Type: application/json`.',
+      ),
+    );
   });
 }
 

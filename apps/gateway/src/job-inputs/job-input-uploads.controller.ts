@@ -23,7 +23,11 @@ export class JobInputUploadsController {
 
   @Put(':inputId')
   @HttpCode(200)
-  async upload(@Param('inputId') inputId: string, @Query() query: QueryParameters, @Req() request: FastifyRequest): Promise<UploadedJobInputAnswer> {
+  async upload(
+    @Param('inputId') inputId: string,
+    @Query() query: QueryParameters,
+    @Req() request: FastifyRequest,
+  ): Promise<UploadedJobInputAnswer> {
     const body = request.body;
     try {
       assertKnownQueryParameters(query, queryParameterNames(signedUrlQuery));

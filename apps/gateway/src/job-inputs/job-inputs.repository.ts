@@ -31,7 +31,15 @@ const COLUMNS = `id, tenant_id, header, url_field, external_id_field, delimiter,
 export class JobInputsRepository {
   constructor(private readonly db: Database) {}
 
-  async insert(input: { id: string; tenantId: string; header: boolean; fields: CsvFieldNames; delimiter: string; quote: string; lifetimeSeconds: number }): Promise<JobInputRecord> {
+  async insert(input: {
+    id: string;
+    tenantId: string;
+    header: boolean;
+    fields: CsvFieldNames;
+    delimiter: string;
+    quote: string;
+    lifetimeSeconds: number;
+  }): Promise<JobInputRecord> {
     const [row] = await this.db.query<JobInputRow>(
       `INSERT INTO job_inputs (id, tenant_id, header, url_field, external_id_field, state, expires_at, delimiter, quote)
        VALUES ($1, $2, $3, $4, $5, 'awaiting_upload', date_trunc('second', now()) + make_interval(secs => $6), $7, $8)

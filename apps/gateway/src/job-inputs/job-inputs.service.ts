@@ -81,12 +81,20 @@ export class JobInputsService {
     body: Readable,
     contentLength: number | undefined,
   ): Promise<{ input: JobInputRecord; rows: number }> {
-    const verdict = UUID.test(inputId) ? this.signer.verify('PUT', uploadPath(inputId), signed.expires, signed.signature, new Date()) : 'invalid';
+    const verdict = UUID.test(inputId)
+      ? this.signer.verify('PUT', uploadPath(inputId), signed.expires, signed.signature, new Date())
+      : 'invalid';
     if (verdict === 'invalid') {
-      throw new JobInputError(JobInputErrorCode.UploadSignatureInvalid, 'This upload URL is not valid: use the `upload.url` exactly as POST /v1/job_inputs gave it.');
+      throw new JobInputError(
+        JobInputErrorCode.UploadSignatureInvalid,
+        'This upload URL is not valid: use the `upload.url` exactly as POST /v1/job_inputs gave it.',
+      );
     }
     if (verdict === 'expired') {
-      throw new JobInputError(JobInputErrorCode.UploadUrlExpired, 'This upload URL has expired (24 hours after the slot was made): create a new slot.');
+      throw new JobInputError(
+        JobInputErrorCode.UploadUrlExpired,
+        'This upload URL has expired (24 hours after the slot was made): create a new slot.',
+      );
     }
     const maxBytes = this.config.CSV_UPLOAD_MAX_BYTES;
     if (contentLength !== undefined && contentLength > maxBytes) throw tooLarge(maxBytes);
@@ -142,13 +150,22 @@ export class JobInputsService {
     const input = UUID.test(inputId) ? await this.inputs.lockForJob(sql, tenantId, inputId) : undefined;
     if (!input) throw new BatchError(BatchErrorCode.FileInputNotFound, `No CSV input ${inputId} on your account.`);
     if (input.state === 'used') {
-      throw new JobInputError(JobInputErrorCode.InputUsed, 'This CSV input was used by another job (one job per input): upload the file to a new slot.');
+      throw new JobInputError(
+        JobInputErrorCode.InputUsed,
+        'This CSV input was used by another job (one job per input): upload the file to a new slot.',
+      );
     }
     if (input.expired) {
-      throw new JobInputError(JobInputErrorCode.InputExpired, 'This CSV input has expired (24 hours after its slot was made): upload the file to a new slot.');
+      throw new JobInputError(
+        JobInputErrorCode.InputExpired,
+        'This CSV input has expired (24 hours after its slot was made): upload the file to a new slot.',
+      );
     }
     if (input.state !== 'uploaded') {
-      throw new JobInputError(JobInputErrorCode.InputNotUploaded, 'No file has been uploaded to this CSV input yet: PUT it to `upload.url` first.');
+      throw new JobInputError(
+        JobInputErrorCode.InputNotUploaded,
+        'No file has been uploaded to this CSV input yet: PUT it to `upload.url` first.',
+      );
     }
     await this.inputs.markUsed(sql, input.id, jobId);
     return input.rowCount ?? 0;
@@ -160,12 +177,22 @@ export class JobInputsService {
   }
 
   private async stageRows(sql: Sql, input: JobInputRecord, source: Readable): Promise<number> {
-    const parser = parse({ delimiter: input.delimiter, quote: input.quote, bom: true, relax_column_count: true, skip_empty_lines: true, max_record_size: MAX_RECORD_BYTES, info: true });
+    const parser = parse({
+      delimiter: input.delimiter,
+      quote: input.quote,
+      bom: true,
+      relax_column_count: true,
+      skip_empty_lines: true,
+      max_record_size: MAX_RECORD_BYTES,
+      info: true,
+    });
     // Errors of the byte counter (too large) end the parse with the same error.
     source.on('error', (error) => parser.destroy(error));
     source.pipe(parser);
     const maxRows = this.config.CSV_UPLOAD_MAX_ROWS;
-    let columns: CsvColumns | undefined = input.header ? undefined : { url: Number(input.fields.url), externalId: input.fields.externalId === null ? null : Number(input.fields.externalId) };
+    let columns: CsvColumns | undefined = input.header
+      ? undefined
+      : { url: Number(input.fields.url), externalId: input.fields.externalId === null ? null : Number(input.fields.externalId) };
     let dataRows = 0;
     const invalid: InvalidCsvRow[] = [];
     let invalidCount = 0;

@@ -61,7 +61,10 @@ export class ClientAddressHealth implements BeforeApplicationShutdown {
     if (!read) {
       read = this.addresses.blockedUntil(address).finally(() => this.reading.delete(key));
       this.reading.set(key, read);
-      void read.then((until) => this.blocks.set(key, until ?? null), () => undefined);
+      void read.then(
+        (until) => this.blocks.set(key, until ?? null),
+        () => undefined,
+      );
     }
     return read;
   }

@@ -91,12 +91,7 @@ export class ConcurrencySlotsRepository {
    * one included); `undefined` when none was free or a race was lost, and the caller asks again
    * while slots remain.
    */
-  async tryAcquire(
-    tenantId: string,
-    limit: number,
-    holder: string,
-    leaseMs: number,
-  ): Promise<{ slot: number; inUse: number } | undefined> {
+  async tryAcquire(tenantId: string, limit: number, holder: string, leaseMs: number): Promise<{ slot: number; inUse: number } | undefined> {
     const rows = await this.db.prepared<{ slot: number; held_before: number }>(
       'fetch_slots_acquire',
       `WITH ${claimSlotCtes({ want: '1 AS n, $4::int AS lim FROM tenants t WHERE t.id = $1' })}

@@ -56,8 +56,7 @@ export class LimitsService implements OnApplicationShutdown {
     @Inject(SERVICE_LOGGER) logger: Logger,
     registry: Registry,
   ) {
-    this.slotLeaseMs =
-      config.FETCH_DEADLINE_MS + config.FETCH_DEADLINE_MARGIN_MS + config.FETCH_RPC_SILENCE_TIMEOUT_MS + 30_000;
+    this.slotLeaseMs = config.FETCH_DEADLINE_MS + config.FETCH_DEADLINE_MARGIN_MS + config.FETCH_RPC_SILENCE_TIMEOUT_MS + 30_000;
     this.pendingReleases = new PendingReleases({
       writeAlone: (leases) => this.slots.releaseMany(leases),
       lingerMs: config.FETCH_RELEASE_LINGER_MS,
@@ -132,11 +131,9 @@ export class LimitsService implements OnApplicationShutdown {
     const limit = snapshot.account.rateLimitPerMinute;
     if (snapshot.requestsThisMinute <= limit) return;
     const retryAfter = Math.max(1, Math.ceil(snapshot.windowResetsInMs / 1000));
-    throw new LimitError(
-      LimitErrorCode.RateLimited,
-      `Your account may send ${limit} requests per minute; retry in ${retryAfter} s.`,
-      { 'retry-after': String(retryAfter) },
-    );
+    throw new LimitError(LimitErrorCode.RateLimited, `Your account may send ${limit} requests per minute; retry in ${retryAfter} s.`, {
+      'retry-after': String(retryAfter),
+    });
   }
 
   /**

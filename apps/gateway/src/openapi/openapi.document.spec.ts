@@ -44,7 +44,10 @@ function resolvePointer(pointer: string): unknown {
     .replace(/^#\//, '')
     .split('/')
     .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
-    .reduce<unknown>((node, key) => (node !== null && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined), document);
+    .reduce<unknown>(
+      (node, key) => (node !== null && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined),
+      document,
+    );
 }
 
 /** `METHOD /path/{param}` of every route of every controller the gateway module mounts. */
@@ -58,7 +61,10 @@ function controllerRoutes(): string[] {
     const dynamic = typeof entry === 'object' ? (entry as { module: Type; imports?: unknown[]; controllers?: Type[] }) : undefined;
     const moduleClass = dynamic ? dynamic.module : (entry as Type);
     const imports = [...(dynamic?.imports ?? []), ...((Reflect.getMetadata(MODULE_METADATA.IMPORTS, moduleClass) as unknown[]) ?? [])];
-    const controllers = [...(dynamic?.controllers ?? []), ...((Reflect.getMetadata(MODULE_METADATA.CONTROLLERS, moduleClass) as Type[]) ?? [])];
+    const controllers = [
+      ...(dynamic?.controllers ?? []),
+      ...((Reflect.getMetadata(MODULE_METADATA.CONTROLLERS, moduleClass) as Type[]) ?? []),
+    ];
     for (const controller of new Set(controllers)) routes.push(...routesOf(controller));
     imports.forEach(visit);
   };
@@ -77,9 +83,7 @@ function routesOf(controller: Type): string[] {
     if (method === undefined || paths[0] === undefined) return [];
     return bases.flatMap((base) =>
       paths.map((path) => {
-        const joined = `/${[base, path].filter((part) => part && part !== '/').join('/')}`
-          .replace(/\/+/g, '/')
-          .replace(/:(\w+)/g, '{$1}');
+        const joined = `/${[base, path].filter((part) => part && part !== '/').join('/')}`.replace(/\/+/g, '/').replace(/:(\w+)/g, '{$1}');
         return `${RequestMethod[method]} ${joined}`;
       }),
     );
@@ -115,14 +119,19 @@ describe('the OpenAPI document', () => {
       for (const parameter of operation.parameters ?? []) {
         expect({ where, parameter }).toEqual({
           where,
-          parameter: expect.objectContaining({ name: expect.any(String), in: expect.stringMatching(/^(path|query|header|cookie)$/), schema: expect.any(Object) }),
+          parameter: expect.objectContaining({
+            name: expect.any(String),
+            in: expect.stringMatching(/^(path|query|header|cookie)$/),
+            schema: expect.any(Object),
+          }),
         });
       }
       for (const [status, response] of Object.entries(operation.responses)) {
         expect({ where, status }).toEqual({ where, status: expect.stringMatching(/^([1-5]\d\d|[1-5]XX|default)$/) });
         const { description, content } = response as { description?: unknown; content?: Record<string, unknown> };
         expect({ where, status, description: typeof description }).toEqual({ where, status, description: 'string' });
-        for (const mediaType of Object.keys(content ?? {})) expect({ where, mediaType }).toEqual({ where, mediaType: expect.stringMatching(/^[\w.+-]+\/[\w.+*-]+$|^\*\/\*$/) });
+        for (const mediaType of Object.keys(content ?? {}))
+          expect({ where, mediaType }).toEqual({ where, mediaType: expect.stringMatching(/^[\w.+-]+\/[\w.+*-]+$|^\*\/\*$/) });
       }
     }
   });

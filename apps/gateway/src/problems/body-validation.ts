@@ -23,21 +23,17 @@ function bodyError(issues: readonly z.core.$ZodIssue[], body: object): RequestEr
   const unknown = issues.find((issue) => issue.code === 'unrecognized_keys');
   if (unknown) {
     const name = fieldName([...unknown.path, unknown.keys[0] ?? '']);
-    return new RequestError(
-      RequestErrorCode.UnknownParameter,
-      `\`${name}\` is not a parameter of this endpoint; remove it.`,
-      { parameter: name },
-    );
+    return new RequestError(RequestErrorCode.UnknownParameter, `\`${name}\` is not a parameter of this endpoint; remove it.`, {
+      parameter: name,
+    });
   }
   const typeIssue = issues.find((issue) => issue.code === 'invalid_type');
   if (typeIssue) {
     const name = fieldName(typeIssue.path);
     const missing = valueAt(body, typeIssue.path) === undefined;
-    return new RequestError(
-      RequestErrorCode.InvalidParameter,
-      missing ? `\`${name}\` is required.` : `\`${name}\` ${typeIssue.message}.`,
-      { parameter: name },
-    );
+    return new RequestError(RequestErrorCode.InvalidParameter, missing ? `\`${name}\` is required.` : `\`${name}\` ${typeIssue.message}.`, {
+      parameter: name,
+    });
   }
   const issue = issues[0];
   const name = fieldName(issue?.path ?? []);

@@ -66,7 +66,9 @@ describe('gateway error modules', () => {
 
   it('finds the catalog and the feature errors (the test reads the tree it checks)', () => {
     const errorModules = [...graph.keys()].filter(isErrorModule).map((file) => relative(SRC, file));
-    expect(errorModules).toEqual(expect.arrayContaining(['problems/problem-catalog.ts', 'problems/api-error.ts', 'crawls/crawls.errors.ts']));
+    expect(errorModules).toEqual(
+      expect.arrayContaining(['problems/problem-catalog.ts', 'problems/api-error.ts', 'crawls/crawls.errors.ts']),
+    );
   });
 
   it('import one way: no cycle runs through the problems folder or a *.errors.ts file', () => {

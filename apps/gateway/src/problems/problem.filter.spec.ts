@@ -61,7 +61,12 @@ describe(ProblemFilter.name, () => {
 
     it('logs a refusal at info with its instance, tenant, method, route pattern, status and code, never the URL', () => {
       const tenant = { tenantId: '9a8b7c6d-5e4f-4a3b-9c2d-1e0f2a3b4c5d', keyId: 'k1' };
-      const { host, sent } = fakeHost({ method: 'GET', url: '/v1/crawls/x?apikey=secret', routeOptions: { url: '/v1/crawls/:id' }, tenant });
+      const { host, sent } = fakeHost({
+        method: 'GET',
+        url: '/v1/crawls/x?apikey=secret',
+        routeOptions: { url: '/v1/crawls/:id' },
+        tenant,
+      });
       filter.catch(new CrawlError(CrawlErrorCode.CrawlNotFound, 'No such crawl.'), host);
       const { instance } = JSON.parse(sent.body!);
       expect(logger.info).toHaveBeenCalledTimes(1);
@@ -80,7 +85,14 @@ describe(ProblemFilter.name, () => {
       expect(body).toMatchObject({ status: 500, code: 'internal_error' });
       expect(body.detail).not.toContain('10.0.0.7');
       expect(logger.error).toHaveBeenCalledWith(
-        expect.objectContaining({ err: failure, instance: body.instance, method: 'POST', route: '/v1/crawls', status: 500, code: 'internal_error' }),
+        expect.objectContaining({
+          err: failure,
+          instance: body.instance,
+          method: 'POST',
+          route: '/v1/crawls',
+          status: 500,
+          code: 'internal_error',
+        }),
         expect.any(String),
       );
     });

@@ -9,8 +9,7 @@ import { problemKind } from './problem-catalog';
 import { logRefusal, type ProblemLogFields } from './problem-log';
 import { RequestError, RequestErrorCode } from './request.errors';
 
-const INTERNAL_DETAIL =
-  'The service could not handle this request. Retry later; if it keeps failing, quote the instance to support.';
+const INTERNAL_DETAIL = 'The service could not handle this request. Retry later; if it keeps failing, quote the instance to support.';
 
 /**
  * The one global exception filter: every error — domain errors, Fastify's own (bad JSON, body too
@@ -75,10 +74,7 @@ export function toApiError(exception: unknown, request?: { method: string; url: 
     case 413:
       return new RequestError(RequestErrorCode.PayloadTooLarge, 'The request body is too large.');
     case 415:
-      return new RequestError(
-        RequestErrorCode.UnsupportedMediaType,
-        'Send the body as JSON with `Content-Type: application/json`.',
-      );
+      return new RequestError(RequestErrorCode.UnsupportedMediaType, 'Send the body as JSON with `Content-Type: application/json`.');
     default:
       return new RequestError(RequestErrorCode.InvalidRequest, invalidRequestDetail(exception));
   }

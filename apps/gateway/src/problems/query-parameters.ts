@@ -17,11 +17,9 @@ export function assertKnownQueryParameters(
 ): void {
   for (const name of Object.keys(query ?? {})) {
     if (!(apiKeyParameter && name === API_KEY_PARAMETER) && !accepted.includes(name)) {
-      throw new RequestError(
-        RequestErrorCode.UnknownParameter,
-        `\`${name}\` is not a query parameter of this endpoint; remove it.`,
-        { parameter: name },
-      );
+      throw new RequestError(RequestErrorCode.UnknownParameter, `\`${name}\` is not a query parameter of this endpoint; remove it.`, {
+        parameter: name,
+      });
     }
   }
 }

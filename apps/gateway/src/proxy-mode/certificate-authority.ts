@@ -62,7 +62,10 @@ export function createCertificateAuthority({
   cert.serialNumber = serialNumber();
   cert.validity.notBefore = new Date(Date.now() - 60_000);
   cert.validity.notAfter = new Date(Date.now() + validityDays * 86_400_000);
-  const name = [{ name: 'commonName', value: commonName }, { name: 'organizationName', value: 'Trawl' }];
+  const name = [
+    { name: 'commonName', value: commonName },
+    { name: 'organizationName', value: 'Trawl' },
+  ];
   cert.setSubject(name);
   cert.setIssuer(name);
   cert.setExtensions([
@@ -101,6 +104,8 @@ function pemOf(source: string, variable: string): string {
   try {
     return readFileSync(source, 'utf8');
   } catch (error) {
-    throw new CertificateAuthorityError(`${variable} is neither PEM text nor a readable file: ${(error as NodeJS.ErrnoException).code ?? 'unreadable'}`);
+    throw new CertificateAuthorityError(
+      `${variable} is neither PEM text nor a readable file: ${(error as NodeJS.ErrnoException).code ?? 'unreadable'}`,
+    );
   }
 }

@@ -91,8 +91,18 @@ export class ProxiedRequestHandler {
       clientError = isClientError(problem.status, false);
       this.metrics.requests.inc({ kind, outcome: problem.code });
       // Proxy mode has no route: the answer's `instance` and the request id find the line.
-      const fields = { instance: problem.instance, status: problem.status, code: problem.code, method: request.method ?? '', route: 'proxy_mode' };
-      logRefusal(this.logger, { ...fields, ...(tenantId ? { tenant_id: tenantId } : {}), request_id: usage.requestId, kind }, 'proxied request refused');
+      const fields = {
+        instance: problem.instance,
+        status: problem.status,
+        code: problem.code,
+        method: request.method ?? '',
+        route: 'proxy_mode',
+      };
+      logRefusal(
+        this.logger,
+        { ...fields, ...(tenantId ? { tenant_id: tenantId } : {}), request_id: usage.requestId, kind },
+        'proxied request refused',
+      );
       if (response.headersSent || response.destroyed) {
         response.destroy();
         return;

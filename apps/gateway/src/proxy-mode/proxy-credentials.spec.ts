@@ -64,7 +64,9 @@ describe('proxy credentials', () => {
 
     it.each(['url', 'apikey'])('refuses `%s` in the password with REQS004 naming it', (name) => {
       expect(() => proxiedFetchQuery({ [name]: 'x' }, 'http://shop.test/')).toThrow(FetchError);
-      expect(() => proxiedFetchQuery({ [name]: 'x' }, 'http://shop.test/')).toThrow(expect.objectContaining({ code: 'REQS004', extensions: { parameter: name } }));
+      expect(() => proxiedFetchQuery({ [name]: 'x' }, 'http://shop.test/')).toThrow(
+        expect.objectContaining({ code: 'REQS004', extensions: { parameter: name } }),
+      );
     });
   });
 });

@@ -62,9 +62,7 @@ export class ProxyModeServer {
     const requestTimeout = options.requestTimeoutMs ?? 30_000;
     const serverOptions = { keepAliveTimeout: 5_000, requestTimeout, headersTimeout: requestTimeout };
     this.server = createServer(serverOptions, (request, response) => this.serve(request, response));
-    this.tunnelServer = createServer(serverOptions, (request, response) =>
-      this.serve(request, response, this.tunnels.get(request.socket)),
-    );
+    this.tunnelServer = createServer(serverOptions, (request, response) => this.serve(request, response, this.tunnels.get(request.socket)));
     this.server.on('connection', (socket: Socket) => {
       this.sockets.add(socket);
       socket.once('close', () => this.sockets.delete(socket));
@@ -144,7 +142,11 @@ export class ProxyModeServer {
     } catch (error) {
       const problem = proxyProblemOf(error, this.logger);
       this.metrics.connects.inc({ outcome: problem.code });
-      logRefusal(this.logger, { instance: problem.instance, status: problem.status, code: problem.code, method: 'CONNECT', route: 'proxy_mode' }, 'CONNECT refused');
+      logRefusal(
+        this.logger,
+        { instance: problem.instance, status: problem.status, code: problem.code, method: 'CONNECT', route: 'proxy_mode' },
+        'CONNECT refused',
+      );
       if (address && !blocked) this.recordAddress(address, isClientError(problem.status, false));
       socket.end(rawProblemResponse(problem));
       return;

@@ -12,14 +12,25 @@ const bodyOf = (problem: { body: Buffer }) => JSON.parse(problem.body.toString('
 describe(proxyProblemOf.name, () => {
   it('serves AUTH007 as 407 with Proxy-Authenticate', () => {
     const problem = proxyProblemOf(new ProxyModeError(ProxyModeErrorCode.InvalidProxyAuthorization, 'Send Basic.'), logger);
-    expect(problem).toMatchObject({ status: 407, code: 'AUTH007', headers: { 'proxy-authenticate': 'Basic realm="trawl"', 'content-type': 'application/problem+json' } });
+    expect(problem).toMatchObject({
+      status: 407,
+      code: 'AUTH007',
+      headers: { 'proxy-authenticate': 'Basic realm="trawl"', 'content-type': 'application/problem+json' },
+    });
     expect(bodyOf(problem)).toMatchObject({ status: 407, code: 'AUTH007', detail: 'Send Basic.', instance: problem.instance });
   });
 
-  it.each([AuthErrorCode.KeyMissing, AuthErrorCode.KeyMalformed, AuthErrorCode.KeyNotFound])('turns %s into a 407 that keeps its code', (code) => {
-    const problem = proxyProblemOf(new AuthError(code, 'Use a current key.'), logger);
-    expect({ status: problem.status, code: problem.code, auth: problem.headers['proxy-authenticate'] }).toEqual({ status: 407, code, auth: 'Basic realm="trawl"' });
-  });
+  it.each([AuthErrorCode.KeyMissing, AuthErrorCode.KeyMalformed, AuthErrorCode.KeyNotFound])(
+    'turns %s into a 407 that keeps its code',
+    (code) => {
+      const problem = proxyProblemOf(new AuthError(code, 'Use a current key.'), logger);
+      expect({ status: problem.status, code: problem.code, auth: problem.headers['proxy-authenticate'] }).toEqual({
+        status: 407,
+        code,
+        auth: 'Basic realm="trawl"',
+      });
+    },
+  );
 
   it('keeps an expired key at 402, without Proxy-Authenticate', () => {
     const problem = proxyProblemOf(new AuthError(AuthErrorCode.KeyExpired, 'Expired.'), logger);
@@ -64,7 +75,10 @@ describe(connectTargetOf.name, () => {
     expect(connectTargetOf(target)).toEqual(expected);
   });
 
-  it.each([undefined, 'shop.test', '/path', 'user@shop.test:443', 'shop.test:443/x', 'shop.test:99999', ':443'])('refuses %s with REQS004', (target) => {
-    expect(() => connectTargetOf(target)).toThrow(expect.objectContaining({ code: 'REQS004' }));
-  });
+  it.each([undefined, 'shop.test', '/path', 'user@shop.test:443', 'shop.test:443/x', 'shop.test:99999', ':443'])(
+    'refuses %s with REQS004',
+    (target) => {
+      expect(() => connectTargetOf(target)).toThrow(expect.objectContaining({ code: 'REQS004' }));
+    },
+  );
 });

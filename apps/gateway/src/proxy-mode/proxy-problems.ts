@@ -20,8 +20,7 @@ export interface ProxyProblem {
   body: Buffer;
 }
 
-const INTERNAL_DETAIL =
-  'The service could not handle this request. Retry later; if it keeps failing, quote the instance to support.';
+const INTERNAL_DETAIL = 'The service could not handle this request. Retry later; if it keeps failing, quote the instance to support.';
 const PROXY_AUTHENTICATE = { 'proxy-authenticate': 'Basic realm="trawl"' };
 
 /**
@@ -66,7 +65,10 @@ function apiProblem(error: ApiError, original: ApiError, logger: Logger): ProxyP
 /** The bytes of a whole HTTP/1.1 answer for a CONNECT refused before any tunnel exists. */
 export function rawProblemResponse(answer: ProxyProblem, extraHeaders: Record<string, string> = {}): Buffer {
   const headers = { ...answer.headers, ...extraHeaders, 'content-length': String(answer.body.length), connection: 'close' };
-  const head = [`HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status] ?? 'Error'}`, ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)];
+  const head = [
+    `HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status] ?? 'Error'}`,
+    ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
+  ];
   return Buffer.concat([Buffer.from(`${head.join('\r\n')}\r\n\r\n`, 'latin1'), answer.body]);
 }
 

@@ -12,9 +12,25 @@ export const ACCOUNT_COLUMNS = `
 
 export type AccountRow = Pick<
   TenantsRow,
-  | 'id' | 'name' | 'credits_limit' | 'credits_used' | 'period_started_at' | 'period_ends_at' | 'period_days'
-  | 'concurrency' | 'max_active_jobs' | 'extract_domains_per_period' | 'plan_features' | 'plan_products' | 'subscription_status' | 'suspended_at'
-  | 'email_verified' | 'rate_limit_per_minute' | 'captcha_solver_endpoint' | 'captcha_solver_key' | 'captcha_solver_key_sealed'
+  | 'id'
+  | 'name'
+  | 'credits_limit'
+  | 'credits_used'
+  | 'period_started_at'
+  | 'period_ends_at'
+  | 'period_days'
+  | 'concurrency'
+  | 'max_active_jobs'
+  | 'extract_domains_per_period'
+  | 'plan_features'
+  | 'plan_products'
+  | 'subscription_status'
+  | 'suspended_at'
+  | 'email_verified'
+  | 'rate_limit_per_minute'
+  | 'captcha_solver_endpoint'
+  | 'captcha_solver_key'
+  | 'captcha_solver_key_sealed'
 >;
 
 export function toAccount(row: AccountRow): Account {

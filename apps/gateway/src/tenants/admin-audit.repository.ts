@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Database, Sql } from '@trawl/persistence';
 
-
 /** What an operator changed through the admin API. */
 export const ADMIN_ACTIONS = [
   'tenant.created',
@@ -49,10 +48,13 @@ export class AdminAuditRepository {
 
   /** Records `entry` with `sql`: pass the change's transaction, so a change is never without its row. */
   async record(sql: Sql, entry: AdminAuditEntry): Promise<void> {
-    await sql.query(
-      `INSERT INTO admin_audit (action, tenant_id, api_key_id, admin_fingerprint, details) VALUES ($1, $2, $3, $4, $5)`,
-      [entry.action, entry.tenantId, entry.apiKeyId ?? null, entry.adminFingerprint, JSON.stringify(entry.details ?? {})],
-    );
+    await sql.query(`INSERT INTO admin_audit (action, tenant_id, api_key_id, admin_fingerprint, details) VALUES ($1, $2, $3, $4, $5)`, [
+      entry.action,
+      entry.tenantId,
+      entry.apiKeyId ?? null,
+      entry.adminFingerprint,
+      JSON.stringify(entry.details ?? {}),
+    ]);
   }
 
   /** Records a refused admin request (on its own: there is no change to go with it). */

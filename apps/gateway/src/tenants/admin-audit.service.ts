@@ -8,7 +8,11 @@ export class AdminAuditService {
   constructor(private readonly audit: AdminAuditRepository) {}
 
   /** One page older than `beforeId`, of one tenant when `tenantId` is given (an unknown one has none). */
-  async list(beforeId: string | undefined, limit: number, tenantId: string | undefined): Promise<{ entries: AdminAuditRecord[]; more: boolean }> {
+  async list(
+    beforeId: string | undefined,
+    limit: number,
+    tenantId: string | undefined,
+  ): Promise<{ entries: AdminAuditRecord[]; more: boolean }> {
     if (tenantId !== undefined && !isUuid(tenantId)) return { entries: [], more: false };
     const rows = await this.audit.listPage(beforeId, limit + 1, tenantId);
     return { entries: rows.slice(0, limit), more: rows.length > limit };

@@ -15,8 +15,6 @@ export interface CreatedCursor {
 
 export type CreatedListKind = 'tenants' | 'keys';
 
-
-
 export function encodeCreatedCursor(kind: CreatedListKind, cursor: CreatedCursor): string {
   return encodeCursorToken({ k: kind, t: cursor.createdAtMicros, c: cursor.id });
 }

@@ -15,7 +15,10 @@ import { TenantError, TenantErrorCode } from './tenants.errors';
 export class CaptchaSolverKeys {
   private readonly box: SecretBox | undefined;
 
-  constructor(@Inject(GATEWAY_CONFIG) config: GatewayConfig, @Inject(SERVICE_LOGGER) private readonly logger: Logger) {
+  constructor(
+    @Inject(GATEWAY_CONFIG) config: GatewayConfig,
+    @Inject(SERVICE_LOGGER) private readonly logger: Logger,
+  ) {
     this.box = config.SECRETS_KEY;
   }
 
@@ -39,7 +42,10 @@ export class CaptchaSolverKeys {
     if (!solver) return null;
     const key = openCaptchaSolverKey(this.box, account.tenantId, solver.key);
     if (key === undefined) {
-      this.logger.error({ tenant_id: account.tenantId }, 'CAPTCHA solver key cannot be opened with this SECRETS_KEY: fetching without a solver');
+      this.logger.error(
+        { tenant_id: account.tenantId },
+        'CAPTCHA solver key cannot be opened with this SECRETS_KEY: fetching without a solver',
+      );
       return null;
     }
     return { endpoint: solver.endpoint, key };

@@ -25,7 +25,11 @@ export class CaptchaSolverController {
   }
 
   @Put()
-  async set(@AuthenticatedTenant() tenant: TenantContext, @Body() body: unknown, @Query() query: QueryParameters): Promise<CaptchaSolverView> {
+  async set(
+    @AuthenticatedTenant() tenant: TenantContext,
+    @Body() body: unknown,
+    @Query() query: QueryParameters,
+  ): Promise<CaptchaSolverView> {
     assertKnownQueryParameters(query, []);
     const solver = parseBody(captchaSolverBody, body ?? {});
     const updated = await this.tenants.setCaptchaSolver(tenant.tenantId, solver);

@@ -20,7 +20,15 @@ import { TenantsModule } from './tenants.module';
   imports: [TenantsModule, LimitsModule],
   controllers: [TenantsController, TenantKeysController, AdminAuditController],
   // UsageService is the public usage endpoint's own computation, provided here too (it holds no state).
-  providers: [AdminAuthenticator, AdminTokenGuard, TenantKeysService, TenantKeysRepository, TenantUsageService, AdminAuditService, UsageService],
+  providers: [
+    AdminAuthenticator,
+    AdminTokenGuard,
+    TenantKeysService,
+    TenantKeysRepository,
+    TenantUsageService,
+    AdminAuditService,
+    UsageService,
+  ],
   // The admin hook (configureGatewayApp) authenticates every /admin route with it, extract's too.
   exports: [AdminAuthenticator],
 })

@@ -31,7 +31,12 @@ export class TenantKeysController {
 
   @Post()
   @HttpCode(201)
-  async issue(@Param('tenantId') tenantId: string, @Body() body: unknown, @Query() query: QueryParameters, @AdminFingerprint() admin: string) {
+  async issue(
+    @Param('tenantId') tenantId: string,
+    @Body() body: unknown,
+    @Query() query: QueryParameters,
+    @AdminFingerprint() admin: string,
+  ) {
     assertKnownQueryParameters(query, [], ADMIN_QUERY);
     const request = parseBody(createApiKeyBody, body ?? {});
     const { key, apiKey } = await this.keys.issue(tenantId, request, admin);
@@ -56,7 +61,12 @@ export class TenantKeysController {
 
   /** Revokes the key (refused `AUTH003` within `API_KEY_CACHE_TTL_MS`); answers it, `revoked_at` set. */
   @Delete(':keyId')
-  async revoke(@Param('tenantId') tenantId: string, @Param('keyId') keyId: string, @Query() query: QueryParameters, @AdminFingerprint() admin: string) {
+  async revoke(
+    @Param('tenantId') tenantId: string,
+    @Param('keyId') keyId: string,
+    @Query() query: QueryParameters,
+    @AdminFingerprint() admin: string,
+  ) {
     assertKnownQueryParameters(query, [], ADMIN_QUERY);
     return presentKey(await this.keys.revoke(tenantId, keyId, admin));
   }

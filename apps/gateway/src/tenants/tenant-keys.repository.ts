@@ -112,7 +112,12 @@ export class TenantKeysRepository {
    * Replaces the secret of a live key: the old one matches no key from this commit on (the API key
    * cache may accept it `API_KEY_CACHE_TTL_MS` longer). The key keeps its id and name.
    */
-  async rotate(tenantId: string, keyId: string, secret: StoredKeySecret, audit: AdminAuditEntry): Promise<TenantKeyRecord | KeyChangeRefusal> {
+  async rotate(
+    tenantId: string,
+    keyId: string,
+    secret: StoredKeySecret,
+    audit: AdminAuditEntry,
+  ): Promise<TenantKeyRecord | KeyChangeRefusal> {
     return this.db.transaction(async (sql) => {
       const current = await this.lockedKey(sql, tenantId, keyId);
       if (typeof current === 'string') return current;
@@ -151,7 +156,10 @@ export class TenantKeysRepository {
   }
 
   private async lockedKey(sql: Sql, tenantId: string, keyId: string): Promise<TenantKeyRecord | KeyChangeRefusal> {
-    const rows = await sql.query<KeyRow>(`SELECT ${KEY_COLUMNS} FROM api_keys k WHERE k.tenant_id = $1 AND k.id = $2 FOR UPDATE`, [tenantId, keyId]);
+    const rows = await sql.query<KeyRow>(`SELECT ${KEY_COLUMNS} FROM api_keys k WHERE k.tenant_id = $1 AND k.id = $2 FOR UPDATE`, [
+      tenantId,
+      keyId,
+    ]);
     const row = rows[0];
     if (row) return toKey(row);
     const tenant = await sql.query(`SELECT 1 FROM tenants WHERE id = $1`, [tenantId]);

@@ -50,12 +50,17 @@ export class TenantKeysService {
     if (!isUuid(tenantId)) tenantNotFound();
     if (!isUuid(keyId)) keyNotFound();
     const apiKey = generateApiKey();
-    const rotated = await this.keys.rotate(tenantId, keyId, { hash: hashApiKey(apiKey), hint: apiKeyHint(apiKey) }, {
-      action: 'api_key.rotated',
+    const rotated = await this.keys.rotate(
       tenantId,
-      apiKeyId: keyId,
-      adminFingerprint,
-    });
+      keyId,
+      { hash: hashApiKey(apiKey), hint: apiKeyHint(apiKey) },
+      {
+        action: 'api_key.rotated',
+        tenantId,
+        apiKeyId: keyId,
+        adminFingerprint,
+      },
+    );
     return { key: keyOrRefuse(rotated), apiKey };
   }
 

@@ -42,7 +42,8 @@ export class TenantsController {
     const last = page.tenants.at(-1);
     return {
       tenants: page.tenants.map(presentTenant),
-      ...(page.more && last && { next_cursor: encodeCreatedCursor('tenants', { createdAtMicros: last.createdAtMicros, id: last.tenantId }) }),
+      ...(page.more &&
+        last && { next_cursor: encodeCreatedCursor('tenants', { createdAtMicros: last.createdAtMicros, id: last.tenantId }) }),
     };
   }
 
@@ -53,7 +54,12 @@ export class TenantsController {
   }
 
   @Patch(':tenantId')
-  async update(@Param('tenantId') tenantId: string, @Body() body: unknown, @Query() query: QueryParameters, @AdminFingerprint() admin: string) {
+  async update(
+    @Param('tenantId') tenantId: string,
+    @Body() body: unknown,
+    @Query() query: QueryParameters,
+    @AdminFingerprint() admin: string,
+  ) {
     assertKnownQueryParameters(query, [], ADMIN_QUERY);
     const request = parseBody(updateTenantBody, body ?? {});
     return presentTenant(await this.tenants.update(tenantId, request, admin));
@@ -62,7 +68,12 @@ export class TenantsController {
   /** Every key of the tenant answers `AUTH011` on every route, proxy mode included, until resumed. */
   @Post(':tenantId/suspend')
   @HttpCode(200)
-  async suspend(@Param('tenantId') tenantId: string, @Body() body: unknown, @Query() query: QueryParameters, @AdminFingerprint() admin: string) {
+  async suspend(
+    @Param('tenantId') tenantId: string,
+    @Body() body: unknown,
+    @Query() query: QueryParameters,
+    @AdminFingerprint() admin: string,
+  ) {
     assertKnownQueryParameters(query, [], ADMIN_QUERY);
     assertNoBody(body);
     return presentTenant(await this.tenants.setSuspended(tenantId, true, admin));
@@ -70,7 +81,12 @@ export class TenantsController {
 
   @Post(':tenantId/resume')
   @HttpCode(200)
-  async resume(@Param('tenantId') tenantId: string, @Body() body: unknown, @Query() query: QueryParameters, @AdminFingerprint() admin: string) {
+  async resume(
+    @Param('tenantId') tenantId: string,
+    @Body() body: unknown,
+    @Query() query: QueryParameters,
+    @AdminFingerprint() admin: string,
+  ) {
     assertKnownQueryParameters(query, [], ADMIN_QUERY);
     assertNoBody(body);
     return presentTenant(await this.tenants.setSuspended(tenantId, false, admin));

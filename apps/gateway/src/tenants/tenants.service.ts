@@ -18,7 +18,6 @@ export interface CreatedTenant {
   apiKey: string;
 }
 
-
 @Injectable()
 export class TenantsService {
   private readonly plan: PlanDefaults;
@@ -39,23 +38,26 @@ export class TenantsService {
     const apiKey = generateApiKey();
     const id = randomUUID();
     const settings = this.settingsOf(id, request);
-    const tenant = await this.tenants.createWithKey({
-      id,
-      name: settings.name ?? TENANT_DEFAULTS.name,
-      creditsLimit: settings.creditsLimit ?? this.plan.credits,
-      concurrency: settings.concurrency ?? this.plan.concurrency,
-      maxActiveJobs: settings.maxActiveJobs ?? this.plan.maxActiveJobs,
-      extractDomainsPerPeriod: settings.extractDomainsPerPeriod ?? this.plan.extractDomainsPerPeriod,
-      periodDays: settings.periodDays ?? this.plan.periodDays,
-      periodEndsAt: settings.periodEndsAt,
-      features: settings.features ?? [...TENANT_DEFAULTS.features],
-      products: settings.products ?? [...TENANT_DEFAULTS.products],
-      subscriptionStatus: settings.subscriptionStatus ?? TENANT_DEFAULTS.subscriptionStatus,
-      emailVerified: settings.emailVerified ?? TENANT_DEFAULTS.emailVerified,
-      rateLimitPerMinute: settings.rateLimitPerMinute ?? this.plan.rateLimitPerMinute,
-      captchaSolver: settings.captchaSolver,
-      key: { hash: hashApiKey(apiKey), hint: apiKeyHint(apiKey), expiresAt: request.api_key_expires_at ?? null },
-    }, { action: 'tenant.created', adminFingerprint, details: { fields: fieldsOf(request) } });
+    const tenant = await this.tenants.createWithKey(
+      {
+        id,
+        name: settings.name ?? TENANT_DEFAULTS.name,
+        creditsLimit: settings.creditsLimit ?? this.plan.credits,
+        concurrency: settings.concurrency ?? this.plan.concurrency,
+        maxActiveJobs: settings.maxActiveJobs ?? this.plan.maxActiveJobs,
+        extractDomainsPerPeriod: settings.extractDomainsPerPeriod ?? this.plan.extractDomainsPerPeriod,
+        periodDays: settings.periodDays ?? this.plan.periodDays,
+        periodEndsAt: settings.periodEndsAt,
+        features: settings.features ?? [...TENANT_DEFAULTS.features],
+        products: settings.products ?? [...TENANT_DEFAULTS.products],
+        subscriptionStatus: settings.subscriptionStatus ?? TENANT_DEFAULTS.subscriptionStatus,
+        emailVerified: settings.emailVerified ?? TENANT_DEFAULTS.emailVerified,
+        rateLimitPerMinute: settings.rateLimitPerMinute ?? this.plan.rateLimitPerMinute,
+        captchaSolver: settings.captchaSolver,
+        key: { hash: hashApiKey(apiKey), hint: apiKeyHint(apiKey), expiresAt: request.api_key_expires_at ?? null },
+      },
+      { action: 'tenant.created', adminFingerprint, details: { fields: fieldsOf(request) } },
+    );
     return { tenant, apiKey };
   }
 

@@ -19,10 +19,7 @@ export class UsageService {
     // FETCH_LEDGER_FLUSH_MS behind.
     await this.charges.flush();
     const account = await this.accounts.current(tenantId);
-    const [inUse, activeJobs] = await Promise.all([
-      this.limits.inUse(tenantId, account.concurrency),
-      this.accounts.activeJobs(tenantId),
-    ]);
+    const [inUse, activeJobs] = await Promise.all([this.limits.inUse(tenantId, account.concurrency), this.accounts.activeJobs(tenantId)]);
     const percent = account.creditsLimit === 0 ? 100 : (100 * account.creditsUsed) / account.creditsLimit;
     return {
       usage_percent: Math.min(100, Math.round(percent * 100) / 100),

@@ -13,7 +13,11 @@ export class SigningKeysController {
   /** `{kid, secret, created_at, status}`; the secret is never shown again. */
   @Post('rotate')
   @HttpCode(201)
-  async rotate(@AuthenticatedTenant() tenant: TenantContext, @Body() body: unknown, @Query() query: QueryParameters): Promise<IssuedSigningKeyAnswer> {
+  async rotate(
+    @AuthenticatedTenant() tenant: TenantContext,
+    @Body() body: unknown,
+    @Query() query: QueryParameters,
+  ): Promise<IssuedSigningKeyAnswer> {
     assertKnownQueryParameters(query, []);
     assertNoBody(body);
     const key = await this.keys.rotate(tenant.tenantId);
@@ -23,7 +27,11 @@ export class SigningKeysController {
   /** Promotes the candidate: `{active_kid, created_at}` of the key now signing. */
   @Post('rotate/finalize')
   @HttpCode(200)
-  async finalize(@AuthenticatedTenant() tenant: TenantContext, @Body() body: unknown, @Query() query: QueryParameters): Promise<FinalizedSigningKeyAnswer> {
+  async finalize(
+    @AuthenticatedTenant() tenant: TenantContext,
+    @Body() body: unknown,
+    @Query() query: QueryParameters,
+  ): Promise<FinalizedSigningKeyAnswer> {
     assertKnownQueryParameters(query, []);
     assertNoBody(body);
     const active = await this.keys.finalize(tenant.tenantId);
@@ -33,7 +41,11 @@ export class SigningKeysController {
   /** `204`: the staged candidate is retired and the active key signs on; `409` when none is staged. */
   @Delete('rotate')
   @HttpCode(204)
-  async cancelRotation(@AuthenticatedTenant() tenant: TenantContext, @Body() body: unknown, @Query() query: QueryParameters): Promise<void> {
+  async cancelRotation(
+    @AuthenticatedTenant() tenant: TenantContext,
+    @Body() body: unknown,
+    @Query() query: QueryParameters,
+  ): Promise<void> {
     assertKnownQueryParameters(query, []);
     assertNoBody(body);
     await this.keys.cancelRotation(tenant.tenantId);

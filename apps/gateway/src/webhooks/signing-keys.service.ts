@@ -43,7 +43,13 @@ export class SigningKeysService {
       if (status === 'candidate') await this.keys.retire(sql, tenantId, 'candidate');
       const kid = newKeyId();
       const secret = newSigningSecret();
-      const row = await this.keys.insert(sql, tenantId, kid, status, box.seal(Buffer.from(secret, 'utf8'), signingKeyContext(tenantId, kid)));
+      const row = await this.keys.insert(
+        sql,
+        tenantId,
+        kid,
+        status,
+        box.seal(Buffer.from(secret, 'utf8'), signingKeyContext(tenantId, kid)),
+      );
       return { kid, secret, createdAt: row.createdAt, status };
     });
   }

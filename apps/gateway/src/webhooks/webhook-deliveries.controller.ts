@@ -1,5 +1,11 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
-import { LIST_PAGE_LIMITS, pageQuery, queryParameterNames, type WebhookDeliveryAnswer, type WebhookDeliveryListAnswer } from '@trawl/contracts/http';
+import {
+  LIST_PAGE_LIMITS,
+  pageQuery,
+  queryParameterNames,
+  type WebhookDeliveryAnswer,
+  type WebhookDeliveryListAnswer,
+} from '@trawl/contracts/http';
 import { AuthenticatedTenant, TenantContext } from '../auth/authenticated-tenant';
 import { assertKnownQueryParameters, intQueryParameter, QueryParameters, singleQueryValue } from '../problems/query-parameters';
 import { DeliveryRecord } from './webhook-deliveries.repository';
@@ -14,7 +20,11 @@ export class WebhookDeliveriesController {
   constructor(private readonly deliveries: WebhookDeliveriesService) {}
 
   @Get()
-  async list(@AuthenticatedTenant() tenant: TenantContext, @Param('jobId') jobId: string, @Query() query: QueryParameters): Promise<WebhookDeliveryListAnswer> {
+  async list(
+    @AuthenticatedTenant() tenant: TenantContext,
+    @Param('jobId') jobId: string,
+    @Query() query: QueryParameters,
+  ): Promise<WebhookDeliveryListAnswer> {
     assertKnownQueryParameters(query, queryParameterNames(pageQuery));
     const limit = intQueryParameter(query, 'limit', LIST_PAGE_LIMITS);
     const page = await this.deliveries.page(tenant.tenantId, jobId, singleQueryValue(query, 'cursor') || undefined, limit);

@@ -18,7 +18,7 @@ export class WebhookDeliveriesService {
   async page(tenantId: string, jobId: string, cursor: string | undefined, limit: number): Promise<DeliveriesPage> {
     const after = cursor === undefined ? undefined : decodeDeliveriesCursor(jobId, cursor);
     if (cursor !== undefined && !after) {
-      throw new WebhookError(WebhookErrorCode.InvalidDeliveriesCursor, 'The cursor was not issued for this job\'s deliveries.');
+      throw new WebhookError(WebhookErrorCode.InvalidDeliveriesCursor, "The cursor was not issued for this job's deliveries.");
     }
     // One extra row tells whether another page exists, so the last page says so itself.
     const rows = await this.deliveries.page(tenantId, jobId, after, limit + 1);
@@ -26,7 +26,8 @@ export class WebhookDeliveriesService {
     const last = deliveries.at(-1);
     return {
       deliveries,
-      nextCursor: rows.length > limit && last ? encodeDeliveriesCursor(jobId, { createdAtMicros: last.createdAtMicros, id: last.id }) : null,
+      nextCursor:
+        rows.length > limit && last ? encodeDeliveriesCursor(jobId, { createdAtMicros: last.createdAtMicros, id: last.id }) : null,
     };
   }
 }

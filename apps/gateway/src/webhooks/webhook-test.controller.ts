@@ -17,7 +17,11 @@ export class WebhookTestController {
    */
   @Post()
   @HttpCode(200)
-  async send(@AuthenticatedTenant() tenant: TenantContext, @Body() body: unknown, @Query() query: QueryParameters): Promise<WebhookTestResultAnswer> {
+  async send(
+    @AuthenticatedTenant() tenant: TenantContext,
+    @Body() body: unknown,
+    @Query() query: QueryParameters,
+  ): Promise<WebhookTestResultAnswer> {
     assertKnownQueryParameters(query, []);
     const request = parseBody(webhookTestBody, body);
     const url = parseWebhookUrl(request.url);

@@ -14,7 +14,10 @@ export function parseWebhookUrl(value: string, parameter = 'url'): URL {
     throw new RequestError(RequestErrorCode.ParameterOutOfRange, `\`${parameter}\` is not an absolute URL.`, { parameter });
   }
   if (url.protocol !== 'https:') {
-    throw new WebhookError(WebhookErrorCode.CallbackUrlMustBeHttps, `\`${parameter}\` must be an https URL, not ${url.protocol.slice(0, -1)}.`);
+    throw new WebhookError(
+      WebhookErrorCode.CallbackUrlMustBeHttps,
+      `\`${parameter}\` must be an https URL, not ${url.protocol.slice(0, -1)}.`,
+    );
   }
   if (url.username || url.password) {
     throw new RequestError(RequestErrorCode.ParameterOutOfRange, `\`${parameter}\` must not carry user info.`, { parameter });

@@ -8,7 +8,13 @@ import { linksOf, PageCandidates } from './page-candidates';
 import { learnableHtml, PreparationFetcher } from './preparation-fetcher';
 import { PREPARATION_RECIPES, type RecipeStore } from './recipe-store';
 import { type ClaimedPreparation, PreparationsRepository, type StoredPage } from './preparations.repository';
-import { MAX_CRAWL_DELAY_MS, MAX_SITEMAPS, PREPARATION_AGENT_TOKEN, PREPARATION_SETTINGS, type PreparationSettings } from './preparation.settings';
+import {
+  MAX_CRAWL_DELAY_MS,
+  MAX_SITEMAPS,
+  PREPARATION_AGENT_TOKEN,
+  PREPARATION_SETTINGS,
+  type PreparationSettings,
+} from './preparation.settings';
 import { PreparationsMetrics } from './preparations.metrics';
 import { needsRendering, visibleTextLength } from './render-need';
 import { OPEN_SITE, parseRobotsTxt, parseSitemap, type SiteRules } from './site-rules';
@@ -50,7 +56,12 @@ export class DomainPreparationService {
     }
     const log = this.logger.child({ domain, attempt, delivery: claimed.deliveries });
     if (claimed.deliveries > this.settings.maxDeliveries) {
-      await this.preparations.fail(domain, attempt, `The preparation stopped ${this.settings.maxDeliveries} times before it ended; ask again later.`, claimed.holder);
+      await this.preparations.fail(
+        domain,
+        attempt,
+        `The preparation stopped ${this.settings.maxDeliveries} times before it ended; ask again later.`,
+        claimed.holder,
+      );
       log.error('extract preparation given up: it kept stopping midway');
       this.metrics.deliveries.inc({ outcome: 'failed' });
       return 'settled';
@@ -62,7 +73,12 @@ export class DomainPreparationService {
     const learnable = pages.filter((p): p is StoredPage & { html: string } => p.html !== null);
     if (learnable.length === 0) {
       const codes = [...new Set(pages.map((p) => p.errorCode ?? 'not_html'))].join(', ');
-      await this.preparations.fail(domain, attempt, `No page of ${domain} could be fetched (${pages.length} tried${codes ? `: ${codes}` : ''}).`, claimed.holder);
+      await this.preparations.fail(
+        domain,
+        attempt,
+        `No page of ${domain} could be fetched (${pages.length} tried${codes ? `: ${codes}` : ''}).`,
+        claimed.holder,
+      );
       log.warn({ tried: pages.length, codes }, 'extract preparation failed: no page fetched');
       this.metrics.deliveries.inc({ outcome: 'failed' });
       return 'settled';
@@ -82,7 +98,15 @@ export class DomainPreparationService {
     const served: Recipe = { ...recipe, render };
     await this.recipes.put(extractRecipeKey({ domain, version }), served);
     const pageTypes = report.page_types.map((t) => ({ name: t.name, fields: t.fields }));
-    if (!(await this.preparations.serve(claimed, { version, recipe: served, pageTypes, needsRender: render, pagesAnalysed: report.pages_analysed }))) {
+    if (
+      !(await this.preparations.serve(claimed, {
+        version,
+        recipe: served,
+        pageTypes,
+        needsRender: render,
+        pagesAnalysed: report.pages_analysed,
+      }))
+    ) {
       return this.lost();
     }
     this.metrics.deliveries.inc({ outcome: 'ready' });
@@ -104,7 +128,8 @@ export class DomainPreparationService {
       rules.allows(url.pathname + url.search),
     );
     for (const page of stored) candidates.markFetched(page.url);
-    for (const page of stored) if (page.html !== null) for (const link of linksOf(page.html, page.finalUrl ?? page.url)) candidates.offer(link);
+    for (const page of stored)
+      if (page.html !== null) for (const link of linksOf(page.html, page.finalUrl ?? page.url)) candidates.offer(link);
     for (const url of await this.sitemapUrls(origin, rules)) candidates.offer(url);
     const render = await this.renderNeeded(claimed.exampleUrls[0] ?? `${origin}/`, log);
     const pauseMs = Math.max(this.settings.fetchIntervalMs, Math.min(rules.crawlDelayMs ?? 0, MAX_CRAWL_DELAY_MS));
@@ -179,7 +204,13 @@ export class DomainPreparationService {
     const rendered = learnableHtml(renderedPage);
     const needed = rendered !== undefined && needsRendering(served, rendered);
     log.info(
-      { url, served_text: visibleTextLength(served), rendered_text: rendered === undefined ? null : visibleTextLength(rendered), ...(!renderedPage.ok && { code: renderedPage.code }), needs_render: needed },
+      {
+        url,
+        served_text: visibleTextLength(served),
+        rendered_text: rendered === undefined ? null : visibleTextLength(rendered),
+        ...(!renderedPage.ok && { code: renderedPage.code }),
+        needs_render: needed,
+      },
       'extract preparation compared the first example served and rendered',
     );
     return needed;

@@ -9,7 +9,14 @@ describe(PageCandidates.name, () => {
     candidates.offer('http://shop.test/p/77');
     candidates.offer('http://www.shop.test/p/9');
     const order = [candidates.next(), candidates.next(), candidates.next(), candidates.next(), candidates.next(), candidates.next()];
-    expect(order).toEqual(['http://shop.test/p/1', 'http://shop.test/p/2', 'http://shop.test/p/77', 'http://www.shop.test/p/9', 'http://shop.test/about', undefined]);
+    expect(order).toEqual([
+      'http://shop.test/p/1',
+      'http://shop.test/p/2',
+      'http://shop.test/p/77',
+      'http://www.shop.test/p/9',
+      'http://shop.test/about',
+      undefined,
+    ]);
   });
 
   it('refuses other sites, files, repeats, fragments of a page already seen and what robots.txt disallows', () => {
@@ -35,7 +42,8 @@ describe('shapeOf', () => {
 
 describe('linksOf', () => {
   it('resolves links against the page and its base, skipping scripts and mail', () => {
-    const html = '<base href="/shop/"><a href="p/1">a</a><a href="javascript:void 0">b</a><a href="mailto:x@y.z">c</a><a href="https://o.test/">d</a>';
+    const html =
+      '<base href="/shop/"><a href="p/1">a</a><a href="javascript:void 0">b</a><a href="mailto:x@y.z">c</a><a href="https://o.test/">d</a>';
     expect(linksOf(html, 'http://s.test/index.html')).toEqual(['http://s.test/shop/p/1', 'https://o.test/']);
   });
 });

@@ -61,10 +61,22 @@ export class PreparationFetcher {
       const reply = fetchReplyV1.parse(JSON.parse(Buffer.from(head).toString('utf8')));
       if (reply.error) return { ok: false, url, code: reply.error.code };
       const finalUrl = headerValue(reply.headers, 'zr-final-url') ?? url;
-      return { ok: true, url, finalUrl, status: reply.status, contentType: reply.content_type, body: body.toString('utf8'), tier: reply.billed_tier };
+      return {
+        ok: true,
+        url,
+        finalUrl,
+        status: reply.status,
+        contentType: reply.content_type,
+        body: body.toString('utf8'),
+        tier: reply.billed_tier,
+      };
     } catch (error) {
       // No worker up, or all busy: the page was not tried. The preparation waits and comes back.
-      if (error instanceof MessagingError && (error.code === MessagingErrorCode.RpcNoResponders || error.code === MessagingErrorCode.RpcBusy)) throw error;
+      if (
+        error instanceof MessagingError &&
+        (error.code === MessagingErrorCode.RpcNoResponders || error.code === MessagingErrorCode.RpcBusy)
+      )
+        throw error;
       return { ok: false, url, code: (error as { code?: string }).code ?? 'rpc_failed' };
     }
   }

@@ -124,7 +124,9 @@ export class PreparationsRepository {
   }
 
   async nextVersion(domain: string): Promise<number> {
-    const [row] = await this.db.query<{ v: number }>(`SELECT coalesce(max(version), 0) + 1 AS v FROM extract_recipes WHERE domain = $1`, [domain]);
+    const [row] = await this.db.query<{ v: number }>(`SELECT coalesce(max(version), 0) + 1 AS v FROM extract_recipes WHERE domain = $1`, [
+      domain,
+    ]);
     return row.v;
   }
 
@@ -177,7 +179,9 @@ export class PreparationsRepository {
 
   /** Domains by status, for `trawl_extract_domains`. */
   async countByStatus(): Promise<Record<PreparedDomainStatus, number>> {
-    const rows = await this.db.query<{ status: PreparedDomainStatus; n: number }>(`SELECT status, count(*)::int AS n FROM extract_domains GROUP BY status`);
+    const rows = await this.db.query<{ status: PreparedDomainStatus; n: number }>(
+      `SELECT status, count(*)::int AS n FROM extract_domains GROUP BY status`,
+    );
     const counts = Object.fromEntries(PREPARED_DOMAIN_STATUSES.map((status) => [status, 0])) as Record<PreparedDomainStatus, number>;
     for (const row of rows) counts[row.status] = row.n;
     return counts;
@@ -191,7 +195,10 @@ export class PreparationsRepository {
   }
 
   async recipe(domain: string, version: number): Promise<unknown> {
-    const [row] = await this.db.query<{ recipe: unknown }>(`SELECT recipe FROM extract_recipes WHERE domain = $1 AND version = $2`, [domain, version]);
+    const [row] = await this.db.query<{ recipe: unknown }>(`SELECT recipe FROM extract_recipes WHERE domain = $1 AND version = $2`, [
+      domain,
+      version,
+    ]);
     return row?.recipe;
   }
 

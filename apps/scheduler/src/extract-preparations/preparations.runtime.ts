@@ -44,7 +44,9 @@ export class PreparationsRuntime implements Runtime {
       intervalMs: RESTORE_INTERVAL_MS,
       // A warning, not an error: a check that failed changes nothing served, and the next one tries again.
       pass: async () => {
-        await sweep.restoreRecipes().catch((error: unknown) => logger.warn({ err: error }, 'extract recipes could not be checked against the KV bucket'));
+        await sweep
+          .restoreRecipes()
+          .catch((error: unknown) => logger.warn({ err: error }, 'extract recipes could not be checked against the KV bucket'));
       },
       logger,
     });

@@ -3,7 +3,14 @@ import { OPEN_SITE, parseRobotsTxt, parseSitemap } from './site-rules';
 describe('parseRobotsTxt', () => {
   it('applies the group for * with the longest matching rule, Allow winning a tie', () => {
     const rules = parseRobotsTxt(
-      ['User-agent: *', 'Disallow: /cart', 'Disallow: /p/*/reviews$', 'Allow: /cart/help', 'Crawl-delay: 2', 'Sitemap: https://shop.test/sitemap.xml'].join('\n'),
+      [
+        'User-agent: *',
+        'Disallow: /cart',
+        'Disallow: /p/*/reviews$',
+        'Allow: /cart/help',
+        'Crawl-delay: 2',
+        'Sitemap: https://shop.test/sitemap.xml',
+      ].join('\n'),
       'TrawlBot',
     );
     expect(rules.allows('/p/1')).toBe(true);
@@ -16,7 +23,10 @@ describe('parseRobotsTxt', () => {
   });
 
   it('prefers the group naming our agent over the one for *', () => {
-    const rules = parseRobotsTxt('User-agent: *\nDisallow: /\n\nUser-agent: trawlbot\nUser-agent: other\nDisallow: /private', 'TrawlBot/1.0');
+    const rules = parseRobotsTxt(
+      'User-agent: *\nDisallow: /\n\nUser-agent: trawlbot\nUser-agent: other\nDisallow: /private',
+      'TrawlBot/1.0',
+    );
     expect(rules.allows('/p/1')).toBe(true);
     expect(rules.allows('/private/x')).toBe(false);
   });

@@ -70,9 +70,9 @@ export class LeaderElection {
     if (!lease) return;
     this.lease = undefined;
     this.metrics.leader.set(0);
-    await this.leases.release(this.db, lease).catch((error: unknown) =>
-      this.logger.warn({ err: error }, 'lease release failed; it expires on its own'),
-    );
+    await this.leases
+      .release(this.db, lease)
+      .catch((error: unknown) => this.logger.warn({ err: error }, 'lease release failed; it expires on its own'));
     this.logger.info({ lease: lease.name, epoch: lease.epoch }, 'schedule lease released');
   }
 

@@ -28,7 +28,14 @@ export class BatchRunStarter implements RunStarter {
     if (await this.runs.runInFlight(sql, request.tenantId, request.jobId)) return { outcome: 'refused', reason: 'previous_running' };
     if (quota.active >= quota.maxActiveJobs) return { outcome: 'refused', reason: 'quota_exceeded' };
     const runId = randomUUID();
-    await this.runs.insertRun(sql, { id: runId, jobId: request.jobId, tenantId: request.tenantId, kind: 'scheduled', total: job.taskCount, traceParent: undefined });
+    await this.runs.insertRun(sql, {
+      id: runId,
+      jobId: request.jobId,
+      tenantId: request.tenantId,
+      kind: 'scheduled',
+      total: job.taskCount,
+      traceParent: undefined,
+    });
     await this.runs.insertRunTasks(sql, runId, 1, job.taskCount);
     return { outcome: 'started', runId };
   }

@@ -38,19 +38,27 @@ describe(batchTaskOf.name, () => {
   });
 
   it('fails a mode=auto task with a proxy country at once with AUTH010 when the plan lacks premium_proxy', () => {
-    expect(batchTaskOf(claim({ mode: 'auto', proxy_country: 'de' }), run(['js_render']))).toMatchObject({ failed: { errorCode: 'AUTH010' } });
+    expect(batchTaskOf(claim({ mode: 'auto', proxy_country: 'de' }), run(['js_render']))).toMatchObject({
+      failed: { errorCode: 'AUTH010' },
+    });
     expect(batchTaskOf(claim({ js_render: true }), run([]))).toMatchObject({ failed: { errorCode: 'AUTH010' } });
   });
 
   it('fails an extract task at once with AUTH012 when the plan lacks the extract product, and sends the same task without extract', () => {
     const served = new Map([['shop.test', { domain: 'shop.test', version: 4, needsRender: false }]]);
-    expect(batchTaskOf(claim({ extract: 'auto' }), run([], served, ['fetch', 'batch']))).toMatchObject({ failed: { errorCode: 'AUTH012', statusCode: 402 } });
-    expect(batchTaskOf(claim({ autoparse: true }), run([], served, ['fetch', 'batch']))).toMatchObject({ failed: { errorCode: 'AUTH012' } });
+    expect(batchTaskOf(claim({ extract: 'auto' }), run([], served, ['fetch', 'batch']))).toMatchObject({
+      failed: { errorCode: 'AUTH012', statusCode: 402 },
+    });
+    expect(batchTaskOf(claim({ autoparse: true }), run([], served, ['fetch', 'batch']))).toMatchObject({
+      failed: { errorCode: 'AUTH012' },
+    });
     expect(batchTaskOf(claim({}), run([], served, ['fetch', 'batch']))).toHaveProperty('task');
   });
 
   it('fails an extract task at once with REQS007 naming the domain when Extract does not serve it', () => {
-    expect(batchTaskOf(claim({ extract: 'auto' }), run(['js_render']))).toMatchObject({ failed: { errorCode: 'REQS007', statusCode: 403 } });
+    expect(batchTaskOf(claim({ extract: 'auto' }), run(['js_render']))).toMatchObject({
+      failed: { errorCode: 'REQS007', statusCode: 403 },
+    });
   });
 
   it('sends an extract task with the recipe of its domain, or fails it with REQS002 when the domain needs rendering', () => {

@@ -1,7 +1,16 @@
 import type { ServedExtractRecipe } from '@trawl/fetch-params';
 import { Injectable } from '@nestjs/common';
 import type { RunStatus } from '@trawl/contracts';
-import { type JobRunsRow, type JobsRow, type JobTasksRow, type RunInFlightStatus, type RunTasksRow, RUNS_IN_FLIGHT, type Sql, type TenantsRow } from '@trawl/persistence';
+import {
+  type JobRunsRow,
+  type JobsRow,
+  type JobTasksRow,
+  type RunInFlightStatus,
+  type RunTasksRow,
+  RUNS_IN_FLIGHT,
+  type Sql,
+  type TenantsRow,
+} from '@trawl/persistence';
 import type { StoredSolverKey } from '@trawl/webhooks';
 import type { ClaimedTask } from './batch-task-of';
 import type { DispatchableRun } from './dispatch-plan';
@@ -38,7 +47,6 @@ export interface TenantDispatchInputs {
   captchaSolver: { endpoint: string; key: StoredSolverKey } | null;
 }
 
-
 /**
  * Batch tasks dispatched with a live lease, by run, read from the `run_tasks_dispatched` index alone.
  * Materialized, so it is planned on its own: joined to a tenant's runs, the planner (whose row
@@ -72,7 +80,8 @@ export class RunDispatchRepository {
    */
   async candidates(sql: Sql, limit: number, budget: number): Promise<CandidateRun[]> {
     const rows = await sql.prepared<
-      Pick<JobRunsRow, 'tenant_id'> & Pick<TenantsRow, 'concurrency'> & { run_id: JobRunsRow['id']; queued: number; account_inactive: boolean; out_of_credits: boolean }
+      Pick<JobRunsRow, 'tenant_id'> &
+        Pick<TenantsRow, 'concurrency'> & { run_id: JobRunsRow['id']; queued: number; account_inactive: boolean; out_of_credits: boolean }
     >(
       'dispatch_candidates',
       `SELECT r.id AS run_id, r.tenant_id, t.concurrency,
@@ -164,7 +173,13 @@ export class RunDispatchRepository {
       row.captcha_solver_endpoint && (row.captcha_solver_key_sealed || row.captcha_solver_key)
         ? { endpoint: row.captcha_solver_endpoint, key: { sealed: row.captcha_solver_key_sealed, plaintext: row.captcha_solver_key } }
         : null;
-    return { concurrency: row.concurrency, busy: row.busy, planFeatures: row.plan_features, planProducts: row.plan_products, captchaSolver: solver };
+    return {
+      concurrency: row.concurrency,
+      busy: row.busy,
+      planFeatures: row.plan_features,
+      planProducts: row.plan_products,
+      captchaSolver: solver,
+    };
   }
 
   /**

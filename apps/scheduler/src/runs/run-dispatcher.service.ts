@@ -100,7 +100,10 @@ export class RunDispatcherService {
     if (!tenant.captchaSolver) return null;
     const key = openCaptchaSolverKey(this.settings.secrets, tenantId, tenant.captchaSolver.key);
     if (key === undefined) {
-      this.logger.error({ tenant_id: tenantId }, 'CAPTCHA solver key cannot be opened (SECRETS_KEY missing or other): tasks go without a solver');
+      this.logger.error(
+        { tenant_id: tenantId },
+        'CAPTCHA solver key cannot be opened (SECRETS_KEY missing or other): tasks go without a solver',
+      );
       return null;
     }
     return { endpoint: tenant.captchaSolver.endpoint, key };
@@ -112,50 +115,61 @@ export class RunDispatcherService {
     // a lease that runs out: fetched again, never lost; a result for a lost claim is ignored.
     // A claim whose COMMIT lost its answer is published all the same (msg ids name the lease, so a
     // claim that did not commit cannot shadow the next one): had it committed, its tasks would wait out the lease.
-    const claimed = await resultEvenIfCommitUnknown(this.db.transaction(async (sql) => {
-      if (!(await this.dispatch.tryLockTenant(sql, tenantId))) return undefined;
-      const tenant = await this.dispatch.tenantInputs(sql, tenantId);
-      if (!tenant) return undefined;
-      // Counted again under the lock (a later statement than the lock's: its snapshot sees every
-      // claim of a replica that held the lock before): another replica may have dispatched since the plan was made.
-      let room = tenant.concurrency - tenant.busy;
-      if (room <= 0) return undefined;
-      const runs = await this.dispatch.lockRuns(sql, tenantId, shares.map((s) => s.runId));
-      const tasks: BatchTaskV1[] = [];
-      const refused: TaskResult[] = [];
-      const started: string[] = [];
-      for (const share of shares) {
-        const run = runs.find((r) => r.id === share.runId);
-        if (!run || room <= 0) continue;
-        const claims = await this.dispatch.claim(sql, run, Math.min(share.count, room), this.settings.leaseMs);
-        if (claims.length === 0) continue;
-        room -= claims.length;
-        if (run.status === 'queued') started.push(run.id);
-        const servedRecipes = await this.servedRecipesOf(sql, run.jobParams, claims);
-        const runContext = {
-          runId: run.id,
-          tenantId,
-          jobParams: run.jobParams,
-          traceParent: run.traceParent,
-          captchaSolver: this.solverOf(tenantId, tenant),
-          planFeatures: tenant.planFeatures,
-          planProducts: tenant.planProducts,
-          forbidden: this.forbidden,
-          timeoutMs: this.settings.taskTimeoutMs,
-          maxBodyBytes: this.settings.maxBodyBytes,
-          servedRecipes,
-        };
-        for (const claim of claims) {
-          const built = batchTaskOf(claim, runContext);
-          if ('task' in built) tasks.push(built.task);
-          else refused.push(built.failed);
-        }
-      }
-      const running = await this.dispatch.markRunning(sql, started);
-      // Refused tasks fail in this transaction: they never reach a worker.
-      await this.results.applyIn(sql, refused);
-      return { tasks, refused: refused.length, running };
-    }, { durable: false }), (error) => this.logger.warn({ err: error, tenant_id: tenantId }, 'claim commit unconfirmed (database lost); publishing its tasks anyway'));
+    const claimed = await resultEvenIfCommitUnknown(
+      this.db.transaction(
+        async (sql) => {
+          if (!(await this.dispatch.tryLockTenant(sql, tenantId))) return undefined;
+          const tenant = await this.dispatch.tenantInputs(sql, tenantId);
+          if (!tenant) return undefined;
+          // Counted again under the lock (a later statement than the lock's: its snapshot sees every
+          // claim of a replica that held the lock before): another replica may have dispatched since the plan was made.
+          let room = tenant.concurrency - tenant.busy;
+          if (room <= 0) return undefined;
+          const runs = await this.dispatch.lockRuns(
+            sql,
+            tenantId,
+            shares.map((s) => s.runId),
+          );
+          const tasks: BatchTaskV1[] = [];
+          const refused: TaskResult[] = [];
+          const started: string[] = [];
+          for (const share of shares) {
+            const run = runs.find((r) => r.id === share.runId);
+            if (!run || room <= 0) continue;
+            const claims = await this.dispatch.claim(sql, run, Math.min(share.count, room), this.settings.leaseMs);
+            if (claims.length === 0) continue;
+            room -= claims.length;
+            if (run.status === 'queued') started.push(run.id);
+            const servedRecipes = await this.servedRecipesOf(sql, run.jobParams, claims);
+            const runContext = {
+              runId: run.id,
+              tenantId,
+              jobParams: run.jobParams,
+              traceParent: run.traceParent,
+              captchaSolver: this.solverOf(tenantId, tenant),
+              planFeatures: tenant.planFeatures,
+              planProducts: tenant.planProducts,
+              forbidden: this.forbidden,
+              timeoutMs: this.settings.taskTimeoutMs,
+              maxBodyBytes: this.settings.maxBodyBytes,
+              servedRecipes,
+            };
+            for (const claim of claims) {
+              const built = batchTaskOf(claim, runContext);
+              if ('task' in built) tasks.push(built.task);
+              else refused.push(built.failed);
+            }
+          }
+          const running = await this.dispatch.markRunning(sql, started);
+          // Refused tasks fail in this transaction: they never reach a worker.
+          await this.results.applyIn(sql, refused);
+          return { tasks, refused: refused.length, running };
+        },
+        { durable: false },
+      ),
+      (error) =>
+        this.logger.warn({ err: error, tenant_id: tenantId }, 'claim commit unconfirmed (database lost); publishing its tasks anyway'),
+    );
     if (!claimed) return 0;
     for (const runId of claimed.running) {
       this.metrics.transitions.inc({ to: 'running' });
@@ -169,7 +183,11 @@ export class RunDispatcherService {
    * The recipes serving the claimed tasks' domains, read only when the job or a task asks for
    * `extract`: most runs never do, and their dispatch costs no extra statement.
    */
-  private async servedRecipesOf(sql: Sql, jobParams: Record<string, unknown>, claims: ClaimedTask[]): Promise<ReadonlyMap<string, ServedExtractRecipe>> {
+  private async servedRecipesOf(
+    sql: Sql,
+    jobParams: Record<string, unknown>,
+    claims: ClaimedTask[],
+  ): Promise<ReadonlyMap<string, ServedExtractRecipe>> {
     const extracting = mentionsExtract(jobParams) ? claims : claims.filter((c) => mentionsExtract(c.serviceParams));
     if (extracting.length === 0) return NO_RECIPES;
     const domains = new Set<string>();
@@ -199,7 +217,8 @@ export class RunDispatcherService {
             {
               holdMs: Math.max(1_000, this.settings.leaseMs / 2),
               signal: this.stopping.signal,
-              onHold: (error, held) => this.logger.warn({ err: error, run_id: runId, held }, 'NATS refused batch tasks; holding them until it is back'),
+              onHold: (error, held) =>
+                this.logger.warn({ err: error, run_id: runId, held }, 'NATS refused batch tasks; holding them until it is back'),
             },
           );
           this.metrics.dispatched.inc(runTasks.length);

@@ -46,7 +46,11 @@ const RUN_STATE = `
 export class RunExecutionRepository {
   /** Locks runs in id order (the order every writer of several runs takes, so none deadlocks). */
   async lockRuns(sql: Sql, runIds: string[]): Promise<Map<string, RunState>> {
-    const rows = await sql.prepared<RunRow>('run_exec_lock_runs', `${RUN_STATE} WHERE r.id = ANY ($1::uuid[]) ORDER BY r.id FOR UPDATE OF r`, [runIds]);
+    const rows = await sql.prepared<RunRow>(
+      'run_exec_lock_runs',
+      `${RUN_STATE} WHERE r.id = ANY ($1::uuid[]) ORDER BY r.id FOR UPDATE OF r`,
+      [runIds],
+    );
     return new Map(rows.map((row) => [row.id, runState(row)]));
   }
 

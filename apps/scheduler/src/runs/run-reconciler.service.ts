@@ -75,7 +75,11 @@ export class RunReconcilerService {
       const dispatching = !isFinishedRunStatus(run.status);
       const abandoned = dispatching ? expired.filter((c) => c.attempt >= this.settings.maxAttempts) : [];
       const requeued = expired.filter((c) => !abandoned.includes(c));
-      await this.runs.requeue(sql, runId, requeued.map((c) => c.seq));
+      await this.runs.requeue(
+        sql,
+        runId,
+        requeued.map((c) => c.seq),
+      );
       await this.results.applyIn(
         sql,
         abandoned.map((c) =>

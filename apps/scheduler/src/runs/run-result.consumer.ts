@@ -1,10 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import {
-  batchBodyStem,
-  BatchTaskResultBatchV1,
-  batchTaskResultBatchV1,
-  BatchTaskResultV1,
-} from '@trawl/contracts';
+import { batchBodyStem, BatchTaskResultBatchV1, batchTaskResultBatchV1, BatchTaskResultV1 } from '@trawl/contracts';
 import { BatchConsumer, Disposition, groupsWithinBytes, InboundMessage, MessagingConnection, SpilledBodies } from '@trawl/messaging';
 import type { Logger } from '@trawl/observability';
 import { retryWhileDatabaseDown } from '@trawl/persistence';
@@ -104,7 +99,8 @@ export class RunResultConsumer {
       holdMs: DATABASE_DOWN_HOLD_MS,
       onRetry: (error) => {
         this.unconfirmed.noticed(error);
-        if (!warned) this.logger.warn({ err: error, batch: messages.length }, 'database unreachable; holding task results until it is back');
+        if (!warned)
+          this.logger.warn({ err: error, batch: messages.length }, 'database unreachable; holding task results until it is back');
         warned = true;
         for (const message of messages) message.working();
       },
@@ -158,12 +154,20 @@ export class RunResultConsumer {
   private async purgeBody(result: BatchTaskResultV1): Promise<void> {
     await this.bodies
       .purge(batchBodyStem(this.settings.topology, result.run_id, result.seq, result.attempt))
-      .catch((error: unknown) => this.logger.warn({ err: error, run_id: result.run_id, seq: result.seq }, 'could not purge a spilled body; its max age will'));
+      .catch((error: unknown) =>
+        this.logger.warn({ err: error, run_id: result.run_id, seq: result.seq }, 'could not purge a spilled body; its max age will'),
+      );
   }
 }
 
 function common(result: BatchTaskResultV1): Pick<TaskResult, 'runId' | 'seq' | 'attempt' | 'statusCode' | 'contentType'> {
-  return { runId: result.run_id, seq: result.seq, attempt: result.attempt, statusCode: result.status_code, contentType: result.content_type };
+  return {
+    runId: result.run_id,
+    seq: result.seq,
+    attempt: result.attempt,
+    statusCode: result.status_code,
+    contentType: result.content_type,
+  };
 }
 
 /** Each claim (run, seq, attempt) once: one statement must not touch the same row twice. */

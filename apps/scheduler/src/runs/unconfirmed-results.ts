@@ -62,7 +62,8 @@ export class UnconfirmedResults {
       this.suspects.unshift(...suspects);
       throw error;
     }
-    if (released > 0) this.logger.warn({ released, checked: suspects.length }, 'task results lost in a database crash; their tasks queued again');
+    if (released > 0)
+      this.logger.warn({ released, checked: suspects.length }, 'task results lost in a database crash; their tasks queued again');
     return released;
   }
 

@@ -34,13 +34,7 @@ export interface MissedFiringPolicy {
  * @param dueAt the schedule's recorded next due time (`<= now`)
  * @param anchor origin of a rate's grid
  */
-export function planFiring(
-  schedule: ScheduleTiming,
-  anchor: Date,
-  dueAt: Date,
-  now: Date,
-  policy: MissedFiringPolicy,
-): FiringPlan {
+export function planFiring(schedule: ScheduleTiming, anchor: Date, dueAt: Date, now: Date, policy: MissedFiringPolicy): FiringPlan {
   const keep = policy.maxRecordedSkips ?? 100;
   const later = firingsBetween(schedule, dueAt, now, anchor, keep + 1);
   const total = later.total + 1;

@@ -87,7 +87,11 @@ export class ScheduleFiringService {
       let skippedMissed = 0;
       for (const dueAt of plan.skipped) {
         const recorded = await this.schedules.recordFiring(sql, {
-          ...base, id: randomUUID(), dueAt, outcome: 'skipped_missed', runId: null,
+          ...base,
+          id: randomUUID(),
+          dueAt,
+          outcome: 'skipped_missed',
+          runId: null,
         });
         if (recorded) skippedMissed++;
       }
@@ -102,7 +106,13 @@ export class ScheduleFiringService {
       this.metrics.countFiring(result.fired.outcome);
       if (result.fired.outcome !== 'duplicate') this.metrics.lagSeconds.observe((now.getTime() - result.fired.dueAt.getTime()) / 1000);
       this.logger.info(
-        { tenant_id: due.tenantId, job_id: due.jobId, due_at: result.fired.dueAt, outcome: result.fired.outcome, run_id: result.fired.runId },
+        {
+          tenant_id: due.tenantId,
+          job_id: due.jobId,
+          due_at: result.fired.dueAt,
+          outcome: result.fired.outcome,
+          run_id: result.fired.runId,
+        },
         'schedule fired',
       );
     }

@@ -58,9 +58,7 @@ export class SchedulesRepository {
        FOR UPDATE`,
       [tenantId, jobId, now],
     );
-    return (
-      row && { tenantId, jobId, schedule: row.schedule, anchorAt: new Date(row.anchor_at), nextDueAt: new Date(row.next_due_at) }
-    );
+    return row && { tenantId, jobId, schedule: row.schedule, anchorAt: new Date(row.anchor_at), nextDueAt: new Date(row.next_due_at) };
   }
 
   /** Records a due time's firing; false if it was already recorded (the `(job_id, due_at)` key). */
@@ -86,9 +84,12 @@ export class SchedulesRepository {
 
   /** Moves the schedule on to its next due time after a firing. */
   async advance(sql: Sql, tenantId: string, jobId: string, nextDueAt: Date | null, lastDueAt: Date, now: Date): Promise<void> {
-    await sql.query(
-      `UPDATE job_schedules SET next_due_at = $3, last_due_at = $4, updated_at = $5 WHERE tenant_id = $1 AND job_id = $2`,
-      [tenantId, jobId, nextDueAt, lastDueAt, now],
-    );
+    await sql.query(`UPDATE job_schedules SET next_due_at = $3, last_due_at = $4, updated_at = $5 WHERE tenant_id = $1 AND job_id = $2`, [
+      tenantId,
+      jobId,
+      nextDueAt,
+      lastDueAt,
+      now,
+    ]);
   }
 }

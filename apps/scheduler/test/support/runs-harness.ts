@@ -126,12 +126,19 @@ export async function createJobWithRun(
     await sql.query(
       `INSERT INTO jobs (id, tenant_id, type, status, service_params, webhook_url, webhook_signature, task_count)
        VALUES ($1, $2, 'regular', 'closed', $3, $4, $5, $6)`,
-      [jobId, tenantId, JSON.stringify(options.serviceParams ?? {}), options.webhook?.url ?? null, options.webhook?.signature ?? false, urls.length],
+      [
+        jobId,
+        tenantId,
+        JSON.stringify(options.serviceParams ?? {}),
+        options.webhook?.url ?? null,
+        options.webhook?.signature ?? false,
+        urls.length,
+      ],
     );
-    await sql.query(
-      `INSERT INTO job_tasks (job_id, seq, url) SELECT $1, i, u FROM unnest($2::text[]) WITH ORDINALITY AS t (u, i)`,
-      [jobId, urls],
-    );
+    await sql.query(`INSERT INTO job_tasks (job_id, seq, url) SELECT $1, i, u FROM unnest($2::text[]) WITH ORDINALITY AS t (u, i)`, [
+      jobId,
+      urls,
+    ]);
     const runs = new RunsRepository();
     await runs.insertRun(sql, { id: runId, jobId, tenantId, kind: 'initial', total: urls.length, traceParent: undefined });
     await runs.insertRunTasks(sql, runId, 1, urls.length);

@@ -49,10 +49,14 @@ export class TableRunStarter implements RunStarter {
     await this.beforeStart?.();
     if (this.refuse) return { outcome: 'refused', reason: this.refuse };
     const id = randomUUID();
-    await sql.query(
-      `INSERT INTO test_runs (id, tenant_id, job_id, firing_id, due_at, status) VALUES ($1, $2, $3, $4, $5, $6)`,
-      [id, request.tenantId, request.jobId, request.firingId, request.dueAt, this.completeAtOnce ? 'completed' : 'running'],
-    );
+    await sql.query(`INSERT INTO test_runs (id, tenant_id, job_id, firing_id, due_at, status) VALUES ($1, $2, $3, $4, $5, $6)`, [
+      id,
+      request.tenantId,
+      request.jobId,
+      request.firingId,
+      request.dueAt,
+      this.completeAtOnce ? 'completed' : 'running',
+    ]);
     return { outcome: 'started', runId: id };
   }
 }
@@ -95,9 +99,7 @@ export async function startInstance(
   const metrics = new SchedulerMetrics(registry);
   const leases = new LeaseRepository();
   const election = new LeaderElection(db, leases, metrics, clock, settings, logger);
-  const firings = new ScheduleFiringService(
-    db, election, leases, new SchedulesRepository(), metrics, runStarter, clock, settings, logger,
-  );
+  const firings = new ScheduleFiringService(db, election, leases, new SchedulesRepository(), metrics, runStarter, clock, settings, logger);
   let closed = false;
   return {
     name,
@@ -130,7 +132,10 @@ export async function createSchedule(sql: Sql, tenantId: string, body: unknown, 
   const timing = scheduleOnReplace(schedule, undefined, now);
   const jobId = randomUUID();
   // job_schedules.job_id references jobs (migration 1764000000050).
-  await sql.query(`INSERT INTO jobs (id, tenant_id, type, status, service_params) VALUES ($1, $2, 'scheduled', 'closed', '{}')`, [jobId, tenantId]);
+  await sql.query(`INSERT INTO jobs (id, tenant_id, type, status, service_params) VALUES ($1, $2, 'scheduled', 'closed', '{}')`, [
+    jobId,
+    tenantId,
+  ]);
   await sql.query(
     `INSERT INTO job_schedules (job_id, tenant_id, schedule, state, anchor_at, next_due_at, created_at, updated_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $7)`,

@@ -45,7 +45,17 @@ export class DeliveryRepository {
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'pending', $9, $9)
        ON CONFLICT (event_id) DO NOTHING
        RETURNING id`,
-      [delivery.eventId, delivery.tenantId, delivery.jobId, delivery.runId, delivery.eventType, delivery.url, delivery.signed, delivery.body, now],
+      [
+        delivery.eventId,
+        delivery.tenantId,
+        delivery.jobId,
+        delivery.runId,
+        delivery.eventType,
+        delivery.url,
+        delivery.signed,
+        delivery.body,
+        now,
+      ],
     );
     return rows.length > 0;
   }

@@ -1,7 +1,15 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { RunWebhookEventV1 } from '@trawl/contracts';
 import { Database, retryWhileDatabaseDown } from '@trawl/persistence';
-import { AttemptResult, nextAttemptAt, runEventBody, SigningKey, signingKeyContext, SigningKeysRepository, WebhookDeliveryClient } from '@trawl/webhooks';
+import {
+  AttemptResult,
+  nextAttemptAt,
+  runEventBody,
+  SigningKey,
+  signingKeyContext,
+  SigningKeysRepository,
+  WebhookDeliveryClient,
+} from '@trawl/webhooks';
 import type { Logger } from '@trawl/observability';
 import { SERVICE_LOGGER } from '@trawl/service-kit';
 import { DispatcherMetrics } from '../dispatcher.metrics';
@@ -43,7 +51,8 @@ export class DeliveryService {
     private readonly keys: SigningKeysRepository,
     private readonly client: WebhookDeliveryClient,
     private readonly metrics: DispatcherMetrics,
-    @Inject(DELIVERY_SETTINGS) private readonly settings: Pick<DeliverySettings, 'box' | 'schedule' | 'attemptTimeoutMs' | 'clock' | 'random'>,
+    @Inject(DELIVERY_SETTINGS)
+    private readonly settings: Pick<DeliverySettings, 'box' | 'schedule' | 'attemptTimeoutMs' | 'clock' | 'random'>,
     @Inject(SERVICE_LOGGER) private readonly logger: Logger,
   ) {
     this.clock = settings.clock ?? (() => new Date());
@@ -94,7 +103,13 @@ export class DeliveryService {
     const { result, verdict, applied } = await this.record(claim, at, await this.send(claim, at));
     this.metrics.attemptSeconds.observe({ result: result.delivered ? 'delivered' : 'failed' }, result.elapsedMs / 1000);
     this.metrics.attempts.inc({ outcome: verdict.status === 'pending' ? 'retry_scheduled' : verdict.status });
-    const log = { event_id: claim.eventId, tenant_id: claim.tenantId, attempt: claim.attempt, status_code: result.statusCode, error: result.error };
+    const log = {
+      event_id: claim.eventId,
+      tenant_id: claim.tenantId,
+      attempt: claim.attempt,
+      status_code: result.statusCode,
+      error: result.error,
+    };
     if (!applied) this.logger.warn(log, 'webhook attempt finished after its claim lapsed; another replica owns the delivery');
     else if (verdict.status === 'failed') this.logger.warn(log, 'webhook delivery given up after its retry window');
     else this.logger.info({ ...log, outcome: verdict.status }, 'webhook attempt made');
@@ -178,7 +193,14 @@ export class DeliveryService {
       return await write(sent);
     } catch (error) {
       this.logger.error(
-        { err: error, event_id: claim.eventId, tenant_id: claim.tenantId, attempt: claim.attempt, status_code: sent.statusCode, error_text: sent.error },
+        {
+          err: error,
+          event_id: claim.eventId,
+          tenant_id: claim.tenantId,
+          attempt: claim.attempt,
+          status_code: sent.statusCode,
+          error_text: sent.error,
+        },
         'webhook attempt could not be recorded; recording it as internal_error',
       );
       const elapsedMs = Number.isInteger(sent.elapsedMs) && sent.elapsedMs >= 0 && sent.elapsedMs <= MAX_ELAPSED_MS ? sent.elapsedMs : 0;

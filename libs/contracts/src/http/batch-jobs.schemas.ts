@@ -43,7 +43,7 @@ const serviceParams = z.record(z.string(), z.unknown()).meta({
 export const jobWebhookBody = z
   .strictObject({
     url: z.string().min(1).meta({ description: 'A public `https` URL.' }),
-    signature: z.boolean().default(false).meta({ description: 'Sign deliveries with the account\'s active signing key.' }),
+    signature: z.boolean().default(false).meta({ description: "Sign deliveries with the account's active signing key." }),
   })
   .meta({ id: 'JobWebhookRequest' });
 
@@ -60,7 +60,11 @@ export const scheduleBody = scheduleSchema.meta({
 export const batchTaskBody = z
   .strictObject({
     url: z.string().min(1).max(BATCH_LIMITS.urlChars),
-    external_id: z.string().max(BATCH_LIMITS.externalIdChars).nullish().meta({ description: 'Returned unchanged on every result; need not be unique.' }),
+    external_id: z
+      .string()
+      .max(BATCH_LIMITS.externalIdChars)
+      .nullish()
+      .meta({ description: 'Returned unchanged on every result; need not be unique.' }),
     metadata: z.record(z.string(), z.unknown()).nullish().meta({ description: 'Caller data, at most 8 KiB of JSON.' }),
     service_params: serviceParams.nullish().meta({ description: 'Overrides the job-level keys for this URL only.' }),
     method: z.enum(BATCH_TASK_METHODS).default('GET'),
@@ -167,7 +171,10 @@ export const invalidTasksProblem = problemDetails
     invalid_tasks: z.array(invalidTask).max(MAX_INVALID_TASKS_LISTED).optional(),
     invalid_task_count: z.int().min(1).optional(),
   })
-  .meta({ id: 'InvalidTasksProblem', description: 'An error answer; with `code: invalid_tasks`, the bad tasks (at most 100 listed) and their count.' });
+  .meta({
+    id: 'InvalidTasksProblem',
+    description: 'An error answer; with `code: invalid_tasks`, the bad tasks (at most 100 listed) and their count.',
+  });
 
 /**
  * A `409` of `POST /v1/jobs`: with `code: idempotency_key_conflict`, `job_id` names the caller's job
@@ -175,9 +182,15 @@ export const invalidTasksProblem = problemDetails
  */
 export const idempotencyKeyConflictProblem = problemDetails
   .extend({
-    job_id: z.uuid().optional().meta({ description: 'The job created with this idempotency key: read it to learn what the first request created.' }),
+    job_id: z
+      .uuid()
+      .optional()
+      .meta({ description: 'The job created with this idempotency key: read it to learn what the first request created.' }),
   })
-  .meta({ id: 'IdempotencyKeyConflictProblem', description: 'An error answer; with `code: idempotency_key_conflict`, the job that holds the key.' });
+  .meta({
+    id: 'IdempotencyKeyConflictProblem',
+    description: 'An error answer; with `code: idempotency_key_conflict`, the job that holds the key.',
+  });
 
 // Answers. Fields that are "absent" are left out, never `null`, unless the field says `null`.
 
@@ -245,9 +258,15 @@ export const job = z
     }),
     webhook: jobWebhook.optional(),
     schedule: jobSchedule.optional(),
-    schedule_state: z.enum(SCHEDULE_STATES).optional().meta({ description: 'A scheduled job\'s `schedule.schedule_state`, where the public Node SDK reads it.' }),
-    next_scheduled_run: z.iso.datetime().optional().meta({ description: 'A scheduled job\'s `schedule.next_run_at` while there is one, where the public Node SDK reads it.' }),
-    latest_run: jobRun.optional().meta({ description: 'The current or most recent run; none before a scheduled job\'s first firing.' }),
+    schedule_state: z
+      .enum(SCHEDULE_STATES)
+      .optional()
+      .meta({ description: "A scheduled job's `schedule.schedule_state`, where the public Node SDK reads it." }),
+    next_scheduled_run: z.iso
+      .datetime()
+      .optional()
+      .meta({ description: "A scheduled job's `schedule.next_run_at` while there is one, where the public Node SDK reads it." }),
+    latest_run: jobRun.optional().meta({ description: "The current or most recent run; none before a scheduled job's first firing." }),
     created_at: z.iso.datetime(),
   })
   .meta({ id: 'Job' });
@@ -281,15 +300,21 @@ export type TaskResultStatus = (typeof TASK_RESULT_STATUSES)[number];
 export const taskResult = z
   .object({
     seq: z.int().min(1).meta({ description: 'Position of the task in its job, from 1.' }),
-    task_id: z.string().meta({ description: 'The task in the job\'s task paths (`/v1/jobs/{job_id}/tasks/{task_id}/content`): `seq` as a string, the same in every run.' }),
+    task_id: z.string().meta({
+      description:
+        "The task in the job's task paths (`/v1/jobs/{job_id}/tasks/{task_id}/content`): `seq` as a string, the same in every run.",
+    }),
     run_id: z.uuid().meta({ description: 'The run this result is of.' }),
     url: z.string(),
     method: z.enum(BATCH_TASK_METHODS),
     external_id: z.string().nullable(),
     metadata: z.record(z.string(), z.unknown()).optional(),
     status: z.enum(TASK_RESULT_STATUSES),
-    carried_over: z.literal(true).optional().meta({ description: 'A result retry-failed carried over from the run it retried (not billed again).' }),
-    status_code: z.int().optional().meta({ description: 'The target\'s HTTP status.' }),
+    carried_over: z
+      .literal(true)
+      .optional()
+      .meta({ description: 'A result retry-failed carried over from the run it retried (not billed again).' }),
+    status_code: z.int().optional().meta({ description: "The target's HTTP status." }),
     output_format: z
       .string()
       .optional()
@@ -300,10 +325,10 @@ export const taskResult = z
     error: z.object({ code: z.string(), detail: z.string() }).optional(),
     credits: z.number().min(0),
     finished_at: z.iso.datetime().optional(),
-    result_url: z
-      .string()
-      .optional()
-      .meta({ description: 'A successful result\'s content as the target answered it, by a signed URL (no API key needed), valid 12 hours from this page\'s reading.' }),
+    result_url: z.string().optional().meta({
+      description:
+        "A successful result's content as the target answered it, by a signed URL (no API key needed), valid 12 hours from this page's reading.",
+    }),
   })
   .meta({ id: 'TaskResult' });
 export type TaskResultAnswer = z.infer<typeof taskResult>;
@@ -318,7 +343,9 @@ export const taskHistory = z
         ended_at: z.iso.datetime(),
         outcome: z.enum(['succeeded', 'failed', 'lease_expired']),
         error: z.object({ code: z.string(), detail: z.string() }).optional(),
-        spend: z.object({ credits: z.number().min(0), cost: z.number().min(0) }).meta({ description: 'Credits billed for the attempt, and their cost at today\'s price.' }),
+        spend: z
+          .object({ credits: z.number().min(0), cost: z.number().min(0) })
+          .meta({ description: "Credits billed for the attempt, and their cost at today's price." }),
       }),
     ),
   })

@@ -19,7 +19,7 @@ export const runStats = z
       cost: z.number().min(0).meta({ description: 'US dollars, at the price of each billing (a later price change rewrites nothing).' }),
     }),
   })
-  .meta({ id: 'RunStats', description: 'Counts of a run\'s tasks; `completed` is always `successful + failed`.' });
+  .meta({ id: 'RunStats', description: "Counts of a run's tasks; `completed` is always `successful + failed`." });
 
 /** One execution of a job (spec §2 Run). Absent fields are left out, never `null`. */
 export const jobRun = z
@@ -55,10 +55,9 @@ export type StartedRunAnswer = z.infer<typeof startedRun>;
 /** Query of `POST /v1/jobs/{jobId}/rerun`: which tasks run again (the public Node SDK's form of retry-failed). */
 export const RERUN_STATUSES = ['failed', 'failed,pending'] as const;
 export const rerunQuery = z.object({
-  status: z
-    .enum(RERUN_STATUSES)
-    .optional()
-    .meta({ description: '`failed`: as `POST …/retry-failed`; `failed,pending`: with `include_not_started`. Without it, every task runs again.' }),
+  status: z.enum(RERUN_STATUSES).optional().meta({
+    description: '`failed`: as `POST …/retry-failed`; `failed,pending`: with `include_not_started`. Without it, every task runs again.',
+  }),
 });
 
 /** `next_cursor` of every list: `null` on the last page. */
@@ -90,7 +89,7 @@ export const jobCostEstimate = z
     cost: creditRange,
     tasks_by_tier: z.partialRecord(z.enum(ESTIMATE_TIERS), z.int().min(0)),
   })
-  .meta({ id: 'JobCostEstimate', description: 'Credits (and US dollars) a run of the job\'s tasks would take.' });
+  .meta({ id: 'JobCostEstimate', description: "Credits (and US dollars) a run of the job's tasks would take." });
 export type JobCostEstimateAnswer = z.infer<typeof jobCostEstimate>;
 
 /** `GET /v1/jobs/{jobId}/runs/{runId}/cost`: what the ledger holds for the run. */

@@ -44,19 +44,18 @@ const jobParams = z.object({ jobId: z.string().meta({ description: 'The `job_id`
 const runParams = jobParams.extend({ runId: z.string().meta({ description: 'The `run_id` of a run of the job.' }) });
 
 const idempotencyHeaders = z.object({
-  'Idempotency-Key': z
-    .string()
-    .min(1)
-    .max(255)
-    .optional()
-    .meta({
-      description:
-        'Guards against a duplicate job: a key is good for one job; its reuse answers `409 idempotency_key_conflict` (not a replay) whose `job_id` names the job that holds the key.',
-    }),
+  'Idempotency-Key': z.string().min(1).max(255).optional().meta({
+    description:
+      'Guards against a duplicate job: a key is good for one job; its reuse answers `409 idempotency_key_conflict` (not a replay) whose `job_id` names the job that holds the key.',
+  }),
 });
 
 /** A 400 whose problem may list bad tasks (`invalid_tasks`). */
-const invalidTasksResponse: ApiResponse = { description: 'Error (400); `invalid_tasks` lists bad tasks', contentType: PROBLEM_MEDIA_TYPE, schema: invalidTasksProblem };
+const invalidTasksResponse: ApiResponse = {
+  description: 'Error (400); `invalid_tasks` lists bad tasks',
+  contentType: PROBLEM_MEDIA_TYPE,
+  schema: invalidTasksProblem,
+};
 
 /** A 409 of a create whose problem may name the job holding its idempotency key (`job_id`). */
 const keyConflictResponse: ApiResponse = {
@@ -78,10 +77,10 @@ const archiveHeaderNames = {
   'Content-Type': `\`${JOB_EXPORT_MEDIA_TYPE}\``,
   'Content-Disposition': '`attachment; filename="<export_id>.tar.gz"`',
 };
-const taskParams = jobParams.extend({ taskId: z.string().meta({ description: 'The `task_id` of a result (the task\'s `seq`).' }) });
-const taskContent: ApiResponse = { description: 'The task\'s content, with the `Content-Type` it was stored with.', contentType: '*/*' };
+const taskParams = jobParams.extend({ taskId: z.string().meta({ description: "The `task_id` of a result (the task's `seq`)." }) });
+const taskContent: ApiResponse = { description: "The task's content, with the `Content-Type` it was stored with.", contentType: '*/*' };
 const archive: ApiResponse = {
-  description: 'The run\'s results as a gzipped tar (`results.jsonl` and `bodies/<seq>.<ext>`), streamed: no `Content-Length`, no ranges.',
+  description: "The run's results as a gzipped tar (`results.jsonl` and `bodies/<seq>.<ext>`), streamed: no `Content-Length`, no ranges.",
   contentType: JOB_EXPORT_MEDIA_TYPE,
   headers: { 'Content-Disposition': archiveHeaderNames['Content-Disposition'] },
 };
@@ -145,7 +144,8 @@ export const batchRoutes: ApiRoute[] = [
     path: '/v1/jobs/{jobId}',
     operationId: 'deleteJob',
     summary: 'Delete a job with its tasks, runs, results, exports and schedule',
-    description: '`409 run_in_flight` while a run is queued, running or paused (stop it first); `409 job_ingesting` while a large submission\'s tasks are being written. Billing history stays.',
+    description:
+      "`409 run_in_flight` while a run is queued, running or paused (stop it first); `409 job_ingesting` while a large submission's tasks are being written. Billing history stays.",
     tag: 'Batch',
     params: jobParams,
     responses: { 204: { description: 'The job is gone.' }, ...problemResponses(...WITH_BODY, 404, 409) },
@@ -154,7 +154,7 @@ export const batchRoutes: ApiRoute[] = [
     method: 'get',
     path: '/v1/jobs/{jobId}/results',
     operationId: 'listTaskResults',
-    summary: 'Read one page of a run\'s results',
+    summary: "Read one page of a run's results",
     tag: 'Batch',
     params: jobParams,
     query: taskResultsQuery,
@@ -164,7 +164,7 @@ export const batchRoutes: ApiRoute[] = [
     method: 'get',
     path: '/v1/jobs/{jobId}/runs/{runId}/results',
     operationId: 'listRunTaskResults',
-    summary: 'Read one page of a given run\'s results',
+    summary: "Read one page of a given run's results",
     description: 'The results endpoint with the run in the path instead of `run_id`.',
     tag: 'Batch',
     params: runParams,
@@ -175,8 +175,9 @@ export const batchRoutes: ApiRoute[] = [
     method: 'get',
     path: '/v1/jobs/{jobId}/tasks/{taskId}/content',
     operationId: 'getTaskContent',
-    summary: 'Read a task\'s content in the job\'s latest run',
-    description: 'The body as the results give it in `content`, as bytes with its `Content-Type`. `409 task_has_no_content` for a task not answered yet or failed.',
+    summary: "Read a task's content in the job's latest run",
+    description:
+      'The body as the results give it in `content`, as bytes with its `Content-Type`. `409 task_has_no_content` for a task not answered yet or failed.',
     tag: 'Batch',
     params: taskParams,
     responses: { 200: taskContent, ...problemResponses(404, 409) },
@@ -185,7 +186,7 @@ export const batchRoutes: ApiRoute[] = [
     method: 'get',
     path: '/v1/jobs/{jobId}/runs/{runId}/tasks/{taskId}/content',
     operationId: 'getRunTaskContent',
-    summary: 'Read a task\'s content in a given run',
+    summary: "Read a task's content in a given run",
     tag: 'Batch',
     params: runParams.extend(taskParams.pick({ taskId: true }).shape),
     responses: { 200: taskContent, ...problemResponses(404, 409) },
@@ -194,7 +195,7 @@ export const batchRoutes: ApiRoute[] = [
     method: 'get',
     path: '/v1/jobs/{jobId}/tasks/{taskId}/history',
     operationId: 'getTaskHistory',
-    summary: 'Read a task\'s attempts in the job\'s latest run',
+    summary: "Read a task's attempts in the job's latest run",
     tag: 'Batch',
     params: taskParams,
     responses: { 200: taskHistory, ...problemResponses(404) },
@@ -203,7 +204,7 @@ export const batchRoutes: ApiRoute[] = [
     method: 'get',
     path: '/v1/jobs/{jobId}/runs/{runId}/tasks/{taskId}/history',
     operationId: 'getRunTaskHistory',
-    summary: 'Read a task\'s attempts in a given run',
+    summary: "Read a task's attempts in a given run",
     tag: 'Batch',
     params: runParams.extend(taskParams.pick({ taskId: true }).shape),
     responses: { 200: taskHistory, ...problemResponses(404) },
@@ -212,8 +213,9 @@ export const batchRoutes: ApiRoute[] = [
     method: 'get',
     path: '/downloads/task_contents/{tenantId}/{runId}/{taskId}',
     operationId: 'downloadSignedTaskContent',
-    summary: 'Read a task\'s content by its signed `result_url`',
-    description: 'The `result_url` of a successful result: the signature is the credential, no API key is needed. `410 result_url_expired` 12 hours after the results page that gave it.',
+    summary: "Read a task's content by its signed `result_url`",
+    description:
+      'The `result_url` of a successful result: the signature is the credential, no API key is needed. `410 result_url_expired` 12 hours after the results page that gave it.',
     tag: 'Batch',
     authenticated: false,
     params: z.object({ tenantId: z.string(), runId: z.string(), taskId: z.string() }),
@@ -244,7 +246,7 @@ export const batchRoutes: ApiRoute[] = [
     method: 'get',
     path: '/v1/jobs/{jobId}/runs',
     operationId: 'listJobRuns',
-    summary: 'List a job\'s runs, newest first',
+    summary: "List a job's runs, newest first",
     tag: 'Batch',
     params: jobParams,
     query: pageQuery,
@@ -263,11 +265,12 @@ export const batchRoutes: ApiRoute[] = [
     method: 'delete',
     path: '/v1/jobs/{jobId}/runs/{runId}',
     operationId: 'deleteJobRun',
-    summary: 'Delete a run\'s results and exports',
-    description: 'The run stays listed with status `deleted`, its counts and spend kept; deleting it again changes nothing. `409 run_in_flight` until the run has ended.',
+    summary: "Delete a run's results and exports",
+    description:
+      'The run stays listed with status `deleted`, its counts and spend kept; deleting it again changes nothing. `409 run_in_flight` until the run has ended.',
     tag: 'Batch',
     params: runParams,
-    responses: { 204: { description: 'The run\'s results are gone.' }, ...problemResponses(...WITH_BODY, 404, 409) },
+    responses: { 204: { description: "The run's results are gone." }, ...problemResponses(...WITH_BODY, 404, 409) },
   },
   runTransition('stop', 'stopJobRun', 'Stop the current run'),
   runTransition('cancel', 'cancelJobRun', 'Stop the current run (alias of stop)'),
@@ -287,8 +290,9 @@ export const batchRoutes: ApiRoute[] = [
     method: 'post',
     path: '/v1/jobs/{jobId}/retry-failed',
     operationId: 'retryFailedTasks',
-    summary: 'Start a new run of the latest run\'s failed tasks',
-    description: 'Successful results are carried over (`carried_over: true`, not billed again). `409 nothing_to_retry` when there is nothing to re-queue.',
+    summary: "Start a new run of the latest run's failed tasks",
+    description:
+      'Successful results are carried over (`carried_over: true`, not billed again). `409 nothing_to_retry` when there is nothing to re-queue.',
     tag: 'Batch',
     params: jobParams,
     body: retryFailedBody,
@@ -316,7 +320,7 @@ export const batchRoutes: ApiRoute[] = [
     method: 'put',
     path: '/v1/jobs/{jobId}/schedule',
     operationId: 'replaceJobSchedule',
-    summary: 'Replace a scheduled job\'s schedule',
+    summary: "Replace a scheduled job's schedule",
     description: 'The body is the schedule itself; `{ "schedule": {…} }` is accepted too.',
     tag: 'Batch',
     params: jobParams,
@@ -327,8 +331,8 @@ export const batchRoutes: ApiRoute[] = [
     method: 'post',
     path: '/v1/jobs/{jobId}/schedule/state',
     operationId: 'setJobScheduleState',
-    summary: 'Pause or resume a job\'s schedule',
-    description: 'Pauses the schedule\'s firings, not a run in flight.',
+    summary: "Pause or resume a job's schedule",
+    description: "Pauses the schedule's firings, not a run in flight.",
     tag: 'Batch',
     params: jobParams,
     body: scheduleStateBody,
@@ -338,7 +342,7 @@ export const batchRoutes: ApiRoute[] = [
     method: 'get',
     path: '/v1/jobs/{jobId}/schedule/firings',
     operationId: 'listScheduleFirings',
-    summary: 'List a schedule\'s due times, newest first',
+    summary: "List a schedule's due times, newest first",
     description: 'Each due time `started` (with its `run_id`) or `skipped` (with `reason` and `detail`).',
     tag: 'Batch',
     params: jobParams,
@@ -349,8 +353,9 @@ export const batchRoutes: ApiRoute[] = [
     method: 'post',
     path: '/v1/jobs/{jobId}/exports',
     operationId: 'createJobExport',
-    summary: 'Export a run\'s results as one archive',
-    description: 'An empty body exports the latest run. The export expires 12 hours after creation; a run over 1 GiB of results is `422 export_too_large`.',
+    summary: "Export a run's results as one archive",
+    description:
+      'An empty body exports the latest run. The export expires 12 hours after creation; a run over 1 GiB of results is `422 export_too_large`.',
     tag: 'Batch',
     params: jobParams,
     body: createExportBody,
@@ -360,7 +365,7 @@ export const batchRoutes: ApiRoute[] = [
     method: 'post',
     path: '/v1/jobs/{jobId}/runs/{runId}/exports',
     operationId: 'createRunExport',
-    summary: 'Export a given run\'s results as one archive',
+    summary: "Export a given run's results as one archive",
     description: '`POST /v1/jobs/{jobId}/exports` with the run in the path; no body.',
     tag: 'Batch',
     params: runParams,
@@ -389,7 +394,7 @@ export const batchRoutes: ApiRoute[] = [
     method: 'head',
     path: '/v1/jobs/{jobId}/exports/{exportId}',
     operationId: 'headJobExport',
-    summary: 'Check an export with the API key (the download\'s headers, no archive)',
+    summary: "Check an export with the API key (the download's headers, no archive)",
     tag: 'Batch',
     params: exportParams,
     responses: { 200: archiveHeaders, ...problemResponses(404, 410) },
@@ -410,7 +415,7 @@ export const batchRoutes: ApiRoute[] = [
     method: 'head',
     path: '/downloads/job_exports/{tenantId}/{fileName}',
     operationId: 'headSignedJobExport',
-    summary: 'Check an export\'s signed URL (the download\'s headers, no archive)',
+    summary: "Check an export's signed URL (the download's headers, no archive)",
     tag: 'Batch',
     authenticated: false,
     params: signedExportParams,
@@ -431,8 +436,9 @@ export const batchRoutes: ApiRoute[] = [
     method: 'put',
     path: '/uploads/job_inputs/{inputId}',
     operationId: 'uploadJobInput',
-    summary: 'Upload a CSV input\'s file to its signed URL',
-    description: 'The `upload.url` of a CSV input slot: the signature is the credential, no API key is needed. At most 50 MB and 100,000 rows.',
+    summary: "Upload a CSV input's file to its signed URL",
+    description:
+      'The `upload.url` of a CSV input slot: the signature is the credential, no API key is needed. At most 50 MB and 100,000 rows.',
     tag: 'Batch',
     authenticated: false,
     params: z.object({ inputId: z.string().meta({ description: 'The `file_input_id` of the slot.' }) }),
@@ -448,7 +454,7 @@ export const batchRoutes: ApiRoute[] = [
     method: 'get',
     path: '/v1/jobs/{jobId}/webhook',
     operationId: 'getJobWebhook',
-    summary: 'Show a job\'s webhook',
+    summary: "Show a job's webhook",
     description: '`404 webhook_not_found` when the job has none.',
     tag: 'Webhooks',
     params: jobParams,
@@ -458,8 +464,9 @@ export const batchRoutes: ApiRoute[] = [
     method: 'put',
     path: '/v1/jobs/{jobId}/webhook',
     operationId: 'setJobWebhook',
-    summary: 'Set or replace a job\'s webhook',
-    description: '`400 webhook_signing_requires_active_key` for `signature: true` without an active signing key; `400 callback_url_must_be_https` for an `http` URL.',
+    summary: "Set or replace a job's webhook",
+    description:
+      '`400 webhook_signing_requires_active_key` for `signature: true` without an active signing key; `400 callback_url_must_be_https` for an `http` URL.',
     tag: 'Webhooks',
     params: jobParams,
     body: jobWebhookBody,
@@ -469,7 +476,7 @@ export const batchRoutes: ApiRoute[] = [
     method: 'delete',
     path: '/v1/jobs/{jobId}/webhook',
     operationId: 'removeJobWebhook',
-    summary: 'Remove a job\'s webhook',
+    summary: "Remove a job's webhook",
     tag: 'Webhooks',
     params: jobParams,
     responses: { 204: { description: 'The job has no webhook any more.' }, ...problemResponses(...WITH_BODY, 404) },
@@ -478,7 +485,7 @@ export const batchRoutes: ApiRoute[] = [
     method: 'get',
     path: '/v1/jobs/{jobId}/webhook/deliveries',
     operationId: 'listWebhookDeliveries',
-    summary: 'List a job\'s webhook deliveries, newest first, with every attempt',
+    summary: "List a job's webhook deliveries, newest first, with every attempt",
     tag: 'Webhooks',
     params: jobParams,
     query: pageQuery,

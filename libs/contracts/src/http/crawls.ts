@@ -116,9 +116,7 @@ export const crawlPageResource = crawlResource
 export type CrawlPageResource = z.infer<typeof crawlPageResource>;
 
 /** `GET /v1/crawls`: newest first; `next_cursor` absent on the last page. */
-export const crawlListResource = z
-  .object({ crawls: z.array(crawlResource), next_cursor: z.string().optional() })
-  .meta({ id: 'CrawlList' });
+export const crawlListResource = z.object({ crawls: z.array(crawlResource), next_cursor: z.string().optional() }).meta({ id: 'CrawlList' });
 export type CrawlListResource = z.infer<typeof crawlListResource>;
 
 /** `POST /v1/crawls/{crawl_id}/stop`: the crawl's state after the stop (or its final state). */
@@ -229,7 +227,7 @@ export const crawlsRoutes: ApiRoute[] = [
     operationId: 'getCrawlContent',
     summary: "Read one kept page's HTML",
     tag: 'Crawl',
-    params: crawlParams.extend({ contentId: z.string().meta({ description: 'From a result\'s `content_url`.' }) }),
+    params: crawlParams.extend({ contentId: z.string().meta({ description: "From a result's `content_url`." }) }),
     query: crawlContentQuery,
     responses: {
       200: { description: 'The page as fetched, served sandboxed (`Content-Security-Policy: sandbox`).', contentType: 'text/html' },

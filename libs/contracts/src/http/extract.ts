@@ -77,7 +77,9 @@ export const preparedDomainResource = z
       pages_fetched: z.number().int().min(0),
       pages_analysed: z.number().int().min(0),
     }),
-    needs_js_render: z.boolean().meta({ description: 'Its pages show their data only once rendered: send `js_render=true` with `extract=auto`.' }),
+    needs_js_render: z
+      .boolean()
+      .meta({ description: 'Its pages show their data only once rendered: send `js_render=true` with `extract=auto`.' }),
     page_types: z.array(preparedPageType),
     recipe_version: z.number().int().min(1).optional(),
     failure_reason: z.string().optional(),

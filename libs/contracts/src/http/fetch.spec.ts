@@ -19,6 +19,8 @@ describe('fetchRoutes', () => {
     const description = FETCH_PARAMETERS.response_type.description;
     for (const type of RESPONSE_TYPES) expect(description).toContain(RESPONSE_TYPE_TRAITS[type].title);
     const needing = /\((.+) needs? `js_render`\)/.exec(description)?.[1] ?? '';
-    expect(RESPONSE_TYPES.filter((type) => needing.includes(`\`${type}\``))).toEqual(RESPONSE_TYPES.filter((type) => RESPONSE_TYPE_TRAITS[type].printed));
+    expect(RESPONSE_TYPES.filter((type) => needing.includes(`\`${type}\``))).toEqual(
+      RESPONSE_TYPES.filter((type) => RESPONSE_TYPE_TRAITS[type].printed),
+    );
   });
 });

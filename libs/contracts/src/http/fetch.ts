@@ -23,7 +23,10 @@ function queryValueSchema(parameter: FetchParameter): z.ZodType {
       const special = [...(parameter.all ? ['*'] : []), ...(parameter.none ? ['none'] : [])];
       const item = `(?:${parameter.values.join('|')})`;
       const pattern = `^(?:${[...special.map((value) => value.replace('*', '\\*')), `${item}(?:,${item})*`].join('|')})$`;
-      return z.string().regex(new RegExp(pattern)).meta({ examples: [parameter.values.slice(0, 2).join(',')] });
+      return z
+        .string()
+        .regex(new RegExp(pattern))
+        .meta({ examples: [parameter.values.slice(0, 2).join(',')] });
     }
     case 'integer_list':
       return z.string().regex(/^\d{3}(,\d{3})*$/);
@@ -68,9 +71,7 @@ export const fetchJsonResponse = z
         instructions_executed: z.number().int(),
         instructions_succeeded: z.number().int(),
         instructions_failed: z.number().int(),
-        instructions: z.array(
-          z.object({ instruction: z.string(), params: z.unknown(), success: z.boolean(), duration: z.number() }),
-        ),
+        instructions: z.array(z.object({ instruction: z.string(), params: z.unknown(), success: z.boolean(), duration: z.number() })),
       })
       .optional(),
     screenshot: z
@@ -128,7 +129,7 @@ const fetchAnswer: ApiResponse = {
         .meta({ description: "One of the JSON answers, by the parameter asked; or a JSON target's own body." }),
     },
     ...otherAnswerMedia().map((contentType) => ({ contentType })),
-    { contentType: '*/*', description: "A target that is not HTML, as the target sent it." },
+    { contentType: '*/*', description: 'A target that is not HTML, as the target sent it.' },
   ],
 };
 

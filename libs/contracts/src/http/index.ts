@@ -27,4 +27,11 @@ export * from './webhooks.schemas';
  * Every route of the public API, as `/v1/openapi.json` documents it. A feature's routes join here;
  * the gateway's unit test fails when a public controller route is missing (or one here has no route).
  */
-export const PUBLIC_API_ROUTES: readonly ApiRoute[] = [...fetchRoutes, ...extractRoutes, ...crawlsRoutes, ...batchRoutes, ...accountRoutes, ...openApiRoutes];
+export const PUBLIC_API_ROUTES: readonly ApiRoute[] = [
+  ...fetchRoutes,
+  ...extractRoutes,
+  ...crawlsRoutes,
+  ...batchRoutes,
+  ...accountRoutes,
+  ...openApiRoutes,
+];

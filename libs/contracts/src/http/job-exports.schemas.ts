@@ -34,5 +34,5 @@ export const jobExport = z
       })
       .meta({ description: 'The same archive by a signed URL.' }),
   })
-  .meta({ id: 'JobExport', description: 'A run\'s results as one archive, kept 12 hours.' });
+  .meta({ id: 'JobExport', description: "A run's results as one archive, kept 12 hours." });
 export type JobExportAnswer = z.infer<typeof jobExport>;

@@ -8,8 +8,13 @@ describe('createJobInputBody', () => {
       quote: '"',
       fields: { url: 'link', externalId: 'sku' },
     });
-    expect(createJobInputBody.parse({ type: 'csv', csv: { header: true, delimiter: '\t', quote: "'", fields: { url: 'u' } } }).csv).toMatchObject({ delimiter: '\t', quote: "'" });
-    expect(createJobInputBody.parse({ type: 'csv', csv: { header: false, fields: { url: 0 } } }).csv.fields).toEqual({ url: 0, externalId: null });
+    expect(
+      createJobInputBody.parse({ type: 'csv', csv: { header: true, delimiter: '\t', quote: "'", fields: { url: 'u' } } }).csv,
+    ).toMatchObject({ delimiter: '\t', quote: "'" });
+    expect(createJobInputBody.parse({ type: 'csv', csv: { header: false, fields: { url: 0 } } }).csv.fields).toEqual({
+      url: 0,
+      externalId: null,
+    });
   });
 
   it.each([

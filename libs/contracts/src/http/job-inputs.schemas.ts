@@ -10,7 +10,12 @@ const MAX_COLUMN_NAME_CHARS = 255;
 
 const COLUMN_DESCRIPTION = 'A header name (string) when `csv.header` is true, else a 0-based column index (integer).';
 /** How the document shows a column: zod takes it as unknown so that the checks below word the problem. */
-const columnShape = { anyOf: [{ type: 'string', minLength: 1, maxLength: MAX_COLUMN_NAME_CHARS }, { type: 'integer', minimum: 0, maximum: MAX_COLUMN_INDEX }] };
+const columnShape = {
+  anyOf: [
+    { type: 'string', minLength: 1, maxLength: MAX_COLUMN_NAME_CHARS },
+    { type: 'integer', minimum: 0, maximum: MAX_COLUMN_INDEX },
+  ],
+};
 
 /** A CSV delimiter or quote: one character, not a line break. */
 const csvCharacter = z.string().regex(/^[^\r\n]$/u, { error: 'must be one character, not a line break' });
@@ -25,12 +30,15 @@ export const createJobInputBody = z
   .strictObject({
     type: z.literal('csv', { error: 'must be "csv"' }),
     csv: z.strictObject({
-      header: z.boolean().meta({ description: 'Whether the file\'s first row names the columns.' }),
+      header: z.boolean().meta({ description: "Whether the file's first row names the columns." }),
       delimiter: csvCharacter.default(',').meta({ description: 'The field delimiter: one character (default `,`; `\\t` for TSV).' }),
       quote: csvCharacter.default('"').meta({ description: 'The quote character: one character (default `"`).' }),
       fields: z.strictObject({
         url: z.unknown().meta({ description: `Required. ${COLUMN_DESCRIPTION}`, ...columnShape }),
-        external_id: z.unknown().optional().meta({ description: COLUMN_DESCRIPTION, ...columnShape }),
+        external_id: z
+          .unknown()
+          .optional()
+          .meta({ description: COLUMN_DESCRIPTION, ...columnShape }),
       }),
     }),
   })
@@ -41,7 +49,9 @@ export const createJobInputBody = z
       const path = ['csv', 'fields', name];
       const expected = header ? 'string' : 'number';
       if (value === undefined || typeof value !== expected) {
-        const what = header ? 'a header name (string) when `csv.header` is true' : 'a 0-based column index (integer) when `csv.header` is false';
+        const what = header
+          ? 'a header name (string) when `csv.header` is true'
+          : 'a 0-based column index (integer) when `csv.header` is false';
         ctx.addIssue({ code: 'invalid_type', expected, input: value, path, message: `must be ${what}` });
         return;
       }
@@ -86,7 +96,12 @@ export const jobInputSlot = z
   .object({
     file_input_id: z.uuid(),
     type: z.literal('csv'),
-    csv: z.object({ header: z.boolean(), delimiter: z.string(), quote: z.string(), fields: z.object({ url: column, external_id: column.optional() }) }),
+    csv: z.object({
+      header: z.boolean(),
+      delimiter: z.string(),
+      quote: z.string(),
+      fields: z.object({ url: column, external_id: column.optional() }),
+    }),
     state: z.enum(JOB_INPUT_STATES),
     upload: z
       .object({
@@ -126,4 +141,7 @@ export const csvInvalidRowsProblem = problemDetails
       .optional(),
     invalid_row_count: z.int().min(1).optional(),
   })
-  .meta({ id: 'CsvInvalidRowsProblem', description: 'An error answer; with `code: csv_invalid_rows`, the bad rows (at most 100 listed) and their count.' });
+  .meta({
+    id: 'CsvInvalidRowsProblem',
+    description: 'An error answer; with `code: csv_invalid_rows`, the bad rows (at most 100 listed) and their count.',
+  });

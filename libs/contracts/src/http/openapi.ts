@@ -164,9 +164,19 @@ function responseObject(status: string, response: ApiResponse, schemas: SchemaCo
 }
 
 /** NDJSON: `schema` describes one line; OpenAPI 3.1 has no field for that (3.2's `itemSchema`), hence `x-itemSchema`. */
-function mediaType(contentType: string, schema: z.ZodType | undefined, description: string | undefined, schemas: SchemaComponents): JsonObject {
+function mediaType(
+  contentType: string,
+  schema: z.ZodType | undefined,
+  description: string | undefined,
+  schemas: SchemaComponents,
+): JsonObject {
   const described = description !== undefined ? { description } : {};
-  if (!schema) return contentType.startsWith('text/') ? { schema: { type: 'string', ...described } } : described.description ? { schema: described } : {};
+  if (!schema)
+    return contentType.startsWith('text/')
+      ? { schema: { type: 'string', ...described } }
+      : described.description
+        ? { schema: described }
+        : {};
   if (contentType === 'application/x-ndjson') {
     return { schema: { type: 'string', description: 'One JSON object per line.' }, 'x-itemSchema': schemas.of(schema, 'output') };
   }
@@ -211,7 +221,14 @@ class SchemaComponents {
     const candidates = [id, `${id}${io === 'input' ? 'Input' : 'Output'}`];
     for (const name of candidates) {
       const existing = this.components.get(name);
-      if (!existing || sameJson(existing, rewriteRefs(schema, (ref) => (ref === id ? name : ref)))) return name;
+      if (
+        !existing ||
+        sameJson(
+          existing,
+          rewriteRefs(schema, (ref) => (ref === id ? name : ref)),
+        )
+      )
+        return name;
     }
     throw new Error(`Two different schemas carry the id ${id}`);
   }

@@ -18,8 +18,11 @@ export type ProblemDetailsBody = z.infer<typeof problemDetails>;
 export const PROBLEM_MEDIA_TYPE = 'application/problem+json';
 
 /** Error answers of a route: each status served as problem+json. */
-export function problemResponses(...statuses: number[]): Record<number, { description: string; contentType: string; schema: typeof problemDetails }> {
+export function problemResponses(
+  ...statuses: number[]
+): Record<number, { description: string; contentType: string; schema: typeof problemDetails }> {
   const responses: Record<number, { description: string; contentType: string; schema: typeof problemDetails }> = {};
-  for (const status of statuses) responses[status] = { description: `Error (${status})`, contentType: PROBLEM_MEDIA_TYPE, schema: problemDetails };
+  for (const status of statuses)
+    responses[status] = { description: `Error (${status})`, contentType: PROBLEM_MEDIA_TYPE, schema: problemDetails };
   return responses;
 }

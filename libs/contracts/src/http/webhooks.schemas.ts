@@ -19,15 +19,12 @@ export const webhookTestResult = z
   .object({
     delivered: z.boolean().meta({ description: 'True only for a 2xx answer.' }),
     event_id: z.uuid(),
-    status_code: z.int().nullable().meta({ description: 'The receiver\'s status; `null` when no HTTP answer came.' }),
+    status_code: z.int().nullable().meta({ description: "The receiver's status; `null` when no HTTP answer came." }),
     elapsed_ms: z.int().min(0),
-    error: z
-      .string()
-      .optional()
-      .meta({
-        description:
-          'Why it failed: `http_3xx:<status>`, `http_4xx:<status>`, `http_5xx:<status>`, `timeout`, `connection_refused`, `connection_failed`, `tls_error`, `dns_failure`, `egress_refused`, `https_required`.',
-      }),
+    error: z.string().optional().meta({
+      description:
+        'Why it failed: `http_3xx:<status>`, `http_4xx:<status>`, `http_5xx:<status>`, `timeout`, `connection_refused`, `connection_failed`, `tls_error`, `dns_failure`, `egress_refused`, `https_required`.',
+    }),
   })
   .meta({ id: 'WebhookTestResult' });
 export type WebhookTestResultAnswer = z.infer<typeof webhookTestResult>;
@@ -44,9 +41,7 @@ export const issuedSigningKey = z
 export type IssuedSigningKeyAnswer = z.infer<typeof issuedSigningKey>;
 
 /** `POST /v1/hmac/keys/rotate/finalize`: the key now signing. */
-export const finalizedSigningKey = z
-  .object({ active_kid: z.string(), created_at: z.iso.datetime() })
-  .meta({ id: 'FinalizedSigningKey' });
+export const finalizedSigningKey = z.object({ active_kid: z.string(), created_at: z.iso.datetime() }).meta({ id: 'FinalizedSigningKey' });
 export type FinalizedSigningKeyAnswer = z.infer<typeof finalizedSigningKey>;
 
 /** `GET /v1/hmac/keys`: never a secret. */

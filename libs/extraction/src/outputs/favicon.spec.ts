@@ -6,7 +6,9 @@ const faviconOf = (html: string, url = 'https://shop.test/a/b.html') => extractF
 describe(extractFavicon.name, () => {
   it('prefers the largest rel=icon, then a scalable one', () => {
     expect(
-      faviconOf('<link rel="icon" href="/16.png"><link rel="icon" sizes="32x32 192x192" href="/192.png"><link rel="icon" sizes="48x48" href="/48.png">'),
+      faviconOf(
+        '<link rel="icon" href="/16.png"><link rel="icon" sizes="32x32 192x192" href="/192.png"><link rel="icon" sizes="48x48" href="/48.png">',
+      ),
     ).toBe('https://shop.test/192.png');
     expect(faviconOf('<link rel="icon" sizes="512x512" href="/512.png"><link rel="icon" sizes="any" href="icon.svg">')).toBe(
       'https://shop.test/a/icon.svg',

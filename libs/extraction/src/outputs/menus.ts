@@ -40,24 +40,27 @@ export function extractMenus(page: ParsedPage): MenuOutput[] {
 function menuItems(page: ParsedPage, menu: Element): MenuItemOutput[] {
   const items: MenuItemOutput[] = [];
   const seen = new Set<string>();
-  page.$(menu).find('a[href], [role="menuitem"]').each((_, element) => {
-    let item: MenuItemOutput;
-    if (element.name === 'a' && element.attribs.href !== undefined) {
-      const link = linkOf(page, element);
-      if (link === undefined || link.text === '') return;
-      item = { text: link.text, url: link.url };
-    } else {
-      // A menuitem wrapping a link is listed through the link.
-      if (page.$(element).find('a[href]').length > 0) return;
-      const text = textOf(element);
-      if (text === '') return;
-      item = { text, url: null };
-    }
-    const key = `${item.text}\u0000${item.url ?? ''}`;
-    if (seen.has(key)) return;
-    seen.add(key);
-    items.push(item);
-  });
+  page
+    .$(menu)
+    .find('a[href], [role="menuitem"]')
+    .each((_, element) => {
+      let item: MenuItemOutput;
+      if (element.name === 'a' && element.attribs.href !== undefined) {
+        const link = linkOf(page, element);
+        if (link === undefined || link.text === '') return;
+        item = { text: link.text, url: link.url };
+      } else {
+        // A menuitem wrapping a link is listed through the link.
+        if (page.$(element).find('a[href]').length > 0) return;
+        const text = textOf(element);
+        if (text === '') return;
+        item = { text, url: null };
+      }
+      const key = `${item.text}\u0000${item.url ?? ''}`;
+      if (seen.has(key)) return;
+      seen.add(key);
+      items.push(item);
+    });
   return items;
 }
 
@@ -77,7 +80,9 @@ function menuLabel(page: ParsedPage, menu: Element): string | null {
   if (label !== undefined && label.trim() !== '') return collapseWhitespace(label);
   const labelledBy = menu.attribs['aria-labelledby']?.trim().split(/\s+/)[0];
   if (labelledBy) {
-    const labelElement = page.$.root().find(`[id="${labelledBy.replace(/["\\]/g, '\\$&')}"]`).first()[0];
+    const labelElement = page.$.root()
+      .find(`[id="${labelledBy.replace(/["\\]/g, '\\$&')}"]`)
+      .first()[0];
     if (labelElement) {
       const text = textOf(labelElement);
       if (text !== '') return text;

@@ -7,7 +7,16 @@ describe(extractTables.name, () => {
   it('takes headers from <thead> and rows from body then foot', () => {
     const html = `<table><caption>Sizes</caption><tfoot><tr><td>Total</td><td>3</td></tr></tfoot>
       <thead><tr><th>Size</th><th>Stock</th></tr></thead><tbody><tr><td>S</td><td> 1 </td></tr><tr><td>M</td><td>2</td></tr></tbody></table>`;
-    expect(tablesOf(html)).toEqual([{ headers: ['Size', 'Stock'], rows: [['S', '1'], ['M', '2'], ['Total', '3']] }]);
+    expect(tablesOf(html)).toEqual([
+      {
+        headers: ['Size', 'Stock'],
+        rows: [
+          ['S', '1'],
+          ['M', '2'],
+          ['Total', '3'],
+        ],
+      },
+    ]);
   });
 
   it('takes the first row as headers when the table has no <th>', () => {
@@ -20,7 +29,14 @@ describe(extractTables.name, () => {
     const html = `<table><tr><th colspan="2">Name</th><th>Age</th></tr>
       <tr><td rowspan="2">Ada</td><td>L.</td><td>36</td></tr><tr><td>B.</td></tr><tr><td>x</td></tr></table>`;
     expect(tablesOf(html)).toEqual([
-      { headers: ['Name', 'Name', 'Age'], rows: [['Ada', 'L.', '36'], ['Ada', 'B.', ''], ['x', '', '']] },
+      {
+        headers: ['Name', 'Name', 'Age'],
+        rows: [
+          ['Ada', 'L.', '36'],
+          ['Ada', 'B.', ''],
+          ['x', '', ''],
+        ],
+      },
     ]);
   });
 

@@ -1,7 +1,16 @@
 import { createInbox, headers as natsHeaders, Msg, NatsConnection, nuid, Subscription } from '@nats-io/nats-core';
 import { MessagingError, MessagingErrorCode } from '../messaging.errors';
 import { activeTraceHeaders } from '../trace-context';
-import { ACCEPT_WITHIN_HEADER, CALL_HEADER, cancelSubject, CHUNKS_HEADER, HEAD_BYTES_HEADER, replyKind, SEQ_HEADER, WHOLE_HEADER } from './protocol';
+import {
+  ACCEPT_WITHIN_HEADER,
+  CALL_HEADER,
+  cancelSubject,
+  CHUNKS_HEADER,
+  HEAD_BYTES_HEADER,
+  replyKind,
+  SEQ_HEADER,
+  WHOLE_HEADER,
+} from './protocol';
 
 export interface StreamedRpcClientOptions {
   /** Time for a server to accept or refuse a call before another is asked, in ms (default 2 000). */
@@ -132,7 +141,9 @@ export class StreamedRpcClient {
         if (phase === 'asking') arm(this.acceptTimeoutMs, cancelled_);
       };
       const lost = (): void =>
-        cancelled ? cancelled_() : fail(MessagingErrorCode.RpcWorkerLost, `the server of ${subject} went silent for ${this.silenceTimeoutMs} ms`);
+        cancelled
+          ? cancelled_()
+          : fail(MessagingErrorCode.RpcWorkerLost, `the server of ${subject} went silent for ${this.silenceTimeoutMs} ms`);
       const onInboxClosed = (): void => fail(MessagingErrorCode.RpcWorkerLost, `the reply inbox of ${subject} closed`);
       const settle = (reply: StreamedReply): void => {
         if (cancelled) cancelled_();

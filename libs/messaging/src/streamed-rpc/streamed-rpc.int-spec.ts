@@ -98,11 +98,15 @@ describe('streamed request/reply', () => {
     async function doomedServer() {
       const doomed = await connectForTests('rpc-doomed-server');
       const started = gate();
-      serve(async ({ signal }) => {
-        started.open();
-        await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
-        return { head: text('too late'), body: Buffer.alloc(0) };
-      }, 1, doomed);
+      serve(
+        async ({ signal }) => {
+          started.open();
+          await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+          return { head: text('too late'), body: Buffer.alloc(0) };
+        },
+        1,
+        doomed,
+      );
       await doomed.nc.flush();
       return { doomed, started };
     }
@@ -174,7 +178,8 @@ describe('streamed request/reply', () => {
       const own = await connectForTests('rpc-one-inbox');
       try {
         const client = new StreamedRpcClient(own.nc);
-        const subscriptions = () => (own.nc as unknown as { protocol: { subscriptions: { size(): number } } }).protocol.subscriptions.size();
+        const subscriptions = () =>
+          (own.nc as unknown as { protocol: { subscriptions: { size(): number } } }).protocol.subscriptions.size();
         const before = subscriptions();
         const parallel = await Promise.all(Array.from({ length: 20 }, (_, i) => client.call(subject, text(`p${i}`))));
         expect(parallel.map((r) => r.body.toString())).toEqual(Array.from({ length: 20 }, (_, i) => `body of p${i}`));
@@ -262,10 +267,15 @@ describe('streamed request/reply', () => {
 
     it("sends no accept for a call answered within the client's accept window; a slower call is accepted when the window ends", async () => {
       const slow = gate();
-      serve(async ({ payload }) => {
-        if (new TextDecoder().decode(payload) === 'slow') await slow.promise;
-        return { head: text('{}'), body: Buffer.from('b') };
-      }, 4, serverConn, 60_000);
+      serve(
+        async ({ payload }) => {
+          if (new TextDecoder().decode(payload) === 'slow') await slow.promise;
+          return { head: text('{}'), body: Buffer.from('b') };
+        },
+        4,
+        serverConn,
+        60_000,
+      );
       await serverConn.nc.flush();
       const kindsOf = async (payload: string, acceptWithin: string | undefined, whenAccepted?: () => void) => {
         const inbox = createInbox();

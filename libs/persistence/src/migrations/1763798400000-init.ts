@@ -89,13 +89,9 @@ export class Init1763798400000 implements MigrationInterface {
         lease_until timestamptz,
         UNIQUE (crawl_id, url_key)
       )`);
-    await q.query(
-      `CREATE UNIQUE INDEX crawl_frontier_items ON crawl_frontier (crawl_id, item_seq) WHERE item_seq IS NOT NULL`,
-    );
+    await q.query(`CREATE UNIQUE INDEX crawl_frontier_items ON crawl_frontier (crawl_id, item_seq) WHERE item_seq IS NOT NULL`);
     await q.query(`CREATE INDEX crawl_frontier_queued ON crawl_frontier (crawl_id, id) WHERE state = 'queued'`);
-    await q.query(
-      `CREATE INDEX crawl_frontier_dispatched ON crawl_frontier (crawl_id, lease_until) WHERE state = 'dispatched'`,
-    );
+    await q.query(`CREATE INDEX crawl_frontier_dispatched ON crawl_frontier (crawl_id, lease_until) WHERE state = 'dispatched'`);
     await q.query(`
       CREATE TABLE crawl_contents (
         frontier_id bigint PRIMARY KEY REFERENCES crawl_frontier (id) ON DELETE CASCADE,
@@ -138,8 +134,15 @@ export class Init1763798400000 implements MigrationInterface {
 
   async down(q: QueryRunner): Promise<void> {
     for (const table of [
-      'leases', 'outbox', 'idempotency_keys', 'crawl_contents', 'crawl_frontier', 'crawls',
-      'credit_ledger', 'api_keys', 'tenants',
+      'leases',
+      'outbox',
+      'idempotency_keys',
+      'crawl_contents',
+      'crawl_frontier',
+      'crawls',
+      'credit_ledger',
+      'api_keys',
+      'tenants',
     ]) {
       await q.query(`DROP TABLE IF EXISTS ${table}`);
     }

@@ -18,9 +18,7 @@ export class Webhooks1764000000010 implements MigrationInterface {
       )`);
     // At most one active and one candidate key per tenant, whatever races the API loses.
     await q.query(`CREATE UNIQUE INDEX webhook_signing_keys_one_active ON webhook_signing_keys (tenant_id) WHERE status = 'active'`);
-    await q.query(
-      `CREATE UNIQUE INDEX webhook_signing_keys_one_candidate ON webhook_signing_keys (tenant_id) WHERE status = 'candidate'`,
-    );
+    await q.query(`CREATE UNIQUE INDEX webhook_signing_keys_one_candidate ON webhook_signing_keys (tenant_id) WHERE status = 'candidate'`);
     await q.query(`
       CREATE TABLE webhook_deliveries (
         id uuid PRIMARY KEY DEFAULT gen_random_uuid(),

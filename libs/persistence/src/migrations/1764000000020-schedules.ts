@@ -26,9 +26,7 @@ export class Schedules1764000000020 implements MigrationInterface {
         created_at timestamptz NOT NULL DEFAULT now(),
         updated_at timestamptz NOT NULL DEFAULT now()
       )`);
-    await q.query(
-      `CREATE INDEX job_schedules_due ON job_schedules (next_due_at) WHERE state = 'active' AND next_due_at IS NOT NULL`,
-    );
+    await q.query(`CREATE INDEX job_schedules_due ON job_schedules (next_due_at) WHERE state = 'active' AND next_due_at IS NOT NULL`);
     await q.query(`CREATE INDEX job_schedules_tenant ON job_schedules (tenant_id)`);
     // One row per due time the scheduler dealt with, fired or skipped. UNIQUE (job_id, due_at) is the
     // firing's idempotency key: even two leaders (a split brain around a lease expiry) record, and

@@ -68,7 +68,9 @@ export class Extract1764000000140 implements MigrationInterface {
         PRIMARY KEY (tenant_id, requested_at, domain)
       )`);
     // Constant default: adding it rewrites no row.
-    await q.query(`ALTER TABLE tenants ADD COLUMN extract_domains_per_period integer NOT NULL DEFAULT 10 CHECK (extract_domains_per_period >= 0)`);
+    await q.query(
+      `ALTER TABLE tenants ADD COLUMN extract_domains_per_period integer NOT NULL DEFAULT 10 CHECK (extract_domains_per_period >= 0)`,
+    );
   }
 
   async down(q: QueryRunner): Promise<void> {

@@ -40,4 +40,3 @@ export const CRAWL_FRONTIER_COLUMNS = columnNames<CrawlFrontierRow>({
   attempt: true,
   lease_until: true,
 });
-

@@ -52,4 +52,3 @@ export const JOB_RUNS_COLUMNS = columnNames<JobRunsRow>({
   started_at: true,
   finished_at: true,
 });
-

@@ -30,4 +30,3 @@ export const JOB_TASKS_COLUMNS = columnNames<JobTasksRow>({
   metadata: true,
   service_params: true,
 });
-

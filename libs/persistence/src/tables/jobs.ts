@@ -42,4 +42,3 @@ export const JOBS_COLUMNS = columnNames<JobsRow>({
   created_at: true,
   updated_at: true,
 });
-

@@ -46,7 +46,6 @@ export const RUN_TASKS_COLUMNS = columnNames<RunTasksRow>({
   finished_at: true,
 });
 
-
 /** The result columns of `run_tasks` that a results page, an export and a carried-over result read. */
 export const RUN_TASK_RESULT_COLUMNS = [
   'status_code',

@@ -40,4 +40,3 @@ export const WEBHOOK_DELIVERIES_COLUMNS = columnNames<WebhookDeliveriesRow>({
   created_at: true,
   finished_at: true,
 });
-

@@ -14,7 +14,8 @@ export class ConcurrencyGate {
 
   /** @param maxConcurrency the caller's own cap (at least 1). */
   constructor(private readonly maxConcurrency: number) {
-    if (!Number.isInteger(maxConcurrency) || maxConcurrency < 1) throw new RangeError(`maxConcurrency must be a positive integer, got ${maxConcurrency}`);
+    if (!Number.isInteger(maxConcurrency) || maxConcurrency < 1)
+      throw new RangeError(`maxConcurrency must be a positive integer, got ${maxConcurrency}`);
   }
 
   /** The cap in force now: the caller's, lowered by the account's limit. */

@@ -35,7 +35,12 @@ export function retryAfterMs(header: string | null | undefined, now: number = Da
  * throttled at once do not come back at once. A server's `Retry-After` is a floor: the wait is
  * never shorter. Undefined when the server asks for longer than `maxRetryAfterMs` (give up).
  */
-export function backoffMs(retry: number, serverAskedMs: number | undefined, options: Required<RetryOptions>, random: () => number = Math.random): number | undefined {
+export function backoffMs(
+  retry: number,
+  serverAskedMs: number | undefined,
+  options: Required<RetryOptions>,
+  random: () => number = Math.random,
+): number | undefined {
   if (serverAskedMs !== undefined && serverAskedMs > options.maxRetryAfterMs) return undefined;
   const ceiling = Math.min(options.maxDelayMs, options.baseDelayMs * 2 ** (retry - 1));
   const jittered = Math.floor(random() * ceiling);

@@ -77,7 +77,9 @@ export class Transport {
   /** The answer of a successful call (2xx), body unread. */
   async send(call: ApiCall): Promise<Response> {
     for (let retry = 0; ; retry++) {
-      const release = call.gated ? await this.gate.acquire(call.signal).catch((reason: unknown) => Promise.reject(new TrawlAbortError(reason))) : undefined;
+      const release = call.gated
+        ? await this.gate.acquire(call.signal).catch((reason: unknown) => Promise.reject(new TrawlAbortError(reason)))
+        : undefined;
       let response: Response;
       try {
         response = await this.attempt(call);
@@ -85,7 +87,8 @@ export class Transport {
         release?.();
         if (call.signal?.aborted) throw new TrawlAbortError(call.signal.reason);
         const delayMs = call.retrySafe && retry < this.retry.maxRetries ? backoffMs(retry + 1, undefined, this.retry) : undefined;
-        if (delayMs === undefined) throw new TrawlConnectionError(`${call.method} ${describePath(call.path)}: ${messageOf(error)}`, { cause: error });
+        if (delayMs === undefined)
+          throw new TrawlConnectionError(`${call.method} ${describePath(call.path)}: ${messageOf(error)}`, { cause: error });
         this.options.onRetry?.({ method: call.method, path: describePath(call.path), retry: retry + 1, delayMs, error });
         await sleep(delayMs, call.signal);
         continue;
@@ -94,7 +97,10 @@ export class Transport {
       release?.();
       if (response.ok) return response;
       const asked = retryAfterMs(response.headers.get('retry-after'));
-      const delayMs = call.retrySafe && isRetryableStatus(response.status) && retry < this.retry.maxRetries ? backoffMs(retry + 1, asked, this.retry) : undefined;
+      const delayMs =
+        call.retrySafe && isRetryableStatus(response.status) && retry < this.retry.maxRetries
+          ? backoffMs(retry + 1, asked, this.retry)
+          : undefined;
       if (delayMs === undefined) throw await apiError(response, call);
       await response.body?.cancel().catch(() => undefined);
       this.options.onRetry?.({ method: call.method, path: describePath(call.path), retry: retry + 1, delayMs, status: response.status });
@@ -119,7 +125,11 @@ export class Transport {
   }
 
   private async attempt(call: ApiCall): Promise<Response> {
-    const headers: Record<string, string> = { 'user-agent': this.options.userAgent ?? 'trawl-sdk-node', accept: 'application/json, application/problem+json;q=0.9, */*;q=0.8', ...call.headers };
+    const headers: Record<string, string> = {
+      'user-agent': this.options.userAgent ?? 'trawl-sdk-node',
+      accept: 'application/json, application/problem+json;q=0.9, */*;q=0.8',
+      ...call.headers,
+    };
     if (call.authenticated !== false) headers['x-api-key'] = this.options.apiKey;
     let body: string | Uint8Array | undefined;
     if (call.json !== undefined) {

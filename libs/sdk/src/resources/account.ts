@@ -7,15 +7,31 @@ export class AccountResource {
 
   /** Credits used and left, concurrency, rate limit, features and products of the plan. */
   usage(options: { signal?: AbortSignal } = {}): Promise<SubscriptionDetails> {
-    return this.transport.json<SubscriptionDetails>({ method: 'GET', path: '/v1/subscriptions/self/details', retrySafe: true, signal: options.signal });
+    return this.transport.json<SubscriptionDetails>({
+      method: 'GET',
+      path: '/v1/subscriptions/self/details',
+      retrySafe: true,
+      signal: options.signal,
+    });
   }
 
   captchaSolver(options: { signal?: AbortSignal } = {}): Promise<CaptchaSolver> {
-    return this.transport.json<CaptchaSolver>({ method: 'GET', path: '/v1/subscriptions/self/captcha_solver', retrySafe: true, signal: options.signal });
+    return this.transport.json<CaptchaSolver>({
+      method: 'GET',
+      path: '/v1/subscriptions/self/captcha_solver',
+      retrySafe: true,
+      signal: options.signal,
+    });
   }
 
   setCaptchaSolver(request: CaptchaSolverRequest, options: { signal?: AbortSignal } = {}): Promise<CaptchaSolver> {
-    return this.transport.json<CaptchaSolver>({ method: 'PUT', path: '/v1/subscriptions/self/captcha_solver', json: request, retrySafe: true, signal: options.signal });
+    return this.transport.json<CaptchaSolver>({
+      method: 'PUT',
+      path: '/v1/subscriptions/self/captcha_solver',
+      json: request,
+      retrySafe: true,
+      signal: options.signal,
+    });
   }
 
   async removeCaptchaSolver(options: { signal?: AbortSignal } = {}): Promise<void> {

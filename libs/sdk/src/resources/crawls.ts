@@ -1,5 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import type { Crawl, CrawlDownloadLine, CrawlList, CrawlPage, CrawlResult, CrawlStop, ListCrawlsQuery, StartCrawlRequest } from '../generated/api-types';
+import type {
+  Crawl,
+  CrawlDownloadLine,
+  CrawlList,
+  CrawlPage,
+  CrawlResult,
+  CrawlStop,
+  ListCrawlsQuery,
+  StartCrawlRequest,
+} from '../generated/api-types';
 import { ndjsonLines } from '../http/ndjson';
 import { paginate } from '../http/pagination';
 import { sleep, type Transport } from '../http/transport';
@@ -38,13 +47,26 @@ export class CrawlsResource {
 
   /** The crawl with its status, coverage and (from `cursor`) one page of results. */
   get(crawlId: string, query: { cursor?: string; limit?: number } = {}, options: { signal?: AbortSignal } = {}): Promise<CrawlPage> {
-    return this.transport.json<CrawlPage>({ method: 'GET', path: `/v1/crawls/${encodeURIComponent(crawlId)}`, query, retrySafe: true, signal: options.signal });
+    return this.transport.json<CrawlPage>({
+      method: 'GET',
+      path: `/v1/crawls/${encodeURIComponent(crawlId)}`,
+      query,
+      retrySafe: true,
+      signal: options.signal,
+    });
   }
 
   /** Every crawl of the account, newest first, page by page as iterated. */
   list(query: Omit<ListCrawlsQuery, 'cursor'> = {}, options: { signal?: AbortSignal } = {}): AsyncGenerator<Crawl, void, undefined> {
     return paginate(
-      (cursor) => this.transport.json<CrawlList>({ method: 'GET', path: '/v1/crawls', query: { ...query, cursor }, retrySafe: true, signal: options.signal }),
+      (cursor) =>
+        this.transport.json<CrawlList>({
+          method: 'GET',
+          path: '/v1/crawls',
+          query: { ...query, cursor },
+          retrySafe: true,
+          signal: options.signal,
+        }),
       (page) => page.crawls,
       (page) => page.next_cursor,
     );
@@ -69,19 +91,34 @@ export class CrawlsResource {
 
   /** The crawl's whole result list as NDJSON lines (with page HTML where kept), streamed. */
   async *download(crawlId: string, options: { signal?: AbortSignal } = {}): AsyncGenerator<CrawlDownloadLine, void, undefined> {
-    const response = await this.transport.send({ method: 'GET', path: `/v1/crawls/${encodeURIComponent(crawlId)}/download`, retrySafe: true, signal: options.signal });
+    const response = await this.transport.send({
+      method: 'GET',
+      path: `/v1/crawls/${encodeURIComponent(crawlId)}/download`,
+      retrySafe: true,
+      signal: options.signal,
+    });
     yield* ndjsonLines<CrawlDownloadLine>(response.body);
   }
 
   /** The kept HTML of one page (`content_url` of a result, or its content id). */
   async content(crawlId: string, contentId: string, options: { signal?: AbortSignal } = {}): Promise<string> {
-    const response = await this.transport.send({ method: 'GET', path: `/v1/crawls/${encodeURIComponent(crawlId)}/contents/${encodeURIComponent(contentId)}`, retrySafe: true, signal: options.signal });
+    const response = await this.transport.send({
+      method: 'GET',
+      path: `/v1/crawls/${encodeURIComponent(crawlId)}/contents/${encodeURIComponent(contentId)}`,
+      retrySafe: true,
+      signal: options.signal,
+    });
     return response.text();
   }
 
   /** Stops the crawl; stopping one that has ended answers its state. */
   stop(crawlId: string, options: { signal?: AbortSignal } = {}): Promise<CrawlStop> {
-    return this.transport.json<CrawlStop>({ method: 'POST', path: `/v1/crawls/${encodeURIComponent(crawlId)}/stop`, retrySafe: true, signal: options.signal });
+    return this.transport.json<CrawlStop>({
+      method: 'POST',
+      path: `/v1/crawls/${encodeURIComponent(crawlId)}/stop`,
+      retrySafe: true,
+      signal: options.signal,
+    });
   }
 
   /**

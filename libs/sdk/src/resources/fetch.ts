@@ -9,7 +9,10 @@ export type JsInstruction = Record<string, string | number | readonly string[]>;
  * document. JSON parameters may be given as values (`css_extractor: { title: 'h1' }`), lists as
  * arrays (`outputs: ['emails', 'links']`); the SDK encodes them.
  */
-export type FetchOptions = Omit<FetchPageQuery, 'url' | 'apikey' | 'css_extractor' | 'js_instructions' | 'outputs' | 'block_resources' | 'allowed_status_codes'> & {
+export type FetchOptions = Omit<
+  FetchPageQuery,
+  'url' | 'apikey' | 'css_extractor' | 'js_instructions' | 'outputs' | 'block_resources' | 'allowed_status_codes'
+> & {
   css_extractor?: string | Record<string, string>;
   js_instructions?: string | readonly JsInstruction[];
   outputs?: string | readonly string[];
@@ -63,7 +66,9 @@ export class FetchResource {
       method: request.body?.method ?? 'GET',
       path: '/v1/',
       query: { url, ...encodeFetchOptions(options) },
-      ...(request.body && { body: { data: request.body.data, contentType: request.body.contentType ?? 'application/x-www-form-urlencoded' } }),
+      ...(request.body && {
+        body: { data: request.body.data, contentType: request.body.contentType ?? 'application/x-www-form-urlencoded' },
+      }),
       retrySafe: request.body === undefined,
       gated: true,
       signal: request.signal,
@@ -90,7 +95,11 @@ export class FetchResource {
    *
    * @throws TrawlApiError `REQS007` when the domain is not prepared, `RESP003` when nothing was found.
    */
-  async extract(url: string, options: Pick<FetchOptions, 'js_render' | 'premium_proxy' | 'proxy_country' | 'wait' | 'wait_for' | 'mode' | 'session_id'> = {}, request: { signal?: AbortSignal } = {}): Promise<ExtractResult> {
+  async extract(
+    url: string,
+    options: Pick<FetchOptions, 'js_render' | 'premium_proxy' | 'proxy_country' | 'wait' | 'wait_for' | 'mode' | 'session_id'> = {},
+    request: { signal?: AbortSignal } = {},
+  ): Promise<ExtractResult> {
     const result = await this.page(url, { ...options, extract: 'auto' }, request);
     return result.json<ExtractResult>();
   }
@@ -113,7 +122,11 @@ export function encodeFetchOptions(options: FetchOptions): Record<string, QueryV
  * proxy at it and every request goes through Fetch with `options`. For HTTPS targets the client
  * must trust the operator's proxy-mode CA (or skip certificate checks).
  */
-export function proxyModeUrl(apiKey: string, options: FetchOptions = {}, proxy: { host: string; port?: number } = { host: 'localhost' }): string {
+export function proxyModeUrl(
+  apiKey: string,
+  options: FetchOptions = {},
+  proxy: { host: string; port?: number } = { host: 'localhost' },
+): string {
   const query = new URLSearchParams();
   for (const [name, value] of Object.entries(encodeFetchOptions(options))) {
     if (value !== undefined) query.set(name, Array.isArray(value) ? value.join(',') : String(value));

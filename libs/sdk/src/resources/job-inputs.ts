@@ -7,7 +7,13 @@ export class JobInputsResource {
 
   /** Makes an upload slot for one CSV file (valid until `expires_at`). */
   create(request: CreateJobInputRequest, options: { signal?: AbortSignal } = {}): Promise<JobInputSlot> {
-    return this.transport.json<JobInputSlot>({ method: 'POST', path: '/v1/job_inputs', json: request, retrySafe: false, signal: options.signal });
+    return this.transport.json<JobInputSlot>({
+      method: 'POST',
+      path: '/v1/job_inputs',
+      json: request,
+      retrySafe: false,
+      signal: options.signal,
+    });
   }
 
   /**
@@ -30,8 +36,15 @@ export class JobInputsResource {
   }
 
   /** `create` then `upload`: the uploaded input, ready to be named by a job's `file_input_id`. */
-  async uploadCsv(csv: string | Uint8Array, request: Partial<CreateJobInputRequest> = {}, options: { signal?: AbortSignal } = {}): Promise<UploadedJobInput> {
-    const slot = await this.create({ type: 'csv', csv: { header: true, fields: { url: 'url' } }, ...request } as CreateJobInputRequest, options);
+  async uploadCsv(
+    csv: string | Uint8Array,
+    request: Partial<CreateJobInputRequest> = {},
+    options: { signal?: AbortSignal } = {},
+  ): Promise<UploadedJobInput> {
+    const slot = await this.create(
+      { type: 'csv', csv: { header: true, fields: { url: 'url' } }, ...request } as CreateJobInputRequest,
+      options,
+    );
     return this.upload(slot, csv, options);
   }
 }

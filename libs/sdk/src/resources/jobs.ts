@@ -56,7 +56,14 @@ export class JobsResource {
   async create(request: CreateJobRequest, options: { idempotencyKey?: string } & Signal = {}): Promise<Job> {
     const key = options.idempotencyKey ?? randomUUID();
     try {
-      return await this.transport.json<Job>({ method: 'POST', path: '/v1/jobs', json: request, headers: { 'idempotency-key': key }, retrySafe: true, signal: options.signal });
+      return await this.transport.json<Job>({
+        method: 'POST',
+        path: '/v1/jobs',
+        json: request,
+        headers: { 'idempotency-key': key },
+        retrySafe: true,
+        signal: options.signal,
+      });
     } catch (error) {
       const heldBy = error instanceof TrawlApiError && error.code === 'idempotency_key_conflict' ? error.problem.job_id : undefined;
       if (options.idempotencyKey === undefined && typeof heldBy === 'string') return this.get(heldBy, options);
@@ -76,7 +83,14 @@ export class JobsResource {
   /** Every job of the account, page by page as iterated. */
   list(query: Omit<ListJobsQuery, 'cursor'> = {}, options: Signal = {}): AsyncGenerator<Job, void, undefined> {
     return paginate(
-      (cursor) => this.transport.json<JobList>({ method: 'GET', path: '/v1/jobs', query: { ...query, cursor }, retrySafe: true, signal: options.signal }),
+      (cursor) =>
+        this.transport.json<JobList>({
+          method: 'GET',
+          path: '/v1/jobs',
+          query: { ...query, cursor },
+          retrySafe: true,
+          signal: options.signal,
+        }),
       (page) => page.jobs,
       (page) => page.next_cursor,
     );
@@ -135,15 +149,24 @@ export class JobsResource {
     let id = runId;
     if (id === undefined) {
       const job = await this.get(jobId, options);
-      if (job.latest_run === undefined) throw new TrawlError(`Job ${jobId} has no run to wait for (a scheduled job before its first firing)`);
+      if (job.latest_run === undefined)
+        throw new TrawlError(`Job ${jobId} has no run to wait for (a scheduled job before its first firing)`);
       id = job.latest_run.run_id;
     }
     const run = id;
-    return waitUntil(() => this.run(jobId, run, options), isRunFinished, { pollIntervalMs: 2_000, ...options, what: `run ${run} of job ${jobId} to end` });
+    return waitUntil(() => this.run(jobId, run, options), isRunFinished, {
+      pollIntervalMs: 2_000,
+      ...options,
+      what: `run ${run} of job ${jobId} to end`,
+    });
   }
 
   /** Every task result of a run (the latest by default), page by page as iterated. */
-  results(jobId: string, query: Omit<ListTaskResultsQuery, 'cursor'> = {}, options: Signal = {}): AsyncGenerator<TaskResult, void, undefined> {
+  results(
+    jobId: string,
+    query: Omit<ListTaskResultsQuery, 'cursor'> = {},
+    options: Signal = {},
+  ): AsyncGenerator<TaskResult, void, undefined> {
     return paginate(
       (cursor) => this.transport.json<TaskResultsPage>({ ...this.call('GET', jobId, '/results', options), query: { ...query, cursor } }),
       (page) => page.results,
@@ -169,9 +192,14 @@ export class JobsResource {
     return this.transport.json<Job>({ ...this.call('POST', jobId, '/schedule/state', options), json: { schedule_state: state } });
   }
 
-  scheduleFirings(jobId: string, query: Omit<ListScheduleFiringsQuery, 'cursor'> = {}, options: Signal = {}): AsyncGenerator<ScheduleFiring, void, undefined> {
+  scheduleFirings(
+    jobId: string,
+    query: Omit<ListScheduleFiringsQuery, 'cursor'> = {},
+    options: Signal = {},
+  ): AsyncGenerator<ScheduleFiring, void, undefined> {
     return paginate(
-      (cursor) => this.transport.json<ScheduleFiringList>({ ...this.call('GET', jobId, '/schedule/firings', options), query: { ...query, cursor } }),
+      (cursor) =>
+        this.transport.json<ScheduleFiringList>({ ...this.call('GET', jobId, '/schedule/firings', options), query: { ...query, cursor } }),
       (page) => page.firings,
       (page) => page.next_cursor,
     );
@@ -179,7 +207,11 @@ export class JobsResource {
 
   /** Starts an export of a run's results (the latest by default) as one archive. */
   createExport(jobId: string, runId?: string, options: Signal = {}): Promise<JobExport> {
-    return this.transport.json<JobExport>({ ...this.call('POST', jobId, '/exports', options), json: runId === undefined ? {} : { run_id: runId }, retrySafe: false });
+    return this.transport.json<JobExport>({
+      ...this.call('POST', jobId, '/exports', options),
+      json: runId === undefined ? {} : { run_id: runId },
+      retrySafe: false,
+    });
   }
 
   /**
@@ -196,10 +228,17 @@ export class JobsResource {
    * A task's content as bytes with its media type: of the job's latest run, or of `runId`'s.
    * `409 task_has_no_content` (a `TrawlApiError`) while the task has none.
    */
-  async taskContent(jobId: string, taskId: string, options: Signal & { runId?: string } = {}): Promise<{ contentType: string; body: Uint8Array }> {
+  async taskContent(
+    jobId: string,
+    taskId: string,
+    options: Signal & { runId?: string } = {},
+  ): Promise<{ contentType: string; body: Uint8Array }> {
     const run = options.runId === undefined ? '' : `/runs/${encodeURIComponent(options.runId)}`;
     const response = await this.transport.send(this.call('GET', jobId, `${run}/tasks/${encodeURIComponent(taskId)}/content`, options));
-    return { contentType: response.headers.get('content-type') ?? 'application/octet-stream', body: new Uint8Array(await response.arrayBuffer()) };
+    return {
+      contentType: response.headers.get('content-type') ?? 'application/octet-stream',
+      body: new Uint8Array(await response.arrayBuffer()),
+    };
   }
 
   /** A task's attempts, oldest first: of the job's latest run, or of `runId`'s. */
@@ -223,7 +262,8 @@ export class JobsResource {
 
   webhookDeliveries(jobId: string, options: Signal = {}): AsyncGenerator<WebhookDelivery, void, undefined> {
     return paginate(
-      (cursor) => this.transport.json<WebhookDeliveryList>({ ...this.call('GET', jobId, '/webhook/deliveries', options), query: { cursor } }),
+      (cursor) =>
+        this.transport.json<WebhookDeliveryList>({ ...this.call('GET', jobId, '/webhook/deliveries', options), query: { cursor } }),
       (page) => page.deliveries,
       (page) => page.next_cursor,
     );

@@ -11,12 +11,22 @@ export class SigningKeysResource {
    * shown this one time. Not retried: a resend would stage another key.
    */
   rotate(options: { signal?: AbortSignal } = {}): Promise<IssuedSigningKey> {
-    return this.transport.json<IssuedSigningKey>({ method: 'POST', path: '/v1/hmac/keys/rotate', retrySafe: false, signal: options.signal });
+    return this.transport.json<IssuedSigningKey>({
+      method: 'POST',
+      path: '/v1/hmac/keys/rotate',
+      retrySafe: false,
+      signal: options.signal,
+    });
   }
 
   /** Makes the candidate the active key and retires the old one. */
   finalizeRotation(options: { signal?: AbortSignal } = {}): Promise<FinalizedSigningKey> {
-    return this.transport.json<FinalizedSigningKey>({ method: 'POST', path: '/v1/hmac/keys/rotate/finalize', retrySafe: false, signal: options.signal });
+    return this.transport.json<FinalizedSigningKey>({
+      method: 'POST',
+      path: '/v1/hmac/keys/rotate/finalize',
+      retrySafe: false,
+      signal: options.signal,
+    });
   }
 
   /** Drops the staged candidate; the active key signs on. Safe to resend (a second answers 409). */
@@ -30,6 +40,12 @@ export class SigningKeysResource {
 
   /** Sends a `webhook.test` event to `url`, signed like real deliveries when `signature` is true. */
   testWebhook(request: WebhookTestRequest, options: { signal?: AbortSignal } = {}): Promise<WebhookTestResult> {
-    return this.transport.json<WebhookTestResult>({ method: 'POST', path: '/v1/webhook/test', json: request, retrySafe: false, signal: options.signal });
+    return this.transport.json<WebhookTestResult>({
+      method: 'POST',
+      path: '/v1/webhook/test',
+      json: request,
+      retrySafe: false,
+      signal: options.signal,
+    });
   }
 }

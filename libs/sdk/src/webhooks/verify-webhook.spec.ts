@@ -39,15 +39,21 @@ describe(verifyWebhook.name, () => {
   });
 
   it('refuses a changed body, an unknown key, a missing or malformed header', () => {
-    expect(reasonOf(() => verifyWebhook(BODY.replace('r1', 'r2'), { 'x-signature': sign(OLD, BODY, t) }, [OLD], { now: NOW }))).toBe('bad_signature');
+    expect(reasonOf(() => verifyWebhook(BODY.replace('r1', 'r2'), { 'x-signature': sign(OLD, BODY, t) }, [OLD], { now: NOW }))).toBe(
+      'bad_signature',
+    );
     expect(reasonOf(() => verifyWebhook(BODY, { 'x-signature': sign(NEW, BODY, t) }, [OLD], { now: NOW }))).toBe('unknown_key');
     expect(reasonOf(() => verifyWebhook(BODY, {}, [OLD], { now: NOW }))).toBe('missing_signature');
     expect(reasonOf(() => verifyWebhook(BODY, { 'x-signature': 't=1,kid=kid_old' }, [OLD], { now: NOW }))).toBe('malformed_signature');
   });
 
   it('refuses a signature outside the replay window, either side', () => {
-    expect(reasonOf(() => verifyWebhook(BODY, { 'x-signature': sign(OLD, BODY, t - 301) }, [OLD], { now: NOW }))).toBe('timestamp_outside_tolerance');
-    expect(reasonOf(() => verifyWebhook(BODY, { 'x-signature': sign(OLD, BODY, t + 301) }, [OLD], { now: NOW }))).toBe('timestamp_outside_tolerance');
+    expect(reasonOf(() => verifyWebhook(BODY, { 'x-signature': sign(OLD, BODY, t - 301) }, [OLD], { now: NOW }))).toBe(
+      'timestamp_outside_tolerance',
+    );
+    expect(reasonOf(() => verifyWebhook(BODY, { 'x-signature': sign(OLD, BODY, t + 301) }, [OLD], { now: NOW }))).toBe(
+      'timestamp_outside_tolerance',
+    );
     expect(verifyWebhook(BODY, { 'x-signature': sign(OLD, BODY, t - 600) }, [OLD], { now: NOW, toleranceSeconds: 900 }).kid).toBe(OLD.kid);
   });
 

@@ -37,14 +37,21 @@ export interface VerifiedWebhook<T = unknown> {
  * @param rawBody the exact bytes received, before any JSON parsing (re-serialised JSON does not verify).
  * @throws WebhookVerificationError with a `reason`.
  */
-export function verifyWebhook<T = unknown>(rawBody: string | Uint8Array, headers: WebhookHeaders, secrets: WebhookSecrets, options: VerifyWebhookOptions = {}): VerifiedWebhook<T> {
+export function verifyWebhook<T = unknown>(
+  rawBody: string | Uint8Array,
+  headers: WebhookHeaders,
+  secrets: WebhookSecrets,
+  options: VerifyWebhookOptions = {},
+): VerifiedWebhook<T> {
   const header = headerOf(headers, 'x-signature');
   if (header === undefined) throw new WebhookVerificationError('The delivery has no X-Signature header', 'missing_signature');
   const parts = parseSignature(header);
   if (parts === undefined) throw new WebhookVerificationError('X-Signature is not `t=<unix>,v1=<hex>,kid=<kid>`', 'malformed_signature');
   const secret = secretOf(secrets, parts.kid);
-  if (secret === undefined) throw new WebhookVerificationError(`No secret for key ${parts.kid}: was it rotated in and not given here?`, 'unknown_key');
-  const body = typeof rawBody === 'string' ? Buffer.from(rawBody, 'utf8') : Buffer.from(rawBody.buffer, rawBody.byteOffset, rawBody.byteLength);
+  if (secret === undefined)
+    throw new WebhookVerificationError(`No secret for key ${parts.kid}: was it rotated in and not given here?`, 'unknown_key');
+  const body =
+    typeof rawBody === 'string' ? Buffer.from(rawBody, 'utf8') : Buffer.from(rawBody.buffer, rawBody.byteOffset, rawBody.byteLength);
   const expected = createHmac('sha256', Buffer.from(secret, 'base64')).update(`${parts.t}.`).update(body).digest();
   if (!parts.v1.some((digest) => digest.length === expected.length && timingSafeEqual(digest, expected))) {
     throw new WebhookVerificationError('The signature does not match the body', 'bad_signature');
@@ -53,9 +60,17 @@ export function verifyWebhook<T = unknown>(rawBody: string | Uint8Array, headers
   const tolerance = options.toleranceSeconds ?? 300;
   const now = Math.floor((options.now ?? Date.now()) / 1000);
   if (Math.abs(now - parts.t) > tolerance) {
-    throw new WebhookVerificationError(`Signed ${now - parts.t} s from now, outside the ${tolerance} s tolerance`, 'timestamp_outside_tolerance');
+    throw new WebhookVerificationError(
+      `Signed ${now - parts.t} s from now, outside the ${tolerance} s tolerance`,
+      'timestamp_outside_tolerance',
+    );
   }
-  return { event: JSON.parse(body.toString('utf8')) as T, eventId: headerOf(headers, 'x-service-event-id'), kid: parts.kid, signedAt: parts.t };
+  return {
+    event: JSON.parse(body.toString('utf8')) as T,
+    eventId: headerOf(headers, 'x-service-event-id'),
+    kid: parts.kid,
+    signedAt: parts.t,
+  };
 }
 
 function parseSignature(header: string): { t: number; v1: Buffer[]; kid: string } | undefined {
@@ -81,7 +96,8 @@ function secretOf(secrets: WebhookSecrets, kid: string): string | undefined {
 }
 
 function headerOf(headers: WebhookHeaders, name: string): string | undefined {
-  if (typeof (headers as { get?: unknown }).get === 'function') return (headers as { get(name: string): string | null }).get(name) ?? undefined;
+  if (typeof (headers as { get?: unknown }).get === 'function')
+    return (headers as { get(name: string): string | null }).get(name) ?? undefined;
   for (const [key, value] of Object.entries(headers as Readonly<Record<string, string | readonly string[] | undefined>>)) {
     if (key.toLowerCase() !== name) continue;
     return Array.isArray(value) ? value[0] : (value as string | undefined);

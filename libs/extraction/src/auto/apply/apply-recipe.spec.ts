@@ -34,7 +34,14 @@ const RECIPE: Recipe = {
           meaning: ['label:item code'],
           extractors: [{ type: 'label', label: 'item code' }],
         },
-        { type: 'value', name: 'colour', kind: 'text', status: 'dormant', meaning: ['label:colour'], extractors: [{ type: 'label', label: 'colour' }] },
+        {
+          type: 'value',
+          name: 'colour',
+          kind: 'text',
+          status: 'dormant',
+          meaning: ['label:colour'],
+          extractors: [{ type: 'label', label: 'colour' }],
+        },
         {
           type: 'list',
           name: 'reviews',
@@ -57,7 +64,9 @@ function productHtml(body: string): string {
 
 describe(applyRecipe.name, () => {
   it('takes the first extractor that yields a valid value, anchored before positional', () => {
-    const html = productHtml('<div><span class="price">€ 12,50</span></div><dl><dt>Item code</dt><dd>K-1</dd><dt>Colour</dt><dd>Red</dd></dl>');
+    const html = productHtml(
+      '<div><span class="price">€ 12,50</span></div><dl><dt>Item code</dt><dd>K-1</dd><dt>Colour</dt><dd>Red</dd></dl>',
+    );
     expect(applyRecipe(RECIPE, { html, url: 'https://shop.test/p/kettle' })).toEqual({ price: '12.50', currency: 'EUR', item_code: 'K-1' });
   });
 
@@ -67,16 +76,24 @@ describe(applyRecipe.name, () => {
   });
 
   it('prefers embedded data to the DOM', () => {
-    const jsonLd = '<script type="application/ld+json">{"@type":"Product","name":"Kettle","offers":{"price":"11.00","priceCurrency":"GBP"}}</script>';
+    const jsonLd =
+      '<script type="application/ld+json">{"@type":"Product","name":"Kettle","offers":{"price":"11.00","priceCurrency":"GBP"}}</script>';
     const html = productHtml(`${jsonLd}<div><span class="price">£ 12.00</span></div>`);
-    expect(applyRecipe(RECIPE, { html, url: 'https://shop.test/p/kettle' })).toMatchObject({ price: '11.00', currency: 'GBP', name: 'Kettle' });
+    expect(applyRecipe(RECIPE, { html, url: 'https://shop.test/p/kettle' })).toMatchObject({
+      price: '11.00',
+      currency: 'GBP',
+      name: 'Kettle',
+    });
   });
 
   it('answers lists as arrays of records, skipping items with nothing', () => {
     const html = productHtml(
       '<span class="price">€1</span><ul class="reviews"><li><b>Ann</b> <span class="stars">4/5</span></li><li></li><li><b>Bo</b></li></ul>',
     );
-    expect(applyRecipe(RECIPE, { html, url: 'https://shop.test/p/kettle' }).reviews).toEqual([{ author: 'Ann', rating: '4' }, { author: 'Bo' }]);
+    expect(applyRecipe(RECIPE, { html, url: 'https://shop.test/p/kettle' }).reviews).toEqual([
+      { author: 'Ann', rating: '4' },
+      { author: 'Bo' },
+    ]);
   });
 
   it('answers {} when a page of a known type holds none of its fields', () => {
@@ -109,7 +126,9 @@ describe(`${applyRecipe.name} on a page type of no known kind`, () => {
   });
 
   it('reads the article with Readability when the type may be an article', () => {
-    expect(applyRecipe(pageType([label('opening_hours', 'text')]), { html, url: 'https://mill.test/n/1' }).body).toEqual(expect.stringContaining('old mill'));
+    expect(applyRecipe(pageType([label('opening_hours', 'text')]), { html, url: 'https://mill.test/n/1' }).body).toEqual(
+      expect.stringContaining('old mill'),
+    );
   });
 
   it('leaves Readability out for a type with a price, whatever the price is named', () => {

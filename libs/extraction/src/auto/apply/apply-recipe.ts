@@ -50,7 +50,10 @@ function isArticleRecord(pageType: PageType, record: Record<string, unknown>): b
 
 /** Whether the page type has a learned selector for the article's body (not embedded data). */
 function learnsBody(pageType: PageType): boolean {
-  return pageType.fields.some((field) => field.status === 'active' && field.name === 'body' && field.type === 'value' && field.extractors.some((e) => e.type === 'css'));
+  return pageType.fields.some(
+    (field) =>
+      field.status === 'active' && field.name === 'body' && field.type === 'value' && field.extractors.some((e) => e.type === 'css'),
+  );
 }
 
 /**
@@ -156,7 +159,6 @@ function addListField(page: HtmlPage, field: ListField, record: Record<string, u
     }
   }
 }
-
 
 /** Embedded values the page has and the recipe did not name, under their vocabulary names. */
 function addEmbeddedFields(page: HtmlPage, record: Record<string, unknown>): void {

@@ -47,7 +47,8 @@ export function findLabelPairs(elements: readonly Element[], textOf: (element: E
     if (valueElement === undefined) return;
     const label = normaliseLabel(labelText);
     const text = value ?? textOf(valueElement);
-    if (label !== undefined && text !== '' && text.length <= 2000) pairs.push({ label, value: text, valueElement, ...(labelElement && { labelElement }) });
+    if (label !== undefined && text !== '' && text.length <= 2000)
+      pairs.push({ label, value: text, valueElement, ...(labelElement && { labelElement }) });
   };
   for (const element of elements) {
     switch (element.name) {

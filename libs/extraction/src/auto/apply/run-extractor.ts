@@ -91,12 +91,7 @@ export function readElement(page: HtmlPage, element: Element, attribute: string 
   return page.resolve(first);
 }
 
-function runCss(
-  page: HtmlPage,
-  extractor: CssExtractorStep,
-  kind: ValueKind,
-  scope: readonly Element[],
-): ExtractedValue | undefined {
+function runCss(page: HtmlPage, extractor: CssExtractorStep, kind: ValueKind, scope: readonly Element[]): ExtractedValue | undefined {
   const context = page.valueContext;
   // The first match with a value: an empty placeholder before the real element must not hide it.
   // Matched lazily: most fields are found near the top and the rest of the page is never tested.

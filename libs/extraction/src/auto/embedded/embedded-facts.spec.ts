@@ -195,7 +195,8 @@ describe(embeddedFacts.name, () => {
   });
 
   it('answers in sources order: JSON-LD, microdata, RDFa, meta tags', () => {
-    const facts = factsOf(`<meta property="og:title" content="T"><div itemscope itemtype="https://schema.org/Thing"><span itemprop="name">M</span></div>
+    const facts =
+      factsOf(`<meta property="og:title" content="T"><div itemscope itemtype="https://schema.org/Thing"><span itemprop="name">M</span></div>
       <div typeof="Thing"><span property="name">R</span></div><script type="application/ld+json">{"@type":"Thing","name":"J"}</script>`);
     expect(facts.map((fact) => fact.source)).toEqual(['json-ld', 'microdata', 'rdfa', 'opengraph']);
   });

@@ -61,7 +61,9 @@ function readItem(item: Element, reading: Reading, prefix: string, index: number
 }
 
 function namesOf(element: Element): string[] {
-  return tokens(element.attribs.property).map(localName).filter((name) => name !== '');
+  return tokens(element.attribs.property)
+    .map(localName)
+    .filter((name) => name !== '');
 }
 
 function propertiesOf(item: Element): Element[] {

@@ -101,9 +101,7 @@ function chooseFacts(facts: readonly EmbeddedFact[], family: TypeFamily | undefi
     if (held === undefined || fields.size > held.size) mainItem.set(source, { key, size: fields.size });
   }
   const chosen = new Set([...mainItem.values()].map((item) => item.key));
-  return facts.filter(
-    (fact) => fact.source === 'opengraph' || fact.source === 'meta' || chosen.has(`${fact.source} ${fact.item}`),
-  );
+  return facts.filter((fact) => fact.source === 'opengraph' || fact.source === 'meta' || chosen.has(`${fact.source} ${fact.item}`));
 }
 
 function recordOf(facts: readonly EmbeddedFact[], context: ValueContext): GenericRecord {

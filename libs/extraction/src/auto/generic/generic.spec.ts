@@ -57,7 +57,9 @@ describe(articleOf.name, () => {
 
 describe(articleText.name, () => {
   it('separates blocks by blank lines and collapses whitespace inside them', () => {
-    const { document } = parseHTML('<div id="x"><h2>Title</h2><p>One\n   two<br>three</p><ul><li>a</li><li>b</li></ul>tail<script>x()</script></div>');
+    const { document } = parseHTML(
+      '<div id="x"><h2>Title</h2><p>One\n   two<br>three</p><ul><li>a</li><li>b</li></ul>tail<script>x()</script></div>',
+    );
     expect(articleText(document.getElementById('x'))).toBe('Title\n\nOne two three\n\na\n\nb\n\ntail');
   });
 });

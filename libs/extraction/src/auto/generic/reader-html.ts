@@ -47,7 +47,21 @@ const KEPT_ATTRIBUTES: ReadonlySet<string> = new Set([
  * Elements whose children are all blocks (rows, items, cells): whitespace between them is never
  * rendered, and Readability trims or collapses it wherever it measures text.
  */
-const STRUCTURAL_CONTAINERS: ReadonlySet<string> = new Set(['html', 'head', 'table', 'thead', 'tbody', 'tfoot', 'tr', 'colgroup', 'ul', 'ol', 'dl', 'select', 'optgroup']);
+const STRUCTURAL_CONTAINERS: ReadonlySet<string> = new Set([
+  'html',
+  'head',
+  'table',
+  'thead',
+  'tbody',
+  'tfoot',
+  'tr',
+  'colgroup',
+  'ul',
+  'ol',
+  'dl',
+  'select',
+  'optgroup',
+]);
 const ONLY_WHITESPACE = /^[ \t\n\f\r]*$/;
 
 /**

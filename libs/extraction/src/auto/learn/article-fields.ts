@@ -66,7 +66,14 @@ export function articleDrafts(pages: readonly HtmlPage[]): ArticleDraft[] | unde
     const css = learnSelectors(observations, kind, undefined, MIN_SUPPORT);
     if (css.length === 0) continue;
     drafts.push({
-      field: { type: 'value', name: part, kind, status: 'active', meaning: [`article:${part}`, ...cssMeanings(css)], extractors: css.map(toCssExtractor) },
+      field: {
+        type: 'value',
+        name: part,
+        kind,
+        status: 'active',
+        meaning: [`article:${part}`, ...cssMeanings(css)],
+        extractors: css.map(toCssExtractor),
+      },
       reference: (page) => locateArticle(page)?.[part]?.value,
     });
   }
@@ -95,7 +102,10 @@ function locateArticle(page: HtmlPage): LocatedArticle | null {
         if (byline !== undefined) result.author = byline;
       }
       const date = article.date_published === undefined ? undefined : showing(page, 'date', article.date_published)[0];
-      result.date_published = date !== undefined && article.date_published !== undefined ? { value: article.date_published, element: date } : datelineBefore(page, before);
+      result.date_published =
+        date !== undefined && article.date_published !== undefined
+          ? { value: article.date_published, element: date }
+          : datelineBefore(page, before);
     }
   }
   located.set(page, result);

@@ -37,7 +37,20 @@ const SPECIFIC_KINDS: readonly ValueKind[] = ['price', 'date', 'gtin', 'email', 
 /** Fewest pages a layout-learned field must be seen on. */
 const MIN_LAYOUT_SUPPORT = 2;
 /** What lists of records on sites are lists of, singular. */
-const LIST_NOUNS: ReadonlySet<string> = new Set(['product', 'result', 'item', 'article', 'post', 'review', 'comment', 'offer', 'listing', 'job', 'event', 'hit']);
+const LIST_NOUNS: ReadonlySet<string> = new Set([
+  'product',
+  'result',
+  'item',
+  'article',
+  'post',
+  'review',
+  'comment',
+  'offer',
+  'listing',
+  'job',
+  'event',
+  'hit',
+]);
 /** Embedded drafts with the article's fields: its CSS read after embedded data, the body before (markup's is often cut short). */
 function withArticleFields(drafts: FieldDraft[], article: readonly ArticleDraft[]): FieldDraft[] {
   for (const { field, reference } of article) {
@@ -46,7 +59,8 @@ function withArticleFields(drafts: FieldDraft[], article: readonly ArticleDraft[
       drafts.push({ field, wellAnchored: true, reference });
       continue;
     }
-    twin.field.extractors = field.name === 'body' ? [...field.extractors, ...twin.field.extractors] : [...twin.field.extractors, ...field.extractors];
+    twin.field.extractors =
+      field.name === 'body' ? [...field.extractors, ...twin.field.extractors] : [...twin.field.extractors, ...field.extractors];
     twin.field.meaning.push(...field.meaning);
   }
   return drafts;
@@ -61,7 +75,6 @@ const PAGINATION =
 /** Most elements kept as where an embedded value is shown on one page. */
 const MAX_ALIGNED_ELEMENTS = 3;
 
-
 /**
  * Drafts the fields of one page type from its training pages: embedded data first (aligned to the
  * DOM so that pages without it are still read), then labels, then text slots whose content varies
@@ -73,7 +86,10 @@ export function draftFields(pages: readonly HtmlPage[]): FieldDraft[] {
   const valuesOf = new Map<FieldDraft, Array<string | undefined>>();
   for (const draft of embeddedDrafts(pages, covered)) {
     drafts.push(draft);
-    valuesOf.set(draft, pages.map((page) => draft.reference(page)));
+    valuesOf.set(
+      draft,
+      pages.map((page) => draft.reference(page)),
+    );
   }
   // An article's record is its headline, author, date and body: comments, related excerpts and
   // the labels in them ("Posted in: …") are not part of it.
@@ -81,7 +97,10 @@ export function draftFields(pages: readonly HtmlPage[]): FieldDraft[] {
   if (article !== undefined) return withArticleFields(drafts, article);
   for (const draft of labelDrafts(pages, drafts, valuesOf, covered)) {
     drafts.push(draft);
-    valuesOf.set(draft, pages.map((page) => draft.reference(page)));
+    valuesOf.set(
+      draft,
+      pages.map((page) => draft.reference(page)),
+    );
   }
   if (pages.length >= MIN_LAYOUT_SUPPORT) {
     drafts.push(...slotDrafts(pages, drafts, valuesOf, covered));
@@ -122,7 +141,8 @@ function embeddedDrafts(pages: readonly HtmlPage[], covered: Array<Set<Element>>
   for (const entry of entries.values()) {
     const observations: SlotObservation[] = pages.map((page, index) => {
       const value = entry.values[index];
-      const elements = entry.elements[index].length > 0 ? entry.elements[index] : value === undefined ? [] : elementsShowing(page, entry.kind, value);
+      const elements =
+        entry.elements[index].length > 0 ? entry.elements[index] : value === undefined ? [] : elementsShowing(page, entry.kind, value);
       for (const element of elements) covered[index].add(element);
       return { page, value, elements };
     });
@@ -188,7 +208,9 @@ function labelDrafts(
     if (present.length >= 2 && present.every((value) => value === present[0])) continue;
     const labelName = nameOfLabel(label);
     const kind = labelKind(labelName, present, pages[0].url);
-    const values = raw.map((value, index) => (value === undefined ? undefined : normaliseValue(kind, value, pages[index].valueContext)?.value));
+    const values = raw.map((value, index) =>
+      value === undefined ? undefined : normaliseValue(kind, value, pages[index].valueContext)?.value,
+    );
     if (values.every((value) => value === undefined)) continue;
     const extractor: Extractor = { type: 'label', label };
     const twin = existing.find((draft) => draft.field.type === 'value' && sameValues(valuesOf.get(draft), values));
@@ -200,11 +222,23 @@ function labelDrafts(
       continue;
     }
     if (labelName === undefined) continue;
-    const baseName = canonicalFieldName(labelName, kind, values.filter((value): value is string => value !== undefined));
+    const baseName = canonicalFieldName(
+      labelName,
+      kind,
+      values.filter((value): value is string => value !== undefined),
+    );
     const name = uniqueName(baseName, taken);
     taken.add(name);
     drafts.push({
-      field: { type: 'value', name, kind, status: 'active', meaning: [`label:${label}`], extractors: [extractor], ...extraNames(name, kind) },
+      field: {
+        type: 'value',
+        name,
+        kind,
+        status: 'active',
+        meaning: [`label:${label}`],
+        extractors: [extractor],
+        ...extraNames(name, kind),
+      },
       wellAnchored: true,
       reference: (page) => firstValue(page, [extractor], kind),
     });
@@ -242,7 +276,9 @@ function slotDrafts(
   const known = existing.map((draft) => valuesOf.get(draft) ?? []);
   // The record's heading first: a breadcrumb or a sticky bar that repeats its text earlier in the
   // page is then the repeat, skipped below, rather than the field.
-  const headings = new Set([...byKey.keys()].filter((key) => byKey.get(key)?.some((slot) => slot !== undefined && isRecordHeading(slot.element))));
+  const headings = new Set(
+    [...byKey.keys()].filter((key) => byKey.get(key)?.some((slot) => slot !== undefined && isRecordHeading(slot.element))),
+  );
   const headingFirst = [...byKey].sort(([a], [b]) => Number(headings.has(b)) - Number(headings.has(a)));
   for (const [key, slots] of headingFirst) {
     const present = slots.filter((slot): slot is TextSlot => slot !== undefined);
@@ -261,7 +297,9 @@ function slotDrafts(
       kind = consensusKind(presentCores);
       if (kind === 'text' && presentCores.every((core) => /^\d{1,9}$/.test(core))) kind = 'number';
     }
-    const values = cores.map((core, index) => (core === undefined ? undefined : normaliseValue(kind, core, pages[index].valueContext)?.value));
+    const values = cores.map((core, index) =>
+      core === undefined ? undefined : normaliseValue(kind, core, pages[index].valueContext)?.value,
+    );
     // Already read as embedded data or a label, shown once more (a sticky header repeats the price).
     if (known.some((other) => values.every((value, index) => value === undefined || value === other[index]))) continue;
     const element = present[0].element;
@@ -270,7 +308,11 @@ function slotDrafts(
     const baseName =
       nameOfAffixes(affixes, presentCores) ??
       (kind === 'text' && isRecordHeading(element) ? 'name' : undefined) ??
-      markupNameOfKind(markupName, kind, values.filter((value): value is string => value !== undefined)) ??
+      markupNameOfKind(
+        markupName,
+        kind,
+        values.filter((value): value is string => value !== undefined),
+      ) ??
       (kind === 'price' && isFormerPrice(element, affixes) ? 'regular_price' : undefined) ??
       (kind === 'text' ? undefined : (KIND_NAMES[kind] ?? kind)) ??
       (isBrandBesideTitle(present) ? 'brand' : undefined) ??
@@ -295,7 +337,9 @@ function slotDrafts(
       wellAnchored: false,
       reference: (page) => {
         const slot = regionsOf(page).slots.find((candidate) => candidate.key === key);
-        return slot === undefined ? undefined : normaliseValue(kind, withoutAffixes(slot.text, affixes.prefix, affixes.suffix), page.valueContext)?.value;
+        return slot === undefined
+          ? undefined
+          : normaliseValue(kind, withoutAffixes(slot.text, affixes.prefix, affixes.suffix), page.valueContext)?.value;
       },
     });
   }
@@ -353,7 +397,9 @@ function listDrafts(pages: readonly HtmlPage[], existing: readonly FieldDraft[])
 }
 
 /** Selectors for a list's items: the container's anchors, then its position, with the items' shape. */
-function itemSelectors(seen: ReadonlyArray<{ page: HtmlPage; items: readonly Element[]; container: Element; step: string }>): CssExtractorStep[] {
+function itemSelectors(
+  seen: ReadonlyArray<{ page: HtmlPage; items: readonly Element[]; container: Element; step: string }>,
+): CssExtractorStep[] {
   const step = seen[0].step;
   const found: CssExtractorStep[] = [];
   for (const candidate of selectorCandidates(seen[0].container)) {
@@ -409,7 +455,8 @@ function itemFields(seen: ReadonlyArray<{ page: HtmlPage; items: readonly Elemen
     if (parts.length < Math.max(2, itemCount / 2)) continue;
     if (new Set(parts.map((part) => part.text)).size < 2) continue;
     const { element, attribute } = parts[0];
-    const kind: ValueKind = attribute === 'src' ? 'image_url' : attribute === 'href' ? 'url' : consensusKind(parts.map((part) => part.text));
+    const kind: ValueKind =
+      attribute === 'src' ? 'image_url' : attribute === 'href' ? 'url' : consensusKind(parts.map((part) => part.text));
     const texts = parts.map((part) => part.text);
     const baseName =
       attribute === 'src'
@@ -440,7 +487,8 @@ function itemFields(seen: ReadonlyArray<{ page: HtmlPage; items: readonly Elemen
 
 function relativePath(element: Element, item: Element): string {
   const steps: string[] = [];
-  for (let current: Element | undefined = element; current && current !== item; current = parentElement(current)) steps.push(layoutStep(current));
+  for (let current: Element | undefined = element; current && current !== item; current = parentElement(current))
+    steps.push(layoutStep(current));
   return steps.reverse().join('>');
 }
 
@@ -598,8 +646,6 @@ function extraNames(name: string, kind: ValueKind): Pick<ValueField, 'extra_name
   return { extra_names: { currency: name === 'price' ? 'currency' : `${snakeName(name) ?? name}_currency` } };
 }
 
-
-
 /** Words before a price that make it the price before a sale ("Was £40", "RRP 59 €", "UVP"). */
 const FORMER_PRICE_WORDS = /^(?:was|rrp|msrp|list|regular|original|before|old|compare|uvp|statt|avant|prima|antes|voor)\b/i;
 
@@ -640,7 +686,8 @@ export function templateAffixes(texts: readonly string[]): Pick<CssExtractorStep
   let lead = 0;
   while (lead < fewest - 1 && split.every((words) => words[lead] === split[0][lead])) lead++;
   let trail = 0;
-  while (lead + trail < fewest - 1 && split.every((words) => words[words.length - 1 - trail] === split[0][split[0].length - 1 - trail])) trail++;
+  while (lead + trail < fewest - 1 && split.every((words) => words[words.length - 1 - trail] === split[0][split[0].length - 1 - trail]))
+    trail++;
   const cores = split.map((words) => words.slice(lead, words.length - trail).join(' '));
   const leadMarks = commonRun(cores, (core, i) => core[i]);
   const trailMarks = commonRun(cores, (core, i) => core[core.length - 1 - i]);

@@ -58,7 +58,9 @@ const NON_NAMES: ReadonlySet<string> = new Set(
  * a vowel (`price_sale`, `review_count`), or a code of the trade (`sku`, `gtin`).
  */
 export function isPlainName(name: string): boolean {
-  return name.split('_').every((word) => ABBREVIATIONS.has(word) || (/^[a-z]{2,}$/.test(word) && /[aeiouy]/.test(word) && !NON_NAMES.has(word)));
+  return name
+    .split('_')
+    .every((word) => ABBREVIATIONS.has(word) || (/^[a-z]{2,}$/.test(word) && /[aeiouy]/.test(word) && !NON_NAMES.has(word)));
 }
 
 /**

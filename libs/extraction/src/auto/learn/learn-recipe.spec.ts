@@ -125,7 +125,10 @@ describe(learnRecipe.name, () => {
     it('keeps a field that vanished as dormant, and never extracts it', () => {
       const withoutWeight = learnRecipe({
         domain: 'shop.test',
-        pages: productPages(TRAINING).map((page) => ({ ...page, html: page.html.replace(/<tr><th>Weight<\/th><td>[^<]*<\/td><\/tr>/, '') })),
+        pages: productPages(TRAINING).map((page) => ({
+          ...page,
+          html: page.html.replace(/<tr><th>Weight<\/th><td>[^<]*<\/td><\/tr>/, ''),
+        })),
         previous: first,
         version: 2,
       }).recipe;
@@ -147,8 +150,15 @@ describe(learnRecipe.name, () => {
         previous: first,
         version: 2,
       }).recipe;
-      const names = relabelled.page_types.find((pageType) => pageType.name === 'product')?.fields.map((field) => [field.name, field.status]);
-      expect(names).toEqual(expect.arrayContaining([['weight', 'dormant'], ['mass', 'active']]));
+      const names = relabelled.page_types
+        .find((pageType) => pageType.name === 'product')
+        ?.fields.map((field) => [field.name, field.status]);
+      expect(names).toEqual(
+        expect.arrayContaining([
+          ['weight', 'dormant'],
+          ['mass', 'active'],
+        ]),
+      );
     });
   });
 

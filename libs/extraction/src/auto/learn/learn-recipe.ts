@@ -127,7 +127,10 @@ function pageTypeName(group: readonly HtmlPage[], fields: readonly RecipeField[]
   // A record with a price of its own is a product, whatever its URLs say (`/p/…`, `/dp/…`).
   if (fields.some((field) => field.type === 'value' && field.kind === 'price' && field.status === 'active')) return 'product';
   const first = pathSegments(group[0].url)[0];
-  const fromUrl = first !== undefined && isWordSegment(first) && group.every((page) => pathSegments(page.url)[0] === first) ? snakeName(first) : undefined;
+  const fromUrl =
+    first !== undefined && isWordSegment(first) && group.every((page) => pathSegments(page.url)[0] === first)
+      ? snakeName(first)
+      : undefined;
   return fromUrl !== undefined && isPlainName(fromUrl) ? fromUrl : 'page';
 }
 

@@ -1,7 +1,19 @@
 import { applyRecipe } from '../apply/apply-recipe';
 import { learnRecipe } from './learn-recipe';
 
-const NAMES = ['Oak Stool', 'Tin Lamp', 'Wool Rug', 'Clay Jug', 'Felt Hat', 'Cork Mat', 'Jute Bag', 'Iron Pan', 'Pine Shelf', 'Glass Vase', 'Reed Basket'];
+const NAMES = [
+  'Oak Stool',
+  'Tin Lamp',
+  'Wool Rug',
+  'Clay Jug',
+  'Felt Hat',
+  'Cork Mat',
+  'Jute Bag',
+  'Iron Pan',
+  'Pine Shelf',
+  'Glass Vase',
+  'Reed Basket',
+];
 const BRANDS = ['Aldwick', 'Corvel', 'Fenwick'];
 const COLOURS = ['Rust', 'Oat', 'Slate'];
 const STOCK = ['In stock', 'Available for pre-order', 'Only a few left', 'Sold out'];
@@ -38,7 +50,8 @@ function productPage(item: Item, index: number): { url: string; html: string } {
   ];
   const rotated = [...facts.slice(index % 3), ...facts.slice(0, index % 3)];
   const others = [ITEMS[(index + 1) % ITEMS.length], ITEMS[(index + 4) % ITEMS.length]];
-  const tile = (other: Item): string => `<div class="tile"><a href="${other.path}">${other.name}</a><span class="tile-price">€${other.price}</span></div>`;
+  const tile = (other: Item): string =>
+    `<div class="tile"><a href="${other.path}">${other.name}</a><span class="tile-price">€${other.price}</span></div>`;
   return {
     url: `https://shop.test${item.path}`,
     html: `<!doctype html><html lang="en"><head><title>${item.name}</title></head><body>
@@ -68,7 +81,10 @@ const SENTENCES = [
 function post(index: number): { url: string; html: string; truth: Record<string, string> } {
   const headline = `Field note ${index + 1}: looking after a ${NAMES[index].toLowerCase()}`;
   const date = `2024-0${1 + (index % 9)}-1${index % 10}`;
-  const paragraphs = Array.from({ length: 4 }, (_, p) => `${SENTENCES[(index + p) % 5]} ${SENTENCES[(index + p + 2) % 5]} ${SENTENCES[(index + p + 4) % 5]}`);
+  const paragraphs = Array.from(
+    { length: 4 },
+    (_, p) => `${SENTENCES[(index + p) % 5]} ${SENTENCES[(index + p + 2) % 5]} ${SENTENCES[(index + p + 4) % 5]}`,
+  );
   const related = [1, 2, 3].map((k) => (index + k) % NAMES.length);
   const url = `https://notes.test/2024/${index + 1}/note-${index + 1}/`;
   return {
@@ -82,7 +98,10 @@ function post(index: number): { url: string; html: string; truth: Record<string,
   <div class="entry-content">${paragraphs.map((text) => `<p>${text}</p>`).join('')}</div>
 </article>
 <section class="more-posts"><h2>Read next</h2>${related
-      .map((k) => `<div class="teaser"><h3><a href="/2024/${k + 1}/note-${k + 1}/">Field note ${k + 1}</a></h3><p>${SENTENCES[k % 5]}</p></div>`)
+      .map(
+        (k) =>
+          `<div class="teaser"><h3><a href="/2024/${k + 1}/note-${k + 1}/">Field note ${k + 1}</a></h3><p>${SENTENCES[k % 5]}</p></div>`,
+      )
       .join('')}</section>
 <div id="comments"><h2>${index % 3} thoughts</h2>${Array.from({ length: index % 3 }, (_, c) => `<div class="comment"><b>Reader ${c}</b><time datetime="2025-01-0${c + 1}">2025-01-0${c + 1}</time><p>${SENTENCES[(index + c) % 5]}</p></div>`).join('')}</div>
 </main></body></html>`,
@@ -115,8 +134,22 @@ describe(learnRecipe.name, () => {
 
     it('reads the template words around a value as template, and stock words as schema.org terms', () => {
       for (const { item, record } of unseen) {
-        expect(record).toMatchObject({ name: item.name, price: item.price, sku: item.sku, review_count: String(item.reviews), brand: item.brand, color: item.colour });
-        expect(record.availability).toBe({ 'In stock': 'InStock', 'Available for pre-order': 'PreOrder', 'Only a few left': 'LimitedAvailability', 'Sold out': 'OutOfStock' }[item.stock]);
+        expect(record).toMatchObject({
+          name: item.name,
+          price: item.price,
+          sku: item.sku,
+          review_count: String(item.reviews),
+          brand: item.brand,
+          color: item.colour,
+        });
+        expect(record.availability).toBe(
+          {
+            'In stock': 'InStock',
+            'Available for pre-order': 'PreOrder',
+            'Only a few left': 'LimitedAvailability',
+            'Sold out': 'OutOfStock',
+          }[item.stock],
+        );
       }
     });
   });

@@ -32,7 +32,11 @@ export function selectorCandidates(element: Element, stop?: Element): SelectorCa
   for (const selector of own) add(selector, true);
 
   const ancestors: Element[] = [];
-  for (let current = parentElement(element); current && current !== stop && ancestors.length < MAX_ANCHOR_DISTANCE; current = parentElement(current)) {
+  for (
+    let current = parentElement(element);
+    current && current !== stop && ancestors.length < MAX_ANCHOR_DISTANCE;
+    current = parentElement(current)
+  ) {
     if (current.name === 'body' || current.name === 'html') break;
     ancestors.push(current);
   }
@@ -96,7 +100,11 @@ function positionalStep(element: Element): string {
 /** `body > div:nth-child(2) > … > span:nth-child(1)`: breaks on any layout change, tried last. */
 function positionalPath(element: Element): string {
   const steps: string[] = [];
-  for (let current: Element | undefined = element; current && current.name !== 'body' && current.name !== 'html'; current = parentElement(current)) {
+  for (
+    let current: Element | undefined = element;
+    current && current.name !== 'body' && current.name !== 'html';
+    current = parentElement(current)
+  ) {
     steps.push(positionalStep(current));
   }
   return ['body', ...steps.reverse()].join(' > ');

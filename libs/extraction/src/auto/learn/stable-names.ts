@@ -24,7 +24,10 @@ export function keepStableNames(learned: readonly PageType[], previous: Recipe |
     taken.add(name);
     result[index] = { ...pageType, name };
   }
-  const dormant = unmatched.map((before) => ({ ...before, fields: before.fields.map((field) => ({ ...field, status: 'dormant' as const })) }));
+  const dormant = unmatched.map((before) => ({
+    ...before,
+    fields: before.fields.map((field) => ({ ...field, status: 'dormant' as const })),
+  }));
   return [...(result as PageType[]), ...dormant];
 }
 

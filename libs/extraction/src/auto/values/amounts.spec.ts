@@ -39,7 +39,13 @@ describe(findAmounts.name, () => {
   });
 
   it('asks the page for its decimal mark only when a number leaves it open', () => {
-    const page = { asked: 0, get decimalMark() { this.asked++; return ',' as const; } };
+    const page = {
+      asked: 0,
+      get decimalMark() {
+        this.asked++;
+        return ',' as const;
+      },
+    };
     findAmounts('1.234,56 € 19,99 € 2024-03-01', page);
     expect(page.asked).toBe(0);
     findAmounts('1,089 €', page);

@@ -103,7 +103,12 @@ function interpret(lead: string, groups: Group[], start: number, page: PageMarks
       kept++;
     }
   }
-  const integer = lead + grouping.slice(0, kept).map((group) => group.digits).join('');
+  const integer =
+    lead +
+    grouping
+      .slice(0, kept)
+      .map((group) => group.digits)
+      .join('');
   if (kept < grouping.length) {
     return { value: integer, start, end: kept === 0 ? start + lead.length : grouping[kept - 1].end };
   }

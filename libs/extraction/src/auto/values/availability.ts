@@ -2,15 +2,7 @@ import { collapseWhitespace } from './value-kind';
 
 /** The schema.org `ItemAvailability` terms extraction answers. */
 export type Availability =
-  | 'InStock'
-  | 'OutOfStock'
-  | 'PreOrder'
-  | 'BackOrder'
-  | 'Discontinued'
-  | 'LimitedAvailability'
-  | 'InStoreOnly'
-  | 'OnlineOnly'
-  | 'SoldOut';
+  'InStock' | 'OutOfStock' | 'PreOrder' | 'BackOrder' | 'Discontinued' | 'LimitedAvailability' | 'InStoreOnly' | 'OnlineOnly' | 'SoldOut';
 
 /** Terms as written in markup, letters only, lower-case (`https://schema.org/In_Stock` → `instock`). */
 const TERMS: ReadonlyMap<string, Availability> = new Map<string, Availability>([
@@ -204,7 +196,14 @@ export function parseAvailability(raw: string, maxLength = MAX_AVAILABILITY_TEXT
   const text = collapseWhitespace(raw);
   if (text === '' || text.length > maxLength) return undefined;
   // Terms are written as one token (`SoldOut`, `in_stock`); words are read as phrases below.
-  const term = /\s/.test(text) ? undefined : TERMS.get(text.replace(/^.*schema\.org\/|^schema:/i, '').replace(/[^a-z]/gi, '').toLowerCase());
+  const term = /\s/.test(text)
+    ? undefined
+    : TERMS.get(
+        text
+          .replace(/^.*schema\.org\/|^schema:/i, '')
+          .replace(/[^a-z]/gi, '')
+          .toLowerCase(),
+      );
   if (term !== undefined) return term;
   const folded = fold(text);
   const fewLeft = FEW_LEFT.exec(folded);
@@ -221,7 +220,8 @@ export function parseAvailability(raw: string, maxLength = MAX_AVAILABILITY_TEXT
 }
 
 /** "Only 3 left", "nur noch 2 verfügbar", "2 left in stock": a count left is limited availability. */
-const FEW_LEFT = /\b(?:only|just|nur noch|noch|plus que|solo|ultimi|nog maar)\s+\d{1,3}\s+(?:\p{L}+\s+)?(?:left|remaining|available|verfugbar|auf lager|en stock|disponibles?|rimasti|over)\b|\b\d{1,3}\s+(?:left in stock|left|remaining)\b/u;
+const FEW_LEFT =
+  /\b(?:only|just|nur noch|noch|plus que|solo|ultimi|nog maar)\s+\d{1,3}\s+(?:\p{L}+\s+)?(?:left|remaining|available|verfugbar|auf lager|en stock|disponibles?|rimasti|over)\b|\b\d{1,3}\s+(?:left in stock|left|remaining)\b/u;
 
 /** Lower-case, diacritics removed (`Verfügbar` → `verfugbar`), CJK untouched. */
 function fold(text: string): string {

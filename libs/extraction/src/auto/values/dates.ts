@@ -2,7 +2,8 @@ import type * as Chrono from 'chrono-node';
 import { collapseWhitespace, type ValueContext } from './value-kind';
 
 /** `2024-03-01`, `2024-03-01T10:00:00Z`, `2024-03-01 10:00 +0100`. */
-const ISO = /(?<!\d)(\d{4})-(\d{1,2})-(\d{1,2})(?:(?:T|\s+)(\d{1,2}):(\d{2})(?::(\d{2})(?:[.,]\d+)?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?)?(?![\d-])/i;
+const ISO =
+  /(?<!\d)(\d{4})-(\d{1,2})-(\d{1,2})(?:(?:T|\s+)(\d{1,2}):(\d{2})(?::(\d{2})(?:[.,]\d+)?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?)?(?![\d-])/i;
 /** `2024/03/01`, `2024.03.01`. */
 const YEAR_FIRST = /(?<!\d)(\d{4})([./])(\d{1,2})\2(\d{1,2})(?![\d.]\d)/;
 /** `01.03.2024`, `1/3/2024`, `01-03-2024`: day or month first, by separator and language. */
@@ -105,9 +106,7 @@ function numericDate(text: string, context: ValueContext | undefined): Found | u
     const first = +yearLast[1];
     const second = +yearLast[3];
     const monthFirst = second > 12 || (first <= 12 && yearLast[2] === '/' && writesMonthFirst(context));
-    const parts = monthFirst
-      ? { year: +yearLast[4], month: first, day: second }
-      : { year: +yearLast[4], month: second, day: first };
+    const parts = monthFirst ? { year: +yearLast[4], month: first, day: second } : { year: +yearLast[4], month: second, day: first };
     return { parts, ...span(yearLast) };
   }
   return undefined;

@@ -3,18 +3,7 @@
  * and which page slots may hold a field.
  */
 export type ValueKind =
-  | 'price'
-  | 'currency'
-  | 'date'
-  | 'rating'
-  | 'gtin'
-  | 'email'
-  | 'phone'
-  | 'image_url'
-  | 'url'
-  | 'availability'
-  | 'number'
-  | 'text';
+  'price' | 'currency' | 'date' | 'rating' | 'gtin' | 'email' | 'phone' | 'image_url' | 'url' | 'availability' | 'number' | 'text';
 
 /** A value in the form extraction answers it. */
 export interface NormalisedValue {
