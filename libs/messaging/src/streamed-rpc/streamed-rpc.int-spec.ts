@@ -312,13 +312,15 @@ describe('streamed request/reply', () => {
       await client.call(subject, text('x'));
       // A call that must not run twice asks for its accept at once.
       await client.call(subject, text('y'), { idempotent: false });
-      const asked: Array<string | undefined> = [];
+      // Each call's first ask: on a loaded machine a call not accepted within its timeout asks again.
+      const asked = new Map<string, string | undefined>();
       for await (const msg of raw) {
-        asked.push(msg.headers?.get(ACCEPT_WITHIN_HEADER) || undefined);
-        if (asked.length === 2) break;
+        if (!asked.has(msg.string())) asked.set(msg.string(), msg.headers?.get(ACCEPT_WITHIN_HEADER) || undefined);
+        if (asked.size === 2) break;
       }
-      expect(asked).toEqual(['100', undefined]);
-      expect(seen).toEqual(['none', 'none']); // the protocol's own headers are not the handler's business
+      expect(Object.fromEntries(asked)).toEqual({ x: '100', y: undefined });
+      // The protocol's own headers are not the handler's business.
+      expect(new Set(seen)).toEqual(new Set(['none']));
     });
 
     it('stop waits for the call in flight and then serves no more', async () => {
