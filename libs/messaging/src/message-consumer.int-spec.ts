@@ -1,16 +1,7 @@
 import { context, propagation, ROOT_CONTEXT, trace, TraceFlags } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { waitFor } from '@trawl/testing';
-import {
-  connectForTests,
-  CuttableProxy,
-  gate,
-  Job,
-  job,
-  RecordingLogger,
-  StreamFixture,
-  TestContextManager,
-} from '../test/jetstream-fixture';
+import { TestContextManager, waitFor } from '@trawl/testing';
+import { connectForTests, CuttableProxy, gate, Job, job, RecordingLogger, StreamFixture } from '../test/jetstream-fixture';
 import { MessagingConnection } from './connection';
 import type { Disposition, InboundMessage } from './inbound-message';
 import { MessageConsumer } from './message-consumer';

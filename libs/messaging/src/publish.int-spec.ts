@@ -1,6 +1,7 @@
 import { context, propagation, ROOT_CONTEXT, trace, TraceFlags } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { connectForTests, CuttableProxy, StreamFixture, TestContextManager } from '../test/jetstream-fixture';
+import { TestContextManager } from '@trawl/testing';
+import { connectForTests, CuttableProxy, StreamFixture } from '../test/jetstream-fixture';
 import { MessagingConnection } from './connection';
 import { MessagingError, MessagingErrorCode } from './messaging.errors';
 import { publishJson, publishManyHeld, publishManyJson } from './publish';

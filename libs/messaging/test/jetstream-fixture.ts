@@ -1,7 +1,5 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { once } from 'node:events';
 import { AddressInfo, connect as tcpConnect, createServer, Server, Socket } from 'node:net';
-import { Context, ContextManager, ROOT_CONTEXT } from '@opentelemetry/api';
 import { uniqueSuffix } from '@trawl/testing';
 import { z } from 'zod';
 import { deleteStreams, ensureConsumer, ensureStream, MessagingConnection } from '../src/index';
@@ -72,32 +70,6 @@ export class RecordingLogger {
   }
   error(obj: object, msg: string): void {
     this.errors.push({ obj, msg });
-  }
-}
-
-/** A minimal async context manager, so `context.with()` sets what `context.active()` returns. */
-export class TestContextManager implements ContextManager {
-  private readonly storage = new AsyncLocalStorage<Context>();
-  active(): Context {
-    return this.storage.getStore() ?? ROOT_CONTEXT;
-  }
-  with<A extends unknown[], F extends (...args: A) => ReturnType<F>>(
-    ctx: Context,
-    fn: F,
-    thisArg?: ThisParameterType<F>,
-    ...args: A
-  ): ReturnType<F> {
-    return this.storage.run(ctx, () => fn.call(thisArg, ...args));
-  }
-  bind<T>(_ctx: Context, target: T): T {
-    return target;
-  }
-  enable(): this {
-    return this;
-  }
-  disable(): this {
-    this.storage.disable();
-    return this;
   }
 }
 

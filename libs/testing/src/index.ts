@@ -2,3 +2,4 @@ export * from './postgres';
 export * from './unique';
 export * from './wait';
 export * from './commit-reply-cutter';
+export * from './test-context-manager';
