@@ -4,7 +4,11 @@
  * of our API, and what our infrastructure adds. `Authorization` is the target's: Trawl never reads
  * it on `/v1/`, and a client behind proxy mode sends it for the site (a Bearer token, basic auth).
  */
-const NEVER_FORWARDED = new Set([
+/**
+ * Hop-by-hop headers (RFC 9110 §7.6.1, and the proxy ones clients still send): they describe one
+ * connection, never the request or the answer, so no hop of ours passes them on either way.
+ */
+export const HOP_BY_HOP_HEADERS: readonly string[] = [
   'connection',
   'keep-alive',
   'proxy-connection',
@@ -14,6 +18,10 @@ const NEVER_FORWARDED = new Set([
   'trailer',
   'transfer-encoding',
   'upgrade',
+];
+
+const NEVER_FORWARDED = new Set([
+  ...HOP_BY_HOP_HEADERS,
   'host',
   'content-length',
   'expect',

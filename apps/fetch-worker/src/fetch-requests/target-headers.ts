@@ -1,22 +1,11 @@
+import { HOP_BY_HOP_HEADERS } from '@trawl/fetch-params';
+
 /**
  * Target response headers that describe the connection or the encoding of the bytes on the wire,
  * not the page: hop-by-hop (RFC 9110 §7.6.1) and the framing the worker undid (it decompresses and
  * the gateway frames the answer anew).
  */
-const DROPPED = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-authenticate',
-  'proxy-authorization',
-  'proxy-connection',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
-  'content-encoding',
-  'content-length',
-  'set-cookie',
-]);
+const DROPPED = new Set([...HOP_BY_HOP_HEADERS, 'content-encoding', 'content-length', 'set-cookie']);
 
 /** Prefix of target headers in the answer (fetch-details "Response headers"). */
 const TARGET_HEADER_PREFIX = 'Zr-';

@@ -1,4 +1,4 @@
-import { callerRequestHeaders, DEFAULT_BODY_TYPE } from './target-request-headers';
+import { callerRequestHeaders } from './target-request-headers';
 
 describe(callerRequestHeaders.name, () => {
   it('keeps the caller’s headers, named in lower case', () => {
@@ -25,7 +25,7 @@ describe(callerRequestHeaders.name, () => {
   });
 
   it('types a body without a content type as a form, and keeps the caller’s type', () => {
-    expect(callerRequestHeaders({}, true)['content-type']).toBe(DEFAULT_BODY_TYPE);
+    expect(callerRequestHeaders({}, true)['content-type']).toBe('application/x-www-form-urlencoded');
     expect(callerRequestHeaders({ 'Content-Type': 'application/json' }, true)['content-type']).toBe('application/json');
     expect(callerRequestHeaders({}, false)).not.toHaveProperty('content-type');
   });
