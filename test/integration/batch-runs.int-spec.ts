@@ -36,8 +36,8 @@ describe(RunsRuntime.name, () => {
   beforeAll(async () => {
     database = await createMigratedDatabase();
     web = await startFixtureWeb({ bigSitePages: 300 });
-    // Tasks may take 30 s: the stopped-run tests hold worker slots with 15 s pages.
-    scheduler = await startRunsInstance(database.url, runsSettings(topology, { taskTimeoutMs: 30_000 }));
+    // Tasks may take 45 s: the stopped-run tests hold worker slots until they let them go.
+    scheduler = await startRunsInstance(database.url, runsSettings(topology, { taskTimeoutMs: 45_000 }));
     const config = loadConfig(fetchWorkerConfigSchema, {
       NATS_URL,
       NATS_PREFIX: prefix,
@@ -186,11 +186,6 @@ describe(RunsRuntime.name, () => {
 
   describe('a stopped run', () => {
     const WORKER_SLOTS = 16;
-    // Every task must be dispatched and every slow one started within it, also on a loaded CI
-    // machine: at 3 s, and once at 8 s, slow pages ended first and queued ones took their slots;
-    // at 15 s a fresh-clone CI, Chromium suites beside it, once did not get there either.
-    const SLOW_MS = 30_000;
-
     it.each([
       ['the gateway tells the workers at the stop', true],
       ['the gateway notice is lost and the scheduler repeats it from Postgres', false],
@@ -199,8 +194,8 @@ describe(RunsRuntime.name, () => {
       async (_case, gatewayNotice) => {
         const tenantId = await createTenant(scheduler.db, 40);
         const tag = uniqueSuffix();
-        // The first tasks fill every worker slot for SLOW_MS; the rest wait in the work queue.
-        const slow = Array.from({ length: WORKER_SLOTS }, (_, i) => web.url('slow.test', `/slow/${i + 1}?ms=${SLOW_MS}&t=${tag}`));
+        // The first tasks fill every worker slot until the test lets them answer; the rest wait in the work queue.
+        const slow = Array.from({ length: WORKER_SLOTS }, (_, i) => web.url('slow.test', `/slow/${i + 1}?hold=${tag}`));
         const queued = Array.from({ length: 24 }, (_, i) => `/p/${i + 1}?t=${tag}`);
         const { jobId, runId } = await createJobWithRun(scheduler.db, tenantId, [
           ...slow,
@@ -215,16 +210,24 @@ describe(RunsRuntime.name, () => {
             const slowHits = slow.reduce((n, url) => n + web.hits('slow.test', new URL(url).pathname + new URL(url).search), 0);
             return row.n === 40 && slowHits === WORKER_SLOTS;
           },
-          // Less than SLOW_MS: past it a slow page may have ended and freed its slot to a queued task.
-          { timeoutMs: SLOW_MS - 1_000, intervalMs: 10, what: 'every task dispatched and every worker slot busy' },
+          { timeoutMs: 30_000, intervalMs: 10, what: 'every task dispatched and every worker slot busy' },
         );
         expect(queued.map((path) => web.hits('big.test', path))).toEqual(queued.map(() => 0));
 
+        // The stop notice as the workers get it (core NATS): from the gateway, or repeated by the scheduler.
+        const notices = scheduler.messaging.nc.subscribe(topology.subjects.batchRunStopped);
+        const noticed = (async () => {
+          for await (const msg of notices) if (msg.string().includes(runId)) return;
+        })();
         const stopped = await new JobRunsRepository(scheduler.db).transition(tenantId, jobId, 'stop');
         expect(stopped?.status).toBe('stopped');
         if (gatewayNotice) {
           new RunStopNotices(scheduler.messaging, pino({ level: 'silent' }), { NATS_PREFIX: prefix } as GatewayConfig).stopped(runId);
         }
+        await noticed;
+        notices.unsubscribe();
+        // Only now do the slow pages answer and free their slots to the queued tasks.
+        web.release(tag);
 
         await waitFor(async () => (await taskStates(scheduler.db, runId)).dispatched === undefined, {
           timeoutMs: 30_000,
