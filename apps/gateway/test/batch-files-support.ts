@@ -26,7 +26,16 @@ import { ADMIN_TOKEN, TestGateway } from './gateway-harness';
 export async function jobsServiceFor(gateway: TestGateway): Promise<{ jobs: JobsService; close: () => Promise<void> }> {
   const url = (gateway.sql as unknown as { options: { connectionString: string } }).options.connectionString;
   const dataSource: DataSource = await createDataSource({ url, poolSize: 3 }).initialize();
-  const db = new Database(dataSource);
+  const { jobs } = buildJobsService(new Database(dataSource));
+  return { jobs, close: () => dataSource.destroy() };
+}
+
+/**
+ * The jobs service over `db` with what it calls, wired as the gateway's module wires them (the
+ * gateway's admin token, so upload URLs it signs and the gateway's agree). The caller shuts the
+ * ingest down (`beforeApplicationShutdown`) where it starts ingests.
+ */
+export function buildJobsService(db: Database): { jobs: JobsService; ingest: TaskIngestService; signingKeys: SigningKeysService } {
   const signingKeys = new SigningKeysService(db, new SigningKeysRepository(), new SecretBox(randomBytes(32)));
   const config = loadGatewayConfig({ ADMIN_TOKEN });
   const jobInputs = new JobInputsService(db, new JobInputsRepository(db), new FileTransferSlots(config.FILE_TRANSFERS_MAX), config);
@@ -52,7 +61,7 @@ export async function jobsServiceFor(gateway: TestGateway): Promise<{ jobs: Jobs
     systemClock,
     jobInputs,
   );
-  return { jobs, close: () => dataSource.destroy() };
+  return { jobs, ingest, signingKeys };
 }
 
 /** A raw HTTP request whose body is a stream (sent chunked unless a content-length is given). */

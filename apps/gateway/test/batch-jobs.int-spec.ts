@@ -1,23 +1,16 @@
-import { FileTransferSlots } from '../src/file-transfers/file-transfer-slots';
-import { randomBytes, randomUUID } from 'node:crypto';
-import { SecretBox, SigningKeysRepository } from '@trawl/webhooks';
-import { createLogger } from '@trawl/observability';
-import { ActiveJobsRepository, createDataSource, Database, RunsRepository } from '@trawl/persistence';
-import { systemClock } from '@trawl/scheduling';
+import { randomUUID } from 'node:crypto';
+import { createDataSource, Database, RunsRepository } from '@trawl/persistence';
 import { createMigratedDatabase, TestDatabase, waitFor } from '@trawl/testing';
 import type { DataSource } from 'typeorm';
 import { BatchError, BatchErrorCode } from '../src/batch/batch.errors';
 import { createJobBody } from '@trawl/contracts/http';
 import { JobIngestsRepository } from '../src/batch/job-ingests.repository';
-import { JobSchedulesRepository } from '../src/batch/job-schedules.repository';
 import { JobsRepository } from '../src/batch/jobs.repository';
 import { TaskIngestService } from '../src/batch/task-ingest.service';
 import { CreatedJob, JobsService } from '../src/batch/jobs.service';
-import { loadGatewayConfig } from '../src/config';
-import { JobInputsRepository } from '../src/job-inputs/job-inputs.repository';
-import { JobInputsService } from '../src/job-inputs/job-inputs.service';
 import { SigningKeysService } from '../src/webhooks/signing-keys.service';
 import { WebhookError, WebhookErrorCode } from '../src/webhooks/webhooks.errors';
+import { buildJobsService } from './batch-files-support';
 
 jest.setTimeout(60_000);
 
@@ -33,32 +26,9 @@ describe(JobsService.name, () => {
     database = await createMigratedDatabase();
     dataSource = await createDataSource({ url: database.url, poolSize: 8 }).initialize();
     db = new Database(dataSource);
-    signingKeys = new SigningKeysService(db, new SigningKeysRepository(), new SecretBox(randomBytes(32)));
-    const config = loadGatewayConfig({ ADMIN_TOKEN: 'test-admin-token-0123456789' });
-    const jobInputs = new JobInputsService(db, new JobInputsRepository(db), new FileTransferSlots(config.FILE_TRANSFERS_MAX), config);
-    const jobsRepository = new JobsRepository(db);
-    const ingests = new JobIngestsRepository();
-    ingest = new TaskIngestService(
-      db,
-      ingests,
-      jobsRepository,
-      new RunsRepository(),
-      { BATCH_INGEST_RECOVERY_INTERVAL_MS: 60_000, SHUTDOWN_TIMEOUT_MS: 10_000 },
-      createLogger('test', 'silent'),
-    );
-    jobs = new JobsService(
-      db,
-      jobsRepository,
-      new ActiveJobsRepository(),
-      new RunsRepository(),
-      signingKeys,
-      new JobSchedulesRepository(),
-      ingests,
-      ingest,
-      systemClock,
-      jobInputs,
-    );
+    ({ jobs, ingest, signingKeys } = buildJobsService(db));
   });
+
   afterAll(async () => {
     await ingest?.beforeApplicationShutdown();
     await dataSource?.destroy();
