@@ -35,7 +35,12 @@ RUN npx tsc -p tsconfig.build.json
 # ---- prod-deps: the same node_modules less devDependencies (no second download) ------------------
 # Built from `deps`, not `build`, so it stays cached until package.json or the lock changes.
 FROM deps AS prod-deps
-RUN npm prune --omit=dev --no-audit --no-fund --loglevel=error \
+# prune asks the registry for the other platforms' optional binaries the lock file leaves out (see
+# above), so it needs the proxy's CA as much as install does: without it every ask is retried to
+# failure (minutes, at no gain).
+RUN --mount=type=secret,id=npm_ca \
+    if [ -s /run/secrets/npm_ca ]; then export NODE_EXTRA_CA_CERTS=/run/secrets/npm_ca; fi; \
+    npm prune --omit=dev --no-audit --no-fund --loglevel=error \
     && rm -rf /root/.npm
 
 # ---- runtime ---------------------------------------------------------------------------------------

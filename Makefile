@@ -3,7 +3,7 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := help
 NODE_MODULES_STAMP := node_modules/.install-stamp
 
-.PHONY: help setup services build migrate run test test-unit test-integration test-e2e typecheck lint format bench image-proof sdk clean
+.PHONY: help setup services build migrate run test test-unit test-integration test-e2e typecheck lint format bench image-proof cluster-proof sdk clean
 
 help:
 	@echo "make run    - set up and run the whole platform locally (Ctrl-C stops it)"
@@ -12,6 +12,7 @@ help:
 	@echo "make migrate - apply database migrations to DATABASE_URL"
 	@echo "make sdk    - build the publishable TypeScript SDK into dist/packages/sdk (npm publish dist/packages/sdk)"
 	@echo "make image-proof - build the Dockerfile on a local bookworm base with podman and run the gateway and a worker from it (root)"
+	@echo "make cluster-proof - helm install the chart on a real single-node Kubernetes and prove it under deletions, upgrade, rollback and scaling (root)"
 
 services:
 	@./tools/ensure-services.sh
@@ -78,6 +79,10 @@ bench: setup build
 # The container image, proven without an image registry: deploy/image/README.md.
 image-proof: services
 	bash deploy/image/proof.sh
+
+# The chart on a real node, pods running the images built here: deploy/cluster/README.md.
+cluster-proof: build
+	bash deploy/cluster/proof.sh
 
 clean:
 	rm -rf dist test-output

@@ -20,8 +20,8 @@ module.exports = tseslint.config(
     },
   },
   {
-    // Tests and the benchmark may use loose JSON shapes and print to the console.
-    files: ['**/*.spec.ts', '**/*.int-spec.ts', '**/*.e2e-spec.ts', 'test/**/*.ts', 'bench/**/*.ts', '**/test/**/*.ts'],
+    // Tests, the benchmark and the proofs may use loose JSON shapes (kubectl's) and print to the console.
+    files: ['**/*.spec.ts', '**/*.int-spec.ts', '**/*.e2e-spec.ts', 'test/**/*.ts', 'bench/**/*.ts', '**/test/**/*.ts', 'deploy/**/*.ts'],
     rules: {
       '@typescript-eslint/no-explicit-any': 'off',
       'no-console': 'off',

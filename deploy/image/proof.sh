@@ -7,22 +7,13 @@
 # API port must not serve.
 # Exits non-zero on any failure; removes its containers, database, streams and processes in any case.
 #
-# Environment: TRAWL_IMAGE_CACHE (default /var/cache/trawl-image-proof: base tarball and podman's
-# storage, kept between runs so a second run reuses the base and the cached layers),
-# TRAWL_IMAGE_STORAGE_DRIVER (overlay, or vfs), DATABASE_HOST_URL (postgres://postgres@127.0.0.1:5432),
-# NATS_URL (nats://127.0.0.1:4222).
-#
-# Facts of this machine that shape the podman flags (see README.md): crun refuses the hybrid cgroup v1/v2
-# layout ("cgroups in hybrid mode not supported"), so runc runs the containers; the root user lacks
-# CAP_SYS_RESOURCE and podman's default limits (nofile 1048576, nproc above podman's own 32768) cannot
-# be set, so the limits are this shell's own.
+# Environment: TRAWL_IMAGE_CACHE, TRAWL_IMAGE_STORAGE_DRIVER (see engine.sh), DATABASE_HOST_URL
+# (postgres://postgres@127.0.0.1:5432), NATS_URL (nats://127.0.0.1:4222).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROOT_DIR="$PWD"
 HERE="$ROOT_DIR/deploy/image"
 
-CACHE_DIR="${TRAWL_IMAGE_CACHE:-/var/cache/trawl-image-proof}"
-DRIVER="${TRAWL_IMAGE_STORAGE_DRIVER:-overlay}"
 DB_BASE_URL="${DATABASE_HOST_URL:-postgres://postgres@127.0.0.1:5432}"
 NATS_URL="${NATS_URL:-nats://127.0.0.1:4222}"
 RUN_ID="$(date +%s)$(od -An -N3 -tx1 /dev/urandom | tr -d ' \n')"
@@ -52,16 +43,8 @@ timed() {
   STEP=""
 }
 
-# ---- the engine -------------------------------------------------------------------------------------
-NOFILE="$(ulimit -Hn)"
-NPROC="$(ulimit -Hu)"
-[ "$NPROC" = unlimited ] || [ "$NPROC" -gt 32768 ] && NPROC=32768
-[ "$NOFILE" = unlimited ] && NOFILE=1048576
-ULIMITS=(--ulimit "nofile=$NOFILE:$NOFILE" --ulimit "nproc=$NPROC:$NPROC")
-pm() {
-  podman --root "$CACHE_DIR/storage-$DRIVER" --runroot "/run/trawl-image-proof/$DRIVER" \
-    --storage-driver "$DRIVER" --runtime runc --cgroup-manager cgroupfs --events-backend file "$@"
-}
+# shellcheck source=engine.sh
+source "$HERE/engine.sh"
 
 # ---- clean-up, on success and failure alike ----------------------------------------------------------
 SITE_PID=""
@@ -90,7 +73,7 @@ cleanup() {
   fi
   [ -n "$DB_USED" ] && psql "$DB_BASE_URL/postgres" -qAtc "DROP DATABASE IF EXISTS \"$DB_NAME\" WITH (FORCE)" 2>&1 | sed 's/^/[image-proof] db: /'
   # Cached layers of builds superseded more than a day ago; the current chain stays for the next run.
-  pm image prune -f --filter until=24h >/dev/null 2>&1
+  prune_images
   if pm ps -a --format '{{.Names}}' 2>/dev/null | grep -q "$RUN_ID"; then log "WARNING: containers of this run remain"; rc=1; fi
   printf '[image-proof] %-34s %6.1f s\n' "total" "$(( ($(date +%s%N) - T_START) / 1000000 ))e-3"
   [ $rc -eq 0 ] && echo "image proof: passed" || echo "image proof: FAILED (logs in test-output/image-proof)"
@@ -101,50 +84,17 @@ trap 'exit 130' INT TERM
 
 # ---- 1. what the machine needs -----------------------------------------------------------------------
 install_tools() {
-  local need=()
-  command -v podman >/dev/null || need+=(podman)
-  command -v runc >/dev/null || need+=(runc)
-  command -v debootstrap >/dev/null || need+=(debootstrap)
-  command -v curl >/dev/null || need+=(curl)
-  command -v psql >/dev/null || need+=(postgresql-client)
-  if [ ${#need[@]} -gt 0 ]; then
-    log "installing ${need[*]}"
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq && apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
-  fi
+  install_image_tools
   ./tools/ensure-services.sh
 }
 timed "tools and services" install_tools
 
 # ---- 2. the base: bookworm + Node 20 from Debian's packages -------------------------------------------
-import_base() {
-  local tarball key
-  tarball="$("$HERE/build-base.sh")"
-  key="$(basename "$tarball" .tar)"
-  key="${key#base-}"
-  BASE_IMAGE="localhost/trawl-base:$key"
-  if ! pm image exists "$BASE_IMAGE"; then
-    pm import --change 'CMD ["node"]' --change "ENV NODE_VERSION=$(node --version | tr -d v)" \
-      "$tarball" "$BASE_IMAGE" >/dev/null 2>"$LOG_DIR/import.log" || { cat "$LOG_DIR/import.log" >&2; return 1; }
-  fi
-}
-timed "base image (debootstrap, import)" import_base
+timed "base image (debootstrap, import)" import_base "$LOG_DIR"
 log "base: $BASE_IMAGE"
 
 # ---- 3. the Dockerfile --------------------------------------------------------------------------------
-build_image() {
-  # The machine trusts a TLS-intercepting proxy's CA for the npm registry; the build gets it as the
-  # Dockerfile's optional `npm_ca` secret (not kept in any layer).
-  local ca="${NODE_EXTRA_CA_CERTS:-/etc/ssl/certs/ca-certificates.crt}" secret=()
-  [ -s "$ca" ] && secret=(--secret "id=npm_ca,src=$ca")
-  pm build --network host "${ULIMITS[@]}" "${secret[@]}" \
-    --build-arg "BASE_IMAGE=$BASE_IMAGE" \
-    --build-arg "VERSION=$(node -p 'require("./package.json").version')" \
-    --build-arg "REVISION=$(git -C "$ROOT_DIR" rev-parse HEAD 2>/dev/null || echo unknown)" \
-    --build-arg "CREATED=$(date -u +%Y-%m-%dT%H:%M:%SZ)" \
-    -t "$IMAGE" -f Dockerfile . >"$LOG_DIR/build.log" 2>&1 || { tail -n 40 "$LOG_DIR/build.log" >&2; return 1; }
-}
-timed "image build (podman, $DRIVER)" build_image
+timed "image build (podman, $IMAGE_DRIVER)" build_trawl_image "$IMAGE" "$LOG_DIR"
 log "image: $IMAGE, $(pm image inspect --format '{{.Size}}' "$IMAGE" | awk '{printf "%.0f MB", $1/1e6}')"
 
 # ---- 4. what the image is ----------------------------------------------------------------------------

@@ -64,6 +64,14 @@ function service(extra) {
     podLabels: stringMap,
     extraEnv: list(envVar),
     extraEnvFrom: list(),
+    // A private CA for webhook receivers or targets (NODE_EXTRA_CA_CERTS, TLS_EXTRA_CA_FILE) is a file:
+    // without these, no value could put one in the pod.
+    extraVolumes: list({
+      type: 'object',
+      required: ['name'],
+      properties: { name: str({ pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$', not: { enum: ['tmp', 'dshm'] } }) },
+    }),
+    extraVolumeMounts: list({ type: 'object', required: ['name', 'mountPath'], properties: { name: str(), mountPath: str({ pattern: '^/' }) } }),
     config: {
       type: 'object',
       description: 'More environment variables of the service, by name',

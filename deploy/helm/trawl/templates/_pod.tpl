@@ -112,6 +112,9 @@ spec:
         - name: dshm
           mountPath: /dev/shm
         {{- end }}
+        {{- with $v.extraVolumeMounts }}
+        {{- toYaml . | nindent 8 }}
+        {{- end }}
   volumes:
     - name: tmp
       emptyDir:
@@ -125,6 +128,9 @@ spec:
       emptyDir:
         medium: Memory
         sizeLimit: {{ $v.shm.sizeLimit }}
+    {{- end }}
+    {{- with $v.extraVolumes }}
+    {{- toYaml . | nindent 4 }}
     {{- end }}
   {{- $spread := list -}}
   {{- if $v.defaultTopologySpread }}
