@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
 # The cluster proof: the chart on a real single-node Kubernetes (kube-node: kubelet, containerd,
 # runc, kube-proxy), with pods really running the images built here. See README.md beside this file.
-#   1. images (images.sh): Trawl, Postgres, NATS, the test web; saved as tars named by image ID
-#   2. the node (kube-node's start-node.sh), images imported into its containerd unless already there
+#   1. images (images.sh): Trawl, Postgres, NATS, the test web; tagged after their image IDs
+#   2. the node (kube-node's start-node.sh), images streamed into its containerd unless already there
 #   3. the steps (proof/main.ts, compiled by `make build`): each prints its time and verdict
 #   4. always: the node stopped, logs and the report in test-output/cluster-proof/
 # Exits non-zero on any failure. Needs root, the kube-node tool (KUBE_NODE_TOOL, default
 # ../shared/tools/kube-node beside the repository) and `make build` done.
 #
 # Environment: CLUSTER_PROOF_KEEP (non-empty: leave the node running at the end, to look around),
-# TRAWL_CLUSTER_CACHE (default /var/cache/trawl-cluster: image tars and the node's
-# containerd store, so unchanged images are not imported again), KUBE_NODE_TOOL, and the image
+# TRAWL_CLUSTER_CACHE (default /var/cache/trawl-cluster: the node's folder, whose containerd store
+# keeps the images between runs, so an unchanged image is not imported again), KUBE_NODE_TOOL, and the image
 # proof's TRAWL_IMAGE_CACHE / TRAWL_IMAGE_STORAGE_DRIVER (deploy/image/engine.sh).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -72,7 +72,7 @@ trap 'exit 130' INT TERM
 # ---- 1. tools and images ----------------------------------------------------------------------------
 TOOLS="$(tools/deploy-tools.sh)"
 build_images() {
-  bash deploy/cluster/images.sh "$CACHE/images" "$LOG_DIR" >"$LOG_DIR/images.txt"
+  bash deploy/cluster/images.sh "$LOG_DIR" >"$LOG_DIR/images.txt"
 }
 timed "images (Trawl, Postgres, NATS, test web)" build_images
 ref_of() { awk -v n="$1" '$1 == n {print $2}' "$LOG_DIR/images.txt"; }
@@ -90,15 +90,18 @@ start_node() {
 }
 timed "node started (kube-node, Kubernetes 1.20)" start_node
 
+# shellcheck source=../image/engine.sh
+source deploy/image/engine.sh
 import_images() {
-  local ctr=(ctr -a "$NODE_DIR/containerd/containerd.sock" -n k8s.io) name ref tar
-  while read -r name ref tar; do
-    "${ctr[@]}" images ls -q "name==$ref" | grep -q . || "${ctr[@]}" images import "$tar" >/dev/null
+  local ctr=(ctr -a "$NODE_DIR/containerd/containerd.sock" -n k8s.io) name ref
+  # Streamed from podman's store: no 1.3 GB tar written and read back.
+  while read -r name ref; do
+    "${ctr[@]}" images ls -q "name==$ref" | grep -q . || pm save --format docker-archive "$ref" | "${ctr[@]}" images import - >/dev/null
   done <"$LOG_DIR/images.txt"
   "${ctr[@]}" images ls -q "name==$TRAWL_IMAGE_NEXT" | grep -q . || "${ctr[@]}" images tag "$TRAWL_IMAGE" "$TRAWL_IMAGE_NEXT" >/dev/null
   # The node keeps its images between runs (its image GC is off): drop the superseded builds.
   for ref in $("${ctr[@]}" images ls -q | grep -E '^localhost/trawl(-proof-[a-z]+)?:c[0-9a-f]{12}'); do
-    grep -q " ${ref%-next} " "$LOG_DIR/images.txt" || "${ctr[@]}" images rm --sync "$ref" >/dev/null
+    grep -q " ${ref%-next}$" "$LOG_DIR/images.txt" || "${ctr[@]}" images rm --sync "$ref" >/dev/null
   done
 }
 timed "images imported into containerd" import_images

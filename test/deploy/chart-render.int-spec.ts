@@ -150,6 +150,30 @@ describe('the trawl chart', () => {
       expect(spec.containers[0].volumeMounts).toContainEqual({ name: 'dshm', mountPath: '/dev/shm' });
     });
 
+    it('mount extra volumes beside their own (a private CA for webhooks or targets), and refuse their own names', async () => {
+      const objects = await render({
+        set: [
+          'webhookDispatcher.extraVolumes[0].name=private-ca',
+          'webhookDispatcher.extraVolumes[0].configMap.name=corp-ca',
+          'webhookDispatcher.extraVolumeMounts[0].name=private-ca',
+          'webhookDispatcher.extraVolumeMounts[0].mountPath=/etc/corp-ca',
+        ],
+      });
+      const spec = deployment(objects, 'webhook-dispatcher').spec.template.spec;
+      expect(spec.volumes).toEqual([
+        { name: 'tmp', emptyDir: { sizeLimit: '256Mi' } },
+        { name: 'private-ca', configMap: { name: 'corp-ca' } },
+      ]);
+      expect(spec.containers[0].volumeMounts).toEqual([
+        { name: 'tmp', mountPath: '/tmp' },
+        { name: 'private-ca', mountPath: '/etc/corp-ca' },
+      ]);
+      expect(deployment(objects, 'gateway').spec.template.spec.volumes).toEqual([{ name: 'tmp', emptyDir: { sizeLimit: '256Mi' } }]);
+      await expect(
+        render({ set: ['fetchWorker.extraVolumes[0].name=dshm', 'fetchWorker.extraVolumes[0].emptyDir.medium=Memory'] }),
+      ).rejects.toThrow(/fetchWorker\/extraVolumes\/0\/name/);
+    });
+
     it('wait longer than each service drains before killing it (SHUTDOWN_TIMEOUT_MS, preStop and a margin)', async () => {
       const objects = await render({
         set: ['crawlCoordinator.shutdownTimeoutMs=61500', 'gateway.preStopSleepSeconds=7', 'fetchWorker.terminationGraceMarginSeconds=3'],

@@ -277,6 +277,20 @@ async function upgradeMidCrawlAndLoad(): Promise<string> {
   const client = need('client');
   const crawl = await startSiteCrawl(client, 2000, 1000);
   await crawlProgress(client, crawl.crawl_id, 100, 120_000);
+  // The pods the upgrade replaces take their logs with them: follow them to a file.
+  const logs = join(env.workDir, 'upgrade-old-pods.log');
+  background.start(
+    'bash',
+    [
+      '-c',
+      `exec "$0" -n ${NAMESPACE} logs -f --prefix --timestamps --max-log-requests 20 -l app.kubernetes.io/instance=${RELEASE} > ${logs} 2>&1`,
+      `${env.toolsDir}/kubectl`,
+    ],
+    {
+      ...process.env,
+      KUBECONFIG: env.kubeconfig,
+    },
+  );
   const load = fetchLoad(need('gatewayUrl'), need('apiKey'), 4);
   await sleep(3_000);
   const started = Date.now();
@@ -320,7 +334,7 @@ async function rollback(): Promise<string> {
 
 async function scaleMidBatch(): Promise<string> {
   const client = need('client');
-  const jobId = await startBatch(client, 2000, 150);
+  const jobId = await startBatch(client, 2000, 1000);
   await batchProgress(client, jobId, 200, 120_000);
   await kube.kubectlOk(['-n', NAMESPACE, 'scale', `deployment/${RELEASE}-fetch-worker`, '--replicas=3']);
   await waitFor('3 fetch workers Ready', 180_000, async () => (await kube.readyPods(NAMESPACE, 'fetch-worker')).length === 3);
@@ -374,11 +388,13 @@ const STEPS: [string, () => Promise<string>][] = [
   ['js_render Fetch', jsRender],
   ['batch job + signed webhook', batchWithWebhook],
   ['CLI crawl from the host', cliCrawl],
+  // Before any pod is replaced, so that the counters of the work above are still in the pods
+  // (a Prometheus would have scraped them all along).
+  ['metrics via ServiceMonitors', monitoring],
   ['pods deleted mid-crawl', deletePodsMidCrawl],
   ['helm upgrade mid-crawl + Fetch load', upgradeMidCrawlAndLoad],
   ['helm rollback', rollback],
   ['workers 2 → 3 → 2 mid-batch', scaleMidBatch],
-  ['metrics via ServiceMonitors', monitoring],
   ['helm uninstall', uninstall],
 ];
 

@@ -155,7 +155,7 @@ async function queriesOf(kube: Kube, namespace: string): Promise<Query[]> {
       for (const r of group.rules as any[]) queries.push({ source: `alert ${r.alert ?? r.record}`, expr: String(r.expr) });
     }
   }
-  const maps = await kube.json<{ items: any[] }>(['-A', 'get', 'configmaps', '-l', 'app.kubernetes.io/instance=trawl,grafana_dashboard']);
+  const maps = await kube.json<{ items: any[] }>(['get', 'configmaps', '-A', '-l', 'app.kubernetes.io/instance=trawl,grafana_dashboard']);
   if (maps.items.length === 0) throw new Error('the chart made no dashboard ConfigMap');
   for (const map of maps.items) {
     for (const [file, json] of Object.entries(map.data as Record<string, string>)) {

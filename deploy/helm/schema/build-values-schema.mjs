@@ -71,7 +71,11 @@ function service(extra) {
       required: ['name'],
       properties: { name: str({ pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$', not: { enum: ['tmp', 'dshm'] } }) },
     }),
-    extraVolumeMounts: list({ type: 'object', required: ['name', 'mountPath'], properties: { name: str(), mountPath: str({ pattern: '^/' }) } }),
+    extraVolumeMounts: list({
+      type: 'object',
+      required: ['name', 'mountPath'],
+      properties: { name: str(), mountPath: str({ pattern: '^/' }) },
+    }),
     config: {
       type: 'object',
       description: 'More environment variables of the service, by name',
