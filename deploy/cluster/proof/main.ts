@@ -310,12 +310,14 @@ async function upgradeMidCrawlAndLoad(): Promise<string> {
   );
 }
 
-/** Every pod of the release (but helm test's) runs `image`. */
+/** Every serving pod of the release (but helm test's) runs `image`. */
 async function assertImages(image: string): Promise<void> {
   await waitFor(`every pod on ${image}`, 120_000, async () => {
     const pods = await kube.json<{ items: any[] }>(['-n', NAMESPACE, 'get', 'pods', '-l', 'app.kubernetes.io/instance=trawl']);
+    // Pods still draining after the rollout (their grace period) no longer serve: not counted.
     const serving = pods.items.filter(
-      (p) => p.metadata.labels['app.kubernetes.io/component'] !== 'tests' && p.status.phase !== 'Succeeded',
+      (p) =>
+        p.metadata.labels['app.kubernetes.io/component'] !== 'tests' && p.status.phase !== 'Succeeded' && !p.metadata.deletionTimestamp,
     );
     return serving.length > 0 && serving.every((p) => p.spec.containers[0].image.endsWith(`:${tagOf(image)}`));
   });
