@@ -324,8 +324,10 @@ async function assertImages(image: string): Promise<void> {
 }
 
 async function rollback(): Promise<string> {
-  await kube.helmOk(['rollback', RELEASE, '1', '-n', NAMESPACE, '--wait', '--timeout', '8m']);
-  await kube.kubectlOk(['-n', NAMESPACE, 'wait', '--for=condition=Available', 'deployment', '--all', '--timeout=300s']);
+  // No --wait: helm's waits for the replaced pods to finish their grace period too; a rollout is
+  // done when every Deployment's new pods serve (rollout status) and only they do (assertImages).
+  await kube.helmOk(['rollback', RELEASE, '1', '-n', NAMESPACE]);
+  await kube.waitForDeployments(NAMESPACE, 300);
   await assertImages(images.trawl);
   const page = await need('client').fetch.page(`${SITE}/site/10/0/p/3`);
   if (!page.text().includes('Page 3')) throw new Error('a Fetch after the rollback did not answer the page');
