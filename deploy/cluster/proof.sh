@@ -25,16 +25,9 @@ rm -rf "$LOG_DIR" && mkdir -p "$LOG_DIR"
 
 T_START=$(date +%s%N)
 log() { printf '[cluster-proof] %s\n' "$*"; }
-STEP=""
-timed() {
-  local t0
-  STEP="$1"
-  shift
-  t0=$(date +%s%N)
-  "$@"
-  printf '[cluster-proof] %-40s %6.1f s  passed\n' "$STEP" "$(( ($(date +%s%N) - t0) / 1000000 ))e-3"
-  STEP=""
-}
+STEP_LABEL=cluster-proof STEP_VERDICT=passed STEP_WIDTH=40
+# shellcheck source=../timed-steps.sh
+source deploy/timed-steps.sh
 
 [ "$(id -u)" = 0 ] || { log "needs root (the node runs containerd and a kubelet)"; exit 1; }
 [ -x "$KUBE_NODE_TOOL/start-node.sh" ] || { log "no kube-node tool at $KUBE_NODE_TOOL (set KUBE_NODE_TOOL)"; exit 1; }

@@ -30,18 +30,9 @@ rm -rf "$LOG_DIR" && mkdir -p "$LOG_DIR"
 T_START=$(date +%s%N)
 log() { printf '[image-proof] %s\n' "$*"; }
 fail() { printf '[image-proof] FAILED: %s\n' "$*" >&2; exit 1; }
-# timed NAME COMMAND...: runs the command, prints how long it took. Not `cmd || …`: a function called
-# in such a list runs without errexit, and every step relies on it.
-STEP=""
-timed() {
-  local t0
-  STEP="$1"
-  shift
-  t0=$(date +%s%N)
-  "$@"
-  printf '[image-proof] %-34s %6.1f s\n' "$STEP" "$(( ($(date +%s%N) - t0) / 1000000 ))e-3"
-  STEP=""
-}
+STEP_LABEL=image-proof STEP_VERDICT="" STEP_WIDTH=34
+# shellcheck source=../timed-steps.sh
+source "$HERE/../timed-steps.sh"
 
 # shellcheck source=engine.sh
 source "$HERE/engine.sh"

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { waitFor } from '@trawl/testing';
 
 /** Where the proof's tools and the node are (proof.sh sets these). */
 export interface ProofEnvironment {
@@ -98,30 +98,6 @@ export class Kube {
 }
 
 /** Polls `probe` until it returns a value other than undefined/false, or throws after `timeoutMs`. */
-export async function waitFor<T>(
-  what: string,
-  timeoutMs: number,
-  probe: () => Promise<T | undefined | false>,
-  intervalMs = 500,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let lastError: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined && value !== false) return value;
-    } catch (error) {
-      lastError = error;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(
-        `${what}: not within ${Math.round(timeoutMs / 1000)} s${lastError ? ` (last error: ${(lastError as Error).message})` : ''}`,
-      );
-    }
-    await sleep(intervalMs);
-  }
-}
-
 export async function freePort(): Promise<number> {
   const server = createServer().listen(0, '127.0.0.1');
   await once(server, 'listening');
@@ -171,14 +147,17 @@ export async function relayInto(kube: Kube, background: Background, name: string
     `UNIX-LISTEN:${socket},fork,unlink-early`,
     `TCP:${address}:${port}`,
   ]);
-  await waitFor(`relay socket ${socket}`, 10_000, async () => (await run('test', ['-S', socket])).code === 0, 100);
+  await waitFor(async () => (await run('test', ['-S', socket])).code === 0, {
+    what: `relay socket ${socket}`,
+    timeoutMs: 10_000,
+    intervalMs: 100,
+  });
   background.start('socat', [`TCP-LISTEN:${hostPort},bind=127.0.0.1,reuseaddr,fork`, `UNIX-CONNECT:${socket}`]);
-  await waitFor(
-    `relay port ${hostPort}`,
-    10_000,
-    async () => (await run('bash', ['-c', `exec 3<>/dev/tcp/127.0.0.1/${hostPort}`])).code === 0,
-    100,
-  );
+  await waitFor(async () => (await run('bash', ['-c', `exec 3<>/dev/tcp/127.0.0.1/${hostPort}`])).code === 0, {
+    what: `relay port ${hostPort}`,
+    timeoutMs: 10_000,
+    intervalMs: 100,
+  });
   return hostPort;
 }
 
@@ -189,11 +168,10 @@ export async function portForward(kube: Kube, background: Background, namespace:
     ...process.env,
     KUBECONFIG: kube.env.kubeconfig,
   });
-  await waitFor(
-    `port-forward to ${service}`,
-    20_000,
-    async () => (await run('bash', ['-c', `exec 3<>/dev/tcp/127.0.0.1/${local}`])).code === 0,
-    200,
-  );
+  await waitFor(async () => (await run('bash', ['-c', `exec 3<>/dev/tcp/127.0.0.1/${local}`])).code === 0, {
+    what: `port-forward to ${service}`,
+    timeoutMs: 20_000,
+    intervalMs: 200,
+  });
   return local;
 }

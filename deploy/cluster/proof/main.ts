@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { TrawlClient, verifyWebhook } from '@trawl/sdk';
-import { Background, Kube, ok, portForward, relayInto, run, waitFor } from './kube';
+import { waitFor } from '@trawl/testing';
+import { Background, Kube, ok, portForward, relayInto, run } from './kube';
 import { checkMonitoring } from './monitoring-check';
 import {
   batchProgress,
@@ -181,15 +182,18 @@ async function helmTest(): Promise<string> {
 
 async function tenant(): Promise<string> {
   const adminPort = await portForward(kube, background, NAMESPACE, `${RELEASE}-gateway-admin`, 8085);
-  const created = await waitFor('tenant through the admin Service', 30_000, async () => {
-    const res = await fetch(`http://127.0.0.1:${adminPort}/admin/v1/tenants`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${need('adminToken')}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'cluster-proof', concurrency: 40, max_active_jobs: 10, rate_limit_per_minute: 100_000 }),
-    });
-    if (res.status !== 201) throw new Error(`admin API answered ${res.status}: ${await res.text()}`);
-    return (await res.json()) as { tenant_id: string; api_key: string };
-  });
+  const created = await waitFor(
+    async () => {
+      const res = await fetch(`http://127.0.0.1:${adminPort}/admin/v1/tenants`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${need('adminToken')}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'cluster-proof', concurrency: 40, max_active_jobs: 10, rate_limit_per_minute: 100_000 }),
+      });
+      if (res.status !== 201) throw new Error(`admin API answered ${res.status}: ${await res.text()}`);
+      return (await res.json()) as { tenant_id: string; api_key: string };
+    },
+    { what: 'tenant through the admin Service', timeoutMs: 30_000, intervalMs: 500 },
+  );
   const service = await kube.json<any>(['-n', NAMESPACE, 'get', 'service', `${RELEASE}-gateway`]);
   const port = await relayInto(kube, background, 'gateway', service.spec.clusterIP, 8080);
   state.apiKey = created.api_key;
@@ -225,11 +229,14 @@ async function batchWithWebhook(): Promise<string> {
   const jobId = await startBatch(client, 300, 0, `${HOOKS}/hooks/batch`);
   const { summary } = await expectWholeBatch(client, jobId, 300, 180_000);
   const testweb = await kube.json<any>(['-n', 'proof-web', 'get', 'service', 'testweb']);
-  const delivery = await waitFor('the run.completed webhook at the receiver', 60_000, async () => {
-    const got = await kube.inNetns('curl', ['-sS', '--fail', `http://${testweb.spec.clusterIP}/hooks/batch`]);
-    const list = JSON.parse(ok('receiver', got)) as { headers: Record<string, string>; body: string }[];
-    return list.find((d) => d.body.includes(jobId));
-  });
+  const delivery = await waitFor(
+    async () => {
+      const got = await kube.inNetns('curl', ['-sS', '--fail', `http://${testweb.spec.clusterIP}/hooks/batch`]);
+      const list = JSON.parse(ok('receiver', got)) as { headers: Record<string, string>; body: string }[];
+      return list.find((d) => d.body.includes(jobId));
+    },
+    { what: 'the run.completed webhook at the receiver', timeoutMs: 60_000, intervalMs: 500 },
+  );
   const verified = verifyWebhook<{ event_type: string; job_id: string }>(delivery.body, delivery.headers, { [key.kid]: key.secret });
   if (verified.event.event_type !== 'run.completed' || verified.event.job_id !== jobId) {
     throw new Error(`unexpected webhook: ${delivery.body.slice(0, 300)}`);
@@ -312,15 +319,18 @@ async function upgradeMidCrawlAndLoad(): Promise<string> {
 
 /** Every serving pod of the release (but helm test's) runs `image`. */
 async function assertImages(image: string): Promise<void> {
-  await waitFor(`every pod on ${image}`, 120_000, async () => {
-    const pods = await kube.json<{ items: any[] }>(['-n', NAMESPACE, 'get', 'pods', '-l', 'app.kubernetes.io/instance=trawl']);
-    // Pods still draining after the rollout (their grace period) no longer serve: not counted.
-    const serving = pods.items.filter(
-      (p) =>
-        p.metadata.labels['app.kubernetes.io/component'] !== 'tests' && p.status.phase !== 'Succeeded' && !p.metadata.deletionTimestamp,
-    );
-    return serving.length > 0 && serving.every((p) => p.spec.containers[0].image.endsWith(`:${tagOf(image)}`));
-  });
+  await waitFor(
+    async () => {
+      const pods = await kube.json<{ items: any[] }>(['-n', NAMESPACE, 'get', 'pods', '-l', 'app.kubernetes.io/instance=trawl']);
+      // Pods still draining after the rollout (their grace period) no longer serve: not counted.
+      const serving = pods.items.filter(
+        (p) =>
+          p.metadata.labels['app.kubernetes.io/component'] !== 'tests' && p.status.phase !== 'Succeeded' && !p.metadata.deletionTimestamp,
+      );
+      return serving.length > 0 && serving.every((p) => p.spec.containers[0].image.endsWith(`:${tagOf(image)}`));
+    },
+    { what: `every pod on ${image}`, timeoutMs: 120_000, intervalMs: 500 },
+  );
 }
 
 async function rollback(): Promise<string> {
@@ -341,15 +351,22 @@ async function scaleMidBatch(): Promise<string> {
   const jobId = await startBatch(client, 2000, 1000);
   await batchProgress(client, jobId, 200, 120_000);
   await kube.kubectlOk(['-n', NAMESPACE, 'scale', `deployment/${RELEASE}-fetch-worker`, '--replicas=3']);
-  await waitFor('3 fetch workers Ready', 180_000, async () => (await kube.readyPods(NAMESPACE, 'fetch-worker')).length === 3);
+  await waitFor(async () => (await kube.readyPods(NAMESPACE, 'fetch-worker')).length === 3, {
+    what: '3 fetch workers Ready',
+    timeoutMs: 180_000,
+    intervalMs: 500,
+  });
   const at3 = await batchProgress(client, jobId, 0, 1_000);
   await batchProgress(client, jobId, Math.min(1900, at3 + 300), 180_000);
   await kube.kubectlOk(['-n', NAMESPACE, 'scale', `deployment/${RELEASE}-fetch-worker`, '--replicas=2']);
   const { summary } = await expectWholeBatch(client, jobId, 2000, 300_000);
-  await waitFor('2 fetch workers', 120_000, async () => {
-    const pods = await kube.json<{ items: any[] }>(['-n', NAMESPACE, 'get', 'pods', '-l', 'app.kubernetes.io/component=fetch-worker']);
-    return pods.items.length === 2;
-  });
+  await waitFor(
+    async () => {
+      const pods = await kube.json<{ items: any[] }>(['-n', NAMESPACE, 'get', 'pods', '-l', 'app.kubernetes.io/component=fetch-worker']);
+      return pods.items.length === 2;
+    },
+    { what: '2 fetch workers', timeoutMs: 120_000, intervalMs: 500 },
+  );
   return `scaled to 3 at ${at3} tasks done, back to 2: ${summary}`;
 }
 
@@ -366,10 +383,13 @@ async function monitoring(): Promise<string> {
 
 async function uninstall(): Promise<string> {
   await kube.helmOk(['uninstall', RELEASE, '-n', NAMESPACE, '--wait', '--timeout', '3m']);
-  await waitFor('the release pods gone', 120_000, async () => {
-    const pods = await kube.json<{ items: any[] }>(['-n', NAMESPACE, 'get', 'pods']);
-    return pods.items.length === 0;
-  });
+  await waitFor(
+    async () => {
+      const pods = await kube.json<{ items: any[] }>(['-n', NAMESPACE, 'get', 'pods']);
+      return pods.items.length === 0;
+    },
+    { what: 'the release pods gone', timeoutMs: 120_000, intervalMs: 500 },
+  );
   const kinds =
     'all,configmaps,secrets,serviceaccounts,poddisruptionbudgets,networkpolicies,jobs,servicemonitors,prometheusrules,roles,rolebindings';
   const left = await kube.json<{ items: any[] }>(['-n', NAMESPACE, 'get', kinds]);
