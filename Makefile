@@ -8,7 +8,7 @@ NODE_MODULES_STAMP := node_modules/.install-stamp
 help:
 	@echo "make run    - set up and run the whole platform locally (Ctrl-C stops it)"
 	@echo "make test   - typecheck, lint and run every test (unit, integration, e2e)"
-	@echo "make bench  - benchmarks (crawl: Trawl vs. Crawlee; fetch: gateway overhead, js_render vs. puppeteer-core; batch: 100k tasks vs. undici, webhook latency; stealth: detectors and TLS fingerprints vs. puppeteer-core and Chromium)"
+	@echo "make bench  - benchmarks (crawl: Trawl vs. Crawlee and the one-process limit, 5,000 and 100,000 pages; fetch: gateway overhead, js_render vs. puppeteer-core; batch: 100k tasks vs. undici, webhook latency; stealth: detectors and TLS fingerprints vs. puppeteer-core and Chromium)"
 	@echo "make migrate - apply database migrations to DATABASE_URL"
 	@echo "make sdk    - build the publishable TypeScript SDK into dist/packages/sdk (npm publish dist/packages/sdk)"
 	@echo "make image-proof - build the Dockerfile on a local bookworm base with podman and run the gateway and a worker from it (root)"
@@ -70,6 +70,8 @@ test: setup typecheck lint build
 
 bench: setup build
 	node -r ./tools/register-aliases.js dist/bench/crawl-bench.js
+	node -r ./tools/register-aliases.js dist/bench/crawl-bench.js --pages 5000 --concurrency 32 --only trawl,limit
+	node -r ./tools/register-aliases.js dist/bench/crawl-bench.js --pages 100000 --concurrency 32 --only trawl,limit --rounds 1 --timeout 1800
 	node -r ./tools/register-aliases.js dist/bench/fetch-bench.js
 	node -r ./tools/register-aliases.js dist/bench/batch-bench.js
 	node -r ./tools/register-aliases.js dist/bench/batch-bench.js --only tasks --tasks 20000 --latency-ms 0

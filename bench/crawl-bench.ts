@@ -1,25 +1,32 @@
 /**
- * `make bench`: Trawl against Crawlee's CheerioCrawler on the same generated site (big.test of the
- * fixture web), on the same machine, in the same run, with the same concurrency.
+ * `make bench`: Trawl against Crawlee's CheerioCrawler and against the one-process limit (a plain
+ * undici breadth-first crawl) on the same generated site (big.test of the fixture web), on the same
+ * machine, in the same run, with the same concurrency.
  *   node -r ./tools/register-aliases.js dist/bench/crawl-bench.js [--pages 10000] [--concurrency 64] [--rounds 3] …
- * Prints pages/s of both (median of the rounds), their ratio against the 3× target, peak RSS and RSS
- * over the crawl's progress, CPU by process; writes everything to bench/results/latest.json. Exits
- * non-zero only when a crawl did not fetch the whole site (or could not run), never because the
- * target was missed.
+ * Prints pages/s of each (median of the rounds), the ratios against their targets, pages/s by
+ * quarter, peak RSS and RSS over the crawl's progress, CPU by process; writes everything to
+ * bench/results/latest.json. Exits non-zero only when a crawl did not fetch the whole site (or
+ * could not run), never because a target was missed.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join, resolve } from 'node:path';
-import { measureCrawlee } from './crawlee-bench';
+import { measureChildCrawler } from './child-crawl-bench';
 import { startFixtureWebProcess } from './fixture-web-process';
 import { WrongCrawlError, type CrawlerMeasurement } from './measurement';
-import { parseBenchOptions } from './options';
-import { formatReport, formatRounds, formatTrawlTimings, medianRoundWithPeak, TARGET_RATIO, throughputRatio } from './report';
+import { CRAWLERS, parseBenchOptions, type CrawlerName } from './options';
+import {
+  formatReport,
+  formatRounds,
+  formatTrawlTimings,
+  limitVerdicts,
+  medianRoundWithPeak,
+  TARGET_RATIO,
+  throughputRatio,
+} from './report';
 import { measureTrawl, startTrawl, warmUpTrawl, type TrawlUnderTest } from './trawl-bench';
 
 const RESULTS_DIR = resolve(__dirname, '..', '..', 'bench', 'results');
-
-type CrawlerName = 'crawlee' | 'trawl';
 
 /** Fails the run when a crawl did not fetch exactly the site: a throughput of a wrong crawl means nothing. */
 function assertWholeSite(m: CrawlerMeasurement, pages: number): void {
@@ -35,16 +42,17 @@ function assertWholeSite(m: CrawlerMeasurement, pages: number): void {
 
 /**
  * Run order. The Trawl services start once and stay up for every round (starting them means a fresh
- * migrated database and seconds of boot), so they sit idle beside Crawlee's turns; their CPU during
- * those turns is measured and printed (`trawlIdle`) to show what that costs Crawlee. Each crawler
- * warms up on the same site before it is measured — Trawl once, Crawlee in each of its processes —
- * so neither pays JIT, connection-pool or cache warm-up in a measured crawl. Rounds alternate which
- * crawler goes first, and the report takes medians, because this 2-core machine is shared and its
- * load drifts; a single pair of crawls can land one crawler in a busy minute.
+ * migrated database and seconds of boot), so they sit idle beside the other crawlers' turns; their
+ * CPU during those turns is measured and printed (`trawlIdle`) to show what that costs the others.
+ * Each crawler warms up on the same site before it is measured — Trawl once, the others in each of
+ * their processes — so none pays JIT, connection-pool or cache warm-up in a measured crawl. Each
+ * round starts one crawler later in the order than the round before, and the report takes medians,
+ * because this 2-core machine is shared and its load drifts; a single set of crawls can land one
+ * crawler in a busy minute.
  */
 function roundOrder(round: number, first: CrawlerName): CrawlerName[] {
-  const second: CrawlerName = first === 'crawlee' ? 'trawl' : 'crawlee';
-  return round % 2 === 0 ? [first, second] : [second, first];
+  const from = CRAWLERS.indexOf(first) + round;
+  return CRAWLERS.map((_, i) => CRAWLERS[(from + i) % CRAWLERS.length]);
 }
 
 async function main(args: string[]): Promise<void> {
@@ -54,11 +62,11 @@ async function main(args: string[]): Promise<void> {
   process.once('SIGINT', () => {
     void Promise.allSettled([...cleanups].map((cleanup) => cleanup())).then(() => process.exit(130));
   });
-  const runs = (name: CrawlerName): boolean => options.only === undefined || options.only === name;
+  const runs = (name: CrawlerName): boolean => options.only === undefined || options.only.includes(name);
 
   const web = await startFixtureWebProcess(options.pages);
   cleanups.add(web.stop);
-  const rounds: Record<CrawlerName, CrawlerMeasurement[]> = { crawlee: [], trawl: [] };
+  const rounds: Record<CrawlerName, CrawlerMeasurement[]> = { crawlee: [], trawl: [], limit: [] };
   let trawl: TrawlUnderTest | undefined;
   try {
     if (runs('trawl')) {
@@ -71,11 +79,13 @@ async function main(args: string[]): Promise<void> {
     for (let round = 0; round < options.rounds; round++) {
       for (const crawler of roundOrder(round, options.first).filter(runs)) {
         const label = `round ${round + 1}/${options.rounds}`;
-        if (crawler === 'crawlee') {
+        if (crawler !== 'trawl') {
           process.stderr.write(
-            `crawlee (${label}): warm-up crawl of ${options.warmupPages} pages, then measured crawl of ${options.pages} pages…\n`,
+            `${crawler} (${label}): warm-up crawl of ${options.warmupPages} pages, then measured crawl of ${options.pages} pages…\n`,
           );
-          rounds.crawlee.push(await measureCrawlee(web, options, trawl?.pids));
+          rounds[crawler].push(
+            await measureChildCrawler(crawler === 'crawlee' ? 'Crawlee' : 'one-process limit', web, options, trawl?.pids),
+          );
         } else {
           process.stderr.write(`trawl (${label}): measured crawl of ${options.pages} pages…\n`);
           rounds.trawl.push(await measureTrawl(trawl!, web, options));
@@ -89,18 +99,17 @@ async function main(args: string[]): Promise<void> {
     await web.stop();
   }
 
-  const medians = (['crawlee', 'trawl'] as const)
-    .filter((name) => rounds[name].length > 0)
-    .map((name) => medianRoundWithPeak(rounds[name]));
+  const medians = CRAWLERS.filter((name) => rounds[name].length > 0).map((name) => medianRoundWithPeak(rounds[name]));
   const trawlMedian = medians.find((m) => m.crawler === 'Trawl');
   const crawleeMedian = medians.find((m) => m.crawler === 'Crawlee');
-  process.stdout.write(`\n${formatReport(medians, options.concurrency, cores)}\n\n${formatRounds(rounds.crawlee, rounds.trawl)}\n`);
+  const limitMedian = medians.find((m) => m.crawler === 'one-process limit');
+  process.stdout.write(`\n${formatReport(medians, options.concurrency, cores)}\n\n${formatRounds(rounds)}\n`);
   if (trawlMedian) process.stdout.write(`\n${formatTrawlTimings(trawlMedian)}\n`);
 
   const ratio = trawlMedian && crawleeMedian ? throughputRatio(trawlMedian, crawleeMedian) : undefined;
   mkdirSync(RESULTS_DIR, { recursive: true });
-  // A one-crawler run (--only) must not replace the comparison in latest.json.
-  const file = join(RESULTS_DIR, options.only ? `latest-${options.only}.json` : 'latest.json');
+  // A run of some crawlers (--only) must not replace the whole comparison in latest.json.
+  const file = join(RESULTS_DIR, options.only ? `latest-${options.only.join('-')}-${options.pages}.json` : 'latest.json');
   writeFileSync(
     file,
     `${JSON.stringify(
@@ -111,6 +120,7 @@ async function main(args: string[]): Promise<void> {
         ratio,
         targetRatio: TARGET_RATIO,
         targetMet: ratio === undefined ? undefined : ratio >= TARGET_RATIO,
+        limitVerdicts: trawlMedian && limitMedian ? limitVerdicts(trawlMedian, limitMedian) : undefined,
         rounds,
       },
       null,
@@ -120,7 +130,7 @@ async function main(args: string[]): Promise<void> {
   process.stdout.write(`\nresults: ${file}\n`);
 
   // Checked after printing, so a wrong crawl's numbers are still there to read.
-  for (const m of [...rounds.crawlee, ...rounds.trawl]) assertWholeSite(m, options.pages);
+  for (const m of CRAWLERS.flatMap((name) => rounds[name])) assertWholeSite(m, options.pages);
 }
 
 main(process.argv.slice(2)).then(

@@ -1,14 +1,19 @@
-/** Resident memory of the measured processes at one point of a crawl's progress. */
-export interface ProgressMemory {
+/** When a crawl reached a point of its progress, and the resident memory of its processes then. */
+export interface ProgressMark {
   /** Share of the expected pages fetched, in percent (25, 50, 75, 100). */
   percent: number;
-  /** VmRSS by process role (`coordinator`, `worker`, `crawlee`), in bytes. */
+  /** Seconds since the crawl started. */
+  atSeconds: number;
+  /**
+   * Memory by process role (`coordinator`, `worker`, `gateway`, `crawlee`, `limit`: VmRSS;
+   * `postgres`: PSS of every Postgres process, the server being shared), in bytes.
+   */
   rssBytes: Record<string, number>;
 }
 
 /** What one crawler did on the measured crawl; both crawlers report this shape. */
 export interface CrawlerMeasurement {
-  crawler: 'Trawl' | 'Crawlee';
+  crawler: 'Trawl' | 'Crawlee' | 'one-process limit';
   /** Pages fetched successfully. */
   pages: number;
   /** Pages that failed for good. */
@@ -17,11 +22,11 @@ export interface CrawlerMeasurement {
   seconds: number;
   pagesPerSecond: number;
   /**
-   * Peak resident memory (VmHWM, boot and warm-up included) in bytes by role. Crawlee is one process
-   * that is both coordinator and worker; it is reported as `worker`.
+   * Peak resident memory (VmHWM, boot and warm-up included) in bytes by role. Crawlee and the
+   * one-process limit are one process each, both coordinator and worker; reported as `worker`.
    */
   peakRssBytes: { coordinator?: number; worker: number };
-  progressMemory: ProgressMemory[];
+  progress: ProgressMark[];
   /** CPU seconds used during the measured crawl, by process (or process group, e.g. `postgres`). */
   cpuSeconds: Record<string, number>;
   /** Crawler-specific facts worth keeping (settings, metrics deltas, RSS samples). */

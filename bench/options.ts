@@ -21,15 +21,28 @@ export interface BenchOptions {
    * Rounds alternate which crawler goes first.
    */
   rounds: number;
-  /** Which crawler runs first in the first round (`--first crawlee|trawl`, default `crawlee`). */
-  first: 'crawlee' | 'trawl';
-  /** Measure one crawler only, e.g. while tuning Trawl (`--only crawlee|trawl`); no ratio is printed then. */
-  only?: 'crawlee' | 'trawl';
+  /** Which crawler runs first in the first round (`--first crawlee|trawl|limit`, default `crawlee`); the others follow in turn. */
+  first: CrawlerName;
+  /**
+   * The crawlers measured (`--only`, comma-separated, e.g. `trawl` while tuning it or `trawl,limit`
+   * for the long crawl; default all three): a ratio is printed only when both its sides ran.
+   */
+  only?: CrawlerName[];
+}
+
+/** Crawlee's CheerioCrawler, Trawl, and the one-process limit (a plain undici breadth-first crawl). */
+export const CRAWLERS = ['crawlee', 'trawl', 'limit'] as const;
+export type CrawlerName = (typeof CRAWLERS)[number];
+
+function crawlerName(flag: string, raw: string | undefined): CrawlerName {
+  const name = CRAWLERS.find((crawler) => crawler === raw);
+  if (!name) throw new Error(`${flag} needs one of ${CRAWLERS.join(', ')}, got "${raw ?? ''}"\n${USAGE}`);
+  return name;
 }
 
 const USAGE =
   'usage: crawl-bench [--pages <n>] [--concurrency <n>] [--rounds <n>] [--warmup-pages <n>] [--timeout <s>] ' +
-  '[--log-level <level>] [--set KEY=VALUE]… [--first crawlee|trawl] [--only crawlee|trawl]';
+  '[--log-level <level>] [--set KEY=VALUE]… [--first crawlee|trawl|limit] [--only crawlee,trawl,limit]';
 
 function positiveInteger(flag: string, raw: string | undefined, min: number): number {
   const value = Number(raw);
@@ -79,12 +92,10 @@ export function parseBenchOptions(args: readonly string[]): BenchOptions {
         break;
       }
       case '--first':
-        if (value !== 'crawlee' && value !== 'trawl') throw new Error(`--first needs crawlee or trawl\n${USAGE}`);
-        options.first = value;
+        options.first = crawlerName(flag, value);
         break;
       case '--only':
-        if (value !== 'crawlee' && value !== 'trawl') throw new Error(`--only needs crawlee or trawl\n${USAGE}`);
-        options.only = value;
+        options.only = [...new Set((value ?? '').split(',').map((name) => crawlerName(flag, name)))];
         break;
       default:
         throw new Error(`unknown option "${flag}"\n${USAGE}`);

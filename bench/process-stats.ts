@@ -129,8 +129,13 @@ export function treeRssBytes(pid: number): number {
  * seldom.
  */
 export function treePssBytes(pid: number): number {
-  return processTree(pid).reduce((sum, member) => {
-    const rollup = readProc(member, 'smaps_rollup');
+  return groupPssBytes(processTree(pid));
+}
+
+/** Proportional set size of the given processes together (see {@link treePssBytes}); processes gone meanwhile count 0. */
+export function groupPssBytes(pids: readonly number[]): number {
+  return pids.reduce((sum, pid) => {
+    const rollup = readProc(pid, 'smaps_rollup');
     return sum + (rollup === undefined ? 0 : statusKiB(rollup, 'Pss') * 1024);
   }, 0);
 }

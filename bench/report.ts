@@ -4,6 +4,19 @@ import { trawlHistograms } from './service-metrics';
 /** Trawl's pages/s must be at least this multiple of Crawlee's on the same machine and site. */
 export const TARGET_RATIO = 3;
 
+/** From this many pages on a crawl is judged as the long one (issue 32: 100,000 pages). */
+export const LONG_CRAWL_PAGES = 100_000;
+
+/**
+ * Trawl's share of the one-process limit's pages/s (issue 32, target 1): 30 % on a crawl of
+ * thousands of pages, 25 % on the long one, whose last quarter must also keep 90 % of its first
+ * quarter's rate.
+ */
+export const LIMIT_SHARE = { short: 0.3, long: 0.25 };
+export const LAST_QUARTER_SHARE = 0.9;
+/** Issue 32, target 4: a service's peak RSS over the long crawl within 15 % of its RSS at a quarter of it. */
+export const FLAT_MEMORY_GROWTH = 0.15;
+
 const MIB = 1024 * 1024;
 
 function mib(bytes: number | undefined): string {
@@ -36,25 +49,28 @@ export function medianRoundWithPeak(rounds: readonly CrawlerMeasurement[]): Craw
   return { ...median, peakRssBytes: { worker: peak('worker'), ...(coordinator > 0 && { coordinator }) } };
 }
 
-/** Pages/s of every round, and Trawl/Crawlee of the rounds run side by side. */
-export function formatRounds(crawlee: readonly CrawlerMeasurement[], trawl: readonly CrawlerMeasurement[]): string {
+/** Pages/s of every round, and Trawl's ratios to the others in the rounds they ran side by side. */
+export function formatRounds(rounds: Record<'crawlee' | 'trawl' | 'limit', readonly CrawlerMeasurement[]>): string {
+  const { crawlee, trawl, limit } = rounds;
   const lines = [`Rounds (pages/s; the tables above show each crawler's median round, with the peak RSS of all rounds):`];
   if (crawlee.length > 0) lines.push(`  Crawlee: ${crawlee.map((m) => m.pagesPerSecond.toFixed(1)).join(', ')}`);
+  if (limit.length > 0) lines.push(`  one-process limit: ${limit.map((m) => m.pagesPerSecond.toFixed(1)).join(', ')}`);
   if (trawl.length > 0) {
     lines.push(`  Trawl:   ${trawl.map((m) => m.pagesPerSecond.toFixed(1)).join(', ')}`);
     lines.push(`  Trawl coordinator peak RSS after each round (MiB): ${trawl.map((m) => mib(m.peakRssBytes.coordinator)).join(', ')}`);
   }
-  const paired = Math.min(crawlee.length, trawl.length);
-  if (paired > 0) {
-    const ratios = Array.from({ length: paired }, (_, i) => throughputRatio(trawl[i], crawlee[i]).toFixed(2));
-    lines.push(`  Trawl / Crawlee by round: ${ratios.join(', ')}`);
+  const byRound = (others: readonly CrawlerMeasurement[], format: (ratio: number) => string): string[] =>
+    Array.from({ length: Math.min(others.length, trawl.length) }, (_, i) => format(throughputRatio(trawl[i], others[i])));
+  if (crawlee.length > 0 && trawl.length > 0) lines.push(`  Trawl / Crawlee by round: ${byRound(crawlee, (r) => r.toFixed(2)).join(', ')}`);
+  if (limit.length > 0 && trawl.length > 0) {
+    lines.push(`  Trawl / one-process limit by round: ${byRound(limit, (r) => `${(100 * r).toFixed(1)} %`).join(', ')}`);
   }
   return lines.join('\n');
 }
 
-/** Trawl's pages/s over Crawlee's. */
-export function throughputRatio(trawl: CrawlerMeasurement, crawlee: CrawlerMeasurement): number {
-  return trawl.pagesPerSecond / crawlee.pagesPerSecond;
+/** Trawl's pages/s over another crawler's. */
+export function throughputRatio(trawl: CrawlerMeasurement, other: CrawlerMeasurement): number {
+  return trawl.pagesPerSecond / other.pagesPerSecond;
 }
 
 /** The human summary `make bench` prints: throughput, memory, memory over progress, CPU by process. */
@@ -68,13 +84,14 @@ export function formatReport(measurements: CrawlerMeasurement[], concurrency: nu
         String(m.pages),
         m.seconds.toFixed(2),
         m.pagesPerSecond.toFixed(1),
-        m.crawler === 'Crawlee' ? '(one process)' : mib(m.peakRssBytes.coordinator),
+        m.crawler === 'Trawl' ? mib(m.peakRssBytes.coordinator) : '(one process)',
         mib(m.peakRssBytes.worker),
       ]),
     ),
   );
   const trawl = measurements.find((m) => m.crawler === 'Trawl');
   const crawlee = measurements.find((m) => m.crawler === 'Crawlee');
+  const limit = measurements.find((m) => m.crawler === 'one-process limit');
   if (trawl && crawlee) {
     const ratio = throughputRatio(trawl, crawlee);
     out.push(
@@ -83,6 +100,18 @@ export function formatReport(measurements: CrawlerMeasurement[], concurrency: nu
         `target ≥ ${TARGET_RATIO}×: ${ratio >= TARGET_RATIO ? 'MET' : 'NOT MET'}`,
     );
   }
+  if (trawl && limit) out.push('', ...limitVerdicts(trawl, limit));
+  out.push('', 'Pages/s by quarter of the crawl (each quarter of the expected pages, from its first to its last):');
+  out.push(
+    table(
+      ['crawler', '1st', '2nd', '3rd', '4th', 'last / first'],
+      measurements.map((m) => {
+        const rates = quarterRates(m);
+        const drift = rates[0] && rates[3] ? `${((100 * rates[3]) / rates[0]).toFixed(0)} %` : '—';
+        return [m.crawler, ...rates.map((rate) => (rate === undefined ? '—' : rate.toFixed(0))), drift];
+      }),
+    ),
+  );
   out.push(
     '',
     'Mean pages loading at once (of configured): ' +
@@ -90,19 +119,36 @@ export function formatReport(measurements: CrawlerMeasurement[], concurrency: nu
         .map((m) => `${m.crawler} ${Number(m.details.meanConcurrency ?? 0).toFixed(1)} of ${String(m.details.concurrency ?? concurrency)}`)
         .join(', '),
   );
-  out.push('', 'Resident memory as the crawl progresses (flat = the frontier lives in Postgres, not in memory):');
+  out.push(
+    '',
+    'Resident memory as the crawl progresses (flat = the frontier lives in Postgres, not in memory; Postgres: PSS of all its processes):',
+  );
   const memoryRows: string[][] = [];
   for (const m of measurements) {
-    const roles = [...new Set(m.progressMemory.flatMap((p) => Object.keys(p.rssBytes)))].filter((r) => r !== 'fixtureWeb');
-    for (const role of roles) {
+    for (const role of memoryRoles(m)) {
+      const growth = memoryGrowth(m, role);
       memoryRows.push([
         m.crawler,
         role,
-        ...[25, 50, 75, 100].map((percent) => mib(m.progressMemory.find((p) => p.percent === percent)?.rssBytes[role])),
+        ...[25, 50, 75, 100].map((percent) => mib(m.progress.find((p) => p.percent === percent)?.rssBytes[role])),
+        growth === undefined ? '—' : `${growth >= 0 ? '+' : ''}${(100 * growth).toFixed(0)} %`,
       ]);
     }
   }
-  out.push(table(['crawler', 'process', '25 %', '50 %', '75 %', '100 %'], memoryRows));
+  out.push(table(['crawler', 'process', '25 %', '50 %', '75 %', '100 %', 'peak vs 25 %'], memoryRows));
+  if (trawl && trawl.pages >= LONG_CRAWL_PAGES) {
+    const growing = memoryRoles(trawl).filter((role) => (memoryGrowth(trawl, role) ?? 0) > FLAT_MEMORY_GROWTH);
+    out.push(
+      `Every Trawl service flat over the ${trawl.pages}-page crawl (peak within ${100 * FLAT_MEMORY_GROWTH} % of the RSS at 25 %): ` +
+        (growing.length === 0 ? 'MET' : `NOT MET (${growing.join(', ')})`),
+    );
+  }
+  const growthBytes = trawl?.details.databaseGrowthBytes;
+  if (trawl && typeof growthBytes === 'number') {
+    out.push(
+      `Postgres: the database grew ${mib(growthBytes)} over the crawl, ${(growthBytes / Math.max(1, trawl.pages)).toFixed(0)} bytes per page`,
+    );
+  }
   out.push('', `CPU time during the measured crawl (capacity: ${cores} cores × seconds):`);
   const cpuRows: string[][] = [];
   for (const m of measurements) {
@@ -118,6 +164,54 @@ export function formatReport(measurements: CrawlerMeasurement[], concurrency: nu
   }
   out.push(table(['crawler', 'process', 'CPU s', 'share of machine'], cpuRows));
   return out.join('\n');
+}
+
+/**
+ * Trawl's share of the one-process limit, with the issue's verdicts: the short crawl's share, or
+ * for the long one its share and whether its last quarter kept pace with its first.
+ */
+export function limitVerdicts(trawl: CrawlerMeasurement, limit: CrawlerMeasurement): string[] {
+  const share = throughputRatio(trawl, limit);
+  const long = trawl.pages >= LONG_CRAWL_PAGES;
+  const target = long ? LIMIT_SHARE.long : LIMIT_SHARE.short;
+  const lines = [
+    `Trawl / one-process limit pages/s: ${(100 * share).toFixed(1)} % at ${trawl.pages} pages — ` +
+      `target ≥ ${100 * target} %: ${share >= target ? 'MET' : 'NOT MET'}`,
+  ];
+  if (long) {
+    const [first, , , last] = quarterRates(trawl);
+    const kept = first && last ? last / first : undefined;
+    lines.push(
+      `Trawl's last quarter / first quarter pages/s: ${kept === undefined ? '—' : `${(100 * kept).toFixed(0)} %`} — ` +
+        `target ≥ ${100 * LAST_QUARTER_SHARE} %: ${kept !== undefined && kept >= LAST_QUARTER_SHARE ? 'MET' : 'NOT MET'}`,
+    );
+  }
+  return lines;
+}
+
+/** Pages/s in each quarter of the expected pages (undefined where a mark is missing). */
+export function quarterRates(m: CrawlerMeasurement): (number | undefined)[] {
+  const at = (percent: number) => (percent === 0 ? 0 : m.progress.find((p) => p.percent === percent)?.atSeconds);
+  return [25, 50, 75, 100].map((percent) => {
+    const from = at(percent - 25);
+    const to = at(percent);
+    return from === undefined || to === undefined || to <= from ? undefined : m.pages / 4 / (to - from);
+  });
+}
+
+function memoryRoles(m: CrawlerMeasurement): string[] {
+  return [...new Set(m.progress.flatMap((p) => Object.keys(p.rssBytes)))].filter((r) => r !== 'fixtureWeb');
+}
+
+/**
+ * A process's peak memory after a quarter of the crawl against its memory then: the peak of its
+ * samples (every 250 ms) where the bench sampled it, else of the later marks.
+ */
+function memoryGrowth(m: CrawlerMeasurement, role: string): number | undefined {
+  const base = m.progress.find((p) => p.percent === 25)?.rssBytes[role];
+  const sampled = (m.details.peakRssAfterQuarterBytes as Record<string, number> | undefined)?.[role];
+  const later = [...m.progress.filter((p) => p.percent > 25).map((p) => p.rssBytes[role] ?? 0), sampled ?? 0];
+  return base ? Math.max(...later) / base - 1 : undefined;
 }
 
 /** Where the Trawl crawl's time went, from the coordinator's and worker's histograms (delta over the crawl). */

@@ -1,9 +1,11 @@
 import { BENCHMARK_CLIENT, Platform, type ServiceName } from '../test/support/platform';
 import type { FixtureWebProcess } from './fixture-web-process';
-import { WrongCrawlError, type CrawlerMeasurement, type ProgressMemory } from './measurement';
+import { Client } from 'pg';
+import { CRAWL_LIMITS } from '@trawl/contracts/http';
+import { WrongCrawlError, type CrawlerMeasurement, type ProgressMark } from './measurement';
 import type { BenchOptions } from './options';
-import { childRunning, processesNamed } from './process-stats';
-import { GroupCpuMeter, MachineCpuMeter, ResourceMeter } from './resource-meter';
+import { childRunning, groupPssBytes, processesNamed } from './process-stats';
+import { GroupCpuMeter, MachineCpuMeter, ResourceMeter, type ProcessUsage } from './resource-meter';
 import { meanDepth, sampleQueueDepth } from './queue-depth';
 import { meanOf, sampleGauges, scrapeTotals, totalsDelta, type MetricTotals } from './service-metrics';
 
@@ -65,10 +67,12 @@ export async function startTrawl(web: FixtureWebProcess, options: BenchOptions):
   }
 }
 
+/** Starts a crawl; limits above the API's bound are cut to it (a 100,000-page site then ends on its last page). */
 async function startCrawl(trawl: TrawlUnderTest, url: string, limits: { maxPages: number; maxItems: number }): Promise<string> {
+  const bound = (limit: number) => Math.min(limit, CRAWL_LIMITS.maxLimit);
   const res = await trawl.platform
     .client(trawl.apiKey, BENCHMARK_CLIENT)
-    .startCrawl({ url, max_items: limits.maxItems, max_pages: limits.maxPages });
+    .startCrawl({ url, max_items: bound(limits.maxItems), max_pages: bound(limits.maxPages) });
   if (res.status !== 202) throw new Error(`POST /v1/crawls answered ${res.status}: ${res.text}`);
   return (res.body as CrawlView).crawl_id;
 }
@@ -90,6 +94,28 @@ export async function warmUpTrawl(trawl: TrawlUnderTest, web: FixtureWebProcess,
     .waitUntilEnded(id, options.timeoutSeconds * 1000)) as CrawlView;
   if (crawl.status !== 'completed')
     throw new WrongCrawlError(`Trawl warm-up crawl ended "${crawl.status}": ${JSON.stringify(crawl.error ?? crawl.coverage)}`);
+}
+
+/** Each service's highest sampled RSS from `fromMs` (since the meter started) on. */
+function peakAfter(usage: Record<string, ProcessUsage>, fromMs: number): Record<string, number> {
+  return Object.fromEntries(
+    Object.entries(usage).map(([role, { samples }]) => [
+      role,
+      Math.max(0, ...samples.filter((s) => s.atMs >= fromMs).map((s) => s.rssBytes)),
+    ]),
+  );
+}
+
+/** Size of the platform's database on disk (tables, indexes, TOAST), in bytes. */
+async function databaseBytes(trawl: TrawlUnderTest): Promise<number> {
+  const client = new Client({ connectionString: trawl.platform.databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ bytes: string }>('SELECT pg_database_size(current_database()) AS bytes');
+    return Number(rows[0].bytes);
+  } finally {
+    await client.end();
+  }
 }
 
 async function scrapeServices(trawl: TrawlUnderTest): Promise<{ coordinator: MetricTotals; worker: MetricTotals }> {
@@ -144,7 +170,9 @@ export async function measureTrawl(trawl: TrawlUnderTest, web: FixtureWebProcess
   const nats = new GroupCpuMeter(() => processesNamed('nats-server'));
   const machine = new MachineCpuMeter();
   const marks = [25, 50, 75].map((percent) => ({ percent, at: Math.ceil((options.pages * percent) / 100) }));
-  const progressMemory: ProgressMemory[] = [];
+  const progress: ProgressMark[] = [];
+  const memoryNow = () => ({ ...meter.current(), postgres: groupPssBytes(processesNamed('postgres')) });
+  const databaseBytesBefore = await databaseBytes(trawl);
 
   const queues = await sampleQueueDepth(trawl.platform.prefix);
   // A worker below its concurrency while the coordinator has plenty in flight means pages wait in
@@ -164,7 +192,7 @@ export async function measureTrawl(trawl: TrawlUnderTest, web: FixtureWebProcess
     id = await startCrawl(trawl, web.bigSiteUrl, { maxPages: options.pages + 10, maxItems: options.pages + 10 });
     crawl = await pollUntilEnded(trawl, id, startedAt, options, (fetched) => {
       while (marks.length > 0 && fetched >= marks[0].at)
-        progressMemory.push({ percent: marks.shift()!.percent, rssBytes: meter.current() });
+        progress.push({ percent: marks.shift()!.percent, atSeconds: (performance.now() - startedAt) / 1000, rssBytes: memoryNow() });
     });
   } catch (error) {
     meter.stop();
@@ -172,7 +200,7 @@ export async function measureTrawl(trawl: TrawlUnderTest, web: FixtureWebProcess
     throw error;
   }
   const seconds = (performance.now() - startedAt) / 1000;
-  progressMemory.push({ percent: 100, rssBytes: meter.current() });
+  progress.push({ percent: 100, atSeconds: seconds, rssBytes: memoryNow() });
   const usage = meter.stop();
   const cpuSeconds = {
     coordinator: usage.coordinator.cpuSeconds,
@@ -186,6 +214,7 @@ export async function measureTrawl(trawl: TrawlUnderTest, web: FixtureWebProcess
   const inFlightSamples = await inFlight.stop();
   const queueSamples = await queues.stop();
   const metricsAfter = await scrapeServices(trawl);
+  const databaseGrowth = (await databaseBytes(trawl)) - databaseBytesBefore;
 
   const workerMetrics = totalsDelta(metricsBefore.worker, metricsAfter.worker);
   // Little's law: total time pages spent loading ÷ wall time = mean pages loading at once.
@@ -200,7 +229,7 @@ export async function measureTrawl(trawl: TrawlUnderTest, web: FixtureWebProcess
     seconds,
     pagesPerSecond: (pages_fetched - pages_failed) / seconds,
     peakRssBytes: { coordinator: usage.coordinator.peakRssBytes, worker: usage.worker.peakRssBytes },
-    progressMemory,
+    progress,
     cpuSeconds,
     details: {
       crawlId: id,
@@ -214,12 +243,14 @@ export async function measureTrawl(trawl: TrawlUnderTest, web: FixtureWebProcess
       meanQueueDepth: meanDepth(queueSamples),
       queueSamples,
       serverSeconds,
+      databaseGrowthBytes: databaseGrowth,
       env: trawl.env,
       metrics: {
         coordinator: totalsDelta(metricsBefore.coordinator, metricsAfter.coordinator),
         worker: workerMetrics,
       },
       sampledPeakRssBytes: { coordinator: usage.coordinator.sampledPeakRssBytes, worker: usage.worker.sampledPeakRssBytes },
+      peakRssAfterQuarterBytes: peakAfter(usage, (progress.find((p) => p.percent === 25)?.atSeconds ?? 0) * 1000),
       rssSamples: {
         coordinator: usage.coordinator.samples.map((s) => [s.atMs, s.rssBytes]),
         worker: usage.worker.samples.map((s) => [s.atMs, s.rssBytes]),

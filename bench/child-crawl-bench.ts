@@ -1,26 +1,36 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import type { CrawleeCrawlResult } from './crawlee-crawl';
+import type { ChildCrawlResult } from './child-crawl';
 import type { FixtureWebProcess } from './fixture-web-process';
 import type { CrawlerMeasurement } from './measurement';
 import type { BenchOptions } from './options';
 import { MachineCpuMeter, ResourceMeter, type ProcessUsage } from './resource-meter';
 
+/** The crawlers the bench runs as processes of their own, by the script each runs (see child-crawl.ts). */
+const CHILD_CRAWLERS = {
+  Crawlee: { script: 'crawlee-crawl.js', role: 'crawlee' },
+  'one-process limit': { script: 'one-process-crawl.js', role: 'limit' },
+} as const;
+
+export type ChildCrawler = keyof typeof CHILD_CRAWLERS;
+
 /**
- * Runs Crawlee's CheerioCrawler over the generated site in its own process (crawlee-crawl.ts): a
- * warm-up crawl, then the measured one, sampled like the Trawl services. `idleTrawl`: processes of
- * the Trawl services sitting idle meanwhile, whose CPU time is reported as `trawlIdle`.
+ * Runs a crawler over the generated site in its own process: a warm-up crawl, then the measured
+ * one, sampled like the Trawl services. `idleTrawl`: processes of the Trawl services sitting idle
+ * meanwhile, whose CPU time is reported as `trawlIdle`.
  */
-export async function measureCrawlee(
+export async function measureChildCrawler(
+  crawler: ChildCrawler,
   web: FixtureWebProcess,
   options: BenchOptions,
   idleTrawl: Record<string, number> = {},
 ): Promise<CrawlerMeasurement> {
+  const { script, role } = CHILD_CRAWLERS[crawler];
   const child = spawn(
     process.execPath,
     [
-      join(__dirname, 'crawlee-crawl.js'),
+      join(__dirname, script),
       ...['--url', web.bigSiteUrl, '--pages', String(options.pages), '--concurrency', String(options.concurrency)],
       ...['--warmup-pages', String(options.warmupPages), '--host-map', web.hostMap],
     ],
@@ -33,10 +43,10 @@ export async function measureCrawlee(
   let machineBusy = 0;
   const timeout = setTimeout(() => child.kill('SIGKILL'), options.timeoutSeconds * 1000);
   try {
-    const result = await new Promise<CrawleeCrawlResult>((resolve, reject) => {
-      let settled: CrawleeCrawlResult | undefined;
+    const result = await new Promise<ChildCrawlResult>((resolve, reject) => {
+      let settled: ChildCrawlResult | undefined;
       createInterface({ input: child.stdout! }).on('line', (line) => {
-        let message: { phase?: string; result?: CrawleeCrawlResult };
+        let message: { phase?: string; result?: ChildCrawlResult };
         try {
           message = JSON.parse(line) as typeof message;
         } catch {
@@ -44,9 +54,9 @@ export async function measureCrawlee(
         }
         if (message.phase === 'measuring') {
           meter = new ResourceMeter({
-            crawlee: child.pid!,
+            [role]: child.pid!,
             fixtureWeb: web.pid,
-            ...Object.fromEntries(Object.entries(idleTrawl).map(([role, pid]) => [`idle:${role}`, pid])),
+            ...Object.fromEntries(Object.entries(idleTrawl).map(([service, pid]) => [`idle:${service}`, pid])),
           });
           meter.start();
           machine.start();
@@ -63,32 +73,32 @@ export async function measureCrawlee(
         else
           reject(
             new Error(
-              `Crawlee crawl exited with ${code ?? signal}${signal === 'SIGKILL' ? ` (timeout ${options.timeoutSeconds} s?)` : ''}`,
+              `${crawler} crawl exited with ${code ?? signal}${signal === 'SIGKILL' ? ` (timeout ${options.timeoutSeconds} s?)` : ''}`,
             ),
           );
       });
     });
-    const crawlee = usage?.crawlee;
+    const own = usage?.[role];
     return {
-      crawler: 'Crawlee',
+      crawler,
       pages: result.handled,
       failedPages: result.failed,
       seconds: result.seconds,
       pagesPerSecond: result.handled / result.seconds,
-      peakRssBytes: { worker: Math.max(result.maxRssBytes, crawlee?.peakRssBytes ?? 0) },
-      progressMemory: result.progressRssBytes.map(({ percent, rssBytes }) => ({ percent, rssBytes: { crawlee: rssBytes } })),
+      peakRssBytes: { worker: Math.max(result.maxRssBytes, own?.peakRssBytes ?? 0) },
+      progress: result.progress.map(({ percent, rssBytes, atSeconds }) => ({ percent, atSeconds, rssBytes: { [role]: rssBytes } })),
       cpuSeconds: {
-        crawlee: result.cpuSeconds,
+        [role]: result.cpuSeconds,
         fixtureWeb: usage?.fixtureWeb.cpuSeconds ?? 0,
         ...(Object.keys(idleTrawl).length > 0
-          ? { trawlIdle: Object.keys(idleTrawl).reduce((sum, role) => sum + (usage?.[`idle:${role}`]?.cpuSeconds ?? 0), 0) }
+          ? { trawlIdle: Object.keys(idleTrawl).reduce((sum, service) => sum + (usage?.[`idle:${service}`]?.cpuSeconds ?? 0), 0) }
           : {}),
         wholeMachine: machineBusy,
       },
       details: {
         meanConcurrency: result.meanConcurrency,
-        settings: { minConcurrency: options.concurrency, maxConcurrency: options.concurrency, maxRequestsPerCrawl: options.pages + 10 },
-        rssSamples: crawlee?.samples.map((s) => [s.atMs, s.rssBytes]),
+        settings: { concurrency: options.concurrency, maxRequests: options.pages + 10 },
+        rssSamples: own?.samples.map((s) => [s.atMs, s.rssBytes]),
       },
     };
   } finally {
