@@ -70,8 +70,8 @@ test: setup typecheck lint build
 
 bench: setup build
 	node -r ./tools/register-aliases.js dist/bench/crawl-bench.js
-	node -r ./tools/register-aliases.js dist/bench/crawl-bench.js --pages 5000 --concurrency 32 --only trawl,limit
-	node -r ./tools/register-aliases.js dist/bench/crawl-bench.js --pages 100000 --concurrency 32 --only trawl,limit --rounds 1 --timeout 1800
+	node -r ./tools/register-aliases.js dist/bench/crawl-bench.js --pages 5000 --concurrency 32 --only trawl,limit --filler-bytes 7500 --links 21
+	node -r ./tools/register-aliases.js dist/bench/crawl-bench.js --pages 100000 --concurrency 32 --only trawl,limit --rounds 1 --timeout 1800 --filler-bytes 7500 --links 21
 	node -r ./tools/register-aliases.js dist/bench/fetch-bench.js
 	node -r ./tools/register-aliases.js dist/bench/batch-bench.js
 	node -r ./tools/register-aliases.js dist/bench/batch-bench.js --only tasks --tasks 20000 --latency-ms 0

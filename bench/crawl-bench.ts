@@ -9,10 +9,11 @@
  * could not run), never because a target was missed.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { get } from 'node:http';
 import { cpus } from 'node:os';
 import { join, resolve } from 'node:path';
 import { measureChildCrawler } from './child-crawl-bench';
-import { startFixtureWebProcess } from './fixture-web-process';
+import { startFixtureWebProcess, type FixtureWebProcess } from './fixture-web-process';
 import { WrongCrawlError, type CrawlerMeasurement } from './measurement';
 import { CRAWLERS, parseBenchOptions, type CrawlerName } from './options';
 import {
@@ -55,6 +56,19 @@ function roundOrder(round: number, first: CrawlerName): CrawlerName[] {
   return CRAWLERS.map((_, i) => CRAWLERS[(from + i) % CRAWLERS.length]);
 }
 
+/** What a page of the site weighs, read from page 1 (an inner page: its links are those of most pages). */
+async function siteShape(web: FixtureWebProcess): Promise<{ bytes: number; links: number }> {
+  const html = await new Promise<string>((resolve, reject) => {
+    get({ host: '127.0.0.1', port: web.port, path: '/p/1', headers: { host: new URL(web.bigSiteUrl).host } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+      res.on('error', reject);
+    }).on('error', reject);
+  });
+  return { bytes: Buffer.byteLength(html), links: (html.match(/<a href=/g) ?? []).length };
+}
+
 async function main(args: string[]): Promise<void> {
   const options = parseBenchOptions(args);
   const cores = cpus().length;
@@ -64,8 +78,10 @@ async function main(args: string[]): Promise<void> {
   });
   const runs = (name: CrawlerName): boolean => options.only === undefined || options.only.includes(name);
 
-  const web = await startFixtureWebProcess(options.pages);
+  const web = await startFixtureWebProcess(options.pages, options.site);
   cleanups.add(web.stop);
+  const site = await siteShape(web);
+  process.stderr.write(`site: ${options.pages} pages; page 1 is ${site.bytes} bytes with ${site.links} links\n`);
   const rounds: Record<CrawlerName, CrawlerMeasurement[]> = { crawlee: [], trawl: [], limit: [] };
   let trawl: TrawlUnderTest | undefined;
   try {
@@ -103,6 +119,9 @@ async function main(args: string[]): Promise<void> {
   const trawlMedian = medians.find((m) => m.crawler === 'Trawl');
   const crawleeMedian = medians.find((m) => m.crawler === 'Crawlee');
   const limitMedian = medians.find((m) => m.crawler === 'one-process limit');
+  process.stdout.write(
+    `\nSite: big.test, ${options.pages} pages; page 1 is ${(site.bytes / 1024).toFixed(1)} KB with ${site.links} links\n`,
+  );
   process.stdout.write(`\n${formatReport(medians, options.concurrency, cores)}\n\n${formatRounds(rounds)}\n`);
   if (trawlMedian) process.stdout.write(`\n${formatTrawlTimings(trawlMedian)}\n`);
 
@@ -117,6 +136,7 @@ async function main(args: string[]): Promise<void> {
         at: new Date().toISOString(),
         machine: { cores, cpu: cpus()[0]?.model, node: process.version },
         options,
+        site,
         ratio,
         targetRatio: TARGET_RATIO,
         targetMet: ratio === undefined ? undefined : ratio >= TARGET_RATIO,

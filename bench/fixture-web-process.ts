@@ -16,11 +16,22 @@ export interface FixtureWebProcess {
   stop(): Promise<void>;
 }
 
-/** Starts `dist/test/fixtures/web/main.js` with a big.test of `bigPages` pages; resolves once it listens. */
-export async function startFixtureWebProcess(bigPages: number, startTimeoutMs = 15_000): Promise<FixtureWebProcess> {
+/**
+ * Starts `dist/test/fixtures/web/main.js` with a big.test of `bigPages` pages, of the given shape
+ * (default ~2.5 KB pages with their structural links); resolves once it listens.
+ */
+export async function startFixtureWebProcess(
+  bigPages: number,
+  shape: { fillerBytes?: number; links?: number } = {},
+  startTimeoutMs = 15_000,
+): Promise<FixtureWebProcess> {
+  const shapeArgs = [
+    ...(shape.fillerBytes === undefined ? [] : ['--big-filler-bytes', String(shape.fillerBytes)]),
+    ...(shape.links === undefined ? [] : ['--big-links', String(shape.links)]),
+  ];
   const child: ChildProcess = spawn(
     process.execPath,
-    [join(ROOT, 'dist', 'test', 'fixtures', 'web', 'main.js'), '--big-pages', String(bigPages)],
+    [join(ROOT, 'dist', 'test', 'fixtures', 'web', 'main.js'), '--big-pages', String(bigPages), ...shapeArgs],
     { stdio: ['ignore', 'pipe', 'inherit'] },
   );
   const exited = once(child, 'exit');

@@ -1,3 +1,5 @@
+import { resolve } from 'node:path';
+
 /** What one `make bench` run measures; every field has a command-line flag. */
 export interface BenchOptions {
   /** Pages of the generated site, all of which both crawlers must fetch (`--pages`, default 10,000; at least 5,000 for the published comparison). */
@@ -28,6 +30,16 @@ export interface BenchOptions {
    * for the long crawl; default all three): a ratio is printed only when both its sides ran.
    */
   only?: CrawlerName[];
+  /**
+   * CPU profiles of the Trawl services (`--profile DIR`, see tools/cpu-profile.js), restarted when
+   * each measured crawl starts, written when the services stop.
+   */
+  profileDir?: string;
+  /**
+   * Weight of the site's pages: characters of filler text (`--filler-bytes`, default 2,000: ~2.5 KB
+   * pages) and links per page (`--links`, default: the 13 structural ones of an inner page).
+   */
+  site: { fillerBytes?: number; links?: number };
 }
 
 /** Crawlee's CheerioCrawler, Trawl, and the one-process limit (a plain undici breadth-first crawl). */
@@ -42,7 +54,8 @@ function crawlerName(flag: string, raw: string | undefined): CrawlerName {
 
 const USAGE =
   'usage: crawl-bench [--pages <n>] [--concurrency <n>] [--rounds <n>] [--warmup-pages <n>] [--timeout <s>] ' +
-  '[--log-level <level>] [--set KEY=VALUE]… [--first crawlee|trawl|limit] [--only crawlee,trawl,limit]';
+  '[--log-level <level>] [--set KEY=VALUE]… [--first crawlee|trawl|limit] [--only crawlee,trawl,limit] [--profile DIR] ' +
+  '[--filler-bytes <n>] [--links <n>]';
 
 function positiveInteger(flag: string, raw: string | undefined, min: number): number {
   const value = Number(raw);
@@ -61,6 +74,7 @@ export function parseBenchOptions(args: readonly string[]): BenchOptions {
     serviceEnv: {},
     rounds: 3,
     first: 'crawlee',
+    site: {},
   };
   for (let i = 0; i < args.length; i += 2) {
     const flag = args[i];
@@ -93,6 +107,18 @@ export function parseBenchOptions(args: readonly string[]): BenchOptions {
       }
       case '--first':
         options.first = crawlerName(flag, value);
+        break;
+      case '--filler-bytes':
+        options.site.fillerBytes = positiveInteger(flag, value, 0);
+        break;
+      case '--links':
+        options.site.links = positiveInteger(flag, value, 0);
+        break;
+      case '--profile':
+        if (!value) throw new Error(`--profile needs a folder\n${USAGE}`);
+        options.profileDir = resolve(value);
+        options.serviceEnv.NODE_OPTIONS = `--require ${resolve(__dirname, '..', '..', 'tools', 'cpu-profile.js')}`;
+        options.serviceEnv.CPU_PROFILE_DIR = options.profileDir;
         break;
       case '--only':
         options.only = [...new Set((value ?? '').split(',').map((name) => crawlerName(flag, name)))];

@@ -181,6 +181,8 @@ export async function measureTrawl(trawl: TrawlUnderTest, web: FixtureWebProcess
     coordinator: { metricsUrl: trawl.platform.metricsUrl('crawl-coordinator'), gauge: 'trawl_crawl_pages_in_flight' },
     worker: { metricsUrl: trawl.platform.metricsUrl('fetch-worker'), gauge: 'trawl_worker_pages_in_flight' },
   });
+  // With --profile, the services' profiles start over here: only the measured crawl is in them.
+  if (options.profileDir) Object.values(pids).forEach((pid) => process.kill(pid, 'SIGUSR2'));
   meter.start();
   postgres.start();
   nats.start();

@@ -57,6 +57,10 @@ export class MessagingConnection {
           maxReconnectAttempts: -1,
           reconnectTimeWait: RECONNECT_WAIT_MS,
           timeout: Math.max(1_000, Math.min(timeout, deadline - Date.now())),
+          // Otherwise every request (a JetStream publish, an ack that waits for its answer) builds an
+          // Error up front for the stack of a timeout that seldom comes: 3.5 % of the coordinator's
+          // CPU in a crawl's profile. Our errors are told apart by code, not by stack.
+          noAsyncTraces: true,
         });
         break;
       } catch (error) {
