@@ -27,10 +27,12 @@ import { waitFor } from '@trawl/testing';
 import { createTestTls, WebhookReceiver } from '../test/fixtures/webhook-receiver';
 import { ApiClient, BENCHMARK_CLIENT, Platform } from '../test/support/platform';
 import { startFixtureWebProcess, type FixtureWebProcess } from './fixture-web-process';
+import { costPer, storageSnapshot } from './storage-cost';
 import { processesNamed, processesNamedWith } from './process-stats';
 import { GroupCpuMeter, MachineCpuMeter } from './resource-meter';
 
-const TASKS_TARGET = 0.7;
+/** Issue 32, target 3: a batch job at 85 % of a plain undici loop's tasks/s (issue 9 asked 70 %). */
+const TASKS_TARGET = 0.85;
 const WEBHOOK_P99_TARGET_MS = 1000;
 
 interface BatchBenchOptions {
@@ -190,6 +192,7 @@ async function benchTasks(web: FixtureWebProcess, platform: Platform, api: ApiCl
   const body = { type: 'regular', status: 'closed', service_params: {}, tasks };
   // With --profile, the services' profiles start over here: only the Trawl run is in them.
   if (options.profileDir) MEASURED_SERVICES.forEach((service) => process.kill(platform.pid(service) ?? 0, 'SIGUSR2'));
+  const storageBefore = await storageSnapshot(platform.databaseUrl, platform.prefix);
   meters.start();
   const sampler = inFlightSampler(platform.databaseUrl);
   const posted = performance.now();
@@ -212,6 +215,7 @@ async function benchTasks(web: FixtureWebProcess, platform: Platform, api: ApiCl
   );
   const trawlCpu = meters.readPerTask(options.tasks);
   const inFlight = await sampler.stop();
+  const storage = costPer(storageBefore, await storageSnapshot(platform.databaseUrl, platform.prefix), options.tasks);
   const seconds = (ended.at - posted) / 1000;
   const stats = ended.job.latest_run.stats;
   const viaTrawl = {
@@ -239,6 +243,11 @@ async function benchTasks(web: FixtureWebProcess, platform: Platform, api: ApiCl
     '| process | plain loop | Trawl |',
     '|---------|------------|-------|',
     ...Object.keys(trawlCpu).map((name) => `| ${name} | ${plainCpu[name].toFixed(3)} | ${trawlCpu[name].toFixed(3)} |`),
+    '',
+    `What a task wrote: Postgres ${storage.walBytes.toFixed(0)} WAL bytes, database +${storage.databaseBytes.toFixed(0)} bytes; ` +
+      `JetStream ${storage.messages.toFixed(2)} messages stored (${Object.entries(storage.messagesByStream)
+        .map(([name, n]) => `${name} ${n.toFixed(2)}`)
+        .join(', ')})`,
   ].join('\n');
   return {
     toAnswerMs,
@@ -248,6 +257,7 @@ async function benchTasks(web: FixtureWebProcess, platform: Platform, api: ApiCl
     ratio,
     inFlight,
     cpuMsPerTask: { plain: plainCpu, trawl: trawlCpu },
+    storagePerTask: storage,
     report,
   };
 }

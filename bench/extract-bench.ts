@@ -15,7 +15,7 @@ import {
   type TpFpFn,
 } from '../test/support/extract-scoring';
 import { BENCHMARK_CLIENT, Platform, SERVICES, type ApiClient, type ServiceName } from '../test/support/platform';
-import { APPLY_TARGET_MS, measureApplyTimes } from './extract-apply-time';
+import { APPLY_TARGET_MS, measureApplyTimes, type Percentiles } from './extract-apply-time';
 import {
   ARTICLE_DATASET,
   datasetsDir,
@@ -492,16 +492,30 @@ async function main(args: string[]): Promise<number> {
   if (productPages.length > 0) {
     const times = measureApplyTimes(productPages);
     if (times) {
+      const line = (label: string, t: Percentiles) =>
+        `  ${label}: p50 ${t.p50Ms.toFixed(1)} ms, p95 ${t.p95Ms.toFixed(1)} ms, max ${t.maxMs.toFixed(1)} ms`;
       sections.push(
-        `Recipe apply time (applyRecipe, parsing included, on the ${times.pages} product pages of 150–250 KB; each page's median of 15 runs):\n` +
-          `  p50 ${times.p50Ms.toFixed(1)} ms, p95 ${times.p95Ms.toFixed(1)} ms, max ${times.maxMs.toFixed(1)} ms`,
+        [
+          `Recipe apply time (applyRecipe, parsing included, on the ${times.pages} product pages of 150–250 KB):`,
+          line("warm (each page's median of 14 runs after its first)", times.warm),
+          line("cold (each page's first run)", times.cold),
+          line('warm, process CPU time (what other load on the machine does not move)', times.warmCpu),
+        ].join('\n'),
       );
-      verdicts.push({
-        name: `recipe applied to a ~200 KB page, p95 < ${APPLY_TARGET_MS} ms`,
-        value: times.p95Ms,
-        target: APPLY_TARGET_MS,
-        met: times.met,
-      });
+      verdicts.push(
+        {
+          name: `recipe applied to a ~200 KB page, warm p95 ≤ ${APPLY_TARGET_MS} ms`,
+          value: times.warm.p95Ms,
+          target: APPLY_TARGET_MS,
+          met: times.warm.p95Ms <= APPLY_TARGET_MS,
+        },
+        {
+          name: `recipe applied to a ~200 KB page, cold p95 ≤ ${APPLY_TARGET_MS} ms`,
+          value: times.cold.p95Ms,
+          target: APPLY_TARGET_MS,
+          met: times.cold.p95Ms <= APPLY_TARGET_MS,
+        },
+      );
       saved.applyTimes = times;
     }
   }

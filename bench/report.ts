@@ -1,5 +1,6 @@
 import type { CrawlerMeasurement } from './measurement';
 import { trawlHistograms } from './service-metrics';
+import type { StorageCost } from './storage-cost';
 
 /** Trawl's pages/s must be at least this multiple of Crawlee's on the same machine and site. */
 export const TARGET_RATIO = 3;
@@ -143,12 +144,7 @@ export function formatReport(measurements: CrawlerMeasurement[], concurrency: nu
         (growing.length === 0 ? 'MET' : `NOT MET (${growing.join(', ')})`),
     );
   }
-  const growthBytes = trawl?.details.databaseGrowthBytes;
-  if (trawl && typeof growthBytes === 'number') {
-    out.push(
-      `Postgres: the database grew ${mib(growthBytes)} over the crawl, ${(growthBytes / Math.max(1, trawl.pages)).toFixed(0)} bytes per page`,
-    );
-  }
+  if (trawl) out.push('', formatCostPerPage(trawl));
   out.push('', `CPU time during the measured crawl (capacity: ${cores} cores × seconds):`);
   const cpuRows: string[][] = [];
   for (const m of measurements) {
@@ -164,6 +160,28 @@ export function formatReport(measurements: CrawlerMeasurement[], concurrency: nu
   }
   out.push(table(['crawler', 'process', 'CPU s', 'share of machine'], cpuRows));
   return out.join('\n');
+}
+
+/**
+ * What one crawled page cost Trawl: CPU by process, and what it wrote (Postgres WAL, the database's
+ * growth, JetStream messages by stream). The figures docs/operating.md's capacity model starts from.
+ */
+export function formatCostPerPage(trawl: CrawlerMeasurement): string {
+  const perPage = (seconds: number) => `${((1000 * seconds) / Math.max(1, trawl.pages)).toFixed(3)} ms`;
+  const { wholeMachine, ...processes } = trawl.cpuSeconds;
+  const cpu = Object.entries(processes)
+    .filter(([process]) => process !== 'fixtureWeb')
+    .map(([process, seconds]) => `${process} ${perPage(seconds)}`);
+  const lines = [`Cost per crawled page: CPU ${cpu.join(', ')}; whole machine ${perPage(wholeMachine ?? 0)} (the site included)`];
+  const storage = trawl.details.storagePerPage as StorageCost | undefined;
+  if (storage) {
+    const streams = Object.entries(storage.messagesByStream).map(([name, n]) => `${name} ${n.toFixed(2)}`);
+    lines.push(
+      `  Postgres: ${storage.walBytes.toFixed(0)} WAL bytes, database +${storage.databaseBytes.toFixed(0)} bytes; ` +
+        `JetStream: ${storage.messages.toFixed(2)} messages stored (${streams.join(', ')})`,
+    );
+  }
+  return lines.join('\n');
 }
 
 /**

@@ -1,12 +1,12 @@
 import { BENCHMARK_CLIENT, Platform, type ServiceName } from '../test/support/platform';
 import type { FixtureWebProcess } from './fixture-web-process';
-import { Client } from 'pg';
 import { CRAWL_LIMITS } from '@trawl/contracts/http';
 import { WrongCrawlError, type CrawlerMeasurement, type ProgressMark } from './measurement';
 import type { BenchOptions } from './options';
 import { childRunning, groupPssBytes, processesNamed } from './process-stats';
 import { GroupCpuMeter, MachineCpuMeter, ResourceMeter, type ProcessUsage } from './resource-meter';
 import { meanDepth, sampleQueueDepth } from './queue-depth';
+import { costPer, storageSnapshot } from './storage-cost';
 import { meanOf, sampleGauges, scrapeTotals, totalsDelta, type MetricTotals } from './service-metrics';
 
 /** The gateway serves the API; the coordinator and one worker do the crawl. Scheduler and webhooks sit idle in a crawl. */
@@ -106,18 +106,6 @@ function peakAfter(usage: Record<string, ProcessUsage>, fromMs: number): Record<
   );
 }
 
-/** Size of the platform's database on disk (tables, indexes, TOAST), in bytes. */
-async function databaseBytes(trawl: TrawlUnderTest): Promise<number> {
-  const client = new Client({ connectionString: trawl.platform.databaseUrl });
-  await client.connect();
-  try {
-    const { rows } = await client.query<{ bytes: string }>('SELECT pg_database_size(current_database()) AS bytes');
-    return Number(rows[0].bytes);
-  } finally {
-    await client.end();
-  }
-}
-
 async function scrapeServices(trawl: TrawlUnderTest): Promise<{ coordinator: MetricTotals; worker: MetricTotals }> {
   const [coordinator, worker] = await Promise.all([
     scrapeTotals(trawl.platform.metricsUrl('crawl-coordinator')),
@@ -172,7 +160,7 @@ export async function measureTrawl(trawl: TrawlUnderTest, web: FixtureWebProcess
   const marks = [25, 50, 75].map((percent) => ({ percent, at: Math.ceil((options.pages * percent) / 100) }));
   const progress: ProgressMark[] = [];
   const memoryNow = () => ({ ...meter.current(), postgres: groupPssBytes(processesNamed('postgres')) });
-  const databaseBytesBefore = await databaseBytes(trawl);
+  const storageBefore = await storageSnapshot(trawl.platform.databaseUrl, trawl.platform.prefix);
 
   const queues = await sampleQueueDepth(trawl.platform.prefix);
   // A worker below its concurrency while the coordinator has plenty in flight means pages wait in
@@ -216,7 +204,11 @@ export async function measureTrawl(trawl: TrawlUnderTest, web: FixtureWebProcess
   const inFlightSamples = await inFlight.stop();
   const queueSamples = await queues.stop();
   const metricsAfter = await scrapeServices(trawl);
-  const databaseGrowth = (await databaseBytes(trawl)) - databaseBytesBefore;
+  const storage = costPer(
+    storageBefore,
+    await storageSnapshot(trawl.platform.databaseUrl, trawl.platform.prefix),
+    crawl.coverage.pages_fetched,
+  );
 
   const workerMetrics = totalsDelta(metricsBefore.worker, metricsAfter.worker);
   // Little's law: total time pages spent loading ÷ wall time = mean pages loading at once.
@@ -245,7 +237,7 @@ export async function measureTrawl(trawl: TrawlUnderTest, web: FixtureWebProcess
       meanQueueDepth: meanDepth(queueSamples),
       queueSamples,
       serverSeconds,
-      databaseGrowthBytes: databaseGrowth,
+      storagePerPage: storage,
       env: trawl.env,
       metrics: {
         coordinator: totalsDelta(metricsBefore.coordinator, metricsAfter.coordinator),
