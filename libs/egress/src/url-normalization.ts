@@ -26,10 +26,22 @@ export function normalizeUrl(input: string, base?: string | URL): string | null 
   } catch {
     return null;
   }
+  return normalizeParsedUrl(url);
+}
+
+/**
+ * `normalizeUrl` of a URL already parsed, which it changes in place: a caller that resolved a link
+ * itself saves parsing it again.
+ */
+export function normalizeParsedUrl(url: URL): string | null {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
-  url.hash = '';
-  url.pathname = normalizePercentEncoding(url.pathname);
-  url.search = normalizeQuery(url.search);
+  // Each setter parses the whole URL again (most of this function's time on a crawled page's
+  // links): only what changes is set. A bare `#` or `?` has an empty hash or search but shows in href.
+  if (url.hash !== '' || url.href.endsWith('#')) url.hash = '';
+  const pathname = normalizePercentEncoding(url.pathname);
+  if (pathname !== url.pathname) url.pathname = pathname;
+  const search = normalizeQuery(url.search);
+  if (search !== url.search || (search === '' && url.href.endsWith('?'))) url.search = search;
   return url.href.length > MAX_URL_LENGTH ? null : url.href;
 }
 
@@ -47,6 +59,7 @@ function isTrackingParam(key: string): boolean {
 }
 
 function normalizePercentEncoding(text: string): string {
+  if (!text.includes('%')) return text;
   return text.replace(/%([0-9A-Fa-f]{2})/g, (_escape, hex: string) => {
     const char = String.fromCharCode(parseInt(hex, 16));
     return UNRESERVED.test(char) ? char : `%${hex.toUpperCase()}`;

@@ -1,5 +1,5 @@
 import { Parser } from 'htmlparser2';
-import { isSameSite, MAX_URL_LENGTH, normalizeUrl, urlKey } from '@trawl/egress';
+import { isSameSite, MAX_URL_LENGTH, normalizeParsedUrl, urlKey } from '@trawl/egress';
 import { boundNesting } from '@trawl/extraction';
 
 /** The links a crawl follows from one page. */
@@ -95,7 +95,7 @@ function followableLink(rawHref: string, base: string, inScope: (hostname: strin
   const resolved = resolve(href, base);
   if (!resolved || !isHttp(resolved) || resolved.href.length > MAX_URL_LENGTH) return undefined;
   if (!inScope(resolved.hostname)) return undefined;
-  const normalized = normalizeUrl(resolved.href);
+  const normalized = normalizeParsedUrl(resolved);
   if (normalized === null || normalized.length > MAX_URL_LENGTH) return undefined;
   return normalized;
 }
