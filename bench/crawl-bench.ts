@@ -34,7 +34,7 @@ function assertWholeSite(m: CrawlerMeasurement, pages: number): void {
   const problems: string[] = [];
   if (m.pages !== pages) problems.push(`fetched ${m.pages} pages, expected ${pages}`);
   if (m.failedPages !== 0) problems.push(`${m.failedPages} pages failed`);
-  if (m.crawler === 'Trawl') {
+  if (m.crawler === 'Trawl' || m.crawler === 'Trawl (variant)') {
     if (m.details.status !== 'completed') problems.push(`ended "${String(m.details.status)}" ${JSON.stringify(m.details.error ?? '')}`);
     if (m.details.itemsFound !== pages - 1) problems.push(`found ${String(m.details.itemsFound)} items, expected ${pages - 1}`);
   }
@@ -54,6 +54,13 @@ function assertWholeSite(m: CrawlerMeasurement, pages: number): void {
 function roundOrder(round: number, first: CrawlerName): CrawlerName[] {
   const from = CRAWLERS.indexOf(first) + round;
   return CRAWLERS.map((_, i) => CRAWLERS[(from + i) % CRAWLERS.length]);
+}
+
+/** The Trawl services sitting idle while another crawler runs, by role. */
+function idlePids(...running: (TrawlUnderTest | undefined)[]): Record<string, number> {
+  return Object.fromEntries(
+    running.flatMap((t, i) => (t ? Object.entries(t.pids).map(([role, pid]) => [i === 0 ? role : `${role}#${i + 1}`, pid]) : [])),
+  );
 }
 
 /** What a page of the site weighs, read from page 1 (an inner page: its links are those of most pages). */
@@ -76,14 +83,16 @@ async function main(args: string[]): Promise<void> {
   process.once('SIGINT', () => {
     void Promise.allSettled([...cleanups].map((cleanup) => cleanup())).then(() => process.exit(130));
   });
-  const runs = (name: CrawlerName): boolean => options.only === undefined || options.only.includes(name);
+  const runs = (name: CrawlerName): boolean =>
+    name === 'variant' ? options.variant !== undefined : options.only === undefined || options.only.includes(name);
 
   const web = await startFixtureWebProcess(options.pages, options.site);
   cleanups.add(web.stop);
   const site = await siteShape(web);
   process.stderr.write(`site: ${options.pages} pages; page 1 is ${site.bytes} bytes with ${site.links} links\n`);
-  const rounds: Record<CrawlerName, CrawlerMeasurement[]> = { crawlee: [], trawl: [], limit: [] };
+  const rounds: Record<CrawlerName, CrawlerMeasurement[]> = { crawlee: [], trawl: [], limit: [], variant: [] };
   let trawl: TrawlUnderTest | undefined;
+  let variant: TrawlUnderTest | undefined;
   try {
     if (runs('trawl')) {
       process.stderr.write('trawl: starting gateway, coordinator and worker…\n');
@@ -92,15 +101,24 @@ async function main(args: string[]): Promise<void> {
       process.stderr.write(`trawl: warm-up crawl of ${options.warmupPages} pages…\n`);
       await warmUpTrawl(trawl, web, options);
     }
+    if (options.variant) {
+      process.stderr.write(`variant: starting a second Trawl with ${JSON.stringify(options.variant)}…\n`);
+      variant = await startTrawl(web, options, options.variant);
+      cleanups.add(variant.platform.stop.bind(variant.platform));
+      await warmUpTrawl(variant, web, options);
+    }
     for (let round = 0; round < options.rounds; round++) {
       for (const crawler of roundOrder(round, options.first).filter(runs)) {
         const label = `round ${round + 1}/${options.rounds}`;
-        if (crawler !== 'trawl') {
+        if (crawler === 'variant') {
+          process.stderr.write(`variant (${label}): measured crawl of ${options.pages} pages…\n`);
+          rounds.variant.push(await measureTrawl(variant!, web, options, 'Trawl (variant)'));
+        } else if (crawler !== 'trawl') {
           process.stderr.write(
             `${crawler} (${label}): warm-up crawl of ${options.warmupPages} pages, then measured crawl of ${options.pages} pages…\n`,
           );
           rounds[crawler].push(
-            await measureChildCrawler(crawler === 'crawlee' ? 'Crawlee' : 'one-process limit', web, options, trawl?.pids),
+            await measureChildCrawler(crawler === 'crawlee' ? 'Crawlee' : 'one-process limit', web, options, idlePids(trawl, variant)),
           );
         } else {
           process.stderr.write(`trawl (${label}): measured crawl of ${options.pages} pages…\n`);
@@ -111,6 +129,7 @@ async function main(args: string[]): Promise<void> {
     }
   } finally {
     cleanups.clear();
+    await variant?.platform.stop();
     await trawl?.platform.stop();
     await web.stop();
   }

@@ -13,7 +13,7 @@ export interface ProgressMark {
 
 /** What one crawler did on the measured crawl; both crawlers report this shape. */
 export interface CrawlerMeasurement {
-  crawler: 'Trawl' | 'Crawlee' | 'one-process limit';
+  crawler: 'Trawl' | 'Trawl (variant)' | 'Crawlee' | 'one-process limit';
   /** Pages fetched successfully. */
   pages: number;
   /** Pages that failed for good. */

@@ -40,10 +40,16 @@ export interface BenchOptions {
    * pages) and links per page (`--links`, default: the 13 structural ones of an inner page).
    */
   site: { fillerBytes?: number; links?: number };
+  /**
+   * A second Trawl, its services given these variables on top (`--variant KEY=VALUE`, repeatable),
+   * measured in the same rounds as the first: an A/B of a setting on one machine in one run, where
+   * runs apart differ by ±10 %.
+   */
+  variant?: Record<string, string>;
 }
 
-/** Crawlee's CheerioCrawler, Trawl, and the one-process limit (a plain undici breadth-first crawl). */
-export const CRAWLERS = ['crawlee', 'trawl', 'limit'] as const;
+/** Crawlee's CheerioCrawler, Trawl, the one-process limit (a plain undici breadth-first crawl), and Trawl's `--variant`. */
+export const CRAWLERS = ['crawlee', 'trawl', 'limit', 'variant'] as const;
 export type CrawlerName = (typeof CRAWLERS)[number];
 
 function crawlerName(flag: string, raw: string | undefined): CrawlerName {
@@ -55,7 +61,7 @@ function crawlerName(flag: string, raw: string | undefined): CrawlerName {
 const USAGE =
   'usage: crawl-bench [--pages <n>] [--concurrency <n>] [--rounds <n>] [--warmup-pages <n>] [--timeout <s>] ' +
   '[--log-level <level>] [--set KEY=VALUE]… [--first crawlee|trawl|limit] [--only crawlee,trawl,limit] [--profile DIR] ' +
-  '[--filler-bytes <n>] [--links <n>]';
+  '[--filler-bytes <n>] [--links <n>] [--variant KEY=VALUE]…';
 
 function positiveInteger(flag: string, raw: string | undefined, min: number): number {
   const value = Number(raw);
@@ -114,6 +120,12 @@ export function parseBenchOptions(args: readonly string[]): BenchOptions {
       case '--links':
         options.site.links = positiveInteger(flag, value, 0);
         break;
+      case '--variant': {
+        const eq = value?.indexOf('=') ?? -1;
+        if (!value || eq < 1) throw new Error(`--variant needs KEY=VALUE, got "${value ?? ''}"\n${USAGE}`);
+        options.variant = { ...options.variant, [value.slice(0, eq)]: value.slice(eq + 1) };
+        break;
+      }
       case '--profile':
         if (!value) throw new Error(`--profile needs a folder\n${USAGE}`);
         options.profileDir = resolve(value);

@@ -51,8 +51,8 @@ export function medianRoundWithPeak(rounds: readonly CrawlerMeasurement[]): Craw
 }
 
 /** Pages/s of every round, and Trawl's ratios to the others in the rounds they ran side by side. */
-export function formatRounds(rounds: Record<'crawlee' | 'trawl' | 'limit', readonly CrawlerMeasurement[]>): string {
-  const { crawlee, trawl, limit } = rounds;
+export function formatRounds(rounds: Record<'crawlee' | 'trawl' | 'limit' | 'variant', readonly CrawlerMeasurement[]>): string {
+  const { crawlee, trawl, limit, variant } = rounds;
   const lines = [`Rounds (pages/s; the tables above show each crawler's median round, with the peak RSS of all rounds):`];
   if (crawlee.length > 0) lines.push(`  Crawlee: ${crawlee.map((m) => m.pagesPerSecond.toFixed(1)).join(', ')}`);
   if (limit.length > 0) lines.push(`  one-process limit: ${limit.map((m) => m.pagesPerSecond.toFixed(1)).join(', ')}`);
@@ -63,6 +63,10 @@ export function formatRounds(rounds: Record<'crawlee' | 'trawl' | 'limit', reado
   const byRound = (others: readonly CrawlerMeasurement[], format: (ratio: number) => string): string[] =>
     Array.from({ length: Math.min(others.length, trawl.length) }, (_, i) => format(throughputRatio(trawl[i], others[i])));
   if (crawlee.length > 0 && trawl.length > 0) lines.push(`  Trawl / Crawlee by round: ${byRound(crawlee, (r) => r.toFixed(2)).join(', ')}`);
+  if (variant.length > 0) {
+    lines.push(`  Trawl (variant): ${variant.map((m) => m.pagesPerSecond.toFixed(1)).join(', ')}`);
+    lines.push(`  variant / Trawl by round: ${byRound(variant, (r) => `${(100 / r).toFixed(1)} %`).join(', ')}`);
+  }
   if (limit.length > 0 && trawl.length > 0) {
     lines.push(`  Trawl / one-process limit by round: ${byRound(limit, (r) => `${(100 * r).toFixed(1)} %`).join(', ')}`);
   }
@@ -85,7 +89,7 @@ export function formatReport(measurements: CrawlerMeasurement[], concurrency: nu
         String(m.pages),
         m.seconds.toFixed(2),
         m.pagesPerSecond.toFixed(1),
-        m.crawler === 'Trawl' ? mib(m.peakRssBytes.coordinator) : '(one process)',
+        m.crawler.startsWith('Trawl') ? mib(m.peakRssBytes.coordinator) : '(one process)',
         mib(m.peakRssBytes.worker),
       ]),
     ),

@@ -3,7 +3,7 @@ import type { FixtureWebProcess } from './fixture-web-process';
 import { CRAWL_LIMITS } from '@trawl/contracts/http';
 import { WrongCrawlError, type CrawlerMeasurement, type ProgressMark } from './measurement';
 import type { BenchOptions } from './options';
-import { childRunning, groupPssBytes, processesNamed } from './process-stats';
+import { groupPssBytes, processesNamed } from './process-stats';
 import { GroupCpuMeter, MachineCpuMeter, ResourceMeter, type ProcessUsage } from './resource-meter';
 import { meanDepth, sampleQueueDepth } from './queue-depth';
 import { costPer, storageSnapshot } from './storage-cost';
@@ -30,24 +30,28 @@ export interface TrawlUnderTest {
   env: Record<string, string>;
 }
 
-function serviceScript(service: ServiceName): string {
-  return `dist/apps/${service}/src/main.js`;
-}
-
-function pidOf(service: ServiceName): number {
-  const pid = childRunning(serviceScript(service));
-  if (pid === undefined) throw new Error(`no running process of ${service} found among this process's children`);
+function pidOf(platform: Platform, service: ServiceName): number {
+  const pid = platform.pid(service);
+  if (pid === undefined) throw new Error(`no running process of ${service}`);
   return pid;
 }
 
-/** Starts the services the crawl needs, tuned to fetch `options.concurrency` pages at a time. */
-export async function startTrawl(web: FixtureWebProcess, options: BenchOptions): Promise<TrawlUnderTest> {
+/**
+ * Starts the services the crawl needs, tuned to fetch `options.concurrency` pages at a time, with
+ * `extraEnv` on top (the `--variant`).
+ */
+export async function startTrawl(
+  web: FixtureWebProcess,
+  options: BenchOptions,
+  extraEnv: Record<string, string> = {},
+): Promise<TrawlUnderTest> {
   const env: Record<string, string> = {
     LOG_LEVEL: options.logLevel,
     WORKER_CONCURRENCY: String(options.concurrency),
     ...options.serviceEnv,
+    ...extraEnv,
   };
-  const platform = new Platform('bench', {
+  const platform = new Platform(Object.keys(extraEnv).length > 0 ? 'bench-variant' : 'bench', {
     hostMap: web.hostMap,
     services: CRAWL_SERVICES,
     env: Object.fromEntries(CRAWL_SERVICES.map((service) => [service, env])),
@@ -58,7 +62,11 @@ export async function startTrawl(web: FixtureWebProcess, options: BenchOptions):
     return {
       platform,
       apiKey: api_key,
-      pids: { coordinator: pidOf('crawl-coordinator'), worker: pidOf('fetch-worker'), gateway: pidOf('gateway') },
+      pids: {
+        coordinator: pidOf(platform, 'crawl-coordinator'),
+        worker: pidOf(platform, 'fetch-worker'),
+        gateway: pidOf(platform, 'gateway'),
+      },
       env,
     };
   } catch (error) {
@@ -150,7 +158,12 @@ async function pollUntilEnded(
  * the crawl is no longer running (polled every 100 ms), with the coordinator's and worker's memory
  * sampled every 250 ms and their CPU time, Postgres's and NATS's, measured over the crawl.
  */
-export async function measureTrawl(trawl: TrawlUnderTest, web: FixtureWebProcess, options: BenchOptions): Promise<CrawlerMeasurement> {
+export async function measureTrawl(
+  trawl: TrawlUnderTest,
+  web: FixtureWebProcess,
+  options: BenchOptions,
+  crawler: 'Trawl' | 'Trawl (variant)' = 'Trawl',
+): Promise<CrawlerMeasurement> {
   const { pids } = trawl;
   const metricsBefore = await scrapeServices(trawl);
   const meter = new ResourceMeter({ coordinator: pids.coordinator, worker: pids.worker, gateway: pids.gateway, fixtureWeb: web.pid });
@@ -217,7 +230,7 @@ export async function measureTrawl(trawl: TrawlUnderTest, web: FixtureWebProcess
     crawl.created_at && crawl.finished_at ? (Date.parse(crawl.finished_at) - Date.parse(crawl.created_at)) / 1000 : undefined;
   const { pages_fetched, pages_failed, items_found } = crawl.coverage;
   return {
-    crawler: 'Trawl',
+    crawler,
     pages: pages_fetched - pages_failed,
     failedPages: pages_failed,
     seconds,
