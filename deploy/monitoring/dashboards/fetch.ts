@@ -94,6 +94,11 @@ export const fetchDashboard: Dashboard = dashboard({
         'Requests sent to a worker before admission returned: admitted, or called_off (wasted work) when admission refused them.',
       unit: 'ops',
     }),
+    timeseries('Workers not taking requests', [{ expr: rate('trawl_fetch_worker_not_taken_total', ['reason']), legend: '{{reason}}' }], {
+      description:
+        'Workers that did not take a Fetch request: busy (no free slot) or late (no accept within FETCH_RPC_ACCEPT_TIMEOUT_MS: a worker lost or stalled). Each is asked of another worker; RESP009 once FETCH_RPC_BUSY_RETRIES are spent. Late ones are not a capacity problem.',
+      unit: 'ops',
+    }),
     timeseries(
       'Proxy mode',
       [

@@ -13,6 +13,12 @@ export class FetchMetrics {
   readonly limitsStep: Histogram<'step'>;
   /** Requests sent to a worker before their admission returned, by what admission then said: a high `called_off` is wasted work. */
   readonly headStarts: Counter<'outcome'>;
+  /**
+   * Workers that did not take a Fetch request, by why: `busy` (no free slot) or `late` (no accept
+   * within `FETCH_RPC_ACCEPT_TIMEOUT_MS`: lost, or its event loop stalled). Late ones that add up
+   * to `RESP009` are not a capacity problem, though the client is told "busy".
+   */
+  readonly workersNotTaking: Counter<'reason'>;
   /** Fetch requests and credits by tenant and tier, as crawls and batch runs count theirs. */
   private readonly usage: UsageMetrics;
 
@@ -41,6 +47,12 @@ export class FetchMetrics {
       name: 'trawl_fetch_head_starts_total',
       help: 'Fetch requests sent to a worker before their admission returned, by outcome: admitted, or called_off when admission refused them.',
       labelNames: ['outcome'] as const,
+      registers: [registry],
+    });
+    this.workersNotTaking = new Counter({
+      name: 'trawl_fetch_worker_not_taken_total',
+      help: 'Fetch requests a worker did not take, by reason: busy (no free slot) or late (no accept in time); each is asked of another worker, or answers RESP009 once the retries are spent.',
+      labelNames: ['reason'] as const,
       registers: [registry],
     });
     this.usage = new UsageMetrics(registry);

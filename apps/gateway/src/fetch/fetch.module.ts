@@ -19,12 +19,13 @@ import { HeadStarts } from './head-start';
     FetchService,
     {
       provide: StreamedRpcClient,
-      inject: [SERVICE_MESSAGING, GATEWAY_CONFIG],
-      useFactory: (messaging: MessagingConnection, config: GatewayConfig) =>
+      inject: [SERVICE_MESSAGING, GATEWAY_CONFIG, FetchMetrics],
+      useFactory: (messaging: MessagingConnection, config: GatewayConfig, metrics: FetchMetrics) =>
         new StreamedRpcClient(messaging.nc, {
           acceptTimeoutMs: config.FETCH_RPC_ACCEPT_TIMEOUT_MS,
           silenceTimeoutMs: config.FETCH_RPC_SILENCE_TIMEOUT_MS,
           busyRetries: config.FETCH_RPC_BUSY_RETRIES,
+          onNotTaken: (reason) => metrics.workersNotTaking.inc({ reason }),
         }),
     },
     {

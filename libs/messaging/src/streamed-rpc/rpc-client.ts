@@ -19,7 +19,16 @@ export interface StreamedRpcClientOptions {
   silenceTimeoutMs?: number;
   /** Servers that may answer `busy` (or not answer) before the call fails with `rpc_busy` (default 5). */
   busyRetries?: number;
+  /**
+   * Told each time a server asked does not take a call, and why: `busy` (it had no free slot) or
+   * `late` (it neither accepted nor refused within `acceptTimeoutMs`: lost, or stalled). The call
+   * is then asked of another server, or fails with `rpc_busy` once `busyRetries` are spent.
+   */
+  onNotTaken?: (reason: NotTakenReason) => void;
 }
+
+/** Why a server did not take a call (see `StreamedRpcClientOptions.onNotTaken`). */
+export type NotTakenReason = 'busy' | 'late';
 
 export interface CallOptions {
   /** Sent with the request; trace context of the active span is added. */
@@ -62,6 +71,7 @@ export class StreamedRpcClient {
   private readonly acceptTimeoutMs: number;
   private readonly silenceTimeoutMs: number;
   private readonly busyRetries: number;
+  private readonly onNotTaken: (reason: NotTakenReason) => void;
   /** How long a server may hold back its `accepted` (see protocol.ts): a quarter of the accept timeout. */
   private readonly acceptWithin: string;
   private readonly pending = new Map<string, PendingCall>();
@@ -74,6 +84,7 @@ export class StreamedRpcClient {
     this.acceptTimeoutMs = options.acceptTimeoutMs ?? 2_000;
     this.silenceTimeoutMs = options.silenceTimeoutMs ?? 10_000;
     this.busyRetries = options.busyRetries ?? 5;
+    this.onNotTaken = options.onNotTaken ?? (() => undefined);
     this.acceptWithin = String(Math.floor(this.acceptTimeoutMs / 4));
   }
 
@@ -82,6 +93,7 @@ export class StreamedRpcClient {
       let callId = '';
       let phase: Phase = 'asking';
       let tries = 0;
+      const notTaken: Record<NotTakenReason, number> = { busy: 0, late: 0 };
       let timer: NodeJS.Timeout | undefined;
       let head: Uint8Array | undefined;
       let chunks: Buffer[] = [];
@@ -104,7 +116,10 @@ export class StreamedRpcClient {
       };
       const ask = (): void => {
         if (tries > this.busyRetries) {
-          fail(MessagingErrorCode.RpcBusy, `every server of ${subject} asked (${tries}) was busy`);
+          fail(
+            MessagingErrorCode.RpcBusy,
+            `every server of ${subject} asked (${tries}) was busy (${notTaken.busy}) or did not accept within ${this.acceptTimeoutMs} ms (${notTaken.late})`,
+          );
           return;
         }
         tries += 1;
@@ -129,8 +144,13 @@ export class StreamedRpcClient {
           // A server that accepts late must not work for nobody: tell it, then ask another.
           this.publishCancel(subject, callId);
           if (cancelled) cancelled_();
-          else ask();
+          else askAnother('late');
         });
+      };
+      const askAnother = (reason: NotTakenReason): void => {
+        notTaken[reason] += 1;
+        this.onNotTaken(reason);
+        ask();
       };
       const onAbort = (): void => {
         if (cancelled) return;
@@ -165,7 +185,7 @@ export class StreamedRpcClient {
             // A short, growing pause lets a slot free before the next member is asked.
             if (phase !== 'asking') return;
             if (cancelled) cancelled_();
-            else arm(BUSY_PAUSE_MS * tries + Math.random() * BUSY_PAUSE_MS, ask);
+            else arm(BUSY_PAUSE_MS * tries + Math.random() * BUSY_PAUSE_MS, () => askAnother('busy'));
             return;
           case 'accepted':
           case 'beat':

@@ -86,12 +86,38 @@ describe('streamed request/reply', () => {
         return { head: text('done'), body: Buffer.alloc(0) };
       }, 1);
       await serverConn.nc.flush();
-      const client = new StreamedRpcClient(clientConn.nc, { busyRetries: 2 });
+      const notTaken: string[] = [];
+      const client = new StreamedRpcClient(clientConn.nc, { busyRetries: 2, onNotTaken: (reason) => notTaken.push(reason) });
       const first = client.call(subject, text('1'));
       await waitFor(() => servers[0].inFlight() === 1, { timeoutMs: 20_000 });
-      expect(await codeOf(client.call(subject, text('2')))).toBe(MessagingErrorCode.RpcBusy);
+      await expect(client.call(subject, text('2'))).rejects.toMatchObject({
+        code: MessagingErrorCode.RpcBusy,
+        message: expect.stringContaining('was busy (3) or did not accept within 2000 ms (0)'),
+      });
+      // Asked three times (the first and two retries), refused busy each time.
+      expect(notTaken).toEqual(['busy', 'busy', 'busy']);
       release.open();
       expect(new TextDecoder().decode((await first).head)).toBe('done');
+    });
+
+    it('tells late servers from busy ones: a member that never accepts is asked again, then the call fails with rpc_busy', async () => {
+      // A stalled member: subscribed, so NATS routes calls to it, but it never answers.
+      const stalled = serverConn.nc.subscribe(subject);
+      await serverConn.nc.flush();
+      const notTaken: string[] = [];
+      const client = new StreamedRpcClient(clientConn.nc, {
+        acceptTimeoutMs: 200,
+        busyRetries: 1,
+        onNotTaken: (reason) => notTaken.push(reason),
+      });
+      await expect(client.call(subject, text('x'))).rejects.toMatchObject({
+        code: MessagingErrorCode.RpcBusy,
+        message: expect.stringContaining('was busy (0) or did not accept within 200 ms (2)'),
+      });
+      expect(notTaken).toEqual(['late', 'late']);
+      // Each try was offered, and each late one told to stop: the stalled member saw both.
+      expect(stalled.getReceived()).toBeGreaterThanOrEqual(2);
+      stalled.unsubscribe();
     });
 
     /** A server on a connection of its own (the test closes it: the process "dies"), whose handler runs until cancelled. */
