@@ -15,6 +15,7 @@ import {
   type TpFpFn,
 } from '../test/support/extract-scoring';
 import { BENCHMARK_CLIENT, Platform, SERVICES, type ApiClient, type ServiceName } from '../test/support/platform';
+import { scrapeLabelled } from './service-metrics';
 import { APPLY_TARGET_MS, measureApplyTimes, type Percentiles } from './extract-apply-time';
 import {
   ARTICLE_DATASET,
@@ -248,6 +249,8 @@ interface DatasetRun<P extends DatasetPage> {
   results: { page: P; extracted: Extracted; preparation: string }[];
   /** Extract answers by status and problem code, e.g. `200`, `502 RESP003`. */
   answers: Record<string, number>;
+  /** Workers that did not take an extract request, by why (`busy`, `late`): what a `RESP009` came from. */
+  notTaken: Record<string, number>;
 }
 
 /** The platform of the round under way, stopped on Ctrl-C so its database and streams do not linger. */
@@ -265,7 +268,7 @@ async function runDataset<P extends DatasetPage>(pages: P[], options: ExtractBen
   const web = await startDatasetWeb(pages);
   const plans = planRounds(pages, options.folds);
   const rounds = Math.max(...plans.map((plan) => plan.round)) + 1;
-  const run: DatasetRun<P> = { results: [], answers: {} };
+  const run: DatasetRun<P> = { results: [], answers: {}, notTaken: {} };
   try {
     for (let round = 0; round < rounds; round++) {
       const roundPlans = plans.filter((plan) => plan.round === round);
@@ -286,6 +289,11 @@ async function runDataset<P extends DatasetPage>(pages: P[], options: ExtractBen
           const key = `${extracted[i].status}${extracted[i].code ? ` ${extracted[i].code}` : ''}`;
           run.answers[key] = (run.answers[key] ?? 0) + 1;
         });
+        const series = await scrapeLabelled(platform.metricsUrl('gateway'), ['trawl_fetch_worker_not_taken_total']);
+        for (const [name, value] of Object.entries(series)) {
+          const reason = /reason="(\w+)"/.exec(name)?.[1] ?? 'unknown';
+          run.notTaken[reason] = (run.notTaken[reason] ?? 0) + value;
+        }
       } finally {
         running = undefined;
         await platform.stop();
@@ -439,7 +447,11 @@ function preparationSummary(run: DatasetRun<DatasetPage>): string {
       .sort(([, a], [, b]) => b - a)
       .map(([key, n]) => `${key} ${n}`)
       .join(', ');
-  return `  scored pages by preparation: ${format(outcomes)}; extract answers: ${format(run.answers)}`;
+  const notTaken = Object.keys(run.notTaken).length > 0 ? format(run.notTaken) : 'none';
+  return (
+    `  scored pages by preparation: ${format(outcomes)}; extract answers: ${format(run.answers)}\n` +
+    `  workers that did not take a request (busy: no free slot; late: no accept in time): ${notTaken}`
+  );
 }
 
 function limitDomains<P extends DatasetPage>(pages: P[], domains: number | undefined): P[] {
