@@ -26,8 +26,9 @@ import { Agent, request } from 'undici';
 import { waitFor } from '@trawl/testing';
 import { createTestTls, WebhookReceiver } from '../test/fixtures/webhook-receiver';
 import { ApiClient, BENCHMARK_CLIENT, Platform } from '../test/support/platform';
+import { cpuProfileEnv } from './cpu-profile-env';
 import { startFixtureWebProcess, type FixtureWebProcess } from './fixture-web-process';
-import { costPer, storageSnapshot } from './storage-cost';
+import { costPer, formatStorageCost, storageSnapshot } from './storage-cost';
 import { processesNamed, processesNamedWith } from './process-stats';
 import { GroupCpuMeter, MachineCpuMeter } from './resource-meter';
 
@@ -244,10 +245,7 @@ async function benchTasks(web: FixtureWebProcess, platform: Platform, api: ApiCl
     '|---------|------------|-------|',
     ...Object.keys(trawlCpu).map((name) => `| ${name} | ${plainCpu[name].toFixed(3)} | ${trawlCpu[name].toFixed(3)} |`),
     '',
-    `What a task wrote: Postgres ${storage.walBytes.toFixed(0)} WAL bytes, database +${storage.databaseBytes.toFixed(0)} bytes; ` +
-      `JetStream ${storage.messages.toFixed(2)} messages stored (${Object.entries(storage.messagesByStream)
-        .map(([name, n]) => `${name} ${n.toFixed(2)}`)
-        .join(', ')})`,
+    `What a task wrote: ${formatStorageCost(storage)}`,
   ].join('\n');
   return {
     toAnswerMs,
@@ -320,9 +318,7 @@ async function main(): Promise<void> {
         ...env,
         SECRETS_KEY: randomBytes(32).toString('base64'),
         NODE_EXTRA_CA_CERTS: caFile,
-        ...(options.profileDir
-          ? { NODE_OPTIONS: `--require ${resolve(__dirname, '..', '..', 'tools', 'cpu-profile.js')}`, CPU_PROFILE_DIR: options.profileDir }
-          : {}),
+        ...(options.profileDir ? cpuProfileEnv(options.profileDir) : {}),
         ...options.serviceEnv,
       },
       'fetch-worker': { BATCH_CONCURRENCY: String(options.concurrency) },

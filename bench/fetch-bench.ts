@@ -17,6 +17,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Platform, type ServiceName } from '../test/support/platform';
+import { cpuProfileEnv } from './cpu-profile-env';
 import { startArchitectureFloor, type ArchitectureFloor } from './architecture-floor';
 import { startFixtureWebProcess, type FixtureWebProcess } from './fixture-web-process';
 import { closedLoopLoad, type LoadResult } from './load-loop';
@@ -107,8 +108,7 @@ function parseOptions(args: readonly string[]): FetchBenchOptions {
     } else if (name === '--only' && (value === 'overhead' || value === 'render')) {
       options.only = value;
     } else if (name === '--profile' && value !== '') {
-      options.serviceEnv.NODE_OPTIONS = `--require ${resolve(__dirname, '..', '..', 'tools', 'cpu-profile.js')}`;
-      options.serviceEnv.CPU_PROFILE_DIR = resolve(value);
+      Object.assign(options.serviceEnv, cpuProfileEnv(value));
     } else if (name === '--set' && value.includes('=')) {
       options.serviceEnv[value.slice(0, value.indexOf('='))] = value.slice(value.indexOf('=') + 1);
     } else {

@@ -2,6 +2,7 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
+import type { BigSiteShape } from '../test/fixtures/web/sites/big';
 
 const ROOT = resolve(__dirname, '..', '..');
 
@@ -22,7 +23,7 @@ export interface FixtureWebProcess {
  */
 export async function startFixtureWebProcess(
   bigPages: number,
-  shape: { fillerBytes?: number; links?: number } = {},
+  shape: BigSiteShape = {},
   startTimeoutMs = 15_000,
 ): Promise<FixtureWebProcess> {
   const shapeArgs = [

@@ -1,4 +1,6 @@
 import { resolve } from 'node:path';
+import type { BigSiteShape } from '../test/fixtures/web/sites/big';
+import { cpuProfileEnv } from './cpu-profile-env';
 
 /** What one `make bench` run measures; every field has a command-line flag. */
 export interface BenchOptions {
@@ -39,7 +41,7 @@ export interface BenchOptions {
    * Weight of the site's pages: characters of filler text (`--filler-bytes`, default 2,000: ~2.5 KB
    * pages) and links per page (`--links`, default: the 13 structural ones of an inner page).
    */
-  site: { fillerBytes?: number; links?: number };
+  site: BigSiteShape;
   /**
    * A second Trawl, its services given these variables on top (`--variant KEY=VALUE`, repeatable),
    * measured in the same rounds as the first: an A/B of a setting on one machine in one run, where
@@ -62,6 +64,13 @@ const USAGE =
   'usage: crawl-bench [--pages <n>] [--concurrency <n>] [--rounds <n>] [--warmup-pages <n>] [--timeout <s>] ' +
   '[--log-level <level>] [--set KEY=VALUE]… [--first crawlee|trawl|limit] [--only crawlee,trawl,limit] [--profile DIR] ' +
   '[--filler-bytes <n>] [--links <n>] [--variant KEY=VALUE]…';
+
+/** `KEY=VALUE` as `{ KEY: VALUE }` (a service variable of `--set` or `--variant`). */
+function keyValue(flag: string, raw: string | undefined): Record<string, string> {
+  const eq = raw?.indexOf('=') ?? -1;
+  if (!raw || eq < 1) throw new Error(`${flag} needs KEY=VALUE, got "${raw ?? ''}"\n${USAGE}`);
+  return { [raw.slice(0, eq)]: raw.slice(eq + 1) };
+}
 
 function positiveInteger(flag: string, raw: string | undefined, min: number): number {
   const value = Number(raw);
@@ -105,12 +114,9 @@ export function parseBenchOptions(args: readonly string[]): BenchOptions {
         if (!value) throw new Error(`--log-level needs a value\n${USAGE}`);
         options.logLevel = value;
         break;
-      case '--set': {
-        const eq = value?.indexOf('=') ?? -1;
-        if (!value || eq < 1) throw new Error(`--set needs KEY=VALUE, got "${value ?? ''}"\n${USAGE}`);
-        options.serviceEnv[value.slice(0, eq)] = value.slice(eq + 1);
+      case '--set':
+        Object.assign(options.serviceEnv, keyValue(flag, value));
         break;
-      }
       case '--first':
         options.first = crawlerName(flag, value);
         break;
@@ -120,17 +126,13 @@ export function parseBenchOptions(args: readonly string[]): BenchOptions {
       case '--links':
         options.site.links = positiveInteger(flag, value, 0);
         break;
-      case '--variant': {
-        const eq = value?.indexOf('=') ?? -1;
-        if (!value || eq < 1) throw new Error(`--variant needs KEY=VALUE, got "${value ?? ''}"\n${USAGE}`);
-        options.variant = { ...options.variant, [value.slice(0, eq)]: value.slice(eq + 1) };
+      case '--variant':
+        options.variant = { ...options.variant, ...keyValue(flag, value) };
         break;
-      }
       case '--profile':
         if (!value) throw new Error(`--profile needs a folder\n${USAGE}`);
         options.profileDir = resolve(value);
-        options.serviceEnv.NODE_OPTIONS = `--require ${resolve(__dirname, '..', '..', 'tools', 'cpu-profile.js')}`;
-        options.serviceEnv.CPU_PROFILE_DIR = options.profileDir;
+        Object.assign(options.serviceEnv, cpuProfileEnv(value));
         break;
       case '--only':
         options.only = [...new Set((value ?? '').split(',').map((name) => crawlerName(flag, name)))];

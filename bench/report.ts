@@ -1,6 +1,6 @@
 import type { CrawlerMeasurement } from './measurement';
 import { trawlHistograms } from './service-metrics';
-import type { StorageCost } from './storage-cost';
+import { formatStorageCost, type StorageCost } from './storage-cost';
 
 /** Trawl's pages/s must be at least this multiple of Crawlee's on the same machine and site. */
 export const TARGET_RATIO = 3;
@@ -178,13 +178,7 @@ export function formatCostPerPage(trawl: CrawlerMeasurement): string {
     .map(([process, seconds]) => `${process} ${perPage(seconds)}`);
   const lines = [`Cost per crawled page: CPU ${cpu.join(', ')}; whole machine ${perPage(wholeMachine ?? 0)} (the site included)`];
   const storage = trawl.details.storagePerPage as StorageCost | undefined;
-  if (storage) {
-    const streams = Object.entries(storage.messagesByStream).map(([name, n]) => `${name} ${n.toFixed(2)}`);
-    lines.push(
-      `  Postgres: ${storage.walBytes.toFixed(0)} WAL bytes, database +${storage.databaseBytes.toFixed(0)} bytes; ` +
-        `JetStream: ${storage.messages.toFixed(2)} messages stored (${streams.join(', ')})`,
-    );
-  }
+  if (storage) lines.push(`  ${formatStorageCost(storage)}`);
   return lines.join('\n');
 }
 

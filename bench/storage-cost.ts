@@ -1,4 +1,5 @@
 import { Client } from 'pg';
+import { messagingTopology } from '@trawl/contracts';
 import { MessagingConnection } from '@trawl/messaging';
 
 /** What the platform had written at one moment: Postgres's WAL and database, and each JetStream stream of its prefix. */
@@ -7,8 +8,8 @@ export interface StorageSnapshot {
   walBytes: number;
   /** The platform database's size on disk (tables, indexes, TOAST). */
   databaseBytes: number;
-  /** By stream name (the prefix dropped): messages ever stored (last sequence) and bytes held now. */
-  streams: Record<string, { messages: number; bytes: number }>;
+  /** Messages ever stored (last sequence), by the stream's name in the platform's topology (`crawlWork`…). */
+  streams: Record<string, number>;
 }
 
 /** What one unit of work (a page, a task) cost in storage, between two snapshots. */
@@ -22,7 +23,6 @@ export interface StorageCost {
 
 /** Reads Postgres's WAL position and database size and the JetStream streams of the NATS prefix `prefix`. */
 export async function storageSnapshot(databaseUrl: string, prefix: string): Promise<StorageSnapshot> {
-  const streamPrefix = `${prefix.toUpperCase()}_`;
   const client = new Client({ connectionString: databaseUrl });
   await client.connect();
   let walBytes: number;
@@ -39,9 +39,10 @@ export async function storageSnapshot(databaseUrl: string, prefix: string): Prom
   const messaging = await MessagingConnection.connect({ servers: process.env.NATS_URL ?? 'nats://127.0.0.1:4222', name: 'bench-storage' });
   const streams: StorageSnapshot['streams'] = {};
   try {
-    for await (const info of messaging.jsm.streams.list()) {
-      if (!info.config.name.startsWith(streamPrefix)) continue;
-      streams[info.config.name.slice(streamPrefix.length)] = { messages: info.state.last_seq, bytes: info.state.bytes };
+    for (const [name, stream] of Object.entries(messagingTopology(prefix).streams)) {
+      // A stream the platform has not made (a feature that did not run) stored nothing.
+      const info = await messaging.jsm.streams.info(stream).catch(() => undefined);
+      if (info) streams[name] = info.state.last_seq;
     }
   } finally {
     await messaging.close();
@@ -54,7 +55,7 @@ export function costPer(before: StorageSnapshot, after: StorageSnapshot, units: 
   const per = (value: number) => value / Math.max(1, units);
   const messagesByStream = Object.fromEntries(
     Object.entries(after.streams)
-      .map(([name, { messages }]) => [name, per(messages - (before.streams[name]?.messages ?? 0))] as const)
+      .map(([name, messages]) => [name, per(messages - (before.streams[name] ?? 0))] as const)
       .filter(([, messages]) => messages > 0),
   );
   return {
@@ -63,4 +64,13 @@ export function costPer(before: StorageSnapshot, after: StorageSnapshot, units: 
     messagesByStream,
     messages: Object.values(messagesByStream).reduce((a, b) => a + b, 0),
   };
+}
+
+/** One line of what a unit wrote: Postgres WAL and database growth, JetStream messages by stream. */
+export function formatStorageCost(cost: StorageCost): string {
+  const streams = Object.entries(cost.messagesByStream).map(([name, n]) => `${name} ${n.toFixed(2)}`);
+  return (
+    `Postgres ${cost.walBytes.toFixed(0)} WAL bytes, database +${cost.databaseBytes.toFixed(0)} bytes; ` +
+    `JetStream ${cost.messages.toFixed(2)} messages stored (${streams.join(', ')})`
+  );
 }
