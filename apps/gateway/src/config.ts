@@ -96,6 +96,18 @@ export const gatewayConfigSchema = baseConfigSchema
      * never held back.
      */
     FETCH_ADMISSION_LINGER_MS: envInt(2, 0, 1_000),
+    /**
+     * How long what an admission statement read of a tenant (account, rate window, slots) may admit
+     * the tenant's requests on this replica without another statement, in ms (see Allotments: only a
+     * tenant far from its limits, from requests the statement set aside and slots kept here). A plan,
+     * suspension or credit change takes effect on a busy tenant within this time. Default 1,000;
+     * 0 sends every request's admission to Postgres and keeps no slot.
+     */
+    FETCH_ALLOTMENT_MS: envInt(1_000, 0, 10_000),
+    /** How long a concurrency slot kept on this replica for a tenant's next request may sit unused before it goes back, in ms. Default 1,000. */
+    FETCH_ALLOTMENT_IDLE_MS: envInt(1_000, 50, 60_000),
+    /** Most requests of a tenant's rate window one admission statement sets aside for this replica. Default 32. */
+    FETCH_ALLOTMENT_MAX_REQUESTS: envInt(32, 1, 1_000),
     /** Window over which a client address's error rate is measured, in seconds. Default 60. */
     CLIENT_ERROR_WINDOW_SECONDS: envInt(60, 1, 86_400),
     /** Fewest requests in a window before the error rate can block an address. Default 50. */

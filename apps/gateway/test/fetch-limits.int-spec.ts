@@ -171,103 +171,6 @@ describe('Fetch limits across two gateway replicas', () => {
     });
   });
 
-  describe('head start', () => {
-    /** Holds the tenant's rate-window row, so that its next admission waits in Postgres. */
-    const admissionHeld = (tenantId: string) =>
-      rowsLocked(gw, `SELECT 1 FROM fetch_rate_windows WHERE tenant_id = $1 FOR UPDATE`, tenantId);
-    const admissionsWaiting = async () => {
-      const { rows } = await gw.sql.query(
-        `SELECT count(*)::int AS n FROM pg_stat_activity
-          WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'WITH rate AS%'`,
-      );
-      return rows[0].n as number;
-    };
-    const seenBy =
-      (tenant: { api_key: string }) =>
-      (params: Record<string, string> = {}, init: RequestInit = {}) =>
-        fetch(`${a}/v1/?${q({ apikey: tenant.api_key, url: TARGET, ...params })}`, init);
-
-    it("sends a roomy tenant's GET to a worker while its admission waits in Postgres; a POST waits for its admission", async () => {
-      const tenant = await gw.createTenant({ concurrency: 10 });
-      const send = seenBy(tenant);
-      expect((await send()).status).toBe(200); // this replica now knows the tenant is far from its limits
-      const atWorker = worker.requests.length;
-      const unlock = await admissionHeld(tenant.tenant_id);
-      const get = send({ url: `${TARGET}early` });
-      await waitFor(() => worker.requests.length === atWorker + 1, { what: 'the GET at the worker before its admission' });
-      await waitFor(async () => (await admissionsWaiting()) === 1, { what: 'its admission waiting on the locked row' });
-      const post = send(
-        { url: `${TARGET}form` },
-        { method: 'POST', body: 'a=1', headers: { 'content-type': 'application/x-www-form-urlencoded' } },
-      );
-      await waitFor(async () => (await admissionsWaiting()) === 2, { what: "the POST's admission waiting" });
-      expect(worker.requests.length).toBe(atWorker + 1);
-      await unlock();
-      expect((await get).status).toBe(200);
-      expect((await post).status).toBe(200);
-      expect(worker.requests.slice(atWorker).map((r) => r.url)).toEqual([`${TARGET}early`, `${TARGET}form`]);
-      await waitFor(async () => (await slotsHeld(gw, tenant.tenant_id)) === 0, { what: 'the slots released' });
-    });
-
-    it('calls a request that started early off at the worker when its admission refuses it, and bills nothing', async () => {
-      const tenant = await gw.createTenant({ concurrency: 10 });
-      const send = seenBy(tenant);
-      expect((await send()).status).toBe(200);
-      // The replica still remembers an active account; Postgres no longer has one.
-      expect((await gw.patchTenant(tenant.tenant_id, { subscription_status: 'cancelled' })).status).toBe(200);
-      let calledOff = false;
-      const stopped = gate();
-      worker.behaviour = async (request, call) => {
-        await new Promise<void>((resolve) => call.signal.addEventListener('abort', () => resolve(), { once: true }));
-        calledOff = true;
-        // Still winding down: the slot admission took stays held until the worker has stopped.
-        await stopped.wait;
-        return answer(request, { status: 500, billed_tier: null, error: { code: 'CTX0001', detail: 'cancelled' } });
-      };
-      const atWorker = worker.requests.length;
-      const unlock = await admissionHeld(tenant.tenant_id);
-      const refused = send();
-      await waitFor(() => worker.requests.length === atWorker + 1, { what: 'the request at the worker before its admission' });
-      await unlock();
-      const answered = await refused;
-      expect(answered.status).toBe(402);
-      expect(await json(answered)).toMatchObject({ code: 'AUTH011' });
-      await waitFor(() => calledOff, { what: 'the worker told to stop' });
-      expect(await slotsHeld(gw, tenant.tenant_id)).toBe(1);
-      stopped.open();
-      await waitFor(async () => (await slotsHeld(gw, tenant.tenant_id)) === 0, { what: 'the slot released once the worker stopped' });
-      await gw.flushCharges();
-      const { rows } = await gw.sql.query(`SELECT count(*)::int AS n FROM credit_ledger WHERE tenant_id = $1`, [tenant.tenant_id]);
-      expect(rows[0].n).toBe(1); // the first request only
-    });
-    it('answers the refusal, unbilled, when the page of a request that started early came before its admission', async () => {
-      const tenant = await gw.createTenant({ concurrency: 10 });
-      const send = seenBy(tenant);
-      expect((await send()).status).toBe(200);
-      expect((await gw.patchTenant(tenant.tenant_id, { subscription_status: 'cancelled' })).status).toBe(200);
-      const answered = gate();
-      worker.behaviour = async (request) => {
-        answered.open();
-        return answer(request, { body: 'a billable page' });
-      };
-      const unlock = await admissionHeld(tenant.tenant_id);
-      const refused = send();
-      await answered.wait;
-      // The page is on its way to the gateway (published, and through NATS) before admission returns.
-      await waitFor(() => worker.inFlight() === 0, { what: 'the worker done with the page' });
-      await worker.nc.flush();
-      await waitFor(async () => (await admissionsWaiting()) === 1, { what: 'its admission waiting on the locked row' });
-      await unlock();
-      const response = await refused;
-      expect(response.status).toBe(402);
-      expect(await json(response)).toMatchObject({ code: 'AUTH011' });
-      await gw.flushCharges();
-      const { rows } = await gw.sql.query(`SELECT count(*)::int AS n FROM credit_ledger WHERE tenant_id = $1`, [tenant.tenant_id]);
-      expect(rows[0].n).toBe(1); // the first request only
-      await waitFor(async () => (await slotsHeld(gw, tenant.tenant_id)) === 0, { what: 'the slot released' });
-    });
-  });
-
   describe('rate limit', () => {
     it('refuses requests over the minute limit with AUTH008 and Retry-After, on any replica', async () => {
       const tenant = await gw.createTenant({ rate_limit_per_minute: 2 });
@@ -396,13 +299,231 @@ describe('Fetch limits across two gateway replicas', () => {
   });
 });
 
+describe("A replica's allotment of a busy tenant's limits", () => {
+  let gw: GatewayReplicas;
+  let worker: TestWorker;
+  let a: string;
+  let b: string;
+
+  beforeAll(async () => {
+    // Slots kept idle stay until another replica asks for them (or the tenant's next request takes them).
+    gw = await startGatewayReplicas(2, { FETCH_ALLOTMENT_IDLE_MS: '60000', FETCH_ALLOTMENT_MS: '5000' });
+    [a, b] = gw.urls as [string, string];
+    worker = await TestWorker.start(gw.prefix);
+  });
+
+  afterAll(async () => {
+    await worker?.close();
+    await gw?.close();
+  });
+
+  beforeEach(() => {
+    worker.behaviour = async (request) => answer(request, { body: 'ok' });
+  });
+
+  const url = (base: string, tenant: { api_key: string }) => `${base}/v1/?${q({ apikey: tenant.api_key, url: TARGET })}`;
+
+  /** Requests replica `i` admitted, by what admitted them. */
+  async function admittedBy(i: number): Promise<{ allotment: number; statement: number }> {
+    const text = await (await fetch(`${gw.adminUrls[i]}/metrics`)).text();
+    const value = (by: string) =>
+      Number(new RegExp(`^trawl_fetch_admissions_total\\{[^}]*by="${by}"[^}]*\\} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
+    return { allotment: value('allotment'), statement: value('statement') };
+  }
+
+  async function rateWindowOf(tenantId: string): Promise<{ start: string; requests: number }> {
+    const { rows } = await gw.sql.query(`SELECT window_start::text AS start, requests FROM fetch_rate_windows WHERE tenant_id = $1`, [
+      tenantId,
+    ]);
+    return rows[0];
+  }
+
+  it("admits most of a busy tenant's requests without a statement each, every one counted in its window, and keeps its slot between them", async () => {
+    const tenant = await gw.createTenant({ concurrency: 10, rate_limit_per_minute: 1_000 });
+    const before = await admittedBy(0);
+    for (let i = 0; i < 30; i++) expect((await fetch(url(a, tenant))).status).toBe(200);
+    const after = await admittedBy(0);
+    const statements = after.statement - before.statement;
+    expect(statements + after.allotment - before.allotment).toBe(30);
+    // Set aside 1, then 5, then 13, then more: a handful of statements, not 30.
+    expect(statements).toBeLessThanOrEqual(8);
+    // Counted before it was admitted: the window holds every request (a minute may have begun meanwhile).
+    const window = await rateWindowOf(tenant.tenant_id);
+    expect(window.requests).toBeGreaterThan(0);
+    expect(window.requests).toBeLessThanOrEqual(30 + 32);
+    // The one slot its requests took in turn is held, idle, for its next request.
+    expect(await slotsHeld(gw, tenant.tenant_id)).toBe(1);
+  });
+
+  it('gives another replica the slot it keeps idle, so that the tenant at its limit there is served, and refuses past the limit', async () => {
+    const tenant = await gw.createTenant({ concurrency: 2 });
+    for (let i = 0; i < 3; i++) expect((await fetch(url(a, tenant))).status).toBe(200);
+    expect(await slotsHeld(gw, tenant.tenant_id)).toBe(1); // kept on replica a
+    const release = gate();
+    worker.behaviour = async (request) => {
+      await release.wait;
+      return answer(request, { body: 'slow' });
+    };
+    const first = fetch(url(b, tenant));
+    const second = fetch(url(b, tenant));
+    await waitFor(() => worker.inFlight() === 2, { what: 'both requests of replica b at the worker' });
+    for (const base of [a, b]) {
+      const refused = await fetch(url(base, tenant));
+      expect(refused.status).toBe(429);
+      expect(await json(refused)).toMatchObject({ code: 'AUTH006' });
+    }
+    release.open();
+    expect((await Promise.all([first, second])).map((r) => r.status)).toEqual([200, 200]);
+  });
+
+  it('gives back the requests it set aside, so that another replica admits the tenant up to its rate limit and not one past it', async () => {
+    // Rate windows are calendar minutes: start early enough in one to finish in it.
+    await waitFor(() => new Date().getUTCSeconds() < 30, { what: 'a minute with 30 s left', timeoutMs: 35_000, intervalMs: 250 });
+    const limit = 40;
+    const tenant = await gw.createTenant({ concurrency: 10, rate_limit_per_minute: limit });
+    let admitted = 0;
+    for (let i = 0; i < 3; i++) if ((await fetch(url(a, tenant))).status === 200) admitted++;
+    expect(admitted).toBe(3);
+    // Replica a holds requests set aside beyond the three: counted, unused.
+    const window = await rateWindowOf(tenant.tenant_id);
+    expect(window.requests).toBeGreaterThan(3);
+    let refused: Response | undefined;
+    for (let i = 0; i < limit && !refused; i++) {
+      const response = await fetch(url(b, tenant));
+      if (response.status === 200) admitted++;
+      else refused = response;
+    }
+    expect(refused?.status).toBe(429);
+    expect((await json(refused!)).code).toBe('AUTH008');
+    expect((await fetch(url(a, tenant))).status).toBe(429);
+    const last = await rateWindowOf(tenant.tenant_id);
+    if (last.start === window.start) expect(admitted).toBe(limit);
+  });
+});
+
+describe('Fetch head starts (admission by a statement each, no allotment)', () => {
+  let gw: GatewayReplicas;
+  let worker: TestWorker;
+  let a: string;
+
+  beforeAll(async () => {
+    // Head starts overlap a statement with the worker's fetch: every admission here is a statement.
+    gw = await startGatewayReplicas(1, { FETCH_ALLOTMENT_MS: '0' });
+    [a] = gw.urls as [string];
+    worker = await TestWorker.start(gw.prefix);
+  });
+
+  afterAll(async () => {
+    await worker?.close();
+    await gw?.close();
+  });
+
+  beforeEach(() => {
+    worker.behaviour = async (request) => answer(request, { body: 'ok' });
+  });
+
+  /** Holds the tenant's rate-window row, so that its next admission waits in Postgres. */
+  const admissionHeld = (tenantId: string) => rowsLocked(gw, `SELECT 1 FROM fetch_rate_windows WHERE tenant_id = $1 FOR UPDATE`, tenantId);
+  const admissionsWaiting = async () => {
+    const { rows } = await gw.sql.query(
+      `SELECT count(*)::int AS n FROM pg_stat_activity
+        WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'WITH rate AS%'`,
+    );
+    return rows[0].n as number;
+  };
+  const seenBy =
+    (tenant: { api_key: string }) =>
+    (params: Record<string, string> = {}, init: RequestInit = {}) =>
+      fetch(`${a}/v1/?${q({ apikey: tenant.api_key, url: TARGET, ...params })}`, init);
+
+  it("sends a roomy tenant's GET to a worker while its admission waits in Postgres; a POST waits for its admission", async () => {
+    const tenant = await gw.createTenant({ concurrency: 10 });
+    const send = seenBy(tenant);
+    expect((await send()).status).toBe(200); // this replica now knows the tenant is far from its limits
+    const atWorker = worker.requests.length;
+    const unlock = await admissionHeld(tenant.tenant_id);
+    const get = send({ url: `${TARGET}early` });
+    await waitFor(() => worker.requests.length === atWorker + 1, { what: 'the GET at the worker before its admission' });
+    await waitFor(async () => (await admissionsWaiting()) === 1, { what: 'its admission waiting on the locked row' });
+    const post = send(
+      { url: `${TARGET}form` },
+      { method: 'POST', body: 'a=1', headers: { 'content-type': 'application/x-www-form-urlencoded' } },
+    );
+    await waitFor(async () => (await admissionsWaiting()) === 2, { what: "the POST's admission waiting" });
+    expect(worker.requests.length).toBe(atWorker + 1);
+    await unlock();
+    expect((await get).status).toBe(200);
+    expect((await post).status).toBe(200);
+    expect(worker.requests.slice(atWorker).map((r) => r.url)).toEqual([`${TARGET}early`, `${TARGET}form`]);
+    await waitFor(async () => (await slotsHeld(gw, tenant.tenant_id)) === 0, { what: 'the slots released' });
+  });
+
+  it('calls a request that started early off at the worker when its admission refuses it, and bills nothing', async () => {
+    const tenant = await gw.createTenant({ concurrency: 10 });
+    const send = seenBy(tenant);
+    expect((await send()).status).toBe(200);
+    // The replica still remembers an active account; Postgres no longer has one.
+    expect((await gw.patchTenant(tenant.tenant_id, { subscription_status: 'cancelled' })).status).toBe(200);
+    let calledOff = false;
+    const stopped = gate();
+    worker.behaviour = async (request, call) => {
+      await new Promise<void>((resolve) => call.signal.addEventListener('abort', () => resolve(), { once: true }));
+      calledOff = true;
+      // Still winding down: the slot admission took stays held until the worker has stopped.
+      await stopped.wait;
+      return answer(request, { status: 500, billed_tier: null, error: { code: 'CTX0001', detail: 'cancelled' } });
+    };
+    const atWorker = worker.requests.length;
+    const unlock = await admissionHeld(tenant.tenant_id);
+    const refused = send();
+    await waitFor(() => worker.requests.length === atWorker + 1, { what: 'the request at the worker before its admission' });
+    await unlock();
+    const answered = await refused;
+    expect(answered.status).toBe(402);
+    expect(await json(answered)).toMatchObject({ code: 'AUTH011' });
+    await waitFor(() => calledOff, { what: 'the worker told to stop' });
+    expect(await slotsHeld(gw, tenant.tenant_id)).toBe(1);
+    stopped.open();
+    await waitFor(async () => (await slotsHeld(gw, tenant.tenant_id)) === 0, { what: 'the slot released once the worker stopped' });
+    await gw.flushCharges();
+    const { rows } = await gw.sql.query(`SELECT count(*)::int AS n FROM credit_ledger WHERE tenant_id = $1`, [tenant.tenant_id]);
+    expect(rows[0].n).toBe(1); // the first request only
+  });
+  it('answers the refusal, unbilled, when the page of a request that started early came before its admission', async () => {
+    const tenant = await gw.createTenant({ concurrency: 10 });
+    const send = seenBy(tenant);
+    expect((await send()).status).toBe(200);
+    expect((await gw.patchTenant(tenant.tenant_id, { subscription_status: 'cancelled' })).status).toBe(200);
+    const answered = gate();
+    worker.behaviour = async (request) => {
+      answered.open();
+      return answer(request, { body: 'a billable page' });
+    };
+    const unlock = await admissionHeld(tenant.tenant_id);
+    const refused = send();
+    await answered.wait;
+    // The page is on its way to the gateway (published, and through NATS) before admission returns.
+    await waitFor(() => worker.inFlight() === 0, { what: 'the worker done with the page' });
+    await worker.nc.flush();
+    await waitFor(async () => (await admissionsWaiting()) === 1, { what: 'its admission waiting on the locked row' });
+    await unlock();
+    const response = await refused;
+    expect(response.status).toBe(402);
+    expect(await json(response)).toMatchObject({ code: 'AUTH011' });
+    await gw.flushCharges();
+    const { rows } = await gw.sql.query(`SELECT count(*)::int AS n FROM credit_ledger WHERE tenant_id = $1`, [tenant.tenant_id]);
+    expect(rows[0].n).toBe(1); // the first request only
+    await waitFor(async () => (await slotsHeld(gw, tenant.tenant_id)) === 0, { what: 'the slot released' });
+  });
+});
+
 describe('Fetch admissions shared by requests of a tenant', () => {
   let gw: GatewayReplicas;
   let worker: TestWorker;
 
   beforeAll(async () => {
-    // A linger far longer than the requests below take to arrive.
-    gw = await startGatewayReplicas(1, { FETCH_ADMISSION_LINGER_MS: '1000' });
+    // A linger far longer than the requests below take to arrive; every admission a statement.
+    gw = await startGatewayReplicas(1, { FETCH_ADMISSION_LINGER_MS: '1000', FETCH_ALLOTMENT_MS: '0' });
     worker = await TestWorker.start(gw.prefix);
   });
 

@@ -89,6 +89,12 @@ export const fetchDashboard: Dashboard = dashboard({
         unit: 's',
       },
     ),
+    timeseries('Admissions by what admitted them', [{ expr: rate('trawl_fetch_admissions_total', ['by']), legend: '{{by}}' }], {
+      description:
+        "Fetch requests admitted per second: by a Postgres statement, or by the replica's allotment of a busy tenant's limits (requests set aside by an earlier statement, a slot kept between requests). A busy tenant far from its limits is mostly admitted by allotment; near a limit, every request is a statement.",
+      unit: 'reqps',
+      stack: true,
+    }),
     timeseries('Head starts', [{ expr: rate('trawl_fetch_head_starts_total', ['outcome']), legend: '{{outcome}}' }], {
       description:
         'Requests sent to a worker before admission returned: admitted, or called_off (wasted work) when admission refused them.',

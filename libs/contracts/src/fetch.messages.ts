@@ -212,3 +212,17 @@ export const fetchReplyV1 = z.object({
   body_bytes: z.number().int().min(0),
 });
 export type FetchReplyV1 = z.infer<typeof fetchReplyV1>;
+
+/** Asks every gateway replica to give back what it holds idle of a tenant's Fetch limits (another is about to refuse it). */
+export const fetchLimitsReclaimV1 = z.object({ v: z.literal(1), tenant_id: z.string().uuid() });
+export type FetchLimitsReclaimV1 = z.infer<typeof fetchLimitsReclaimV1>;
+
+/** A replica's answer: what it gave back (written to Postgres before it answers). */
+export const fetchLimitsReclaimedV1 = z.object({
+  v: z.literal(1),
+  /** Concurrency slots freed. */
+  slots: z.number().int().min(0),
+  /** Requests set aside in the current rate window and taken off its count. */
+  requests: z.number().int().min(0),
+});
+export type FetchLimitsReclaimedV1 = z.infer<typeof fetchLimitsReclaimedV1>;

@@ -36,6 +36,11 @@ export interface MessagingTopology {
     crawlStopped: string;
     /** Core NATS streamed request/reply (`StreamedRpcClient`): one Fetch API request, served by a queue group of workers. */
     fetchRequest: string;
+    /**
+     * Core NATS request to every gateway replica (each answers): give back what you hold idle of a
+     * tenant's limits (`{tenant_id}`), another replica is about to refuse it (`FetchLimitsReclaimV1`).
+     */
+    fetchLimitsReclaim: string;
     eventsWildcard: string;
     event(name: string): string;
     /** One batch task (`BatchTaskV1`). */
@@ -99,6 +104,7 @@ export function messagingTopology(prefix: string, options: MessagingTopologyOpti
       crawlKick: `${prefix}.crawl.kick.v1`,
       crawlStopped: `${prefix}.crawl.stopped.v1`,
       fetchRequest: `${prefix}.fetch.request.v1`,
+      fetchLimitsReclaim: `${prefix}.fetch.limits.reclaim.v1`,
       eventsWildcard: `${prefix}.events.>`,
       event: (name: string) => `${prefix}.events.${name}`,
       batchTask: `${prefix}.batch.task.v1`,

@@ -17,6 +17,7 @@ import { TenantAdmin1764000000130 } from './migrations/1764000000130-tenant-admi
 import { Extract1764000000140 } from './migrations/1764000000140-extract';
 import { RunTaskAttempts1764000000150 } from './migrations/1764000000150-run-task-attempts';
 import { CsvDialect1764000000160 } from './migrations/1764000000160-csv-dialect';
+import { RateWindowGrants1764000000170 } from './migrations/1764000000170-rate-window-grants';
 
 /** Every migration, in order. Migrations run by `make migrate` (and a Helm pre-upgrade Job), never at pod start. */
 export const MIGRATIONS = [
@@ -37,6 +38,7 @@ export const MIGRATIONS = [
   Extract1764000000140,
   RunTaskAttempts1764000000150,
   CsvDialect1764000000160,
+  RateWindowGrants1764000000170,
 ];
 
 export interface DataSourceOptions {

@@ -130,7 +130,7 @@ export class FetchService {
     // Read while admission runs: an extract request then waits for neither after the other.
     const recipe = parsed.ok && parsed.value.query.extract ? this.preparedDomains.servedRecipe(parsed.value.query.hostname) : undefined;
     recipe?.catch(() => undefined);
-    const admission = await this.admit(tenantId, early?.settled).catch((error: unknown) => {
+    const admission = await this.admit(tenantId, early?.settled, parsed.ok ? parsed.value.credits : undefined).catch((error: unknown) => {
       early?.callOff();
       throw error;
     });
@@ -159,7 +159,7 @@ export class FetchService {
       // The call has settled: the worker is done with the request (or was lost), so is its slot.
       this.metrics.slotsInUse.dec();
       call.usage.concurrency(account.concurrency, held.inUse - 1);
-      await this.releaseSlot(held, call, soon);
+      await this.releaseSlot(held, call, soon ? account.concurrency : undefined);
     };
     const called = early ? await early.settled : await settle(this.callWorker(call, query, account));
     if (!called.ok) {
@@ -197,13 +197,16 @@ export class FetchService {
     };
   }
 
-  /** Admission in Postgres (rate window, account, a slot), timed, and remembered for the tenant's next requests' head starts. */
-  private async admit(tenantId: string, workerDone: Promise<unknown> | undefined): Promise<Admission> {
+  /**
+   * Admission (rate window, account, a slot) in Postgres or from this replica's allotment of the
+   * tenant's limits, timed, and remembered for the tenant's next requests' head starts.
+   */
+  private async admit(tenantId: string, workerDone: Promise<unknown> | undefined, credits: number | undefined): Promise<Admission> {
     const admitted = process.hrtime.bigint();
     const underWay = this.headStarts.admissionStarted(tenantId);
     try {
       // A request already at its worker may wait a moment (not past its answer) to share the statement.
-      const admission = await this.limits.admit(tenantId, { workerDone });
+      const admission = await this.limits.admit(tenantId, { workerDone, credits, pendingCredits: this.charges.pendingCredits(tenantId) });
       // Without a slot from admission, the request takes one next (or is refused): count it.
       underWay.admitted(admission, admission.held?.inUse ?? admission.slotsInUse + 1);
       return admission;
@@ -312,9 +315,11 @@ export class FetchService {
     }
   }
 
-  private async releaseSlot(held: HeldSlot, call: FetchCall, soon = false): Promise<void> {
+  /** Frees the slot now, or (with the tenant's `limitIfSoon`, for a roomy tenant) keeps it or frees it with a later statement. */
+  private async releaseSlot(held: HeldSlot, call: FetchCall, limitIfSoon?: number): Promise<void> {
     const started = process.hrtime.bigint();
-    await (soon ? this.limits.releaseSoon(held.lease) : this.limits.release(held.lease)).catch((error: unknown) =>
+    const releasing = limitIfSoon === undefined ? this.limits.release(held.lease) : this.limits.releaseSoon(held, limitIfSoon);
+    await releasing.catch((error: unknown) =>
       // Its lease frees it in time.
       this.logger.warn({ err: error, request_id: call.usage.requestId }, 'could not release a concurrency slot'),
     );

@@ -3,6 +3,7 @@ import { Database } from '@trawl/persistence';
 import { ACCOUNT_COLUMNS, AccountRow, toAccount } from '../tenants/accounts.repository';
 import { claimSlotCtes, leaseArrays, releaseLeasesCte, SlotLease } from './concurrency-slots.repository';
 import type { Account } from '../tenants/account';
+import type { UnusedRequests } from './allotments';
 
 /** What the gateway knows about a tenant when a Fetch request arrives. */
 export interface AdmissionSnapshot {
@@ -18,8 +19,12 @@ export interface AdmissionSnapshot {
 /** What one statement admitting several requests of a tenant learnt. */
 export interface BatchAdmission {
   account: Account;
-  /** Requests of the tenant in the current minute, this statement's included. */
+  /** Requests of the tenant in the current minute, this statement's and those it set aside included. */
   requestsThisMinute: number;
+  /** Requests counted besides the holders and set aside for this replica to admit on its own (see Allotments). */
+  granted: number;
+  /** Start of the window, ms since the epoch. */
+  windowStartMs: number;
   windowResetsInMs: number;
   /** Slots held by others when the statement ran. */
   slotsInUse: number;
@@ -41,7 +46,7 @@ export class AdmissionRepository {
   constructor(private readonly db: Database) {}
 
   /**
-   * Admits `holders` (one per request, distinct) of the tenant. Also frees the slots of
+   * Admits `withSlot` requests that have a slot, then `holders` (one per request, distinct) of the tenant. Also frees the slots of
    * `releasing` (any tenant's), which saves each of those releases a statement of its own; a slot
    * freed so is not yet free to this statement's claims and still counts in its `slotsInUse`.
    */
@@ -50,25 +55,49 @@ export class AdmissionRepository {
     holders: readonly string[],
     leaseMs: number,
     releasing: readonly SlotLease[] = [],
+    /** Requests beyond `holders` to count and set aside for this replica, at most (see {@link BatchAdmission.granted}). */
+    setAside = 0,
+    /** Requests to count before `holders` that need no slot (they have one kept on this replica). */
+    withSlot = 0,
   ): Promise<BatchAdmission | undefined> {
+    // The window's count before this statement (0 in a new window) and what is set aside from it:
+    // at most half of what is left below half the minute's limit after the holders, so that the
+    // count stays within half the limit (where Allotments admits) and a window past half sets
+    // nothing aside: every request there is counted by a statement of its own.
+    const before = `CASE WHEN w.window_start = excluded.window_start THEN w.requests ELSE 0 END`;
+    const grant = (count: string, limit: string) =>
+      `least($7::int, greatest(0, (${limit} / 2 - ${count} - cardinality($2::text[]) - $8::int) / 2))`;
+    const limitOfTenant = `(SELECT rate_limit_per_minute FROM tenants WHERE id = $1)`;
     const rows = await this.db.prepared<
-      AccountRow & { requests: number; resets_in_ms: number; slots_in_use: number; claimed_slots: number[]; claimed_holders: string[] }
+      AccountRow & {
+        requests: number;
+        granted: number;
+        window_start_ms: number;
+        resets_in_ms: number;
+        slots_in_use: number;
+        claimed_slots: number[];
+        claimed_holders: string[];
+      }
     >(
       'fetch_admission',
       `WITH rate AS (
-         INSERT INTO fetch_rate_windows AS w (tenant_id, window_start, requests)
-         VALUES ($1, date_trunc('minute', now()), cardinality($2::text[]))
+         INSERT INTO fetch_rate_windows AS w (tenant_id, window_start, requests, granted)
+         SELECT t.id, date_trunc('minute', now()), cardinality($2::text[]) + $8::int + g.n, g.n
+           FROM tenants t, LATERAL (SELECT ${grant('0', 't.rate_limit_per_minute')} AS n) g
+          WHERE t.id = $1
          ON CONFLICT (tenant_id) DO UPDATE
-            SET requests = CASE WHEN w.window_start = excluded.window_start THEN w.requests + excluded.requests ELSE excluded.requests END,
+            SET granted = ${grant(before, limitOfTenant)},
+                requests = ${before} + cardinality($2::text[]) + $8::int + ${grant(before, limitOfTenant)},
                 window_start = excluded.window_start
-         RETURNING requests, window_start),
+         RETURNING requests - granted AS requests, granted, window_start),
        ${claimSlotCtes({
-         // The holders the minute's limit still allows, first come first.
+         // The holders the minute's limit still allows, first come first (those with a slot already came first).
          want: `least(cardinality($2::text[]), greatest(0, t.rate_limit_per_minute - rate.requests + cardinality($2::text[]))) AS n,
                 t.concurrency AS lim FROM tenants t, rate WHERE t.id = $1`,
        })},
        ${releaseLeasesCte(4)}
-       SELECT ${ACCOUNT_COLUMNS}, rate.requests,
+       SELECT ${ACCOUNT_COLUMNS}, rate.requests + rate.granted AS requests, rate.granted,
+              extract(epoch FROM rate.window_start)::float8 * 1000 AS window_start_ms,
               ceil(extract(epoch FROM rate.window_start + interval '1 minute' - now()) * 1000)::int AS resets_in_ms,
               -- The statement's snapshot is from before the insert: the slots held by others.
               (SELECT count(*)::int FROM fetch_slots s
@@ -77,7 +106,7 @@ export class AdmissionRepository {
               (SELECT coalesce(array_agg(holder ORDER BY slot), '{}') FROM claimed) AS claimed_holders
          FROM tenants t, rate
         WHERE t.id = $1`,
-      [tenantId, holders, leaseMs, ...leaseArrays(releasing)],
+      [tenantId, holders, leaseMs, ...leaseArrays(releasing), setAside, withSlot],
     );
     const row = rows[0];
     if (!row) return undefined;
@@ -86,9 +115,23 @@ export class AdmissionRepository {
     return {
       account: toAccount(row),
       requestsThisMinute: row.requests,
+      granted: row.granted,
+      windowStartMs: row.window_start_ms,
       windowResetsInMs: Math.max(0, row.resets_in_ms),
       slotsInUse: row.slots_in_use,
       slots,
     };
+  }
+
+  /** Takes requests set aside and not used off their windows' counts (a window that has ended keeps its count: it no longer matters). */
+  async returnRequests(unused: readonly UnusedRequests[]): Promise<void> {
+    if (unused.length === 0) return;
+    await this.db.prepared(
+      'fetch_rate_return',
+      `UPDATE fetch_rate_windows w SET requests = greatest(0, w.requests - r.n)
+         FROM unnest($1::uuid[], $2::float8[], $3::int[]) AS r(tenant_id, window_start_ms, n)
+        WHERE w.tenant_id = r.tenant_id AND w.window_start = to_timestamp(r.window_start_ms / 1000)`,
+      [unused.map((u) => u.tenantId), unused.map((u) => u.windowStartMs), unused.map((u) => u.requests)],
+    );
   }
 }

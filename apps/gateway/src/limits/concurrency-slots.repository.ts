@@ -129,6 +129,23 @@ export class ConcurrencySlotsRepository {
     );
   }
 
+  /**
+   * Sets the leases of slots their holders still hold to `leaseMs` from now, in one statement;
+   * answers the ones renewed (a lease that passed is not taken back: its slot may be another's).
+   */
+  async renew(leases: readonly SlotLease[], leaseMs: number): Promise<SlotLease[]> {
+    if (leases.length === 0) return [];
+    const rows = await this.db.prepared<{ tenant_id: string; slot: number; holder: string }>(
+      'fetch_slots_renew',
+      `UPDATE fetch_slots s SET lease_until = now() + make_interval(secs => $4::double precision / 1000)
+         FROM unnest($1::uuid[], $2::int[], $3::text[]) AS r(tenant_id, slot, holder)
+        WHERE s.tenant_id = r.tenant_id AND s.slot = r.slot AND s.holder = r.holder AND s.lease_until > now()
+       RETURNING s.tenant_id, s.slot, s.holder`,
+      [...leaseArrays(leases), leaseMs],
+    );
+    return rows.map((row) => ({ tenantId: row.tenant_id, slot: row.slot, holder: row.holder }));
+  }
+
   /** Frees many slots in one statement, each as {@link release} would. */
   async releaseMany(leases: readonly SlotLease[]): Promise<void> {
     await this.db.prepared('fetch_slots_release_many', `WITH ${releaseLeasesCte(1)} SELECT 1`, leaseArrays(leases));
