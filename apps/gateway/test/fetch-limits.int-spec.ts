@@ -1,5 +1,6 @@
 import { waitFor } from '@trawl/testing';
 import { answer, gate, GatewayReplicas, json, slotsHeld, startGatewayReplicas, TestWorker } from './fetch-harness';
+import { ADMIN_TOKEN } from './gateway-harness';
 
 const TARGET = 'http://shop.test/';
 const q = (params: Record<string, string>) => new URLSearchParams(params).toString();
@@ -353,6 +354,23 @@ describe("A replica's allotment of a busy tenant's limits", () => {
     expect(window.requests).toBeLessThanOrEqual(30 + 32);
     // The one slot its requests took in turn is held, idle, for its next request.
     expect(await slotsHeld(gw, tenant.tenant_id)).toBe(1);
+  });
+
+  it("takes an operator's change of the account into a busy tenant's next request at once, on every replica", async () => {
+    const tenant = await gw.createTenant({ concurrency: 10, rate_limit_per_minute: 1_000 });
+    for (let i = 0; i < 5; i++) expect((await fetch(url(a, tenant))).status).toBe(200);
+    const before = await admittedBy(0);
+    expect((await fetch(url(a, tenant))).status).toBe(200);
+    expect((await admittedBy(0)).allotment).toBe(before.allotment + 1); // admitted by replica a's allotment
+    // The admin API of replica b (every replica serves it) suspends the tenant; a's allotment must not outlive that.
+    const suspended = await fetch(`${gw.adminUrls[1]}/admin/v1/tenants/${tenant.tenant_id}/suspend`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
+    expect(suspended.status).toBe(200);
+    const refused = await fetch(url(a, tenant));
+    expect(refused.status).toBe(402);
+    expect((await json(refused)).code).toBe('AUTH011');
   });
 
   it('gives another replica the slot it keeps idle, so that the tenant at its limit there is served, and refuses past the limit', async () => {

@@ -137,6 +137,18 @@ describe(Allotments.name, () => {
     expect(allotments.giveBack('another')).toEqual({ leases: [], requests: [] });
   });
 
+  it('takes nothing from a statement that started before the tenant was given back (its account may have changed since)', () => {
+    const { allotments, view, needs, now, advance } = setup();
+    const started = now();
+    advance(1);
+    allotments.giveBack(TENANT);
+    allotments.learnt(TENANT, view({ granted: 4 }), 1, started);
+    expect(allotments.take(TENANT, needs)).toBeUndefined();
+    advance(1);
+    allotments.learnt(TENANT, view({ granted: 4 }), 1, now());
+    expect(allotments.take(TENANT, needs)).toBeDefined();
+  });
+
   it('adds what an earlier statement set aside without letting its older view replace the newer one', () => {
     const { allotments, view, needs, now, advance } = setup();
     const started = now();

@@ -108,6 +108,8 @@ interface Allotment {
  */
 export class Allotments {
   private readonly tenants = new Map<string, Allotment>();
+  /** When each tenant's allotment was last given back: a statement that started before then read what may have changed since. */
+  private readonly givenBackAt = new Map<string, number>();
   private readonly now: () => number;
 
   constructor(private readonly options: AllotmentsOptions) {
@@ -180,6 +182,7 @@ export class Allotments {
 
   /** Takes in what a statement learnt and set aside; `requests` it admitted itself count as used here. */
   learnt(tenantId: string, view: StatementView, requests: number, startedAt: number): void {
+    if (startedAt <= (this.givenBackAt.get(tenantId) ?? -Infinity)) return;
     const allotment = this.tenants.get(tenantId);
     const now = this.now();
     if (!allotment) {
@@ -237,6 +240,8 @@ export class Allotments {
       const stale = now - allotment.seenAt > Math.max(this.options.accountMaxAgeMs, this.options.idleMs);
       if (allotment.idle.length === 0 && stale && (!windowOpen || allotment.reserved === 0)) this.tenants.delete(tenantId);
     }
+    // A statement outlives this by far less: it is never slower than the pool's connection timeout.
+    for (const [tenantId, at] of this.givenBackAt) if (now - at > 60_000) this.givenBackAt.delete(tenantId);
     return leases;
   }
 
@@ -246,6 +251,7 @@ export class Allotments {
     const given: GivenBack = { leases: [], requests: [] };
     const entries = tenantId === undefined ? [...this.tenants] : [[tenantId, this.tenants.get(tenantId)] as const];
     for (const [id, allotment] of entries) {
+      if (tenantId !== undefined) this.givenBackAt.set(id, now);
       if (!allotment) continue;
       given.leases.push(...allotment.idle.map((slot) => slot.lease));
       allotment.idle = [];

@@ -316,6 +316,15 @@ export class LimitsService implements OnModuleInit, OnApplicationShutdown {
     await this.pendingReleases.flush();
   }
 
+  /**
+   * The operator changed the tenant's account (plan, limits, suspension): every replica gives back
+   * what it holds of the tenant, so that its next request is admitted by a statement that reads
+   * the account as it is now. Resolves once the replicas answered (or did not within the wait).
+   */
+  async accountChanged(tenantId: string): Promise<void> {
+    await this.reclaim(tenantId);
+  }
+
   /** Asks every replica (this one too) for what it holds idle of the tenant. */
   private async reclaim(tenantId: string): Promise<Reclaimed> {
     if (!this.allotments.enabled) return { slots: 0, requests: 0 };

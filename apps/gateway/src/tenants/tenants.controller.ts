@@ -7,6 +7,7 @@ import { presentTenant } from './tenant.presenter';
 import { TenantUsageService } from './tenant-usage.service';
 import { createTenantBody, updateTenantBody } from '@trawl/contracts/http';
 import { TenantsService } from './tenants.service';
+import { LimitsService } from '../limits/limits.service';
 
 const ADMIN_QUERY = { apiKeyParameter: false };
 
@@ -20,7 +21,14 @@ export class TenantsController {
   constructor(
     private readonly tenants: TenantsService,
     private readonly usage: TenantUsageService,
+    private readonly limits: LimitsService,
   ) {}
+
+  /** Answers a change of the account once every replica's Fetch admissions see it (Allotments admit from what a statement read). */
+  private async changed<T>(tenantId: string, record: T): Promise<T> {
+    await this.limits.accountChanged(tenantId);
+    return record;
+  }
 
   @Post()
   @HttpCode(201)
@@ -62,7 +70,7 @@ export class TenantsController {
   ) {
     assertKnownQueryParameters(query, [], ADMIN_QUERY);
     const request = parseBody(updateTenantBody, body ?? {});
-    return presentTenant(await this.tenants.update(tenantId, request, admin));
+    return presentTenant(await this.changed(tenantId, await this.tenants.update(tenantId, request, admin)));
   }
 
   /** Every key of the tenant answers `AUTH011` on every route, proxy mode included, until resumed. */
@@ -76,7 +84,7 @@ export class TenantsController {
   ) {
     assertKnownQueryParameters(query, [], ADMIN_QUERY);
     assertNoBody(body);
-    return presentTenant(await this.tenants.setSuspended(tenantId, true, admin));
+    return presentTenant(await this.changed(tenantId, await this.tenants.setSuspended(tenantId, true, admin)));
   }
 
   @Post(':tenantId/resume')
@@ -89,7 +97,7 @@ export class TenantsController {
   ) {
     assertKnownQueryParameters(query, [], ADMIN_QUERY);
     assertNoBody(body);
-    return presentTenant(await this.tenants.setSuspended(tenantId, false, admin));
+    return presentTenant(await this.changed(tenantId, await this.tenants.setSuspended(tenantId, false, admin)));
   }
 
   /** The tenant's `GET /v1/subscriptions/self/details`, with the period's requests and credits by product. */
