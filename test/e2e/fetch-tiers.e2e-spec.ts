@@ -53,7 +53,8 @@ describe('Fetch API tiers (e2e)', () => {
       js_render: 'true',
       json_response: 'true',
       screenshot: 'true',
-      js_instructions: JSON.stringify([{ wait: 200 }, { evaluate: 'throw new Error("step fails")' }]),
+      // Both calls answered (each adds an <li>) before the step that fails: a busy machine answers them late.
+      js_instructions: JSON.stringify([{ wait_for: '#calls li:nth-child(2)' }, { evaluate: 'throw new Error("step fails")' }]),
     });
     expect(answer.status).toBe(200);
     const json = JSON.parse(answer.text) as {
