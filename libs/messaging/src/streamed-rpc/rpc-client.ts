@@ -1,6 +1,7 @@
 import { createInbox, headers as natsHeaders, Msg, NatsConnection, nuid, Subscription } from '@nats-io/nats-core';
 import { MessagingError, MessagingErrorCode } from '../messaging.errors';
 import { activeTraceHeaders } from '../trace-context';
+import { TurnPublisher } from './turn-publisher';
 import {
   ACCEPT_WITHIN_HEADER,
   CALL_HEADER,
@@ -75,6 +76,8 @@ export class StreamedRpcClient {
   /** How long a server may hold back its `accepted` (see protocol.ts): a quarter of the accept timeout. */
   private readonly acceptWithin: string;
   private readonly pending = new Map<string, PendingCall>();
+  /** Requests and cancels, in order, several calls' in one socket write when they come in one turn. */
+  private readonly turns = new TurnPublisher();
   private inbox?: { prefix: string; sub: Subscription };
 
   constructor(
@@ -132,12 +135,14 @@ export class StreamedRpcClient {
         h.set(CALL_HEADER, callId);
         h.set(WHOLE_HEADER, '1');
         if (options.idempotent !== false) h.set(ACCEPT_WITHIN_HEADER, this.acceptWithin);
+        const noSend = (error: unknown) =>
+          fail(MessagingErrorCode.RpcNoResponders, `could not send to ${subject}: ${(error as Error).message}`);
         try {
           const reply = this.replySubject(callId);
           this.pending.set(callId, { onMessage, onInboxClosed });
-          this.nc.publish(subject, payload, { reply, headers: h });
+          this.turns.publish(() => this.nc.publish(subject, payload, { reply, headers: h }), noSend);
         } catch (error) {
-          fail(MessagingErrorCode.RpcNoResponders, `could not send to ${subject}: ${(error as Error).message}`);
+          noSend(error);
           return;
         }
         arm(this.acceptTimeoutMs, () => {
@@ -253,10 +258,10 @@ export class StreamedRpcClient {
   }
 
   private publishCancel(subject: string, callId: string): void {
-    try {
-      this.nc.publish(cancelSubject(subject), callId);
-    } catch {
+    this.turns.publish(
+      () => this.nc.publish(cancelSubject(subject), callId),
       // Connection closed: the server stops at its own deadline.
-    }
+      () => undefined,
+    );
   }
 }

@@ -14,6 +14,7 @@ import {
   SEQ_HEADER,
   WHOLE_HEADER,
 } from './protocol';
+import { TurnPublisher } from './turn-publisher';
 
 export interface StreamedRpcServerOptions {
   subject: string;
@@ -51,6 +52,8 @@ export type RpcHandler = (request: RpcRequest) => Promise<RpcReply>;
 export class StreamedRpcServer {
   private readonly calls = new Map<string, AbortController>();
   private readonly settled = new Set<Promise<void>>();
+  /** Replies, in order, several calls' in one socket write when they are ready in one turn. */
+  private readonly turns = new TurnPublisher();
   private subscriptions: Subscription[] = [];
   private stopping?: Promise<void>;
   private started = false;
@@ -172,11 +175,10 @@ export class StreamedRpcServer {
     h.set(KIND_HEADER, kind);
     h.set(CALL_HEADER, callId);
     for (const [key, value] of Object.entries(extra)) h.set(key, value);
-    try {
-      this.nc.publish(reply, payload, { headers: h });
-    } catch (error) {
+    this.turns.publish(
+      () => this.nc.publish(reply, payload, { headers: h }),
       // A closed connection: the client notices the silence; nothing else to do here.
-      (this.options.logger ?? consoleLogger).warn({ err: error, call: callId, kind }, 'rpc reply not sent');
-    }
+      (error) => (this.options.logger ?? consoleLogger).warn({ err: error, call: callId, kind }, 'rpc reply not sent'),
+    );
   }
 }
