@@ -5,6 +5,14 @@ import { ADMIN_TOKEN } from './gateway-harness';
 const TARGET = 'http://shop.test/';
 const q = (params: Record<string, string>) => new URLSearchParams(params).toString();
 
+/** The tenant's rate window as Postgres holds it: its start and the requests counted in it. */
+async function rateWindowOf(gw: GatewayReplicas, tenantId: string): Promise<{ start: string; requests: number }> {
+  const { rows } = await gw.sql.query(`SELECT window_start::text AS start, requests FROM fetch_rate_windows WHERE tenant_id = $1`, [
+    tenantId,
+  ]);
+  return rows[0];
+}
+
 /** Runs `lockQuery` (a `SELECT … FOR UPDATE` of the tenant's rows) in a transaction left open; the returned function commits it. */
 async function rowsLocked(gw: GatewayReplicas, lockQuery: string, tenantId: string): Promise<() => Promise<void>> {
   const client = await gw.sql.connect();
@@ -332,13 +340,6 @@ describe("A replica's allotment of a busy tenant's limits", () => {
     return { allotment: value('allotment'), statement: value('statement') };
   }
 
-  async function rateWindowOf(tenantId: string): Promise<{ start: string; requests: number }> {
-    const { rows } = await gw.sql.query(`SELECT window_start::text AS start, requests FROM fetch_rate_windows WHERE tenant_id = $1`, [
-      tenantId,
-    ]);
-    return rows[0];
-  }
-
   it("admits most of a busy tenant's requests without a statement each, every one counted in its window, and keeps its slot between them", async () => {
     const tenant = await gw.createTenant({ concurrency: 10, rate_limit_per_minute: 1_000 });
     const before = await admittedBy(0);
@@ -349,7 +350,7 @@ describe("A replica's allotment of a busy tenant's limits", () => {
     // Set aside 1, then 5, then 13, then more: a handful of statements, not 30.
     expect(statements).toBeLessThanOrEqual(8);
     // Counted before it was admitted: the window holds every request (a minute may have begun meanwhile).
-    const window = await rateWindowOf(tenant.tenant_id);
+    const window = await rateWindowOf(gw, tenant.tenant_id);
     expect(window.requests).toBeGreaterThan(0);
     expect(window.requests).toBeLessThanOrEqual(30 + 32);
     // The one slot its requests took in turn is held, idle, for its next request.
@@ -403,7 +404,7 @@ describe("A replica's allotment of a busy tenant's limits", () => {
     for (let i = 0; i < 3; i++) if ((await fetch(url(a, tenant))).status === 200) admitted++;
     expect(admitted).toBe(3);
     // Replica a holds requests set aside beyond the three: counted, unused.
-    const window = await rateWindowOf(tenant.tenant_id);
+    const window = await rateWindowOf(gw, tenant.tenant_id);
     expect(window.requests).toBeGreaterThan(3);
     let refused: Response | undefined;
     for (let i = 0; i < limit && !refused; i++) {
@@ -414,7 +415,7 @@ describe("A replica's allotment of a busy tenant's limits", () => {
     expect(refused?.status).toBe(429);
     expect((await json(refused!)).code).toBe('AUTH008');
     expect((await fetch(url(a, tenant))).status).toBe(429);
-    const last = await rateWindowOf(tenant.tenant_id);
+    const last = await rateWindowOf(gw, tenant.tenant_id);
     if (last.start === window.start) expect(admitted).toBe(limit);
   });
 });
@@ -563,7 +564,7 @@ describe('Fetch admissions shared by requests of a tenant', () => {
     const tenant = await gw.createTenant({ concurrency: 40 });
     const url = `${gw.urls[0]}/v1/?${q({ apikey: tenant.api_key, url: TARGET })}`;
     expect((await fetch(url)).status).toBe(200); // now known to be far from its limits
-    const firstWindow = await rateWindowOf(tenant.tenant_id);
+    const firstWindow = await rateWindowOf(gw, tenant.tenant_id);
     const release = gate();
     afterRelease = release.open;
     worker.behaviour = async (request) => {
@@ -585,17 +586,10 @@ describe('Fetch admissions shared by requests of a tenant', () => {
     const remaining = responses.map((r) => Number(r.headers.get('concurrency-remaining')));
     expect([...remaining].sort()).toEqual([36, 37, 38, 39, 40]);
     // Rate windows are calendar minutes: the first request counts with the five unless a minute began between them.
-    const window = await rateWindowOf(tenant.tenant_id);
+    const window = await rateWindowOf(gw, tenant.tenant_id);
     expect(window.requests).toBe(window.start === firstWindow.start ? 6 : 5);
     await waitFor(async () => (await slotsHeld(gw, tenant.tenant_id)) === 0, { what: 'the slots released' });
   });
-
-  async function rateWindowOf(tenantId: string): Promise<{ start: string; requests: number }> {
-    const { rows } = await gw.sql.query(`SELECT window_start::text AS start, requests FROM fetch_rate_windows WHERE tenant_id = $1`, [
-      tenantId,
-    ]);
-    return rows[0];
-  }
 
   it('admits a request that started early at once when its worker answers, not after the linger', async () => {
     const tenant = await gw.createTenant({ concurrency: 40 });
