@@ -31,6 +31,7 @@ import { startFixtureWebProcess, type FixtureWebProcess } from './fixture-web-pr
 import { costPer, formatStorageCost, storageSnapshot } from './storage-cost';
 import { processesNamed, processesNamedWith } from './process-stats';
 import { GroupCpuMeter, MachineCpuMeter } from './resource-meter';
+import { scrapeTotals, totalsDelta } from './service-metrics';
 
 /** Issue 32, target 3: a batch job at 85 % of a plain undici loop's tasks/s (issue 9 asked 70 %). */
 const TASKS_TARGET = 0.85;
@@ -179,6 +180,32 @@ function inFlightSampler(databaseUrl: string, intervalMs = 100) {
   };
 }
 
+/** What the worker's fetches took, on average, over a window (its `trawl_worker_fetch_request_seconds`). */
+const WORKER_FETCH_SECONDS = 'trawl_worker_fetch_request_seconds';
+
+/**
+ * Where a slot's cycle goes: from a task's claim (its transaction's start) to the start of the
+ * intake transaction that records its result, read from the run's rows; the rest of the cycle is
+ * the wait from that intake to the slot's next claim.
+ */
+async function claimToIntake(databaseUrl: string, jobId: string): Promise<{ mean: number; p10: number; p50: number; p90: number }> {
+  const client = new Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ mean: number; p: number[] }>(
+      `SELECT avg(ms)::float8 AS mean, percentile_cont(ARRAY[0.1, 0.5, 0.9]) WITHIN GROUP (ORDER BY ms) AS p
+         FROM (SELECT extract(epoch FROM t.finished_at - t.started_at) * 1000 AS ms
+                 FROM run_tasks t JOIN job_runs r ON r.id = t.run_id
+                WHERE r.job_id = $1 AND t.finished_at IS NOT NULL AND t.started_at IS NOT NULL) cycles`,
+      [jobId],
+    );
+    const [p10, p50, p90] = rows[0].p ?? [NaN, NaN, NaN];
+    return { mean: rows[0].mean, p10, p50, p90 };
+  } finally {
+    await client.end();
+  }
+}
+
 async function benchTasks(web: FixtureWebProcess, platform: Platform, api: ApiClient, options: BatchBenchOptions) {
   const meters = cpuMeters(platform, web);
   process.stdout.write(`tasks: plain undici loop, ${options.tasks} URLs, concurrency ${options.concurrency}…\n`);
@@ -194,6 +221,7 @@ async function benchTasks(web: FixtureWebProcess, platform: Platform, api: ApiCl
   // With --profile, the services' profiles start over here: only the Trawl run is in them.
   if (options.profileDir) MEASURED_SERVICES.forEach((service) => process.kill(platform.pid(service) ?? 0, 'SIGUSR2'));
   const storageBefore = await storageSnapshot(platform.databaseUrl, platform.prefix);
+  const workerBefore = await scrapeTotals(platform.metricsUrl('fetch-worker'));
   meters.start();
   const sampler = inFlightSampler(platform.databaseUrl);
   const posted = performance.now();
@@ -216,6 +244,10 @@ async function benchTasks(web: FixtureWebProcess, platform: Platform, api: ApiCl
   );
   const trawlCpu = meters.readPerTask(options.tasks);
   const inFlight = await sampler.stop();
+  const workerDelta = totalsDelta(workerBefore, await scrapeTotals(platform.metricsUrl('fetch-worker')));
+  const workerFetchMs =
+    (1000 * (workerDelta[`${WORKER_FETCH_SECONDS}_sum`] ?? NaN)) / (workerDelta[`${WORKER_FETCH_SECONDS}_count`] ?? NaN);
+  const claimed = await claimToIntake(platform.databaseUrl, jobId);
   const storage = costPer(storageBefore, await storageSnapshot(platform.databaseUrl, platform.prefix), options.tasks);
   const seconds = (ended.at - posted) / 1000;
   const stats = ended.job.latest_run.stats;
@@ -239,6 +271,10 @@ async function benchTasks(web: FixtureWebProcess, platform: Platform, api: ApiCl
       ? `Trawl / plain loop tasks/s: ${(ratio * 100).toFixed(0)} % — target ≥ ${TASKS_TARGET * 100} %: ${verdict(ratio >= TASKS_TARGET && viaTrawl.status === 'completed')}`
       : `Trawl / plain loop tasks/s: ${(ratio * 100).toFixed(0)} % (pages answered at once: Trawl's cost per task against loopback; the target is judged with a site's latency)`,
     `tasks in flight while the run went (concurrency ${options.concurrency}): mean ${inFlight.mean.toFixed(1)}, p10 ${inFlight.p10}, p50 ${inFlight.p50} (${inFlight.samples} samples)`,
+    `a slot's cycle (concurrency ÷ tasks/s): plain loop ${((options.concurrency / plain.perSecond) * 1000).toFixed(1)} ms, Trawl ${((options.concurrency / viaTrawl.perSecond) * 1000).toFixed(1)} ms — ` +
+      `worker's fetch mean ${workerFetchMs.toFixed(1)} ms; claim → result intake mean ${claimed.mean.toFixed(1)} ms ` +
+      `(p10 ${claimed.p10.toFixed(1)}, p50 ${claimed.p50.toFixed(1)}, p90 ${claimed.p90.toFixed(1)}); intake → the slot's next claim ` +
+      `${((options.concurrency / viaTrawl.perSecond) * 1000 - claimed.mean).toFixed(1)} ms`,
     '',
     'CPU ms per task (Trawl: POST to run ended, results paging included; "whole machine" includes whatever else runs on it)',
     '| process | plain loop | Trawl |',
@@ -254,6 +290,7 @@ async function benchTasks(web: FixtureWebProcess, platform: Platform, api: ApiCl
     viaTrawl,
     ratio,
     inFlight,
+    cycleMs: { workerFetch: workerFetchMs, claimToIntake: claimed },
     cpuMsPerTask: { plain: plainCpu, trawl: trawlCpu },
     storagePerTask: storage,
     report,
