@@ -201,17 +201,23 @@ describe(RunsRuntime.name, () => {
           ...slow,
           ...queued.map((path) => web.url('big.test', path)),
         ]);
+        // What was seen last, for a failure's message: which of the two conditions did not hold.
+        let seen = '';
         await waitFor(
           async () => {
-            const [row] = await scheduler.db.query<{ n: number }>(
-              `SELECT count(*)::int AS n FROM run_tasks WHERE run_id = $1 AND state = 'dispatched'`,
-              [runId],
-            );
-            const slowHits = slow.reduce((n, url) => n + web.hits('slow.test', new URL(url).pathname + new URL(url).search), 0);
-            return row.n === 40 && slowHits === WORKER_SLOTS;
+            const states = await taskStates(scheduler.db, runId);
+            const slowHits = slow.map((url) => web.hits('slow.test', new URL(url).pathname + new URL(url).search));
+            seen = `task states ${JSON.stringify(states)}, hits of the slow pages ${slowHits.join(',')}`;
+            return states.dispatched === 40 && slowHits.every((hits) => hits === 1);
           },
           { timeoutMs: 30_000, intervalMs: 10, what: 'every task dispatched and every worker slot busy' },
-        );
+        ).catch(async (error: Error) => {
+          // Its slow pages would hold the worker's slots until their timeout, failing the next case too.
+          web.release(tag);
+          const work = await scheduler.messaging.jsm.consumers.info(topology.streams.batchWork, topology.consumers.batchWorkers);
+          const queue = `work queue: ${work.num_pending} pending, ${work.num_ack_pending} delivered unacked, ${work.num_waiting} pulls waiting`;
+          throw new Error(`${error.message}; ${seen}; ${queue}`);
+        });
         expect(queued.map((path) => web.hits('big.test', path))).toEqual(queued.map(() => 0));
 
         // The stop notice as the workers get it (core NATS): from the gateway, or repeated by the scheduler.

@@ -137,6 +137,28 @@ describe(MessageConsumer.name, () => {
       await waitFor(async () => (await fx.messagesInStream()) === 0, { what: 'all acked' });
     });
 
+    it('fills its last free slot while every other one is held by a long handler', async () => {
+      // 16 slots ask again in steps of two: the one slot a quick message frees beside 15 long ones
+      // must still be filled, not wait for a second slot to free up.
+      await fx.createConsumer();
+      const held = gate();
+      releaseAll.push(held.open);
+      const started: number[] = [];
+      let quickDone = false;
+      await consumer(async (m) => {
+        started.push(m.data.n);
+        if (m.data.n === 16) quickDone = true;
+        else await held.promise;
+        return { kind: 'ack' };
+      }, 16).start();
+      // One pull for all 16 slots, used up: 15 long handlers and a quick one that frees its slot.
+      await publishJobs(Array.from({ length: 16 }, (_, i) => i + 1));
+      await waitFor(async () => quickDone && (await fx.messagesInStream()) === 15, { what: 'the quick message acked beside 15 long ones' });
+      await publishJobs([17]);
+      await waitFor(() => started.includes(17), { timeoutMs: 5_000, what: 'the 17th message handled in the freed slot' });
+      expect(started.slice().sort((a, b) => a - b)).toEqual(Array.from({ length: 17 }, (_, i) => i + 1));
+    });
+
     it('never has more handlers running than the consumer max ack pending allows, across replicas', async () => {
       await fx.createConsumer({ maxAckPending: 3 });
       const held = gate();

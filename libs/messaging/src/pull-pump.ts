@@ -17,12 +17,18 @@ const PAUSE_AFTER_ERROR_MS = 1_000;
 /** A pull that ends empty this fast was refused, not expired; pausing avoids a busy loop. */
 const SUSPICIOUSLY_SHORT_PULL_MS = 100;
 const PAUSE_AFTER_SHORT_PULL_MS = 250;
+/**
+ * Longest a free slot waits for others to free up when no pull is open: past it, the pump asks for
+ * what is free, however little. Without it, slots beside long handlers would idle until one of them ended.
+ */
+const LONE_SLOT_WAIT_MS = 5;
 
 /**
  * Keeps pull requests open for exactly as many messages as there are free slots, so no message
  * waits in a client buffer while its ack wait runs and other replicas sit idle (unlike `consume()`,
  * which re-asks as messages arrive, not as they are finished). Asks again once an eighth of the
- * slots are free (or all are), to spare the server one request per message.
+ * slots are free (or all are), to spare the server one request per message; fewer free slots are
+ * asked for after `LONE_SLOT_WAIT_MS` when no pull is open to fill them.
  */
 export class PullPump {
   private held = 0;
@@ -30,6 +36,7 @@ export class PullPump {
   private running = false;
   private pausedUntil = 0;
   private pauseTimer?: NodeJS.Timeout;
+  private loneSlotTimer?: NodeJS.Timeout;
   private readonly open = new Set<ConsumerMessages>();
   private readonly pulls = new Set<Promise<void>>();
   private readonly refillAt: number;
@@ -53,15 +60,27 @@ export class PullPump {
   async stop(): Promise<void> {
     this.running = false;
     clearTimeout(this.pauseTimer);
+    clearTimeout(this.loneSlotTimer);
     for (const messages of this.open) void messages.close().catch(() => undefined);
     await Promise.all(this.pulls);
   }
 
-  private refill(): void {
+  private refill(evenFew = false): void {
     if (!this.running || Date.now() < this.pausedUntil || this.pulls.size >= MAX_OPEN_PULLS) return;
     const free = this.options.capacity - this.held - this.requested;
     if (free <= 0) return;
-    if (free < this.refillAt && this.held + this.requested > 0) return;
+    if (!evenFew && free < this.refillAt && this.held + this.requested > 0) {
+      // An open pull will deliver more and refill when it ends; with none open, nothing would.
+      if (this.requested === 0) {
+        this.loneSlotTimer ??= setTimeout(() => {
+          this.loneSlotTimer = undefined;
+          this.refill(true);
+        }, LONE_SLOT_WAIT_MS);
+      }
+      return;
+    }
+    clearTimeout(this.loneSlotTimer);
+    this.loneSlotTimer = undefined;
     this.requested += free;
     const pull = this.pull(free).finally(() => {
       this.pulls.delete(pull);
