@@ -107,18 +107,6 @@ async function plainLoop(web: FixtureWebProcess, tasks: number, concurrency: num
   return { seconds, perSecond: tasks / seconds, errors };
 }
 
-async function countResults(api: ApiClient, jobId: string): Promise<number> {
-  let count = 0;
-  let cursor: string | null = null;
-  do {
-    const page: any = await api.request('GET', `/v1/jobs/${jobId}/results${cursor ? `?cursor=${encodeURIComponent(cursor)}` : ''}`);
-    if (page.status !== 200) throw new Error(`results answered ${page.status}: ${page.text.slice(0, 300)}`);
-    count += page.body.results.length;
-    cursor = page.body.next_cursor ?? null;
-  } while (cursor);
-  return count;
-}
-
 const MEASURED_SERVICES = ['gateway', 'scheduler', 'fetch-worker'] as const;
 
 /** CPU meters per process (and the machine), read as CPU ms per task like bench/fetch-bench.ts. */
@@ -230,7 +218,7 @@ async function benchTasks(web: FixtureWebProcess, platform: Platform, api: ApiCl
   if (created.status !== 202 && created.status !== 201)
     throw new Error(`POST /v1/jobs answered ${created.status}: ${created.text.slice(0, 500)}`);
   const jobId = created.body.job_id as string;
-  const rowsReadable = await waitFor(async () => (await countResults(api, jobId)) >= options.tasks && performance.now(), {
+  const rowsReadable = await waitFor(async () => (await api.readAllJobResults(jobId)).length >= options.tasks && performance.now(), {
     timeoutMs: 600_000,
     intervalMs: 200,
     what: 'every task row to be readable',

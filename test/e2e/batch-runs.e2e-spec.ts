@@ -70,18 +70,6 @@ describe('Batch runs (e2e)', () => {
     );
   }
 
-  async function readAllResults(jobId: string) {
-    const all: any[] = [];
-    let cursor: string | null = null;
-    do {
-      const page: any = await api.request('GET', `/v1/jobs/${jobId}/results${cursor ? `?cursor=${encodeURIComponent(cursor)}` : ''}`);
-      expect(page.status).toBe(200);
-      all.push(...page.body.results);
-      cursor = page.body.next_cursor ?? null;
-    } while (cursor);
-    return all;
-  }
-
   it('runs a job to completion and delivers a signed run.completed through a key rotation and failed deliveries', async () => {
     const first = await api.request('POST', '/v1/hmac/keys/rotate');
     receiver.trust(first.body.kid, first.body.secret);
@@ -112,7 +100,7 @@ describe('Batch runs (e2e)', () => {
     expect(stats).toMatchObject({ total: tasks.length, completed: tasks.length });
     // The 404 and the unknown domain fail, and are billed as the Fetch API bills them.
     expect(stats).toMatchObject({ successful: 40, failed: 2, spend: { credits: 42 } });
-    const results = await readAllResults(jobId);
+    const results = await api.readAllJobResults(jobId);
     expect(results.find((r) => r.external_id === 'missing')).toMatchObject({
       status: 'failed',
       status_code: 404,
@@ -167,7 +155,7 @@ describe('Batch runs (e2e)', () => {
     const jobId = created.body.job_id as string;
     expect((await waitForRunEnd(jobId, 30_000)).latest_run.status).toBe('completed');
     const echoed = Object.fromEntries(
-      (await readAllResults(jobId)).map((r) => {
+      (await api.readAllJobResults(jobId)).map((r) => {
         const text = r.encoding === 'base64' ? Buffer.from(r.content, 'base64').toString('utf8') : r.content;
         return [r.external_id, JSON.parse(text)];
       }),
@@ -203,7 +191,7 @@ describe('Batch runs (e2e)', () => {
     expect(killedAt.stats.completed).toBeLessThan(CRASH_TASKS);
     for (let replica = 0; replica < replicas[victim]; replica++) await platform.startService(victim, replica);
     const ended = await waitForRunEnd(jobId, 240_000);
-    return { ended, results: await readAllResults(jobId) };
+    return { ended, results: await api.readAllJobResults(jobId) };
   }
 
   for (const victim of ['fetch-worker', 'scheduler'] as const) {

@@ -11,9 +11,9 @@ const MAX_PAGES = 16;
  * (docs/decisions/extract.md, "Postgres is the record"): the domain ends `ready` and served, and no
  * page fetched before the crash is fetched again (the first example excepted: a new delivery asks
  * it twice to tell whether the site needs rendering), but the one whose fetch was under way when
- * the scheduler died: a page is stored after its answer, so that one may be asked again. Short leases and a fast sweep hand the lost
- * preparation to the restarted scheduler quickly; a pause between pages keeps it fetching long
- * enough to be caught midway.
+ * the scheduler died: a page is stored after its answer, so that one may be asked again. Short
+ * leases and a fast sweep hand the lost preparation to the restarted scheduler quickly; a pause
+ * between pages keeps it fetching long enough to be caught midway.
  */
 describe('Extract preparation crash safety (e2e)', () => {
   let web: FixtureWeb;

@@ -44,18 +44,6 @@ describe(`Two of every worker service: a ${SIZE}-page crawl and a ${SIZE}-task b
     await web?.close();
   }, 60_000);
 
-  async function readAllTaskResults(jobId: string): Promise<{ external_id: string; status: string; url: string }[]> {
-    const all: { external_id: string; status: string; url: string }[] = [];
-    let cursor: string | null = null;
-    do {
-      const page: any = await api.request('GET', `/v1/jobs/${jobId}/results${cursor ? `?cursor=${encodeURIComponent(cursor)}` : ''}`);
-      expect(page.status).toBe(200);
-      all.push(...page.body.results);
-      cursor = page.body.next_cursor ?? null;
-    } while (cursor);
-    return all;
-  }
-
   /** A counter of each replica of `service`, summed over its labels. */
   async function perReplica(service: keyof typeof REPLICAS, counter: string): Promise<number[]> {
     const instances = Array.from({ length: REPLICAS[service] }, (_, n) => (n === 0 ? service : `${service}-${n}`));
@@ -98,7 +86,7 @@ describe(`Two of every worker service: a ${SIZE}-page crawl and a ${SIZE}-task b
 
       // The batch: every task once, in the stats, the results and at the site.
       expect(run).toMatchObject({ status: 'completed', stats: { total: SIZE, completed: SIZE, successful: SIZE, failed: 0 } });
-      const results = await readAllTaskResults(jobId);
+      const results = await api.readAllJobResults(jobId);
       expect(results).toHaveLength(SIZE);
       expect(new Set(results.map((r) => r.external_id)).size).toBe(SIZE);
       expect(results.filter((r) => r.status !== 'successful')).toEqual([]);

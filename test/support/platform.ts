@@ -310,6 +310,22 @@ export class ApiClient {
     );
   }
 
+  /** Every result of a job's latest run, page by page with the cursor; throws on an answer other than 200. */
+  async readAllJobResults(jobId: string): Promise<any[]> {
+    const all: any[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: ApiResponse = await this.request(
+        'GET',
+        `/v1/jobs/${jobId}/results${cursor ? `?cursor=${encodeURIComponent(cursor)}` : ''}`,
+      );
+      if (page.status !== 200) throw new Error(`results of job ${jobId} answered ${page.status}: ${page.text.slice(0, 300)}`);
+      all.push(...page.body.results);
+      cursor = page.body.next_cursor ?? null;
+    } while (cursor);
+    return all;
+  }
+
   /** Reads every result with the cursor until `next_cursor` is null; fails on a URL returned twice. */
   async readAllResults(
     id: string,
