@@ -307,6 +307,23 @@ describe('trawl command line (e2e)', () => {
     expect(plain.stdout).toMatch(/^[0-9a-f-]{36}\n$/);
   });
 
+  it("lists a site's URLs with trawl map: one per line, NDJSON with --json, a note when the limit cut the list", async () => {
+    const site = web.url('maps.test', '/');
+    const plain = await trawl(['map', site]);
+    expect(plain).toEqual({ code: 0, stdout: expected.maps.hostLinks(web.port).map((url) => `${url}\n`).join(''), stderr: '' });
+
+    const searched = await trawl(['map', site, '--search', 'red shoes', '--json']);
+    expect(searched.code).toBe(0);
+    expect(ndjson(searched.stdout)).toEqual([
+      { url: web.url('maps.test', '/shoes'), source: 'page', title: 'Red shoes' },
+      { url: web.url('maps.test', '/blog/red-shoes-guide'), source: 'sitemap' },
+    ]);
+
+    const cut = await trawl(['map', site, '--limit', '2', '--sitemap', 'skip']);
+    expect(cut).toEqual({ code: 0, stdout: `${web.url('maps.test', '/')}\n${web.url('maps.test', '/about')}\n`, stderr: '2 of 4 URLs listed\n' });
+    expect((await trawl(['map', web.url('gone.test', '/')])).stderr).toMatch(/^trawl: site_unreachable: /);
+  });
+
   it('exits 2 for a usage error and 3 for a request the API refuses', async () => {
     expect(await trawl(['crawl'])).toMatchObject({ code: 2, stderr: "trawl: usage: missing required argument 'url' (see --help)\n" });
     expect((await trawl(['batch', 'submit', join(dir, 'missing.csv')])).code).toBe(2);

@@ -14,6 +14,7 @@ type Crawls = TrawlClient['crawls'];
  * a method typed by hand with another operation's answer fails to compile here.
  */
 const answersMatch: true[] = [
+  true satisfies Same<Answer<TrawlClient['map']>, OperationResponses['mapSite']>,
   true satisfies Same<Answer<Crawls['start']>, OperationResponses['startCrawl']>,
   true satisfies Same<Answer<Crawls['get']>, OperationResponses['getCrawl']>,
   true satisfies Same<Items<Crawls['list']>, OperationResponses['listCrawls']['crawls'][number]>,
@@ -72,6 +73,7 @@ const METHOD_OF_OPERATION: Record<string, string> = {
   prepareDomain: 'extract.prepare',
   getPreparedDomain: 'extract.get, extract.waitFor',
   listExtractDomains: 'extract.domains',
+  mapSite: 'map',
   startCrawl: 'crawls.start',
   listCrawls: 'crawls.list',
   getCrawl: 'crawls.get, crawls.results, crawls.waitFor, waitForCrawl',

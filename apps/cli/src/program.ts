@@ -4,6 +4,7 @@ import { registerCompletionCommand } from './commands/completion';
 import { registerCrawlCommands } from './commands/crawl';
 import { registerExtractCommands } from './commands/extract';
 import { registerFetchCommand } from './commands/fetch';
+import { registerMapCommand } from './commands/map';
 import { examples } from './commands/help-text';
 import { registerUsageCommand } from './commands/usage';
 import { CLI_VERSION, type CliContext } from './context';
@@ -56,6 +57,7 @@ export function buildProgram(context: CliContext): Command {
         `\nExit codes:\n${exitCodeHelp()}\n`,
     );
   registerFetchCommand(program, context);
+  registerMapCommand(program, context);
   registerCrawlCommands(program, context);
   registerBatchCommands(program, context);
   registerUsageCommand(program, context);

@@ -30,6 +30,11 @@ export const fetchWorkerConfigSchema = baseConfigSchema.omit({ DATABASE_URL: tru
   /** Fetch API requests served at once by one worker process (default 32); more are answered busy. */
   FETCH_CONCURRENCY: envInt(32, 1, 4096),
   /**
+   * Map API requests served at once by one worker process (default 8); more are answered busy and
+   * the gateway asks another worker. A map reads a few documents at a time, sitemaps as they stream.
+   */
+  MAP_CONCURRENCY: envInt(8, 1, 1024),
+  /**
    * Chromium browsers kept running for the rendering tiers (default 2). 0: no browser, and
    * `js_render` requests answer `ERR0001` (a worker for crawls and basic fetches only).
    */

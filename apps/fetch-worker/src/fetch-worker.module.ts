@@ -17,6 +17,9 @@ import { EgressProxy } from './egress-proxy';
 import { ChromeTlsClient } from './page-fetch/chrome-tls-client';
 import { HttpEngine } from './page-fetch/http-engine';
 import { WorkerMetrics } from './worker.metrics';
+import { MapMetrics } from './site-map/map.metrics';
+import { MAP_REQUEST_SERVER_SETTINGS, MapRequestServer, type MapRequestServerSettings } from './site-map/map-request.server';
+import { SiteMapper } from './site-map/site-mapper';
 import { FETCH_REQUEST_WIRING, WorkerRuntime } from './worker.runtime';
 
 /**
@@ -98,6 +101,7 @@ export class FetchWorkerModule {
       spillBudget: new ByteBudget(config.SPILL_BUDGET_BYTES),
     };
     const batchSettings: BatchTaskConsumerSettings = { ...consumerSettings, concurrency: config.BATCH_CONCURRENCY };
+    const mapSettings: MapRequestServerSettings = { topology, capacity: config.MAP_CONCURRENCY, stopDeadlineMs: stopDeadlines.settleMs };
     return {
       module: FetchWorkerModule,
       imports: [service.health],
@@ -118,6 +122,12 @@ export class FetchWorkerModule {
             new CrawlPageFetcher({ target, pageTimeoutMs: config.PAGE_TIMEOUT_MS, maxBodyBytes: config.MAX_BODY_BYTES, metrics }),
           inject: [TargetFetcher, WorkerMetrics],
         },
+        { provide: MAP_REQUEST_SERVER_SETTINGS, useValue: mapSettings },
+        {
+          provide: SiteMapper,
+          useValue: new SiteMapper({ http, identities, maxPageBytes: config.MAX_BODY_BYTES, metrics: new MapMetrics(registry) }),
+        },
+        MapRequestServer,
         CrawlPageService,
         CrawlPageConsumer,
         StoppedCrawls,

@@ -1,5 +1,5 @@
 import { DynamicModule, Inject, Injectable, Module, OnApplicationShutdown } from '@nestjs/common';
-import { ChargeBuffer } from '@trawl/billing';
+import { ChargeBuffer, UsageMetrics } from '@trawl/billing';
 import { EgressPolicy } from '@trawl/egress';
 import type { MessagingConnection } from '@trawl/messaging';
 import { HealthModule, Logger } from '@trawl/observability';
@@ -12,6 +12,7 @@ import type { GatewayConfig } from './config';
 import { CrawlsModule } from './crawls/crawls.module';
 import { ExtractModule } from './extract/extract.module';
 import { FetchModule } from './fetch/fetch.module';
+import { MapModule } from './map/map.module';
 import { FileTransferSlots } from './file-transfers/file-transfer-slots';
 import { GATEWAY_CONFIG } from './gateway.tokens';
 import { JobExportsModule } from './job-exports/job-exports.module';
@@ -66,6 +67,8 @@ class GatewayCoreModule {
       { provide: EgressPolicy, useValue: resources.egress },
       { provide: Registry, useValue: resources.registry },
       { provide: ChargeBuffer, useValue: resources.charges },
+      // One set of usage series per process, whichever feature bills (Fetch, Map).
+      { provide: UsageMetrics, useValue: new UsageMetrics(resources.registry) },
       // One cap for uploads and downloads together: they draw on the same connection pool.
       { provide: FileTransferSlots, useValue: new FileTransferSlots(resources.config.FILE_TRANSFERS_MAX, resources.registry) },
     ];
@@ -92,6 +95,7 @@ export class GatewayModule {
         TenantsModule,
         TenantAdminModule,
         CrawlsModule,
+        MapModule,
         ExtractModule,
         FetchModule,
         UsageModule,

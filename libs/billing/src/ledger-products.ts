@@ -1,7 +1,7 @@
 import type { PlanProduct } from '@trawl/contracts';
 
-/** `credit_ledger.product`: what one ledger row bought (a Fetch request, a crawl page, a batch task). */
-export const LEDGER_PRODUCTS = ['fetch', 'crawl_page', 'batch'] as const;
+/** `credit_ledger.product`: what one ledger row bought (a Fetch request, a crawl page, a batch task, a map). */
+export const LEDGER_PRODUCTS = ['fetch', 'crawl_page', 'batch', 'map'] as const;
 export type LedgerProduct = (typeof LEDGER_PRODUCTS)[number];
 
 /**
@@ -12,6 +12,8 @@ export const PLAN_PRODUCT_OF_LEDGER: Readonly<Record<LedgerProduct, PlanProduct>
   fetch: 'fetch',
   crawl_page: 'crawl',
   batch: 'batch',
+  // A map lists a site's pages for a crawl or a batch to fetch: the crawl product's discovery.
+  map: 'crawl',
 };
 
 /** The plan product of a ledger row's `product`; undefined for a name this build does not know. */

@@ -8,8 +8,8 @@ import type { Charge } from './credit-ledger';
  */
 export const TENANT_LABELS_MAX = 200;
 
-/** What one process counts as a request of a tenant: `fetch` (Fetch requests), `crawl_page`, `batch` (tasks with a result). */
-export type UsageProduct = 'fetch' | 'crawl_page' | 'batch';
+/** What one process counts as a request of a tenant: `fetch` (Fetch requests), `crawl_page`, `batch` (tasks with a result), `map` (maps). */
+export type UsageProduct = 'fetch' | 'crawl_page' | 'batch' | 'map';
 
 /**
  * Credits charged by product and tier, and requests and credits by tenant: the same series in every
@@ -26,13 +26,13 @@ export class UsageMetrics {
   constructor(registry: Registry) {
     this.credits = new Counter({
       name: 'trawl_credits_charged_total',
-      help: 'Credits charged to tenants, by product (fetch, crawl_page, batch) and tier',
+      help: 'Credits charged to tenants, by product (fetch, crawl_page, batch, map) and tier',
       labelNames: ['product', 'tier'],
       registers: [registry],
     });
     this.tenantRequests = new Counter({
       name: 'trawl_tenant_requests_total',
-      help: `Requests by tenant and product (fetch: Fetch requests; crawl_page, batch: pages and tasks with a result); tenants past the first ${TENANT_LABELS_MAX} seen by this process count as tenant_id="other"`,
+      help: `Requests by tenant and product (fetch: Fetch requests; crawl_page, batch: pages and tasks with a result; map: maps); tenants past the first ${TENANT_LABELS_MAX} seen by this process count as tenant_id="other"`,
       labelNames: ['tenant_id', 'product'],
       registers: [registry],
     });

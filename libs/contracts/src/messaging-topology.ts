@@ -36,6 +36,8 @@ export interface MessagingTopology {
     crawlStopped: string;
     /** Core NATS streamed request/reply (`StreamedRpcClient`): one Fetch API request, served by a queue group of workers. */
     fetchRequest: string;
+    /** Core NATS streamed request/reply: one Map API request (`MapRequestV1`), served by a queue group of workers. */
+    mapRequest: string;
     /**
      * Core NATS request to every gateway replica (each answers): give back what you hold idle of a
      * tenant's limits (`{tenant_id}`), another replica is about to refuse it (`FetchLimitsReclaimV1`).
@@ -61,6 +63,8 @@ export interface MessagingTopology {
     crawlCoordinators: string;
     /** Queue group of the workers serving `fetchRequest`. */
     fetchRequestWorkers: string;
+    /** Queue group of the workers serving `mapRequest`. */
+    mapRequestWorkers: string;
     /** Fetch workers' durable on the batch work queue. */
     batchWorkers: string;
     /** Schedulers' durable on the batch results. */
@@ -104,6 +108,7 @@ export function messagingTopology(prefix: string, options: MessagingTopologyOpti
       crawlKick: `${prefix}.crawl.kick.v1`,
       crawlStopped: `${prefix}.crawl.stopped.v1`,
       fetchRequest: `${prefix}.fetch.request.v1`,
+      mapRequest: `${prefix}.map.request.v1`,
       fetchLimitsReclaim: `${prefix}.fetch.limits.reclaim.v1`,
       eventsWildcard: `${prefix}.events.>`,
       event: (name: string) => `${prefix}.events.${name}`,
@@ -118,6 +123,7 @@ export function messagingTopology(prefix: string, options: MessagingTopologyOpti
       fetchWorkers: 'fetch-workers',
       crawlCoordinators: 'crawl-coordinators',
       fetchRequestWorkers: 'fetch-request-workers',
+      mapRequestWorkers: 'map-request-workers',
       batchWorkers: 'batch-workers',
       batchSchedulers: 'batch-schedulers',
       extractPreparers: 'extract-preparers',

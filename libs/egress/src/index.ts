@@ -4,3 +4,4 @@ export * from './egress-policy';
 export { createEgressAgent, type EgressAgentOptions } from './egress-agent';
 export * from './safe-request';
 export * from './url-normalization';
+export { decodedBodyChunks, gunzippedWhenCompressed } from './response-body';

@@ -3,7 +3,7 @@ import { request, type Agent } from 'undici';
 import { enforcesPolicy } from './egress-agent';
 import type { EgressPolicy } from './egress-policy';
 import { EgressError, EgressErrorCode } from './errors';
-import { decodeBody, readCappedBody } from './response-body';
+import { decodeBody, decodedBodyChunks, readCappedBody } from './response-body';
 import { isIpLiteral } from './url-normalization';
 
 export interface SafeRequestOptions {
@@ -34,6 +34,13 @@ export interface SafeRequestOptions {
    * socket is released) and `body` is empty. Default: every body is read.
    */
   acceptBody?: (contentType: string | undefined) => boolean;
+  /**
+   * Reads the final body as it arrives, decoded and capped at `maxBodyBytes` (see
+   * `decodedBodyChunks`), instead of `safeRequest` buffering it: for a reader that parses as it goes
+   * and must not hold the whole body. `body` is then empty. Asked with the final response's status
+   * and content type. Default: the body is buffered.
+   */
+  readBody?: (chunks: AsyncIterable<Buffer>, response: { status: number; contentType: string | undefined }) => Promise<void>;
 }
 
 /**
@@ -137,7 +144,7 @@ export async function safeRequest(
         : await request(target, { dispatcher: agent, method, headers: sent, body, signal });
       const location = REDIRECT_STATUSES.has(response.statusCode) ? first(response.headers.location) : undefined;
       if (location === undefined) {
-        const final = await readFinalResponse(response, method, maxBodyBytes, options.acceptBody);
+        const final = await readFinalResponse(response, method, maxBodyBytes, options);
         return { ...final, url: target.href, redirectChain };
       }
       await response.body.dump();
@@ -173,7 +180,7 @@ async function readFinalResponse(
   response: HopResponse,
   method: string,
   maxBodyBytes: number,
-  acceptBody: SafeRequestOptions['acceptBody'],
+  { acceptBody, readBody }: Pick<SafeRequestOptions, 'acceptBody' | 'readBody'>,
 ): Promise<FinalResponse> {
   const contentType = first(response.headers['content-type']);
   const headers = definedHeaders(response.headers);
@@ -183,6 +190,16 @@ async function readFinalResponse(
   }
   // A decoding sender's content-length is the encoded size, and its bytes are already decoded.
   const declared = response.decoded ? undefined : first(response.headers['content-length']);
+  if (readBody) {
+    const encoding = response.decoded ? undefined : first(response.headers['content-encoding']);
+    try {
+      await readBody(decodedBodyChunks(response.body, encoding, maxBodyBytes, declared), { status: response.statusCode, contentType });
+    } finally {
+      // A reader that stopped early (it had enough) leaves the rest: discarded, or the socket closed.
+      await response.body.dump().catch(() => undefined);
+    }
+    return { status: response.statusCode, headers, contentType, body: Buffer.alloc(0) };
+  }
   const raw = await readCappedBody(response.body, maxBodyBytes, declared);
   const body = response.decoded ? raw : await decodeBody(raw, first(response.headers['content-encoding']), maxBodyBytes);
   return { status: response.statusCode, headers, contentType, body };

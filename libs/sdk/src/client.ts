@@ -1,4 +1,4 @@
-import type { CrawlPage, JobRun } from './generated/api-types';
+import type { CrawlPage, JobRun, MapResult } from './generated/api-types';
 import { Transport, type RetryEvent } from './http/transport';
 import type { RetryOptions } from './http/retry-policy';
 import { AccountResource } from './resources/account';
@@ -7,6 +7,7 @@ import { ExtractResource } from './resources/extract';
 import { FetchResource } from './resources/fetch';
 import { JobInputsResource } from './resources/job-inputs';
 import { JobsResource } from './resources/jobs';
+import { MapResource, type MapOptions } from './resources/map';
 import { SigningKeysResource } from './resources/signing-keys';
 import type { WaitOptions } from './waiting';
 
@@ -33,12 +34,14 @@ export interface TrawlClientOptions {
 export const DEFAULT_BASE_URL = 'http://localhost:8080';
 
 /**
- * The Trawl API: `fetch` (one page, `extract=auto`), `crawls`, `jobs` (Batch) with `jobInputs`
- * (CSV) and `signingKeys` (webhooks), `extract` (prepared domains) and `account` (usage).
+ * The Trawl API: `fetch` (one page, `extract=auto`), `map` (a site's URLs), `crawls`, `jobs`
+ * (Batch) with `jobInputs` (CSV) and `signingKeys` (webhooks), `extract` (prepared domains) and
+ * `account` (usage).
  *
  * ```ts
  * const trawl = new TrawlClient({ apiKey: process.env.TRAWL_API_KEY });
  * const page = await trawl.fetch.page('https://example.com', { js_render: true });
+ * const { links } = await trawl.map('https://example.com', { search: 'pricing' });
  * const crawl = await trawl.crawls.start({ url: 'https://example.com', max_items: 100 });
  * for await (const result of trawl.crawls.results(crawl.crawl_id)) console.log(result.url);
  * ```
@@ -51,6 +54,7 @@ export class TrawlClient {
   readonly signingKeys: SigningKeysResource;
   readonly extract: ExtractResource;
   readonly account: AccountResource;
+  private readonly maps: MapResource;
   /** The base URL calls go to. */
   readonly baseUrl: string;
 
@@ -75,6 +79,12 @@ export class TrawlClient {
     this.signingKeys = new SigningKeysResource(transport);
     this.extract = new ExtractResource(transport);
     this.account = new AccountResource(transport);
+    this.maps = new MapResource(transport);
+  }
+
+  /** The URLs of the site at `url`, from its sitemaps and page, without crawling it (`POST /v1/map`). */
+  map(url: string, options: MapOptions = {}, call: { signal?: AbortSignal } = {}): Promise<MapResult> {
+    return this.maps.site(url, options, call);
   }
 
   /** Resolves with the crawl once it has ended, polling it (`crawls.waitFor`). */

@@ -23,6 +23,7 @@ export {
   type JsInstruction,
 } from './resources/fetch';
 export type { ServedDomain } from './resources/extract';
+export type { MapOptions } from './resources/map';
 export type { WaitOptions } from './waiting';
 export {
   verifyWebhook,

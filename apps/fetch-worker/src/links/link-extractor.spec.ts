@@ -1,5 +1,5 @@
 import { MAX_URL_LENGTH } from '@trawl/egress';
-import { extractLinks } from './link-extractor';
+import { extractLinks, extractTitledLinks, MAX_LINK_TEXT } from './link-extractor';
 
 const PAGE = 'https://example.com/dir/page.html';
 const SCOPE = 'example.com';
@@ -231,5 +231,30 @@ describe(extractLinks.name, () => {
     const { links, duplicateLinks } = linksIn(html);
     expect(links).toHaveLength(10_000);
     expect(duplicateLinks).toBe(10_000);
+  });
+});
+
+describe(extractTitledLinks.name, () => {
+  const onlyHost = (hostname: string) => hostname === 'example.com' || hostname === 'www.example.com';
+  const titled = (body: string) => extractTitledLinks(`<html><body>${body}</body></html>`, PAGE, onlyHost);
+
+  it("gives each link's visible text, whitespace collapsed, nested markup included", () => {
+    expect(titled('<a href="/a"> Red\n  <b>shoes</b> </a><a href="/b"><img src=x></a>')).toEqual([
+      { url: 'https://example.com/a', text: 'Red shoes' },
+      { url: 'https://example.com/b', text: '' },
+    ]);
+  });
+
+  it('uses the alt text of an area, keeps duplicates with their own texts, and asks the scope by host', () => {
+    const links = titled('<map><area href="/m" alt="Map"></map><a href="/a">one</a><a href="/a/">two</a><a href="https://blog.example.com/x">blog</a>');
+    expect(links).toEqual([
+      { url: 'https://example.com/m', text: 'Map' },
+      { url: 'https://example.com/a', text: 'one' },
+      { url: 'https://example.com/a/', text: 'two' },
+    ]);
+  });
+
+  it('cuts a long text', () => {
+    expect(titled(`<a href="/a">${'word '.repeat(200)}</a>`)[0].text.length).toBe(MAX_LINK_TEXT);
   });
 });

@@ -1,4 +1,4 @@
-import { Parser } from 'htmlparser2';
+import { Parser, type Handler } from 'htmlparser2';
 import { isSameSite, MAX_URL_LENGTH, normalizeParsedUrl, urlKey } from '@trawl/egress';
 import { boundNesting } from '@trawl/extraction';
 
@@ -30,25 +30,11 @@ const ASCII_WHITESPACE = /^[\t\n\f\r ]+|[\t\n\f\r ]+$/g;
  * @param scopeDomain registrable domain the crawl stays on (e.g. `example.com`)
  */
 export function extractLinks(html: string, pageUrl: string, scopeDomain: string): ExtractedLinks {
-  const hrefs: string[] = [];
-  let baseHref: string | undefined;
-  const parser = new Parser(
-    {
-      onopentag(name, attributes) {
-        const href = attributes.href;
-        if (href === undefined) return;
-        if (LINK_ELEMENTS.has(name)) hrefs.push(href);
-        else if (name === 'base' && baseHref === undefined) baseHref = href;
-      },
-    },
-    { decodeEntities: true },
-  );
-  parser.end(boundNesting(html));
-
+  const { hrefs, baseHref } = readHrefs(html, false);
   // A <base> anywhere in the document applies to every link, also those before it, so links are
   // resolved after the whole page is read.
   const base = documentBase(pageUrl, baseHref);
-  const inScope = siteCheck(scopeDomain);
+  const inScope = hostCheck((hostname) => isSameSite(hostname, scopeDomain));
   const links: string[] = [];
   const seen = new Set<string>();
   let duplicateLinks = 0;
@@ -66,6 +52,71 @@ export function extractLinks(html: string, pageUrl: string, scopeDomain: string)
   return { links, duplicateLinks };
 }
 
+/** A link of a page with the text a reader sees on it. */
+export interface TitledLink {
+  /** Normalised as `extractLinks` does. */
+  url: string;
+  /** The link's text, whitespace collapsed, at most `MAX_LINK_TEXT` characters; empty for an image link. */
+  text: string;
+}
+
+/** Characters of a link's text kept: enough to rank by, not a page's worth. */
+export const MAX_LINK_TEXT = 200;
+
+/**
+ * The links of a page as `extractLinks` finds them (same elements, base, normalisation and
+ * length bounds), with their text, in document order, duplicates by `urlKey` kept (each with its
+ * own text): for a map, which ranks links by what they say. `inScope` decides by host name.
+ */
+export function extractTitledLinks(html: string, pageUrl: string, inScope: (hostname: string) => boolean): TitledLink[] {
+  const { hrefs, texts, baseHref } = readHrefs(html, true);
+  const base = documentBase(pageUrl, baseHref);
+  const check = hostCheck(inScope);
+  const links: TitledLink[] = [];
+  hrefs.forEach((href, index) => {
+    const url = followableLink(href, base, check);
+    if (url !== undefined) links.push({ url, text: texts[index] });
+  });
+  return links;
+}
+
+/** The hrefs of `a` and `area` (with their texts when `withText`), and the first `<base href>`. */
+function readHrefs(html: string, withText: boolean): { hrefs: string[]; texts: string[]; baseHref: string | undefined } {
+  const hrefs: string[] = [];
+  const texts: string[] = [];
+  let baseHref: string | undefined;
+  /** Index in `texts` of the open `<a>` whose text is being read. */
+  let open = -1;
+  const handlers: Partial<Handler> = {
+    onopentag(name, attributes) {
+      const href = attributes.href;
+      if (href === undefined) return;
+      if (LINK_ELEMENTS.has(name)) {
+        hrefs.push(href);
+        if (withText) {
+          texts.push('');
+          // An <area> has no content: its alt text stands for it.
+          if (name === 'area') texts[texts.length - 1] = attributes.alt ?? '';
+          else open = texts.length - 1;
+        }
+      } else if (name === 'base' && baseHref === undefined) baseHref = href;
+    },
+  };
+  // Only when asked: a crawl reads links on every page and has no use for their text.
+  if (withText) {
+    handlers.ontext = (text) => {
+      if (open !== -1 && texts[open].length < MAX_LINK_TEXT * 2) texts[open] += text;
+    };
+    handlers.onclosetag = (name) => {
+      if (name === 'a') open = -1;
+    };
+  }
+  const parser = new Parser(handlers, { decodeEntities: true });
+  parser.end(boundNesting(html));
+  if (withText) for (let i = 0; i < texts.length; i++) texts[i] = texts[i].replace(/\s+/g, ' ').trim().slice(0, MAX_LINK_TEXT);
+  return { hrefs, texts, baseHref };
+}
+
 /** The URL relative links resolve against: `<base href>` when it is a usable http(s) URL. */
 function documentBase(pageUrl: string, baseHref: string | undefined): string {
   if (baseHref === undefined) return pageUrl;
@@ -73,13 +124,13 @@ function documentBase(pageUrl: string, baseHref: string | undefined): string {
   return resolved && isHttp(resolved) ? resolved.href : pageUrl;
 }
 
-/** `isSameSite` against the crawl's domain, remembered per host: a page links to few hosts, many times. */
-function siteCheck(scopeDomain: string): (hostname: string) => boolean {
+/** A host check remembered per host: a page links to few hosts, many times. */
+function hostCheck(inScope: (hostname: string) => boolean): (hostname: string) => boolean {
   const answers = new Map<string, boolean>();
   return (hostname) => {
     let answer = answers.get(hostname);
     if (answer === undefined) {
-      answer = isSameSite(hostname, scopeDomain);
+      answer = inScope(hostname);
       answers.set(hostname, answer);
     }
     return answer;

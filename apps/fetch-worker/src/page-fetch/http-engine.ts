@@ -1,5 +1,5 @@
 import type { Agent } from 'undici';
-import { EgressPolicy, safeRequest } from '@trawl/egress';
+import { EgressPolicy, safeRequest, type SafeRequestOptions } from '@trawl/egress';
 import { navigationHeaders, type BrowserIdentity } from '../identity';
 import type { ChromeTlsClient } from './chrome-tls-client';
 
@@ -43,6 +43,8 @@ export interface HttpExchangeRequest {
    * and `body` is empty (a crawl takes links and kept HTML only from HTML). Default: every body.
    */
   acceptBody?: (contentType: string | undefined) => boolean;
+  /** Reads the final body as it arrives instead of buffering it (`SafeRequestOptions.readBody`); `body` is then empty. */
+  readBody?: SafeRequestOptions['readBody'];
 }
 
 /** What the target answered, after redirects. */
@@ -94,6 +96,7 @@ export class HttpEngine {
       timeoutMs: request.timeoutMs,
       signal: request.signal,
       acceptBody: request.acceptBody,
+      readBody: request.readBody,
     });
     return {
       status: response.status,

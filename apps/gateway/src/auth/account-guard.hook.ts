@@ -10,6 +10,8 @@ import { AccountsService } from '../tenants/accounts.service';
 const GUARDED_ROUTES: Readonly<Record<string, AccountNeeds>> = {
   // A crawl opens pages billed from 1 credit each: it needs the crawl product and a credit left.
   'POST /v1/crawls': { product: 'crawl', credits: 1 },
+  // A map is the crawl product's discovery, billed from 1 credit.
+  'POST /v1/map': { product: 'crawl', credits: 1 },
   // A batch run bills each successful task from 1 credit.
   'POST /v1/jobs': { product: 'batch', credits: 1 },
   'POST /v1/jobs/:jobId/rerun': { product: 'batch', credits: 1 },

@@ -5,11 +5,12 @@ import { CrawlKicks } from './crawl-kicks';
 import { CrawlsController } from './crawls.controller';
 import { CrawlsRepository } from './crawls.repository';
 import { CrawlsService } from './crawls.service';
+import { PublicHostCheck } from '../site-urls/site-url';
 import { StartUrlCheck } from './start-url';
 
 @Module({
   imports: [IdempotencyModule, QuotaModule],
   controllers: [CrawlsController],
-  providers: [CrawlsService, CrawlsRepository, StartUrlCheck, CrawlKicks],
+  providers: [CrawlsService, CrawlsRepository, StartUrlCheck, PublicHostCheck, CrawlKicks],
 })
 export class CrawlsModule {}

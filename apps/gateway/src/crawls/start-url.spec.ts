@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { EgressPolicy, normalizeUrl, urlKey } from '@trawl/egress';
 import type { GatewayConfig } from '../config';
+import { PublicHostCheck } from '../site-urls/site-url';
 import { CrawlErrorCode } from './crawls.errors';
 import { parseStartUrl, StartUrlCheck } from './start-url';
 
@@ -35,7 +36,7 @@ describe(parseStartUrl.name, () => {
 describe(StartUrlCheck.name, () => {
   const config = { START_URL_RESOLVE_TIMEOUT_MS: 50 } as GatewayConfig;
   const check = (lookup: (host: string) => Promise<{ address: string; family: 4 | 6 }[]>) =>
-    new StartUrlCheck(new EgressPolicy({ hostMap: new Map([['shop.test', '127.0.0.1']]), lookup }), config);
+    new StartUrlCheck(new PublicHostCheck(new EgressPolicy({ hostMap: new Map([['shop.test', '127.0.0.1']]), lookup }), config));
 
   describe('check', () => {
     it('accepts a host of the host map even though it maps to loopback', async () => {

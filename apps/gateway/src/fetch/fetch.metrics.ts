@@ -22,7 +22,7 @@ export class FetchMetrics {
   /** Fetch requests and credits by tenant and tier, as crawls and batch runs count theirs. */
   private readonly usage: UsageMetrics;
 
-  constructor(registry: Registry) {
+  constructor(registry: Registry, usage: UsageMetrics) {
     this.requests = new Counter({
       name: 'trawl_fetch_requests_total',
       help: 'Fetch answers, by code (OK, or the error code) and billed tier (none when free).',
@@ -55,7 +55,7 @@ export class FetchMetrics {
       labelNames: ['reason'] as const,
       registers: [registry],
     });
-    this.usage = new UsageMetrics(registry);
+    this.usage = usage;
     this.slotsInUse = new Gauge({
       name: 'trawl_fetch_slots_in_use',
       help: 'Concurrency slots held by Fetch requests on this gateway replica.',

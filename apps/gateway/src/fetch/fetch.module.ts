@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { UsageMetrics } from '@trawl/billing';
 import { MessagingConnection, StreamedRpcClient } from '@trawl/messaging';
 import { SERVICE_MESSAGING } from '@trawl/service-kit';
 import { Registry } from 'prom-client';
@@ -34,7 +35,11 @@ import { HeadStarts } from './head-start';
       useFactory: (config: GatewayConfig) =>
         new HeadStarts({ maxAgeMs: config.FETCH_HEAD_START_MS, maxTenants: config.API_KEY_CACHE_MAX_ENTRIES }),
     },
-    { provide: FetchMetrics, inject: [Registry], useFactory: (registry: Registry) => new FetchMetrics(registry) },
+    {
+      provide: FetchMetrics,
+      inject: [Registry, UsageMetrics],
+      useFactory: (registry: Registry, usage: UsageMetrics) => new FetchMetrics(registry, usage),
+    },
   ],
   // Proxy mode fetches through the same pipeline.
   exports: [FetchService],

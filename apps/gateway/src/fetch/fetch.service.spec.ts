@@ -1,5 +1,5 @@
 import { Registry } from 'prom-client';
-import { ChargeBuffer } from '@trawl/billing';
+import { ChargeBuffer, UsageMetrics } from '@trawl/billing';
 import type { FetchReplyV1, FetchRequestV1 } from '@trawl/contracts';
 import { MessagingError, MessagingErrorCode, StreamedRpcClient } from '@trawl/messaging';
 import type { Logger } from '@trawl/observability';
@@ -18,6 +18,11 @@ import { FetchMetrics } from './fetch.metrics';
 import { FetchCall, FetchService } from './fetch.service';
 import { HeadStarts } from './head-start';
 import { UsageHeaders } from './usage-headers';
+
+function fetchMetrics(): FetchMetrics {
+  const registry = new Registry();
+  return new FetchMetrics(registry, new UsageMetrics(registry));
+}
 
 const TENANT = '3f0c2a5e-8d1b-4c7e-9a6f-1b2c3d4e5f60';
 
@@ -67,7 +72,7 @@ function setup(options: { account?: Account; reply?: Partial<FetchReplyV1>; fail
     limits as unknown as LimitsService,
     // Unbuffered: the charge is written before the answer, where the test can see it.
     new ChargeBuffer(db as unknown as Database, { flushMs: 0 }),
-    new FetchMetrics(new Registry()),
+    fetchMetrics(),
     new CaptchaSolverKeys(config, logger as unknown as Logger),
     new HeadStarts({ maxAgeMs: 2_000, maxTenants: 10 }),
     { current: jest.fn(async () => options.account ?? account()) } as unknown as AccountsService,

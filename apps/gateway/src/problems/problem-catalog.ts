@@ -8,6 +8,7 @@ import { IdempotencyErrorCode } from '../idempotency/idempotency.errors';
 import { JobExportErrorCode } from '../job-exports/job-exports.errors';
 import { JobInputErrorCode } from '../job-inputs/job-inputs.errors';
 import { LimitErrorCode } from '../limits/limits.errors';
+import { MapErrorCode } from '../map/map.errors';
 import { AccountErrorCode } from '../tenants/account.errors';
 import { TenantErrorCode } from '../tenants/tenants.errors';
 import type { ApiErrorCode, ApiErrorCodes } from './api-error';
@@ -223,6 +224,16 @@ export function problemKind(code: ApiErrorCode): ProblemKind {
       return { status: 409, code, title: 'Job not scheduled' };
     case BatchErrorCode.InvalidJobsCursor:
       return { status: 400, code: 'invalid_cursor', title: 'Invalid cursor' };
+    case MapErrorCode.InvalidUrl:
+      return { status: 422, code, title: 'Invalid URL' };
+    case MapErrorCode.ForbiddenDomain:
+      return { status: 400, code, title: 'Domain forbidden' };
+    case MapErrorCode.SiteUnreachable:
+      return { status: 422, code, title: 'Site unreachable' };
+    case MapErrorCode.NoCapacity:
+      return { status: 503, code, title: 'All capacity busy', publicDetail: true };
+    case MapErrorCode.MapFailed:
+      return { status: 503, code, title: 'Map failed', publicDetail: true };
     default:
       return unreachable(code);
   }
@@ -251,6 +262,7 @@ const API_ERROR_CODE_ENUMS_BY_FEATURE = {
   batch: BatchErrorCode,
   extract: ExtractErrorCode,
   fileTransfers: FileTransferErrorCode,
+  map: MapErrorCode,
 } satisfies { [K in keyof ApiErrorCodes]-?: Record<string, ApiErrorCodes[K]> };
 
 /** Every enum the catalog covers, for tests and documentation generators. */

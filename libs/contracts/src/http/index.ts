@@ -4,6 +4,7 @@ import { batchRoutes } from './batch.routes';
 import { crawlsRoutes } from './crawls';
 import { extractRoutes } from './extract';
 import { fetchRoutes } from './fetch';
+import { mapRoutes } from './map';
 import { openApiRoutes } from './openapi.routes';
 
 export * from './api-route';
@@ -14,6 +15,7 @@ export * from './openapi.routes';
 export * from './crawls';
 export * from './extract';
 export * from './fetch';
+export * from './map';
 export * from './account';
 export * from './admin';
 export * from './batch.routes';
@@ -30,6 +32,7 @@ export * from './webhooks.schemas';
 export const PUBLIC_API_ROUTES: readonly ApiRoute[] = [
   ...fetchRoutes,
   ...extractRoutes,
+  ...mapRoutes,
   ...crawlsRoutes,
   ...batchRoutes,
   ...accountRoutes,

@@ -473,6 +473,53 @@ export interface JobWithAddedTasks {
   job_status: "open" | "closed";
 }
 
+export interface MapLink {
+  url: string;
+  /** Where the URL was found first: a sitemap, or the page. */
+  source: "sitemap" | "page";
+  /** The sitemap's `<lastmod>`, as written. */
+  lastmod?: string;
+  /** The text of the first link to it on the page. */
+  title?: string;
+}
+
+export interface MapRequest {
+  /** Public http or https URL of the site, at most 2,048 characters. */
+  url: string;
+  /** Words to look for: only links whose URL or link text holds one of them are answered, most relevant first. */
+  search?: string | null;
+  /** Most links answered (default 5,000). */
+  limit?: number | null;
+  /** Also answer links on the site's other subdomains (default false: the URL's host only, `www.` or not). */
+  include_subdomains?: boolean | null;
+  /** `include` (default): sitemaps and the links of the page; `only`: sitemaps alone; `skip`: the links of the page alone. */
+  sitemap?: ("include" | "only" | "skip") | null;
+  /** Time for the whole map, in ms (default 30,000); what is found by then is answered, with `complete: false`. */
+  timeout_ms?: number | null;
+}
+
+export interface MapResult {
+  /** The URL mapped, as given. */
+  url: string;
+  /** Normalised and deduplicated as a crawl does; the page and its links first, then each sitemap’s in the order the sitemaps were found; by relevance with `search`. */
+  links: MapLink[];
+  /** Distinct links found (matching `search`, when given); more than `links` when `limit` cut them. */
+  found: number;
+  /** False when the time ran out or a size bound stopped reading before every source was read. */
+  complete: boolean;
+  /** What was read to make the map. */
+  sources: {
+    robots_txt: "read" | "missing" | "failed" | "skipped";
+    sitemaps_read: string[];
+    sitemaps_failed: {
+      url: string;
+      reason: string;
+    }[];
+    /** In-scope links on the page (0 with `sitemap: only`). */
+    page_links: number;
+  };
+}
+
 /** This document (OpenAPI 3.1). */
 export type OpenApiDocument = {
   openapi: string;
@@ -530,6 +577,7 @@ export type Problem = {
    * - 400 `csv_column_missing`: CSV column missing
    * - 400 `csv_invalid_rows`: Invalid CSV rows
    * - 400 `csv_malformed`: Malformed CSV
+   * - 400 `forbidden_domain`: Domain forbidden
    * - 400 `invalid_cursor`: Invalid cursor
    * - 400 `invalid_domain`: Invalid domain
    * - 400 `invalid_example_url`: Invalid example URL
@@ -603,7 +651,9 @@ export type Problem = {
    * - 422 `idempotency_key_reused`: Idempotency key reused
    * - 422 `invalid_parameter`: Invalid parameter
    * - 422 `invalid_start_url`: Invalid start URL
+   * - 422 `invalid_url`: Invalid URL
    * - 422 `RESP001`: Content could not be obtained
+   * - 422 `site_unreachable`: Site unreachable
    * - 424 `RESP006`: CAPTCHA solver failed
    * - 429 `AUTH006`: Concurrency limit reached
    * - 429 `AUTH008`: Rate limit reached
@@ -616,6 +666,8 @@ export type Problem = {
    * - 500 `ERR0001`: Unknown internal error
    * - 500 `internal_error`: Internal error
    * - 502 `RESP003`: The URL could not be automatically parsed
+   * - 503 `map_failed`: Map failed
+   * - 503 `no_capacity`: All capacity busy
    * - 503 `RESP009`: All capacity busy
    * - 503 `secrets_unavailable`: Secrets unavailable
    * - 503 `signing_unavailable`: Webhook signing unavailable
@@ -1064,6 +1116,7 @@ export interface OperationResponses {
   prepareDomain: PreparedDomain;
   getPreparedDomain: PreparedDomain;
   listExtractDomains: ExtractDomainList;
+  mapSite: MapResult;
   startCrawl: Crawl;
   listCrawls: CrawlList;
   getCrawl: CrawlPage;
