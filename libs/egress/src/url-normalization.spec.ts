@@ -1,4 +1,4 @@
-import { isIpLiteral, isSameSite, MAX_URL_LENGTH, normalizeUrl, registrableDomain, urlKey } from './url-normalization';
+import { isIpLiteral, isSameSite, MAX_URL_LENGTH, normalizeParsedUrl, normalizeUrl, registrableDomain, urlKey, urlKeyOfParsed } from './url-normalization';
 
 describe('url normalization', () => {
   describe(normalizeUrl.name, () => {
@@ -194,5 +194,15 @@ describe('url normalization', () => {
     ])('says %p is an IP literal: %p', (hostname, expected) => {
       expect(isIpLiteral(hostname)).toBe(expected);
     });
+  });
+});
+
+describe(urlKeyOfParsed.name, () => {
+  it('gives the key urlKey gives, from the URL normalised in place', () => {
+    for (const raw of ['https://www.a.com/x/', 'http://a.com', 'https://a.com:8443/p?q=1&utm_source=x#f', 'https://A.com/%7euser/']) {
+      const url = new URL(raw);
+      const normalized = normalizeParsedUrl(url)!;
+      expect(urlKeyOfParsed(url)).toBe(urlKey(normalized));
+    }
   });
 });

@@ -1,4 +1,4 @@
-import { MAX_URL_LENGTH, normalizeParsedUrl, urlKey } from '@trawl/egress';
+import { MAX_URL_LENGTH, normalizeParsedUrl, urlKeyOfParsed } from '@trawl/egress';
 import type { MapLinkSource } from '@trawl/contracts';
 import type { MapLinkResource } from '@trawl/contracts/http';
 
@@ -7,6 +7,8 @@ import type { MapLinkResource } from '@trawl/contracts/http';
  * largest `limit`, so a ranked map has room to choose. Bounds a map's memory whatever the site.
  */
 export const MAX_MAP_URLS = 200_000;
+
+const ABSOLUTE_HTTP = /^https?:\/\//i;
 
 /** Decides by host name whether a URL belongs to the site being mapped. */
 export type MapScope = (hostname: string) => boolean;
@@ -43,21 +45,28 @@ export class MapLinks {
   }
 
   /**
-   * Offers a URL found in a source. Returns false when it was not kept (not http(s), too long, out
-   * of scope, already seen, or the map is full).
+   * Offers a URL found in a source, resolved against `base` when relative. Returns false when it was
+   * not kept (not http(s), too long, out of scope, already seen, or the map is full).
    */
-  offer(group: MapLinkResource[], raw: string, source: MapLinkSource, extra: { lastmod?: string; title?: string } = {}): boolean {
+  offer(
+    group: MapLinkResource[],
+    raw: string,
+    source: MapLinkSource,
+    extra: { lastmod?: string; title?: string } = {},
+    base?: string,
+  ): boolean {
     if (this.full || raw.length > MAX_URL_LENGTH) return false;
     let url: URL;
     try {
-      url = new URL(raw);
+      // An absolute URL (nearly every sitemap entry) is parsed without its base: parsing the base is half the cost.
+      url = base === undefined || ABSOLUTE_HTTP.test(raw) ? new URL(raw) : new URL(raw, base);
     } catch {
       return false;
     }
     if ((url.protocol !== 'http:' && url.protocol !== 'https:') || !this.inScope(url.hostname)) return false;
     const normalized = normalizeParsedUrl(url);
     if (normalized === null) return false;
-    const key = urlKey(normalized);
+    const key = urlKeyOfParsed(url);
     const known = this.seen.get(key);
     if (known) {
       if (known.title === undefined && extra.title) known.title = extra.title;

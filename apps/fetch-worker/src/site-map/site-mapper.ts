@@ -265,8 +265,7 @@ class SiteMapRun {
           if (status >= 400) return;
           const reader = new SitemapReader({
             onPage: (entry) => {
-              const url = resolvedHttp(entry.loc, task.url);
-              if (url) this.links.offer(group, url, 'sitemap', entry.lastmod === undefined ? {} : { lastmod: entry.lastmod });
+              this.links.offer(group, entry.loc, 'sitemap', entry.lastmod === undefined ? {} : { lastmod: entry.lastmod }, task.url);
             },
             onSitemap: (entry) => {
               const url = resolvedHttp(entry.loc, task.url);
