@@ -320,7 +320,7 @@ describe('trawl command line (e2e)', () => {
     ]);
 
     const cut = await trawl(['map', site, '--limit', '2', '--sitemap', 'skip']);
-    expect(cut).toEqual({ code: 0, stdout: `${web.url('maps.test', '/')}\n${web.url('maps.test', '/about')}\n`, stderr: '2 of 4 URLs listed\n' });
+    expect(cut).toEqual({ code: 0, stdout: `${web.url('maps.test', '/')}\n${web.url('maps.test', '/about')}\n`, stderr: '2 of 5 URLs listed\n' });
     expect((await trawl(['map', web.url('gone.test', '/')])).stderr).toMatch(/^trawl: site_unreachable: /);
   });
 

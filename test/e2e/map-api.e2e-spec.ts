@@ -40,7 +40,7 @@ describe('Map API (e2e)', () => {
       expect(res.status).toBe(200);
       expect(res.body.links.map((link: { url: string }) => link.url)).toEqual(expected.maps.hostLinks(web.port));
       expect(res.body).toMatchObject({ url: web.url('maps.test', '/'), complete: true, found: expected.maps.hostLinks(web.port).length });
-      expect(res.body.sources).toMatchObject({ robots_txt: 'read', page_links: 3 });
+      expect(res.body.sources).toMatchObject({ robots_txt: 'read', page_links: 4 });
       expect(res.headers.get('x-request-credits')).toBe('1');
       expect(res.headers.get('concurrency-limit')).toEqual(expect.any(String));
       expect(res.headers.get('x-request-id')).toEqual(expect.any(String));

@@ -12,6 +12,10 @@ export const crawlCoordinatorConfigSchema = baseConfigSchema.extend({
   RECONCILE_INTERVAL_MS: envInt(5_000, 50),
   DISPATCH_POLL_MS: envInt(250, 10),
   RESULT_BATCH: envInt(256, 1, 4096),
+  /** Idle poll of the sitemap seeder, ms (a new crawl wakes it at once). */
+  SITEMAP_POLL_MS: envInt(1_000, 10),
+  /** Time a worker has to read one crawl's sitemaps (robots.txt, indexes, every sitemap), ms. */
+  SITEMAP_TIMEOUT_MS: envInt(60_000, 1_000, 120_000),
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.string().url().optional(),
 });
 export type CrawlCoordinatorConfig = z.infer<typeof crawlCoordinatorConfigSchema>;

@@ -9,6 +9,8 @@ export class CoordinatorMetrics {
   readonly intakeBatchSeconds: Histogram;
   readonly crawlsFinished: Counter<'status' | 'reason'>;
   readonly leasesReclaimed: Counter<'outcome'>;
+  /** Reads of crawls' sitemaps, by outcome (`read`, `failed`). */
+  readonly sitemapsRead: Counter<'outcome'>;
   readonly inFlight: Gauge;
   /** Crawl pages with a result and their credits, by tier and tenant; counted once their intake commits. */
   readonly usage: UsageMetrics;
@@ -34,6 +36,12 @@ export class CoordinatorMetrics {
       name: 'trawl_crawl_intake_batch_seconds',
       help: 'Time to apply one batch of page results in one transaction',
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+      registers: [registry],
+    });
+    this.sitemapsRead = new Counter({
+      name: 'trawl_crawl_sitemaps_read_total',
+      help: "Reads of crawls' sitemaps (crawls with sitemap: include or only), by outcome (read, failed)",
+      labelNames: ['outcome'],
       registers: [registry],
     });
     this.crawlsFinished = new Counter({

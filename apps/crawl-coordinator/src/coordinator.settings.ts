@@ -20,6 +20,10 @@ export interface CoordinatorSettings {
   /** Idle dispatcher poll interval when nothing woke it, ms. */
   dispatchPollMs: number;
   resultBatch: number;
+  /** Idle sitemap seeder poll interval when nothing woke it, ms. */
+  sitemapPollMs: number;
+  /** Time a worker has to read one crawl's sitemaps, ms. */
+  sitemapTimeoutMs: number;
   /** Shares of `SHUTDOWN_TIMEOUT_MS` the loops and the result intake stop within. */
   stopDeadlines: StopDeadlines;
 }

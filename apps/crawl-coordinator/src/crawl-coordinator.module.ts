@@ -9,11 +9,15 @@ import { CoordinatorRuntime, OUTBOX_POOL } from './coordinator.runtime';
 import { FrontierRepository } from './frontier/frontier.repository';
 import { DispatcherService } from './frontier/dispatcher.service';
 import { PageResultRepository } from './page-results/page-result.repository';
+import { FrontierIntake } from './page-results/frontier-intake';
 import { PageResultService } from './page-results/page-result.service';
 import { PageResultConsumer } from './page-results/page-result.consumer';
 import { CrawlLifecycleRepository } from './crawl-lifecycle/crawl-lifecycle.repository';
 import { CrawlLifecycleService } from './crawl-lifecycle/crawl-lifecycle.service';
 import { ReconcilerService } from './crawl-lifecycle/reconciler.service';
+import { SEEDER_RPC, SitemapSeeder } from './sitemaps/sitemap-seeder.service';
+import { SitemapsRepository } from './sitemaps/sitemaps.repository';
+import { StreamedRpcClient } from '@trawl/messaging';
 
 /** Connections first (so a bad DATABASE_URL or NATS_URL fails the boot), then the crawl loops. */
 @Module({})
@@ -46,6 +50,8 @@ export class CrawlCoordinatorModule {
       reconcileIntervalMs: config.RECONCILE_INTERVAL_MS,
       dispatchPollMs: config.DISPATCH_POLL_MS,
       resultBatch: config.RESULT_BATCH,
+      sitemapPollMs: config.SITEMAP_POLL_MS,
+      sitemapTimeoutMs: config.SITEMAP_TIMEOUT_MS,
       stopDeadlines: stopDeadlinesOf(config.SHUTDOWN_TIMEOUT_MS),
     };
     return {
@@ -59,11 +65,15 @@ export class CrawlCoordinatorModule {
         FrontierRepository,
         DispatcherService,
         PageResultRepository,
+        FrontierIntake,
         PageResultService,
         PageResultConsumer,
         CrawlLifecycleRepository,
         CrawlLifecycleService,
         ReconcilerService,
+        SitemapsRepository,
+        SitemapSeeder,
+        { provide: SEEDER_RPC, useValue: new StreamedRpcClient(service.messaging.nc) },
         CoordinatorRuntime,
       ],
     };

@@ -20,6 +20,7 @@ import { WorkerMetrics } from './worker.metrics';
 import { MapMetrics } from './site-map/map.metrics';
 import { MAP_REQUEST_SERVER_SETTINGS, MapRequestServer, type MapRequestServerSettings } from './site-map/map-request.server';
 import { SiteMapper } from './site-map/site-mapper';
+import { RobotsCache } from './site-map/robots-cache';
 import { FETCH_REQUEST_WIRING, WorkerRuntime } from './worker.runtime';
 
 /**
@@ -101,6 +102,8 @@ export class FetchWorkerModule {
       spillBudget: new ByteBudget(config.SPILL_BUDGET_BYTES),
     };
     const batchSettings: BatchTaskConsumerSettings = { ...consumerSettings, concurrency: config.BATCH_CONCURRENCY };
+    // One copy of each site's robots.txt for the worker's crawls and maps.
+    const robots = new RobotsCache({ http, identities });
     const mapSettings: MapRequestServerSettings = { topology, capacity: config.MAP_CONCURRENCY, stopDeadlineMs: stopDeadlines.settleMs };
     return {
       module: FetchWorkerModule,
@@ -123,9 +126,10 @@ export class FetchWorkerModule {
           inject: [TargetFetcher, WorkerMetrics],
         },
         { provide: MAP_REQUEST_SERVER_SETTINGS, useValue: mapSettings },
+        { provide: RobotsCache, useValue: robots },
         {
           provide: SiteMapper,
-          useValue: new SiteMapper({ http, identities, maxPageBytes: config.MAX_BODY_BYTES, metrics: new MapMetrics(registry) }),
+          useValue: new SiteMapper({ http, identities, robots, maxPageBytes: config.MAX_BODY_BYTES, metrics: new MapMetrics(registry) }),
         },
         MapRequestServer,
         CrawlPageService,

@@ -1,3 +1,5 @@
+import { testIdentities } from '../src/identity/identity.test-support';
+import { RobotsCache } from '../src/site-map/robots-cache';
 import pino from 'pino';
 import { Registry } from 'prom-client';
 import type { CrawlPageTaskV1 } from '@trawl/contracts';
@@ -37,7 +39,7 @@ describe('Crawl pages through adaptive stealth', () => {
     web = stack.web;
     const metrics = new WorkerMetrics(registry);
     const fetcher = new CrawlPageFetcher({ target: stack.target, pageTimeoutMs: 20_000, maxBodyBytes: 1024 * 1024, metrics });
-    crawlPages = new CrawlPageService(fetcher, {}, pino({ level: 'silent' }));
+    crawlPages = new CrawlPageService(fetcher, new RobotsCache({ http: stack.http, identities: testIdentities }), {}, pino({ level: 'silent' }));
   });
 
   const task = (host: string, path: string, overrides: Partial<CrawlPageTaskV1> = {}): CrawlPageTaskV1 => ({
@@ -69,6 +71,26 @@ describe('Crawl pages through adaptive stealth', () => {
     expect(again).toMatchObject({ outcome: 'fetched', tier: 'premium', credits: 10 });
     expect(await timed('tier="premium",outcome="fetched"')).toBe(2);
     expect(await timed('tier="basic",outcome="fetched"')).toBe(1);
+  });
+
+  it("obeys robots.txt when the crawl asks: disallowed links left out, a disallowed page neither fetched nor billed, its Crawl-delay told", async () => {
+    const home = (await crawlPages.fetchPage(task('maps.test', '/', { scope_domain: 'maps.test', respect_robots: true }))).result;
+    expect(home).toMatchObject({ outcome: 'fetched', robots_disallowed: 1 });
+    expect(home.crawl_delay_ms).toBeUndefined();
+    expect(home.links).toEqual(['/about', '/shoes', '/hats'].map((path) => web.url('maps.test', path)).concat(web.url('shop.maps.test', '/sale')));
+
+    const before = web.hits('maps.test', '/private/area');
+    const refused = (await crawlPages.fetchPage(task('maps.test', '/private/area', { scope_domain: 'maps.test', respect_robots: true }))).result;
+    expect(refused).toMatchObject({ outcome: 'disallowed', credits: 0, opened: false, links: [] });
+    expect(web.hits('maps.test', '/private/area')).toBe(before);
+
+    const polite = (await crawlPages.fetchPage(task('polite.test', '/', { scope_domain: 'polite.test', respect_robots: true }))).result;
+    expect(polite).toMatchObject({ crawl_delay_ms: 1_000, robots_disallowed: 1, links: ['/a', '/b', '/c'].map((path) => web.url('polite.test', path)) });
+
+    // Without respect_robots the same page is an ordinary one.
+    const plain = (await crawlPages.fetchPage(task('maps.test', '/', { scope_domain: 'maps.test' }))).result;
+    expect(plain.links).toContain(web.url('maps.test', '/private/area'));
+    expect(plain.robots_disallowed).toBeUndefined();
   });
 
   it('fails a page blocked at every tier of the plan, free', async () => {

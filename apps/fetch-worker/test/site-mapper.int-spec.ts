@@ -7,6 +7,7 @@ import { BIG_MAP_URLS, expected, fixtureHostMap, FixtureWeb, startFixtureWeb } f
 import { testIdentities } from '../src/identity/identity.test-support';
 import { HttpEngine } from '../src/page-fetch/http-engine';
 import { MapMetrics } from '../src/site-map/map.metrics';
+import { RobotsCache } from '../src/site-map/robots-cache';
 import { MapOutcome, SiteMapper } from '../src/site-map/site-mapper';
 
 describe(SiteMapper.name, () => {
@@ -20,7 +21,8 @@ describe(SiteMapper.name, () => {
     const policy = new EgressPolicy({ hostMap: parseHostMap(fixtureHostMap()) });
     http = new HttpEngine({ policy, agent: createEgressAgent(policy) });
     registry = new Registry();
-    mapper = new SiteMapper({ http, identities: testIdentities, maxPageBytes: 10 * 1024 * 1024, metrics: new MapMetrics(registry) });
+    const robots = new RobotsCache({ http, identities: testIdentities });
+    mapper = new SiteMapper({ http, identities: testIdentities, robots, maxPageBytes: 10 * 1024 * 1024, metrics: new MapMetrics(registry) });
   });
 
   afterAll(async () => {
@@ -65,7 +67,7 @@ describe(SiteMapper.name, () => {
           `${site}/sitemaps/deep.xml`,
         ],
         sitemaps_failed: [{ url: `${site}/sitemaps/missing.xml`, reason: 'HTTP 404' }],
-        page_links: 5 - 2,
+        page_links: 6 - 2,
       });
     });
 
@@ -92,7 +94,7 @@ describe(SiteMapper.name, () => {
 
       web.resetHits();
       const skip = await mapOf(web.url('maps.test'), { sitemap: 'skip' });
-      expect(skip.links.map((link) => link.url)).toEqual(expected.maps.hostLinks(web.port).slice(0, 4));
+      expect(skip.links.map((link) => link.url)).toEqual(expected.maps.hostLinks(web.port).slice(0, 5));
       expect(skip.sources.robots_txt).toBe('skipped');
       expect(web.hits('maps.test', '/robots.txt')).toBe(0);
     });

@@ -26,6 +26,11 @@ export const crawlPageTaskV1 = z.object({
    * older coordinator): `basic` only.
    */
   auto_tiers: z.array(z.enum(FETCH_TIERS)).min(1).optional(),
+  /**
+   * The crawl obeys robots.txt (`respect_robots`): the page is not fetched when its robots.txt
+   * disallows it (outcome `disallowed`), and its disallowed links are left out (`robots_disallowed`).
+   */
+  respect_robots: z.boolean().optional(),
 });
 export type CrawlPageTaskV1 = z.infer<typeof crawlPageTaskV1>;
 
@@ -50,6 +55,8 @@ export const pageOutcome = z.enum([
   'failed',
   /** Not fetched: the crawl was stopped before the task started (spec §3: no new page after a stop). */
   'skipped',
+  /** Not fetched: the crawl obeys robots.txt, and the page's disallows it. Free. */
+  'disallowed',
 ]);
 export type PageOutcome = z.infer<typeof pageOutcome>;
 
@@ -88,6 +95,10 @@ export const crawlPageResultV1 = z.object({
   links: z.array(z.string()),
   /** Links on the page dropped because the same page already listed them. */
   duplicate_links: z.number().int().min(0),
+  /** Links left out because robots.txt disallows them (tasks with `respect_robots`). */
+  robots_disallowed: z.number().int().min(0).optional(),
+  /** The `Crawl-delay` of the page's robots.txt, in ms (tasks with `respect_robots`, when it gives one). */
+  crawl_delay_ms: z.number().int().min(0).optional(),
   /** Page HTML (UTF-8), only when the task wanted content and the page was fetched… */
   content: z.string().optional(),
   /**

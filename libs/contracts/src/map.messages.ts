@@ -32,6 +32,8 @@ export const mapRequestV1 = z.object({
   sitemap: z.enum(SITEMAP_MODES),
   /** Whole map, every document read included, in ms: what is found by then is answered. */
   timeout_ms: z.number().int().min(1),
+  /** Leave out the URLs robots.txt disallows (a crawl with `respect_robots` seeding from sitemaps). */
+  respect_robots: z.boolean().optional(),
 });
 export type MapRequestV1 = z.infer<typeof mapRequestV1>;
 
@@ -42,6 +44,8 @@ export const mapReplyV1 = z.object({
   status: z.number().int(),
   /** Links in the answer: what the gateway bills. */
   links: z.number().int().min(0),
+  /** URLs left out because robots.txt disallows them (requests with `respect_robots`). */
+  robots_disallowed: z.number().int().min(0).optional(),
   error: z.object({ code: z.enum(MAP_FAILURE_CODES), detail: z.string() }).optional(),
 });
 export type MapReplyV1 = z.infer<typeof mapReplyV1>;

@@ -18,6 +18,7 @@ import { Extract1764000000140 } from './migrations/1764000000140-extract';
 import { RunTaskAttempts1764000000150 } from './migrations/1764000000150-run-task-attempts';
 import { CsvDialect1764000000160 } from './migrations/1764000000160-csv-dialect';
 import { RateWindowGrants1764000000170 } from './migrations/1764000000170-rate-window-grants';
+import { CrawlSitemapsRobots1764000000180 } from './migrations/1764000000180-crawl-sitemaps-robots';
 
 /** Every migration, in order. Migrations run by `make migrate` (and a Helm pre-upgrade Job), never at pod start. */
 export const MIGRATIONS = [
@@ -39,6 +40,7 @@ export const MIGRATIONS = [
   RunTaskAttempts1764000000150,
   CsvDialect1764000000160,
   RateWindowGrants1764000000170,
+  CrawlSitemapsRobots1764000000180,
 ];
 
 export interface DataSourceOptions {

@@ -148,3 +148,9 @@ function encodePattern(pattern: string): string {
     .replace(/%[0-9a-fA-F]{2}/g, (escape) => escape.toUpperCase())
     .replace(/[^\x21-\x7e]/gu, (char) => encodeURIComponent(char));
 }
+
+/**
+ * The product token Trawl's crawler answers to in robots.txt: a group for `Trawl` (any case) rules
+ * it, else the `*` group.
+ */
+export const ROBOTS_AGENT_TOKEN = 'trawl';

@@ -8,7 +8,9 @@ const progress = (over: Partial<CrawlProgress> = {}): CrawlProgress => ({
   hasQueued: true,
   hasInFlight: true,
   hasPendingContent: false,
-  seedFailed: false,
+  seed: 'fetched',
+  sitemapPending: false,
+  sitemapUrls: 0,
   ...over,
 });
 
@@ -19,8 +21,26 @@ describe(decideCrawl.name, () => {
     expect(decideCrawl(progress({ hasInFlight: false }))).toEqual({ kind: 'continue' });
   });
 
-  it('fails with seed_unreachable when the start URL could not be fetched', () => {
-    expect(decideCrawl(progress({ seedFailed: true, itemsFound: 0 }))).toMatchObject({ kind: 'failed', code: 'seed_unreachable' });
+  it('fails with seed_unreachable when the start URL could not be fetched, or robots.txt disallows it', () => {
+    expect(decideCrawl(progress({ seed: 'failed', itemsFound: 0 }))).toEqual({
+      kind: 'failed',
+      code: 'seed_unreachable',
+      detail: 'The start URL could not be fetched.',
+    });
+    expect(decideCrawl(progress({ seed: 'disallowed', itemsFound: 0 }))).toEqual({
+      kind: 'failed',
+      code: 'seed_unreachable',
+      detail: "The site's robots.txt disallows the start URL.",
+    });
+  });
+
+  it('goes on without its start page when its sitemaps are still to be read, or gave URLs', () => {
+    expect(decideCrawl(progress({ seed: 'failed', sitemapPending: true }))).toEqual({ kind: 'continue' });
+    expect(decideCrawl(progress({ seed: 'disallowed', sitemapUrls: 3 }))).toEqual({ kind: 'continue' });
+  });
+
+  it('waits for its sitemaps before it ends for lack of work', () => {
+    expect(decideCrawl(progress({ hasQueued: false, hasInFlight: false, itemsFound: 0, sitemapPending: true }))).toEqual({ kind: 'continue' });
   });
 
   it('completes without a stop_reason when nothing is left to open', () => {

@@ -1,3 +1,6 @@
+/** How the start URL's fetch ended: fetched, failed, or not fetched because robots.txt disallows it. */
+export type SeedOutcome = 'fetched' | 'failed' | 'disallowed';
+
 /** What the coordinator knows about a running crawl when it decides whether the crawl is over. */
 export interface CrawlProgress {
   itemsFound: number;
@@ -8,8 +11,12 @@ export interface CrawlProgress {
   hasInFlight: boolean;
   /** Kept pages still waiting for their HTML (crawls with `output_format`). */
   hasPendingContent: boolean;
-  /** The start URL could not be fetched. */
-  seedFailed: boolean;
+  /** How the start URL's fetch ended, when this decision follows its result (else `fetched`). */
+  seed: SeedOutcome;
+  /** The crawl's sitemaps are still to be read: they may bring URLs. */
+  sitemapPending: boolean;
+  /** URLs the crawl's sitemaps named. */
+  sitemapUrls: number;
 }
 
 export type CrawlVerdict =
@@ -24,15 +31,17 @@ export type CrawlVerdict =
  * `no_items_found` when nothing was kept.
  */
 export function decideCrawl(p: CrawlProgress): CrawlVerdict {
-  if (p.seedFailed) {
-    return { kind: 'failed', code: 'seed_unreachable', detail: 'The start URL could not be fetched.' };
+  // A crawl its sitemaps seed goes on without its start page (docs/decisions/crawl-api.md, "Sitemaps").
+  if (p.seed !== 'fetched' && !p.sitemapPending && p.sitemapUrls === 0) {
+    const detail = p.seed === 'disallowed' ? "The site's robots.txt disallows the start URL." : 'The start URL could not be fetched.';
+    return { kind: 'failed', code: 'seed_unreachable', detail };
   }
   const pagesExhausted = p.pagesDispatched >= p.maxPages;
   if (p.itemsFound >= p.maxItems) {
     if (p.hasPendingContent && !(pagesExhausted && !p.hasInFlight)) return { kind: 'continue' };
     return { kind: 'completed', stopReason: pagesExhausted ? 'max_pages' : 'max_items' };
   }
-  if (p.hasInFlight) return { kind: 'continue' };
+  if (p.hasInFlight || p.sitemapPending) return { kind: 'continue' };
   if (!p.hasQueued) {
     if (p.itemsFound === 0) {
       return { kind: 'failed', code: 'no_items_found', detail: 'The crawl found no URL to return.' };

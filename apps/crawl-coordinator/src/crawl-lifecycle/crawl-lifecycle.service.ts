@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { Sql } from '@trawl/persistence';
 import { CrawlLifecycleRepository } from './crawl-lifecycle.repository';
 import { CrawlRow } from './crawl.types';
-import { CrawlVerdict, decideCrawl } from './crawl-completion';
+import { CrawlVerdict, decideCrawl, type SeedOutcome } from './crawl-completion';
 import { CoordinatorMetrics } from '../coordinator.metrics';
 
 /** Decides, inside the caller's transaction and under the crawl's row lock, whether a crawl is over. */
@@ -13,7 +13,7 @@ export class CrawlLifecycleService {
     private readonly metrics: CoordinatorMetrics,
   ) {}
 
-  async settle(sql: Sql, crawl: CrawlRow, seedFailed = false): Promise<CrawlVerdict> {
+  async settle(sql: Sql, crawl: CrawlRow, seed: SeedOutcome = 'fetched'): Promise<CrawlVerdict> {
     if (crawl.status !== 'running') return { kind: 'continue' };
     const frontier = await this.crawls.frontierState(sql, crawl.id);
     const verdict = decideCrawl({
@@ -21,7 +21,9 @@ export class CrawlLifecycleService {
       maxItems: crawl.maxItems,
       pagesDispatched: crawl.pagesDispatched,
       maxPages: crawl.maxPages,
-      seedFailed,
+      seed,
+      sitemapPending: crawl.sitemapState === 'pending',
+      sitemapUrls: crawl.sitemapUrls,
       ...frontier,
     });
     if (verdict.kind !== 'continue') {

@@ -69,7 +69,7 @@ export class ReconcilerService {
           this.logger.info({ crawl_id: crawlId, requeued, abandoned }, 'expired page claims reclaimed');
         }
         crawl.pagesDispatched -= requeued;
-        await this.lifecycle.settle(sql, crawl, seedAbandoned);
+        await this.lifecycle.settle(sql, crawl, seedAbandoned ? 'failed' : 'fetched');
         return requeued;
       });
     }

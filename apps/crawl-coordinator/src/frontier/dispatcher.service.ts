@@ -90,7 +90,11 @@ export class DispatcherService {
           this.metrics.crawlsFinished.inc({ status: 'failed', reason: 'insufficient_credits' });
           return null;
         }
-        const pages = await this.frontier.claim(sql, crawlId, Math.min(share, crawl.budget), this.settings.leaseMs);
+        // robots.txt's Crawl-delay: one page at a time, the delay apart (docs/decisions/crawl-api.md, "robots.txt").
+        const paced = crawl.crawlDelayMs !== null;
+        if (paced && (crawl.pageInFlight || crawl.msUntilNextDispatch > 0)) return null;
+        const pages = await this.frontier.claim(sql, crawlId, Math.min(paced ? 1 : share, crawl.budget), this.settings.leaseMs);
+        if (paced && pages.length > 0) await this.frontier.delayNextDispatch(sql, crawlId, crawl.crawlDelayMs!);
         return { crawl, pages };
       }),
       (error) =>
@@ -118,6 +122,7 @@ export class DispatcherService {
               scope_domain: crawl.scopeDomain,
               // Each page is a Fetch request in adaptive mode (Crawl spec §1), within the plan's tiers.
               auto_tiers: autoTiers,
+              ...(crawl.respectRobots && { respect_robots: true }),
             };
             return {
               subject: this.settings.topology.subjects.crawlPageTask,

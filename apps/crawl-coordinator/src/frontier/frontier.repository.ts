@@ -21,6 +21,12 @@ export interface DispatchableCrawl {
   outOfCredits: boolean;
   /** The tenant's plan features: which tiers adaptive stealth may use for its pages. */
   planFeatures: TenantsRow['plan_features'];
+  respectRobots: CrawlsRow['respect_robots'];
+  /** The robots.txt `Crawl-delay` the crawl keeps, in ms; null when none. */
+  crawlDelayMs: CrawlsRow['crawl_delay_ms'];
+  /** With a crawl delay: whether one of its pages is in flight, and ms until the next may go (≤ 0: now). */
+  pageInFlight: boolean;
+  msUntilNextDispatch: number;
 }
 
 /** SQL of the frontier: claims for dispatch, and leases that ran out. */
@@ -52,7 +58,10 @@ export class FrontierRepository {
     const [row] = await sql.query<DispatchableCrawl>(
       `SELECT c.id, c.tenant_id AS "tenantId", c.scope_domain AS "scopeDomain", c.trace_parent AS "traceParent",
               (c.max_pages - c.pages_dispatched) AS budget, (t.credits_used >= t.credits_limit) AS "outOfCredits",
-              t.plan_features AS "planFeatures"
+              t.plan_features AS "planFeatures", c.respect_robots AS "respectRobots", c.crawl_delay_ms AS "crawlDelayMs",
+              (c.crawl_delay_ms IS NOT NULL
+                 AND EXISTS (SELECT 1 FROM crawl_frontier f WHERE f.crawl_id = c.id AND f.state = 'dispatched')) AS "pageInFlight",
+              COALESCE(extract(epoch FROM c.next_dispatch_at - now()) * 1000, 0)::float8 AS "msUntilNextDispatch"
        FROM crawls c JOIN tenants t ON t.id = c.tenant_id
        WHERE c.id = $1 AND c.status = 'running'
        FOR UPDATE OF c SKIP LOCKED`,
@@ -86,6 +95,14 @@ export class FrontierRepository {
     return rows
       .map((r) => ({ ...r, frontierId: Number(r.frontierId), leaseUntilMs: Number(r.leaseUntilMs) }))
       .sort((a, b) => a.frontierId - b.frontierId);
+  }
+
+  /** A crawl with a crawl delay dispatched a page: the next waits until the delay has passed. */
+  async delayNextDispatch(sql: Sql, crawlId: string, delayMs: number): Promise<void> {
+    await sql.query(`UPDATE crawls SET next_dispatch_at = now() + make_interval(secs => $2::double precision / 1000) WHERE id = $1`, [
+      crawlId,
+      delayMs,
+    ]);
   }
 
   /** Crawls with leases that ran out (the page's message was lost or its worker died). */

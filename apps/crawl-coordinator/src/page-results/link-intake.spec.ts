@@ -4,6 +4,7 @@ const rules = (over: Partial<IntakeRules> = {}): IntakeRules => ({
   depth: null,
   includePatterns: [],
   excludePatterns: [],
+  followLinks: true,
   ...over,
 });
 

@@ -7,6 +7,8 @@ export interface IntakeRules {
   depth: number | null;
   includePatterns: string[];
   excludePatterns: string[];
+  /** False for a crawl of its sitemaps alone (`sitemap: only`): no page is opened for links. */
+  followLinks: boolean;
 }
 
 export interface LinkCandidate {
@@ -24,9 +26,24 @@ export function passesPatterns(url: string, rules: IntakeRules): boolean {
   return rules.includePatterns.length === 0 || rules.includePatterns.some((p) => url.includes(p));
 }
 
-/** A URL at `depth` hops is opened (its links followed) only while it is nearer than `depth`. */
+/** A URL at `depth` hops is opened (its links followed) only while it is nearer than `depth`, and never in a crawl that follows no links. */
 export function wantsLinksAt(depth: number, rules: IntakeRules): boolean {
-  return rules.depth === null || depth < rules.depth;
+  return rules.followLinks && (rules.depth === null || depth < rules.depth);
+}
+
+/** The intake rules of a crawl row. */
+export function intakeRulesOf(crawl: {
+  depth: number | null;
+  includePatterns: string[];
+  excludePatterns: string[];
+  sitemap: 'include' | 'only' | 'skip';
+}): IntakeRules {
+  return {
+    depth: crawl.depth,
+    includePatterns: crawl.includePatterns,
+    excludePatterns: crawl.excludePatterns,
+    followLinks: crawl.sitemap !== 'only',
+  };
 }
 
 export function keyOf(normalizedUrl: string): Buffer {

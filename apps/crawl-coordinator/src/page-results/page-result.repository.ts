@@ -126,13 +126,24 @@ export class PageResultRepository {
   async addCoverage(
     sql: Sql,
     crawlId: string,
-    delta: { pagesFetched: number; pagesFailed: number; itemsFound: number; duplicates: number },
+    delta: {
+      pagesFetched: number;
+      pagesFailed: number;
+      itemsFound: number;
+      duplicates: number;
+      /** URLs robots.txt kept the crawl from. */
+      robotsDisallowed?: number;
+      /** The longest `Crawl-delay` the results told, in ms (already capped): the crawl keeps the longest it met. */
+      crawlDelayMs?: number;
+    },
   ): Promise<void> {
     await sql.query(
       `UPDATE crawls SET pages_fetched = pages_fetched + $2, pages_failed = pages_failed + $3,
-         items_found = items_found + $4, duplicates_removed = duplicates_removed + $5
+         items_found = items_found + $4, duplicates_removed = duplicates_removed + $5,
+         robots_disallowed = robots_disallowed + $6,
+         crawl_delay_ms = CASE WHEN $7::int IS NULL THEN crawl_delay_ms ELSE GREATEST(COALESCE(crawl_delay_ms, 0), $7::int) END
        WHERE id = $1`,
-      [crawlId, delta.pagesFetched, delta.pagesFailed, delta.itemsFound, delta.duplicates],
+      [crawlId, delta.pagesFetched, delta.pagesFailed, delta.itemsFound, delta.duplicates, delta.robotsDisallowed ?? 0, delta.crawlDelayMs ?? null],
     );
   }
 }

@@ -8,7 +8,14 @@ import { CrawlRow } from '../crawl-lifecycle/crawl.types';
 import { COORDINATOR_SETTINGS, CoordinatorSettings } from '../coordinator.settings';
 import { CoordinatorMetrics } from '../coordinator.metrics';
 import { DispatchedRow, PageResultRepository } from './page-result.repository';
-import { collectCandidates, wantsLinksAt } from './link-intake';
+import { FrontierIntake } from './frontier-intake';
+import type { SeedOutcome } from '../crawl-lifecycle/crawl-completion';
+
+/**
+ * The longest `Crawl-delay` a crawl keeps between its pages, in ms: a robots.txt asking for more would
+ * hold a crawl of 100 pages for hours (docs/decisions/crawl-api.md, "robots.txt").
+ */
+export const MAX_CRAWL_DELAY_MS = 30_000;
 
 export interface IntakeOutcome {
   applied: number;
@@ -43,6 +50,7 @@ export class PageResultService {
   constructor(
     private readonly db: Database,
     private readonly results: PageResultRepository,
+    private readonly intake: FrontierIntake,
     private readonly crawls: CrawlLifecycleRepository,
     private readonly lifecycle: CrawlLifecycleService,
     private readonly metrics: CoordinatorMetrics,
@@ -127,17 +135,24 @@ export class PageResultService {
     const contentStatus: (string | null)[] = [];
     let pagesFetched = 0;
     let pagesFailed = 0;
-    let seedFailed = false;
+    let robotsDisallowed = 0;
+    let seed: SeedOutcome = 'fetched';
     for (const { result, row } of current) {
-      if (result.outcome === 'skipped') {
-        // Not fetched: the crawl ended before the page's task started, and no page is fetched after.
+      const isSeed = row.depth === 0 && row.itemSeq === null;
+      if (result.outcome === 'skipped' || result.outcome === 'disallowed') {
+        // Not fetched: the crawl ended before the page's task started (no page is fetched after),
+        // or robots.txt disallows it (a URL kept before the crawl read its robots.txt, or the start URL).
         states.push('dropped');
         contentStatus.push(row.wantsContent ? 'failed' : null);
+        if (result.outcome === 'disallowed') {
+          robotsDisallowed++;
+          if (isSeed) seed = 'disallowed';
+        }
         continue;
       }
       pagesFetched++;
       if (result.outcome !== 'fetched') pagesFailed++;
-      if (row.depth === 0 && row.itemSeq === null && result.outcome !== 'fetched') seedFailed = true;
+      if (isSeed && result.outcome !== 'fetched') seed = 'failed';
       crawlCharges.push({
         tenantId: crawl.tenantId,
         credits: result.credits,
@@ -171,50 +186,31 @@ export class PageResultService {
     const acceptsLinks =
       crawl.status === 'running' ||
       (crawl.status === 'stopped' && crawl.stoppedAt !== null && Date.now() < crawl.stoppedAt.getTime() + this.settings.stopWindowMs);
-    const rules = { depth: crawl.depth, includePatterns: crawl.includePatterns, excludePatterns: crawl.excludePatterns };
     const opened = acceptsLinks ? current.filter(({ result }) => result.opened && result.outcome === 'fetched') : [];
     let duplicates = opened.reduce((sum, { result }) => sum + result.duplicate_links, 0);
     let inserted = 0;
     let newWork = false;
-    if (acceptsLinks && opened.length > 0) {
-      const collected = collectCandidates(
+    if (opened.length > 0) {
+      const taken = await this.intake.take(
+        sql,
+        crawl,
         opened.map(({ result, row }) => ({ pageDepth: row.depth, links: result.links })),
-        rules,
       );
-      duplicates += collected.duplicates;
-      if (collected.candidates.length > 0) {
-        const running = crawl.status === 'running';
-        const wantsContent = crawl.outputFormat !== null;
-        const wantsLinks = collected.candidates.map((c) => wantsLinksAt(c.depth, rules));
-        const queue = wantsLinks.map((links) => running && (links || wantsContent));
-        const room = Math.max(0, crawl.maxItems - crawl.itemsFound);
-        const result = await this.results.insertLinks(sql, crawl.id, {
-          candidates: collected.candidates,
-          room,
-          firstSeq: crawl.itemsFound + 1,
-          wantsLinks,
-          wantsContent,
-          queue,
-        });
-        duplicates += collected.candidates.length - result.fresh;
-        inserted = result.inserted;
-        newWork = running && queue.some(Boolean) && inserted > 0;
-        if (rules.depth !== null && collected.candidates.length > result.fresh) {
-          const openable = collected.candidates.filter((c) => wantsLinksAt(c.depth, rules));
-          const reopened = openable.length > 0 ? await this.results.reopenNearer(sql, crawl.id, openable, running) : 0;
-          newWork ||= running && reopened > 0;
-        }
-      }
+      duplicates += taken.duplicates;
+      inserted = taken.inserted;
+      newWork = taken.newWork;
     }
     newWork ||= states.includes('queued');
+    const delays = current.map(({ result }) => result.crawl_delay_ms).filter((delay): delay is number => delay !== undefined);
     await this.results.addCoverage(sql, crawl.id, {
       pagesFetched,
       pagesFailed,
       itemsFound: inserted,
       duplicates,
+      robotsDisallowed: robotsDisallowed + current.reduce((sum, { result }) => sum + (result.robots_disallowed ?? 0), 0),
+      crawlDelayMs: delays.length === 0 ? undefined : Math.min(MAX_CRAWL_DELAY_MS, Math.max(...delays)),
     });
-    crawl.itemsFound += inserted;
-    const verdict = await this.lifecycle.settle(sql, crawl, seedFailed);
+    const verdict = await this.lifecycle.settle(sql, crawl, seed);
     return { applied: current.length, stale, newWork: newWork && verdict.kind === 'continue' };
   }
 }

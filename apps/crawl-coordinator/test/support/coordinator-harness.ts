@@ -13,6 +13,7 @@ import { ReconcilerService } from '../../src/crawl-lifecycle/reconciler.service'
 import { DispatcherService } from '../../src/frontier/dispatcher.service';
 import { ClaimedPage, FrontierRepository } from '../../src/frontier/frontier.repository';
 import { PageResultRepository } from '../../src/page-results/page-result.repository';
+import { FrontierIntake } from '../../src/page-results/frontier-intake';
 import { PageResultService } from '../../src/page-results/page-result.service';
 
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
@@ -40,7 +41,8 @@ export class CoordinatorHarness {
     readonly settings: CoordinatorSettings,
   ) {
     this.lifecycle = new CrawlLifecycleService(this.crawls, this.metrics);
-    this.results = new PageResultService(db, new PageResultRepository(), this.crawls, this.lifecycle, this.metrics, settings);
+    const repository = new PageResultRepository();
+    this.results = new PageResultService(db, repository, new FrontierIntake(repository), this.crawls, this.lifecycle, this.metrics, settings);
   }
 
   static async start(overrides: TestSettings = {}): Promise<CoordinatorHarness> {
@@ -56,6 +58,8 @@ export class CoordinatorHarness {
       reconcileIntervalMs: 60_000,
       dispatchPollMs: 60_000,
       resultBatch: 64,
+      sitemapPollMs: 60_000,
+      sitemapTimeoutMs: 30_000,
       stopDeadlines: stopDeadlinesOf(10_000),
       ...overrides,
     };

@@ -1,3 +1,5 @@
+import { RobotsCache } from '../site-map/robots-cache';
+import type { HttpEngine } from '../page-fetch/http-engine';
 import pino from 'pino';
 import { Registry } from 'prom-client';
 import { CrawlPageTaskV1 } from '@trawl/contracts';
@@ -37,7 +39,9 @@ function serviceFor(pages: Record<string, FakePage>, maxResultBytes?: number, en
     maxBodyBytes: 10 * 1024 * 1024,
     metrics: new WorkerMetrics(new Registry()),
   });
-  return new CrawlPageService(fetcher, { maxResultBytes }, pino({ level: 'silent' }));
+  // No task here obeys robots.txt: the cache is never asked.
+  const robots = new RobotsCache({ http: {} as HttpEngine, identities: testIdentities });
+  return new CrawlPageService(fetcher, robots, { maxResultBytes }, pino({ level: 'silent' }));
 }
 
 const HOME =

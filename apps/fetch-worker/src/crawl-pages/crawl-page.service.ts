@@ -7,6 +7,10 @@ import type { PageFetchResult } from '../page-fetch/page-judgement';
 import { CrawlPageFetcher } from './crawl-page-fetcher';
 import { SERVICE_LOGGER } from '@trawl/service-kit';
 import { fitResult, MAX_RESULT_BYTES } from './result-size';
+import { RobotsCache } from '../site-map/robots-cache';
+
+/** A signal that never aborts, for calls made without one. */
+const NEVER = new AbortController().signal;
 
 export const CRAWL_PAGE_SETTINGS = Symbol('CRAWL_PAGE_SETTINGS');
 
@@ -25,12 +29,14 @@ export interface CrawlPageAnswer {
 /**
  * Turns a crawl's page task into its page result: fetch the page (adaptive stealth, see
  * CrawlPageFetcher), take its in-scope links when the crawl opens it, keep its HTML when the crawl
- * keeps content. Knows nothing of NATS.
+ * keeps content; for a crawl that obeys robots.txt, neither fetch a disallowed page nor pass on a
+ * disallowed link. Knows nothing of NATS.
  */
 @Injectable()
 export class CrawlPageService {
   constructor(
     private readonly pages: CrawlPageFetcher,
+    private readonly robots: RobotsCache,
     @Inject(CRAWL_PAGE_SETTINGS) private readonly settings: CrawlPageSettings,
     @Inject(SERVICE_LOGGER) private readonly logger: Logger,
   ) {}
@@ -40,8 +46,18 @@ export class CrawlPageService {
    *   free: the task is handed back, not answered.
    */
   async fetchPage(task: CrawlPageTaskV1, signal?: AbortSignal): Promise<CrawlPageAnswer> {
+    const polite = task.respect_robots === true ? this.robots : undefined;
+    const pageRules = polite && (await polite.rulesFor(new URL(task.url), task.tenant_id, signal ?? NEVER));
+    if (pageRules && !pageRules.allows(new URL(task.url))) return { result: this.notFetched(task, 'disallowed', 'robots_txt') };
     const page = await this.pages.fetchPage(task, task.wants_links || task.wants_content ? 'html' : 'none', signal);
-    const extracted = task.wants_links ? linksOf(page, task.scope_domain) : undefined;
+    let extracted = task.wants_links ? linksOf(page, task.scope_domain) : undefined;
+    let robotsDisallowed: number | undefined;
+    if (polite && extracted) {
+      const allowed = await this.allowedLinks(polite, extracted.links, task.tenant_id, signal ?? NEVER);
+      robotsDisallowed = extracted.links.length - allowed.length;
+      extracted = { ...extracted, links: allowed };
+    }
+    const crawlDelaySeconds = pageRules ? pageRules.crawlDelaySeconds : undefined;
     const result: CrawlPageResultV1 = {
       v: 1,
       crawl_id: task.crawl_id,
@@ -57,6 +73,8 @@ export class CrawlPageService {
       wanted_links: task.wants_links,
       links: extracted?.links ?? [],
       duplicate_links: extracted?.duplicateLinks ?? 0,
+      robots_disallowed: robotsDisallowed,
+      crawl_delay_ms: crawlDelaySeconds === undefined ? undefined : Math.round(crawlDelaySeconds * 1000),
       content: task.wants_content ? storableText(page.html) : undefined,
       content_type: page.contentType,
     };
@@ -72,12 +90,17 @@ export class CrawlPageService {
 
   /** The answer for a task of a stopped crawl: nothing fetched, nothing billed. */
   skipped(task: CrawlPageTaskV1): CrawlPageResultV1 {
+    return this.notFetched(task, 'skipped');
+  }
+
+  private notFetched(task: CrawlPageTaskV1, outcome: 'skipped' | 'disallowed', error?: string): CrawlPageResultV1 {
     return {
       v: 1,
       crawl_id: task.crawl_id,
       frontier_id: task.frontier_id,
       attempt: task.attempt,
-      outcome: 'skipped',
+      outcome,
+      ...(error !== undefined && { error }),
       credits: 0,
       tier: 'basic',
       opened: false,
@@ -85,6 +108,16 @@ export class CrawlPageService {
       links: [],
       duplicate_links: 0,
     };
+  }
+
+  /** The links robots.txt allows, each judged by its own origin's (most links share the page's, read already). */
+  private async allowedLinks(robots: RobotsCache, links: string[], tenantId: string, signal: AbortSignal): Promise<string[]> {
+    const parsed = links.map((link) => new URL(link));
+    const origins = [...new Set(parsed.map((url) => url.origin))];
+    const rules = new Map(
+      await Promise.all(origins.map(async (origin) => [origin, await robots.rulesFor(new URL(origin), tenantId, signal)] as const)),
+    );
+    return links.filter((_, i) => rules.get(parsed[i].origin)!.allows(parsed[i]));
   }
 }
 

@@ -36,6 +36,7 @@ export function creditsFor(outcome: PageOutcome, tier: Tier): number {
       return TIER_CREDITS[tier];
     case 'failed':
     case 'skipped':
+    case 'disallowed':
       return 0;
   }
 }

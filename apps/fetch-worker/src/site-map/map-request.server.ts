@@ -104,7 +104,9 @@ export class MapRequestServer {
       const outcome = await this.mapper.map(mapRequest, signal, this.shutdown.signal);
       if (!outcome.ok) return failure(mapRequest.request_id, outcome.code, outcome.detail);
       const body = Buffer.from(JSON.stringify(outcome.result), 'utf8');
-      return { head: { v: 1, request_id: mapRequest.request_id, status: 200, links: outcome.result.links.length }, body };
+      const head: MapReplyV1 = { v: 1, request_id: mapRequest.request_id, status: 200, links: outcome.result.links.length };
+      if (mapRequest.respect_robots) head.robots_disallowed = outcome.robotsDisallowed;
+      return { head, body };
     } catch (error) {
       if (signal.aborted) {
         return failure(mapRequest.request_id, 'internal_error', 'The map was cancelled. Retry in 10 to 30 seconds.');

@@ -1,7 +1,7 @@
 import type { MapFailureCode, MapRequestV1 } from '@trawl/contracts';
 import type { MapLinkResource, MapResultResource } from '@trawl/contracts/http';
 import { EgressError, EgressErrorCode, gunzippedWhenCompressed, isSameSite, registrableDomain } from '@trawl/egress';
-import { parseRobotsTxt, ROBOTS_TXT_MAX_BYTES, SitemapReader, type RobotsTxt } from '@trawl/site-maps';
+import { SitemapReader, type RobotsTxt } from '@trawl/site-maps';
 import type { BrowserIdentity, IdentityGenerator } from '../identity';
 import { extractTitledLinks } from '../links/link-extractor';
 import type { HttpEngine } from '../page-fetch/http-engine';
@@ -9,6 +9,8 @@ import { mediaTypeOf } from '../page-fetch/media-type';
 import { isHtmlPage, pageText } from '../page-fetch/page-text';
 import { parseSearch, rankByRelevance } from './link-relevance';
 import { MapLinks, mapScope, type MapScope } from './map-links';
+import type { RobotsCache } from './robots-cache';
+import { readRobotsTxt, type RobotsRead } from './robots-reader';
 import type { MapMetrics, MapDocumentKind } from './map.metrics';
 
 /** Sitemap documents one map reads at most (indexes included): a site with more is answered from the first. */
@@ -27,13 +29,17 @@ const ROBOTS_TIMEOUT_MS = 10_000;
 export interface SiteMapperOptions {
   http: HttpEngine;
   identities: IdentityGenerator;
+  /** Robots.txt rules, for maps that leave out what it disallows (a crawl's seeding with `respect_robots`). */
+  robots: RobotsCache;
   /** Largest page read for its links (`MAX_BODY_BYTES`), in bytes. */
   maxPageBytes: number;
   metrics: MapMetrics;
 }
 
-/** A map's answer: the public result, or why there is none. */
-export type MapOutcome = { ok: true; result: MapResultResource } | { ok: false; code: MapFailureCode; detail: string };
+/** A map's answer: the public result (and what robots.txt left out of it), or why there is none. */
+export type MapOutcome =
+  | { ok: true; result: MapResultResource; robotsDisallowed: number }
+  | { ok: false; code: MapFailureCode; detail: string };
 
 interface SitemapTask {
   url: string;
@@ -128,12 +134,16 @@ class SiteMapRun {
     }
     if (this.signal.aborted && !(this.signal.reason instanceof MapDeadline)) throw this.signal.reason;
     let links: MapLinkResource[] = this.links.all();
+    const found = links.length;
+    if (this.request.respect_robots) links = await this.allowedByRobots(links);
+    const robotsDisallowed = found - links.length;
     if (this.request.search !== undefined) {
       const query = parseSearch(this.request.search);
       links = query.terms.length === 0 ? [] : rankByRelevance(links, query);
     }
     return {
       ok: true,
+      robotsDisallowed,
       result: {
         url: this.request.url,
         links: links.slice(0, this.request.limit),
@@ -147,6 +157,18 @@ class SiteMapRun {
         },
       },
     };
+  }
+
+  /** The links whose origin's robots.txt allows them (Trawl's group, else `*`). */
+  private async allowedByRobots(links: MapLinkResource[]): Promise<MapLinkResource[]> {
+    const parsed = links.map((link) => new URL(link.url));
+    const origins = [...new Set(parsed.map((url) => url.origin))];
+    const rules = new Map(
+      await Promise.all(
+        origins.map(async (origin) => [origin, await this.options.robots.rulesFor(new URL(origin), this.request.tenant_id, this.signal)] as const),
+      ),
+    );
+    return links.filter((_, i) => rules.get(parsed[i].origin)!.allows(parsed[i]));
   }
 
   private unreachableDetail(wantsPage: boolean): string {
@@ -296,44 +318,21 @@ class SiteMapRun {
   }
 
   private async readRobots(): Promise<RobotsTxt | undefined> {
-    const url = new URL('/robots.txt', this.start).href;
-    let text = '';
-    let status = 0;
+    let read: RobotsRead;
     try {
-      await this.options.http.exchange({
-        url,
-        method: 'GET',
-        identity: this.identity,
-        headers: {},
-        // Past the cap the rest is ignored (RFC 9309 §2.5), not a failure: reading stops there.
-        maxBodyBytes: ROBOTS_TXT_MAX_BYTES * 4,
+      read = await readRobotsTxt(this.options.http, this.identity, this.start.origin, {
         timeoutMs: Math.min(ROBOTS_TIMEOUT_MS, this.request.timeout_ms),
         signal: this.signal,
-        readBody: async (chunks, response) => {
-          status = response.status;
-          if (status >= 400) return;
-          const decoder = new TextDecoder('utf-8');
-          let bytes = 0;
-          for await (const chunk of chunks) {
-            text += decoder.decode(chunk.subarray(0, ROBOTS_TXT_MAX_BYTES - bytes), { stream: true });
-            bytes += chunk.length;
-            if (bytes >= ROBOTS_TXT_MAX_BYTES) return;
-          }
-        },
       });
     } catch (error) {
+      if (!this.signal.aborted) throw error;
       this.failureOf(error, 'robots');
       this.robotsState = 'failed';
       return undefined;
     }
-    if (status >= 400) {
-      this.robotsState = status < 500 ? 'missing' : 'failed';
-      this.options.metrics.document('robots', this.robotsState);
-      return undefined;
-    }
-    this.robotsState = 'read';
-    this.options.metrics.document('robots', 'read');
-    return parseRobotsTxt(text);
+    this.robotsState = read.state;
+    this.options.metrics.document('robots', read.state);
+    return read.state === 'read' ? read.robots : undefined;
   }
 
   /** Words for a tenant on why a source failed; counts it, and remembers a refusal of the site itself. */

@@ -1,4 +1,4 @@
-import { type CrawlOutputFormat } from '@trawl/contracts';
+import { type CrawlOutputFormat, type SitemapMode } from '@trawl/contracts';
 import { CRAWL_LIMITS, type StartCrawlBody } from '@trawl/contracts/http';
 
 /** The settings a crawl runs with: the request with every default applied. */
@@ -10,6 +10,8 @@ export interface CrawlSettings {
   includePatterns: string[];
   excludePatterns: string[];
   outputFormat: CrawlOutputFormat | undefined;
+  sitemap: SitemapMode;
+  respectRobots: boolean;
 }
 
 export function effectiveSettings(body: StartCrawlBody, startUrl: string): CrawlSettings {
@@ -21,5 +23,8 @@ export function effectiveSettings(body: StartCrawlBody, startUrl: string): Crawl
     includePatterns: body.include_patterns ?? [],
     excludePatterns: body.exclude_patterns ?? [],
     outputFormat: body.output_format,
+    // Both default to the spec's crawl: links only, robots.txt not consulted (docs/decisions/crawl-api.md).
+    sitemap: body.sitemap ?? 'skip',
+    respectRobots: body.respect_robots ?? false,
   };
 }

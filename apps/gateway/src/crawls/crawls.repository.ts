@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { ContentStatus, CrawlOutputFormat, CrawlStatus, CrawlStopReason } from '@trawl/contracts';
+import type { ContentStatus, CrawlOutputFormat, CrawlStatus, CrawlStopReason, SitemapMode } from '@trawl/contracts';
 import type { StartCrawlBody } from '@trawl/contracts/http';
 import {
   type AssertTrue,
@@ -32,6 +32,11 @@ export interface CrawlRecord {
   includePatterns: string[];
   excludePatterns: string[];
   outputFormat: CrawlOutputFormat | null;
+  sitemap: SitemapMode;
+  respectRobots: boolean;
+  sitemapState: 'pending' | 'read' | 'failed' | null;
+  sitemapUrls: number;
+  robotsDisallowed: number;
   pagesFetched: number;
   pagesFailed: number;
   itemsFound: number;
@@ -77,6 +82,11 @@ const CRAWL_RECORD_COLUMNS = [
   'include_patterns',
   'exclude_patterns',
   'output_format',
+  'sitemap',
+  'respect_robots',
+  'sitemap_state',
+  'sitemap_urls',
+  'robots_disallowed',
   'pages_fetched',
   'pages_failed',
   'items_found',
@@ -114,8 +124,9 @@ export class CrawlsRepository {
     const s = crawl.settings;
     const rows = await sql.query<CrawlRow>(
       `INSERT INTO crawls AS c (tenant_id, status, url, scope_domain, depth, max_items, max_pages,
-                                include_patterns, exclude_patterns, output_format, trace_parent)
-       VALUES ($1, 'running', $2, $3, $4, $5, $6, $7, $8, $9, $10)
+                                include_patterns, exclude_patterns, output_format, trace_parent,
+                                sitemap, respect_robots, sitemap_state)
+       VALUES ($1, 'running', $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
        RETURNING ${CRAWL_COLUMNS}`,
       [
         crawl.tenantId,
@@ -128,20 +139,24 @@ export class CrawlsRepository {
         s.excludePatterns,
         s.outputFormat ?? null,
         crawl.traceParent ?? null,
+        s.sitemap,
+        s.respectRobots,
+        // A coordinator reads the sitemaps of a crawl that wants them (SitemapSeeder).
+        s.sitemap === 'skip' ? null : 'pending',
       ],
     );
     return toCrawl(single(rows));
   }
 
   /**
-   * The start URL's frontier row: opened for its links, never returned as a result (no `item_seq`),
-   * its own HTML never kept.
+   * The start URL's frontier row: opened for its links (unless the crawl follows none, `sitemap:
+   * only`), never returned as a result (no `item_seq`), its own HTML never kept.
    */
-  async insertStartUrl(sql: Sql, crawlId: string, url: string, urlKey: Buffer): Promise<void> {
+  async insertStartUrl(sql: Sql, crawlId: string, url: string, urlKey: Buffer, wantsLinks: boolean): Promise<void> {
     await sql.query(
       `INSERT INTO crawl_frontier (crawl_id, url_key, url, depth, item_seq, state, wants_links, wants_content, content_status)
-       VALUES ($1, $2, $3, 0, NULL, 'queued', true, false, NULL)`,
-      [crawlId, urlKey, url],
+       VALUES ($1, $2, $3, 0, NULL, 'queued', $4, false, NULL)`,
+      [crawlId, urlKey, url, wantsLinks],
     );
   }
 
@@ -294,6 +309,11 @@ function toCrawl(row: CrawlRow): CrawlRecord {
     includePatterns: row.include_patterns,
     excludePatterns: row.exclude_patterns,
     outputFormat: row.output_format,
+    sitemap: row.sitemap,
+    respectRobots: row.respect_robots,
+    sitemapState: row.sitemap_state,
+    sitemapUrls: row.sitemap_urls,
+    robotsDisallowed: row.robots_disallowed,
     pagesFetched: row.pages_fetched,
     pagesFailed: row.pages_failed,
     itemsFound: row.items_found,

@@ -77,7 +77,7 @@ export class CrawlsService {
           scopeDomain: startUrl.scopeDomain,
           traceParent: currentTraceParent(),
         });
-        await this.crawls.insertStartUrl(sql, created.id, startUrl.href, startUrl.urlKey);
+        await this.crawls.insertStartUrl(sql, created.id, startUrl.href, startUrl.urlKey, settings.sitemap !== 'only');
         if (claim) await this.idempotency.complete(sql, claim, created.id);
         return created;
       });

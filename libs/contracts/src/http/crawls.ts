@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SITEMAP_MODES, type SitemapMode } from '../map.messages';
 import { CRAWL_OUTPUT_FORMATS, type CrawlOutputFormat } from '../output-formats';
 import { CONTENT_STATUSES, CRAWL_STATUSES, CRAWL_STOP_REASONS } from '../states';
 import type { ApiRoute } from './api-route';
@@ -59,6 +60,26 @@ export const startCrawlBody = z
       .nullish()
       .transform((value) => (value ?? undefined) as CrawlOutputFormat | undefined)
       .meta({ description: '`html`: the HTML of each kept page is fetched too.' }),
+    sitemap: z
+      .string({ error: 'must be a string' })
+      .refine((value): value is SitemapMode => (SITEMAP_MODES as readonly string[]).includes(value), {
+        error: `must be one of: ${SITEMAP_MODES.join(', ')}`,
+      })
+      .meta({ enum: [...SITEMAP_MODES] })
+      .nullish()
+      .transform((value) => (value ?? undefined) as SitemapMode | undefined)
+      .meta({
+        description:
+          "`skip` (default): links only, as the spec's crawl; `include`: the site's sitemaps seed the crawl too (robots.txt `Sitemap:` lines, else `/sitemap.xml`); `only`: the sitemaps' URLs alone, no link is followed.",
+      }),
+    respect_robots: z
+      .boolean({ error: 'must be a boolean' })
+      .nullish()
+      .transform((value) => value ?? undefined)
+      .meta({
+        description:
+          "Skip the URLs the site's robots.txt disallows (counted in `robots_disallowed`) and keep its `Crawl-delay` between pages (default false).",
+      }),
   })
   .meta({ id: 'StartCrawlRequest' });
 export type StartCrawlBody = z.output<typeof startCrawlBody>;
@@ -86,7 +107,17 @@ export const crawlResource = z
     include_patterns: z.array(z.string()),
     exclude_patterns: z.array(z.string()),
     output_format: z.enum(CRAWL_OUTPUT_FORMATS).optional(),
-    discovery: z.tuple([z.literal('links')]),
+    sitemap: z.enum(SITEMAP_MODES),
+    respect_robots: z.boolean(),
+    discovery: z
+      .array(z.enum(['links', 'sitemap']))
+      .meta({ description: '`["links"]` as in the spec; `["links", "sitemap"]` with `sitemap: include`, `["sitemap"]` with `only`.' }),
+    sitemap_status: z
+      .enum(['pending', 'read', 'failed'])
+      .optional()
+      .meta({ description: 'Whether the sitemaps were read yet (with `sitemap` other than `skip`); `failed`: none could be.' }),
+    sitemap_urls: z.number().int().min(0).meta({ description: 'URLs in scope the sitemaps named, before patterns and limits.' }),
+    robots_disallowed: z.number().int().min(0).meta({ description: 'URLs robots.txt kept the crawl from (with `respect_robots`).' }),
     coverage,
     duplicates_removed: z.number().int().min(0),
     created_at: timestamp,

@@ -1,10 +1,10 @@
-import type { CrawlOutputFormat, CrawlStatus, CrawlStopReason } from '@trawl/contracts';
+import type { CrawlOutputFormat, CrawlStatus, CrawlStopReason, SitemapMode } from '@trawl/contracts';
 import { columnNames } from './columns';
 
 /**
  * A `crawls` row as `pg` returns it (`bigint` as a string). The gateway writes it and answers the
  * Crawl API from it; the crawl coordinator locks it, counts its pages and ends it. Migrations:
- * 1763798400000-init.
+ * 1763798400000-init, 1764000000180-crawl-sitemaps-robots.
  */
 export interface CrawlsRow {
   id: string;
@@ -24,6 +24,24 @@ export interface CrawlsRow {
   output_format: CrawlOutputFormat | null;
   /** W3C traceparent of the request that started the crawl. */
   trace_parent: string | null;
+  /** Where the crawl finds URLs besides links: its sitemaps too (`include`), only them, or not (`skip`). */
+  sitemap: SitemapMode;
+  /** Links robots.txt disallows are skipped, and its `Crawl-delay` paces the crawl. */
+  respect_robots: boolean;
+  /** The sitemaps' read: `pending` until a coordinator has read them; null for `sitemap: skip`. */
+  sitemap_state: 'pending' | 'read' | 'failed' | null;
+  /** A coordinator reads the sitemaps until then; another may take them over after it. */
+  sitemap_claimed_until: Date | null;
+  /** Reads of the sitemaps started (claims taken); after a few the read counts as failed. */
+  sitemap_attempts: number;
+  /** URLs the sitemaps named, in scope (before patterns and limits). */
+  sitemap_urls: number;
+  /** URLs robots.txt kept the crawl from (links and sitemap URLs). */
+  robots_disallowed: number;
+  /** The robots.txt `Crawl-delay` the dispatch keeps, in ms (capped); null when none. */
+  crawl_delay_ms: number | null;
+  /** With a crawl delay: no page is dispatched before then. */
+  next_dispatch_at: Date | null;
   pages_dispatched: number;
   pages_fetched: number;
   pages_failed: number;
@@ -55,6 +73,15 @@ export const CRAWLS_COLUMNS = columnNames<CrawlsRow>({
   exclude_patterns: true,
   output_format: true,
   trace_parent: true,
+  sitemap: true,
+  respect_robots: true,
+  sitemap_state: true,
+  sitemap_claimed_until: true,
+  sitemap_attempts: true,
+  sitemap_urls: true,
+  robots_disallowed: true,
+  crawl_delay_ms: true,
+  next_dispatch_at: true,
   pages_dispatched: true,
   pages_fetched: true,
   pages_failed: true,
@@ -83,5 +110,7 @@ export const CRAWL_SETTING_COLUMNS = [
   'include_patterns',
   'exclude_patterns',
   'output_format',
+  'sitemap',
+  'respect_robots',
 ] as const satisfies readonly CrawlsColumn[];
 export type CrawlSettingColumn = (typeof CRAWL_SETTING_COLUMNS)[number];
