@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { TrawlAbortError, type CrawlPage, type StartCrawlRequest, type TrawlClient } from '@trawl/sdk';
 import { CliError } from '../cli-error';
 import { clientFor, type CliContext, type GlobalOptions } from '../context';
@@ -14,6 +14,8 @@ interface StartOptions extends GlobalOptions {
   maxItems?: number;
   maxPages?: number;
   html?: boolean;
+  sitemap?: 'include' | 'only' | 'skip';
+  robots?: boolean;
   follow?: boolean;
   out?: string;
 }
@@ -43,6 +45,10 @@ export function registerCrawlCommands(program: Command, context: CliContext): vo
     .option('--max-items <n>', 'URLs to keep before the crawl stops (API default 100)', positiveInteger)
     .option('--max-pages <n>', 'pages to fetch before the crawl stops (API default 100)', positiveInteger)
     .option('--html', 'also fetch the HTML of every kept page (output_format=html)')
+    .addOption(
+      new Option('--sitemap <mode>', "seed the crawl with the site's sitemaps too (include), or crawl only them (only)").choices(['include', 'only', 'skip']),
+    )
+    .option('--robots', "skip what the site's robots.txt disallows, and keep its Crawl-delay (respect_robots)")
     .option('-f, --follow', 'stream the results as NDJSON until the crawl ends, with a progress line on stderr')
     .option('-o, --out <file>', 'with --follow: write the NDJSON to this file instead of stdout')
     .addHelpText(
@@ -75,6 +81,8 @@ export function registerCrawlCommands(program: Command, context: CliContext): vo
         include_patterns: options.include,
         exclude_patterns: options.exclude,
         ...(options.html && { output_format: 'html' }),
+        ...(options.sitemap !== undefined && { sitemap: options.sitemap }),
+        ...(options.robots && { respect_robots: true }),
       };
       const started = await client.crawls.start(request, { signal: context.signal });
       if (output === undefined) {

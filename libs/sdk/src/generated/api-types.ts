@@ -47,7 +47,16 @@ export interface Crawl {
   include_patterns: string[];
   exclude_patterns: string[];
   output_format?: "html";
-  discovery: ["links"];
+  sitemap: "include" | "only" | "skip";
+  respect_robots: boolean;
+  /** `["links"]` as in the spec; `["links", "sitemap"]` with `sitemap: include`, `["sitemap"]` with `only`. */
+  discovery: (("links" | "sitemap")[]);
+  /** Whether the sitemaps were read yet (with `sitemap` other than `skip`); `failed`: none could be. */
+  sitemap_status?: "pending" | "read" | "failed";
+  /** URLs in scope the sitemaps named, before patterns and limits. */
+  sitemap_urls: number;
+  /** URLs robots.txt kept the crawl from (with `respect_robots`). */
+  robots_disallowed: number;
   coverage: {
     pages_fetched: number;
     pages_failed: number;
@@ -84,7 +93,16 @@ export interface CrawlPage {
   include_patterns: string[];
   exclude_patterns: string[];
   output_format?: "html";
-  discovery: ["links"];
+  sitemap: "include" | "only" | "skip";
+  respect_robots: boolean;
+  /** `["links"]` as in the spec; `["links", "sitemap"]` with `sitemap: include`, `["sitemap"]` with `only`. */
+  discovery: (("links" | "sitemap")[]);
+  /** Whether the sitemaps were read yet (with `sitemap` other than `skip`); `failed`: none could be. */
+  sitemap_status?: "pending" | "read" | "failed";
+  /** URLs in scope the sitemaps named, before patterns and limits. */
+  sitemap_urls: number;
+  /** URLs robots.txt kept the crawl from (with `respect_robots`). */
+  robots_disallowed: number;
   coverage: {
     pages_fetched: number;
     pages_failed: number;
@@ -779,6 +797,10 @@ export interface StartCrawlRequest {
   exclude_patterns?: string[] | null;
   /** `html`: the HTML of each kept page is fetched too. */
   output_format?: "html" | null;
+  /** `skip` (default): links only, as the spec's crawl; `include`: the site's sitemaps seed the crawl too (robots.txt `Sitemap:` lines, else `/sitemap.xml`); `only`: the sitemaps' URLs alone, no link is followed. */
+  sitemap?: ("include" | "only" | "skip") | null;
+  /** Skip the URLs the site's robots.txt disallows (counted in `robots_disallowed`) and keep its `Crawl-delay` between pages (default false). */
+  respect_robots?: boolean | null;
 }
 
 export interface StartedRun {
