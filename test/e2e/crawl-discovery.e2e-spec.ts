@@ -120,4 +120,63 @@ describe('Crawl discovery: sitemaps and robots.txt (e2e)', () => {
     expect(ended).toMatchObject({ status: 'failed', sitemap_status: 'failed' });
     expect(['seed_unreachable', 'no_items_found']).toContain(ended.error.code);
   });
+
+  describe('GET /v1/crawls/{id}/urls: where each URL went', () => {
+    const fateOf = async (crawlId: string, url: string) => {
+      const res = await api.request('GET', `/v1/crawls/${crawlId}/urls?url=${encodeURIComponent(url)}`);
+      expect(res.status).toBe(200);
+      return res.body;
+    };
+
+    it('tells kept, duplicate, start, out of scope, excluded, disallowed, over max_items and not seen apart', async () => {
+      const { started } = await crawl({ url: site('/'), sitemap: 'include', respect_robots: true, exclude_patterns: ['/hats'] });
+      const id = started.crawl_id as string;
+      const results = (await api.readAllResults(id)).map((r) => r.url as string);
+      const keptUrl = results[0]!;
+
+      expect(await fateOf(id, keptUrl)).toMatchObject({ fate: 'kept', result_url: keptUrl, page: { state: expect.any(String) } });
+      const other = keptUrl.replace('http://maps.test', 'http://www.maps.test') + '/';
+      expect(await fateOf(id, other)).toMatchObject({ fate: 'duplicate', result_url: keptUrl });
+      expect(await fateOf(id, site('/?utm_source=x'))).toMatchObject({ fate: 'start_url', page: { state: 'fetched' } });
+      expect(await fateOf(id, web.url('other.test', '/x'))).toMatchObject({ fate: 'out_of_scope' });
+      expect(await fateOf(id, site('/hats'))).toMatchObject({ fate: 'excluded', pattern: '/hats' });
+      expect(await fateOf(id, site('/private/area'))).toMatchObject({ fate: 'robots_disallowed', found_on: site('/') });
+      expect(await fateOf(id, site('/never/linked'))).toMatchObject({ fate: 'not_seen' });
+    });
+
+    it('tells the URLs met after max_items was reached, with where they were found', async () => {
+      // The sitemaps alone: one intake of every URL, of which five are kept.
+      const { started, ended } = await crawl({ url: site('/'), sitemap: 'only', max_items: 5 });
+      expect(ended.coverage.items_found).toBe(5);
+      const id = started.crawl_id as string;
+      const results = (await api.readAllResults(id)).map((r) => r.url as string);
+      const overLimit = sitemapUrls().filter((url) => !results.includes(url));
+      expect(overLimit).toHaveLength(sitemapUrls().length - 5);
+      for (const url of overLimit) expect(await fateOf(id, url)).toMatchObject({ fate: 'over_max_items', found_on: 'sitemap' });
+      // The start page may still have been waiting when the crawl ended: it never will be fetched now.
+      expect((await fateOf(id, site('/'))).page.state).toMatch(/^(fetched|not_fetched)$/);
+    });
+
+    it("tells a kept page's failure code", async () => {
+      const { started } = await crawl({ url: web.url('fail.test', '/'), exclude_patterns: ['/hang', '/reset'], depth: 2 });
+      const id = started.crawl_id as string;
+      expect(await fateOf(id, web.url('fail.test', '/e404'))).toMatchObject({ fate: 'kept', page: { state: 'failed', error: 'http_404' } });
+      expect(await fateOf(id, web.url('fail.test', '/ok/1'))).toMatchObject({ fate: 'kept', page: { state: 'fetched' } });
+      expect(await fateOf(id, web.url('fail.test', '/hang'))).toMatchObject({ fate: 'excluded', pattern: '/hang' });
+      // At the depth limit: kept, never fetched (no page of it is opened, no content asked).
+      expect(await fateOf(id, web.url('fail.test', '/ok/1/child'))).toMatchObject({ fate: 'kept', page: { state: 'not_fetched' } });
+    }, 60_000);
+
+    it("answers 404 for another tenant's crawl and 400 naming url for a missing or bad one", async () => {
+      const { started } = await crawl({ url: site('/'), max_items: 2 });
+      const id = started.crawl_id as string;
+      const stranger = platform.client((await platform.createTenant()).api_key);
+      const foreign = await stranger.request('GET', `/v1/crawls/${id}/urls?url=${encodeURIComponent(site('/about'))}`);
+      expect({ status: foreign.status, code: foreign.body.code }).toEqual({ status: 404, code: 'crawl_not_found' });
+      const missing = await api.request('GET', `/v1/crawls/${id}/urls`);
+      expect({ status: missing.status, parameter: missing.body.parameter }).toEqual({ status: 400, parameter: 'url' });
+      const bad = await api.request('GET', `/v1/crawls/${id}/urls?url=ftp%3A%2F%2Fx`);
+      expect({ status: bad.status, parameter: bad.body.parameter }).toEqual({ status: 400, parameter: 'url' });
+    });
+  });
 });

@@ -16,6 +16,7 @@ type Crawls = TrawlClient['crawls'];
 const answersMatch: true[] = [
   true satisfies Same<Answer<TrawlClient['map']>, OperationResponses['mapSite']>,
   true satisfies Same<Answer<Crawls['start']>, OperationResponses['startCrawl']>,
+  true satisfies Same<Answer<Crawls['url']>, OperationResponses['getCrawlUrl']>,
   true satisfies Same<Answer<Crawls['get']>, OperationResponses['getCrawl']>,
   true satisfies Same<Items<Crawls['list']>, OperationResponses['listCrawls']['crawls'][number]>,
   true satisfies Same<Items<Crawls['results']>, OperationResponses['getCrawl']['results'][number]>,
@@ -75,6 +76,7 @@ const METHOD_OF_OPERATION: Record<string, string> = {
   listExtractDomains: 'extract.domains',
   mapSite: 'map',
   startCrawl: 'crawls.start',
+  getCrawlUrl: 'crawls.url',
   listCrawls: 'crawls.list',
   getCrawl: 'crawls.get, crawls.results, crawls.waitFor, waitForCrawl',
   downloadCrawl: 'crawls.download',

@@ -73,6 +73,9 @@ export const crawlContentRefV1 = z.object({
 });
 export type CrawlContentRefV1 = z.infer<typeof crawlContentRefV1>;
 
+/** Disallowed links of one page a result names; past them they are only counted. */
+export const MAX_DISALLOWED_LINKS_TOLD = 100;
+
 export const crawlPageResultV1 = z.object({
   v: z.literal(1),
   crawl_id: z.string().uuid(),
@@ -97,6 +100,8 @@ export const crawlPageResultV1 = z.object({
   duplicate_links: z.number().int().min(0),
   /** Links left out because robots.txt disallows them (tasks with `respect_robots`). */
   robots_disallowed: z.number().int().min(0).optional(),
+  /** The first of them (at most `MAX_DISALLOWED_LINKS_TOLD`), for the crawl to say where they went. */
+  disallowed_links: z.array(z.string()).optional(),
   /** The `Crawl-delay` of the page's robots.txt, in ms (tasks with `respect_robots`, when it gives one). */
   crawl_delay_ms: z.number().int().min(0).optional(),
   /** Page HTML (UTF-8), only when the task wanted content and the page was fetched… */

@@ -19,6 +19,7 @@ import { RunTaskAttempts1764000000150 } from './migrations/1764000000150-run-tas
 import { CsvDialect1764000000160 } from './migrations/1764000000160-csv-dialect';
 import { RateWindowGrants1764000000170 } from './migrations/1764000000170-rate-window-grants';
 import { CrawlSitemapsRobots1764000000180 } from './migrations/1764000000180-crawl-sitemaps-robots';
+import { CrawlUrlFates1764000000190 } from './migrations/1764000000190-crawl-url-fates';
 
 /** Every migration, in order. Migrations run by `make migrate` (and a Helm pre-upgrade Job), never at pod start. */
 export const MIGRATIONS = [
@@ -41,6 +42,7 @@ export const MIGRATIONS = [
   CsvDialect1764000000160,
   RateWindowGrants1764000000170,
   CrawlSitemapsRobots1764000000180,
+  CrawlUrlFates1764000000190,
 ];
 
 export interface DataSourceOptions {

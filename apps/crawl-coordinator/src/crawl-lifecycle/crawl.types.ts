@@ -23,6 +23,7 @@ const COORDINATOR_CRAWL_COLUMNS = [
   'respect_robots',
   'sitemap_state',
   'sitemap_urls',
+  'skipped_recorded',
   'scope_domain',
   'pages_dispatched',
   'items_found',

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { Sql } from '@trawl/persistence';
+import { MAX_SKIPPED_RECORDED, type Sql } from '@trawl/persistence';
 import type { CrawlRow } from '../crawl-lifecycle/crawl.types';
 import { collectCandidates, intakeRulesOf, wantsLinksAt, type PageLinks } from './link-intake';
 import { PageResultRepository } from './page-result.repository';
@@ -42,6 +42,11 @@ export class FrontierIntake {
       queue,
     });
     duplicates += collected.candidates.length - result.fresh;
+    // Only when max_items left no room (the crawl ends now): the URLs it saw and could not keep.
+    if (result.fresh > result.inserted) {
+      const room = MAX_SKIPPED_RECORDED - crawl.skippedRecorded;
+      crawl.skippedRecorded += await this.results.recordSkipped(sql, crawl.id, 'over_max_items', collected.candidates, room);
+    }
     let newWork = running && queue.some(Boolean) && result.inserted > 0;
     if (rules.depth !== null && collected.candidates.length > result.fresh) {
       const openable = collected.candidates.filter((c) => wantsLinksAt(c.depth, rules));

@@ -36,8 +36,8 @@ describe('link intake', () => {
     it('drops links past the depth limit and duplicates across pages, first met wins', () => {
       const { candidates, duplicates } = collectCandidates(
         [
-          { pageDepth: 0, links: ['http://a.com/x', 'http://a.com/y'] },
-          { pageDepth: 1, links: ['https://www.a.com/x/', 'http://a.com/z'] },
+          { pageDepth: 0, pageId: 1, links: ['http://a.com/x', 'http://a.com/y'] },
+          { pageDepth: 1, pageId: 2, links: ['https://www.a.com/x/', 'http://a.com/z'] },
         ],
         rules({ depth: 2 }),
       );
@@ -47,7 +47,7 @@ describe('link intake', () => {
         ['http://a.com/z', 2],
       ]);
       expect(duplicates).toBe(1);
-      expect(collectCandidates([{ pageDepth: 2, links: ['http://a.com/q'] }], rules({ depth: 2 })).candidates).toEqual([]);
+      expect(collectCandidates([{ pageDepth: 2, pageId: 3, links: ['http://a.com/q'] }], rules({ depth: 2 })).candidates).toEqual([]);
     });
   });
 });

@@ -15,6 +15,8 @@ export interface LinkCandidate {
   url: string;
   key: Buffer;
   depth: number;
+  /** Frontier id of the page it is a link of (first met); null for a URL of the crawl's sitemaps. */
+  foundOn: number | null;
 }
 
 /**
@@ -53,6 +55,8 @@ export function keyOf(normalizedUrl: string): Buffer {
 export interface PageLinks {
   /** Depth of the page the links were found on. */
   pageDepth: number;
+  /** The page's frontier id, or null for the crawl's sitemaps (to say where a URL went). */
+  pageId: number | null;
   links: string[];
 }
 
@@ -75,7 +79,7 @@ export function collectCandidates(pages: PageLinks[], rules: IntakeRules): { can
         duplicates++;
         continue;
       }
-      seen.set(hex, { url, key, depth });
+      seen.set(hex, { url, key, depth, foundOn: page.pageId });
     }
   }
   return { candidates: [...seen.values()], duplicates };

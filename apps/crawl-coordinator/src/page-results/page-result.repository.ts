@@ -41,14 +41,55 @@ export class PageResultRepository {
    * Settles answered rows: `done` (or `queued` again, for a page that must now be opened too, or
    * `dropped`, for a page not fetched because its crawl stopped), with their content status.
    */
-  async settleRows(sql: Sql, ids: number[], states: string[], contentStatus: (string | null)[]): Promise<void> {
+  async settleRows(
+    sql: Sql,
+    ids: number[],
+    states: string[],
+    contentStatus: (string | null)[],
+    /** Per row, the page's outcome and failure code (said where its URL went). */
+    outcomes: { outcome: string; error: string | null }[],
+  ): Promise<void> {
     await sql.query(
       `UPDATE crawl_frontier f SET state = u.state, lease_until = NULL,
-         content_status = COALESCE(u.content_status, f.content_status)
-       FROM unnest($1::bigint[], $2::text[], $3::text[]) AS u(id, state, content_status)
+         content_status = COALESCE(u.content_status, f.content_status),
+         page_outcome = u.outcome, page_error = u.error
+       FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[]) AS u(id, state, content_status, outcome, error)
        WHERE f.id = u.id`,
-      [ids, states, contentStatus],
+      [ids, states, contentStatus, outcomes.map((o) => o.outcome), outcomes.map((o) => o.error)],
     );
+  }
+
+  /**
+   * Records URLs the crawl saw and did not keep for `reason` (at most `room` of them; a URL the
+   * crawl has, or already recorded, is left alone), with the page each was found on (a frontier id,
+   * or null for the crawl's sitemaps). Raises `crawls.skipped_recorded` by what it wrote.
+   */
+  async recordSkipped(
+    sql: Sql,
+    crawlId: string,
+    reason: 'over_max_items' | 'robots_disallowed',
+    urls: { key: Buffer; url: string; foundOn: number | null }[],
+    room: number,
+  ): Promise<number> {
+    if (urls.length === 0 || room <= 0) return 0;
+    const [row] = await sql.query<{ n: string }>(
+      `WITH u AS (
+         SELECT * FROM unnest($3::bytea[], $4::text[], $5::bigint[]) WITH ORDINALITY AS u(url_key, url, found_on, ord)
+       ), ins AS (
+         INSERT INTO crawl_skipped_urls (crawl_id, url_key, url, reason, found_on)
+         SELECT $1, u.url_key, u.url, $2, COALESCE((SELECT f.url FROM crawl_frontier f WHERE f.id = u.found_on), 'sitemap')
+         FROM u
+         WHERE NOT EXISTS (SELECT 1 FROM crawl_frontier f WHERE f.crawl_id = $1 AND f.url_key = u.url_key)
+         ORDER BY u.ord LIMIT $6
+         ON CONFLICT DO NOTHING
+         RETURNING 1
+       ), counted AS (
+         UPDATE crawls SET skipped_recorded = skipped_recorded + (SELECT count(*) FROM ins) WHERE id = $1
+       )
+       SELECT count(*) AS n FROM ins`,
+      [crawlId, reason, urls.map((u) => u.key), urls.map((u) => u.url), urls.map((u) => u.foundOn), room],
+    );
+    return Number(row.n);
   }
 
   /**

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { CrawlPageResultV1 } from '@trawl/contracts';
-import { Database, Sql } from '@trawl/persistence';
+import { Database, MAX_SKIPPED_RECORDED, Sql } from '@trawl/persistence';
 import { Charge, recordCharges } from '@trawl/billing';
 import { CrawlLifecycleRepository } from '../crawl-lifecycle/crawl-lifecycle.repository';
 import { CrawlLifecycleService } from '../crawl-lifecycle/crawl-lifecycle.service';
@@ -9,6 +9,7 @@ import { COORDINATOR_SETTINGS, CoordinatorSettings } from '../coordinator.settin
 import { CoordinatorMetrics } from '../coordinator.metrics';
 import { DispatchedRow, PageResultRepository } from './page-result.repository';
 import { FrontierIntake } from './frontier-intake';
+import { keyOf } from './link-intake';
 import type { SeedOutcome } from '../crawl-lifecycle/crawl-completion';
 
 /**
@@ -133,12 +134,16 @@ export class PageResultService {
     const contents: { frontierId: number; html: string; contentType: string | null }[] = [];
     const states: string[] = [];
     const contentStatus: (string | null)[] = [];
+    const outcomes: { outcome: string; error: string | null }[] = [];
+    const disallowedLinks: { key: Buffer; url: string; foundOn: number }[] = [];
     let pagesFetched = 0;
     let pagesFailed = 0;
     let robotsDisallowed = 0;
     let seed: SeedOutcome = 'fetched';
     for (const { result, row } of current) {
       const isSeed = row.depth === 0 && row.itemSeq === null;
+      outcomes.push({ outcome: result.outcome, error: result.error ?? null });
+      for (const url of result.disallowed_links ?? []) disallowedLinks.push({ key: keyOf(url), url, foundOn: row.id });
       if (result.outcome === 'skipped' || result.outcome === 'disallowed') {
         // Not fetched: the crawl ended before the page's task started (no page is fetched after),
         // or robots.txt disallows it (a URL kept before the crawl read its robots.txt, or the start URL).
@@ -177,7 +182,12 @@ export class PageResultService {
       current.map((c) => c.row.id),
       states,
       contentStatus,
+      outcomes,
     );
+    if (disallowedLinks.length > 0) {
+      const room = MAX_SKIPPED_RECORDED - crawl.skippedRecorded;
+      crawl.skippedRecorded += await this.results.recordSkipped(sql, crawl.id, 'robots_disallowed', disallowedLinks, room);
+    }
     await this.results.insertContents(sql, crawl.id, contents);
     await recordCharges(sql, crawlCharges);
     charges.push(...crawlCharges);
@@ -194,7 +204,7 @@ export class PageResultService {
       const taken = await this.intake.take(
         sql,
         crawl,
-        opened.map(({ result, row }) => ({ pageDepth: row.depth, links: result.links })),
+        opened.map(({ result, row }) => ({ pageDepth: row.depth, pageId: row.id, links: result.links })),
       );
       duplicates += taken.duplicates;
       inserted = taken.inserted;

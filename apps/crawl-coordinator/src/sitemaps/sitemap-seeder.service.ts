@@ -96,7 +96,7 @@ export class SitemapSeeder {
         if (crawl.status === 'running') await this.lifecycle.settle(sql, crawl);
         return false;
       }
-      const taken = await this.intake.take(sql, crawl, [{ pageDepth: 0, links: read.urls }]);
+      const taken = await this.intake.take(sql, crawl, [{ pageDepth: 0, pageId: null, links: read.urls }]);
       await this.results.addCoverage(sql, crawl.id, {
         pagesFetched: 0,
         pagesFailed: 0,

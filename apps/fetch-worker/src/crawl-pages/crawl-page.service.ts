@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { CrawlPageResultV1, CrawlPageTaskV1 } from '@trawl/contracts';
+import { CrawlPageResultV1, CrawlPageTaskV1, MAX_DISALLOWED_LINKS_TOLD } from '@trawl/contracts';
 import { isSameSite } from '@trawl/egress';
 import { Logger } from '@trawl/observability';
 import { ExtractedLinks, extractLinks } from '../links/link-extractor';
@@ -51,10 +51,11 @@ export class CrawlPageService {
     if (pageRules && !pageRules.allows(new URL(task.url))) return { result: this.notFetched(task, 'disallowed', 'robots_txt') };
     const page = await this.pages.fetchPage(task, task.wants_links || task.wants_content ? 'html' : 'none', signal);
     let extracted = task.wants_links ? linksOf(page, task.scope_domain) : undefined;
-    let robotsDisallowed: number | undefined;
+    let robotsDisallowed: string[] | undefined;
     if (polite && extracted) {
       const allowed = await this.allowedLinks(polite, extracted.links, task.tenant_id, signal ?? NEVER);
-      robotsDisallowed = extracted.links.length - allowed.length;
+      const kept = new Set(allowed);
+      robotsDisallowed = extracted.links.filter((link) => !kept.has(link));
       extracted = { ...extracted, links: allowed };
     }
     const crawlDelaySeconds = pageRules ? pageRules.crawlDelaySeconds : undefined;
@@ -73,7 +74,8 @@ export class CrawlPageService {
       wanted_links: task.wants_links,
       links: extracted?.links ?? [],
       duplicate_links: extracted?.duplicateLinks ?? 0,
-      robots_disallowed: robotsDisallowed,
+      robots_disallowed: robotsDisallowed?.length,
+      disallowed_links: robotsDisallowed && robotsDisallowed.length > 0 ? robotsDisallowed.slice(0, MAX_DISALLOWED_LINKS_TOLD) : undefined,
       crawl_delay_ms: crawlDelaySeconds === undefined ? undefined : Math.round(crawlDelaySeconds * 1000),
       content: task.wants_content ? storableText(page.html) : undefined,
       content_type: page.contentType,

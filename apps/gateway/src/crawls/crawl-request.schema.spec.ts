@@ -75,7 +75,15 @@ describe('startCrawlBody', () => {
         includePatterns: [],
         excludePatterns: [],
         outputFormat: undefined,
+        // Ours (not in the spec): links only, robots.txt not consulted, as the spec's crawl.
+        sitemap: 'skip',
+        respectRobots: false,
       });
+    });
+
+    it('keeps the sitemap mode and respect_robots asked for', () => {
+      const body = parseBody(startCrawlBody, { url: 'http://a.test/', sitemap: 'only', respect_robots: true });
+      expect(effectiveSettings(body, 'http://a.test/')).toMatchObject({ sitemap: 'only', respectRobots: true });
     });
   });
 });

@@ -4,6 +4,8 @@ import { Readable } from 'node:stream';
 import {
   CRAWL_PAGE_SIZES,
   crawlContentQuery,
+  crawlUrlQuery,
+  type CrawlUrlFateResource,
   listCrawlsQuery,
   readCrawlQuery,
   startCrawlBody,
@@ -27,6 +29,7 @@ import {
 import { crawlPath, presentCrawl, presentDownloadLine, presentResult, presentStop } from './crawl.presenter';
 import { CrawlRecord } from './crawls.repository';
 import { CrawlsService } from './crawls.service';
+import { RequestError, RequestErrorCode } from '../problems/request.errors';
 
 /** Crawl API (spec-crawl-api §4). Every route is authenticated by the API key hook. */
 @Controller('v1/crawls')
@@ -78,6 +81,20 @@ export class CrawlsController {
       results: page.results.map((result) => presentResult(page.crawl, result)),
       next_cursor: page.nextCursor,
     };
+  }
+
+  @Get(':crawlId/urls')
+  async url(
+    @AuthenticatedTenant() tenant: TenantContext,
+    @Param('crawlId') crawlId: string,
+    @Query() query: QueryParameters,
+  ): Promise<CrawlUrlFateResource> {
+    assertKnownQueryParameters(query, Object.keys(crawlUrlQuery.shape));
+    const url = singleQueryValue(query, 'url');
+    if (url === undefined || url === '') {
+      throw new RequestError(RequestErrorCode.InvalidParameter, '`url` is required: the URL to ask about.', { parameter: 'url' });
+    }
+    return this.crawls.urlFate(tenant.tenantId, crawlId, url);
   }
 
   @Get(':crawlId/download')

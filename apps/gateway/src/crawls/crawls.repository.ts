@@ -16,6 +16,7 @@ import {
 } from '@trawl/persistence';
 import type { ListCursor } from './crawl-cursor';
 import type { CrawlSettings } from './crawl-request.schema';
+import type { UrlTrace } from './crawl-url-fate';
 
 /** A crawl row, as the API needs it. */
 export interface CrawlRecord {
@@ -26,6 +27,8 @@ export interface CrawlRecord {
   errorCode: string | null;
   errorDetail: string | null;
   url: string;
+  /** Registrable domain the crawl stays on. */
+  scopeDomain: string;
   depth: number | null;
   maxItems: number;
   maxPages: number;
@@ -76,6 +79,7 @@ const CRAWL_RECORD_COLUMNS = [
   'error_code',
   'error_detail',
   'url',
+  'scope_domain',
   'depth',
   'max_items',
   'max_pages',
@@ -158,6 +162,27 @@ export class CrawlsRepository {
        VALUES ($1, $2, $3, 0, NULL, 'queued', $4, false, NULL)`,
       [crawlId, urlKey, url, wantsLinks],
     );
+  }
+
+  /**
+   * What a crawl holds under one URL key: its frontier row, and a record of why it skipped the URL.
+   * The caller has checked that the crawl is the tenant's (rows are reached through it).
+   */
+  async urlTrace(tenantId: string, crawlId: string, urlKey: Buffer): Promise<UrlTrace> {
+    const [frontier] = await this.db.query<NonNullable<UrlTrace['frontier']>>(
+      `SELECT f.url, f.item_seq AS "itemSeq", f.state, f.page_outcome AS "pageOutcome", f.page_error AS "pageError"
+       FROM crawl_frontier f JOIN crawls c ON c.id = f.crawl_id
+       WHERE f.crawl_id = $1 AND c.tenant_id = $2 AND f.url_key = $3`,
+      [crawlId, tenantId, urlKey],
+    );
+    if (frontier) return { frontier };
+    const [skipped] = await this.db.query<NonNullable<UrlTrace['skipped']>>(
+      `SELECT s.url, s.reason, s.found_on AS "foundOn"
+       FROM crawl_skipped_urls s JOIN crawls c ON c.id = s.crawl_id
+       WHERE s.crawl_id = $1 AND c.tenant_id = $2 AND s.url_key = $3`,
+      [crawlId, tenantId, urlKey],
+    );
+    return skipped ? { skipped } : {};
   }
 
   async find(tenantId: string, crawlId: string): Promise<CrawlRecord | undefined> {
@@ -303,6 +328,7 @@ function toCrawl(row: CrawlRow): CrawlRecord {
     errorCode: row.error_code,
     errorDetail: row.error_detail,
     url: row.url,
+    scopeDomain: row.scope_domain,
     depth: row.depth,
     maxItems: row.max_items,
     maxPages: row.max_pages,

@@ -5,7 +5,10 @@ import { IdempotencyClaim, IdempotencyService } from '../idempotency/idempotency
 import { RequestError, RequestErrorCode } from '../problems/request.errors';
 import { decodeListCursor, decodeResultsCursor, encodeListCursor, encodeResultsCursor, isCrawlId } from './crawl-cursor';
 import { CrawlKicks } from './crawl-kicks';
-import type { StartCrawlBody } from '@trawl/contracts/http';
+import type { CrawlUrlFateResource, StartCrawlBody } from '@trawl/contracts/http';
+import { createHash } from 'node:crypto';
+import { normalizeUrl, urlKey } from '@trawl/egress';
+import { urlFate } from './crawl-url-fate';
 import { effectiveSettings } from './crawl-request.schema';
 import { CrawlError, CrawlErrorCode } from './crawls.errors';
 import { CrawlRecord, CrawlResultRecord, CrawlsRepository, DownloadRecord } from './crawls.repository';
@@ -91,6 +94,22 @@ export class CrawlsService {
   }
 
   /** @throws CrawlError `crawl_not_found` (also for another tenant's crawl, or a malformed id). */
+  /**
+   * Where `url` went in the crawl (docs/decisions/crawl-api.md, "Where each URL went").
+   * @throws CrawlError `crawl_not_found`; RequestError `invalid_parameter` for a `url` that is not an http(s) URL.
+   */
+  async urlFate(tenantId: string, crawlId: string, url: string): Promise<CrawlUrlFateResource> {
+    const crawl = await this.get(tenantId, crawlId);
+    const normalized = normalizeUrl(url);
+    if (normalized === null) {
+      throw new RequestError(RequestErrorCode.InvalidParameter, '`url` must be an http or https URL of at most 2,048 characters.', {
+        parameter: 'url',
+      });
+    }
+    const trace = await this.crawls.urlTrace(tenantId, crawl.id, keyOfUrl(normalized));
+    return urlFate(url, normalized, trace, { ...crawl, ended: crawl.status !== 'running' });
+  }
+
   async get(tenantId: string, crawlId: string): Promise<CrawlRecord> {
     const crawl = isCrawlId(crawlId) ? await this.crawls.find(tenantId, crawlId) : undefined;
     if (!crawl) throw crawlNotFound();
@@ -189,4 +208,9 @@ function invalidCursorToken(): RequestError {
   return new RequestError(RequestErrorCode.InvalidRequest, '`cursor` is not a cursor this endpoint issued; pass `next_cursor` unchanged.', {
     parameter: 'cursor',
   });
+}
+
+/** md5 of a normalised URL's dedup key: the frontier's `url_key`. */
+function keyOfUrl(normalized: string): Buffer {
+  return createHash('md5').update(urlKey(normalized), 'utf8').digest();
 }

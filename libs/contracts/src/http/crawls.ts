@@ -167,6 +167,47 @@ export const crawlDownloadLine = z
   .meta({ id: 'CrawlDownloadLine' });
 export type CrawlDownloadLine = z.infer<typeof crawlDownloadLine>;
 
+/** Where a URL a crawl may have met went (`GET /v1/crawls/{crawl_id}/urls`). */
+export const CRAWL_URL_FATES = [
+  'kept',
+  'duplicate',
+  'start_url',
+  'excluded',
+  'out_of_scope',
+  'over_max_items',
+  'robots_disallowed',
+  'not_seen',
+] as const;
+export type CrawlUrlFate = (typeof CRAWL_URL_FATES)[number];
+
+/** How a kept URL's page stands. */
+export const CRAWL_PAGE_STATES = ['queued', 'in_flight', 'fetched', 'failed', 'not_fetched'] as const;
+
+export const crawlUrlFateResource = z
+  .object({
+    url: z.string().meta({ description: 'The URL asked about, as given.' }),
+    normalized_url: z.string().meta({ description: 'Its normalised form, under which the crawl deduplicates.' }),
+    fate: z.enum(CRAWL_URL_FATES).meta({
+      description:
+        '`kept`: a result; `duplicate`: the same URL as a result written another way (`result_url`); `start_url`: the seed, fetched but never a result; ' +
+        '`excluded`: a pattern drops it (`pattern`); `out_of_scope`: not on the crawl’s site; `over_max_items`: met after `max_items` was reached; ' +
+        '`robots_disallowed`: robots.txt disallows it (`respect_robots`); `not_seen`: no page the crawl opened linked to it (yet).',
+    }),
+    detail: z.string().meta({ description: 'The same, in a sentence.' }),
+    result_url: z.string().optional().meta({ description: 'The result it is (`kept`), or is the same as (`duplicate`).' }),
+    pattern: z.string().optional().meta({ description: '`excluded`: the exclude pattern it contains; absent when it contains none of the include patterns.' }),
+    found_on: z.string().optional().meta({ description: 'The page it was a link of, or `sitemap` (`over_max_items`, `robots_disallowed`).' }),
+    page: z
+      .object({
+        state: z.enum(CRAWL_PAGE_STATES),
+        error: z.string().optional().meta({ description: 'A failed page’s code: `http_404`, `timeout`, `blocked_address`, `robots_txt`, …' }),
+      })
+      .optional()
+      .meta({ description: 'The fetch of a kept (or start) URL.' }),
+  })
+  .meta({ id: 'CrawlUrlFate' });
+export type CrawlUrlFateResource = z.infer<typeof crawlUrlFateResource>;
+
 const crawlParams = z.object({ crawlId: z.string().meta({ description: 'The `crawl_id` of the crawl.' }) });
 const cursor = z.string().optional().meta({ description: 'The `next_cursor` of the previous page.' });
 const pageSize = ({ min, max, fallback }: { min: number; max: number; fallback: number }, what: string) =>
@@ -183,6 +224,10 @@ const pageSize = ({ min, max, fallback }: { min: number; max: number; fallback: 
 export const listCrawlsQuery = z.object({ cursor, limit: pageSize(CRAWL_PAGE_SIZES.list, 'Crawls') });
 /** Query of `GET /v1/crawls/{crawl_id}`. */
 export const readCrawlQuery = z.object({ cursor, limit: pageSize(CRAWL_PAGE_SIZES.results, 'Results') });
+/** Query of `GET /v1/crawls/{crawl_id}/urls`. */
+export const crawlUrlQuery = z.object({
+  url: z.string().meta({ description: 'The URL to ask about (http or https; any form the crawl would meet it in).' }),
+});
 /** Query of `GET /v1/crawls/{crawl_id}/contents/{content_id}`. */
 export const crawlContentQuery = z.object({
   download: z.boolean().default(false).optional().meta({ description: '`true` answers the page as a file to save.' }),
@@ -234,6 +279,16 @@ export const crawlsRoutes: ApiRoute[] = [
     params: crawlParams,
     query: readCrawlQuery,
     responses: { 200: crawlPageResource, ...problemResponses(400, 404) },
+  },
+  {
+    method: 'get',
+    path: '/v1/crawls/{crawlId}/urls',
+    operationId: 'getCrawlUrl',
+    summary: 'Where one URL went: kept, a duplicate of which, excluded by which pattern, over a limit, disallowed…',
+    tag: 'Crawl',
+    params: crawlParams,
+    query: crawlUrlQuery,
+    responses: { 200: crawlUrlFateResource, ...problemResponses(400, 404) },
   },
   {
     method: 'get',

@@ -20,6 +20,10 @@ export interface CrawlFrontierRow {
   content_status: ContentStatus | null;
   attempt: number;
   lease_until: Date | null;
+  /** How the page's last fetch ended (`PageOutcome`); null while it waits or was never fetched. Migration 1764000000190. */
+  page_outcome: string | null;
+  /** The failure's short code (`http_404`, `timeout`, `robots_txt`, …) of a page that failed. */
+  page_error: string | null;
 }
 
 /** A column of `crawl_frontier`. */
@@ -39,4 +43,6 @@ export const CRAWL_FRONTIER_COLUMNS = columnNames<CrawlFrontierRow>({
   content_status: true,
   attempt: true,
   lease_until: true,
+  page_outcome: true,
+  page_error: true,
 });

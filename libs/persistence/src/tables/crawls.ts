@@ -42,6 +42,8 @@ export interface CrawlsRow {
   crawl_delay_ms: number | null;
   /** With a crawl delay: no page is dispatched before then. */
   next_dispatch_at: Date | null;
+  /** Rows of `crawl_skipped_urls` this crawl wrote (bounded by `MAX_SKIPPED_RECORDED`). */
+  skipped_recorded: number;
   pages_dispatched: number;
   pages_fetched: number;
   pages_failed: number;
@@ -82,6 +84,7 @@ export const CRAWLS_COLUMNS = columnNames<CrawlsRow>({
   robots_disallowed: true,
   crawl_delay_ms: true,
   next_dispatch_at: true,
+  skipped_recorded: true,
   pages_dispatched: true,
   pages_fetched: true,
   pages_failed: true,

@@ -1,6 +1,7 @@
 export * from './columns';
 export * from './crawls';
 export * from './crawl-frontier';
+export * from './crawl-skipped-urls';
 export * from './jobs';
 export * from './job-tasks';
 export * from './job-runs';

@@ -14,6 +14,7 @@ import {
   RUN_TASK_STATES,
   SCHEDULE_STATES,
   SIGNING_KEY_STATUSES,
+  SITEMAP_MODES,
   SUBSCRIPTION_STATUSES,
   WEBHOOK_DELIVERY_STATUSES,
 } from '@trawl/contracts';
@@ -23,6 +24,7 @@ import { createMigratedDatabase, testPool, type TestDatabase } from '@trawl/test
 import type { Pool } from 'pg';
 import { CRAWL_CONTENTS_COLUMNS, CRAWL_CONTENTS_NULLABLE_COLUMNS } from './crawl-contents';
 import { CRAWL_FRONTIER_COLUMNS } from './crawl-frontier';
+import { CRAWL_SKIPPED_URLS_COLUMNS, SKIPPED_URL_REASONS } from './crawl-skipped-urls';
 import { CRAWLS_COLUMNS } from './crawls';
 import { EXTRACT_DOMAINS_COLUMNS } from './extract-domains';
 import { JOB_EXPORTS_COLUMNS, JOB_EXPORTS_NULLABLE_COLUMNS } from './job-exports';
@@ -67,6 +69,8 @@ const CHECKED_COLUMNS: [table: string, column: string, values: readonly string[]
   ['job_exports', 'format', JOB_EXPORT_FORMATS],
   ['extract_domains', 'status', PREPARED_DOMAIN_STATUSES],
   ['extract_preparation_pages', 'state', PREPARATION_PAGE_STATES],
+  ['crawl_skipped_urls', 'reason', SKIPPED_URL_REASONS],
+  ['crawls', 'sitemap', SITEMAP_MODES],
 ];
 
 /** Each shared table's row type (libs/persistence/src/tables) names exactly the table's columns. */
@@ -89,6 +93,7 @@ const ROW_TYPES: [table: string, columns: readonly string[]][] = [
   ['job_exports', JOB_EXPORTS_COLUMNS],
   ['crawl_contents', CRAWL_CONTENTS_COLUMNS],
   ['webhook_delivery_attempts', WEBHOOK_DELIVERY_ATTEMPTS_COLUMNS],
+  ['crawl_skipped_urls', CRAWL_SKIPPED_URLS_COLUMNS],
 ];
 
 /** The columns a row type lets be `null` (`T | null`) are exactly the table's columns without `NOT NULL`. */

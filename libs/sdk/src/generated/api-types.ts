@@ -132,6 +132,29 @@ export interface CrawlStop {
   };
 }
 
+export interface CrawlUrlFate {
+  /** The URL asked about, as given. */
+  url: string;
+  /** Its normalised form, under which the crawl deduplicates. */
+  normalized_url: string;
+  /** `kept`: a result; `duplicate`: the same URL as a result written another way (`result_url`); `start_url`: the seed, fetched but never a result; `excluded`: a pattern drops it (`pattern`); `out_of_scope`: not on the crawl’s site; `over_max_items`: met after `max_items` was reached; `robots_disallowed`: robots.txt disallows it (`respect_robots`); `not_seen`: no page the crawl opened linked to it (yet). */
+  fate: "kept" | "duplicate" | "start_url" | "excluded" | "out_of_scope" | "over_max_items" | "robots_disallowed" | "not_seen";
+  /** The same, in a sentence. */
+  detail: string;
+  /** The result it is (`kept`), or is the same as (`duplicate`). */
+  result_url?: string;
+  /** `excluded`: the exclude pattern it contains; absent when it contains none of the include patterns. */
+  pattern?: string;
+  /** The page it was a link of, or `sitemap` (`over_max_items`, `robots_disallowed`). */
+  found_on?: string;
+  /** The fetch of a kept (or start) URL. */
+  page?: {
+    state: "queued" | "in_flight" | "fetched" | "failed" | "not_fetched";
+    /** A failed page’s code: `http_404`, `timeout`, `blocked_address`, `robots_txt`, … */
+    error?: string;
+  };
+}
+
 export interface CreateJobExportRequest {
   /** The run to export (default: the latest). */
   run_id?: string | null;
@@ -1044,6 +1067,12 @@ export interface GetCrawlQuery {
   limit?: number;
 }
 
+/** Query parameters of `GET /v1/crawls/{crawlId}/urls`. */
+export interface GetCrawlUrlQuery {
+  /** The URL to ask about (http or https; any form the crawl would meet it in). */
+  url: string;
+}
+
 /** Query parameters of `GET /v1/crawls/{crawlId}/contents/{contentId}`. */
 export interface GetCrawlContentQuery {
   /** `true` answers the page as a file to save. */
@@ -1142,6 +1171,7 @@ export interface OperationResponses {
   startCrawl: Crawl;
   listCrawls: CrawlList;
   getCrawl: CrawlPage;
+  getCrawlUrl: CrawlUrlFate;
   downloadCrawl: unknown;
   getCrawlContent: unknown;
   stopCrawl: CrawlStop;

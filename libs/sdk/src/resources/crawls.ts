@@ -6,6 +6,7 @@ import type {
   CrawlPage,
   CrawlResult,
   CrawlStop,
+  CrawlUrlFate,
   ListCrawlsQuery,
   StartCrawlRequest,
 } from '../generated/api-types';
@@ -51,6 +52,20 @@ export class CrawlsResource {
       method: 'GET',
       path: `/v1/crawls/${encodeURIComponent(crawlId)}`,
       query,
+      retrySafe: true,
+      signal: options.signal,
+    });
+  }
+
+  /**
+   * Where `url` went in the crawl: kept, a duplicate of which result, excluded by which pattern,
+   * out of scope, over `max_items`, disallowed by robots.txt, or not seen; a kept page's fetch.
+   */
+  url(crawlId: string, url: string, options: { signal?: AbortSignal } = {}): Promise<CrawlUrlFate> {
+    return this.transport.json<CrawlUrlFate>({
+      method: 'GET',
+      path: `/v1/crawls/${encodeURIComponent(crawlId)}/urls`,
+      query: { url },
       retrySafe: true,
       signal: options.signal,
     });
