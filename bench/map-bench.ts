@@ -130,7 +130,11 @@ async function main(): Promise<void> {
     const file = join(dir, 'map.json');
     writeFileSync(
       file,
-      JSON.stringify({ at: new Date().toISOString(), cores: cpus().length, rounds, trawl, plain, worker: { before, after, peaks }, timeMet, memoryMet }, null, 2),
+      JSON.stringify(
+        { at: new Date().toISOString(), cores: cpus().length, rounds, trawl, plain, worker: { before, after, peaks }, timeMet, memoryMet },
+        null,
+        2,
+      ),
     );
     process.stdout.write(`\nresults: ${file}\n`);
   } finally {

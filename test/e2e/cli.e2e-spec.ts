@@ -310,7 +310,14 @@ describe('trawl command line (e2e)', () => {
   it("lists a site's URLs with trawl map: one per line, NDJSON with --json, a note when the limit cut the list", async () => {
     const site = web.url('maps.test', '/');
     const plain = await trawl(['map', site]);
-    expect(plain).toEqual({ code: 0, stdout: expected.maps.hostLinks(web.port).map((url) => `${url}\n`).join(''), stderr: '' });
+    expect(plain).toEqual({
+      code: 0,
+      stdout: expected.maps
+        .hostLinks(web.port)
+        .map((url) => `${url}\n`)
+        .join(''),
+      stderr: '',
+    });
 
     const searched = await trawl(['map', site, '--search', 'red shoes', '--json']);
     expect(searched.code).toBe(0);
@@ -320,7 +327,11 @@ describe('trawl command line (e2e)', () => {
     ]);
 
     const cut = await trawl(['map', site, '--limit', '2', '--sitemap', 'skip']);
-    expect(cut).toEqual({ code: 0, stdout: `${web.url('maps.test', '/')}\n${web.url('maps.test', '/about')}\n`, stderr: '2 of 5 URLs listed\n' });
+    expect(cut).toEqual({
+      code: 0,
+      stdout: `${web.url('maps.test', '/')}\n${web.url('maps.test', '/about')}\n`,
+      stderr: '2 of 5 URLs listed\n',
+    });
     expect((await trawl(['map', web.url('gone.test', '/')])).stderr).toMatch(/^trawl: site_unreachable: /);
   });
 

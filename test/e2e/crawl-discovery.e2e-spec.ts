@@ -99,7 +99,10 @@ describe('Crawl discovery: sitemaps and robots.txt (e2e)', () => {
 
   it('fails seed_unreachable when robots.txt disallows the start URL', async () => {
     const { ended, urls } = await crawl({ url: web.url('polite.test', '/secret/x'), respect_robots: true });
-    expect(ended).toMatchObject({ status: 'failed', error: { code: 'seed_unreachable', detail: "The site's robots.txt disallows the start URL." } });
+    expect(ended).toMatchObject({
+      status: 'failed',
+      error: { code: 'seed_unreachable', detail: "The site's robots.txt disallows the start URL." },
+    });
     expect(urls).toEqual([]);
     expect(web.hits('polite.test', '/secret/x')).toBe(0);
   });

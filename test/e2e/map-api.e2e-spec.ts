@@ -106,7 +106,9 @@ describe('Map API (e2e)', () => {
     it("refuses a domain the operator forbids with 400 forbidden_domain, and another tenant's key never sees a map", async () => {
       const res = await api.request('POST', '/v1/map', { url: 'https://www.forbidden.test/' });
       expect({ status: res.status, code: res.body.code }).toEqual({ status: 400, code: 'forbidden_domain' });
-      const anonymous = await new ApiClient(platform.gatewayUrl, 'not-a-key').request('POST', '/v1/map', { url: web.url('maps.test', '/') });
+      const anonymous = await new ApiClient(platform.gatewayUrl, 'not-a-key').request('POST', '/v1/map', {
+        url: web.url('maps.test', '/'),
+      });
       expect(anonymous.status).toBe(401);
     });
 

@@ -5,6 +5,7 @@ import { registerCrawlCommands } from './commands/crawl';
 import { registerExtractCommands } from './commands/extract';
 import { registerFetchCommand } from './commands/fetch';
 import { registerMapCommand } from './commands/map';
+import { registerMcpCommand } from './commands/mcp';
 import { examples } from './commands/help-text';
 import { registerUsageCommand } from './commands/usage';
 import { CLI_VERSION, type CliContext } from './context';
@@ -62,6 +63,7 @@ export function buildProgram(context: CliContext): Command {
   registerBatchCommands(program, context);
   registerUsageCommand(program, context);
   registerExtractCommands(program, context);
+  registerMcpCommand(program, context);
   registerCompletionCommand(program, context);
   return program;
 }

@@ -39,7 +39,12 @@ describe('Crawl pages through adaptive stealth', () => {
     web = stack.web;
     const metrics = new WorkerMetrics(registry);
     const fetcher = new CrawlPageFetcher({ target: stack.target, pageTimeoutMs: 20_000, maxBodyBytes: 1024 * 1024, metrics });
-    crawlPages = new CrawlPageService(fetcher, new RobotsCache({ http: stack.http, identities: testIdentities }), {}, pino({ level: 'silent' }));
+    crawlPages = new CrawlPageService(
+      fetcher,
+      new RobotsCache({ http: stack.http, identities: testIdentities }),
+      {},
+      pino({ level: 'silent' }),
+    );
   });
 
   const task = (host: string, path: string, overrides: Partial<CrawlPageTaskV1> = {}): CrawlPageTaskV1 => ({
@@ -73,19 +78,26 @@ describe('Crawl pages through adaptive stealth', () => {
     expect(await timed('tier="basic",outcome="fetched"')).toBe(1);
   });
 
-  it("obeys robots.txt when the crawl asks: disallowed links left out, a disallowed page neither fetched nor billed, its Crawl-delay told", async () => {
+  it('obeys robots.txt when the crawl asks: disallowed links left out, a disallowed page neither fetched nor billed, its Crawl-delay told', async () => {
     const home = (await crawlPages.fetchPage(task('maps.test', '/', { scope_domain: 'maps.test', respect_robots: true }))).result;
     expect(home).toMatchObject({ outcome: 'fetched', robots_disallowed: 1 });
     expect(home.crawl_delay_ms).toBeUndefined();
-    expect(home.links).toEqual(['/about', '/shoes', '/hats'].map((path) => web.url('maps.test', path)).concat(web.url('shop.maps.test', '/sale')));
+    expect(home.links).toEqual(
+      ['/about', '/shoes', '/hats'].map((path) => web.url('maps.test', path)).concat(web.url('shop.maps.test', '/sale')),
+    );
 
     const before = web.hits('maps.test', '/private/area');
-    const refused = (await crawlPages.fetchPage(task('maps.test', '/private/area', { scope_domain: 'maps.test', respect_robots: true }))).result;
+    const refused = (await crawlPages.fetchPage(task('maps.test', '/private/area', { scope_domain: 'maps.test', respect_robots: true })))
+      .result;
     expect(refused).toMatchObject({ outcome: 'disallowed', credits: 0, opened: false, links: [] });
     expect(web.hits('maps.test', '/private/area')).toBe(before);
 
     const polite = (await crawlPages.fetchPage(task('polite.test', '/', { scope_domain: 'polite.test', respect_robots: true }))).result;
-    expect(polite).toMatchObject({ crawl_delay_ms: 1_000, robots_disallowed: 1, links: ['/a', '/b', '/c'].map((path) => web.url('polite.test', path)) });
+    expect(polite).toMatchObject({
+      crawl_delay_ms: 1_000,
+      robots_disallowed: 1,
+      links: ['/a', '/b', '/c'].map((path) => web.url('polite.test', path)),
+    });
 
     // Without respect_robots the same page is an ordinary one.
     const plain = (await crawlPages.fetchPage(task('maps.test', '/', { scope_domain: 'maps.test' }))).result;

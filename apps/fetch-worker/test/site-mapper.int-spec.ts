@@ -22,7 +22,13 @@ describe(SiteMapper.name, () => {
     http = new HttpEngine({ policy, agent: createEgressAgent(policy) });
     registry = new Registry();
     const robots = new RobotsCache({ http, identities: testIdentities });
-    mapper = new SiteMapper({ http, identities: testIdentities, robots, maxPageBytes: 10 * 1024 * 1024, metrics: new MapMetrics(registry) });
+    mapper = new SiteMapper({
+      http,
+      identities: testIdentities,
+      robots,
+      maxPageBytes: 10 * 1024 * 1024,
+      metrics: new MapMetrics(registry),
+    });
   });
 
   afterAll(async () => {

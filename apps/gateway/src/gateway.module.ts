@@ -13,6 +13,7 @@ import { CrawlsModule } from './crawls/crawls.module';
 import { ExtractModule } from './extract/extract.module';
 import { FetchModule } from './fetch/fetch.module';
 import { MapModule } from './map/map.module';
+import { McpModule } from './mcp/mcp.module';
 import { FileTransferSlots } from './file-transfers/file-transfer-slots';
 import { GATEWAY_CONFIG } from './gateway.tokens';
 import { JobExportsModule } from './job-exports/job-exports.module';
@@ -96,6 +97,7 @@ export class GatewayModule {
         TenantAdminModule,
         CrawlsModule,
         MapModule,
+        McpModule,
         ExtractModule,
         FetchModule,
         UsageModule,

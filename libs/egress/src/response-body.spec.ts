@@ -43,7 +43,9 @@ describe(decodedBodyChunks.name, () => {
 
   it('stops a small compressed body that decodes past the cap, and destroys the stream', async () => {
     const body = bodyOf(gzipSync(Buffer.alloc(5_000_000)));
-    await expect(collect(decodedBodyChunks(body, 'gzip', 1_000_000, undefined))).rejects.toMatchObject({ code: EgressErrorCode.BodyTooLarge });
+    await expect(collect(decodedBodyChunks(body, 'gzip', 1_000_000, undefined))).rejects.toMatchObject({
+      code: EgressErrorCode.BodyTooLarge,
+    });
     expect(body.destroyed).toBe(true);
   });
 
@@ -51,7 +53,9 @@ describe(decodedBodyChunks.name, () => {
     await expect(collect(decodedBodyChunks(bodyOf(text), undefined, 100, undefined))).rejects.toMatchObject({
       code: EgressErrorCode.BodyTooLarge,
     });
-    await expect(collect(decodedBodyChunks(bodyOf(text), undefined, 100, '5000'))).rejects.toMatchObject({ code: EgressErrorCode.BodyTooLarge });
+    await expect(collect(decodedBodyChunks(bodyOf(text), undefined, 100, '5000'))).rejects.toMatchObject({
+      code: EgressErrorCode.BodyTooLarge,
+    });
   });
 });
 

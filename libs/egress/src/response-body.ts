@@ -132,7 +132,8 @@ export async function* decodedBodyChunks(
   }
   // Applied in the order listed, so undone in reverse.
   let decoded: AsyncIterable<Buffer> = capped();
-  for (const coding of [...codings].reverse()) decoded = throughDecoder(decoded, coding === 'deflate' ? undefined : STREAM_DECODERS.get(coding)!);
+  for (const coding of [...codings].reverse())
+    decoded = throughDecoder(decoded, coding === 'deflate' ? undefined : STREAM_DECODERS.get(coding)!);
   let produced = 0;
   for await (const chunk of decoded) {
     produced += chunk.length;
@@ -152,7 +153,11 @@ async function* throughDecoder(source: AsyncIterable<Buffer>, create: StreamDeco
   const peeked = await peek(source);
   if (!peeked) return;
   const { first, all } = peeked;
-  const decoder = create ? create() : hasZlibHeader(first) ? zlib.createInflate(zlibStreamOptions) : zlib.createInflateRaw(zlibStreamOptions);
+  const decoder = create
+    ? create()
+    : hasZlibHeader(first)
+      ? zlib.createInflate(zlibStreamOptions)
+      : zlib.createInflateRaw(zlibStreamOptions);
   // pipeline destroys the decoder with the first error of either side, which ends the loop below with it.
   const output = pipeline(Readable.from(all, { objectMode: false }), decoder, () => undefined);
   for await (const chunk of output) yield chunk as Buffer;

@@ -1,4 +1,13 @@
-import { isIpLiteral, isSameSite, MAX_URL_LENGTH, normalizeParsedUrl, normalizeUrl, registrableDomain, urlKey, urlKeyOfParsed } from './url-normalization';
+import {
+  isIpLiteral,
+  isSameSite,
+  MAX_URL_LENGTH,
+  normalizeParsedUrl,
+  normalizeUrl,
+  registrableDomain,
+  urlKey,
+  urlKeyOfParsed,
+} from './url-normalization';
 
 describe('url normalization', () => {
   describe(normalizeUrl.name, () => {

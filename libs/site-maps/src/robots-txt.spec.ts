@@ -18,13 +18,17 @@ describe('parseRobotsTxt', () => {
   });
 
   it('shares one group among consecutive user-agent lines and merges groups of one agent', () => {
-    const robots = parseRobotsTxt(['User-agent: a', 'User-agent: trawl', 'Disallow: /one', 'User-agent: trawl', 'Disallow: /two'].join('\n'));
+    const robots = parseRobotsTxt(
+      ['User-agent: a', 'User-agent: trawl', 'Disallow: /one', 'User-agent: trawl', 'Disallow: /two'].join('\n'),
+    );
     const rules = robots.rulesFor('Trawl');
     expect([rules.allows(at('/one')), rules.allows(at('/two')), rules.allows(at('/three'))]).toEqual([false, false, true]);
   });
 
   it('lets the longest match decide, and allow win a tie', () => {
-    const rules = parseRobotsTxt(['User-agent: *', 'Disallow: /shop', 'Allow: /shop/public', 'Disallow: /p', 'Allow: /p'].join('\n')).rulesFor('trawl');
+    const rules = parseRobotsTxt(
+      ['User-agent: *', 'Disallow: /shop', 'Allow: /shop/public', 'Disallow: /p', 'Allow: /p'].join('\n'),
+    ).rulesFor('trawl');
     expect(rules.allows(at('/shop/cart'))).toBe(false);
     expect(rules.allows(at('/shop/public/1'))).toBe(true);
     expect(rules.allows(at('/page'))).toBe(true);

@@ -19,10 +19,7 @@ describe(SitemapReader.name, () => {
 </urlset>`;
 
   it('tells each url of a urlset with its lastmod, entities decoded, entries without loc skipped', () => {
-    expect(read(urlset).pages).toEqual([
-      { loc: 'https://shop.test/a?x=1&y=2', lastmod: '2026-11-01' },
-      { loc: 'https://shop.test/b' },
-    ]);
+    expect(read(urlset).pages).toEqual([{ loc: 'https://shop.test/a?x=1&y=2', lastmod: '2026-11-01' }, { loc: 'https://shop.test/b' }]);
   });
 
   it('reads the same however the bytes are cut, also inside a multi-byte character', () => {
@@ -39,7 +36,10 @@ describe(SitemapReader.name, () => {
     </sm:sitemapindex>`;
     const { pages, sitemaps } = read(index);
     expect(pages).toEqual([]);
-    expect(sitemaps).toEqual([{ loc: 'https://shop.test/s1.xml.gz', lastmod: '2026-10-01T10:00:00Z' }, { loc: 'https://shop.test/s2.xml' }]);
+    expect(sitemaps).toEqual([
+      { loc: 'https://shop.test/s1.xml.gz', lastmod: '2026-10-01T10:00:00Z' },
+      { loc: 'https://shop.test/s2.xml' },
+    ]);
   });
 
   it('ignores a loc outside an entry (an image sitemap extension keeps its own)', () => {
@@ -58,7 +58,8 @@ describe(SitemapReader.name, () => {
 
   it('reads RSS items and Atom entries', () => {
     const rss = '<rss><channel><item><link>https://shop.test/r</link><pubDate>x</pubDate></item></channel></rss>';
-    const atom = '<feed><entry><link rel="self" href="https://shop.test/self"/><link href="https://shop.test/a"/><updated>2026-01-01</updated></entry></feed>';
+    const atom =
+      '<feed><entry><link rel="self" href="https://shop.test/self"/><link href="https://shop.test/a"/><updated>2026-01-01</updated></entry></feed>';
     expect(read(rss).pages).toEqual([{ loc: 'https://shop.test/r' }]);
     expect(read(atom).pages).toEqual([{ loc: 'https://shop.test/a', lastmod: '2026-01-01' }]);
   });

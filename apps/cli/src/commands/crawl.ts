@@ -46,7 +46,11 @@ export function registerCrawlCommands(program: Command, context: CliContext): vo
     .option('--max-pages <n>', 'pages to fetch before the crawl stops (API default 100)', positiveInteger)
     .option('--html', 'also fetch the HTML of every kept page (output_format=html)')
     .addOption(
-      new Option('--sitemap <mode>', "seed the crawl with the site's sitemaps too (include), or crawl only them (only)").choices(['include', 'only', 'skip']),
+      new Option('--sitemap <mode>', "seed the crawl with the site's sitemaps too (include), or crawl only them (only)").choices([
+        'include',
+        'only',
+        'skip',
+      ]),
     )
     .option('--robots', "skip what the site's robots.txt disallows, and keep its Crawl-delay (respect_robots)")
     .option('-f, --follow', 'stream the results as NDJSON until the crawl ends, with a progress line on stderr')

@@ -23,7 +23,9 @@ export function registerMapCommand(program: Command, context: CliContext): void 
     .option('--search <words>', 'only URLs whose address or link text holds these words, most relevant first')
     .option('--limit <n>', 'most URLs listed (default 5,000; at most 100,000)', positiveInteger)
     .option('--subdomains', "also list the site's other subdomains")
-    .addOption(new Option('--sitemap <mode>', 'include: sitemaps and page; only: sitemaps; skip: the page').choices(['include', 'only', 'skip']))
+    .addOption(
+      new Option('--sitemap <mode>', 'include: sitemaps and page; only: sitemaps; skip: the page').choices(['include', 'only', 'skip']),
+    )
     .option('--timeout <ms>', 'time for the whole map (default 30,000 ms)', positiveInteger)
     .option('-o, --out <file>', 'write the list to this file instead of stdout')
     .addHelpText(
@@ -62,6 +64,7 @@ export function registerMapCommand(program: Command, context: CliContext): void 
 
 /** What a person should know of a map cut short: how many URLs were listed of those found, and whether sources went unread. */
 function mapNote(result: MapResult): string {
-  const listed = result.found > result.links.length ? `${result.links.length} of ${result.found} URLs listed` : `${result.links.length} URLs listed`;
+  const listed =
+    result.found > result.links.length ? `${result.links.length} of ${result.found} URLs listed` : `${result.links.length} URLs listed`;
   return result.complete ? listed : `${listed}; the map is incomplete (its time ran out, or a size bound stopped reading)`;
 }

@@ -40,7 +40,9 @@ describe(decideCrawl.name, () => {
   });
 
   it('waits for its sitemaps before it ends for lack of work', () => {
-    expect(decideCrawl(progress({ hasQueued: false, hasInFlight: false, itemsFound: 0, sitemapPending: true }))).toEqual({ kind: 'continue' });
+    expect(decideCrawl(progress({ hasQueued: false, hasInFlight: false, itemsFound: 0, sitemapPending: true }))).toEqual({
+      kind: 'continue',
+    });
   });
 
   it('completes without a stop_reason when nothing is left to open', () => {

@@ -184,7 +184,15 @@ export class PageResultRepository {
          robots_disallowed = robots_disallowed + $6,
          crawl_delay_ms = CASE WHEN $7::int IS NULL THEN crawl_delay_ms ELSE GREATEST(COALESCE(crawl_delay_ms, 0), $7::int) END
        WHERE id = $1`,
-      [crawlId, delta.pagesFetched, delta.pagesFailed, delta.itemsFound, delta.duplicates, delta.robotsDisallowed ?? 0, delta.crawlDelayMs ?? null],
+      [
+        crawlId,
+        delta.pagesFetched,
+        delta.pagesFailed,
+        delta.itemsFound,
+        delta.duplicates,
+        delta.robotsDisallowed ?? 0,
+        delta.crawlDelayMs ?? null,
+      ],
     );
   }
 }

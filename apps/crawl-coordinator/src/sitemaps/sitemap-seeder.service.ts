@@ -82,7 +82,8 @@ export class SitemapSeeder {
     const claim = await this.db.transaction((sql) => this.sitemaps.claimNext(sql, this.settings.sitemapTimeoutMs + CLAIM_MARGIN_MS));
     if (!claim) return false;
     let read = await this.read(claim);
-    if (read.kind === 'retry' && claim.attempts >= MAX_READS) read = { kind: 'failed', detail: `no worker could read them in ${MAX_READS} tries` };
+    if (read.kind === 'retry' && claim.attempts >= MAX_READS)
+      read = { kind: 'failed', detail: `no worker could read them in ${MAX_READS} tries` };
     if (read.kind === 'retry') {
       await this.db.transaction((sql) => this.sitemaps.retryLater(sql, claim.id, BUSY_RETRY_MS));
       return false;

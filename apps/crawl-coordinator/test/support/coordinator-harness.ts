@@ -42,7 +42,15 @@ export class CoordinatorHarness {
   ) {
     this.lifecycle = new CrawlLifecycleService(this.crawls, this.metrics);
     const repository = new PageResultRepository();
-    this.results = new PageResultService(db, repository, new FrontierIntake(repository), this.crawls, this.lifecycle, this.metrics, settings);
+    this.results = new PageResultService(
+      db,
+      repository,
+      new FrontierIntake(repository),
+      this.crawls,
+      this.lifecycle,
+      this.metrics,
+      settings,
+    );
   }
 
   static async start(overrides: TestSettings = {}): Promise<CoordinatorHarness> {

@@ -246,7 +246,9 @@ describe(extractTitledLinks.name, () => {
   });
 
   it('uses the alt text of an area, keeps duplicates with their own texts, and asks the scope by host', () => {
-    const links = titled('<map><area href="/m" alt="Map"></map><a href="/a">one</a><a href="/a/">two</a><a href="https://blog.example.com/x">blog</a>');
+    const links = titled(
+      '<map><area href="/m" alt="Map"></map><a href="/a">one</a><a href="/a/">two</a><a href="https://blog.example.com/x">blog</a>',
+    );
     expect(links).toEqual([
       { url: 'https://example.com/m', text: 'Map' },
       { url: 'https://example.com/a', text: 'one' },

@@ -14,7 +14,14 @@ const WORD_SPLIT = /[^\p{L}\p{N}]+/u;
 
 /** The words of a search, lower-cased and without repeats; an empty list when it has none. */
 export function parseSearch(search: string): SearchQuery {
-  const terms = [...new Set(search.toLowerCase().split(WORD_SPLIT).filter((term) => term !== ''))];
+  const terms = [
+    ...new Set(
+      search
+        .toLowerCase()
+        .split(WORD_SPLIT)
+        .filter((term) => term !== ''),
+    ),
+  ];
   return terms.length > 1 ? { terms, phrase: terms.join(' ') } : { terms };
 }
 
@@ -60,7 +67,11 @@ export function rankByRelevance<T extends RankedCandidate>(candidates: readonly 
 
 /** Lower-cased words separated by single spaces (`/Red-Shoes_2` → ` red shoes 2`), so a phrase matches across separators. */
 function wordsOf(text: string): string {
-  return ` ${text.toLowerCase().split(WORD_SPLIT).filter((word) => word !== '').join(' ')} `;
+  return ` ${text
+    .toLowerCase()
+    .split(WORD_SPLIT)
+    .filter((word) => word !== '')
+    .join(' ')} `;
 }
 
 function pathDepth(url: string): number {

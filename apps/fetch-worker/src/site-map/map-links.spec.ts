@@ -8,7 +8,9 @@ describe(mapScope.name, () => {
   it("keeps the start's host, www. or not, and other subdomains only when asked", () => {
     const hostOnly = mapScope(start, false, sameSite);
     const site = mapScope(start, true, sameSite);
-    const urls = ['https://shop.test/a', 'http://www.shop.test/b', 'https://blog.shop.test/c', 'https://other.test/d'].map((u) => new URL(u).hostname);
+    const urls = ['https://shop.test/a', 'http://www.shop.test/b', 'https://blog.shop.test/c', 'https://other.test/d'].map(
+      (u) => new URL(u).hostname,
+    );
     expect(urls.map(hostOnly)).toEqual([true, true, false, false]);
     expect(urls.map(site)).toEqual([true, true, true, false]);
   });

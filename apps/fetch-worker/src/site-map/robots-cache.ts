@@ -79,7 +79,10 @@ export class RobotsCache {
   private async read(origin: string, hostname: string, tenantId: string): Promise<OriginRules> {
     const identity = this.options.identities.identityFor({ tenantId, domain: registrableDomain(hostname), device: 'desktop' });
     // Its own time limit, no caller's signal: others may be waiting for the same read.
-    const read = await readRobotsTxt(this.options.http, identity, origin, { timeoutMs: this.timeoutMs, signal: new AbortController().signal });
+    const read = await readRobotsTxt(this.options.http, identity, origin, {
+      timeoutMs: this.timeoutMs,
+      signal: new AbortController().signal,
+    });
     const rules = read.robots.rulesFor(ROBOTS_AGENT_TOKEN);
     return { state: read.state, allows: (target) => rules.allows(target), crawlDelaySeconds: rules.crawlDelaySeconds };
   }

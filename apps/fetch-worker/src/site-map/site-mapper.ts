@@ -38,8 +38,7 @@ export interface SiteMapperOptions {
 
 /** A map's answer: the public result (and what robots.txt left out of it), or why there is none. */
 export type MapOutcome =
-  | { ok: true; result: MapResultResource; robotsDisallowed: number }
-  | { ok: false; code: MapFailureCode; detail: string };
+  { ok: true; result: MapResultResource; robotsDisallowed: number } | { ok: false; code: MapFailureCode; detail: string };
 
 interface SitemapTask {
   url: string;
@@ -165,7 +164,9 @@ class SiteMapRun {
     const origins = [...new Set(parsed.map((url) => url.origin))];
     const rules = new Map(
       await Promise.all(
-        origins.map(async (origin) => [origin, await this.options.robots.rulesFor(new URL(origin), this.request.tenant_id, this.signal)] as const),
+        origins.map(
+          async (origin) => [origin, await this.options.robots.rulesFor(new URL(origin), this.request.tenant_id, this.signal)] as const,
+        ),
       ),
     );
     return links.filter((_, i) => rules.get(parsed[i].origin)!.allows(parsed[i]));

@@ -30,7 +30,9 @@ describe(urlFate.name, () => {
   });
 
   it('answers start_url for the seed', () => {
-    expect(urlFate('https://shop.test/', 'https://shop.test/', kept('https://shop.test/', { itemSeq: null }), rules).fate).toBe('start_url');
+    expect(urlFate('https://shop.test/', 'https://shop.test/', kept('https://shop.test/', { itemSeq: null }), rules).fate).toBe(
+      'start_url',
+    );
   });
 
   it('answers out_of_scope for another site, whatever the crawl holds of it', () => {
@@ -40,9 +42,15 @@ describe(urlFate.name, () => {
 
   it('answers what the crawl recorded: over max_items, disallowed, with the page it was found on', () => {
     const over: UrlTrace = { skipped: { url: 'https://shop.test/z', reason: 'over_max_items', foundOn: 'https://shop.test/' } };
-    expect(urlFate('https://shop.test/z', 'https://shop.test/z', over, rules)).toMatchObject({ fate: 'over_max_items', found_on: 'https://shop.test/' });
+    expect(urlFate('https://shop.test/z', 'https://shop.test/z', over, rules)).toMatchObject({
+      fate: 'over_max_items',
+      found_on: 'https://shop.test/',
+    });
     const robots: UrlTrace = { skipped: { url: 'https://shop.test/p', reason: 'robots_disallowed', foundOn: 'sitemap' } };
-    expect(urlFate('https://shop.test/p', 'https://shop.test/p', robots, rules)).toMatchObject({ fate: 'robots_disallowed', found_on: 'sitemap' });
+    expect(urlFate('https://shop.test/p', 'https://shop.test/p', robots, rules)).toMatchObject({
+      fate: 'robots_disallowed',
+      found_on: 'sitemap',
+    });
   });
 
   it('names the exclude pattern, or says no include pattern matched', () => {

@@ -66,7 +66,8 @@ export function urlFate(asked: string, normalized: string, trace: UrlTrace, rule
     return { ...base, fate: 'robots_disallowed', detail: "The site's robots.txt disallows it.", found_on: skipped.foundOn };
   }
   const exclude = rules.excludePatterns.find((pattern) => normalized.includes(pattern));
-  if (exclude !== undefined) return { ...base, fate: 'excluded', detail: `It contains the exclude pattern "${exclude}".`, pattern: exclude };
+  if (exclude !== undefined)
+    return { ...base, fate: 'excluded', detail: `It contains the exclude pattern "${exclude}".`, pattern: exclude };
   if (rules.includePatterns.length > 0 && !rules.includePatterns.some((pattern) => normalized.includes(pattern))) {
     return { ...base, fate: 'excluded', detail: 'It contains none of the include patterns.' };
   }

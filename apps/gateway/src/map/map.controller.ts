@@ -34,7 +34,12 @@ export class MapController {
     request.raw.socket.once('close', onClose);
     try {
       assertKnownQueryParameters(query, []);
-      const answer = await this.maps.map({ tenantId: tenant.tenantId, body: parseBody(mapBody, body), clientGone: clientGone.signal, usage });
+      const answer = await this.maps.map({
+        tenantId: tenant.tenantId,
+        body: parseBody(mapBody, body),
+        clientGone: clientGone.signal,
+        usage,
+      });
       await reply
         .status(answer.status)
         .headers({ ...usage.toHeaders(), 'content-type': answer.contentType })

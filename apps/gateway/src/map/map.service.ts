@@ -88,7 +88,9 @@ export class MapService {
     if ('problem' in site) throw invalidUrl(site.problem);
     const forbiddenBy = this.forbidden.match(site.url.hostname);
     if (forbiddenBy !== undefined) {
-      throw new MapError(MapErrorCode.ForbiddenDomain, `Requests to ${forbiddenBy} are forbidden on this service.`, { domain: forbiddenBy });
+      throw new MapError(MapErrorCode.ForbiddenDomain, `Requests to ${forbiddenBy} are forbidden on this service.`, {
+        domain: forbiddenBy,
+      });
     }
     if (await this.hosts.isRefused(site.url.hostname)) throw invalidUrl(`The URL's host ${site.url.hostname} is not a public address.`);
 

@@ -195,12 +195,21 @@ export const crawlUrlFateResource = z
     }),
     detail: z.string().meta({ description: 'The same, in a sentence.' }),
     result_url: z.string().optional().meta({ description: 'The result it is (`kept`), or is the same as (`duplicate`).' }),
-    pattern: z.string().optional().meta({ description: '`excluded`: the exclude pattern it contains; absent when it contains none of the include patterns.' }),
-    found_on: z.string().optional().meta({ description: 'The page it was a link of, or `sitemap` (`over_max_items`, `robots_disallowed`).' }),
+    pattern: z
+      .string()
+      .optional()
+      .meta({ description: '`excluded`: the exclude pattern it contains; absent when it contains none of the include patterns.' }),
+    found_on: z
+      .string()
+      .optional()
+      .meta({ description: 'The page it was a link of, or `sitemap` (`over_max_items`, `robots_disallowed`).' }),
     page: z
       .object({
         state: z.enum(CRAWL_PAGE_STATES),
-        error: z.string().optional().meta({ description: 'A failed page’s code: `http_404`, `timeout`, `blocked_address`, `robots_txt`, …' }),
+        error: z
+          .string()
+          .optional()
+          .meta({ description: 'A failed page’s code: `http_404`, `timeout`, `blocked_address`, `robots_txt`, …' }),
       })
       .optional()
       .meta({ description: 'The fetch of a kept (or start) URL.' }),

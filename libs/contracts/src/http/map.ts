@@ -45,7 +45,8 @@ export const mapBody = z
       .nullish()
       .transform((value) => (value ?? 'include') as SitemapMode)
       .meta({
-        description: '`include` (default): sitemaps and the links of the page; `only`: sitemaps alone; `skip`: the links of the page alone.',
+        description:
+          '`include` (default): sitemaps and the links of the page; `only`: sitemaps alone; `skip`: the links of the page alone.',
       }),
     timeout_ms: optionalBoundedInt(MAP_LIMITS.minTimeoutMs, MAP_LIMITS.maxTimeoutMs).meta({
       description: `Time for the whole map, in ms (default ${MAP_LIMITS.defaultTimeoutMs.toLocaleString('en')}); what is found by then is answered, with \`complete: false\`.`,
@@ -71,8 +72,14 @@ export const mapResultResource = z
       description:
         'Normalised and deduplicated as a crawl does; the page and its links first, then each sitemap’s in the order the sitemaps were found; by relevance with `search`.',
     }),
-    found: z.number().int().min(0).meta({ description: 'Distinct links found (matching `search`, when given); more than `links` when `limit` cut them.' }),
-    complete: z.boolean().meta({ description: 'False when the time ran out or a size bound stopped reading before every source was read.' }),
+    found: z
+      .number()
+      .int()
+      .min(0)
+      .meta({ description: 'Distinct links found (matching `search`, when given); more than `links` when `limit` cut them.' }),
+    complete: z
+      .boolean()
+      .meta({ description: 'False when the time ran out or a size bound stopped reading before every source was read.' }),
     sources: z
       .object({
         robots_txt: z.enum(['read', 'missing', 'failed', 'skipped']),
@@ -103,7 +110,11 @@ export const mapRoutes: ApiRoute[] = [
         description: "The site's URLs.",
         contentType: 'application/json',
         schema: mapResultResource,
-        headers: { 'X-Request-Cost': 'Credits billed.', 'Concurrency-Limit': 'The account’s concurrency.', 'Concurrency-Remaining': 'Slots free after this request.' },
+        headers: {
+          'X-Request-Cost': 'Credits billed.',
+          'Concurrency-Limit': 'The account’s concurrency.',
+          'Concurrency-Remaining': 'Slots free after this request.',
+        },
       },
       ...problemResponses(400, 402, 403, 413, 415, 422, 429, 503),
     },
