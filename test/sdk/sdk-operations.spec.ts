@@ -75,6 +75,7 @@ const METHOD_OF_OPERATION: Record<string, string> = {
   getPreparedDomain: 'extract.get, extract.waitFor',
   listExtractDomains: 'extract.domains',
   mapSite: 'map',
+  mcpMessage: 'none: MCP clients speak it (the SDK is what its tools call)',
   startCrawl: 'crawls.start',
   getCrawlUrl: 'crawls.url',
   listCrawls: 'crawls.list',

@@ -5,6 +5,7 @@ import { crawlsRoutes } from './crawls';
 import { extractRoutes } from './extract';
 import { fetchRoutes } from './fetch';
 import { mapRoutes } from './map';
+import { mcpRoutes } from './mcp';
 import { openApiRoutes } from './openapi.routes';
 
 export * from './api-route';
@@ -16,6 +17,7 @@ export * from './crawls';
 export * from './extract';
 export * from './fetch';
 export * from './map';
+export * from './mcp';
 export * from './account';
 export * from './admin';
 export * from './batch.routes';
@@ -36,5 +38,6 @@ export const PUBLIC_API_ROUTES: readonly ApiRoute[] = [
   ...crawlsRoutes,
   ...batchRoutes,
   ...accountRoutes,
+  ...mcpRoutes,
   ...openApiRoutes,
 ];

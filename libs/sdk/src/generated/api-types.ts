@@ -561,6 +561,12 @@ export interface MapResult {
   };
 }
 
+/** A JSON-RPC 2.0 message of the Model Context Protocol (streamable HTTP transport). */
+export type McpMessage = {
+  jsonrpc: "2.0";
+  [key: string]: unknown;
+};
+
 /** This document (OpenAPI 3.1). */
 export type OpenApiDocument = {
   openapi: string;
@@ -1224,5 +1230,6 @@ export interface OperationResponses {
   getCaptchaSolver: CaptchaSolver;
   setCaptchaSolver: CaptchaSolver;
   removeCaptchaSolver: void;
+  mcpMessage: McpMessage | void;
   getOpenApiDocument: OpenApiDocument;
 }
