@@ -51,6 +51,8 @@ export function problemKind(code: ApiErrorCode): ProblemKind {
       return { status: 415, code, title: 'Unsupported media type' };
     case RequestErrorCode.Internal:
       return { status: 500, code, title: 'Internal error' };
+    case RequestErrorCode.Unavailable:
+      return { status: 503, code, title: 'Service unavailable', headers: { 'retry-after': '5' }, publicDetail: true };
     case AuthErrorCode.KeyMissing:
       return { status: 401, code, title: 'API key missing' };
     case AuthErrorCode.KeyMalformed:

@@ -2,7 +2,7 @@ import { ArgumentsHost } from '@nestjs/common';
 import type { Logger } from '@trawl/observability';
 import { CrawlError, CrawlErrorCode } from '../crawls/crawls.errors';
 import { FetchError, FetchErrorCode } from '../fetch/fetch.errors';
-import { ProblemFilter } from './problem.filter';
+import { ProblemFilter, toApiError } from './problem.filter';
 
 interface FakeRequest {
   method: string;
@@ -131,5 +131,16 @@ describe(ProblemFilter.name, () => {
       expect(reply.raw.destroy).toHaveBeenCalled();
       expect(sent.body).toBeUndefined();
     });
+  });
+});
+
+describe(toApiError.name, () => {
+  it('answers a lost database 503 service_unavailable with Retry-After, not a 500', () => {
+    const lost = Object.assign(new Error('Connection terminated unexpectedly'), {});
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+    for (const error of [lost, refused, new Error('query failed', { cause: lost })]) {
+      expect(toApiError(error)).toMatchObject({ code: 'service_unavailable' });
+    }
+    expect(toApiError(new Error('something else'))).toMatchObject({ code: 'internal_error' });
   });
 });

@@ -1,3 +1,4 @@
+import { isConnectionLoss } from '@trawl/persistence';
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { problem, PROBLEM_CONTENT_TYPE } from '@trawl/http';
@@ -59,6 +60,10 @@ export class ProblemFilter implements ExceptionFilter {
 /** Turns whatever was thrown into an `ApiError`; anything unrecognised becomes `internal_error`. */
 export function toApiError(exception: unknown, request?: { method: string; url: string }): ApiError {
   if (exception instanceof ApiError) return exception;
+  // A database restart or failover is a moment to wait out, not the caller's fault nor a bug to hunt.
+  if (isConnectionLoss(exception)) {
+    return new RequestError(RequestErrorCode.Unavailable, 'The service lost its database for a moment; retry in a few seconds.');
+  }
   const status = httpStatusOf(exception);
   if (status === undefined || status >= 500) {
     return new RequestError(RequestErrorCode.Internal, INTERNAL_DETAIL);

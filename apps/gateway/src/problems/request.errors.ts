@@ -16,6 +16,8 @@ export enum RequestErrorCode {
   UnsupportedMediaType = 'unsupported_media_type',
   /** Anything unexpected: a generic detail, the instance id in the logs. */
   Internal = 'internal_error',
+  /** The database (or another backing service) is out of reach for a moment: retry. */
+  Unavailable = 'service_unavailable',
 }
 
 declare module './api-error' {
