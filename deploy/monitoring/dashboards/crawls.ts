@@ -86,5 +86,37 @@ export const crawls: Dashboard = dashboard({
         stack: true,
       },
     ),
+
+    row('Discovery: sitemaps, robots.txt, maps'),
+    timeseries(
+      'Crawl sitemap reads',
+      [{ expr: `sum by (outcome) (increase(trawl_crawl_sitemaps_read_total{${NS}}[$__rate_interval]))`, legend: '{{outcome}}' }],
+      {
+        description: "Crawls' sitemaps read (sitemap: include or only), by outcome: read, or failed (the crawl goes on with its links).",
+        stack: true,
+      },
+    ),
+    timeseries(
+      'Map and sitemap documents',
+      [{ expr: rate('trawl_worker_map_documents_total', ['kind', 'outcome']), legend: '{{kind}} {{outcome}}' }],
+      {
+        description:
+          'robots.txt files, sitemaps and pages the workers read for maps and sitemap seeding, by outcome: read, missing (a 4xx where none is required), failed, timed_out.',
+        unit: 'ops',
+      },
+    ),
+    timeseries('Maps answered', [{ expr: rate('trawl_map_requests_total', ['code']), legend: '{{code}}' }], {
+      description: 'Map API answers per second, by code (OK, or the error code).',
+      unit: 'ops',
+      stack: true,
+    }),
+    timeseries(
+      'Map time',
+      [
+        { expr: quantile(0.5, 'trawl_map_request_duration_seconds'), legend: 'p50' },
+        { expr: quantile(0.99, 'trawl_map_request_duration_seconds'), legend: 'p99' },
+      ],
+      { description: 'Time from a map request received to its answer.', unit: 's' },
+    ),
   ],
 });
