@@ -717,6 +717,7 @@ export type Problem = {
    * - 503 `no_capacity`: All capacity busy
    * - 503 `RESP009`: All capacity busy
    * - 503 `secrets_unavailable`: Secrets unavailable
+   * - 503 `service_unavailable`: Service unavailable
    * - 503 `signing_unavailable`: Webhook signing unavailable
    * - 503 `transfers_busy`: Too many file transfers
    * - 504 `CTX0002`: Operation exceeded the maximum allowed time
