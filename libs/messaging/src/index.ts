@@ -17,6 +17,7 @@ export type { OutboxRelayOptions } from './outbox-relay';
 export { StreamedRpcClient, StreamedRpcServer } from './streamed-rpc';
 export type {
   CallOptions,
+  NotTakenReason,
   RpcHandler,
   RpcReply,
   RpcRequest,

@@ -10,3 +10,8 @@ export function createMetricsRegistry(service: string): Registry {
   collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 50 });
   return registry;
 }
+
+/** Seconds since `started` (a `process.hrtime.bigint()` reading), for a histogram's observation. */
+export function secondsSince(started: bigint): number {
+  return Number(process.hrtime.bigint() - started) / 1e9;
+}

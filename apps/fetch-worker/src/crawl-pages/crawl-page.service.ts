@@ -53,7 +53,7 @@ export class CrawlPageService {
     let extracted = task.wants_links ? linksOf(page, task.scope_domain) : undefined;
     let robotsDisallowed: string[] | undefined;
     if (polite && extracted) {
-      const allowed = await this.allowedLinks(polite, extracted.links, task.tenant_id, signal ?? NEVER);
+      const allowed = await polite.allowed(extracted.links, (link) => link, task.tenant_id, signal ?? NEVER);
       const kept = new Set(allowed);
       robotsDisallowed = extracted.links.filter((link) => !kept.has(link));
       extracted = { ...extracted, links: allowed };
@@ -110,16 +110,6 @@ export class CrawlPageService {
       links: [],
       duplicate_links: 0,
     };
-  }
-
-  /** The links robots.txt allows, each judged by its own origin's (most links share the page's, read already). */
-  private async allowedLinks(robots: RobotsCache, links: string[], tenantId: string, signal: AbortSignal): Promise<string[]> {
-    const parsed = links.map((link) => new URL(link));
-    const origins = [...new Set(parsed.map((url) => url.origin))];
-    const rules = new Map(
-      await Promise.all(origins.map(async (origin) => [origin, await robots.rulesFor(new URL(origin), tenantId, signal)] as const)),
-    );
-    return links.filter((_, i) => rules.get(parsed[i].origin)!.allows(parsed[i]));
   }
 }
 

@@ -76,6 +76,20 @@ export class RobotsCache {
     return untilAborted(entry.rules, signal);
   }
 
+  /**
+   * The items whose URL robots.txt allows, each judged by its own origin's rules (most share one,
+   * read once), in their order.
+   * @throws the signal's reason when `signal` aborts first.
+   */
+  async allowed<T>(items: readonly T[], urlOf: (item: T) => string, tenantId: string, signal: AbortSignal): Promise<T[]> {
+    const parsed = items.map((item) => new URL(urlOf(item)));
+    const origins = [...new Set(parsed.map((url) => url.origin))];
+    const rules = new Map(
+      await Promise.all(origins.map(async (origin) => [origin, await this.rulesFor(new URL(origin), tenantId, signal)] as const)),
+    );
+    return items.filter((_, i) => rules.get(parsed[i].origin)!.allows(parsed[i]));
+  }
+
   private async read(origin: string, hostname: string, tenantId: string): Promise<OriginRules> {
     const identity = this.options.identities.identityFor({ tenantId, domain: registrableDomain(hostname), device: 'desktop' });
     // Its own time limit, no caller's signal: others may be waiting for the same read.

@@ -1,6 +1,7 @@
 import type { MapFailureCode, MapRequestV1 } from '@trawl/contracts';
 import type { MapLinkResource, MapResultResource } from '@trawl/contracts/http';
 import { EgressError, EgressErrorCode, gunzippedWhenCompressed, isSameSite, registrableDomain } from '@trawl/egress';
+import { secondsSince } from '@trawl/observability';
 import { SitemapReader, type RobotsTxt } from '@trawl/site-maps';
 import type { BrowserIdentity, IdentityGenerator } from '../identity';
 import { extractTitledLinks } from '../links/link-extractor';
@@ -134,7 +135,8 @@ class SiteMapRun {
     if (this.signal.aborted && !(this.signal.reason instanceof MapDeadline)) throw this.signal.reason;
     let links: MapLinkResource[] = this.links.all();
     const found = links.length;
-    if (this.request.respect_robots) links = await this.allowedByRobots(links);
+    if (this.request.respect_robots)
+      links = await this.options.robots.allowed(links, (link) => link.url, this.request.tenant_id, this.signal);
     const robotsDisallowed = found - links.length;
     if (this.request.search !== undefined) {
       const query = parseSearch(this.request.search);
@@ -156,20 +158,6 @@ class SiteMapRun {
         },
       },
     };
-  }
-
-  /** The links whose origin's robots.txt allows them (Trawl's group, else `*`). */
-  private async allowedByRobots(links: MapLinkResource[]): Promise<MapLinkResource[]> {
-    const parsed = links.map((link) => new URL(link.url));
-    const origins = [...new Set(parsed.map((url) => url.origin))];
-    const rules = new Map(
-      await Promise.all(
-        origins.map(
-          async (origin) => [origin, await this.options.robots.rulesFor(new URL(origin), this.request.tenant_id, this.signal)] as const,
-        ),
-      ),
-    );
-    return links.filter((_, i) => rules.get(parsed[i].origin)!.allows(parsed[i]));
   }
 
   private unreachableDetail(wantsPage: boolean): string {
@@ -358,8 +346,4 @@ function resolvedHttp(loc: string, base: string | URL): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-function secondsSince(started: bigint): number {
-  return Number(process.hrtime.bigint() - started) / 1e9;
 }

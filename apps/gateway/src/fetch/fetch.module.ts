@@ -12,6 +12,7 @@ import { FetchController } from './fetch.controller';
 import { FetchMetrics } from './fetch.metrics';
 import { FetchService } from './fetch.service';
 import { HeadStarts } from './head-start';
+import { workerRpcClient } from './worker-rpc';
 
 @Module({
   imports: [LimitsModule, TenantsModule, ExtractModule],
@@ -22,12 +23,7 @@ import { HeadStarts } from './head-start';
       provide: StreamedRpcClient,
       inject: [SERVICE_MESSAGING, GATEWAY_CONFIG, FetchMetrics],
       useFactory: (messaging: MessagingConnection, config: GatewayConfig, metrics: FetchMetrics) =>
-        new StreamedRpcClient(messaging.nc, {
-          acceptTimeoutMs: config.FETCH_RPC_ACCEPT_TIMEOUT_MS,
-          silenceTimeoutMs: config.FETCH_RPC_SILENCE_TIMEOUT_MS,
-          busyRetries: config.FETCH_RPC_BUSY_RETRIES,
-          onNotTaken: (reason) => metrics.workersNotTaking.inc({ reason }),
-        }),
+        workerRpcClient(messaging, config, (reason) => metrics.workersNotTaking.inc({ reason })),
     },
     {
       provide: HeadStarts,

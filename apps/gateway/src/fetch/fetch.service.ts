@@ -5,7 +5,7 @@ import { type FetchOptionsV1, FetchReplyV1, fetchReplyV1, FetchRequestV1, messag
 import { registrableDomain } from '@trawl/egress';
 import { extractServing } from '@trawl/fetch-params';
 import { StreamedRpcClient } from '@trawl/messaging';
-import type { Logger } from '@trawl/observability';
+import { secondsSince, type Logger } from '@trawl/observability';
 import { SERVICE_LOGGER } from '@trawl/service-kit';
 import type { TenantContext } from '../auth/authenticated-tenant';
 import type { GatewayConfig } from '../config';
@@ -403,10 +403,6 @@ export class FetchService {
  */
 function mayAnswerBeforeRelease(inUse: number, limit: number): boolean {
   return inUse * 2 <= limit;
-}
-
-function secondsSince(started: bigint): number {
-  return Number(process.hrtime.bigint() - started) / 1e9;
 }
 
 /** Features of the plan a request uses (proxy mode is one). */

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { MessagingConnection, StreamedRpcClient } from '@trawl/messaging';
+import type { MessagingConnection } from '@trawl/messaging';
 import { SERVICE_MESSAGING } from '@trawl/service-kit';
 import { Registry } from 'prom-client';
 import type { GatewayConfig } from '../config';
@@ -7,6 +7,7 @@ import { GATEWAY_CONFIG } from '../gateway.tokens';
 import { LimitsModule } from '../limits/limits.module';
 import { PublicHostCheck } from '../site-urls/site-url';
 import { MapController } from './map.controller';
+import { workerRpcClient } from '../fetch/worker-rpc';
 import { MapMetrics } from './map.metrics';
 import { MAP_RPC, MapService } from './map.service';
 
@@ -21,12 +22,7 @@ import { MAP_RPC, MapService } from './map.service';
       provide: MAP_RPC,
       inject: [SERVICE_MESSAGING, GATEWAY_CONFIG, MapMetrics],
       useFactory: (messaging: MessagingConnection, config: GatewayConfig, metrics: MapMetrics) =>
-        new StreamedRpcClient(messaging.nc, {
-          acceptTimeoutMs: config.FETCH_RPC_ACCEPT_TIMEOUT_MS,
-          silenceTimeoutMs: config.FETCH_RPC_SILENCE_TIMEOUT_MS,
-          busyRetries: config.FETCH_RPC_BUSY_RETRIES,
-          onNotTaken: (reason) => metrics.workersNotTaking.inc({ reason }),
-        }),
+        workerRpcClient(messaging, config, (reason) => metrics.workersNotTaking.inc({ reason })),
     },
   ],
 })

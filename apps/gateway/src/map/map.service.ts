@@ -4,7 +4,7 @@ import { mapReplyV1, messagingTopology, type MapReplyV1, type MapRequestV1 } fro
 import { MAP_LIMITS, mapCredits, type MapBody } from '@trawl/contracts/http';
 import { ForbiddenDomains } from '@trawl/fetch-params';
 import { MessagingError, MessagingErrorCode, StreamedRpcClient } from '@trawl/messaging';
-import type { Logger } from '@trawl/observability';
+import { secondsSince, type Logger } from '@trawl/observability';
 import { SERVICE_LOGGER } from '@trawl/service-kit';
 import type { GatewayConfig } from '../config';
 import type { UsageHeaders } from '../fetch/usage-headers';
@@ -179,8 +179,4 @@ function invalidUrl(detail: string): MapError {
 
 function mapFailed(): MapError {
   return new MapError(MapErrorCode.MapFailed, 'The map failed inside the service; retry in 10 to 30 seconds.', {}, { 'retry-after': '15' });
-}
-
-function secondsSince(started: bigint): number {
-  return Number(process.hrtime.bigint() - started) / 1e9;
 }

@@ -38,3 +38,17 @@ export function optionalStringList(maxItems: number, maxLength: number) {
     .nullish()
     .transform((value) => value ?? undefined);
 }
+
+/**
+ * One of `values` (an enum sent as a string): another type is a 400 (`must be a string`), another
+ * string a 422 range error naming the values; `null` or absent means left out. The document lists
+ * the values as the field's `enum`.
+ */
+export function optionalChoice<T extends string>(values: readonly T[]) {
+  return z
+    .string({ error: 'must be a string' })
+    .refine((value): value is T => (values as readonly string[]).includes(value), { error: `must be one of: ${values.join(', ')}` })
+    .meta({ enum: [...values] })
+    .nullish()
+    .transform((value) => (value ?? undefined) as T | undefined);
+}

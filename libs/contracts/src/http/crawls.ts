@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { SITEMAP_MODES, type SitemapMode } from '../map.messages';
-import { CRAWL_OUTPUT_FORMATS, type CrawlOutputFormat } from '../output-formats';
+import { SITEMAP_MODES } from '../map.messages';
+import { CRAWL_OUTPUT_FORMATS } from '../output-formats';
 import { CONTENT_STATUSES, CRAWL_STATUSES, CRAWL_STOP_REASONS } from '../states';
 import type { ApiRoute } from './api-route';
-import { optionalBoundedInt, optionalStringList } from './body-fields';
+import { optionalBoundedInt, optionalChoice, optionalStringList } from './body-fields';
 import { problemResponses } from './problem.schema';
 
 /** Bounds of `POST /v1/crawls` (spec-crawl-api §4 and §8). */
@@ -51,27 +51,11 @@ export const startCrawlBody = z
       description: 'A URL containing any of these texts is dropped.',
     }),
     // A string first (a number is a 400 type error), then one of the formats (a 422 range error).
-    output_format: z
-      .string({ error: 'must be a string' })
-      .refine((value): value is CrawlOutputFormat => (CRAWL_OUTPUT_FORMATS as readonly string[]).includes(value), {
-        error: `must be one of: ${CRAWL_OUTPUT_FORMATS.join(', ')}`,
-      })
-      .meta({ enum: [...CRAWL_OUTPUT_FORMATS] })
-      .nullish()
-      .transform((value) => (value ?? undefined) as CrawlOutputFormat | undefined)
-      .meta({ description: '`html`: the HTML of each kept page is fetched too.' }),
-    sitemap: z
-      .string({ error: 'must be a string' })
-      .refine((value): value is SitemapMode => (SITEMAP_MODES as readonly string[]).includes(value), {
-        error: `must be one of: ${SITEMAP_MODES.join(', ')}`,
-      })
-      .meta({ enum: [...SITEMAP_MODES] })
-      .nullish()
-      .transform((value) => (value ?? undefined) as SitemapMode | undefined)
-      .meta({
-        description:
-          "`skip` (default): links only, as the spec's crawl; `include`: the site's sitemaps seed the crawl too (robots.txt `Sitemap:` lines, else `/sitemap.xml`); `only`: the sitemaps' URLs alone, no link is followed.",
-      }),
+    output_format: optionalChoice(CRAWL_OUTPUT_FORMATS).meta({ description: '`html`: the HTML of each kept page is fetched too.' }),
+    sitemap: optionalChoice(SITEMAP_MODES).meta({
+      description:
+        "`skip` (default): links only, as the spec's crawl; `include`: the site's sitemaps seed the crawl too (robots.txt `Sitemap:` lines, else `/sitemap.xml`); `only`: the sitemaps' URLs alone, no link is followed.",
+    }),
     respect_robots: z
       .boolean({ error: 'must be a boolean' })
       .nullish()

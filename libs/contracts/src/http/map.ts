@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { MAP_LINK_SOURCES, SITEMAP_MODES, type SitemapMode } from '../map.messages';
 import type { ApiRoute } from './api-route';
-import { optionalBoundedInt, optionalBoundedString } from './body-fields';
+import { optionalBoundedInt, optionalBoundedString, optionalChoice } from './body-fields';
 import { problemResponses } from './problem.schema';
 
 /** Bounds of `POST /v1/map` (our decisions: docs/decisions/map.md). */
@@ -36,14 +36,8 @@ export const mapBody = z
       .nullish()
       .transform((value) => value ?? false)
       .meta({ description: "Also answer links on the site's other subdomains (default false: the URL's host only, `www.` or not)." }),
-    sitemap: z
-      .string({ error: 'must be a string' })
-      .refine((value): value is SitemapMode => (SITEMAP_MODES as readonly string[]).includes(value), {
-        error: `must be one of: ${SITEMAP_MODES.join(', ')}`,
-      })
-      .meta({ enum: [...SITEMAP_MODES] })
-      .nullish()
-      .transform((value) => (value ?? 'include') as SitemapMode)
+    sitemap: optionalChoice(SITEMAP_MODES)
+      .transform((value): SitemapMode => value ?? 'include')
       .meta({
         description:
           '`include` (default): sitemaps and the links of the page; `only`: sitemaps alone; `skip`: the links of the page alone.',
