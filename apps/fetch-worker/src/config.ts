@@ -77,6 +77,22 @@ export const fetchWorkerConfigSchema = baseConfigSchema.omit({ DATABASE_URL: tru
    * Chromium accepts a chain that holds one of their keys. Default: the public roots only.
    */
   TLS_EXTRA_CA_FILE: z.string().min(1).optional(),
+  /**
+   * Most page loads in flight to one target host, across every worker replica and tenant (default
+   * 0: no limit). Loads wait for a slot; see docs/decisions/politeness.md.
+   */
+  HOST_CONCURRENCY_LIMIT: envInt(0, 0, 100_000),
+  /** Most page loads started per second on one target host, cluster-wide (default 0: no limit; 0.5 is one every 2 s). */
+  HOST_RATE_LIMIT: z.coerce.number().min(0).max(100_000).default(0),
+  /**
+   * A host that answers 429 (or 503 with Retry-After) is paused for every worker for its
+   * Retry-After, and the load is sent once more after the pause (default true).
+   */
+  HOST_BACKOFF: envBool(true),
+  /** Pause after a 429 without Retry-After, in ms, doubling with each one in a row (default 1 s). */
+  HOST_BACKOFF_BASE_MS: envInt(1_000, 10, 600_000),
+  /** Longest pause of a host, whatever its Retry-After asks, in ms (default 2 min). */
+  HOST_BACKOFF_MAX_MS: envInt(120_000, 100, 3_600_000),
   /** Wait between two polls of a CAPTCHA solver task, in ms (default 5 s, as 2captcha asks). */
   CAPTCHA_POLL_INTERVAL_MS: envInt(5_000, 10, 60_000),
   /** Checked here so that a bad entry fails the boot with the variable's name. */

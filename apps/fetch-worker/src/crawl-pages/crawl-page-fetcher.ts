@@ -6,6 +6,7 @@ import { verdictOfError, type PageVerdict } from '../page-fetch/page-outcome';
 import { PageFetchError, PageFetchErrorCode } from '../page-fetch/page-fetch.errors';
 import { bodyWanted, judgePage, type BodyReading, type PageFetchResult } from '../page-fetch/page-judgement';
 import { StealthError } from '../stealth';
+import { PolitenessError } from '../politeness';
 import type { WorkerMetrics } from '../worker.metrics';
 
 /** Reason of a page that every tier the crawl could use was blocked on (free, as a Fetch `REQS002`). */
@@ -70,6 +71,10 @@ export class CrawlPageFetcher {
       if (stop.aborted) throw new PageFetchError(PageFetchErrorCode.Aborted, `Fetching ${task.url} was aborted`, { cause: error });
       if (error instanceof BrowserError && (error.code === BrowserErrorCode.PoolBusy || error.code === BrowserErrorCode.PoolClosed)) {
         throw new PageFetchError(PageFetchErrorCode.Busy, `No browser was free for ${task.url}`, { cause: error });
+      }
+      if (error instanceof PolitenessError) {
+        // Spared for its host (a per-host limit, or a 429's pause): offered again when it may go.
+        throw new PageFetchError(PageFetchErrorCode.Busy, error.message, { cause: error, retryAfterMs: error.retryAfterMs });
       }
       // Nothing served: free, whatever was tried (Crawl spec cost rule 2).
       return this.observed({ ...verdictOfFailure(error), tier: Tier.Basic, credits: 0, durationMs: performance.now() - started });

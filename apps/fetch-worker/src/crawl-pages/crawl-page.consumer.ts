@@ -33,6 +33,8 @@ export interface CrawlPageConsumerSettings {
 export const WORKING_INTERVAL_MS = 10_000;
 /** Delay before a task handed back after a failure (publish failed, unexpected error) is offered again, in ms. */
 export const RETRY_DELAY_MS = 5_000;
+/** A host paused for longer is asked again after this long (its record says whether the pause still holds). */
+const MAX_HAND_BACK_DELAY_MS = 60_000;
 
 /**
  * Takes crawl page tasks from the work queue (the fetch-workers durable), fetches each page and
@@ -181,9 +183,10 @@ function handBack(error: PageFetchError, log: Logger): Disposition {
       // Shutting down: another worker can take it now.
       return { kind: 'nak', delayMs: 0 };
     case PageFetchErrorCode.Busy:
-      // Rendering tiers share the worker's few browsers: a crawl waits for them, it does not fail.
-      log.debug({ err: error }, 'every browser busy; task handed back');
-      return { kind: 'nak', delayMs: RETRY_DELAY_MS };
+      // Rendering tiers share the worker's few browsers, and a host its per-host limits: a crawl
+      // waits for them, it does not fail.
+      log.debug({ err: error }, 'browsers or the host busy; task handed back');
+      return { kind: 'nak', delayMs: Math.min(MAX_HAND_BACK_DELAY_MS, Math.max(error.retryAfterMs ?? RETRY_DELAY_MS, 100)) };
   }
 }
 

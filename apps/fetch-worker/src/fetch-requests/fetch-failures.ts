@@ -1,6 +1,7 @@
 import { EgressError, EgressErrorCode } from '@trawl/egress';
 import { BrowserError, BrowserErrorCode } from '../browser';
 import { FetchRequestError } from './fetch-request.errors';
+import { PolitenessError } from '../politeness';
 
 /**
  * Codes Node's TLS layer gives a certificate it refuses (and a handshake the target botched): the
@@ -37,11 +38,14 @@ const NO_SUCH_NAME_CODES = new Set(['ENOTFOUND', 'ENODATA']);
  * refused by the egress policy or the connection failed → `RESP001` (free); the name does not
  * exist → `RESP007` (billed: the spec bills it); a certificate refused → `RESP008`; the body over
  * the tenant's maximum → `RESP005`; out of time → `CTX0002`; a redirect to a URL we cannot fetch →
- * `REQS004`. Anything else is not the target's doing and is rethrown.
+ * `REQS004`; held back for its host (per-host limits, a 429's pause) → `RESP009`. Anything else is
+ * not the target's doing and is rethrown.
  */
 export function fetchFailureOf(error: unknown, url: string): FetchRequestError {
   if (error instanceof FetchRequestError) return error;
   if (error instanceof BrowserError) return browserFailureOf(error, url);
+  // Spared for its host: busy, as when no capacity is free; the detail says which host and why.
+  if (error instanceof PolitenessError) return new FetchRequestError('RESP009', error.message, { cause: error });
   if (!(error instanceof EgressError)) throw error;
   const host = hostOf(url);
   switch (error.code) {

@@ -32,7 +32,9 @@ import {
 import { KvRecipeSource } from './extract-recipes';
 import { HttpFetchEngine } from '../target-fetch/http-fetch-engine';
 import { fetchRequestBuckets } from './kv-buckets';
-import { domainTierMemoryOnFirstUse, sessionBindingsOnFirstUse } from './lazy-kv';
+import { domainTierMemoryOnFirstUse, hostRecordsOnFirstUse, sessionBindingsOnFirstUse } from './lazy-kv';
+import { NatsHostRecords, PoliteFetchEngine, PolitenessMetrics, SharedHostGate, type HostRecords } from '../politeness';
+import type { FetchEngine } from '../target-fetch/fetch-engine';
 import { TargetFetcher } from '../target-fetch/target-fetcher';
 
 /** What the Fetch API shares with the rest of the worker. */
@@ -92,12 +94,15 @@ export function wireFetchRequests(deps: FetchRequestWiringDeps): FetchRequestWir
       logger.debug({ domain, ...attempt }, 'adaptive stealth attempt blocked');
     },
   });
-  const engines: FetchEngineSet = { http: new HttpFetchEngine(http, upstream) };
   const browser = browsers(config, policy, logger);
-  if (browser) {
-    engines.browser = new BrowserFetchEngine(browser.pool);
-    registerBrowserPoolMetrics(registry, browser.pool);
-  }
+  if (browser) registerBrowserPoolMetrics(registry, browser.pool);
+  const engines = politeEngines(
+    { http: new HttpFetchEngine(http, upstream), browser: browser && new BrowserFetchEngine(browser.pool) },
+    config,
+    () => NatsHostRecords.open(messaging.js, buckets.hostPoliteness, topology.replicas),
+    registry,
+    logger,
+  );
   const captcha = new CaptchaPass(new CaptchaSolverClient({ policy, agent, pollIntervalMs: config.CAPTCHA_POLL_INTERVAL_MS }));
   const target = new TargetFetcher({ engines, identities: deps.identities, captcha, proxies, stealth });
   const settings: FetchRequestSettings = { maxBodyBytes: config.MAX_BODY_BYTES };
@@ -125,6 +130,26 @@ export function wireFetchRequests(deps: FetchRequestWiringDeps): FetchRequestWir
       await http.close();
     },
   };
+}
+
+/**
+ * The engines behind the per-host gate (HOST_CONCURRENCY_LIMIT, HOST_RATE_LIMIT, HOST_BACKOFF*),
+ * shared by the Fetch API, batch tasks and crawl pages; as they are when every one of those is off.
+ */
+function politeEngines(
+  engines: FetchEngineSet,
+  config: FetchWorkerConfig,
+  openRecords: () => Promise<HostRecords>,
+  registry: Registry,
+  logger: Logger,
+): FetchEngineSet {
+  const limits = { concurrency: config.HOST_CONCURRENCY_LIMIT, ratePerSecond: config.HOST_RATE_LIMIT };
+  const backoff = { enabled: config.HOST_BACKOFF, baseMs: config.HOST_BACKOFF_BASE_MS, maxMs: config.HOST_BACKOFF_MAX_MS };
+  if (!backoff.enabled && limits.concurrency === 0 && limits.ratePerSecond === 0) return engines;
+  const metrics = new PolitenessMetrics(registry);
+  const gate = new SharedHostGate(hostRecordsOnFirstUse(openRecords), { limits, backoff }, metrics, logger);
+  const polite = (engine: FetchEngine): FetchEngine => new PoliteFetchEngine(engine, gate, { retryAfterPause: backoff.enabled }, metrics);
+  return { http: polite(engines.http), browser: engines.browser && polite(engines.browser) };
 }
 
 /**

@@ -1,6 +1,8 @@
 import type { FetchTier } from '../stealth';
 import type { DomainTierMemory } from '../stealth';
 import type { SessionBindings } from '../proxies';
+import type { HostRecord, HostRecords } from '../politeness/host-records';
+import type { HostState } from '../politeness/host-state';
 
 /**
  * Opens a shared store on first use, and again after a failed open: a worker whose requests never
@@ -36,5 +38,15 @@ export function sessionBindingsOnFirstUse(open: () => Promise<SessionBindings>):
   return {
     bind: async (key: string, candidate: string): Promise<string> => (await store.get()).bind(key, candidate),
     rebind: async (key: string, id: string): Promise<void> => (await store.get()).rebind(key, id),
+  };
+}
+
+/** The per-host politeness records, opened by the first page load. */
+export function hostRecordsOnFirstUse(open: () => Promise<HostRecords>): HostRecords {
+  const store = new OnFirstUse(open);
+  return {
+    read: async (host: string): Promise<HostRecord> => (await store.get()).read(host),
+    write: async (host: string, state: HostState, revision: number): Promise<number | undefined> =>
+      (await store.get()).write(host, state, revision),
   };
 }
