@@ -79,6 +79,7 @@ bench: setup build
 	node -r ./tools/register-aliases.js dist/bench/extract-bench.js
 	node -r ./tools/register-aliases.js dist/bench/stealth-bench.js
 	node -r ./tools/register-aliases.js dist/bench/map-bench.js
+	node -r ./tools/register-aliases.js dist/bench/politeness-bench.js
 
 # The scale-out e2e suite at the issue's size (make test runs it at 10,000 to stay in its budget).
 scale-out: setup build

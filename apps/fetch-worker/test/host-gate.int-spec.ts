@@ -14,7 +14,12 @@ describe(SharedHostGate.name, () => {
   async function gates(limits: HostLimits): Promise<[HostGate, HostGate]> {
     const bucket = workers.bucket('host_politeness');
     const gateOf = async (js: typeof workers.a.js) =>
-      new SharedHostGate(await NatsHostRecords.open(js, bucket), { limits, backoff: BACKOFF }, new PolitenessMetrics(new Registry()), logger);
+      new SharedHostGate(
+        await NatsHostRecords.open(js, bucket),
+        { limits, backoff: BACKOFF },
+        new PolitenessMetrics(new Registry()),
+        logger,
+      );
     return [await gateOf(workers.a.js), await gateOf(workers.b.js)];
   }
 
@@ -55,7 +60,7 @@ describe(SharedHostGate.name, () => {
     for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(95);
   });
 
-  it("pauses a host for both workers when it answers 429, for its Retry-After", async () => {
+  it('pauses a host for both workers when it answers 429, for its Retry-After', async () => {
     const [a, b] = await gates({ concurrency: 0, ratePerSecond: 0 });
     const first = await a.enter('slow-down.example', entry());
     const answeredAt = Date.now();

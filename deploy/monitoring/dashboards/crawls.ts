@@ -118,5 +118,34 @@ export const crawls: Dashboard = dashboard({
       ],
       { description: 'Time from a map request received to its answer.', unit: 's' },
     ),
+    row('Politeness: per-host limits and back-off'),
+    timeseries('Loads held for their host', [{ expr: rate('trawl_host_wait_seconds_count', ['reason']), legend: '{{reason}}' }], {
+      description:
+        'Page loads per second that waited for their host before starting, by reason: concurrency (HOST_CONCURRENCY_LIMIT), rate (HOST_RATE_LIMIT), backoff (a 429 paused the host).',
+      unit: 'ops',
+      stack: true,
+    }),
+    timeseries(
+      'Host wait time',
+      [
+        { expr: quantile(0.5, 'trawl_host_wait_seconds'), legend: 'p50' },
+        { expr: quantile(0.99, 'trawl_host_wait_seconds'), legend: 'p99' },
+      ],
+      { description: 'How long the loads that waited for their host waited.', unit: 's' },
+    ),
+    timeseries(
+      'Hosts slowing us down',
+      [
+        { expr: rate('trawl_host_backoffs_total', ['status']), legend: '{{status}} answers' },
+        { expr: rate('trawl_host_deferred_total', ['reason']), legend: 'deferred: {{reason}}' },
+        { expr: rate('trawl_host_retries_total', []), legend: 'retried after a pause' },
+        { expr: rate('trawl_host_store_errors_total', []), legend: 'record unavailable (ungoverned)' },
+      ],
+      {
+        description:
+          '429 (and 503 with Retry-After) answers that paused a host for every worker; loads handed back or answered busy because their host could not take them in time; loads sent again after a pause; failed reads of the shared per-host record.',
+        unit: 'ops',
+      },
+    ),
   ],
 });

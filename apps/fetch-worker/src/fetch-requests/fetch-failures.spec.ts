@@ -2,6 +2,7 @@ import { EgressError, EgressErrorCode } from '@trawl/egress';
 import { BrowserError, BrowserErrorCode } from '../browser';
 import { fetchFailureOf } from './fetch-failures';
 import { FetchRequestError } from './fetch-request.errors';
+import { PolitenessError } from '../politeness';
 
 const URL_ = 'https://shop.example:8443/a';
 const egress = (code: EgressErrorCode, cause?: unknown) => new EgressError(code, 'egress said no', { cause });
@@ -69,5 +70,12 @@ describe('fetchFailureOf (browser engine)', () => {
     [BrowserErrorCode.ScreenshotFailed, 'x', 'RESP001', false],
   ])('maps %s (%s)', (code, message, expected, billed) => {
     expect(fetchFailureOf(browser(code, message), URL_)).toMatchObject({ code: expected, billed });
+  });
+  it('answers busy (RESP009, free) for a load held back for its host, naming the host and why', () => {
+    const answer = fetchFailureOf(new PolitenessError('shop.example', 'backoff', 40_000), URL_);
+    expect(answer).toMatchObject({ code: 'RESP009', billed: false });
+    expect(answer.detail).toBe('shop.example asked to slow down (429/503); Trawl holds back from it for 40 s.');
+    const limited = fetchFailureOf(new PolitenessError('shop.example', 'concurrency', 1_000), URL_);
+    expect(limited.detail).toBe("shop.example is at this installation's per-host concurrency limit; retry in 1 s.");
   });
 });

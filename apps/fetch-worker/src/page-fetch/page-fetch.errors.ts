@@ -13,11 +13,7 @@ export enum PageFetchErrorCode {
 
 /** A fetch that says nothing about the page itself; consumers hand the work back instead of reporting it. */
 export class PageFetchError extends CodedError<PageFetchErrorCode> {
-  constructor(
-    code: PageFetchErrorCode,
-    message: string,
-    options: { cause?: unknown; retryAfterMs?: number } = {},
-  ) {
+  constructor(code: PageFetchErrorCode, message: string, options: { cause?: unknown; retryAfterMs?: number } = {}) {
     super(code, message, { cause: options.cause });
     this.retryAfterMs = options.retryAfterMs;
   }

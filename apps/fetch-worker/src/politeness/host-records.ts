@@ -50,7 +50,10 @@ export class NatsHostRecords implements HostRecords {
 
 /** `h.<host name>`, with what KV keys cannot hold (`:` of an IPv6 address, `[`, `]`) as `_`. */
 export function keyOf(host: string): string {
-  const name = host.toLowerCase().replace(/^\.+|\.+$/g, '').replace(/[^-\w.]/g, '_');
+  const name = host
+    .toLowerCase()
+    .replace(/^\.+|\.+$/g, '')
+    .replace(/[^-\w.]/g, '_');
   return `h.${name || '_'}`;
 }
 

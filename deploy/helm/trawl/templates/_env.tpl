@@ -62,6 +62,11 @@ server-side apply rejects duplicate env names. Takes (dict "root" $ "component" 
 {{- $_ := set $plain "BROWSERS" $v.browsers -}}
 {{- $_ := set $plain "PAGES_PER_BROWSER" $v.pagesPerBrowser -}}
 {{- $_ := set $plain "BROWSER_RETIRE_AFTER_PAGES" $v.browserRetireAfterPages -}}
+{{- $_ := set $plain "HOST_CONCURRENCY_LIMIT" $v.hostPoliteness.concurrency -}}
+{{- $_ := set $plain "HOST_RATE_LIMIT" $v.hostPoliteness.ratePerSecond -}}
+{{- $_ := set $plain "HOST_BACKOFF" $v.hostPoliteness.backoff -}}
+{{- $_ := set $plain "HOST_BACKOFF_BASE_MS" $v.hostPoliteness.backoffBaseMs -}}
+{{- $_ := set $plain "HOST_BACKOFF_MAX_MS" $v.hostPoliteness.backoffMaxMs -}}
 {{- else if eq $component "webhook-dispatcher" -}}
 {{- $_ := set $plain "DB_POOL_SIZE" $v.dbPoolSize -}}
 {{- $_ := set $plain "WEBHOOK_CONCURRENCY" $v.concurrency -}}
