@@ -93,6 +93,18 @@ export const fetchWorkerConfigSchema = baseConfigSchema.omit({ DATABASE_URL: tru
   HOST_BACKOFF_BASE_MS: envInt(1_000, 10, 600_000),
   /** Longest pause of a host, whatever its Retry-After asks, in ms (default 2 min). */
   HOST_BACKOFF_MAX_MS: envInt(120_000, 100, 3_600_000),
+  /**
+   * Bytes of kept page copies (`max_age` requests) the installation stores, all tenants together
+   * (default 1 GiB); past it the oldest copies go first. Applied by the worker that creates the stream.
+   */
+  PAGE_COPY_MAX_BYTES: envInt(1024 * 1024 * 1024, 1024 * 1024, 1024 * 1024 * 1024 * 1024),
+  /** A kept copy expires this long after it was fetched, in ms (default 1 day); a longer max_age finds nothing older. */
+  PAGE_COPY_TTL_MS: envInt(24 * 3600_000, 60_000, 30 * 24 * 3600_000),
+  /**
+   * Largest page kept as a copy, in bytes, as stored (default 900 KiB, under NATS's 1 MiB
+   * max_payload); larger pages are fetched every time.
+   */
+  PAGE_COPY_MAX_ENTRY_BYTES: envInt(900 * 1024, 1024, 64 * 1024 * 1024),
   /** Wait between two polls of a CAPTCHA solver task, in ms (default 5 s, as 2captcha asks). */
   CAPTCHA_POLL_INTERVAL_MS: envInt(5_000, 10, 60_000),
   /** Checked here so that a bad entry fails the boot with the variable's name. */

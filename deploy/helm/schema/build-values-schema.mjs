@@ -176,6 +176,20 @@ const schema = {
         browsers: int(0, 64),
         pagesPerBrowser: int(1, 64),
         browserRetireAfterPages: int(1, 100000),
+        // Per target host across every replica and tenant (HOST_*; docs/decisions/politeness.md).
+        hostPoliteness: obj({
+          concurrency: int(0, 100000),
+          ratePerSecond: { type: 'number', minimum: 0, maximum: 100000 },
+          backoff: bool,
+          backoffBaseMs: int(10, 600000),
+          backoffMaxMs: int(100, 3600000),
+        }),
+        // Kept copies of max_age requests (PAGE_COPY_*; docs/decisions/page-copies.md).
+        pageCopies: obj({
+          maxBytes: int(1048576, 1099511627776),
+          ttlMs: int(60000, 2592000000),
+          maxEntryBytes: int(1024, 67108864),
+        }),
         shm: obj({ sizeLimit: quantity }),
         tmp: obj({ sizeLimit: quantity }),
         autoscaling: {

@@ -155,6 +155,11 @@ export const fetchDashboard: Dashboard = dashboard({
         unit: 'ops',
       },
     ),
+    timeseries('Kept copies (max_age)', [{ expr: rate('trawl_page_copies_total', ['outcome']), legend: '{{outcome}}' }], {
+      description:
+        'Requests with max_age (Fetch and batch tasks): hit (answered from a copy, 1 credit), miss (fetched), kept, too_large (not kept), failed (the copy store could not be read or written).',
+      unit: 'ops',
+    }),
 
     row('Extract'),
     timeseries('Extract domains by status', [{ expr: `max by (status) (trawl_extract_domains{${NS}})`, legend: '{{status}}' }], {

@@ -1,4 +1,4 @@
-import { BLOCKABLE_RESOURCES } from './fetch.messages';
+import { BLOCKABLE_RESOURCES, MAX_AGE_SECONDS } from './fetch.messages';
 import { OUTPUT_NAMES, RESPONSE_TYPE_TITLES, RESPONSE_TYPE_TRAITS, RESPONSE_TYPES, SCREENSHOT_FORMATS } from './output-formats';
 
 /**
@@ -96,6 +96,14 @@ export const FETCH_PARAMETERS = {
     description: "Target statuses answered with the target's body (and billed), comma-separated.",
   },
   custom_headers: { kind: 'boolean', description: "Forward the caller's request headers to the target." },
+  max_age: {
+    kind: 'integer',
+    min: 0,
+    max: MAX_AGE_SECONDS,
+    description:
+      'Seconds: answer from a copy of the same GET request (URL, headers, every option) fetched for you within this time, ' +
+      'marked `X-Trawl-Cache: hit` with its `Age`, at 1 credit; otherwise fetch and keep a copy. 0 or absent: always fetch.',
+  },
   autoparse: { kind: 'boolean', description: 'Deprecated: same as `extract=auto`.' },
   extract: {
     kind: 'enum',

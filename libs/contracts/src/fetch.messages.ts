@@ -62,6 +62,9 @@ export const jsInstructionV1 = z.union([
 ]);
 export type JsInstructionV1 = z.infer<typeof jsInstructionV1>;
 
+/** Longest `max_age` a request may ask: 30 days (an installation keeps copies for less: `PAGE_COPY_TTL_MS`). */
+export const MAX_AGE_SECONDS = 30 * 24 * 3600;
+
 export const screenshotOptionsV1 = z.object({
   /** The whole page instead of the viewport. */
   fullpage: z.boolean(),
@@ -109,6 +112,11 @@ export const fetchOptionsV1 = z.object({
   original_status: z.boolean(),
   /** Target statuses answered with the target's body (and billed). */
   allowed_status_codes: z.array(z.number().int().min(100).max(599)).optional(),
+  /**
+   * Seconds: a copy of the same GET (same URL, headers and every other option) that this tenant
+   * fetched within this many seconds is answered from storage instead of the target.
+   */
+  max_age: z.number().int().min(1).max(MAX_AGE_SECONDS).optional(),
   /**
    * `extract=auto`: answer `{parsed, html}` with this recipe applied to the final HTML; the output
    * options above (`css_extractor`, `response_type`, `outputs`, `json_response`, `screenshot`) are
@@ -209,6 +217,11 @@ export const fetchReplyV1 = z.object({
   error: z.object({ code: z.enum(FETCH_WORKER_ERROR_CODES), detail: z.string() }).optional(),
   /** Status the target answered with, when it answered (for logs and metrics). */
   target_status: z.number().int().optional(),
+  /**
+   * With `max_age` only: answered from a kept copy (`hit`, fetched `age_seconds` ago) or fetched now
+   * (`miss`). A gateway that predates the field ignores it.
+   */
+  cache: z.object({ status: z.enum(['hit', 'miss']), age_seconds: z.number().int().min(0).optional() }).optional(),
   body_bytes: z.number().int().min(0),
 });
 export type FetchReplyV1 = z.infer<typeof fetchReplyV1>;

@@ -25,6 +25,11 @@ export interface MessagingTopology {
     crawlBodies: string;
     /** Work queue of Extract domain preparations (`ExtractPreparationV1`); consumed by schedulers. */
     extractPreparations: string;
+    /**
+     * Pages kept for `max_age` (one message per tenant and request; limits retention bounded by
+     * bytes and age): created by the first fetch worker that keeps one.
+     */
+    pageCopies: string;
   };
   subjects: {
     crawlPageTask: string;
@@ -57,6 +62,8 @@ export interface MessagingTopology {
     batchRunStopped: string;
     /** One domain preparation to run or resume (`ExtractPreparationV1`). */
     extractPreparation: string;
+    /** Prefix of the kept pages' subjects: `<prefix>.<tenant>.<request key>`. */
+    pageCopyPrefix: string;
   };
   consumers: {
     fetchWorkers: string;
@@ -101,6 +108,7 @@ export function messagingTopology(prefix: string, options: MessagingTopologyOpti
       batchBodies: `${upper}_BATCH_BODIES`,
       crawlBodies: `${upper}_CRAWL_BODIES`,
       extractPreparations: `${upper}_EXTRACT_PREPARATIONS`,
+      pageCopies: `${upper}_PAGE_COPIES`,
     },
     subjects: {
       crawlPageTask: `${prefix}.crawl.page.task.v1`,
@@ -118,6 +126,7 @@ export function messagingTopology(prefix: string, options: MessagingTopologyOpti
       crawlBodyPrefix: `${prefix}.crawl.body.v1`,
       batchRunStopped: `${prefix}.batch.run.stopped.v1`,
       extractPreparation: `${prefix}.extract.preparation.v1`,
+      pageCopyPrefix: `${prefix}.page.copy.v1`,
     },
     consumers: {
       fetchWorkers: 'fetch-workers',

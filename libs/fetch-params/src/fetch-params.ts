@@ -70,6 +70,7 @@ export function parseFetchParams(query: QueryParameters | undefined): FetchQuery
   const originalStatus = q.boolean('original_status', false);
   const allowedStatusCodes = q.integerList('allowed_status_codes');
   const customHeaders = q.boolean('custom_headers', false);
+  const maxAge = q.integer('max_age');
 
   // Options that only a browser can honour (fetch-details: "Needs js_render"). `json_response` is
   // not one: without a browser it answers the HTML with an empty `xhr` list.
@@ -124,6 +125,7 @@ export function parseFetchParams(query: QueryParameters | undefined): FetchQuery
     ...(windowWidth !== undefined && { window_width: windowWidth }),
     ...(windowHeight !== undefined && { window_height: windowHeight }),
     ...(allowedStatusCodes !== undefined && { allowed_status_codes: allowedStatusCodes }),
+    ...(maxAge !== undefined && maxAge > 0 && { max_age: maxAge }),
   };
   // The contract is the last word. What it refuses and the checks above let through is still the
   // caller's value: answered as REQS004 naming it, not as a server error.

@@ -26,6 +26,8 @@ export interface StreamSpec {
   duplicateWindowMs?: number;
   /** Size after which the oldest messages are dropped, in bytes (default: unlimited). */
   maxBytes?: number;
+  /** Messages kept per subject, the oldest dropped first (default: unlimited); 1 makes a subject a slot. */
+  maxMsgsPerSubject?: number;
   /** Default `file`: survives a NATS restart. */
   storage?: 'file' | 'memory';
   /**
@@ -93,6 +95,7 @@ export async function ensureStream(jsm: JetStreamManager, spec: StreamSpec): Pro
           subjects: desired.subjects,
           max_age: desired.max_age,
           max_bytes: desired.max_bytes,
+          max_msgs_per_subject: desired.max_msgs_per_subject,
           duplicate_window: desired.duplicate_window,
           num_replicas: desired.num_replicas,
         });
@@ -166,7 +169,7 @@ const STREAM_NAME_IN_USE = 10058;
 
 type DesiredStream = Pick<
   StreamConfig,
-  'name' | 'subjects' | 'retention' | 'storage' | 'max_age' | 'max_bytes' | 'duplicate_window' | 'num_replicas'
+  'name' | 'subjects' | 'retention' | 'storage' | 'max_age' | 'max_bytes' | 'max_msgs_per_subject' | 'duplicate_window' | 'num_replicas'
 >;
 
 /** The stream configuration `ensureStream` asks the server for (exported for tests of the mapping). */
@@ -187,6 +190,7 @@ export function streamConfig(spec: StreamSpec): DesiredStream {
     storage: spec.storage ?? 'file',
     max_age: nanos(maxAgeMs),
     max_bytes: spec.maxBytes ?? -1,
+    max_msgs_per_subject: spec.maxMsgsPerSubject ?? -1,
     duplicate_window: nanos(duplicateWindowMs),
     num_replicas: replicas,
   };
@@ -197,6 +201,7 @@ function sameStreamLimits(current: StreamConfig, desired: DesiredStream): boolea
     sameSet(current.subjects ?? [], desired.subjects) &&
     current.max_age === desired.max_age &&
     current.max_bytes === desired.max_bytes &&
+    (current.max_msgs_per_subject ?? -1) === desired.max_msgs_per_subject &&
     current.duplicate_window === desired.duplicate_window &&
     (current.num_replicas || 1) === desired.num_replicas
   );

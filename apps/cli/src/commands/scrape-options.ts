@@ -1,6 +1,6 @@
 import { type Command, Option } from 'commander';
 import type { FetchOptions } from '@trawl/sdk';
-import { collectParam } from './option-values';
+import { collectParam, positiveInteger } from './option-values';
 
 /** A `response_type`, as the SDK's types (generated from the API's document) give it. */
 type ResponseType = NonNullable<FetchOptions['response_type']>;
@@ -23,6 +23,7 @@ export interface ScrapeOptionValues extends Partial<Record<ResponseType, boolean
   premium?: boolean;
   country?: string;
   outputs?: string;
+  maxAge?: number;
   param?: Record<string, unknown>;
 }
 
@@ -38,6 +39,7 @@ export function addScrapeOptions(command: Command): Command {
   }
   return command
     .option('--outputs <list>', 'data to extract, comma-separated, or * (outputs), e.g. emails,links')
+    .option('--max-age <seconds>', 'answer from a copy of the same request fetched within this time (max_age; 1 credit)', positiveInteger)
     .option('--param <name=value>', 'any other Fetch parameter; repeatable (e.g. --param wait_for=.price)', collectParam);
 }
 
@@ -50,6 +52,7 @@ export function scrapeParams(options: ScrapeOptionValues): Record<string, unknow
     ...(options.country !== undefined && { proxy_country: options.country }),
     ...(responseType !== undefined && { response_type: responseType }),
     ...(options.outputs !== undefined && { outputs: options.outputs }),
+    ...(options.maxAge !== undefined && { max_age: options.maxAge }),
     ...options.param,
   };
 }

@@ -18,11 +18,15 @@ import type { PageTransforms } from './page-transforms';
 import { targetHeaders } from './target-headers';
 import { targetCallsOf, TargetFetcher } from '../target-fetch/target-fetcher';
 import { judgeTargetStatus } from './target-status';
+import { NO_PAGE_COPIES, type PageCopyCache } from '../page-copies';
+import { Tier } from '@trawl/billing';
 
 export const PAGE_TRANSFORMS = Symbol('PAGE_TRANSFORMS');
 /** The `RecipeSource` of `extract=auto`. */
 export const EXTRACT_RECIPES = Symbol('EXTRACT_RECIPES');
 export const FETCH_REQUEST_SETTINGS = Symbol('FETCH_REQUEST_SETTINGS');
+/** The `PageCopyCache` of `max_age` requests. */
+export const PAGE_COPIES = Symbol('PAGE_COPIES');
 
 export interface FetchRequestSettings {
   /** The worker's own cap on a target body, in bytes (`MAX_BODY_BYTES`); the tenant's may be lower. */
@@ -76,6 +80,8 @@ export class FetchRequestService {
     @Inject(SERVICE_LOGGER) private readonly logger: Logger,
     /** Recipes of `extract=auto` (default: none can be read, `ERR0001`). */
     @Inject(EXTRACT_RECIPES) private readonly recipes: RecipeSource = NO_RECIPES,
+    /** Kept copies of `max_age` requests (default: none kept, every request fetched). */
+    @Inject(PAGE_COPIES) private readonly copies: Pick<PageCopyCache, 'recall' | 'keep'> = NO_PAGE_COPIES,
   ) {
     this.replyMarginMs = settings.replyMarginMs ?? 250;
   }
@@ -133,7 +139,9 @@ export class FetchRequestService {
     const extract = request.options.extract;
     const recipe = extract ? this.recipes.get(extract) : undefined;
     recipe?.catch(() => undefined);
-    const page = await this.guarded(stop, this.target.fetch(request, call, stop));
+    const copy = await this.guarded(stop, this.copies.recall(request));
+    const page = copy?.page ?? (await this.guarded(stop, this.target.fetch(request, call, stop)));
+    if (!copy) await this.copies.keep(request, page);
     let status: number;
     try {
       status = judgeTargetStatus(page.status, request.options).status;
@@ -152,8 +160,12 @@ export class FetchRequestService {
         status,
         content_type: answer.contentType,
         headers: withHeaders ? targetHeaders(page.headers, page.finalUrl) : {},
-        billed_tier: page.tier,
+        // A kept copy costs what a basic request costs, whatever fetching it cost (docs/decisions/page-copies.md).
+        billed_tier: copy ? Tier.Basic : page.tier,
         target_status: page.status,
+        ...(request.options.max_age !== undefined && {
+          cache: copy ? { status: 'hit', age_seconds: Math.max(0, Math.floor((Date.now() - copy.fetchedAt) / 1000)) } : { status: 'miss' },
+        }),
         body_bytes: answer.body.length,
       },
       body: answer.body,

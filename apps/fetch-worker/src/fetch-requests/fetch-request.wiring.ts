@@ -25,11 +25,13 @@ import { FETCH_REQUEST_SERVER_SETTINGS, FetchRequestServer, FetchRequestServerSe
 import {
   EXTRACT_RECIPES,
   FETCH_REQUEST_SETTINGS,
+  PAGE_COPIES,
   FetchRequestService,
   FetchRequestSettings,
   PAGE_TRANSFORMS,
 } from './fetch-request.service';
 import { KvRecipeSource } from './extract-recipes';
+import { NatsPageCopies, PageCopyCache, PageCopyMetrics } from '../page-copies';
 import { HttpFetchEngine } from '../target-fetch/http-fetch-engine';
 import { fetchRequestBuckets } from './kv-buckets';
 import { domainTierMemoryOnFirstUse, hostRecordsOnFirstUse, sessionBindingsOnFirstUse } from './lazy-kv';
@@ -119,6 +121,7 @@ export function wireFetchRequests(deps: FetchRequestWiringDeps): FetchRequestWir
       { provide: PAGE_TRANSFORMS, useValue: extractionTransforms },
       { provide: EXTRACT_RECIPES, useValue: new KvRecipeSource(messaging.js, topology.kv.extractRecipes, topology.replicas) },
       { provide: FETCH_REQUEST_SETTINGS, useValue: settings },
+      { provide: PAGE_COPIES, useValue: pageCopies(config, messaging, topology, registry, logger) },
       { provide: FETCH_REQUEST_SERVER_SETTINGS, useValue: serverSettings },
       FetchRequestService,
       FetchRequestServer,
@@ -130,6 +133,27 @@ export function wireFetchRequests(deps: FetchRequestWiringDeps): FetchRequestWir
       await http.close();
     },
   };
+}
+
+/** Kept copies of `max_age` requests in the topology's stream, created by the first copy kept. */
+function pageCopies(
+  config: FetchWorkerConfig,
+  messaging: MessagingConnection,
+  topology: MessagingTopology,
+  registry: Registry,
+  logger: Logger,
+): PageCopyCache {
+  // A copy is one message: it must fit NATS's max_payload, less room for the headers.
+  const maxPayload = messaging.nc.info?.max_payload ?? 1024 * 1024;
+  const store = new NatsPageCopies(messaging.js, messaging.jsm, {
+    stream: topology.streams.pageCopies,
+    subjectPrefix: topology.subjects.pageCopyPrefix,
+    maxBytes: config.PAGE_COPY_MAX_BYTES,
+    ttlMs: config.PAGE_COPY_TTL_MS,
+    maxEntryBytes: Math.min(config.PAGE_COPY_MAX_ENTRY_BYTES, maxPayload - 8 * 1024),
+    replicas: topology.replicas,
+  });
+  return new PageCopyCache(store, new PageCopyMetrics(registry), logger);
 }
 
 /**

@@ -192,7 +192,7 @@ export class FetchService {
       status: reply.status,
       contentType: reply.content_type,
       // A worker's own RESP009 (every browser busy) or ERR0001 gets the same advice as the gateway's.
-      headers: { ...targetAnswerHeaders(reply.headers), ...retryAdvice(reply.error?.code) },
+      headers: { ...targetAnswerHeaders(reply.headers), ...cacheHeaders(reply.cache), ...retryAdvice(reply.error?.code) },
       body,
     };
   }
@@ -426,6 +426,12 @@ function settle<T>(promise: Promise<T>): Promise<Settled<T>> {
  * the spec orders them.
  */
 type ParsedRequest = Settled<{ query: FetchQuery; forbiddenBy: string | undefined; features: PlanFeature[]; credits: number }>;
+
+/** `X-Trawl-Cache` and, for a kept copy, its `Age` (RFC 9111 §5.1): only for requests with `max_age`. */
+function cacheHeaders(cache: FetchReplyV1['cache']): Record<string, string> {
+  if (!cache) return {};
+  return { 'x-trawl-cache': cache.status, ...(cache.age_seconds !== undefined && { age: String(cache.age_seconds) }) };
+}
 
 /** Only `Zr-` headers of a worker's answer reach the caller: a worker cannot set ours, or cookies on our origin. */
 function targetAnswerHeaders(headers: Record<string, string | string[]>): Record<string, string | string[]> {

@@ -67,6 +67,9 @@ server-side apply rejects duplicate env names. Takes (dict "root" $ "component" 
 {{- $_ := set $plain "HOST_BACKOFF" $v.hostPoliteness.backoff -}}
 {{- $_ := set $plain "HOST_BACKOFF_BASE_MS" $v.hostPoliteness.backoffBaseMs -}}
 {{- $_ := set $plain "HOST_BACKOFF_MAX_MS" $v.hostPoliteness.backoffMaxMs -}}
+{{- $_ := set $plain "PAGE_COPY_MAX_BYTES" $v.pageCopies.maxBytes -}}
+{{- $_ := set $plain "PAGE_COPY_TTL_MS" $v.pageCopies.ttlMs -}}
+{{- $_ := set $plain "PAGE_COPY_MAX_ENTRY_BYTES" $v.pageCopies.maxEntryBytes -}}
 {{- else if eq $component "webhook-dispatcher" -}}
 {{- $_ := set $plain "DB_POOL_SIZE" $v.dbPoolSize -}}
 {{- $_ := set $plain "WEBHOOK_CONCURRENCY" $v.concurrency -}}

@@ -120,7 +120,12 @@ const fetchAnswer: ApiResponse = {
     'with `json_response`, `extract`, `css_extractor` or `outputs`, JSON; a target that is not HTML (an image, a file) comes as the ' +
     "target sent it. The target's own headers come back prefixed `Zr-` (`Zr-Final-Url`, `Zr-Content-Type`, `Zr-Cookies`, …).",
   contentType: mediaOf('html'),
-  headers: { ...FETCH_USAGE_HEADERS, 'Zr-Final-Url': 'The URL the page was finally loaded from.' },
+  headers: {
+    ...FETCH_USAGE_HEADERS,
+    'Zr-Final-Url': 'The URL the page was finally loaded from.',
+    'X-Trawl-Cache': 'With `max_age`: `hit` when the answer comes from a kept copy, `miss` when the page was fetched now (and kept).',
+    Age: 'With `max_age`, on a `hit`: seconds since the kept copy was fetched.',
+  },
   alternatives: [
     {
       contentType: mediaOf('json'),

@@ -1038,6 +1038,8 @@ export interface FetchPageQuery {
   allowed_status_codes?: string;
   /** Forward the caller's request headers to the target. */
   custom_headers?: boolean;
+  /** Seconds: answer from a copy of the same GET request (URL, headers, every option) fetched for you within this time, marked `X-Trawl-Cache: hit` with its `Age`, at 1 credit; otherwise fetch and keep a copy. 0 or absent: always fetch. */
+  max_age?: number;
   /** Deprecated: same as `extract=auto`. */
   autoparse?: boolean;
   /** Structured extraction for a prepared domain: answers JSON `{parsed, html}` (beta). */
