@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { waitFor } from '@trawl/testing';
-import { FixtureWeb, fixtureHostMap, startFixtureWeb } from '../fixtures/web';
+import { FixtureWeb, fixtureHostMap, startFixtureWeb, THROTTLE_PAGE_COUNT } from '../fixtures/web';
 import { callFetchApi, creditsOf } from '../support/fetch-api-call';
 import { ApiClient, Platform } from '../support/platform';
 
@@ -19,7 +19,7 @@ describe('Kept page copies with max_age (e2e)', () => {
     web = await startFixtureWeb({ bigSitePages: 10 });
     platform = new Platform('page-copies', {
       hostMap: fixtureHostMap(),
-      services: ['gateway', 'fetch-worker', 'scheduler'],
+      services: ['gateway', 'fetch-worker', 'scheduler', 'crawl-coordinator'],
       env: { all: { SECRETS_KEY: randomBytes(32).toString('base64') } },
     });
     await platform.start();
@@ -124,4 +124,25 @@ describe('Kept page copies with max_age (e2e)', () => {
     expect(ended.latest_run).toMatchObject({ status: 'completed', stats: { successful: 2, spend: { credits: 2 } } });
     for (const url of urls) expect(web.hits('echo.test', new URL(url).pathname + new URL(url).search)).toBe(1);
   }, 60_000);
+
+  it('takes a crawl’s pages from the copies an earlier crawl with max_age kept, and shows max_age on the crawl', async () => {
+    const crawl = async (body: Record<string, unknown>) => {
+      const started = await api.startCrawl({ url: web.url('throttle.test', '/'), max_items: 100, max_pages: 100, ...body });
+      expect(started.status).toBe(202);
+      const ended = await api.waitUntilEnded(started.body.crawl_id, 60_000);
+      expect(ended).toMatchObject({ status: 'completed', coverage: { pages_fetched: THROTTLE_PAGE_COUNT + 1, pages_failed: 0 } });
+      const urls = (await api.readAllResults(started.body.crawl_id)).map((result) => result.url as string).sort();
+      return { ended, urls };
+    };
+    const first = await crawl({ max_age: 600 });
+    expect(first.ended.max_age).toBe(600);
+    expect(web.hits('throttle.test')).toBe(THROTTLE_PAGE_COUNT + 1);
+    const second = await crawl({ max_age: 600 });
+    expect(second.urls).toEqual(first.urls);
+    expect(web.hits('throttle.test')).toBe(THROTTLE_PAGE_COUNT + 1);
+    // Without max_age every page is fetched again, and the crawl says nothing of copies.
+    const third = await crawl({});
+    expect(third.ended.max_age).toBeUndefined();
+    expect(web.hits('throttle.test')).toBe(2 * (THROTTLE_PAGE_COUNT + 1));
+  }, 120_000);
 });

@@ -11,6 +11,8 @@ import { CRAWL_PAGE_SETTINGS, CrawlPageService } from './crawl-pages/crawl-page.
 import { CRAWL_STOPPED_SUBJECT, StoppedCrawls } from './crawl-pages/stopped-crawls';
 import { BATCH_RUN_STOPPED_SUBJECT, StoppedRuns } from './batch-tasks/stopped-runs';
 import { FetchRequestWiring, wireFetchRequests } from './fetch-requests/fetch-request.wiring';
+import { PAGE_COPIES } from './fetch-requests/fetch-request.service';
+import type { PageCopyCache } from './page-copies';
 import { TargetFetcher } from './target-fetch/target-fetcher';
 import { IdentityGenerator, parseEngineVersion, readEngineVersion, type EngineVersion } from './identity';
 import { EgressProxy } from './egress-proxy';
@@ -121,9 +123,10 @@ export class FetchWorkerModule {
         {
           // Crawl pages go through the Fetch API's tiers (adaptive stealth), billed by the same rules.
           provide: CrawlPageFetcher,
-          useFactory: (target: TargetFetcher, metrics: WorkerMetrics) =>
-            new CrawlPageFetcher({ target, pageTimeoutMs: config.PAGE_TIMEOUT_MS, maxBodyBytes: config.MAX_BODY_BYTES, metrics }),
-          inject: [TargetFetcher, WorkerMetrics],
+          // Crawls with max_age read and keep the same copies as the Fetch API (their own scope).
+          useFactory: (target: TargetFetcher, metrics: WorkerMetrics, copies: PageCopyCache) =>
+            new CrawlPageFetcher({ target, pageTimeoutMs: config.PAGE_TIMEOUT_MS, maxBodyBytes: config.MAX_BODY_BYTES, metrics, copies }),
+          inject: [TargetFetcher, WorkerMetrics, PAGE_COPIES],
         },
         { provide: MAP_REQUEST_SERVER_SETTINGS, useValue: mapSettings },
         { provide: RobotsCache, useValue: robots },

@@ -31,6 +31,8 @@ export const crawlPageTaskV1 = z.object({
    * disallows it (outcome `disallowed`), and its disallowed links are left out (`robots_disallowed`).
    */
   respect_robots: z.boolean().optional(),
+  /** The page may come from the tenant's copy kept within this many seconds (a crawl with `max_age`); fetched pages are kept. */
+  max_age: z.number().int().min(1).optional(),
 });
 export type CrawlPageTaskV1 = z.infer<typeof crawlPageTaskV1>;
 

@@ -20,6 +20,7 @@ import { CsvDialect1764000000160 } from './migrations/1764000000160-csv-dialect'
 import { RateWindowGrants1764000000170 } from './migrations/1764000000170-rate-window-grants';
 import { CrawlSitemapsRobots1764000000180 } from './migrations/1764000000180-crawl-sitemaps-robots';
 import { CrawlUrlFates1764000000190 } from './migrations/1764000000190-crawl-url-fates';
+import { CrawlMaxAge1764000000200 } from './migrations/1764000000200-crawl-max-age';
 
 /** Every migration, in order. Migrations run by `make migrate` (and a Helm pre-upgrade Job), never at pod start. */
 export const MIGRATIONS = [
@@ -43,6 +44,7 @@ export const MIGRATIONS = [
   RateWindowGrants1764000000170,
   CrawlSitemapsRobots1764000000180,
   CrawlUrlFates1764000000190,
+  CrawlMaxAge1764000000200,
 ];
 
 export interface DataSourceOptions {

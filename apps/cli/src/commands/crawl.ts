@@ -16,6 +16,7 @@ interface StartOptions extends GlobalOptions {
   html?: boolean;
   sitemap?: 'include' | 'only' | 'skip';
   robots?: boolean;
+  maxAge?: number;
   follow?: boolean;
   out?: string;
 }
@@ -53,6 +54,11 @@ export function registerCrawlCommands(program: Command, context: CliContext): vo
       ]),
     )
     .option('--robots', "skip what the site's robots.txt disallows, and keep its Crawl-delay (respect_robots)")
+    .option(
+      '--max-age <seconds>',
+      'take pages you fetched within this time from their kept copies (max_age; 1 credit each)',
+      positiveInteger,
+    )
     .option('-f, --follow', 'stream the results as NDJSON until the crawl ends, with a progress line on stderr')
     .option('-o, --out <file>', 'with --follow: write the NDJSON to this file instead of stdout')
     .addHelpText(
@@ -87,6 +93,7 @@ export function registerCrawlCommands(program: Command, context: CliContext): vo
         ...(options.html && { output_format: 'html' }),
         ...(options.sitemap !== undefined && { sitemap: options.sitemap }),
         ...(options.robots && { respect_robots: true }),
+        ...(options.maxAge !== undefined && { max_age: options.maxAge }),
       };
       const started = await client.crawls.start(request, { signal: context.signal });
       if (output === undefined) {

@@ -21,6 +21,7 @@ const COORDINATOR_CRAWL_COLUMNS = [
   'output_format',
   'sitemap',
   'respect_robots',
+  'max_age',
   'sitemap_state',
   'sitemap_urls',
   'skipped_recorded',

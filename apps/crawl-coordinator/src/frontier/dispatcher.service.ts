@@ -123,6 +123,7 @@ export class DispatcherService {
               // Each page is a Fetch request in adaptive mode (Crawl spec §1), within the plan's tiers.
               auto_tiers: autoTiers,
               ...(crawl.respectRobots && { respect_robots: true }),
+              ...(crawl.maxAge !== null && { max_age: crawl.maxAge }),
             };
             return {
               subject: this.settings.topology.subjects.crawlPageTask,

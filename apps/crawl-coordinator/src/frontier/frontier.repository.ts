@@ -22,6 +22,8 @@ export interface DispatchableCrawl {
   /** The tenant's plan features: which tiers adaptive stealth may use for its pages. */
   planFeatures: TenantsRow['plan_features'];
   respectRobots: CrawlsRow['respect_robots'];
+  /** Seconds within which a kept copy of a page serves instead of the site; null: every page fetched. */
+  maxAge: CrawlsRow['max_age'];
   /** The robots.txt `Crawl-delay` the crawl keeps, in ms; null when none. */
   crawlDelayMs: CrawlsRow['crawl_delay_ms'];
   /** With a crawl delay: whether one of its pages is in flight, and ms until the next may go (≤ 0: now). */
@@ -58,7 +60,8 @@ export class FrontierRepository {
     const [row] = await sql.query<DispatchableCrawl>(
       `SELECT c.id, c.tenant_id AS "tenantId", c.scope_domain AS "scopeDomain", c.trace_parent AS "traceParent",
               (c.max_pages - c.pages_dispatched) AS budget, (t.credits_used >= t.credits_limit) AS "outOfCredits",
-              t.plan_features AS "planFeatures", c.respect_robots AS "respectRobots", c.crawl_delay_ms AS "crawlDelayMs",
+              t.plan_features AS "planFeatures", c.respect_robots AS "respectRobots", c.max_age AS "maxAge",
+              c.crawl_delay_ms AS "crawlDelayMs",
               (c.crawl_delay_ms IS NOT NULL
                  AND EXISTS (SELECT 1 FROM crawl_frontier f WHERE f.crawl_id = c.id AND f.state = 'dispatched')) AS "pageInFlight",
               COALESCE(extract(epoch FROM c.next_dispatch_at - now()) * 1000, 0)::float8 AS "msUntilNextDispatch"

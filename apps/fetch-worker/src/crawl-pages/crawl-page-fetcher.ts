@@ -7,6 +7,7 @@ import { PageFetchError, PageFetchErrorCode } from '../page-fetch/page-fetch.err
 import { bodyWanted, judgePage, type BodyReading, type PageFetchResult } from '../page-fetch/page-judgement';
 import { StealthError } from '../stealth';
 import { PolitenessError } from '../politeness';
+import { NO_PAGE_COPIES, type PageCopyCache } from '../page-copies';
 import type { WorkerMetrics } from '../worker.metrics';
 
 /** Reason of a page that every tier the crawl could use was blocked on (free, as a Fetch `REQS002`). */
@@ -33,6 +34,8 @@ export interface CrawlPageFetcherDeps {
   maxBodyBytes: number;
   /** `trawl_worker_fetch_seconds`, observed by tier and outcome. */
   metrics?: WorkerMetrics;
+  /** Kept copies, for crawls with `max_age` (default: none; every page fetched). */
+  copies?: Pick<PageCopyCache, 'recall' | 'keep'>;
 }
 
 /**
@@ -58,14 +61,19 @@ export class CrawlPageFetcher {
       url: task.url,
       method: 'GET',
       headers: {},
-      options: CRAWL_PAGE_OPTIONS,
+      options: task.max_age === undefined ? CRAWL_PAGE_OPTIONS : { ...CRAWL_PAGE_OPTIONS, max_age: task.max_age },
       deadline_at: Date.now() + this.deps.pageTimeoutMs,
       max_body_bytes: this.deps.maxBodyBytes,
       auto_tiers: task.auto_tiers ?? [...TIERS_OF_OLD_TASKS],
     };
     try {
+      const copies = this.deps.copies ?? NO_PAGE_COPIES;
+      // A kept copy is billed as a basic page, whatever fetching it cost (docs/decisions/page-copies.md).
+      const copy = await copies.recall(request, 'crawl');
+      if (copy) return this.observed({ ...judgePage(copy.page, Tier.Basic, read), durationMs: performance.now() - started });
       const calls = targetCallsOf(request, this.deps.maxBodyBytes, 0, stop, bodyWanted(read));
       const page = await this.deps.target.fetch(request, calls, stop);
+      await copies.keep(request, page, 'crawl');
       return this.observed({ ...judgePage(page, page.tier, read), durationMs: performance.now() - started });
     } catch (error) {
       if (stop.aborted) throw new PageFetchError(PageFetchErrorCode.Aborted, `Fetching ${task.url} was aborted`, { cause: error });

@@ -28,6 +28,11 @@ describe(copyKeyOf.name, () => {
     expect(copyKeyOf({ ...REQUEST, options: { ...REQUEST.options, wait: 501 } })).not.toBe(key);
     expect(copyKeyOf({ ...REQUEST, options: { ...REQUEST.options, css_extractor: { t: 'h1' } } })).not.toBe(key);
   });
+
+  it("keeps a crawl's copies apart from the Fetch API's (a crawl reads only HTML bodies)", () => {
+    expect(copyKeyOf(REQUEST, 'crawl')).not.toBe(copyKeyOf(REQUEST, 'fetch'));
+    expect(copyKeyOf(REQUEST)).toBe(copyKeyOf(REQUEST, 'fetch'));
+  });
 });
 
 describe('page copy encoding', () => {

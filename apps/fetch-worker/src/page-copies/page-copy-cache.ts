@@ -1,7 +1,7 @@
 import type { FetchRequestV1 } from '@trawl/contracts';
 import type { Logger } from '@trawl/observability';
 import type { TargetPage } from '../target-fetch/fetch-engine';
-import { copyKeyOf } from './copy-key';
+import { copyKeyOf, type CopyScope } from './copy-key';
 import type { PageCopies, PageCopy } from './page-copies';
 import type { PageCopyMetrics } from './page-copy.metrics';
 
@@ -19,10 +19,10 @@ export class PageCopyCache {
   ) {}
 
   /** The copy answering `request`, when it asks for one and one is fresh enough. Never throws. */
-  async recall(request: FetchRequestV1): Promise<PageCopy | undefined> {
+  async recall(request: FetchRequestV1, scope: CopyScope = 'fetch'): Promise<PageCopy | undefined> {
     if (!takesPart(request)) return undefined;
     try {
-      const copy = await this.store.recall(request.tenant_id, copyKeyOf(request), request.options.max_age! * 1000);
+      const copy = await this.store.recall(request.tenant_id, copyKeyOf(request, scope), request.options.max_age! * 1000);
       this.metrics.copies.inc({ outcome: copy ? 'hit' : 'miss' });
       return copy;
     } catch (error) {
@@ -32,10 +32,10 @@ export class PageCopyCache {
   }
 
   /** Keeps `page` as the copy of `request` when it asked for copies. Never throws. */
-  async keep(request: FetchRequestV1, page: TargetPage): Promise<void> {
+  async keep(request: FetchRequestV1, page: TargetPage, scope: CopyScope = 'fetch'): Promise<void> {
     if (!takesPart(request) || page.status < 200 || page.status >= 400) return;
     try {
-      const kept = await this.store.keep(request.tenant_id, copyKeyOf(request), page);
+      const kept = await this.store.keep(request.tenant_id, copyKeyOf(request, scope), page);
       this.metrics.copies.inc({ outcome: kept ? 'kept' : 'too_large' });
     } catch (error) {
       this.failed(error, request, 'write');

@@ -12,6 +12,8 @@ export interface CrawlSettings {
   outputFormat: CrawlOutputFormat | undefined;
   sitemap: SitemapMode;
   respectRobots: boolean;
+  /** Seconds within which a kept copy of a page serves instead of the site; undefined: every page fetched. */
+  maxAge: number | undefined;
 }
 
 export function effectiveSettings(body: StartCrawlBody, startUrl: string): CrawlSettings {
@@ -26,5 +28,6 @@ export function effectiveSettings(body: StartCrawlBody, startUrl: string): Crawl
     // Both default to the spec's crawl: links only, robots.txt not consulted (docs/decisions/crawl-api.md).
     sitemap: body.sitemap ?? 'skip',
     respectRobots: body.respect_robots ?? false,
+    maxAge: body.max_age,
   };
 }

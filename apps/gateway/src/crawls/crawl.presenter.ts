@@ -30,6 +30,7 @@ export function presentCrawl(crawl: CrawlRecord): CrawlResource {
     ...(outputFormat && { output_format: outputFormat }),
     sitemap: crawl.sitemap,
     respect_robots: crawl.respectRobots,
+    ...(crawl.maxAge !== null && { max_age: crawl.maxAge }),
     discovery: crawl.sitemap === 'only' ? ['sitemap'] : crawl.sitemap === 'include' ? ['links', 'sitemap'] : ['links'],
     ...(crawl.sitemapState !== null && { sitemap_status: crawl.sitemapState }),
     sitemap_urls: crawl.sitemapUrls,

@@ -37,6 +37,7 @@ export interface CrawlRecord {
   outputFormat: CrawlOutputFormat | null;
   sitemap: SitemapMode;
   respectRobots: boolean;
+  maxAge: number | null;
   sitemapState: 'pending' | 'read' | 'failed' | null;
   sitemapUrls: number;
   robotsDisallowed: number;
@@ -88,6 +89,7 @@ const CRAWL_RECORD_COLUMNS = [
   'output_format',
   'sitemap',
   'respect_robots',
+  'max_age',
   'sitemap_state',
   'sitemap_urls',
   'robots_disallowed',
@@ -129,8 +131,8 @@ export class CrawlsRepository {
     const rows = await sql.query<CrawlRow>(
       `INSERT INTO crawls AS c (tenant_id, status, url, scope_domain, depth, max_items, max_pages,
                                 include_patterns, exclude_patterns, output_format, trace_parent,
-                                sitemap, respect_robots, sitemap_state)
-       VALUES ($1, 'running', $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+                                sitemap, respect_robots, sitemap_state, max_age)
+       VALUES ($1, 'running', $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
        RETURNING ${CRAWL_COLUMNS}`,
       [
         crawl.tenantId,
@@ -147,6 +149,7 @@ export class CrawlsRepository {
         s.respectRobots,
         // A coordinator reads the sitemaps of a crawl that wants them (SitemapSeeder).
         s.sitemap === 'skip' ? null : 'pending',
+        s.maxAge ?? null,
       ],
     );
     return toCrawl(single(rows));
@@ -337,6 +340,7 @@ function toCrawl(row: CrawlRow): CrawlRecord {
     outputFormat: row.output_format,
     sitemap: row.sitemap,
     respectRobots: row.respect_robots,
+    maxAge: row.max_age,
     sitemapState: row.sitemap_state,
     sitemapUrls: row.sitemap_urls,
     robotsDisallowed: row.robots_disallowed,

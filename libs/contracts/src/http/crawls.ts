@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_AGE_SECONDS } from '../fetch.messages';
 import { SITEMAP_MODES } from '../map.messages';
 import { CRAWL_OUTPUT_FORMATS } from '../output-formats';
 import { CONTENT_STATUSES, CRAWL_STATUSES, CRAWL_STOP_REASONS } from '../states';
@@ -64,6 +65,10 @@ export const startCrawlBody = z
         description:
           "Skip the URLs the site's robots.txt disallows (counted in `robots_disallowed`) and keep its `Crawl-delay` between pages (default false).",
       }),
+    max_age: optionalBoundedInt(1, MAX_AGE_SECONDS).meta({
+      description:
+        'Seconds: a page you fetched within this time (this or another crawl, same options) is taken from its kept copy instead of the site, at 1 credit; fetched pages are kept. Left out: every page is fetched.',
+    }),
   })
   .meta({ id: 'StartCrawlRequest' });
 export type StartCrawlBody = z.output<typeof startCrawlBody>;
@@ -93,6 +98,11 @@ export const crawlResource = z
     output_format: z.enum(CRAWL_OUTPUT_FORMATS).optional(),
     sitemap: z.enum(SITEMAP_MODES),
     respect_robots: z.boolean(),
+    max_age: z
+      .number()
+      .int()
+      .optional()
+      .meta({ description: 'Seconds within which a kept copy of a page serves instead of the site (when asked).' }),
     discovery: z
       .array(z.enum(['links', 'sitemap']))
       .meta({ description: '`["links"]` as in the spec; `["links", "sitemap"]` with `sitemap: include`, `["sitemap"]` with `only`.' }),

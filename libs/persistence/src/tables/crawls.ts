@@ -28,6 +28,8 @@ export interface CrawlsRow {
   sitemap: SitemapMode;
   /** Links robots.txt disallows are skipped, and its `Crawl-delay` paces the crawl. */
   respect_robots: boolean;
+  /** Pages may come from the tenant's kept copies fetched within this many seconds; null: every page fetched. */
+  max_age: number | null;
   /** The sitemaps' read: `pending` until a coordinator has read them; null for `sitemap: skip`. */
   sitemap_state: 'pending' | 'read' | 'failed' | null;
   /** A coordinator reads the sitemaps until then; another may take them over after it. */
@@ -77,6 +79,7 @@ export const CRAWLS_COLUMNS = columnNames<CrawlsRow>({
   trace_parent: true,
   sitemap: true,
   respect_robots: true,
+  max_age: true,
   sitemap_state: true,
   sitemap_claimed_until: true,
   sitemap_attempts: true,
@@ -115,5 +118,6 @@ export const CRAWL_SETTING_COLUMNS = [
   'output_format',
   'sitemap',
   'respect_robots',
+  'max_age',
 ] as const satisfies readonly CrawlsColumn[];
 export type CrawlSettingColumn = (typeof CRAWL_SETTING_COLUMNS)[number];

@@ -49,6 +49,8 @@ export interface Crawl {
   output_format?: "html";
   sitemap: "include" | "only" | "skip";
   respect_robots: boolean;
+  /** Seconds within which a kept copy of a page serves instead of the site (when asked). */
+  max_age?: number;
   /** `["links"]` as in the spec; `["links", "sitemap"]` with `sitemap: include`, `["sitemap"]` with `only`. */
   discovery: (("links" | "sitemap")[]);
   /** Whether the sitemaps were read yet (with `sitemap` other than `skip`); `failed`: none could be. */
@@ -95,6 +97,8 @@ export interface CrawlPage {
   output_format?: "html";
   sitemap: "include" | "only" | "skip";
   respect_robots: boolean;
+  /** Seconds within which a kept copy of a page serves instead of the site (when asked). */
+  max_age?: number;
   /** `["links"]` as in the spec; `["links", "sitemap"]` with `sitemap: include`, `["sitemap"]` with `only`. */
   discovery: (("links" | "sitemap")[]);
   /** Whether the sitemaps were read yet (with `sitemap` other than `skip`); `failed`: none could be. */
@@ -831,6 +835,8 @@ export interface StartCrawlRequest {
   sitemap?: ("include" | "only" | "skip") | null;
   /** Skip the URLs the site's robots.txt disallows (counted in `robots_disallowed`) and keep its `Crawl-delay` between pages (default false). */
   respect_robots?: boolean | null;
+  /** Seconds: a page you fetched within this time (this or another crawl, same options) is taken from its kept copy instead of the site, at 1 credit; fetched pages are kept. Left out: every page is fetched. */
+  max_age?: number | null;
 }
 
 export interface StartedRun {
