@@ -105,6 +105,13 @@ export const fetchWorkerConfigSchema = baseConfigSchema.omit({ DATABASE_URL: tru
    * max_payload); larger pages are fetched every time.
    */
   PAGE_COPY_MAX_ENTRY_BYTES: envInt(900 * 1024, 1024, 64 * 1024 * 1024),
+  /**
+   * Bytes of `change_tracking`'s last page versions kept, all tenants together (default 1 GiB); past
+   * it the oldest go first (their next fetch is then `new`).
+   */
+  PAGE_VERSION_MAX_BYTES: envInt(1024 * 1024 * 1024, 1024 * 1024, 1024 * 1024 * 1024 * 1024),
+  /** A page version is forgotten this long after it was fetched, in ms (default 30 days). */
+  PAGE_VERSION_TTL_MS: envInt(30 * 24 * 3600_000, 60_000, 365 * 24 * 3600_000),
   /** Wait between two polls of a CAPTCHA solver task, in ms (default 5 s, as 2captcha asks). */
   CAPTCHA_POLL_INTERVAL_MS: envInt(5_000, 10, 60_000),
   /** Checked here so that a bad entry fails the boot with the variable's name. */

@@ -190,6 +190,11 @@ const schema = {
           ttlMs: int(60000, 2592000000),
           maxEntryBytes: int(1024, 67108864),
         }),
+        // change_tracking's last version of each URL per tenant (PAGE_VERSION_*; docs/decisions/change-tracking.md).
+        pageVersions: obj({
+          maxBytes: int(1048576, 1099511627776),
+          ttlMs: int(60000, 31536000000),
+        }),
         shm: obj({ sizeLimit: quantity }),
         tmp: obj({ sizeLimit: quantity }),
         autoscaling: {

@@ -160,6 +160,11 @@ export const fetchDashboard: Dashboard = dashboard({
         'Requests with max_age (Fetch and batch tasks): hit (answered from a copy, 1 credit), miss (fetched), kept, too_large (not kept), failed (the copy store could not be read or written).',
       unit: 'ops',
     }),
+    timeseries('Change tracking', [{ expr: rate('trawl_page_changes_total', ['status']), legend: '{{status}}' }], {
+      description:
+        'Pages compared with change_tracking, by verdict: new, same, changed, removed, or failed (the version store could not be read or written; answered without a verdict).',
+      unit: 'ops',
+    }),
 
     row('Extract'),
     timeseries('Extract domains by status', [{ expr: `max by (status) (trawl_extract_domains{${NS}})`, legend: '{{status}}' }], {

@@ -96,6 +96,13 @@ export const FETCH_PARAMETERS = {
     description: "Target statuses answered with the target's body (and billed), comma-separated.",
   },
   custom_headers: { kind: 'boolean', description: "Forward the caller's request headers to the target." },
+  change_tracking: {
+    kind: 'boolean',
+    description:
+      'Compare the page with the last version of this URL you fetched with `change_tracking`: `X-Trawl-Change-Status` ' +
+      '(`new`, `same`, `changed`, `removed`) and `X-Trawl-Previous-Fetched-At`; a JSON answer (`json_response`, `outputs`, ' +
+      '`css_extractor`, `extract`) also carries `change_tracking` with the diff of the Markdown text (of the fields with `extract`).',
+  },
   max_age: {
     kind: 'integer',
     min: 0,

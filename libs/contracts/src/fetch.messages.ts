@@ -62,6 +62,10 @@ export const jsInstructionV1 = z.union([
 ]);
 export type JsInstructionV1 = z.infer<typeof jsInstructionV1>;
 
+/** `change_tracking`'s verdicts: first version, the same text, another text, or gone (404/410) since the last. */
+export const CHANGE_STATUSES = ['new', 'same', 'changed', 'removed'] as const;
+export type ChangeStatus = (typeof CHANGE_STATUSES)[number];
+
 /** Longest `max_age` a request may ask: 30 days (an installation keeps copies for less: `PAGE_COPY_TTL_MS`). */
 export const MAX_AGE_SECONDS = 30 * 24 * 3600;
 
@@ -117,6 +121,11 @@ export const fetchOptionsV1 = z.object({
    * fetched within this many seconds is answered from storage instead of the target.
    */
   max_age: z.number().int().min(1).max(MAX_AGE_SECONDS).optional(),
+  /**
+   * Compare the page with the last version of its URL this tenant fetched with `change_tracking`
+   * (its Markdown text; its fields with `extract`), and keep this one as the next comparison's.
+   */
+  change_tracking: z.boolean().optional(),
   /**
    * `extract=auto`: answer `{parsed, html}` with this recipe applied to the final HTML; the output
    * options above (`css_extractor`, `response_type`, `outputs`, `json_response`, `screenshot`) are
@@ -222,6 +231,8 @@ export const fetchReplyV1 = z.object({
    * (`miss`). A gateway that predates the field ignores it.
    */
   cache: z.object({ status: z.enum(['hit', 'miss']), age_seconds: z.number().int().min(0).optional() }).optional(),
+  /** With `change_tracking` only: the page against the tenant's last version of its URL. */
+  change: z.object({ status: z.enum(CHANGE_STATUSES), previous_fetched_at: z.string().optional() }).optional(),
   body_bytes: z.number().int().min(0),
 });
 export type FetchReplyV1 = z.infer<typeof fetchReplyV1>;

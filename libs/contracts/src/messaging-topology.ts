@@ -30,6 +30,8 @@ export interface MessagingTopology {
      * bytes and age): created by the first fetch worker that keeps one.
      */
     pageCopies: string;
+    /** `change_tracking`'s last version of each URL per tenant (one message per subject, bounded by bytes and age). */
+    pageVersions: string;
   };
   subjects: {
     crawlPageTask: string;
@@ -64,6 +66,8 @@ export interface MessagingTopology {
     extractPreparation: string;
     /** Prefix of the kept pages' subjects: `<prefix>.<tenant>.<request key>`. */
     pageCopyPrefix: string;
+    /** Prefix of the page versions' subjects: `<prefix>.<tenant>.<URL digest>`. */
+    pageVersionPrefix: string;
   };
   consumers: {
     fetchWorkers: string;
@@ -109,6 +113,7 @@ export function messagingTopology(prefix: string, options: MessagingTopologyOpti
       crawlBodies: `${upper}_CRAWL_BODIES`,
       extractPreparations: `${upper}_EXTRACT_PREPARATIONS`,
       pageCopies: `${upper}_PAGE_COPIES`,
+      pageVersions: `${upper}_PAGE_VERSIONS`,
     },
     subjects: {
       crawlPageTask: `${prefix}.crawl.page.task.v1`,
@@ -127,6 +132,7 @@ export function messagingTopology(prefix: string, options: MessagingTopologyOpti
       batchRunStopped: `${prefix}.batch.run.stopped.v1`,
       extractPreparation: `${prefix}.extract.preparation.v1`,
       pageCopyPrefix: `${prefix}.page.copy.v1`,
+      pageVersionPrefix: `${prefix}.page.version.v1`,
     },
     consumers: {
       fetchWorkers: 'fetch-workers',

@@ -71,6 +71,7 @@ export function parseFetchParams(query: QueryParameters | undefined): FetchQuery
   const allowedStatusCodes = q.integerList('allowed_status_codes');
   const customHeaders = q.boolean('custom_headers', false);
   const maxAge = q.integer('max_age');
+  const changeTracking = q.boolean('change_tracking', false);
 
   // Options that only a browser can honour (fetch-details: "Needs js_render"). `json_response` is
   // not one: without a browser it answers the HTML with an empty `xhr` list.
@@ -126,6 +127,7 @@ export function parseFetchParams(query: QueryParameters | undefined): FetchQuery
     ...(windowHeight !== undefined && { window_height: windowHeight }),
     ...(allowedStatusCodes !== undefined && { allowed_status_codes: allowedStatusCodes }),
     ...(maxAge !== undefined && maxAge > 0 && { max_age: maxAge }),
+    ...(changeTracking && { change_tracking: true }),
   };
   // The contract is the last word. What it refuses and the checks above let through is still the
   // caller's value: answered as REQS004 naming it, not as a server error.

@@ -12,6 +12,10 @@ describe(scrapeParams.name, () => {
     expect(scrapeParams(parsed(['--js', '--max-age', '600']))).toEqual({ js_render: true, max_age: 600 });
   });
 
+  it('tracks changes with --changes', () => {
+    expect(scrapeParams(parsed(['--changes']))).toEqual({ change_tracking: true });
+  });
+
   it('refuses a --max-age that is not a positive whole number of seconds', () => {
     expect(() => parsed(['--max-age', 'soon'])).toThrow();
     expect(() => parsed(['--max-age', '0'])).toThrow();

@@ -24,6 +24,7 @@ export interface ScrapeOptionValues extends Partial<Record<ResponseType, boolean
   country?: string;
   outputs?: string;
   maxAge?: number;
+  changes?: boolean;
   param?: Record<string, unknown>;
 }
 
@@ -39,6 +40,7 @@ export function addScrapeOptions(command: Command): Command {
   }
   return command
     .option('--outputs <list>', 'data to extract, comma-separated, or * (outputs), e.g. emails,links')
+    .option('--changes', 'compare with the last version of this URL you tracked (change_tracking)')
     .option('--max-age <seconds>', 'answer from a copy of the same request fetched within this time (max_age; 1 credit)', positiveInteger)
     .option('--param <name=value>', 'any other Fetch parameter; repeatable (e.g. --param wait_for=.price)', collectParam);
 }
@@ -53,6 +55,7 @@ export function scrapeParams(options: ScrapeOptionValues): Record<string, unknow
     ...(responseType !== undefined && { response_type: responseType }),
     ...(options.outputs !== undefined && { outputs: options.outputs }),
     ...(options.maxAge !== undefined && { max_age: options.maxAge }),
+    ...(options.changes && { change_tracking: true }),
     ...options.param,
   };
 }

@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { type FetchReplyV1, type FetchRequestV1, workerProblemKind } from '@trawl/contracts';
 import { problem, PROBLEM_CONTENT_TYPE } from '@trawl/http';
 import type { Logger } from '@trawl/observability';
@@ -19,6 +19,8 @@ import { targetHeaders } from './target-headers';
 import { targetCallsOf, TargetFetcher } from '../target-fetch/target-fetcher';
 import { judgeTargetStatus } from './target-status';
 import { NO_PAGE_COPIES, type PageCopyCache } from '../page-copies';
+import type { ChangeReport, ChangeTracker } from '../page-versions';
+import { answersJsonObject, versionOf, withChangeTracking } from './change-answers';
 import { Tier } from '@trawl/billing';
 
 export const PAGE_TRANSFORMS = Symbol('PAGE_TRANSFORMS');
@@ -27,6 +29,8 @@ export const EXTRACT_RECIPES = Symbol('EXTRACT_RECIPES');
 export const FETCH_REQUEST_SETTINGS = Symbol('FETCH_REQUEST_SETTINGS');
 /** The `PageCopyCache` of `max_age` requests. */
 export const PAGE_COPIES = Symbol('PAGE_COPIES');
+/** The `ChangeTracker` of `change_tracking` requests; without one they answer no verdict. */
+export const CHANGE_TRACKER = Symbol('CHANGE_TRACKER');
 
 export interface FetchRequestSettings {
   /** The worker's own cap on a target body, in bytes (`MAX_BODY_BYTES`); the tenant's may be lower. */
@@ -82,6 +86,7 @@ export class FetchRequestService {
     @Inject(EXTRACT_RECIPES) private readonly recipes: RecipeSource = NO_RECIPES,
     /** Kept copies of `max_age` requests (default: none kept, every request fetched). */
     @Inject(PAGE_COPIES) private readonly copies: Pick<PageCopyCache, 'recall' | 'keep'> = NO_PAGE_COPIES,
+    @Optional() @Inject(CHANGE_TRACKER) private readonly changes?: Pick<ChangeTracker, 'track'>,
   ) {
     this.replyMarginMs = settings.replyMarginMs ?? 250;
   }
@@ -146,9 +151,12 @@ export class FetchRequestService {
     try {
       status = judgeTargetStatus(page.status, request.options).status;
     } catch (error) {
-      throw withPage(error, page);
+      // A page gone since the last version is a verdict too (removed), answered with the error.
+      throw withPage(error, page, await this.trackChange(request, page, undefined, false));
     }
-    const answer = recipe ? this.extractAnswer(page, await this.guarded(stop, recipe)) : answerBody(page, request.options, this.transforms);
+    let answer = recipe ? this.extractAnswer(page, await this.guarded(stop, recipe)) : answerBody(page, request.options, this.transforms);
+    const change = await this.trackChange(request, page, answer, recipe !== undefined);
+    if (change && answersJsonObject(request.options, recipe !== undefined)) answer = withChangeTracking(answer, change);
     if (answer.body.length > request.max_body_bytes) {
       // With json_response the whole JSON counts (Fetch spec §7 RESP005).
       throw new FetchRequestError('RESP005', 'The response is larger than the maximum download size.');
@@ -166,10 +174,25 @@ export class FetchRequestService {
         ...(request.options.max_age !== undefined && {
           cache: copy ? { status: 'hit', age_seconds: Math.max(0, Math.floor((Date.now() - copy.fetchedAt) / 1000)) } : { status: 'miss' },
         }),
+        ...(change && { change: changeHead(change) }),
         body_bytes: answer.body.length,
       },
       body: answer.body,
     };
+  }
+
+  /** The verdict of `change_tracking` requests (undefined for others, or when the version store failed). */
+  private async trackChange(
+    request: FetchRequestV1,
+    page: TargetPage,
+    answer: AnswerBody | undefined,
+    extracting: boolean,
+  ): Promise<ChangeReport | undefined> {
+    if (!request.options.change_tracking || !this.changes) return undefined;
+    const version = versionOf(page, answer, extracting, this.transforms);
+    // An error answer other than a gone page says nothing about the page's content.
+    if (answer === undefined && version.kind !== 'removed') return undefined;
+    return this.changes.track(request, version);
   }
 
   private extractAnswer(page: TargetPage, recipe: Recipe): AnswerBody {
@@ -205,6 +228,7 @@ export class FetchRequestService {
     else if (signals.deadlinePassed) failure = new FetchRequestError('CTX0002', new Stopped('CTX0002').message);
     else failure = this.classify(request, error);
     const page = (error as { page?: TargetPage } | null)?.page;
+    const change = (error as { change?: ChangeReport } | null)?.change;
     const kind = workerProblemKind(failure.code);
     const internal = failure.code === 'ERR0001';
     const body = problem(kind.status, failure.code, kind.title, internal ? INTERNAL_DETAIL : failure.detail, {
@@ -225,6 +249,7 @@ export class FetchRequestService {
         billed_tier: failure.billed ? (page?.tier ?? tier) : null,
         error: { code: failure.code, detail: body.detail },
         target_status: failure.targetStatus ?? page?.status,
+        ...(change && { change: changeHead(change) }),
         body_bytes: bytes.length,
       },
       body: bytes,
@@ -255,7 +280,14 @@ export class FetchRequestService {
 }
 
 /** Keeps the page with a status verdict so the error answer still carries the target's headers and tier. */
-function withPage(error: unknown, page: TargetPage): unknown {
-  if (error instanceof FetchRequestError) Object.assign(error, { page });
+function withPage(error: unknown, page: TargetPage, change?: ChangeReport): unknown {
+  if (error instanceof FetchRequestError) Object.assign(error, { page, change });
   return error;
+}
+
+function changeHead(report: ChangeReport): NonNullable<FetchReplyV1['change']> {
+  return {
+    status: report.status,
+    ...(report.previousFetchedAt !== undefined && { previous_fetched_at: new Date(report.previousFetchedAt).toISOString() }),
+  };
 }

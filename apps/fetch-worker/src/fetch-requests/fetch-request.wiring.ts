@@ -26,12 +26,14 @@ import {
   EXTRACT_RECIPES,
   FETCH_REQUEST_SETTINGS,
   PAGE_COPIES,
+  CHANGE_TRACKER,
   FetchRequestService,
   FetchRequestSettings,
   PAGE_TRANSFORMS,
 } from './fetch-request.service';
 import { KvRecipeSource } from './extract-recipes';
-import { NatsPageCopies, PageCopyCache, PageCopyMetrics } from '../page-copies';
+import { NatsPageCopies, PageCopyCache, PageCopyMetrics, SubjectSlots } from '../page-copies';
+import { ChangeTracker } from '../page-versions';
 import { HttpFetchEngine } from '../target-fetch/http-fetch-engine';
 import { fetchRequestBuckets } from './kv-buckets';
 import { domainTierMemoryOnFirstUse, hostRecordsOnFirstUse, sessionBindingsOnFirstUse } from './lazy-kv';
@@ -122,6 +124,7 @@ export function wireFetchRequests(deps: FetchRequestWiringDeps): FetchRequestWir
       { provide: EXTRACT_RECIPES, useValue: new KvRecipeSource(messaging.js, topology.kv.extractRecipes, topology.replicas) },
       { provide: FETCH_REQUEST_SETTINGS, useValue: settings },
       { provide: PAGE_COPIES, useValue: pageCopies(config, messaging, topology, registry, logger) },
+      { provide: CHANGE_TRACKER, useValue: changeTracker(config, messaging, topology, registry, logger) },
       { provide: FETCH_REQUEST_SERVER_SETTINGS, useValue: serverSettings },
       FetchRequestService,
       FetchRequestServer,
@@ -145,15 +148,35 @@ function pageCopies(
 ): PageCopyCache {
   // A copy is one message: it must fit NATS's max_payload, less room for the headers.
   const maxPayload = messaging.nc.info?.max_payload ?? 1024 * 1024;
-  const store = new NatsPageCopies(messaging.js, messaging.jsm, {
+  const slots = new SubjectSlots(messaging.js, messaging.jsm, {
     stream: topology.streams.pageCopies,
     subjectPrefix: topology.subjects.pageCopyPrefix,
     maxBytes: config.PAGE_COPY_MAX_BYTES,
     ttlMs: config.PAGE_COPY_TTL_MS,
-    maxEntryBytes: Math.min(config.PAGE_COPY_MAX_ENTRY_BYTES, maxPayload - 8 * 1024),
     replicas: topology.replicas,
   });
+  const store = new NatsPageCopies(slots, Math.min(config.PAGE_COPY_MAX_ENTRY_BYTES, maxPayload - 8 * 1024));
   return new PageCopyCache(store, new PageCopyMetrics(registry), logger);
+}
+
+/** `change_tracking`'s page versions in the topology's stream, created by the first tracked page. */
+function changeTracker(
+  config: FetchWorkerConfig,
+  messaging: MessagingConnection,
+  topology: MessagingTopology,
+  registry: Registry,
+  logger: Logger,
+): ChangeTracker {
+  const slots = new SubjectSlots(messaging.js, messaging.jsm, {
+    stream: topology.streams.pageVersions,
+    subjectPrefix: topology.subjects.pageVersionPrefix,
+    maxBytes: config.PAGE_VERSION_MAX_BYTES,
+    ttlMs: config.PAGE_VERSION_TTL_MS,
+    replicas: topology.replicas,
+  });
+  // A version is one message: its JSON (escapes can double a text) must fit NATS's max_payload.
+  const maxPayload = messaging.nc.info?.max_payload ?? 1024 * 1024;
+  return new ChangeTracker(slots, Math.floor(maxPayload / 2) - 16 * 1024, registry, logger);
 }
 
 /**

@@ -192,7 +192,12 @@ export class FetchService {
       status: reply.status,
       contentType: reply.content_type,
       // A worker's own RESP009 (every browser busy) or ERR0001 gets the same advice as the gateway's.
-      headers: { ...targetAnswerHeaders(reply.headers), ...cacheHeaders(reply.cache), ...retryAdvice(reply.error?.code) },
+      headers: {
+        ...targetAnswerHeaders(reply.headers),
+        ...cacheHeaders(reply.cache),
+        ...changeHeaders(reply.change),
+        ...retryAdvice(reply.error?.code),
+      },
       body,
     };
   }
@@ -431,6 +436,15 @@ type ParsedRequest = Settled<{ query: FetchQuery; forbiddenBy: string | undefine
 function cacheHeaders(cache: FetchReplyV1['cache']): Record<string, string> {
   if (!cache) return {};
   return { 'x-trawl-cache': cache.status, ...(cache.age_seconds !== undefined && { age: String(cache.age_seconds) }) };
+}
+
+/** `X-Trawl-Change-Status` and the compared version's fetch time: only for requests with `change_tracking`. */
+function changeHeaders(change: FetchReplyV1['change']): Record<string, string> {
+  if (!change) return {};
+  return {
+    'x-trawl-change-status': change.status,
+    ...(change.previous_fetched_at !== undefined && { 'x-trawl-previous-fetched-at': change.previous_fetched_at }),
+  };
 }
 
 /** Only `Zr-` headers of a worker's answer reach the caller: a worker cannot set ours, or cookies on our origin. */

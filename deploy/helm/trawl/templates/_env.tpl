@@ -70,6 +70,8 @@ server-side apply rejects duplicate env names. Takes (dict "root" $ "component" 
 {{- $_ := set $plain "PAGE_COPY_MAX_BYTES" $v.pageCopies.maxBytes -}}
 {{- $_ := set $plain "PAGE_COPY_TTL_MS" $v.pageCopies.ttlMs -}}
 {{- $_ := set $plain "PAGE_COPY_MAX_ENTRY_BYTES" $v.pageCopies.maxEntryBytes -}}
+{{- $_ := set $plain "PAGE_VERSION_MAX_BYTES" $v.pageVersions.maxBytes -}}
+{{- $_ := set $plain "PAGE_VERSION_TTL_MS" $v.pageVersions.ttlMs -}}
 {{- else if eq $component "webhook-dispatcher" -}}
 {{- $_ := set $plain "DB_POOL_SIZE" $v.dbPoolSize -}}
 {{- $_ := set $plain "WEBHOOK_CONCURRENCY" $v.concurrency -}}

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { OUTPUT_FORMAT_MEDIA, OUTPUT_FORMATS, OUTPUT_NAMES, RESPONSE_TYPE_TITLES, type OutputFormat } from '../output-formats';
 import { FETCH_PARAMETERS, type FetchParameter, type FetchParameterName } from '../fetch-parameters';
+import { CHANGE_STATUSES } from '../fetch.messages';
 import type { ApiResponse, ApiRoute } from './api-route';
 import { PROBLEM_MEDIA_TYPE, problemDetails, problemResponses } from './problem.schema';
 
@@ -51,6 +52,18 @@ export const fetchQuery = z.object(
 
 const headerMap = z.record(z.string(), z.union([z.string(), z.array(z.string())]));
 
+/** `change_tracking=true` in a JSON answer: the verdict against the last version, and what changed. */
+export const changeTrackingAnswer = z
+  .object({
+    status: z.enum(CHANGE_STATUSES),
+    previous_fetched_at: z.iso.datetime().optional().meta({ description: 'When the version compared with was fetched.' }),
+    diff: z
+      .string()
+      .optional()
+      .meta({ description: 'Unified diff, previous → current, of the Markdown text (of the fields with `extract`); only when `changed`.' }),
+  })
+  .meta({ id: 'ChangeTracking', description: 'With `change_tracking=true`: this page against your last version of its URL.' });
+
 /** `json_response=true` (fetch-details "json_response"). */
 export const fetchJsonResponse = z
   .object({
@@ -77,12 +90,13 @@ export const fetchJsonResponse = z
     screenshot: z
       .object({ data: z.string().meta({ contentEncoding: 'base64' }), type: z.string(), width: z.number(), height: z.number() })
       .optional(),
+    change_tracking: changeTrackingAnswer.optional(),
   })
   .meta({ id: 'FetchJsonResponse', description: 'The answer with `json_response=true`.' });
 
 /** `extract=auto` (spec-extract-fetch §2 "Extract response"). */
 export const fetchExtractResponse = z
-  .looseObject({ parsed: z.record(z.string(), z.unknown()), html: z.string() })
+  .looseObject({ parsed: z.record(z.string(), z.unknown()), html: z.string(), change_tracking: changeTrackingAnswer.optional() })
   .meta({ id: 'FetchExtractResponse', description: 'The answer with `extract=auto`: `parsed` fields differ per website.' });
 
 /** `css_extractor`: each name's match (a list when several nodes match). */
@@ -92,7 +106,10 @@ export const fetchCssExtractorResponse = z
 
 /** `outputs`: one key per asked output name. */
 export const fetchOutputsResponse = z
-  .object(Object.fromEntries(OUTPUT_NAMES.map((name) => [name, z.unknown().optional()])))
+  .object({
+    ...Object.fromEntries(OUTPUT_NAMES.map((name) => [name, z.unknown().optional()])),
+    change_tracking: changeTrackingAnswer.optional(),
+  })
   .meta({ id: 'FetchOutputsResponse', description: 'The answer with `outputs`: one key per asked name.' });
 
 /**
@@ -125,6 +142,8 @@ const fetchAnswer: ApiResponse = {
     'Zr-Final-Url': 'The URL the page was finally loaded from.',
     'X-Trawl-Cache': 'With `max_age`: `hit` when the answer comes from a kept copy, `miss` when the page was fetched now (and kept).',
     Age: 'With `max_age`, on a `hit`: seconds since the kept copy was fetched.',
+    'X-Trawl-Change-Status': 'With `change_tracking`: `new`, `same`, `changed` or `removed`, against your last version of this URL.',
+    'X-Trawl-Previous-Fetched-At': 'With `change_tracking`: when the version compared with was fetched (ISO 8601).',
   },
   alternatives: [
     {

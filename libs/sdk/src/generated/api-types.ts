@@ -32,6 +32,15 @@ export interface CaptchaSolverRequest {
   key: string;
 }
 
+/** With `change_tracking=true`: this page against your last version of its URL. */
+export interface ChangeTracking {
+  status: "new" | "same" | "changed" | "removed";
+  /** When the version compared with was fetched. */
+  previous_fetched_at?: string;
+  /** Unified diff, previous → current, of the Markdown text (of the fields with `extract`); only when `changed`. */
+  diff?: string;
+}
+
 export interface Crawl {
   crawl_id: string;
   status: "running" | "completed" | "stopped" | "failed";
@@ -232,6 +241,7 @@ export type FetchCssExtractorResponse = Record<string, unknown>;
 export type FetchExtractResponse = {
   parsed: Record<string, unknown>;
   html: string;
+  change_tracking?: ChangeTracking;
   [key: string]: unknown;
 };
 
@@ -265,6 +275,7 @@ export interface FetchJsonResponse {
     width: number;
     height: number;
   };
+  change_tracking?: ChangeTracking;
 }
 
 /** The answer with `outputs`: one key per asked name. */
@@ -281,6 +292,7 @@ export interface FetchOutputsResponse {
   hashtags?: unknown;
   metadata?: unknown;
   favicon?: unknown;
+  change_tracking?: ChangeTracking;
 }
 
 export interface FinalizedSigningKey {
@@ -1044,6 +1056,8 @@ export interface FetchPageQuery {
   allowed_status_codes?: string;
   /** Forward the caller's request headers to the target. */
   custom_headers?: boolean;
+  /** Compare the page with the last version of this URL you fetched with `change_tracking`: `X-Trawl-Change-Status` (`new`, `same`, `changed`, `removed`) and `X-Trawl-Previous-Fetched-At`; a JSON answer (`json_response`, `outputs`, `css_extractor`, `extract`) also carries `change_tracking` with the diff of the Markdown text (of the fields with `extract`). */
+  change_tracking?: boolean;
   /** Seconds: answer from a copy of the same GET request (URL, headers, every option) fetched for you within this time, marked `X-Trawl-Cache: hit` with its `Age`, at 1 credit; otherwise fetch and keep a copy. 0 or absent: always fetch. */
   max_age?: number;
   /** Deprecated: same as `extract=auto`. */
