@@ -296,13 +296,7 @@ describe('Extract (e2e)', () => {
 
   /** The job once its latest run has ended. */
   async function endedJob(client: ApiClient, jobId: string): Promise<Record<string, any>> {
-    return waitFor(
-      async () => {
-        const job = await client.request('GET', `/v1/jobs/${jobId}`);
-        return ['completed', 'failed', 'stopped'].includes(job.body.latest_run?.status) && job.body;
-      },
-      { timeoutMs: 60_000, intervalMs: 250, what: `job ${jobId} to end` },
-    );
+    return client.waitUntilRunEnded(jobId, 60_000);
   }
 
   /** `parsed` of a page asked directly, for comparing the other ways in. */

@@ -101,13 +101,7 @@ describe('Large pages (e2e)', () => {
       });
       expect(created.status).toBe(201);
       const jobId = created.body.job_id as string;
-      const ended = await waitFor(
-        async () => {
-          const job = await api.request('GET', `/v1/jobs/${jobId}`);
-          return ['completed', 'failed', 'stopped'].includes(job.body.latest_run?.status) && job.body;
-        },
-        { timeoutMs: 120_000, intervalMs: 250, what: `job ${jobId}'s run to end` },
-      );
+      const ended = await api.waitUntilRunEnded(jobId, 120_000);
       expect(ended.latest_run.stats).toMatchObject({ total: 2, successful: 1, failed: 1 });
       const results = (await api.request('GET', `/v1/jobs/${jobId}/results`)).body.results as any[];
       const whole = results.find((r) => r.external_id === 'at-limit');

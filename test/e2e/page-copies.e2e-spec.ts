@@ -114,13 +114,7 @@ describe('Kept page copies with max_age (e2e)', () => {
     });
     expect(created.status).toBe(201);
     const jobId = created.body.job_id as string;
-    const ended = await waitFor(
-      async () => {
-        const job = await api.request('GET', `/v1/jobs/${jobId}`);
-        return ['completed', 'failed', 'stopped'].includes(job.body.latest_run?.status) && job.body;
-      },
-      { timeoutMs: 30_000, intervalMs: 250 },
-    );
+    const ended = await api.waitUntilRunEnded(jobId, 30_000);
     expect(ended.latest_run).toMatchObject({ status: 'completed', stats: { successful: 2, spend: { credits: 2 } } });
     for (const url of urls) expect(web.hits('echo.test', new URL(url).pathname + new URL(url).search)).toBe(1);
   }, 60_000);

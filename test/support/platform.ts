@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { createWriteStream, mkdirSync, WriteStream } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
-import { messagingTopology } from '@trawl/contracts';
+import { FINISHED_RUN_STATUSES, messagingTopology } from '@trawl/contracts';
 import { deleteStreams, MessagingConnection } from '@trawl/messaging';
 import { createMigratedDatabase, TestDatabase, uniqueSuffix, waitFor } from '@trawl/testing';
 import { fetchRequestBuckets } from '../../apps/fetch-worker/src/fetch-requests/kv-buckets';
@@ -297,6 +297,18 @@ export class ApiClient {
 
   getCrawl(id: string, query = '') {
     return this.request('GET', `/v1/crawls/${id}${query}`);
+  }
+
+  /** Waits until the job's latest run has finished (completed, stopped, failed) and returns the job. */
+  async waitUntilRunEnded(jobId: string, timeoutMs = 60_000): Promise<any> {
+    const finished: readonly string[] = FINISHED_RUN_STATUSES;
+    return waitFor(
+      async () => {
+        const job = await this.request('GET', `/v1/jobs/${jobId}`);
+        return finished.includes(job.body.latest_run?.status) ? job.body : undefined;
+      },
+      { timeoutMs, intervalMs: 250, what: `job ${jobId}'s run to end` },
+    );
   }
 
   /** Waits until the crawl is no longer running and returns it. */
