@@ -25,7 +25,7 @@ export type {
   StreamedRpcClientOptions,
   StreamedRpcServerOptions,
 } from './streamed-rpc';
-export { BODY_CHUNK_BYTES, bodyChunkBytes } from './body-chunks';
+export { BODY_CHUNK_BYTES, bodyChunkBytes, maxPayloadBytes, messageRoomBytes } from './body-chunks';
 export { ByteBudget } from './byte-budget';
 export { groupsWithinBytes, SpilledBodies } from './spilled-bodies';
 export type { SpilledBodiesOptions, SpilledBodyRef } from './spilled-bodies';

@@ -67,13 +67,14 @@ export class CrawlPageFetcher {
       auto_tiers: task.auto_tiers ?? [...TIERS_OF_OLD_TASKS],
     };
     try {
-      const copies = this.deps.copies ?? NO_PAGE_COPIES;
+      // Only crawls with max_age touch the copies: the others pay no store call per page.
+      const copies = task.max_age === undefined ? undefined : (this.deps.copies ?? NO_PAGE_COPIES);
       // A kept copy is billed as a basic page, whatever fetching it cost (docs/decisions/page-copies.md).
-      const copy = await copies.recall(request, 'crawl');
+      const copy = await copies?.recall(request, 'crawl');
       if (copy) return this.observed({ ...judgePage(copy.page, Tier.Basic, read), durationMs: performance.now() - started });
       const calls = targetCallsOf(request, this.deps.maxBodyBytes, 0, stop, bodyWanted(read));
       const page = await this.deps.target.fetch(request, calls, stop);
-      await copies.keep(request, page, 'crawl');
+      await copies?.keep(request, page, 'crawl');
       return this.observed({ ...judgePage(page, page.tier, read), durationMs: performance.now() - started });
     } catch (error) {
       if (stop.aborted) throw new PageFetchError(PageFetchErrorCode.Aborted, `Fetching ${task.url} was aborted`, { cause: error });

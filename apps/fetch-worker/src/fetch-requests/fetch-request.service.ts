@@ -144,18 +144,21 @@ export class FetchRequestService {
     const extract = request.options.extract;
     const recipe = extract ? this.recipes.get(extract) : undefined;
     recipe?.catch(() => undefined);
-    const copy = await this.guarded(stop, this.copies.recall(request));
+    // Checked here so that requests without max_age (nearly all) pay no store call on their way.
+    const copying = request.options.max_age !== undefined;
+    const copy = copying ? await this.guarded(stop, this.copies.recall(request)) : undefined;
     const page = copy?.page ?? (await this.guarded(stop, this.target.fetch(request, call, stop)));
-    if (!copy) await this.copies.keep(request, page);
+    if (copying && !copy) await this.copies.keep(request, page);
+    const tracking = request.options.change_tracking === true;
     let status: number;
     try {
       status = judgeTargetStatus(page.status, request.options).status;
     } catch (error) {
       // A page gone since the last version is a verdict too (removed), answered with the error.
-      throw withPage(error, page, await this.trackChange(request, page, undefined, false));
+      throw withPage(error, page, tracking ? await this.trackChange(request, page, undefined, false) : undefined);
     }
     let answer = recipe ? this.extractAnswer(page, await this.guarded(stop, recipe)) : answerBody(page, request.options, this.transforms);
-    const change = await this.trackChange(request, page, answer, recipe !== undefined);
+    const change = tracking ? await this.trackChange(request, page, answer, recipe !== undefined) : undefined;
     if (change && answersJsonObject(request.options, recipe !== undefined)) answer = withChangeTracking(answer, change);
     if (answer.body.length > request.max_body_bytes) {
       // With json_response the whole JSON counts (Fetch spec §7 RESP005).
@@ -181,14 +184,14 @@ export class FetchRequestService {
     };
   }
 
-  /** The verdict of `change_tracking` requests (undefined for others, or when the version store failed). */
+  /** The verdict of a `change_tracking` request (undefined when the version store failed, or for an error that says nothing of the content). */
   private async trackChange(
     request: FetchRequestV1,
     page: TargetPage,
     answer: AnswerBody | undefined,
     extracting: boolean,
   ): Promise<ChangeReport | undefined> {
-    if (!request.options.change_tracking || !this.changes) return undefined;
+    if (!this.changes) return undefined;
     const version = versionOf(page, answer, extracting, this.transforms);
     // An error answer other than a gone page says nothing about the page's content.
     if (answer === undefined && version.kind !== 'removed') return undefined;

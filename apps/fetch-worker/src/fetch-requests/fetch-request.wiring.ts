@@ -2,7 +2,7 @@ import type { Provider } from '@nestjs/common';
 import type { Agent } from 'undici';
 import type { MessagingTopology } from '@trawl/contracts';
 import type { EgressPolicy } from '@trawl/egress';
-import type { MessagingConnection } from '@trawl/messaging';
+import { maxPayloadBytes, messageRoomBytes, type MessagingConnection } from '@trawl/messaging';
 import type { Logger } from '@trawl/observability';
 import type { StopDeadlines } from '@trawl/service-kit';
 import type { Registry } from 'prom-client';
@@ -37,7 +37,7 @@ import { ChangeTracker } from '../page-versions';
 import { HttpFetchEngine } from '../target-fetch/http-fetch-engine';
 import { fetchRequestBuckets } from './kv-buckets';
 import { domainTierMemoryOnFirstUse, hostRecordsOnFirstUse, sessionBindingsOnFirstUse } from './lazy-kv';
-import { NatsHostRecords, PoliteFetchEngine, PolitenessMetrics, SharedHostGate, type HostRecords } from '../politeness';
+import { isLimited, NatsHostRecords, PoliteFetchEngine, PolitenessMetrics, SharedHostGate, type HostRecords } from '../politeness';
 import type { FetchEngine } from '../target-fetch/fetch-engine';
 import { TargetFetcher } from '../target-fetch/target-fetcher';
 
@@ -146,8 +146,6 @@ function pageCopies(
   registry: Registry,
   logger: Logger,
 ): PageCopyCache {
-  // A copy is one message: it must fit NATS's max_payload, less room for the headers.
-  const maxPayload = messaging.nc.info?.max_payload ?? 1024 * 1024;
   const slots = new SubjectSlots(messaging.js, messaging.jsm, {
     stream: topology.streams.pageCopies,
     subjectPrefix: topology.subjects.pageCopyPrefix,
@@ -155,7 +153,8 @@ function pageCopies(
     ttlMs: config.PAGE_COPY_TTL_MS,
     replicas: topology.replicas,
   });
-  const store = new NatsPageCopies(slots, Math.min(config.PAGE_COPY_MAX_ENTRY_BYTES, maxPayload - 8 * 1024));
+  // A copy is one message: it must fit NATS's max_payload beside its headers.
+  const store = new NatsPageCopies(slots, Math.min(config.PAGE_COPY_MAX_ENTRY_BYTES, messageRoomBytes(messaging.nc)));
   return new PageCopyCache(store, new PageCopyMetrics(registry), logger);
 }
 
@@ -175,8 +174,7 @@ function changeTracker(
     replicas: topology.replicas,
   });
   // A version is one message: its JSON (escapes can double a text) must fit NATS's max_payload.
-  const maxPayload = messaging.nc.info?.max_payload ?? 1024 * 1024;
-  return new ChangeTracker(slots, Math.floor(maxPayload / 2) - 16 * 1024, registry, logger);
+  return new ChangeTracker(slots, Math.floor(maxPayloadBytes(messaging.nc) / 2) - 16 * 1024, registry, logger);
 }
 
 /**
@@ -192,7 +190,7 @@ function politeEngines(
 ): FetchEngineSet {
   const limits = { concurrency: config.HOST_CONCURRENCY_LIMIT, ratePerSecond: config.HOST_RATE_LIMIT };
   const backoff = { enabled: config.HOST_BACKOFF, baseMs: config.HOST_BACKOFF_BASE_MS, maxMs: config.HOST_BACKOFF_MAX_MS };
-  if (!backoff.enabled && limits.concurrency === 0 && limits.ratePerSecond === 0) return engines;
+  if (!backoff.enabled && !isLimited(limits)) return engines;
   const metrics = new PolitenessMetrics(registry);
   const gate = new SharedHostGate(hostRecordsOnFirstUse(openRecords), { limits, backoff }, metrics, logger);
   const polite = (engine: FetchEngine): FetchEngine => new PoliteFetchEngine(engine, gate, { retryAfterPause: backoff.enabled }, metrics);

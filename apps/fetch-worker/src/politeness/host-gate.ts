@@ -357,8 +357,3 @@ function remove<T>(list: T[], item: T): void {
   const at = list.indexOf(item);
   if (at >= 0) list.splice(at, 1);
 }
-
-/** The gate of an installation without per-host limits or back-off: every load goes at once. */
-export const OPEN_HOST_GATE: HostGate = {
-  enter: () => Promise.resolve({ release: () => Promise.resolve() }),
-};

@@ -28,19 +28,19 @@ export class PoliteFetchEngine implements FetchEngine {
     if (host === undefined) return this.inner.fetch(request);
     const deadline = Date.now() + request.timeoutMs;
     const first = await this.load(host, request, deadline);
-    if (!this.retriable(request, first)) return first;
+    if (!this.retriable(request, first.outcome)) return first.page;
     try {
       const second = await this.load(host, request, deadline);
       this.metrics.retried.inc();
-      return second;
+      return second.page;
     } catch (error) {
       // The pause outlasts this load's time: the host's own answer stands.
-      if (error instanceof PolitenessError) return first;
+      if (error instanceof PolitenessError) return first.page;
       throw error;
     }
   }
 
-  private async load(host: string, request: TargetRequest, deadline: number): Promise<TargetPage> {
+  private async load(host: string, request: TargetRequest, deadline: number): Promise<{ page: TargetPage; outcome: LoadOutcome }> {
     const now = Date.now();
     const permit = await this.gate.enter(host, { latestStart: now + (deadline - now) / 2, runMs: deadline - now, signal: request.signal });
     let page: TargetPage;
@@ -50,12 +50,13 @@ export class PoliteFetchEngine implements FetchEngine {
       await permit.release({});
       throw error;
     }
-    await permit.release(outcomeOf(page));
-    return page;
+    const outcome = outcomeOf(page);
+    await permit.release(outcome);
+    return { page, outcome };
   }
 
-  private retriable(request: TargetRequest, page: TargetPage): boolean {
-    return this.settings.retryAfterPause && request.method === 'GET' && asksToSlowDown(outcomeOf(page));
+  private retriable(request: TargetRequest, outcome: LoadOutcome): boolean {
+    return this.settings.retryAfterPause && request.method === 'GET' && asksToSlowDown(outcome);
   }
 }
 
