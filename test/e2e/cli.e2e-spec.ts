@@ -303,6 +303,12 @@ describe('trawl command line (e2e)', () => {
     const failed = await trawl(['batch', 'results', job.job_id, '--status', 'failed']);
     expect(failed).toMatchObject({ code: 0, stdout: '' });
 
+    // Tracked: every page is new on a first run, so none changed.
+    const tracked = JSON.parse((await trawl(['batch', 'submit', csv, '--changes', '--watch', '--json'])).stdout);
+    const verdicts = ndjson((await trawl(['batch', 'results', tracked.job_id])).stdout);
+    expect(verdicts.map((line) => line.change_status)).toEqual(urls.map(() => 'new'));
+    expect(await trawl(['batch', 'results', tracked.job_id, '--changed'])).toMatchObject({ code: 0, stdout: '' });
+
     const plain = await trawl(['batch', 'submit', csv]);
     expect(plain.stdout).toMatch(/^[0-9a-f-]{36}\n$/);
   });

@@ -116,6 +116,8 @@ describe('Kept page copies with max_age (e2e)', () => {
     const jobId = created.body.job_id as string;
     const ended = await api.waitUntilRunEnded(jobId, 30_000);
     expect(ended.latest_run).toMatchObject({ status: 'completed', stats: { successful: 2, spend: { credits: 2 } } });
+    const results = await api.request('GET', `/v1/jobs/${jobId}/results`);
+    expect(results.body.results.map((r: { cache?: string }) => r.cache)).toEqual(['hit', 'hit']);
     for (const url of urls) expect(web.hits('echo.test', new URL(url).pathname + new URL(url).search)).toBe(1);
   }, 60_000);
 
@@ -125,18 +127,23 @@ describe('Kept page copies with max_age (e2e)', () => {
       expect(started.status).toBe(202);
       const ended = await api.waitUntilEnded(started.body.crawl_id, 60_000);
       expect(ended).toMatchObject({ status: 'completed', coverage: { pages_fetched: THROTTLE_PAGE_COUNT + 1, pages_failed: 0 } });
-      const urls = (await api.readAllResults(started.body.crawl_id)).map((result) => result.url as string).sort();
-      return { ended, urls };
+      const results = await api.readAllResults(started.body.crawl_id);
+      const urls = results.map((result) => result.url).sort();
+      const cache = new Set(results.map((result) => (result as { cache?: string }).cache ?? 'none'));
+      return { ended, urls, cache };
     };
     const first = await crawl({ max_age: 600 });
     expect(first.ended.max_age).toBe(600);
+    expect(first.cache).toEqual(new Set(['miss']));
     expect(web.hits('throttle.test')).toBe(THROTTLE_PAGE_COUNT + 1);
     const second = await crawl({ max_age: 600 });
     expect(second.urls).toEqual(first.urls);
+    expect(second.cache).toEqual(new Set(['hit']));
     expect(web.hits('throttle.test')).toBe(THROTTLE_PAGE_COUNT + 1);
     // Without max_age every page is fetched again, and the crawl says nothing of copies.
     const third = await crawl({});
     expect(third.ended.max_age).toBeUndefined();
+    expect(third.cache).toEqual(new Set(['none']));
     expect(web.hits('throttle.test')).toBe(2 * (THROTTLE_PAGE_COUNT + 1));
   }, 120_000);
 });

@@ -28,6 +28,8 @@ function succeeded(runId: string, seq: number, attempt: number, body = 'ok'): Ta
     credits: 1,
     errorCode: null,
     errorDetail: null,
+    cache: null,
+    changeStatus: null,
   };
 }
 

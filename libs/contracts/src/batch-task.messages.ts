@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { captchaSolverV1, FETCH_TIERS, FETCH_WORKER_ERROR_CODES, fetchOptionsV1 } from './fetch.messages';
+import { CHANGE_STATUSES, captchaSolverV1, FETCH_TIERS, FETCH_WORKER_ERROR_CODES, fetchOptionsV1 } from './fetch.messages';
 import type { MessagingTopology } from './messaging-topology';
 import type { ConsumerDefinition, StreamDefinition } from './provisioning';
 
@@ -80,6 +80,10 @@ export const batchTaskResultV1 = z.object({
   credits: z.number().int().min(0),
   error: z.object({ code: z.enum(FETCH_WORKER_ERROR_CODES), detail: z.string() }).optional(),
   target_status: z.number().int().optional(),
+  /** With `max_age` only: answered from a kept copy or fetched now (as the Fetch API's `X-Trawl-Cache`). */
+  cache: z.enum(['hit', 'miss']).optional(),
+  /** With `change_tracking` only: the page against the tenant's last version of its URL (as `X-Trawl-Change-Status`). */
+  change_status: z.enum(CHANGE_STATUSES).optional(),
   /**
    * Set when the worker did not run the task because its run had ended (a `batchRunStopped`
    * notice): nothing was fetched or billed, and the scheduler puts the claim back instead of

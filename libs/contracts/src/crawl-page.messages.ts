@@ -114,6 +114,11 @@ export const crawlPageResultV1 = z.object({
    */
   content_ref: crawlContentRefV1.optional(),
   content_type: z.string().optional(),
+  /**
+   * Crawls with `max_age` only: the page came from a kept copy (`hit`) or was fetched now (`miss`).
+   * A coordinator that predates it ignores it.
+   */
+  cache: z.enum(['hit', 'miss']).optional(),
 });
 export type CrawlPageResultV1 = z.infer<typeof crawlPageResultV1>;
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { ChangeStatus } from './fetch.messages';
 import type { MessagingTopology } from './messaging-topology';
 import type { ConsumerDefinition } from './provisioning';
 
@@ -18,6 +19,37 @@ export const webhookRunStatsV1 = z.object({
   spend: z.object({ credits: z.number().min(0), cost: z.number().min(0) }),
 });
 export type WebhookRunStatsV1 = z.infer<typeof webhookRunStatsV1>;
+
+/** The verdicts whose pages a run event names: the new and the same are only counted. */
+export const LISTED_CHANGE_STATUSES = ['changed', 'removed'] as const satisfies readonly ChangeStatus[];
+
+/** Most pages a run event names as changed or removed; the results endpoint lists them all (`change_status=changed,removed`). */
+export const WEBHOOK_CHANGED_PAGES_LIMIT = 100;
+
+/**
+ * What a run's tasks with `change_tracking` found, for a monitor's receiver: how many pages had
+ * each verdict, and the pages that changed or went (task order, at most
+ * `WEBHOOK_CHANGED_PAGES_LIMIT`; `pages_truncated` when there were more). Results carried over by
+ * retry-failed are not counted: they were compared in the run they came from.
+ */
+export const webhookRunChangesV1 = z.object({
+  new: z.number().int().min(0),
+  same: z.number().int().min(0),
+  changed: z.number().int().min(0),
+  removed: z.number().int().min(0),
+  pages: z
+    .array(
+      z.object({
+        task_id: z.string(),
+        url: z.string(),
+        external_id: z.string().nullable(),
+        change_status: z.enum(LISTED_CHANGE_STATUSES),
+      }),
+    )
+    .max(WEBHOOK_CHANGED_PAGES_LIMIT),
+  pages_truncated: z.boolean(),
+});
+export type WebhookRunChangesV1 = z.infer<typeof webhookRunChangesV1>;
 
 /** The job's webhook as it was when the run ended. */
 export const webhookTargetV1 = z.object({
@@ -45,6 +77,8 @@ export const runWebhookEventV1 = z
     run_id: z.string().min(1),
     run_sequence: z.number().int().min(1),
     stats: webhookRunStatsV1,
+    /** Only when tasks of the run asked for `change_tracking`. */
+    changes: webhookRunChangesV1.optional(),
     /** `run.failed` only. */
     failure_reason: z.string().nullish(),
     /** `run.failed` only. */

@@ -21,6 +21,7 @@ import { RateWindowGrants1764000000170 } from './migrations/1764000000170-rate-w
 import { CrawlSitemapsRobots1764000000180 } from './migrations/1764000000180-crawl-sitemaps-robots';
 import { CrawlUrlFates1764000000190 } from './migrations/1764000000190-crawl-url-fates';
 import { CrawlMaxAge1764000000200 } from './migrations/1764000000200-crawl-max-age';
+import { RunTaskFreshness1764000000210 } from './migrations/1764000000210-run-task-freshness';
 
 /** Every migration, in order. Migrations run by `make migrate` (and a Helm pre-upgrade Job), never at pod start. */
 export const MIGRATIONS = [
@@ -45,6 +46,7 @@ export const MIGRATIONS = [
   CrawlSitemapsRobots1764000000180,
   CrawlUrlFates1764000000190,
   CrawlMaxAge1764000000200,
+  RunTaskFreshness1764000000210,
 ];
 
 export interface DataSourceOptions {

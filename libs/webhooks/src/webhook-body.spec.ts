@@ -28,6 +28,18 @@ describe('runEventBody', () => {
     });
   });
 
+  it("adds a monitor's changes when the run tracked them", () => {
+    const changes = {
+      new: 0,
+      same: 2,
+      changed: 1,
+      removed: 0,
+      pages: [{ task_id: '3', url: 'https://changing.test/', external_id: null, change_status: 'changed' as const }],
+      pages_truncated: false,
+    };
+    expect(runEventBody({ ...event, changes })).toMatchObject({ stats, changes });
+  });
+
   it('adds failure_reason and failure_detail to run.failed', () => {
     const body = runEventBody({ ...event, event_type: 'run.failed', failure_reason: 'insufficient_credits', failure_detail: null });
     expect(body).toMatchObject({ failure_reason: 'insufficient_credits', failure_detail: '' });

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { RunWebhookEventV1, WebhookEventType, WebhookRunStatsV1 } from '@trawl/contracts';
+import type { RunWebhookEventV1, WebhookEventType, WebhookRunChangesV1, WebhookRunStatsV1 } from '@trawl/contracts';
 
 /** `schema` of every webhook body (spec-batch-api §9). */
 export const WEBHOOK_SCHEMA = 'service.webhook/v1';
@@ -18,6 +18,8 @@ export interface WebhookBody {
   run_id: string | null;
   run_sequence: number | null;
   stats: WebhookRunStatsV1 | null;
+  /** A run whose tasks asked for `change_tracking` (a monitor): what they found. */
+  changes?: WebhookRunChangesV1;
   failure_reason?: string;
   failure_detail?: string;
 }
@@ -33,6 +35,7 @@ export function runEventBody(event: RunWebhookEventV1): WebhookBody {
     run_id: event.run_id,
     run_sequence: event.run_sequence,
     stats: event.stats,
+    ...(event.changes && { changes: event.changes }),
     ...(event.event_type === 'run.failed' && {
       failure_reason: event.failure_reason ?? '',
       failure_detail: event.failure_detail ?? '',

@@ -16,6 +16,7 @@ interface SubmitOptions extends GlobalOptions, ScrapeOptionValues {
 
 interface ResultsOptions extends GlobalOptions {
   status?: 'successful' | 'failed';
+  changed?: boolean;
   run?: string;
   out?: string;
 }
@@ -92,6 +93,7 @@ export function registerBatchCommands(program: Command, context: CliContext): vo
     .description("Stream the task results of a job's run (the latest by default) as NDJSON")
     .argument('<job-id>')
     .addOption(new Option('--status <status>', 'keep only successful or failed tasks').choices(['successful', 'failed']))
+    .option('--changed', 'keep only pages that changed or went since the last run (jobs submitted with --changes)')
     .option('--run <run-id>', 'the run to read (default: the latest)')
     .option('-o, --out <file>', 'write the NDJSON to this file instead of stdout')
     .addHelpText(
@@ -99,6 +101,7 @@ export function registerBatchCommands(program: Command, context: CliContext): vo
       examples(
         ['trawl batch results 9a1d…04 > results.ndjson', 'every task of the latest run (unfinished ones too, with their status)'],
         ["trawl batch results 9a1d…04 --status failed | jq -r '[.url, .error.code] | @tsv'", 'which URLs failed, and why'],
+        ["trawl batch results 9a1d…04 --changed | jq -r '[.change_status, .url] | @tsv'", 'what a monitor found changed'],
       ),
     )
     .action(async (jobId: string, _options: unknown, self: Command) => {
@@ -109,7 +112,11 @@ export function registerBatchCommands(program: Command, context: CliContext): vo
         // The API filters successful tasks itself; failed ones are picked here (it has no such filter).
         const results = client.jobs.results(
           jobId,
-          { status: options.status === 'successful' ? 'successful' : undefined, run_id: options.run },
+          {
+            status: options.status === 'successful' ? 'successful' : undefined,
+            run_id: options.run,
+            ...(options.changed && { change_status: 'changed,removed' }),
+          },
           { signal: context.signal },
         );
         for await (const result of results) {

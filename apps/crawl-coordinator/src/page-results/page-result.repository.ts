@@ -46,16 +46,16 @@ export class PageResultRepository {
     ids: number[],
     states: string[],
     contentStatus: (string | null)[],
-    /** Per row, the page's outcome and failure code (said where its URL went). */
-    outcomes: { outcome: string; error: string | null }[],
+    /** Per row, the page's outcome and failure code (said where its URL went), and whether a kept copy served it. */
+    outcomes: { outcome: string; error: string | null; cache: 'hit' | 'miss' | null }[],
   ): Promise<void> {
     await sql.query(
       `UPDATE crawl_frontier f SET state = u.state, lease_until = NULL,
          content_status = COALESCE(u.content_status, f.content_status),
-         page_outcome = u.outcome, page_error = u.error
-       FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[]) AS u(id, state, content_status, outcome, error)
+         page_outcome = u.outcome, page_error = u.error, page_cache = u.cache
+       FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[]) AS u(id, state, content_status, outcome, error, cache)
        WHERE f.id = u.id`,
-      [ids, states, contentStatus, outcomes.map((o) => o.outcome), outcomes.map((o) => o.error)],
+      [ids, states, contentStatus, outcomes.map((o) => o.outcome), outcomes.map((o) => o.error), outcomes.map((o) => o.cache)],
     );
   }
 

@@ -134,7 +134,7 @@ export class PageResultService {
     const contents: { frontierId: number; html: string; contentType: string | null }[] = [];
     const states: string[] = [];
     const contentStatus: (string | null)[] = [];
-    const outcomes: { outcome: string; error: string | null }[] = [];
+    const outcomes: { outcome: string; error: string | null; cache: 'hit' | 'miss' | null }[] = [];
     const disallowedLinks: { key: Buffer; url: string; foundOn: number }[] = [];
     let pagesFetched = 0;
     let pagesFailed = 0;
@@ -142,7 +142,7 @@ export class PageResultService {
     let seed: SeedOutcome = 'fetched';
     for (const { result, row } of current) {
       const isSeed = row.depth === 0 && row.itemSeq === null;
-      outcomes.push({ outcome: result.outcome, error: result.error ?? null });
+      outcomes.push({ outcome: result.outcome, error: result.error ?? null, cache: result.cache ?? null });
       for (const url of result.disallowed_links ?? []) disallowedLinks.push({ key: keyOf(url), url, foundOn: row.id });
       if (result.outcome === 'skipped' || result.outcome === 'disallowed') {
         // Not fetched: the crawl ended before the page's task started (no page is fetched after),

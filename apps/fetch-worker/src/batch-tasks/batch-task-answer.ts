@@ -43,6 +43,8 @@ export function resultOf(task: BatchTaskV1, answer: FetchAnswer): Omit<BatchTask
     credits: tier === null ? 0 : (creditsOfTier(tier) ?? 0),
     ...(head.error && { error: head.error }),
     ...(head.target_status !== undefined && { target_status: head.target_status }),
+    ...(head.cache && { cache: head.cache.status }),
+    ...(head.change && { change_status: head.change.status }),
   };
 }
 

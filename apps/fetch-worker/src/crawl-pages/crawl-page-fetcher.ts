@@ -71,11 +71,15 @@ export class CrawlPageFetcher {
       const copies = task.max_age === undefined ? undefined : (this.deps.copies ?? NO_PAGE_COPIES);
       // A kept copy is billed as a basic page, whatever fetching it cost (docs/decisions/page-copies.md).
       const copy = await copies?.recall(request, 'crawl');
-      if (copy) return this.observed({ ...judgePage(copy.page, Tier.Basic, read), durationMs: performance.now() - started });
+      if (copy) return this.observed({ ...judgePage(copy.page, Tier.Basic, read), durationMs: performance.now() - started, cache: 'hit' });
       const calls = targetCallsOf(request, this.deps.maxBodyBytes, 0, stop, bodyWanted(read));
       const page = await this.deps.target.fetch(request, calls, stop);
       await copies?.keep(request, page, 'crawl');
-      return this.observed({ ...judgePage(page, page.tier, read), durationMs: performance.now() - started });
+      return this.observed({
+        ...judgePage(page, page.tier, read),
+        durationMs: performance.now() - started,
+        ...(copies && { cache: 'miss' as const }),
+      });
     } catch (error) {
       if (stop.aborted) throw new PageFetchError(PageFetchErrorCode.Aborted, `Fetching ${task.url} was aborted`, { cause: error });
       if (error instanceof BrowserError && (error.code === BrowserErrorCode.PoolBusy || error.code === BrowserErrorCode.PoolClosed)) {

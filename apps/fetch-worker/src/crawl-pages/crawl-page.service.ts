@@ -79,6 +79,7 @@ export class CrawlPageService {
       crawl_delay_ms: crawlDelaySeconds === undefined ? undefined : Math.round(crawlDelaySeconds * 1000),
       content: task.wants_content ? storableText(page.html) : undefined,
       content_type: page.contentType,
+      cache: page.cache,
     };
     const fitted = fitResult(withoutUndefined(result), this.settings.maxResultBytes ?? MAX_RESULT_BYTES);
     if (fitted.droppedLinks > 0) {

@@ -30,6 +30,8 @@ export interface PageFetchResult extends PageVerdict {
   /** Body bytes (decompressed) when the page was fetched and its body was read. */
   body?: Buffer;
   durationMs: number;
+  /** Asked with `max_age`: answered from a kept copy (`hit`) or fetched now (`miss`). */
+  cache?: 'hit' | 'miss';
 }
 
 /**

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { BatchTaskMethod, RunTaskState } from '@trawl/contracts';
+import type { BatchTaskMethod, ChangeStatus, RunTaskState } from '@trawl/contracts';
 import {
   Database,
   type JobTasksRow,
@@ -38,6 +38,10 @@ export interface TaskResultRecord {
   errorCode: string | null;
   errorDetail: string | null;
   finishedAt: Date | null;
+  /** With `max_age`: whether a kept copy answered. */
+  cache: 'hit' | 'miss' | null;
+  /** With `change_tracking`: the page against the tenant's last version of its URL. */
+  changeStatus: ChangeStatus | null;
 }
 
 type ResultRow = Pick<JobTasksRow, 'seq' | 'url' | 'method' | 'external_id' | 'metadata'> &
@@ -68,6 +72,8 @@ export class JobResultsRepository {
       afterSeq: number;
       limit: number;
       successfulOnly: boolean;
+      /** Only tasks with one of these `change_status` verdicts (all when absent). */
+      changeStatuses?: readonly ChangeStatus[];
       bodyBudgetBytes: number;
       pendingStates?: readonly RunTaskState[];
     },
@@ -89,6 +95,7 @@ export class JobResultsRepository {
            FROM run_tasks rt JOIN job_runs r ON r.id = rt.run_id
           WHERE r.tenant_id = $1 AND r.job_id = $2 AND rt.run_id = $3 AND rt.seq > $4
             AND (NOT $6 OR rt.state IN ('succeeded', 'carried')) AND ($8::int IS NULL OR rt.seq < $8)
+            AND ($9::text[] IS NULL OR rt.change_status = ANY ($9::text[]))
           ORDER BY rt.seq LIMIT $5
        )
        SELECT p.seq, t.url, t.method, t.external_id, t.metadata, p.state, ${RESULT_COLUMNS},
@@ -98,7 +105,17 @@ export class JobResultsRepository {
          JOIN job_tasks t ON t.job_id = $2 AND t.seq = p.seq
         WHERE p.running - p.size < $7 OR p.seq = (SELECT min(seq) FROM page)
         ORDER BY p.seq`,
-      [tenantId, jobId, runId, options.afterSeq, options.limit, options.successfulOnly, options.bodyBudgetBytes, pendingFrom],
+      [
+        tenantId,
+        jobId,
+        runId,
+        options.afterSeq,
+        options.limit,
+        options.successfulOnly,
+        options.bodyBudgetBytes,
+        pendingFrom,
+        options.changeStatuses ?? null,
+      ],
     );
     const results = rows.map(toResult);
     return { results, scanned: rows[0]?.scanned ?? 0, pendingFrom };
@@ -161,5 +178,7 @@ function toResult(row: ResultRow): TaskResultRecord {
     errorCode: row.error_code,
     errorDetail: row.error_detail,
     finishedAt: row.finished_at,
+    cache: row.cache,
+    changeStatus: row.change_status,
   };
 }

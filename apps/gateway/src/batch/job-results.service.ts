@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { isFinishedRunStatus } from '@trawl/contracts';
+import { type ChangeStatus, isFinishedRunStatus } from '@trawl/contracts';
 import type { GatewayConfig } from '../config';
 import { GATEWAY_CONFIG } from '../gateway.tokens';
 import { BatchError, BatchErrorCode } from './batch.errors';
@@ -14,6 +14,8 @@ export interface ResultsQuery {
   runId?: string;
   cursor?: string;
   successfulOnly: boolean;
+  /** Only tasks whose answer had one of these `change_status` verdicts. */
+  changeStatuses?: readonly ChangeStatus[];
   limit: number;
 }
 
@@ -57,6 +59,7 @@ export class JobResultsService {
     if (runId === undefined) return { job, run: undefined, results: [], nextCursor: null };
     const run = await this.runs.get(tenantId, jobId, runId);
     const afterSeq = cursor?.seq ?? 0;
+    const filtered = query.successfulOnly || query.changeStatuses !== undefined;
     const {
       results: rows,
       scanned,
@@ -65,11 +68,12 @@ export class JobResultsService {
       afterSeq,
       limit: query.limit + 1,
       successfulOnly: query.successfulOnly,
+      ...(query.changeStatuses && { changeStatuses: query.changeStatuses }),
       bodyBudgetBytes: this.config.BATCH_RESULTS_PAGE_BYTES,
-      // Filtered, a task not yet answered is not listed but may still succeed (on an ended run only
+      // Filtered, a task not yet answered is not listed but may still match (on an ended run only
       // a claim still out can: the run records answers that come after a stop). The page stops
       // before the first such task, so the cursor never passes a result still to come.
-      pendingStates: !query.successfulOnly ? [] : isFinishedRunStatus(run.status) ? ['dispatched'] : ['queued', 'dispatched'],
+      pendingStates: !filtered ? [] : isFinishedRunStatus(run.status) ? ['dispatched'] : ['queued', 'dispatched'],
     });
     const results = rows.slice(0, query.limit);
     const reachedEnd = scanned <= query.limit && rows.length === scanned;

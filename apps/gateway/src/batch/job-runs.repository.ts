@@ -170,11 +170,13 @@ export class JobRunsRepository {
    */
   async copyForRetry(sql: Sql, sourceRunId: string, runId: string, includeNotStarted: boolean): Promise<void> {
     await sql.query(
-      `INSERT INTO run_tasks (run_id, seq, state, status_code, output_format, content_type, body, tier, credits, error_code, error_detail, finished_at)
-       SELECT $2::uuid, seq, 'carried', status_code, output_format, content_type, body, tier, 0, error_code, error_detail, finished_at
+      `INSERT INTO run_tasks (run_id, seq, state, status_code, output_format, content_type, body, tier, credits, error_code, error_detail, finished_at,
+                             cache, change_status)
+       SELECT $2::uuid, seq, 'carried', status_code, output_format, content_type, body, tier, 0, error_code, error_detail, finished_at,
+              cache, change_status
          FROM run_tasks WHERE run_id = $1 AND state IN ('succeeded', 'carried')
        UNION ALL
-       SELECT $2::uuid, seq, 'queued', NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL
+       SELECT $2::uuid, seq, 'queued', NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL
          FROM run_tasks WHERE run_id = $1 AND (state = 'failed' OR ($3::boolean AND state = 'queued'))`,
       [sourceRunId, runId, includeNotStarted],
     );

@@ -136,11 +136,19 @@ describe('the answers', () => {
         errorCode: null,
         errorDetail: null,
         finishedAt: new Date(),
+        cache: 'hit',
+        changeStatus: 'changed',
       },
       run.id,
       'https://api.test/downloads/task_contents/t/r/1?expires=1&signature=s',
     );
     expect(taskResult.parse(result)).toEqual(result);
-    expect(result).toMatchObject({ task_id: '1', run_id: run.id, result_url: expect.stringContaining('/downloads/task_contents/') });
+    expect(result).toMatchObject({
+      task_id: '1',
+      run_id: run.id,
+      result_url: expect.stringContaining('/downloads/task_contents/'),
+      cache: 'hit',
+      change_status: 'changed',
+    });
   });
 });

@@ -145,6 +145,8 @@ export function presentResult(result: TaskResultRecord, runId: string, resultUrl
     ...(content && { content: content.text, encoding: content.encoding }),
     ...(result.errorCode !== null && { error: { code: result.errorCode, detail: result.errorDetail ?? '' } }),
     credits: result.credits,
+    ...(result.cache !== null && { cache: result.cache }),
+    ...(result.changeStatus !== null && { change_status: result.changeStatus }),
     ...(result.finishedAt && { finished_at: result.finishedAt.toISOString() }),
     ...(resultUrl && { result_url: resultUrl }),
   };

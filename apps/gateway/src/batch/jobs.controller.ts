@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, Headers, HttpCode, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { JOB_STATUSES, JOB_TYPES } from '@trawl/contracts';
+import { CHANGE_STATUSES, JOB_STATUSES, JOB_TYPES } from '@trawl/contracts';
 import {
   addTasksBodyShallow,
   createJobBodyShallow,
@@ -152,11 +152,13 @@ export class JobsController {
     request: FastifyRequest,
   ): Promise<TaskResultsPageAnswer> {
     const status = enumParameter(query, 'status', ['successful'] as const);
+    const changeStatuses = enumListParameter(query, 'change_status', CHANGE_STATUSES);
     const limit = intQueryParameter(query, 'limit', { min: 1, max: RESULTS_PAGE_SIZE, fallback: RESULTS_PAGE_SIZE });
     const page = await this.results.page(tenant.tenantId, jobId, {
       runId,
       cursor: singleQueryValue(query, 'cursor') || undefined,
       successfulOnly: status === 'successful',
+      ...(changeStatuses && { changeStatuses }),
       limit,
     });
     const { run } = page;
@@ -209,4 +211,17 @@ export function enumParameter<const T extends string>(query: QueryParameters, na
     throw new RequestError(RequestErrorCode.InvalidRequest, `\`${name}\` must be one of: ${values.join(', ')}.`, { parameter: name });
   }
   return raw as T;
+}
+
+/** A comma-separated list of `values` (each at most once), or `undefined` when absent (400 `invalid_request` otherwise). */
+export function enumListParameter<const T extends string>(query: QueryParameters, name: string, values: readonly T[]): T[] | undefined {
+  const raw = singleQueryValue(query, name);
+  if (raw === undefined || raw === '') return undefined;
+  const items = raw.split(',').map((item) => item.trim());
+  if (!items.every((item) => (values as readonly string[]).includes(item))) {
+    throw new RequestError(RequestErrorCode.InvalidRequest, `\`${name}\` takes a comma-separated list of: ${values.join(', ')}.`, {
+      parameter: name,
+    });
+  }
+  return [...new Set(items)] as T[];
 }

@@ -43,24 +43,28 @@ export function presentCrawl(crawl: CrawlRecord): CrawlResource {
 }
 
 export function presentResult(crawl: Pick<CrawlRecord, 'id' | 'outputFormat'>, result: CrawlResultRecord): CrawlResultResource {
-  if (!crawl.outputFormat) return { url: result.url };
+  const cache = result.cache !== null ? { cache: result.cache } : {};
+  if (!crawl.outputFormat) return { url: result.url, ...cache };
   // A kept page the coordinator has not marked yet is still waiting for its fetch.
   const contentStatus = result.contentStatus ?? 'pending';
   return {
     url: result.url,
     content_status: contentStatus,
     ...(contentStatus === 'fetched' && { content_url: contentPath(crawl.id, result.frontierId) }),
+    ...cache,
   };
 }
 
 /** One NDJSON line of the download (without the newline). */
 export function presentDownloadLine(crawl: Pick<CrawlRecord, 'outputFormat'>, record: DownloadRecord): string {
-  if (!crawl.outputFormat) return JSON.stringify({ url: record.url } satisfies CrawlDownloadLine);
+  const cache = record.cache !== null ? { cache: record.cache } : {};
+  if (!crawl.outputFormat) return JSON.stringify({ url: record.url, ...cache } satisfies CrawlDownloadLine);
   const contentStatus = record.contentStatus ?? 'pending';
   return JSON.stringify({
     url: record.url,
     content_status: contentStatus,
     ...(contentStatus === 'fetched' && record.html !== null && { content: record.html }),
+    ...cache,
   } satisfies CrawlDownloadLine);
 }
 

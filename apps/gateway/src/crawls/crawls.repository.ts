@@ -57,6 +57,8 @@ export interface CrawlResultRecord {
   url: string;
   seq: number;
   contentStatus: ContentStatus | null;
+  /** Crawls with `max_age`: whether a kept copy served the page (null before its fetch, or without max_age). */
+  cache: 'hit' | 'miss' | null;
 }
 
 export interface DownloadRecord extends CrawlResultRecord {
@@ -119,7 +121,7 @@ const CRAWL_COLUMNS = `
   (extract(epoch FROM c.created_at) * 1000000)::bigint::text AS created_at_us`;
 
 /** A numbered frontier row (`item_seq > n` leaves out the start URL's `NULL`). */
-type ResultRow = Pick<CrawlFrontierRow, 'id' | 'url' | 'content_status'> & { item_seq: number };
+type ResultRow = Pick<CrawlFrontierRow, 'id' | 'url' | 'content_status' | 'page_cache'> & { item_seq: number };
 
 /** SQL of crawls and their results. Every read of tenant data is scoped by `tenantId`. */
 @Injectable()
@@ -240,20 +242,26 @@ export class CrawlsRepository {
   /** Results with `item_seq` above `afterSeq`, in order; at most `limit`. */
   async resultsPage(tenantId: string, crawlId: string, afterSeq: number, limit: number): Promise<CrawlResultRecord[]> {
     const rows = await this.db.query<ResultRow>(
-      `SELECT f.id, f.url, f.item_seq, f.content_status
+      `SELECT f.id, f.url, f.item_seq, f.content_status, f.page_cache
          FROM crawl_frontier f JOIN crawls c ON c.id = f.crawl_id
         WHERE c.id = $1 AND c.tenant_id = $2 AND f.item_seq > $3
         ORDER BY f.item_seq
         LIMIT $4`,
       [crawlId, tenantId, afterSeq, limit],
     );
-    return rows.map((row) => ({ frontierId: row.id, url: row.url, seq: row.item_seq, contentStatus: row.content_status }));
+    return rows.map((row) => ({
+      frontierId: row.id,
+      url: row.url,
+      seq: row.item_seq,
+      contentStatus: row.content_status,
+      cache: row.page_cache,
+    }));
   }
 
   /** Like `resultsPage`, with the HTML of fetched pages when `withContent`. */
   async downloadPage(tenantId: string, crawlId: string, afterSeq: number, limit: number, withContent: boolean): Promise<DownloadRecord[]> {
     const rows = await this.db.query<ResultRow & { html: CrawlContentsRow['html'] | null }>(
-      `SELECT f.id, f.url, f.item_seq, f.content_status,
+      `SELECT f.id, f.url, f.item_seq, f.content_status, f.page_cache,
               CASE WHEN $5::boolean AND f.content_status = 'fetched' THEN cc.html END AS html
          FROM crawl_frontier f
          JOIN crawls c ON c.id = f.crawl_id
@@ -268,6 +276,7 @@ export class CrawlsRepository {
       url: row.url,
       seq: row.item_seq,
       contentStatus: row.content_status,
+      cache: row.page_cache,
       html: row.html,
     }));
   }

@@ -14,6 +14,8 @@ const row = (fields: Partial<ResultRow>): ResultRow => ({
   errorCode: null,
   errorDetail: null,
   credits: 1,
+  cache: null,
+  changeStatus: null,
   bodyBytes: 10,
   ...fields,
 });
@@ -21,6 +23,12 @@ const row = (fields: Partial<ResultRow>): ResultRow => ({
 const lineOf = (fields: Partial<ResultRow>) => JSON.parse(resultLine(row(fields)).toString('utf8')) as Record<string, unknown>;
 
 describe(resultLine.name, () => {
+  it('carries the freshness verdicts only for tasks that asked for them', () => {
+    expect(lineOf({ cache: 'hit', changeStatus: 'changed' })).toMatchObject({ cache: 'hit', change_status: 'changed' });
+    expect(lineOf({})).not.toHaveProperty('cache');
+    expect(lineOf({})).not.toHaveProperty('change_status');
+  });
+
   it('says how each task stands in the results endpoint’s words, never the stored state', () => {
     expect(lineOf({ state: 'succeeded' })).toMatchObject({ status: 'successful' });
     expect(lineOf({ state: 'carried', credits: 0 })).toMatchObject({ status: 'successful', carried_over: true });

@@ -36,6 +36,8 @@ export function resultLine(row: ResultRow): Buffer {
       content_type: row.contentType,
       error: row.errorCode === null ? null : { code: row.errorCode, detail: row.errorDetail },
       credits: row.credits,
+      ...(row.cache !== null && { cache: row.cache }),
+      ...(row.changeStatus !== null && { change_status: row.changeStatus }),
       file: bodyFileName(row),
     })}\n`,
     'utf8',

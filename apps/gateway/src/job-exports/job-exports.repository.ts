@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { RunStatus, RunTaskState } from '@trawl/contracts';
+import type { ChangeStatus, RunStatus, RunTaskState } from '@trawl/contracts';
 import { Database, type JobExportsRow, type JobTasksRow, type RunTasksRow, Sql } from '@trawl/persistence';
 
 export interface ExportRecord {
@@ -28,6 +28,8 @@ export interface ResultRow {
   errorCode: string | null;
   errorDetail: string | null;
   credits: number;
+  cache: 'hit' | 'miss' | null;
+  changeStatus: ChangeStatus | null;
   /** Size of the result body; `null` when there is none. */
   bodyBytes: number | null;
 }
@@ -37,7 +39,19 @@ type ExportRow = Pick<JobExportsRow, 'id' | 'tenant_id' | 'job_id' | 'run_id' | 
 };
 
 type ResultDbRow = Pick<JobTasksRow, 'url' | 'external_id' | 'metadata'> &
-  Pick<RunTasksRow, 'seq' | 'state' | 'status_code' | 'output_format' | 'content_type' | 'error_code' | 'error_detail' | 'credits'> & {
+  Pick<
+    RunTasksRow,
+    | 'seq'
+    | 'state'
+    | 'status_code'
+    | 'output_format'
+    | 'content_type'
+    | 'error_code'
+    | 'error_detail'
+    | 'credits'
+    | 'cache'
+    | 'change_status'
+  > & {
     body_bytes: number | null;
   };
 
@@ -111,7 +125,7 @@ export class JobExportsRepository {
   async resultPage(sql: Sql, jobId: string, runId: string, afterSeq: number, limit: number): Promise<ResultRow[]> {
     const rows = await sql.query<ResultDbRow>(
       `SELECT rt.seq, jt.url, jt.external_id, jt.metadata, rt.state, rt.status_code, rt.output_format, rt.content_type,
-              rt.error_code, rt.error_detail, rt.credits, octet_length(rt.body) AS body_bytes
+              rt.error_code, rt.error_detail, rt.credits, rt.cache, rt.change_status, octet_length(rt.body) AS body_bytes
          FROM run_tasks rt JOIN job_tasks jt ON jt.job_id = $1 AND jt.seq = rt.seq
         WHERE rt.run_id = $2 AND rt.seq > $3
         ORDER BY rt.seq
@@ -130,6 +144,8 @@ export class JobExportsRepository {
       errorCode: row.error_code,
       errorDetail: row.error_detail,
       credits: row.credits,
+      cache: row.cache,
+      changeStatus: row.change_status,
       bodyBytes: row.body_bytes,
     }));
   }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import type { RunStatus } from '@trawl/contracts';
+import { type ChangeStatus, LISTED_CHANGE_STATUSES, type RunStatus } from '@trawl/contracts';
 import { type JobRunsRow, type JobsRow, RUNS_IN_FLIGHT_SQL, type Sql } from '@trawl/persistence';
+import type { ChangedPage } from './run-changes';
 import type { SettledTaskState, TaskResult } from './task-result';
 
 /** A run locked for a change of its counters or status, with its job's webhook. */
@@ -66,10 +67,11 @@ export class RunExecutionRepository {
          UPDATE run_tasks t
             SET state = r.state, status_code = r.status_code, content_type = r.content_type, output_format = r.output_format,
                 body = r.body, tier = r.tier, credits = r.credits, error_code = r.error_code, error_detail = r.error_detail,
-                finished_at = now(), lease_until = NULL
+                cache = r.cache, change_status = r.change_status, finished_at = now(), lease_until = NULL
            FROM unnest($1::uuid[], $2::int[], $3::int[], $4::text[], $5::int[], $6::text[], $7::text[], $8::bytea[], $9::text[],
-                       $10::int[], $11::text[], $12::text[])
-                AS r (run_id, seq, attempt, state, status_code, content_type, output_format, body, tier, credits, error_code, error_detail)
+                       $10::int[], $11::text[], $12::text[], $13::text[], $14::text[])
+                AS r (run_id, seq, attempt, state, status_code, content_type, output_format, body, tier, credits, error_code, error_detail,
+                      cache, change_status)
           WHERE t.run_id = r.run_id AND t.seq = r.seq AND t.state = 'dispatched' AND t.attempt = r.attempt
           RETURNING t.run_id, t.seq, t.attempt, t.started_at, t.finished_at, t.state, t.credits, t.tier, t.error_code, t.error_detail
        ), logged AS (
@@ -92,6 +94,8 @@ export class RunExecutionRepository {
         results.map((r) => r.credits),
         results.map((r) => r.errorCode),
         results.map((r) => r.errorDetail),
+        results.map((r) => r.cache),
+        results.map((r) => r.changeStatus),
       ],
     );
     return rows.map((r) => ({ runId: r.run_id, seq: r.seq, state: r.state, credits: r.credits, tier: r.tier }));
@@ -162,6 +166,37 @@ export class RunExecutionRepository {
     if (!updated) return undefined;
     const [row] = await sql.query<RunRow>(`${RUN_STATE} WHERE r.id = $1`, [runId]);
     return row && runState(row);
+  }
+
+  /**
+   * How many of the run's own answers (carried-over results left out) had each `change_tracking`
+   * verdict, and the first `listLimit` pages that changed or went, in task order. Both read the
+   * partial index of tracked rows, so a run that tracked nothing costs one empty index probe.
+   */
+  async changes(
+    sql: Sql,
+    runId: string,
+    jobId: string,
+    listLimit: number,
+  ): Promise<{ counts: Map<ChangeStatus, number>; pages: ChangedPage[] }> {
+    const counts = await sql.query<{ change_status: ChangeStatus; n: number }>(
+      `SELECT change_status, count(*)::int AS n FROM run_tasks
+        WHERE run_id = $1 AND change_status IS NOT NULL AND state IN ('succeeded', 'failed')
+        GROUP BY change_status`,
+      [runId],
+    );
+    if (counts.length === 0) return { counts: new Map(), pages: [] };
+    const pages = await sql.query<{ seq: number; url: string; external_id: string | null; change_status: ChangedPage['changeStatus'] }>(
+      `SELECT rt.seq, t.url, t.external_id, rt.change_status
+         FROM run_tasks rt JOIN job_tasks t ON t.job_id = $2 AND t.seq = rt.seq
+        WHERE rt.run_id = $1 AND rt.change_status IS NOT NULL AND rt.change_status = ANY ($3::text[]) AND rt.state IN ('succeeded', 'failed')
+        ORDER BY rt.seq LIMIT $4`,
+      [runId, jobId, LISTED_CHANGE_STATUSES, listLimit],
+    );
+    return {
+      counts: new Map(counts.map((row) => [row.change_status, row.n])),
+      pages: pages.map((row) => ({ seq: row.seq, url: row.url, externalId: row.external_id, changeStatus: row.change_status })),
+    };
   }
 
   /** Makes the caller's transaction wait for the disk at commit, whatever it began with. */

@@ -130,6 +130,8 @@ export class RunResultConsumer {
           credits: 0,
           errorCode: 'ERR0001',
           errorDetail: 'The answer body was lost before it was stored; rerun the failed tasks.',
+          cache: null,
+          changeStatus: null,
         };
       }
     }
@@ -144,6 +146,8 @@ export class RunResultConsumer {
       credits: result.billed_tier === null ? 0 : result.credits,
       errorCode: result.error?.code ?? null,
       errorDetail: result.error?.detail ?? null,
+      cache: result.cache ?? null,
+      changeStatus: result.change_status ?? null,
     };
   }
 

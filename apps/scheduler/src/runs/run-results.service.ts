@@ -1,10 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Charge, recordCharges } from '@trawl/billing';
-import { isFinishedRunStatus } from '@trawl/contracts';
+import { isFinishedRunStatus, WEBHOOK_CHANGED_PAGES_LIMIT } from '@trawl/contracts';
 import type { Logger } from '@trawl/observability';
 import { Database, Sql } from '@trawl/persistence';
 import { enqueueWebhookEvent } from '@trawl/webhooks';
 import { SERVICE_LOGGER } from '@trawl/service-kit';
+import { runChanges } from './run-changes';
 import { RunExecutionRepository, RunState } from './run-execution.repository';
 import { RunsMetrics } from './runs.metrics';
 import { RUNS_SETTINGS, RunsSettings } from './runs.settings';
@@ -152,9 +153,15 @@ export class RunResultsService {
     });
   }
 
-  /** The run's end as an outbox event, when its job has a webhook (spec-batch-api §6). */
+  /**
+   * The run's end as an outbox event, when its job has a webhook (spec-batch-api §6), with what
+   * its tasks with `change_tracking` found: a scheduled job that tracks changes is a monitor, and
+   * its receiver learns which pages changed without reading every result.
+   */
   private async announce(sql: Sql, run: RunState, type: 'run.completed' | 'run.failed', failure?: RunFailure): Promise<void> {
     if (!run.webhook) return;
+    const tracked = await this.runs.changes(sql, run.id, run.jobId, WEBHOOK_CHANGED_PAGES_LIMIT + 1);
+    const changes = runChanges(tracked.counts, tracked.pages);
     await enqueueWebhookEvent(sql, this.settings.topology, {
       event_type: type,
       occurred_at: new Date().toISOString(),
@@ -169,6 +176,7 @@ export class RunResultsService {
         failed: run.failed,
         spend: { credits: run.credits, cost: run.cost },
       },
+      ...(changes && { changes }),
       ...(failure && { failure_reason: failure.reason, failure_detail: failure.detail }),
       webhook: run.webhook,
     });

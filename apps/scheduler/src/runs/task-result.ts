@@ -1,4 +1,4 @@
-import type { RunTaskState } from '@trawl/contracts';
+import type { ChangeStatus, RunTaskState } from '@trawl/contracts';
 
 /** The states a result settles a run task in. */
 export type SettledTaskState = Extract<RunTaskState, 'succeeded' | 'failed'>;
@@ -25,6 +25,10 @@ export interface TaskResult {
   credits: number;
   errorCode: string | null;
   errorDetail: string | null;
+  /** With `max_age`: whether a kept copy answered; null when the task did not ask. */
+  cache: 'hit' | 'miss' | null;
+  /** With `change_tracking`: the verdict against the tenant's last version of the URL; null without one. */
+  changeStatus: ChangeStatus | null;
 }
 
 /** A failure the scheduler decides without a worker (parameters, forbidden domain, lost claims). */
@@ -45,5 +49,7 @@ export function failedResult(
     credits: 0,
     errorCode,
     errorDetail,
+    cache: null,
+    changeStatus: null,
   };
 }

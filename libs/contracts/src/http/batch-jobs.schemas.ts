@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { BATCH_TASK_METHODS } from '../batch-task.messages';
 import { OUTPUT_FORMATS } from '../output-formats';
+import { CHANGE_STATUSES } from '../fetch.messages';
 import { SCHEDULE_RATE_UNITS, SCHEDULE_STATES, SCHEDULE_WEEKDAYS, scheduleSchema } from '../schedule.schema';
 import { JOB_INGEST_STATES, JOB_STATUSES, JOB_TYPES } from '../states';
 import { jobRun, nextCursor } from './batch-runs.schemas';
@@ -324,6 +325,14 @@ export const taskResult = z
     encoding: z.enum(['utf8', 'base64']).optional().meta({ description: 'How `content` is written: text as is, anything else in base64.' }),
     error: z.object({ code: z.string(), detail: z.string() }).optional(),
     credits: z.number().min(0),
+    cache: z
+      .enum(['hit', 'miss'])
+      .optional()
+      .meta({ description: 'With `max_age`: `hit` when a kept copy answered (billed 1 credit), `miss` when the page was fetched.' }),
+    change_status: z.enum(CHANGE_STATUSES).optional().meta({
+      description:
+        "With `change_tracking`: the page against your last version of its URL (`new`, `same`, `changed`, `removed`). Ask the task's content with `json_response=true` for the diff.",
+    }),
     finished_at: z.iso.datetime().optional(),
     result_url: z.string().optional().meta({
       description:
@@ -387,6 +396,12 @@ export const jobListQuery = z.object({
 export const taskResultsQuery = z.object({
   status: z.enum(['successful']).optional().meta({ description: '`successful` keeps successful tasks only.' }),
   run_id: z.uuid().optional().meta({ description: 'The run to read (default: the latest).' }),
+  change_status: z
+    .string()
+    .optional()
+    .meta({
+      description: `Only tasks whose \`change_tracking\` verdict is one of these, comma-separated (${CHANGE_STATUSES.join(', ')}): \`changed,removed\` lists what a monitor's run found.`,
+    }),
   cursor: cursorParameter.optional(),
   limit: z
     .int()

@@ -126,6 +126,10 @@ export const crawlResultResource = z
     url: z.string(),
     content_status: z.enum(CONTENT_STATUSES).optional(),
     content_url: z.string().optional(),
+    cache: z
+      .enum(['hit', 'miss'])
+      .optional()
+      .meta({ description: 'Crawls with `max_age`: the page came from a kept copy (`hit`, billed 1 credit) or was fetched (`miss`).' }),
   })
   .meta({ id: 'CrawlResult' });
 export type CrawlResultResource = z.infer<typeof crawlResultResource>;
@@ -157,6 +161,10 @@ export const crawlDownloadLine = z
     content_status: z.enum(CONTENT_STATUSES).optional(),
     /** The page's HTML, once fetched. */
     content: z.string().optional(),
+    cache: z
+      .enum(['hit', 'miss'])
+      .optional()
+      .meta({ description: 'Crawls with `max_age`: the page came from a kept copy (`hit`, billed 1 credit) or was fetched (`miss`).' }),
   })
   .meta({ id: 'CrawlDownloadLine' });
 export type CrawlDownloadLine = z.infer<typeof crawlDownloadLine>;

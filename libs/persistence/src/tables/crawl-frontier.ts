@@ -24,6 +24,8 @@ export interface CrawlFrontierRow {
   page_outcome: string | null;
   /** The failure's short code (`http_404`, `timeout`, `robots_txt`, …) of a page that failed. */
   page_error: string | null;
+  /** Crawls with `max_age`: the page's last fetch came from a kept copy (`hit`) or not (`miss`). Migration 1764000000210. */
+  page_cache: 'hit' | 'miss' | null;
 }
 
 /** A column of `crawl_frontier`. */
@@ -45,4 +47,5 @@ export const CRAWL_FRONTIER_COLUMNS = columnNames<CrawlFrontierRow>({
   lease_until: true,
   page_outcome: true,
   page_error: true,
+  page_cache: true,
 });

@@ -1,4 +1,4 @@
-import type { RunTaskState } from '@trawl/contracts';
+import type { ChangeStatus, RunTaskState } from '@trawl/contracts';
 import { columnNames } from './columns';
 
 /**
@@ -25,6 +25,10 @@ export interface RunTasksRow {
   error_code: string | null;
   error_detail: string | null;
   finished_at: Date | null;
+  /** With `max_age`: answered from a kept copy or fetched; migration 1764000000210. */
+  cache: 'hit' | 'miss' | null;
+  /** With `change_tracking`: the verdict against the last version of the URL; migration 1764000000210. */
+  change_status: ChangeStatus | null;
 }
 
 /** Every column of `run_tasks`. */
@@ -44,6 +48,8 @@ export const RUN_TASKS_COLUMNS = columnNames<RunTasksRow>({
   error_code: true,
   error_detail: true,
   finished_at: true,
+  cache: true,
+  change_status: true,
 });
 
 /** The result columns of `run_tasks` that a results page, an export and a carried-over result read. */
@@ -57,4 +63,6 @@ export const RUN_TASK_RESULT_COLUMNS = [
   'error_code',
   'error_detail',
   'finished_at',
+  'cache',
+  'change_status',
 ] as const satisfies readonly (keyof RunTasksRow)[];

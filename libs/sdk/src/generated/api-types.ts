@@ -82,6 +82,8 @@ export interface CrawlDownloadLine {
   url: string;
   content_status?: "pending" | "fetched" | "failed";
   content?: string;
+  /** Crawls with `max_age`: the page came from a kept copy (`hit`, billed 1 credit) or was fetched (`miss`). */
+  cache?: "hit" | "miss";
 }
 
 export interface CrawlList {
@@ -132,6 +134,8 @@ export interface CrawlResult {
   url: string;
   content_status?: "pending" | "fetched" | "failed";
   content_url?: string;
+  /** Crawls with `max_age`: the page came from a kept copy (`hit`, billed 1 credit) or was fetched (`miss`). */
+  cache?: "hit" | "miss";
 }
 
 export interface CrawlStop {
@@ -938,6 +942,10 @@ export interface TaskResult {
     detail: string;
   };
   credits: number;
+  /** With `max_age`: `hit` when a kept copy answered (billed 1 credit), `miss` when the page was fetched. */
+  cache?: "hit" | "miss";
+  /** With `change_tracking`: the page against your last version of its URL (`new`, `same`, `changed`, `removed`). Ask the task's content with `json_response=true` for the diff. */
+  change_status?: "new" | "same" | "changed" | "removed";
   finished_at?: string;
   /** A successful result's content as the target answered it, by a signed URL (no API key needed), valid 12 hours from this page's reading. */
   result_url?: string;
@@ -1124,6 +1132,8 @@ export interface ListTaskResultsQuery {
   status?: "successful";
   /** The run to read (default: the latest). */
   run_id?: string;
+  /** Only tasks whose `change_tracking` verdict is one of these, comma-separated (new, same, changed, removed): `changed,removed` lists what a monitor's run found. */
+  change_status?: string;
   /** The `next_cursor` of the previous page. */
   cursor?: string;
   /** Results per page (default 1000). */
@@ -1134,6 +1144,8 @@ export interface ListTaskResultsQuery {
 export interface ListRunTaskResultsQuery {
   /** `successful` keeps successful tasks only. */
   status?: "successful";
+  /** Only tasks whose `change_tracking` verdict is one of these, comma-separated (new, same, changed, removed): `changed,removed` lists what a monitor's run found. */
+  change_status?: string;
   /** The `next_cursor` of the previous page. */
   cursor?: string;
   /** Results per page (default 1000). */
