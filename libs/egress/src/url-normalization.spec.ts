@@ -6,6 +6,7 @@ import {
   normalizeUrl,
   registrableDomain,
   urlKey,
+  urlKeyOfNormalized,
   urlKeyOfParsed,
 } from './url-normalization';
 
@@ -203,6 +204,36 @@ describe('url normalization', () => {
     ])('says %p is an IP literal: %p', (hostname, expected) => {
       expect(isIpLiteral(hostname)).toBe(expected);
     });
+  });
+});
+
+describe(urlKeyOfNormalized.name, () => {
+  it('gives the key urlKey gives to every normalised URL', () => {
+    const inputs = [
+      'http://www.a.com/x/',
+      'https://a.com',
+      'https://a.com/',
+      'https://www.a.com/',
+      'https://a.com/x/?q=1',
+      'https://a.com:8443/x',
+      'https://www2.a.com/',
+      'https://a.com/x//',
+      'https://user:p%40ss@www.a.com/x/?q=/a/&r=@',
+      'https://@a.com/x',
+      'http://[::1]:8080/p/',
+      'http://127.0.0.1/?',
+      'https://a.com/?q=1/',
+      'https://www.a.com/a/b/c/?x=%2F#frag',
+      'https://xn--bcher-kva.example/%7Euser/',
+      'https://a.com/a b/ü?ü=1',
+      'http://www./x',
+      'https://a.com/x?',
+    ];
+    for (const input of inputs) {
+      const normalized = normalizeUrl(input);
+      expect(normalized).not.toBeNull();
+      expect([input, urlKeyOfNormalized(normalized!)]).toEqual([input, urlKey(normalized!)]);
+    }
   });
 });
 

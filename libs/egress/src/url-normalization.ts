@@ -88,6 +88,28 @@ export function urlKeyOfParsed(url: URL): string {
 }
 
 /**
+ * `urlKey` read off the text of a normalised URL without parsing it again: the crawl coordinator
+ * keys every link of every page, and the parse was a fifth of its busy time. Exact only for the
+ * `href` of a WHATWG-parsed http(s) URL (`normalizeUrl`'s output, which the workers send):
+ * `scheme://[userinfo@]host[:port]/path[?query]`.
+ */
+export function urlKeyOfNormalized(normalizedUrl: string): string {
+  const authorityStart = normalizedUrl.indexOf('//') + 2;
+  let pathStart = normalizedUrl.indexOf('/', authorityStart);
+  if (pathStart < 0) pathStart = normalizedUrl.length;
+  const queryStart = normalizedUrl.indexOf('?', pathStart);
+  const pathEnd = queryStart < 0 ? normalizedUrl.length : queryStart;
+  // Userinfo never holds a raw `@` (the parser escapes it), so the last one ends it.
+  const userinfoEnd = normalizedUrl.lastIndexOf('@', pathStart - 1);
+  const hostStart = userinfoEnd >= authorityStart ? userinfoEnd + 1 : authorityStart;
+  const host = normalizedUrl.startsWith('www.', hostStart) ? hostStart + 4 : hostStart;
+  const path = normalizedUrl.charCodeAt(pathEnd - 1) === 0x2f && pathEnd > pathStart ? pathEnd - 1 : pathEnd;
+  return (
+    normalizedUrl.slice(host, pathStart) + normalizedUrl.slice(pathStart, path) + (queryStart < 0 ? '' : normalizedUrl.slice(queryStart))
+  );
+}
+
+/**
  * The registrable domain ("site") of a hostname by the whole public suffix list, private section
  * included: `shop.example.co.uk` → `example.co.uk`, `docs.alice.github.io` → `alice.github.io`
  * (shared-hosting suffixes such as `github.io` or `netlify.app` count as public, so each customer's

