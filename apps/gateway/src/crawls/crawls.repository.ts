@@ -249,13 +249,7 @@ export class CrawlsRepository {
         LIMIT $4`,
       [crawlId, tenantId, afterSeq, limit],
     );
-    return rows.map((row) => ({
-      frontierId: row.id,
-      url: row.url,
-      seq: row.item_seq,
-      contentStatus: row.content_status,
-      cache: row.page_cache,
-    }));
+    return rows.map(toResult);
   }
 
   /** Like `resultsPage`, with the HTML of fetched pages when `withContent`. */
@@ -271,14 +265,7 @@ export class CrawlsRepository {
         LIMIT $4`,
       [crawlId, tenantId, afterSeq, limit, withContent],
     );
-    return rows.map((row) => ({
-      frontierId: row.id,
-      url: row.url,
-      seq: row.item_seq,
-      contentStatus: row.content_status,
-      cache: row.page_cache,
-      html: row.html,
-    }));
+    return rows.map((row) => ({ ...toResult(row), html: row.html }));
   }
 
   /** The HTML of a kept, fetched page of a crawl that asked for content; `undefined` otherwise. */
@@ -361,4 +348,8 @@ function toCrawl(row: CrawlRow): CrawlRecord {
     finishedAt: row.finished_at,
     createdAtMicros: row.created_at_us,
   };
+}
+
+function toResult(row: ResultRow): CrawlResultRecord {
+  return { frontierId: row.id, url: row.url, seq: row.item_seq, contentStatus: row.content_status, cache: row.page_cache };
 }
