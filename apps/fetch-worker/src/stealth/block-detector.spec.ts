@@ -36,6 +36,20 @@ describe(BlockDetector.name, () => {
       ['an Akamai "Access Denied"', html('<h1>Access Denied</h1><p>Reference #18.1</p>', 'Access Denied')],
       ['a thin page with a reCAPTCHA', html('<form><div class="g-recaptcha" data-sitekey="k"></div></form>')],
       ['a thin page with Turnstile', html('<div class="cf-turnstile"></div><p>One more step</p>')],
+      // Every marker, as its service writes it (case included): each is tried only where its text is.
+      [
+        'a Cloudflare challenge form',
+        html(`${ARTICLE}<form id="challenge-form"><input type="hidden" name="cf_chl_seq_x" value="1"></form>`),
+      ],
+      ['a Cloudflare challenge widget', html(`${ARTICLE}<div id="cf-chl-widget-a1b2c"></div>`)],
+      ['an old Cloudflare browser check', html(`<div class="cf-browser-verification cf-im-under-attack"></div>${ARTICLE}`)],
+      ["HUMAN's captcha element", html(`${ARTICLE}<div id="px-captcha"></div>`)],
+      ['"Verify you are human"', html(`<h2>Verify you are human by completing the action below.</h2>${ARTICLE}`)],
+      ['"Verifying you are a human"', html(`<p>VERIFYING YOU ARE A HUMAN. This may take a few seconds.</p>${ARTICLE}`)],
+      ["Akamai's challenge script", html(`${ARTICLE}<script src="/_sec/cp_challenge/sec-4-4.js"></script>`)],
+      ["Distil's interstitial", html(ARTICLE, 'Pardon Our Interruption...')],
+      ['a thin page with hCaptcha', html('<div class="h-captcha" data-sitekey="k"></div>')],
+      ['a thin page naming a captcha', html('<p>Please solve the CAPTCHA to continue.</p>')],
     ])('blocks %s with status 200', (_what, body) => {
       expect(detector.reason(page({ html: body }))).toBe('challenge');
     });
@@ -107,8 +121,15 @@ describe(BlockDetector.name, () => {
       ['an empty React root', '<div id="root"></div><script src="/static/js/main.js"></script>'],
       ['an empty Next.js root', '<div id="__next">  </div><script>self.__next_f=[]</script>'],
       ['an Angular root', '<app-root></app-root><script src="main.js"></script>'],
+      ['an empty Vue app root', '<div id=\'app\'></div><script src="/js/app.js"></script>'],
+      ['a <NOSCRIPT> in capitals', '<NOSCRIPT>Enable JavaScript</NOSCRIPT><SCRIPT src="/app.js"></SCRIPT>'],
     ])('says a non-rendered page with %s needs JavaScript', (_what, body) => {
       expect(detector.reason(page({ html: html(body) }))).toBe('needs_javascript');
+    });
+
+    it('does not call a thin page with scripts a JavaScript shell when it has no <noscript> and no app root', () => {
+      expect(detector.reason(page({ html: html('<p>Hello.</p><script src="/analytics.js"></script>') }))).toBeUndefined();
+      expect(detector.reason(page({ html: html('<div id="rooted"></div><script src="/a.js"></script>') }))).toBeUndefined();
     });
 
     it('never says a rendered page needs JavaScript (rendering already happened)', () => {
