@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CHANGE_STATUSES, captchaSolverV1, FETCH_TIERS, FETCH_WORKER_ERROR_CODES, fetchOptionsV1 } from './fetch.messages';
+import { CACHE_STATUSES, CHANGE_STATUSES, captchaSolverV1, FETCH_TIERS, FETCH_WORKER_ERROR_CODES, fetchOptionsV1 } from './fetch.messages';
 import type { MessagingTopology } from './messaging-topology';
 import type { ConsumerDefinition, StreamDefinition } from './provisioning';
 
@@ -81,7 +81,7 @@ export const batchTaskResultV1 = z.object({
   error: z.object({ code: z.enum(FETCH_WORKER_ERROR_CODES), detail: z.string() }).optional(),
   target_status: z.number().int().optional(),
   /** With `max_age` only: answered from a kept copy or fetched now (as the Fetch API's `X-Trawl-Cache`). */
-  cache: z.enum(['hit', 'miss']).optional(),
+  cache: z.enum(CACHE_STATUSES).optional(),
   /** With `change_tracking` only: the page against the tenant's last version of its URL (as `X-Trawl-Change-Status`). */
   change_status: z.enum(CHANGE_STATUSES).optional(),
   /**

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { FETCH_TIERS } from './fetch.messages';
+import { CACHE_STATUSES, FETCH_TIERS } from './fetch.messages';
 import type { MessagingTopology } from './messaging-topology';
 
 /**
@@ -118,7 +118,7 @@ export const crawlPageResultV1 = z.object({
    * Crawls with `max_age` only: the page came from a kept copy (`hit`) or was fetched now (`miss`).
    * A coordinator that predates it ignores it.
    */
-  cache: z.enum(['hit', 'miss']).optional(),
+  cache: z.enum(CACHE_STATUSES).optional(),
 });
 export type CrawlPageResultV1 = z.infer<typeof crawlPageResultV1>;
 

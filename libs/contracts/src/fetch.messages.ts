@@ -66,6 +66,10 @@ export type JsInstructionV1 = z.infer<typeof jsInstructionV1>;
 export const CHANGE_STATUSES = ['new', 'same', 'changed', 'removed'] as const;
 export type ChangeStatus = (typeof CHANGE_STATUSES)[number];
 
+/** `max_age`'s answers: from a kept copy, or fetched now (and kept). */
+export const CACHE_STATUSES = ['hit', 'miss'] as const;
+export type CacheStatus = (typeof CACHE_STATUSES)[number];
+
 /** Longest `max_age` a request may ask: 30 days (an installation keeps copies for less: `PAGE_COPY_TTL_MS`). */
 export const MAX_AGE_SECONDS = 30 * 24 * 3600;
 
@@ -230,7 +234,7 @@ export const fetchReplyV1 = z.object({
    * With `max_age` only: answered from a kept copy (`hit`, fetched `age_seconds` ago) or fetched now
    * (`miss`). A gateway that predates the field ignores it.
    */
-  cache: z.object({ status: z.enum(['hit', 'miss']), age_seconds: z.number().int().min(0).optional() }).optional(),
+  cache: z.object({ status: z.enum(CACHE_STATUSES), age_seconds: z.number().int().min(0).optional() }).optional(),
   /** With `change_tracking` only: the page against the tenant's last version of its URL. */
   change: z.object({ status: z.enum(CHANGE_STATUSES), previous_fetched_at: z.string().optional() }).optional(),
   body_bytes: z.number().int().min(0),

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { FrontierState } from '@trawl/contracts';
+import type { CacheStatus, FrontierState } from '@trawl/contracts';
 import type { Sql } from '@trawl/persistence';
 import { LinkCandidate } from './link-intake';
 
@@ -47,7 +47,7 @@ export class PageResultRepository {
     states: string[],
     contentStatus: (string | null)[],
     /** Per row, the page's outcome and failure code (said where its URL went), and whether a kept copy served it. */
-    outcomes: { outcome: string; error: string | null; cache: 'hit' | 'miss' | null }[],
+    outcomes: { outcome: string; error: string | null; cache: CacheStatus | null }[],
   ): Promise<void> {
     await sql.query(
       `UPDATE crawl_frontier f SET state = u.state, lease_until = NULL,

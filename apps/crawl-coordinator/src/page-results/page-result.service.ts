@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { CrawlPageResultV1 } from '@trawl/contracts';
+import type { CacheStatus, CrawlPageResultV1 } from '@trawl/contracts';
 import { Database, MAX_SKIPPED_RECORDED, Sql } from '@trawl/persistence';
 import { Charge, recordCharges } from '@trawl/billing';
 import { CrawlLifecycleRepository } from '../crawl-lifecycle/crawl-lifecycle.repository';
@@ -134,7 +134,7 @@ export class PageResultService {
     const contents: { frontierId: number; html: string; contentType: string | null }[] = [];
     const states: string[] = [];
     const contentStatus: (string | null)[] = [];
-    const outcomes: { outcome: string; error: string | null; cache: 'hit' | 'miss' | null }[] = [];
+    const outcomes: { outcome: string; error: string | null; cache: CacheStatus | null }[] = [];
     const disallowedLinks: { key: Buffer; url: string; foundOn: number }[] = [];
     let pagesFetched = 0;
     let pagesFailed = 0;

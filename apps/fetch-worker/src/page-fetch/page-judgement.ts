@@ -1,3 +1,4 @@
+import type { CacheStatus } from '@trawl/contracts';
 import { Tier } from '@trawl/billing';
 import { mayBeHtml, mediaTypeOf } from './media-type';
 import { creditsFor, PageVerdict, verdictOfStatus } from './page-outcome';
@@ -31,7 +32,7 @@ export interface PageFetchResult extends PageVerdict {
   body?: Buffer;
   durationMs: number;
   /** Asked with `max_age`: answered from a kept copy (`hit`) or fetched now (`miss`). */
-  cache?: 'hit' | 'miss';
+  cache?: CacheStatus;
 }
 
 /**

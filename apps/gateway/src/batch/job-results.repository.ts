@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { BatchTaskMethod, ChangeStatus, RunTaskState } from '@trawl/contracts';
+import type { CacheStatus, BatchTaskMethod, ChangeStatus, RunTaskState } from '@trawl/contracts';
 import {
   Database,
   type JobTasksRow,
@@ -39,7 +39,7 @@ export interface TaskResultRecord {
   errorDetail: string | null;
   finishedAt: Date | null;
   /** With `max_age`: whether a kept copy answered. */
-  cache: 'hit' | 'miss' | null;
+  cache: CacheStatus | null;
   /** With `change_tracking`: the page against the tenant's last version of its URL. */
   changeStatus: ChangeStatus | null;
 }

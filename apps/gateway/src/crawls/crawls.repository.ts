@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { ContentStatus, CrawlOutputFormat, CrawlStatus, CrawlStopReason, SitemapMode } from '@trawl/contracts';
+import type { CacheStatus, ContentStatus, CrawlOutputFormat, CrawlStatus, CrawlStopReason, SitemapMode } from '@trawl/contracts';
 import type { StartCrawlBody } from '@trawl/contracts/http';
 import {
   type AssertTrue,
@@ -58,7 +58,7 @@ export interface CrawlResultRecord {
   seq: number;
   contentStatus: ContentStatus | null;
   /** Crawls with `max_age`: whether a kept copy served the page (null before its fetch, or without max_age). */
-  cache: 'hit' | 'miss' | null;
+  cache: CacheStatus | null;
 }
 
 export interface DownloadRecord extends CrawlResultRecord {

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { ChangeStatus, RunStatus, RunTaskState } from '@trawl/contracts';
+import type { CacheStatus, ChangeStatus, RunStatus, RunTaskState } from '@trawl/contracts';
 import { Database, type JobExportsRow, type JobTasksRow, type RunTasksRow, Sql } from '@trawl/persistence';
 
 export interface ExportRecord {
@@ -28,7 +28,7 @@ export interface ResultRow {
   errorCode: string | null;
   errorDetail: string | null;
   credits: number;
-  cache: 'hit' | 'miss' | null;
+  cache: CacheStatus | null;
   changeStatus: ChangeStatus | null;
   /** Size of the result body; `null` when there is none. */
   bodyBytes: number | null;

@@ -1,4 +1,4 @@
-import type { ChangeStatus, RunTaskState } from '@trawl/contracts';
+import type { CacheStatus, ChangeStatus, RunTaskState } from '@trawl/contracts';
 
 /** The states a result settles a run task in. */
 export type SettledTaskState = Extract<RunTaskState, 'succeeded' | 'failed'>;
@@ -26,7 +26,7 @@ export interface TaskResult {
   errorCode: string | null;
   errorDetail: string | null;
   /** With `max_age`: whether a kept copy answered; null when the task did not ask. */
-  cache: 'hit' | 'miss' | null;
+  cache: CacheStatus | null;
   /** With `change_tracking`: the verdict against the tenant's last version of the URL; null without one. */
   changeStatus: ChangeStatus | null;
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { BATCH_TASK_METHODS } from '../batch-task.messages';
 import { OUTPUT_FORMATS } from '../output-formats';
-import { CHANGE_STATUSES } from '../fetch.messages';
+import { CACHE_STATUSES, CHANGE_STATUSES } from '../fetch.messages';
 import { SCHEDULE_RATE_UNITS, SCHEDULE_STATES, SCHEDULE_WEEKDAYS, scheduleSchema } from '../schedule.schema';
 import { JOB_INGEST_STATES, JOB_STATUSES, JOB_TYPES } from '../states';
 import { jobRun, nextCursor } from './batch-runs.schemas';
@@ -326,7 +326,7 @@ export const taskResult = z
     error: z.object({ code: z.string(), detail: z.string() }).optional(),
     credits: z.number().min(0),
     cache: z
-      .enum(['hit', 'miss'])
+      .enum(CACHE_STATUSES)
       .optional()
       .meta({ description: 'With `max_age`: `hit` when a kept copy answered (billed 1 credit), `miss` when the page was fetched.' }),
     change_status: z.enum(CHANGE_STATUSES).optional().meta({

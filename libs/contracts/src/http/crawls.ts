@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MAX_AGE_SECONDS } from '../fetch.messages';
+import { CACHE_STATUSES, MAX_AGE_SECONDS } from '../fetch.messages';
 import { SITEMAP_MODES } from '../map.messages';
 import { CRAWL_OUTPUT_FORMATS } from '../output-formats';
 import { CONTENT_STATUSES, CRAWL_STATUSES, CRAWL_STOP_REASONS } from '../states';
@@ -120,16 +120,19 @@ export const crawlResource = z
   .meta({ id: 'Crawl' });
 export type CrawlResource = z.infer<typeof crawlResource>;
 
+/** Crawls with `max_age`: whether a result's page came from a kept copy. */
+const pageCache = z
+  .enum(CACHE_STATUSES)
+  .optional()
+  .meta({ description: 'Crawls with `max_age`: the page came from a kept copy (`hit`, billed 1 credit) or was fetched (`miss`).' });
+
 /** One URL a crawl found; `content_*` only with `output_format`. */
 export const crawlResultResource = z
   .object({
     url: z.string(),
     content_status: z.enum(CONTENT_STATUSES).optional(),
     content_url: z.string().optional(),
-    cache: z
-      .enum(['hit', 'miss'])
-      .optional()
-      .meta({ description: 'Crawls with `max_age`: the page came from a kept copy (`hit`, billed 1 credit) or was fetched (`miss`).' }),
+    cache: pageCache,
   })
   .meta({ id: 'CrawlResult' });
 export type CrawlResultResource = z.infer<typeof crawlResultResource>;
@@ -161,10 +164,7 @@ export const crawlDownloadLine = z
     content_status: z.enum(CONTENT_STATUSES).optional(),
     /** The page's HTML, once fetched. */
     content: z.string().optional(),
-    cache: z
-      .enum(['hit', 'miss'])
-      .optional()
-      .meta({ description: 'Crawls with `max_age`: the page came from a kept copy (`hit`, billed 1 credit) or was fetched (`miss`).' }),
+    cache: pageCache,
   })
   .meta({ id: 'CrawlDownloadLine' });
 export type CrawlDownloadLine = z.infer<typeof crawlDownloadLine>;

@@ -1,4 +1,4 @@
-import type { ContentStatus, FrontierState } from '@trawl/contracts';
+import type { CacheStatus, ContentStatus, FrontierState } from '@trawl/contracts';
 import { columnNames } from './columns';
 
 /**
@@ -25,7 +25,7 @@ export interface CrawlFrontierRow {
   /** The failure's short code (`http_404`, `timeout`, `robots_txt`, …) of a page that failed. */
   page_error: string | null;
   /** Crawls with `max_age`: the page's last fetch came from a kept copy (`hit`) or not (`miss`). Migration 1764000000210. */
-  page_cache: 'hit' | 'miss' | null;
+  page_cache: CacheStatus | null;
 }
 
 /** A column of `crawl_frontier`. */

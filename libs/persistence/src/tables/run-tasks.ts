@@ -1,4 +1,4 @@
-import type { ChangeStatus, RunTaskState } from '@trawl/contracts';
+import type { CacheStatus, ChangeStatus, RunTaskState } from '@trawl/contracts';
 import { columnNames } from './columns';
 
 /**
@@ -26,7 +26,7 @@ export interface RunTasksRow {
   error_detail: string | null;
   finished_at: Date | null;
   /** With `max_age`: answered from a kept copy or fetched; migration 1764000000210. */
-  cache: 'hit' | 'miss' | null;
+  cache: CacheStatus | null;
   /** With `change_tracking`: the verdict against the last version of the URL; migration 1764000000210. */
   change_status: ChangeStatus | null;
 }
