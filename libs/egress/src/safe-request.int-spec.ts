@@ -385,10 +385,47 @@ describe(safeRequest.name, () => {
       expect(error.code).toBe(EgressErrorCode.ConnectFailed);
     });
 
-    it('fails with ConnectFailed when the server drops the connection', async () => {
+    it('fails with ConnectFailed when the server drops the connection, without asking again', async () => {
       const shop = await serve((request) => request.socket.destroy());
       const error = await egressErrorOf(safeRequest(policy, agent, `http://shop.test:${shop.port}/`));
       expect(error.code).toBe(EgressErrorCode.ConnectFailed);
+      expect(shop.requests).toHaveLength(1);
+    });
+
+    /** undici marks a connection free for the next request a turn after its answer ended. */
+    const idleConnection = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+    /** A server that closes a kept-alive connection as its second request arrives: the idle-timeout race. */
+    async function serveClosingReusedConnections(): Promise<TestServer> {
+      const served = new WeakMap<object, number>();
+      return serve((request, response) => {
+        const count = (served.get(request.socket) ?? 0) + 1;
+        served.set(request.socket, count);
+        if (count > 1) request.socket.destroy();
+        else response.end(`answer ${count}`);
+      });
+    }
+
+    it('sends a GET again on a new connection when a kept-alive one was closed under it', async () => {
+      const shop = await serveClosingReusedConnections();
+      const url = `http://shop.test:${shop.port}/`;
+      expect((await safeRequest(policy, agent, url)).body.toString()).toBe('answer 1');
+      await idleConnection();
+      const again = await safeRequest(policy, agent, url);
+      expect(again.status).toBe(200);
+      expect(again.body.toString()).toBe('answer 1');
+      expect(shop.requests).toHaveLength(3);
+      expect(shop.connections).toBe(2);
+    });
+
+    it('does not send a POST again when its kept-alive connection was closed under it', async () => {
+      const shop = await serveClosingReusedConnections();
+      const url = `http://shop.test:${shop.port}/`;
+      await safeRequest(policy, agent, url);
+      await idleConnection();
+      const error = await egressErrorOf(safeRequest(policy, agent, url, { method: 'POST', body: 'order=1' }));
+      expect(error.code).toBe(EgressErrorCode.ConnectFailed);
+      expect(shop.requests.map((seen) => seen.method)).toEqual(['GET', 'POST']);
     });
 
     it("throws the caller's abort reason when the caller aborts", async () => {

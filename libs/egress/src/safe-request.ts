@@ -141,7 +141,7 @@ export async function safeRequest(
       const sent = wireHeaders ? wireHeaders(target, headers) : headers;
       const response: HopResponse = sender
         ? await sender.send(target, { method, headers: sent, body, signal })
-        : await request(target, { dispatcher: agent, method, headers: sent, body, signal });
+        : await undiciHop(agent, target, { method, headers: sent, body, signal });
       const location = REDIRECT_STATUSES.has(response.statusCode) ? first(response.headers.location) : undefined;
       if (location === undefined) {
         const final = await readFinalResponse(response, method, maxBodyBytes, options);
@@ -175,6 +175,32 @@ export async function safeRequest(
 }
 
 type FinalResponse = Omit<SafeResponse, 'url' | 'redirectChain'>;
+
+// Methods a client may send again when no answer came: nothing of theirs happened at the target.
+const RESENDABLE_METHODS = new Set(['GET', 'HEAD']);
+
+/**
+ * One hop over undici. A pooled keep-alive connection can be closed by the server in the instant
+ * the request goes out on it (the server's idle timer and ours race); the request then fails before
+ * any answer although the site is fine. Like Chrome and Go's client, a GET or HEAD that failed so on
+ * a connection that had already carried an answer is sent once more; a fresh connection that fails
+ * is the site's answer and is not retried.
+ */
+async function undiciHop(agent: Agent, target: URL, init: HopInit): Promise<HopResponse> {
+  const options = { dispatcher: agent, method: init.method, headers: init.headers, body: init.body, signal: init.signal };
+  try {
+    return await request(target, options);
+  } catch (error) {
+    if (!RESENDABLE_METHODS.has(init.method) || init.signal.aborted || !closedWhileReused(error)) throw error;
+    return request(target, options);
+  }
+}
+
+/** undici's "other side closed" on a socket that had read earlier answers: a stale keep-alive connection. */
+function closedWhileReused(error: unknown): boolean {
+  const failure = error as { code?: unknown; socket?: { bytesRead?: unknown } } | null;
+  return failure?.code === 'UND_ERR_SOCKET' && typeof failure.socket?.bytesRead === 'number' && failure.socket.bytesRead > 0;
+}
 
 async function readFinalResponse(
   response: HopResponse,
