@@ -13,4 +13,13 @@ describe('baseConfigSchema', () => {
       expect(() => loadConfig(baseConfigSchema, { NATS_STREAM_REPLICAS: value })).toThrow(/NATS_STREAM_REPLICAS/);
     });
   });
+
+  describe('HEAP_GROWTH_PERCENT', () => {
+    it('is 50 by default, 0 hands the choice back to V8, and at most 400', () => {
+      expect(loadConfig(baseConfigSchema, {}).HEAP_GROWTH_PERCENT).toBe(50);
+      expect(loadConfig(baseConfigSchema, { HEAP_GROWTH_PERCENT: '0' }).HEAP_GROWTH_PERCENT).toBe(0);
+      expect(() => loadConfig(baseConfigSchema, { HEAP_GROWTH_PERCENT: '401' })).toThrow(/HEAP_GROWTH_PERCENT/);
+      expect(() => loadConfig(baseConfigSchema, { HEAP_GROWTH_PERCENT: '-1' })).toThrow(/HEAP_GROWTH_PERCENT/);
+    });
+  });
 });

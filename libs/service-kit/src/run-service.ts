@@ -1,4 +1,5 @@
 import type { DynamicModule } from '@nestjs/common';
+import { setFlagsFromString } from 'node:v8';
 import type { z } from 'zod';
 import { loadConfig } from '@trawl/config';
 import { createLogger, Logger, startTracing } from '@trawl/observability';
@@ -17,6 +18,7 @@ export interface BootConfig {
   PORT: number;
   /** How long SIGTERM may take before the process exits anyway, in ms. */
   SHUTDOWN_TIMEOUT_MS: number;
+  HEAP_GROWTH_PERCENT: number;
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?: string;
 }
 
@@ -47,6 +49,7 @@ export function runService<S extends z.ZodType<BootConfig>>(service: ServiceDefi
 
 async function start<S extends z.ZodType<BootConfig>>(service: ServiceDefinition<S>): Promise<void> {
   const config: BootConfig & z.infer<S> = loadConfig(service.configSchema);
+  if (config.HEAP_GROWTH_PERCENT > 0) setFlagsFromString(`--heap-growing-percent=${config.HEAP_GROWTH_PERCENT}`);
   startTracing({ serviceName: service.name, otlpEndpoint: config.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT });
   const logger = createLogger(service.name, config.LOG_LEVEL);
   // Loaded after tracing starts, so Fastify and Nest's HTTP layer are instrumented.
