@@ -1,7 +1,7 @@
 import { articleOf, genericRecord } from '../generic';
 import type { ListField, PageType, Recipe, ValueField } from '../recipe';
 import { meaningOf } from '../vocabulary';
-import { HtmlPage } from './html-page';
+import { HtmlPage, structureTokenIndex, type StructureTokenIndex } from './html-page';
 import { descendants } from './page-text';
 import { factsByTrust, runExtractor } from './run-extractor';
 import { matchAll } from './selectors';
@@ -76,12 +76,13 @@ function addArticleFields(page: HtmlPage, record: Record<string, unknown>): void
  */
 export function matchPageType(recipe: Recipe, page: HtmlPage): PageType | undefined {
   const path = page.url.pathname;
+  const held = page.heldStructureTokens(signatureIndexOf(recipe));
   let best: PageType | undefined;
   let bestScore = -1;
   for (const pageType of recipe.page_types) {
     if (!pageType.fields.some((field) => field.status === 'active')) continue;
     const urlMatches = pageType.url_patterns.some((pattern) => matchesUrlPattern(pattern, path));
-    const similarity = structureSimilarity(pageType.signature, page.structureTokens);
+    const similarity = structureSimilarity(pageType.signature, held);
     const fits = urlMatches
       ? similarity >= MIN_SIMILARITY_WITH_URL || pageType.signature.length === 0
       : similarity >= MIN_SIMILARITY_WITHOUT_URL;
@@ -94,6 +95,18 @@ export function matchPageType(recipe: Recipe, page: HtmlPage): PageType | undefi
     }
   }
   return best;
+}
+
+const signatureIndexes = new WeakMap<Recipe, StructureTokenIndex>();
+
+/** Every signature token of the recipe's page types, indexed once per recipe object. */
+function signatureIndexOf(recipe: Recipe): StructureTokenIndex {
+  let index = signatureIndexes.get(recipe);
+  if (index === undefined) {
+    index = structureTokenIndex(recipe.page_types.flatMap((pageType) => pageType.signature));
+    signatureIndexes.set(recipe, index);
+  }
+  return index;
 }
 
 /** Runs the active fields of `pageType` on the page. */

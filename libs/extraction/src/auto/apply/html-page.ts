@@ -1,11 +1,34 @@
 import type { AnyNode, Document, Element } from 'domhandler';
 import { parseDocument } from 'htmlparser2';
 import { embeddedFacts, type EmbeddedFact } from '../embedded';
-import { pageDecimalMark, type DecimalMark, type ValueContext } from '../values';
+import { LazyValueContext, pageDecimalMark, type DecimalMark, type ValueContext } from '../values';
 import { findLabelPairs, type LabelPair } from './labels';
 import { isHiddenByMarkup, visibleText } from './page-text';
 import { isElement, NON_VALUE_ELEMENTS } from '@trawl/extraction/dom';
 import { boundNesting } from '@trawl/extraction/bounded-nesting';
+
+const WHITESPACE = /\s/;
+const WHITESPACE_RUNS = /\s+/;
+
+/** Structure tokens looked up by element name, then id or class, each naming its token. */
+export type StructureTokenIndex = ReadonlyMap<string, { ids: ReadonlyMap<string, string>; classes: ReadonlyMap<string, string> }>;
+
+/** The index of `tokens` (`name#id`, `name.class`) for {@link HtmlPage.heldStructureTokens}. */
+export function structureTokenIndex(tokens: Iterable<string>): StructureTokenIndex {
+  const index = new Map<string, { ids: Map<string, string>; classes: Map<string, string> }>();
+  for (const token of tokens) {
+    const at = token.search(/[.#]/);
+    if (at <= 0) continue;
+    const name = token.slice(0, at);
+    const value = token.slice(at + 1);
+    // An empty id is a token (`img#`), an empty class never is.
+    if (token[at] === '.' && value === '') continue;
+    let entry = index.get(name);
+    if (entry === undefined) index.set(name, (entry = { ids: new Map(), classes: new Map() }));
+    (token[at] === '#' ? entry.ids : entry.classes).set(value, token);
+  }
+  return index;
+}
 
 /**
  * One page parsed once with htmlparser2, and what the auto extractor derives from it on demand
@@ -15,7 +38,9 @@ import { boundNesting } from '@trawl/extraction/bounded-nesting';
 export class HtmlPage {
   private elementList: Element[] | undefined;
   private visibleList: Element[] | undefined;
-  private readonly texts = new Map<Element, string>();
+  // Weak: a Map this size lives in the large-object space, which the young generation promotes
+  // whole, and from there it held every text's element (and its tree) past later scavenges.
+  private readonly texts = new WeakMap<Element, string>();
   private facts: EmbeddedFact[] | undefined;
   private labels: LabelPair[] | undefined;
   private labelIndex: Map<string, LabelPair> | undefined;
@@ -97,15 +122,7 @@ export class HtmlPage {
    * a number leaves its own open (most pages never have one).
    */
   get valueContext(): ValueContext {
-    if (this.context === undefined) {
-      const decimalMark = (): DecimalMark | undefined => this.decimalMark;
-      this.context = {
-        pageUrl: this.url,
-        get decimalMark() {
-          return decimalMark();
-        },
-      };
-    }
+    this.context ??= new LazyValueContext(this.url, undefined, () => this.decimalMark);
     return this.context;
   }
 
@@ -154,6 +171,35 @@ export class HtmlPage {
       this.tokens = tokens;
     }
     return this.tokens;
+  }
+
+  /**
+   * Which of `wanted` (structure tokens, as in {@link structureTokens}) the page holds: the same
+   * answers as asking `structureTokens`, without building the page's whole token set, which cost an
+   * apply more than any field (a string per class of every element) to answer a few dozen.
+   */
+  heldStructureTokens(wanted: StructureTokenIndex): ReadonlySet<string> {
+    const held = new Set<string>();
+    for (const element of this.elements) {
+      const asked = wanted.get(element.name);
+      if (asked === undefined) continue;
+      const { id, class: classes } = element.attribs;
+      if (id !== undefined) {
+        const token = asked.ids.get(id);
+        if (token !== undefined) held.add(token);
+      }
+      if (classes === undefined || asked.classes.size === 0) continue;
+      if (!WHITESPACE.test(classes)) {
+        const token = asked.classes.get(classes);
+        if (token !== undefined) held.add(token);
+        continue;
+      }
+      for (const name of classes.split(WHITESPACE_RUNS)) {
+        const token = asked.classes.get(name);
+        if (token !== undefined) held.add(token);
+      }
+    }
+    return held;
   }
 
   /** `raw` (an attribute value) as an absolute URL against the page's base, or undefined. */

@@ -1,5 +1,6 @@
 import type { Element } from 'domhandler';
-import { childElements, isBlock, nextElement, ownText } from './page-text';
+import { isElement } from '@trawl/extraction/dom';
+import { childElements, isBlock, nextElement, visibleTextEndsWithColon } from './page-text';
 
 /** A label on the page and the value it introduces. */
 export interface LabelPair {
@@ -86,13 +87,20 @@ function addInlinePair(
   add: (label: string, valueElement: Element | undefined, value?: string, labelElement?: Element) => void,
 ): void {
   if (element.name === 'th' || element.name === 'dd' || element.name === 'body' || element.name === 'html') return;
-  const children = childElements(element);
-  if (children.some((child) => isBlock(child.name) && child.name !== 'br')) return;
   // The colon must be written in this element (its own text, or its first child's), not deeper:
-  // checked before the element's whole text is built, which most elements never need.
-  const own = ownText(element);
-  const first = children[0];
-  const labelHere = own.includes(':') || own.includes('：') || (first !== undefined && /[:：]\s*$/.test(textOf(first)));
+  // checked before the element's whole text is built, which most elements never need. One pass
+  // over the children, building no list and no text: this runs for every visible element.
+  let first: Element | undefined;
+  let ownColon = false;
+  for (const child of element.children) {
+    if (isElement(child)) {
+      if (isBlock(child.name) && child.name !== 'br') return;
+      first ??= child;
+    } else if (!ownColon && child.type === 'text') {
+      ownColon = child.data.includes(':') || child.data.includes('：');
+    }
+  }
+  const labelHere = ownColon || (first !== undefined && visibleTextEndsWithColon(first));
   if (!labelHere) return;
   const text = textOf(element);
   if (text === '' || text.length > MAX_INLINE_PAIR_LENGTH) return;

@@ -42,6 +42,30 @@ export function visibleText(element: Element): string {
   return collapse(text);
 }
 
+const SPACE = /\s/;
+
+/**
+ * Whether `visibleText(element)` ends with a colon (`:` or `：`), read from the end of the element's
+ * last text, without building the text: asked of the first child of every element a label might
+ * be in, whose whole text would be built for one character.
+ */
+export function visibleTextEndsWithColon(element: Element): boolean {
+  // Children pushed in order and popped from the end: the subtree in reverse document order.
+  const stack: AnyNode[] = [...element.children];
+  for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
+    if (node.type === 'text') {
+      const data = node.data;
+      for (let i = data.length - 1; i >= 0; i--) {
+        const char = data[i];
+        if (!SPACE.test(char)) return char === ':' || char === '：';
+      }
+    } else if (isElement(node) && !NON_VALUE_ELEMENTS.has(node.name)) {
+      for (const child of node.children) stack.push(child);
+    }
+  }
+  return false;
+}
+
 /** The text of `element`'s own text children (not its descendants'), collapsed. */
 export function ownText(element: Element): string {
   let text = '';

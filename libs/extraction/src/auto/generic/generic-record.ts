@@ -2,7 +2,7 @@ import { isProbablyReaderable } from '@mozilla/readability';
 import type { AnyNode, Document, Element } from 'domhandler';
 import { parseDocument } from 'htmlparser2';
 import { embeddedFacts, type EmbeddedFact, type EmbeddedSource } from '../embedded';
-import { normaliseValue, pageDecimalMark, type DecimalMark, type ValueContext } from '../values';
+import { LazyValueContext, normaliseValue, pageDecimalMark, type ValueContext } from '../values';
 import { childElements, visibleText } from '../apply/page-text';
 import { familyOf, meaningOf, type FieldMeaning, type TypeFamily } from '../vocabulary';
 import { readArticle } from './article';
@@ -140,22 +140,11 @@ function setIfAbsent(record: GenericRecord, name: string, value: string | string
 /** The page's URL and language, and its decimal mark worked out the first time a number leaves its own open. */
 function valueContextOf(document: Document, pageUrl: URL): ValueContext {
   const lang = languageOf(document);
-  let decimal: { mark: DecimalMark | undefined } | undefined;
-  const decimalMark = (): DecimalMark | undefined => {
-    if (decimal === undefined) {
-      const html = document.children.find((node: AnyNode): node is Element => node.type === 'tag' && node.name === 'html');
-      const body = html === undefined ? undefined : (childElements(html).find((element) => element.name === 'body') ?? html);
-      decimal = { mark: body === undefined ? undefined : pageDecimalMark(visibleText(body), lang) };
-    }
-    return decimal.mark;
-  };
-  return {
-    pageUrl,
-    lang,
-    get decimalMark() {
-      return decimalMark();
-    },
-  };
+  return new LazyValueContext(pageUrl, lang, () => {
+    const html = document.children.find((node: AnyNode): node is Element => node.type === 'tag' && node.name === 'html');
+    const body = html === undefined ? undefined : (childElements(html).find((element) => element.name === 'body') ?? html);
+    return body === undefined ? undefined : pageDecimalMark(visibleText(body), lang);
+  });
 }
 
 /** The `lang` of the page's `<html>` element, if any. */
