@@ -284,6 +284,8 @@ describe('trawl command line (e2e)', () => {
     expect(forPeople.stdout).toMatch(/^Credits +[\d,]+ used of 1,000,000/);
   });
 
+  // Two jobs run to their end and seven commands each start a Node process: past jest's default
+  // 5 s on a busy machine (it once took longer in CI).
   it('submits a CSV as a batch job, watches the run to its end, and streams one result per task', async () => {
     const urls = [3, 4, 5, 6, 7].map((i) => web.url('big.test', bigSitePath(i)));
     const csv = join(dir, 'urls.csv');
@@ -311,7 +313,7 @@ describe('trawl command line (e2e)', () => {
 
     const plain = await trawl(['batch', 'submit', csv]);
     expect(plain.stdout).toMatch(/^[0-9a-f-]{36}\n$/);
-  });
+  }, 60_000);
 
   it("lists a site's URLs with trawl map: one per line, NDJSON with --json, a note when the limit cut the list", async () => {
     const site = web.url('maps.test', '/');
