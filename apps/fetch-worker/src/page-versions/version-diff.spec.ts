@@ -40,6 +40,22 @@ describe(compareVersions.name, () => {
     expect(diff).not.toContain('-  "title"');
   });
 
+  it('answers a page that changed in more lines than it searches as replaced whole, saying so', () => {
+    const lines = (n: number, changed: number) => Array.from({ length: 1_200 }, (_, i) => `line ${i} ${i < changed ? n : 0}`);
+    const { status, diff } = compareVersions(text(lines(1, 1_200).join('\n')), text(lines(2, 1_200).join('\n')));
+    expect(status).toBe('changed');
+    const body = diff!.split('\n');
+    expect(body).toContain('@@ -1,1200 +1,1200 @@');
+    expect(body.filter((line) => line.startsWith('-line '))).toEqual(lines(1, 1_200).map((line) => `-${line}`));
+    expect(body.filter((line) => line.startsWith('+line '))).toEqual(lines(2, 1_200).map((line) => `+${line}`));
+    expect(diff).toContain('shown as replaced whole');
+    // Fewer changed lines are still diffed line by line, with context.
+    const some = compareVersions(text(lines(1, 400).join('\n')), text(lines(2, 400).join('\n'))).diff!;
+    expect(some).not.toContain('replaced whole');
+    expect(some).toContain(' line 400 0');
+    expect(some).not.toContain('-line 450 0');
+  });
+
   it('cuts a huge diff with a note', () => {
     const big = (n: number) => text(Array.from({ length: 20_000 }, (_, i) => `line ${i} ${n}`).join('\n'));
     const { diff } = compareVersions(big(1), big(2));
