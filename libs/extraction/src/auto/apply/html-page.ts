@@ -4,6 +4,7 @@ import { embeddedFacts, type EmbeddedFact } from '../embedded';
 import { LazyValueContext, pageDecimalMark, type DecimalMark, type ValueContext } from '../values';
 import { findLabelPairs, type LabelPair } from './labels';
 import { isHiddenByMarkup, visibleText } from './page-text';
+import { parseStructureToken } from './structure';
 import { isElement, NON_VALUE_ELEMENTS } from '@trawl/extraction/dom';
 import { boundNesting } from '@trawl/extraction/bounded-nesting';
 
@@ -17,15 +18,12 @@ export type StructureTokenIndex = ReadonlyMap<string, { ids: ReadonlyMap<string,
 export function structureTokenIndex(tokens: Iterable<string>): StructureTokenIndex {
   const index = new Map<string, { ids: Map<string, string>; classes: Map<string, string> }>();
   for (const token of tokens) {
-    const at = token.search(/[.#]/);
-    if (at <= 0) continue;
-    const name = token.slice(0, at);
-    const value = token.slice(at + 1);
+    const parsed = parseStructureToken(token);
     // An empty id is a token (`img#`), an empty class never is.
-    if (token[at] === '.' && value === '') continue;
-    let entry = index.get(name);
-    if (entry === undefined) index.set(name, (entry = { ids: new Map(), classes: new Map() }));
-    (token[at] === '#' ? entry.ids : entry.classes).set(value, token);
+    if (parsed === undefined || (parsed.by === 'class' && parsed.value === '')) continue;
+    let entry = index.get(parsed.name);
+    if (entry === undefined) index.set(parsed.name, (entry = { ids: new Map(), classes: new Map() }));
+    (parsed.by === 'id' ? entry.ids : entry.classes).set(parsed.value, token);
   }
   return index;
 }
@@ -46,7 +44,6 @@ export class HtmlPage {
   private labelIndex: Map<string, LabelPair> | undefined;
   private tokens: Set<string> | undefined;
   private context: ValueContext | undefined;
-  private decimal: { mark: DecimalMark | undefined } | undefined;
 
   private constructor(
     /** The HTML the page was parsed from. */
@@ -122,18 +119,15 @@ export class HtmlPage {
    * a number leaves its own open (most pages never have one).
    */
   get valueContext(): ValueContext {
-    this.context ??= new LazyValueContext(this.url, undefined, () => this.decimalMark);
+    this.context ??= new LazyValueContext(this.url, undefined, () => this.findDecimalMark());
     return this.context;
   }
 
-  /** The decimal mark the page's prices (else its `<html lang>`) show, as `pageDecimalMark` reads them. */
-  get decimalMark(): DecimalMark | undefined {
-    if (this.decimal === undefined) {
-      const root = this.elements.find((element) => element.name === 'body') ?? this.elements.find((element) => element.name === 'html');
-      const lang = this.elements.find((element) => element.name === 'html')?.attribs.lang;
-      this.decimal = { mark: root === undefined ? undefined : pageDecimalMark(this.text(root), lang) };
-    }
-    return this.decimal.mark;
+  /** The decimal mark the page's prices (else its `<html lang>`) show, as `pageDecimalMark` reads them; the context keeps it. */
+  private findDecimalMark(): DecimalMark | undefined {
+    const root = this.elements.find((element) => element.name === 'body') ?? this.elements.find((element) => element.name === 'html');
+    const lang = this.elements.find((element) => element.name === 'html')?.attribs.lang;
+    return root === undefined ? undefined : pageDecimalMark(this.text(root), lang);
   }
 
   /** JSON-LD, microdata, RDFa and OpenGraph facts of the page. */

@@ -30,10 +30,17 @@ export function stableId(element: Element): string | undefined {
   return id !== undefined && isStableToken(id) ? id : undefined;
 }
 
+/** A structure token's parts: `div#main` is the element `div` by id `main`; undefined for one without an element name. */
+export function parseStructureToken(token: string): { name: string; by: 'id' | 'class'; value: string } | undefined {
+  const at = token.search(/[.#]/);
+  if (at <= 0) return undefined;
+  return { name: token.slice(0, at), by: token[at] === '#' ? 'id' : 'class', value: token.slice(at + 1) };
+}
+
 /** Whether a structure token (`div#main`, `span.price`) names its element stably (see `isStableToken`). */
 export function isStableStructureToken(token: string): boolean {
-  const at = token.search(/[.#]/);
-  return at > 0 && isStableToken(token.slice(at + 1));
+  const parsed = parseStructureToken(token);
+  return parsed !== undefined && isStableToken(parsed.value);
 }
 
 /**
