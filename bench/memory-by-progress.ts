@@ -1,6 +1,8 @@
 import { groupPssBytes, processesNamed } from './process-stats';
-import { FLAT_MEMORY_GROWTH } from './report';
 import { ResourceMeter } from './resource-meter';
+
+/** Issue 32, target 4: a service's peak memory over the long work within 15 % of its memory at a quarter of it. */
+export const FLAT_MEMORY_GROWTH = 0.15;
 
 const MARKS = [25, 50, 75] as const;
 const MIB = 1024 * 1024;
@@ -49,10 +51,9 @@ export class MemoryByProgress {
     const roles = Object.keys(this.marks[0]?.bytes ?? {});
     const growth: Record<string, number | undefined> = {};
     for (const role of roles) {
-      const base = quarter?.bytes[role];
       const sampled = usage[role]?.samples.filter((s) => quarter && s.atMs >= quarter.atMs).map((s) => s.rssBytes) ?? [];
       const later = this.marks.filter((m) => m.percent > 25).map((m) => m.bytes[role] ?? 0);
-      growth[role] = base ? Math.max(...later, ...sampled) / base - 1 : undefined;
+      growth[role] = growthAfterQuarter(quarter?.bytes[role], [...later, ...sampled]);
     }
     return { marks: this.marks, growth };
   }
@@ -72,6 +73,27 @@ export interface MemoryReport {
   growth: Record<string, number | undefined>;
 }
 
+/** The highest of `later` readings against the memory at a quarter of the work, minus one; undefined without the quarter's. */
+export function growthAfterQuarter(atQuarter: number | undefined, later: number[]): number | undefined {
+  return atQuarter ? Math.max(...later) / atQuarter - 1 : undefined;
+}
+
+/** A growth as the tables print it: `+3 %`, `—` when unknown. */
+export function formatGrowth(growth: number | undefined): string {
+  return growth === undefined ? '—' : `${growth >= 0 ? '+' : ''}${(100 * growth).toFixed(0)} %`;
+}
+
+/** Issue 32's target 4 over `work`: every process's peak within {@link FLAT_MEMORY_GROWTH} of its memory at 25 %. */
+export function flatMemoryVerdict(growth: Record<string, number | undefined>, work: string): string {
+  const growing = Object.entries(growth)
+    .filter(([, value]) => (value ?? 0) > FLAT_MEMORY_GROWTH)
+    .map(([role]) => role);
+  return (
+    `Every Trawl service flat over ${work} (peak within ${100 * FLAT_MEMORY_GROWTH} % of the memory at 25 %): ` +
+    (growing.length === 0 ? 'MET' : `NOT MET (${growing.join(', ')})`)
+  );
+}
+
 /** The table of a {@link MemoryReport}, and the verdict when `verdictFor` names the work it is judged on. */
 export function formatMemoryByProgress(report: MemoryReport, verdictFor?: string): string {
   const rows = Object.entries(report.growth).map(([role, growth]) => {
@@ -80,7 +102,7 @@ export function formatMemoryByProgress(report: MemoryReport, verdictFor?: string
       const bytes = at(percent);
       return bytes === undefined ? '—' : `${(bytes / MIB).toFixed(0)} MiB`;
     });
-    return `| ${role} | ${cells.join(' | ')} | ${growth === undefined ? '—' : `${growth >= 0 ? '+' : ''}${(100 * growth).toFixed(0)} %`} |`;
+    return `| ${role} | ${cells.join(' | ')} | ${formatGrowth(growth)} |`;
   });
   const lines = [
     'Resident memory as the work progresses (Postgres: PSS of all its processes):',
@@ -88,14 +110,6 @@ export function formatMemoryByProgress(report: MemoryReport, verdictFor?: string
     '|---------|------|------|------|-------|--------------|',
     ...rows,
   ];
-  if (verdictFor) {
-    const growing = Object.entries(report.growth)
-      .filter(([, growth]) => (growth ?? 0) > FLAT_MEMORY_GROWTH)
-      .map(([role]) => role);
-    lines.push(
-      `Every Trawl service flat over ${verdictFor} (peak within ${100 * FLAT_MEMORY_GROWTH} % of the memory at 25 %): ` +
-        (growing.length === 0 ? 'MET' : `NOT MET (${growing.join(', ')})`),
-    );
-  }
+  if (verdictFor) lines.push(flatMemoryVerdict(report.growth, verdictFor));
   return lines.join('\n');
 }

@@ -1,4 +1,5 @@
 import type { CrawlerMeasurement } from './measurement';
+import { flatMemoryVerdict, formatGrowth, growthAfterQuarter } from './memory-by-progress';
 import { trawlHistograms } from './service-metrics';
 import { formatStorageCost, type StorageCost } from './storage-cost';
 
@@ -15,8 +16,6 @@ export const LONG_CRAWL_PAGES = 100_000;
  */
 export const LIMIT_SHARE = { short: 0.3, long: 0.25 };
 export const LAST_QUARTER_SHARE = 0.9;
-/** Issue 32, target 4: a service's peak RSS over the long crawl within 15 % of its RSS at a quarter of it. */
-export const FLAT_MEMORY_GROWTH = 0.15;
 
 const MIB = 1024 * 1024;
 
@@ -136,17 +135,14 @@ export function formatReport(measurements: CrawlerMeasurement[], concurrency: nu
         m.crawler,
         role,
         ...[25, 50, 75, 100].map((percent) => mib(m.progress.find((p) => p.percent === percent)?.rssBytes[role])),
-        growth === undefined ? '—' : `${growth >= 0 ? '+' : ''}${(100 * growth).toFixed(0)} %`,
+        formatGrowth(growth),
       ]);
     }
   }
   out.push(table(['crawler', 'process', '25 %', '50 %', '75 %', '100 %', 'peak vs 25 %'], memoryRows));
   if (trawl && trawl.pages >= LONG_CRAWL_PAGES) {
-    const growing = memoryRoles(trawl).filter((role) => (memoryGrowth(trawl, role) ?? 0) > FLAT_MEMORY_GROWTH);
-    out.push(
-      `Every Trawl service flat over the ${trawl.pages}-page crawl (peak within ${100 * FLAT_MEMORY_GROWTH} % of the RSS at 25 %): ` +
-        (growing.length === 0 ? 'MET' : `NOT MET (${growing.join(', ')})`),
-    );
+    const growth = Object.fromEntries(memoryRoles(trawl).map((role) => [role, memoryGrowth(trawl, role)]));
+    out.push(flatMemoryVerdict(growth, `the ${trawl.pages}-page crawl`));
   }
   if (trawl) out.push('', formatCostPerPage(trawl));
   out.push('', `CPU time during the measured crawl (capacity: ${cores} cores × seconds):`);
@@ -224,10 +220,9 @@ function memoryRoles(m: CrawlerMeasurement): string[] {
  * samples (every 250 ms) where the bench sampled it, else of the later marks.
  */
 function memoryGrowth(m: CrawlerMeasurement, role: string): number | undefined {
-  const base = m.progress.find((p) => p.percent === 25)?.rssBytes[role];
   const sampled = (m.details.peakRssAfterQuarterBytes as Record<string, number> | undefined)?.[role];
   const later = [...m.progress.filter((p) => p.percent > 25).map((p) => p.rssBytes[role] ?? 0), sampled ?? 0];
-  return base ? Math.max(...later) / base - 1 : undefined;
+  return growthAfterQuarter(m.progress.find((p) => p.percent === 25)?.rssBytes[role], later);
 }
 
 /** Where the Trawl crawl's time went, from the coordinator's and worker's histograms (delta over the crawl). */
