@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { baseConfigSchema, envInt, fetchPolicyConfigShape } from '@trawl/config';
+import { baseConfigSchema, envBool, envInt, fetchPolicyConfigShape } from '@trawl/config';
 import { secretsKeyEnv } from '@trawl/webhooks';
 
 export const schedulerConfigSchema = baseConfigSchema
@@ -49,6 +49,12 @@ export const schedulerConfigSchema = baseConfigSchema
      * ms (default 2): one round for many freed slots costs about as much as one for a few.
      */
     BATCH_DISPATCH_LINGER_MS: envInt(2, 0, 1_000),
+    /**
+     * Whether the transaction that takes results in also claims the next tasks for the slots they
+     * freed, where a dispatch round would share them no differently (default true; false leaves
+     * every claim to the rounds). bench/README.md (Batch) measures both.
+     */
+    BATCH_REFILL_ON_INTAKE: envBool(true),
     /** How often the schedule leader sweeps expired CSV inputs and export records, ms (default 10 min). */
     RETENTION_SWEEP_INTERVAL_MS: envInt(600_000, 1_000, 24 * 3_600_000),
     /**

@@ -25,6 +25,7 @@ import { RunReconcilerService } from './runs/run-reconciler.service';
 import { RetentionRepository } from './retention/retention.repository';
 import { RetentionSweepService } from './retention/retention-sweep.service';
 import { RETENTION_SETTINGS, RetentionSettings } from './retention/retention.settings';
+import { RunIntakeService } from './runs/run-intake.service';
 import { RunResultConsumer } from './runs/run-result.consumer';
 import { RunResultsService } from './runs/run-results.service';
 import { RunsMetrics } from './runs/runs.metrics';
@@ -97,6 +98,7 @@ export class SchedulerModule {
       resultBatch: config.BATCH_RESULT_BATCH,
       resultWaitMs: config.BATCH_RESULT_WAIT_MS,
       dispatchLingerMs: config.BATCH_DISPATCH_LINGER_MS,
+      refillOnIntake: config.BATCH_REFILL_ON_INTAKE,
       creditPriceUsd: config.FETCH_CREDIT_PRICE_USD,
       forbiddenDomains: config.FETCH_FORBIDDEN_DOMAINS,
       secrets: config.SECRETS_KEY,
@@ -162,6 +164,7 @@ export class SchedulerModule {
         RunExecutionRepository,
         RunResultsService,
         RunDispatcherService,
+        RunIntakeService,
         RunResultConsumer,
         UnconfirmedResults,
         RunReconcilerService,

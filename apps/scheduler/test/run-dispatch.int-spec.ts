@@ -251,4 +251,57 @@ describe(RunDispatcherService.name, () => {
       payload: { failure_reason: 'insufficient_credits' },
     });
   });
+
+  describe('the intake', () => {
+    it('claims the next tasks of a tenant’s only run for the slots its results freed, in its own transaction, and publishes them', async () => {
+      const tenantId = await createTenant(a.db, 5);
+      const { runId } = await createJobWithRun(a.db, tenantId, urls(12));
+      await a.dispatcher.dispatchRound();
+      expect(await taskStates(a.db, runId)).toEqual({ dispatched: 5, queued: 7 });
+      const outcome = await a.taking.take([1, 2, 3].map((seq) => succeeded(runId, seq, 1)));
+      expect(outcome).toMatchObject({ applied: 3, refilled: 3 });
+      expect(await taskStates(a.db, runId)).toEqual({ succeeded: 3, dispatched: 5, queued: 4 });
+      expect((await published(runId)).map((t) => [t.seq, t.attempt])).toEqual([1, 2, 3, 4, 5, 6, 7, 8].map((seq) => [seq, 1]));
+      // The tenant's concurrency holds: a round finds no room, and the next intake fills only what it frees.
+      await a.dispatcher.dispatchRound();
+      expect(await taskStates(a.db, runId)).toEqual({ succeeded: 3, dispatched: 5, queued: 4 });
+      expect(await a.taking.take([succeeded(runId, 4, 1)])).toMatchObject({ applied: 1, refilled: 1 });
+      expect(await taskStates(a.db, runId)).toEqual({ succeeded: 4, dispatched: 5, queued: 3 });
+    });
+
+    it('leaves the freed slots to a round when the tenant has another run waiting, which shares them between the runs', async () => {
+      const tenantId = await createTenant(a.db, 4);
+      const first = await createJobWithRun(a.db, tenantId, urls(10));
+      await a.dispatcher.dispatchRound();
+      const second = await createJobWithRun(a.db, tenantId, urls(10));
+      expect(await a.taking.take([1, 2].map((seq) => succeeded(first.runId, seq, 1)))).toMatchObject({ applied: 2, refilled: 0 });
+      await a.dispatcher.dispatchRound();
+      expect(await taskStates(a.db, first.runId)).toEqual({ succeeded: 2, dispatched: 3, queued: 5 });
+      expect(await taskStates(a.db, second.runId)).toEqual({ dispatched: 1, queued: 9 });
+    });
+
+    it('claims nothing for a run paused before its results came in', async () => {
+      const tenantId = await createTenant(a.db, 3);
+      const { runId } = await createJobWithRun(a.db, tenantId, urls(10));
+      await a.dispatcher.dispatchRound();
+      await a.db.query(`UPDATE job_runs SET status = 'paused' WHERE id = $1`, [runId]);
+      expect(await a.taking.take([1, 2].map((seq) => succeeded(runId, seq, 1)))).toMatchObject({ applied: 2, refilled: 0 });
+      expect(await taskStates(a.db, runId)).toEqual({ succeeded: 2, dispatched: 1, queued: 7 });
+    });
+
+    it('leaves every claim to the rounds when turned off, or when the window has no room for a whole round after it', async () => {
+      for (const overrides of [{ refillOnIntake: false }, { dispatchBatch: 1024, dispatchWindow: 1024 }]) {
+        const instance = await startRunsInstance(database.url, runsSettings(topology, overrides));
+        try {
+          const tenantId = await createTenant(a.db, 2);
+          const { runId } = await createJobWithRun(a.db, tenantId, urls(5));
+          await instance.dispatcher.dispatchRound();
+          expect(await instance.taking.take([succeeded(runId, 1, 1)])).toMatchObject({ applied: 1, refilled: 0 });
+          expect(await taskStates(a.db, runId)).toEqual({ succeeded: 1, dispatched: 1, queued: 3 });
+        } finally {
+          await instance.close();
+        }
+      }
+    });
+  });
 });

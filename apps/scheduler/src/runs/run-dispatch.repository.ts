@@ -27,7 +27,7 @@ export interface CandidateRun extends DispatchableRun {
 /** The statuses of a run that may dispatch (never paused, stopped or ended). */
 type DispatchingRunStatus = Extract<RunStatus, 'queued' | 'running'>;
 
-/** A run locked for dispatch, with what its tasks share. */
+/** A run that may dispatch (locked by the transaction that claims from it), with what its tasks share. */
 export interface LockedRun {
   id: string;
   jobId: string;
@@ -35,6 +35,17 @@ export interface LockedRun {
   status: DispatchingRunStatus;
   traceParent: string | null;
   jobParams: Record<string, unknown>;
+}
+
+/** What an intake reads to fill a tenant's freed slots (`RunDispatchRepository.refillInputs`). */
+export interface RefillInputs {
+  tenant: TenantDispatchInputs;
+  /** Batch tasks dispatched with a live lease across every tenant. */
+  inFlight: number;
+  accountInactive: boolean;
+  outOfCredits: boolean;
+  /** The tenant's runs that may dispatch and have queued tasks, oldest first: at most two. */
+  runs: LockedRun[];
 }
 
 export interface TenantDispatchInputs {
@@ -57,6 +68,29 @@ export interface TenantDispatchInputs {
 const LIVE_CLAIMS = `live AS MATERIALIZED (
   SELECT run_id FROM run_tasks WHERE state = 'dispatched' AND lease_until > now()
 )`;
+
+/** A tenant's dispatch inputs as selected from `tenants t` beside {@link LIVE_CLAIMS}. */
+const TENANT_INPUTS = `t.concurrency, t.plan_features, t.plan_products, t.captcha_solver_endpoint, t.captcha_solver_key,
+       t.captcha_solver_key_sealed, (SELECT count(*)::int FROM live JOIN job_runs r ON r.id = live.run_id WHERE r.tenant_id = t.id) AS busy`;
+
+type TenantInputsRow = Pick<
+  TenantsRow,
+  'concurrency' | 'plan_features' | 'plan_products' | 'captcha_solver_endpoint' | 'captcha_solver_key' | 'captcha_solver_key_sealed'
+> & { busy: number };
+
+function tenantInputsOf(row: TenantInputsRow): TenantDispatchInputs {
+  const solver =
+    row.captcha_solver_endpoint && (row.captcha_solver_key_sealed || row.captcha_solver_key)
+      ? { endpoint: row.captcha_solver_endpoint, key: { sealed: row.captcha_solver_key_sealed, plaintext: row.captcha_solver_key } }
+      : null;
+  return {
+    concurrency: row.concurrency,
+    busy: row.busy,
+    planFeatures: row.plan_features,
+    planProducts: row.plan_products,
+    captchaSolver: solver,
+  };
+}
 
 /** SQL of batch dispatch: candidates, the per-tenant dispatch lock, claims. Rules live in the dispatcher. */
 @Injectable()
@@ -155,30 +189,69 @@ export class RunDispatchRepository {
 
   /** The tenant's dispatch settings with its tasks in flight, in one statement (call it after `tryLockTenant`). */
   async tenantInputs(sql: Sql, tenantId: string): Promise<TenantDispatchInputs | undefined> {
-    const [row] = await sql.prepared<
-      Pick<
-        TenantsRow,
-        'concurrency' | 'plan_features' | 'plan_products' | 'captcha_solver_endpoint' | 'captcha_solver_key' | 'captcha_solver_key_sealed'
-      > & { busy: number }
-    >(
+    const [row] = await sql.prepared<TenantInputsRow>(
       'dispatch_tenant_inputs',
       `WITH ${LIVE_CLAIMS}
-       SELECT t.concurrency, t.plan_features, t.plan_products, t.captcha_solver_endpoint, t.captcha_solver_key, t.captcha_solver_key_sealed,
-              (SELECT count(*)::int FROM live JOIN job_runs r ON r.id = live.run_id WHERE r.tenant_id = t.id) AS busy
+       SELECT ${TENANT_INPUTS} FROM tenants t WHERE t.id = $1`,
+      [tenantId],
+    );
+    return row && tenantInputsOf(row);
+  }
+
+  /**
+   * What filling a tenant's freed slots in an intake needs, in one statement (call it after
+   * `tryLockTenant`, in the intake transaction that holds the runs of its results): the tenant's
+   * inputs, its account's state, the batch tasks in flight across every tenant, and its runs that
+   * may dispatch with queued tasks, oldest first, at most two (whether there is one is the question).
+   * The runs are read, not locked: those a refill claims from are the intake's, locked since its start.
+   */
+  async refillInputs(sql: Sql, tenantId: string): Promise<RefillInputs | undefined> {
+    const [row] = await sql.prepared<
+      TenantInputsRow & {
+        in_flight: number;
+        account_inactive: boolean;
+        out_of_credits: boolean;
+        runs: {
+          id: string;
+          job_id: string;
+          status: DispatchingRunStatus;
+          trace_parent: string | null;
+          service_params: Record<string, unknown> | null;
+        }[];
+      }
+    >(
+      'dispatch_refill_inputs',
+      `WITH ${LIVE_CLAIMS},
+       waiting AS (
+         SELECT r.id, r.job_id, r.status, r.trace_parent, j.service_params
+           FROM job_runs r JOIN jobs j ON j.id = r.job_id
+          WHERE r.tenant_id = $1 AND r.status IN ('queued', 'running') AND j.ingest_state = 'ready'
+            AND EXISTS (SELECT 1 FROM run_tasks q WHERE q.run_id = r.id AND q.state = 'queued')
+          ORDER BY r.created_at, r.id
+          LIMIT 2
+       )
+       SELECT ${TENANT_INPUTS},
+              (SELECT count(*)::int FROM live) AS in_flight,
+              (t.subscription_status <> 'active' OR NOT ('batch' = ANY (t.plan_products))) AS account_inactive,
+              (t.credits_used >= t.credits_limit AND t.period_ends_at > now()) AS out_of_credits,
+              coalesce((SELECT json_agg(waiting) FROM waiting), '[]'::json) AS runs
          FROM tenants t WHERE t.id = $1`,
       [tenantId],
     );
     if (!row) return undefined;
-    const solver =
-      row.captcha_solver_endpoint && (row.captcha_solver_key_sealed || row.captcha_solver_key)
-        ? { endpoint: row.captcha_solver_endpoint, key: { sealed: row.captcha_solver_key_sealed, plaintext: row.captcha_solver_key } }
-        : null;
     return {
-      concurrency: row.concurrency,
-      busy: row.busy,
-      planFeatures: row.plan_features,
-      planProducts: row.plan_products,
-      captchaSolver: solver,
+      tenant: tenantInputsOf(row),
+      inFlight: row.in_flight,
+      accountInactive: row.account_inactive,
+      outOfCredits: row.out_of_credits,
+      runs: row.runs.map((r) => ({
+        id: r.id,
+        jobId: r.job_id,
+        tenantId,
+        status: r.status,
+        traceParent: r.trace_parent,
+        jobParams: r.service_params ?? {},
+      })),
     };
   }
 

@@ -9,7 +9,7 @@ import { openCaptchaSolverKey } from '@trawl/webhooks';
 import { SERVICE_LOGGER, SERVICE_MESSAGING } from '@trawl/service-kit';
 import { batchTaskOf, type ClaimedTask } from './batch-task-of';
 import { planDispatch } from './dispatch-plan';
-import { CandidateRun, RunDispatchRepository, TenantDispatchInputs } from './run-dispatch.repository';
+import { CandidateRun, LockedRun, RunDispatchRepository, TenantDispatchInputs } from './run-dispatch.repository';
 import { RunResultsService } from './run-results.service';
 import { RunsMetrics } from './runs.metrics';
 import { RUNS_SETTINGS, RunsSettings } from './runs.settings';
@@ -17,6 +17,16 @@ import type { TaskResult } from './task-result';
 
 /** A run whose tasks ask for no `extract` needs no recipe. */
 const NO_RECIPES: ReadonlyMap<string, ServedExtractRecipe> = new Map();
+
+/** Tasks claimed for one tenant in one transaction, to publish once it commits. */
+export interface DispatchClaims {
+  tenantId: string;
+  tasks: BatchTaskV1[];
+  /** Tasks failed at the claim (never published). */
+  refused: number;
+  /** Runs the claim moved from queued to running. */
+  running: string[];
+}
 
 /** Runs looked at per round (oldest first). */
 const CANDIDATE_RUNS = 500;
@@ -123,47 +133,14 @@ export class RunDispatcherService {
           if (!tenant) return undefined;
           // Counted again under the lock (a later statement than the lock's: its snapshot sees every
           // claim of a replica that held the lock before): another replica may have dispatched since the plan was made.
-          let room = tenant.concurrency - tenant.busy;
+          const room = tenant.concurrency - tenant.busy;
           if (room <= 0) return undefined;
           const runs = await this.dispatch.lockRuns(
             sql,
             tenantId,
             shares.map((s) => s.runId),
           );
-          const tasks: BatchTaskV1[] = [];
-          const refused: TaskResult[] = [];
-          const started: string[] = [];
-          for (const share of shares) {
-            const run = runs.find((r) => r.id === share.runId);
-            if (!run || room <= 0) continue;
-            const claims = await this.dispatch.claim(sql, run, Math.min(share.count, room), this.settings.leaseMs);
-            if (claims.length === 0) continue;
-            room -= claims.length;
-            if (run.status === 'queued') started.push(run.id);
-            const servedRecipes = await this.servedRecipesOf(sql, run.jobParams, claims);
-            const runContext = {
-              runId: run.id,
-              tenantId,
-              jobParams: run.jobParams,
-              traceParent: run.traceParent,
-              captchaSolver: this.solverOf(tenantId, tenant),
-              planFeatures: tenant.planFeatures,
-              planProducts: tenant.planProducts,
-              forbidden: this.forbidden,
-              timeoutMs: this.settings.taskTimeoutMs,
-              maxBodyBytes: this.settings.maxBodyBytes,
-              servedRecipes,
-            };
-            for (const claim of claims) {
-              const built = batchTaskOf(claim, runContext);
-              if ('task' in built) tasks.push(built.task);
-              else refused.push(built.failed);
-            }
-          }
-          const running = await this.dispatch.markRunning(sql, started);
-          // Refused tasks fail in this transaction: they never reach a worker.
-          await this.results.applyIn(sql, refused);
-          return { tasks, refused: refused.length, running };
+          return this.claimIn(sql, tenant, runs, shares, room);
         },
         { durable: false },
       ),
@@ -171,12 +148,104 @@ export class RunDispatcherService {
         this.logger.warn({ err: error, tenant_id: tenantId }, 'claim commit unconfirmed (database lost); publishing its tasks anyway'),
     );
     if (!claimed) return 0;
+    await this.publishClaims(claimed);
+    return claimed.tasks.length + claimed.refused;
+  }
+
+  /**
+   * Claims, in the intake transaction whose results freed them (`freed`, by run), the next tasks of
+   * those runs at once, rather than after a dispatch round: a slot is held from its claim to its
+   * result's intake, so a round's wait and statements were part of every task's cycle. Only where
+   * a round would share nothing differently: the tenant's one run with queued tasks (with several,
+   * the round shares the slots among them), a tenant not being dispatched by a round right now (its
+   * lock), and a window with room left for a whole round (near its end, rounds share it among
+   * tenants). Publish the answer with `publishClaims` once the transaction has committed.
+   */
+  async refillIn(sql: Sql, freed: ReadonlyMap<string, { tenantId: string; slots: number }>): Promise<DispatchClaims[]> {
+    const byTenant = new Map<string, Map<string, number>>();
+    let slots = 0;
+    for (const [runId, run] of freed) {
+      const runs = byTenant.get(run.tenantId) ?? new Map<string, number>();
+      runs.set(runId, run.slots);
+      byTenant.set(run.tenantId, runs);
+      slots += run.slots;
+    }
+    if (slots === 0) return [];
+    const { dispatchWindow, dispatchBatch } = this.settings;
+    const claims: DispatchClaims[] = [];
+    for (const [tenantId, runs] of byTenant) {
+      if (!(await this.dispatch.tryLockTenant(sql, tenantId))) continue;
+      const inputs = await this.dispatch.refillInputs(sql, tenantId);
+      if (!inputs || inputs.inFlight + slots + dispatchBatch > dispatchWindow) continue;
+      const [only, other] = inputs.runs;
+      if (!only || other || !runs.has(only.id) || inputs.accountInactive || inputs.outOfCredits) continue;
+      const room = Math.min(inputs.tenant.concurrency - inputs.tenant.busy, runs.get(only.id)!);
+      if (room <= 0) continue;
+      const claimed = await this.claimIn(sql, inputs.tenant, [only], [{ runId: only.id, count: room }], room);
+      if (claimed) claims.push(claimed);
+    }
+    return claims;
+  }
+
+  /** Publishes committed claims (from `refillIn` or a round's), and says which runs they started. */
+  async publishClaims(claimed: DispatchClaims): Promise<void> {
     for (const runId of claimed.running) {
       this.metrics.transitions.inc({ to: 'running' });
-      this.logger.info({ run_id: runId, tenant_id: tenantId }, 'batch run started');
+      this.logger.info({ run_id: runId, tenant_id: claimed.tenantId }, 'batch run started');
     }
     await this.publish(claimed.tasks);
-    return claimed.tasks.length + claimed.refused;
+  }
+
+  /**
+   * Claims up to `room` tasks of the tenant's `runs` (locked by this transaction) in `shares` (each
+   * up to its count), under the tenant's dispatch lock: claims, builds their messages, moves queued
+   * runs to running, and fails in the same transaction the tasks refused before any worker sees
+   * them. Undefined when nothing was claimed.
+   */
+  private async claimIn(
+    sql: Sql,
+    tenant: TenantDispatchInputs,
+    runs: LockedRun[],
+    shares: { runId: string; count: number }[],
+    room: number,
+  ): Promise<DispatchClaims | undefined> {
+    const tenantId = runs[0]?.tenantId;
+    if (tenantId === undefined) return undefined;
+    const tasks: BatchTaskV1[] = [];
+    const refused: TaskResult[] = [];
+    const started: string[] = [];
+    for (const share of shares) {
+      const run = runs.find((r) => r.id === share.runId);
+      if (!run || room <= 0) continue;
+      const claims = await this.dispatch.claim(sql, run, Math.min(share.count, room), this.settings.leaseMs);
+      if (claims.length === 0) continue;
+      room -= claims.length;
+      if (run.status === 'queued') started.push(run.id);
+      const servedRecipes = await this.servedRecipesOf(sql, run.jobParams, claims);
+      const runContext = {
+        runId: run.id,
+        tenantId,
+        jobParams: run.jobParams,
+        traceParent: run.traceParent,
+        captchaSolver: this.solverOf(tenantId, tenant),
+        planFeatures: tenant.planFeatures,
+        planProducts: tenant.planProducts,
+        forbidden: this.forbidden,
+        timeoutMs: this.settings.taskTimeoutMs,
+        maxBodyBytes: this.settings.maxBodyBytes,
+        servedRecipes,
+      };
+      for (const claim of claims) {
+        const built = batchTaskOf(claim, runContext);
+        if ('task' in built) tasks.push(built.task);
+        else refused.push(built.failed);
+      }
+    }
+    if (tasks.length === 0 && refused.length === 0) return undefined;
+    const running = await this.dispatch.markRunning(sql, started);
+    // Refused tasks fail in this transaction: they never reach a worker.
+    await this.results.applyIn(sql, refused);
+    return { tenantId, tasks, refused: refused.length, running };
   }
 
   /**

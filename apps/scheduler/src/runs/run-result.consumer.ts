@@ -4,7 +4,7 @@ import { BatchConsumer, Disposition, groupsWithinBytes, InboundMessage, Messagin
 import type { Logger } from '@trawl/observability';
 import { retryWhileDatabaseDown } from '@trawl/persistence';
 import { SERVICE_LOGGER, SERVICE_MESSAGING } from '@trawl/service-kit';
-import { RunResultsService } from './run-results.service';
+import { RunIntakeService } from './run-intake.service';
 import { RUNS_SETTINGS, RunsSettings } from './runs.settings';
 import { TaskResult } from './task-result';
 import { UnconfirmedResults } from './unconfirmed-results';
@@ -25,13 +25,13 @@ export const SPILLED_BYTES_PER_APPLY = 32 * 1024 * 1024;
 @Injectable()
 export class RunResultConsumer {
   private consumer?: BatchConsumer<BatchTaskResultBatchV1>;
-  /** Called after a batch that applied results committed, with how many: tenants have room again. */
+  /** Called after a batch that applied results committed, with the slots it freed and did not fill again: tenants have room. */
   onApplied?: (applied: number) => void;
   /** Bodies workers spilled beside their results (docs/decisions/platform.md, "Spilled bodies"). */
   private readonly bodies: SpilledBodies;
 
   constructor(
-    private readonly results: RunResultsService,
+    private readonly intake: RunIntakeService,
     @Inject(SERVICE_MESSAGING) private readonly messaging: MessagingConnection,
     @Inject(RUNS_SETTINGS) private readonly settings: RunsSettings,
     @Inject(SERVICE_LOGGER) private readonly logger: Logger,
@@ -95,7 +95,7 @@ export class RunResultConsumer {
     // Held through a Postgres restart (messages kept from redelivery), then applied: a result
     // handed back instead would wait out a nak delay per delivery.
     let warned = false;
-    const outcome = await retryWhileDatabaseDown(() => this.results.apply(results, skipped), {
+    const outcome = await retryWhileDatabaseDown(() => this.intake.take(results, skipped), {
       holdMs: DATABASE_DOWN_HOLD_MS,
       onRetry: (error) => {
         this.unconfirmed.noticed(error);
@@ -109,7 +109,9 @@ export class RunResultConsumer {
       throw error;
     });
     this.unconfirmed.applied([...results.map((r) => ({ runId: r.runId, seq: r.seq, attempt: r.attempt })), ...skipped]);
-    if (outcome.applied > 0) this.onApplied?.(outcome.applied);
+    // Slots the intake claimed again itself are not free: only the others call for a dispatch round.
+    const freed = outcome.applied - outcome.refilled;
+    if (freed > 0) this.onApplied?.(freed);
     if (outcome.ignored > 0) this.logger.debug({ ignored: outcome.ignored }, 'late or repeated batch task results ignored');
     await Promise.all(group.filter((r) => r.body_ref).map((r) => this.purgeBody(r)));
   }

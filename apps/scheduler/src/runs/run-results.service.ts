@@ -20,6 +20,8 @@ export interface IntakeOutcome {
   completed: string[];
   /** Tenants of the tasks applied (one entry per task) and what they were charged: counted once committed. */
   usage: { tenantIds: string[]; charges: Charge[] };
+  /** The tenant slots the applied results freed, by run (runs still locked by the transaction). */
+  freed: Map<string, { tenantId: string; slots: number }>;
 }
 
 /** Why a run cannot go on (`failure_reason`), with the detail shown to the caller. */
@@ -55,34 +57,45 @@ export class RunResultsService {
    * again, billed once. A transaction that ends a run commits durably (`completeIfDone`).
    */
   async apply(results: TaskResult[], skipped: TaskClaim[] = []): Promise<IntakeOutcome> {
-    const outcome = await this.db.transaction(
-      async (sql) => {
-        const released = await this.runs.release(sql, skipped);
-        if (released > 0) this.metrics.results.inc({ outcome: 'released', state: 'skipped' }, released);
-        return this.applyIn(sql, results);
-      },
-      { durable: false },
-    );
+    const outcome = await this.db.transaction((sql) => this.applyIntakeIn(sql, results, skipped), { durable: false });
+    this.countUsage(outcome);
+    return outcome;
+  }
+
+  /** As `apply`, in the caller's transaction; call `countUsage` once it commits. */
+  async applyIntakeIn(sql: Sql, results: TaskResult[], skipped: TaskClaim[]): Promise<IntakeOutcome> {
+    const released = await this.runs.release(sql, skipped);
+    if (released > 0) this.metrics.results.inc({ outcome: 'released', state: 'skipped' }, released);
+    return this.applyIn(sql, results);
+  }
+
+  /** Counts the committed intake's requests and charges in the usage metrics. */
+  countUsage(outcome: IntakeOutcome): void {
     for (const tenantId of outcome.usage.tenantIds) this.metrics.usage.requested(tenantId, 'batch');
     this.metrics.usage.billed(outcome.usage.charges);
-    return outcome;
   }
 
   /** As `apply`, in the caller's transaction (the dispatcher fails tasks it refuses this way). */
   async applyIn(sql: Sql, results: TaskResult[]): Promise<IntakeOutcome> {
-    if (results.length === 0) return { applied: 0, ignored: 0, completed: [], usage: { tenantIds: [], charges: [] } };
+    if (results.length === 0) return { applied: 0, ignored: 0, completed: [], usage: { tenantIds: [], charges: [] }, freed: new Map() };
     const locked = await this.runs.lockRuns(sql, [...new Set(results.map((r) => r.runId))]);
     const applied = await this.runs.applyResults(sql, results);
     const deltas = new Map<string, { runId: string; successful: number; failed: number; credits: number; cost: number }>();
     const charges: Charge[] = [];
     const tenantIds: string[] = [];
+    const freed = new Map<string, { tenantId: string; slots: number }>();
     for (const task of applied) {
       const delta = deltas.get(task.runId) ?? { runId: task.runId, successful: 0, failed: 0, credits: 0, cost: 0 };
       if (task.state === 'succeeded') delta.successful++;
       else delta.failed++;
       // A failed task is billed when the Fetch API bills its answer (a 404, an unknown domain).
       const run = locked.get(task.runId);
-      if (run) tenantIds.push(run.tenantId);
+      if (run) {
+        tenantIds.push(run.tenantId);
+        const slots = freed.get(task.runId);
+        if (slots) slots.slots++;
+        else freed.set(task.runId, { tenantId: run.tenantId, slots: 1 });
+      }
       if (run && task.credits > 0 && task.tier) {
         delta.credits += task.credits;
         charges.push({
@@ -112,7 +125,7 @@ export class RunResultsService {
       const outcome = appliedKeys.has(`${result.runId}:${result.seq}`) ? 'applied' : 'ignored';
       this.metrics.results.inc({ outcome, state: result.state });
     }
-    return { applied: applied.length, ignored: results.length - applied.length, completed, usage: { tenantIds, charges } };
+    return { applied: applied.length, ignored: results.length - applied.length, completed, usage: { tenantIds, charges }, freed };
   }
 
   /**

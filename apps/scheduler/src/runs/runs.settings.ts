@@ -29,6 +29,8 @@ export interface RunsSettings {
   resultWaitMs: number;
   /** How long a dispatch round waits for more freed slots after results came in, ms. */
   dispatchLingerMs: number;
+  /** Whether an intake claims the next tasks for the slots it freed (`RunDispatcherService.refillIn`). */
+  refillOnIntake: boolean;
   /** US dollars per credit: `stats.spend.cost` = credits × this. */
   creditPriceUsd: number;
   /** Operator's forbidden domains (`FETCH_FORBIDDEN_DOMAINS`): tasks there fail with `REQS001`. */

@@ -10,6 +10,7 @@ import { RunDispatchRepository } from '../../src/runs/run-dispatch.repository';
 import { RunDispatcherService } from '../../src/runs/run-dispatcher.service';
 import { RunExecutionRepository } from '../../src/runs/run-execution.repository';
 import { RunReconcilerService } from '../../src/runs/run-reconciler.service';
+import { RunIntakeService } from '../../src/runs/run-intake.service';
 import { RunResultConsumer } from '../../src/runs/run-result.consumer';
 import { UnconfirmedResults } from '../../src/runs/unconfirmed-results';
 import { RunResultsService } from '../../src/runs/run-results.service';
@@ -33,6 +34,7 @@ export function runsSettings(topology: MessagingTopology, overrides: Partial<Run
     resultBatch: 64,
     resultWaitMs: 10,
     dispatchLingerMs: 10,
+    refillOnIntake: true,
     creditPriceUsd: 0.0001,
     forbiddenDomains: [],
     stopDeadlines: stopDeadlinesOf(10_000),
@@ -46,6 +48,8 @@ export interface RunsInstance {
   messaging: MessagingConnection;
   dispatcher: RunDispatcherService;
   results: RunResultsService;
+  /** The intake transaction (results, and the freed slots filled again). */
+  taking: RunIntakeService;
   intake: RunResultConsumer;
   reconciler: RunReconcilerService;
   runtime: RunsRuntime;
@@ -79,7 +83,8 @@ export async function startRunsInstance(url: string, settings: RunsSettings): Pr
   const results = new RunResultsService(db, execution, metrics, settings, logger);
   const dispatcher = new RunDispatcherService(db, new RunDispatchRepository(), results, metrics, messaging, settings, logger);
   const unconfirmed = new UnconfirmedResults(db, execution, logger);
-  const intake = new RunResultConsumer(results, messaging, settings, logger, unconfirmed);
+  const taking = new RunIntakeService(db, results, dispatcher, settings);
+  const intake = new RunResultConsumer(taking, messaging, settings, logger, unconfirmed);
   const reconciler = new RunReconcilerService(db, execution, results, metrics, settings, logger, messaging, unconfirmed);
   const runtime = new RunsRuntime(db, dispatcher, intake, reconciler, messaging, settings, logger);
   return {
@@ -87,6 +92,7 @@ export async function startRunsInstance(url: string, settings: RunsSettings): Pr
     messaging,
     dispatcher,
     results,
+    taking,
     intake,
     reconciler,
     runtime,
