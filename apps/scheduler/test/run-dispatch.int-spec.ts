@@ -1,5 +1,6 @@
 import { batchTaskV1, BatchTaskV1, messagingTopology } from '@trawl/contracts';
-import { CommitReplyCutter, createMigratedDatabase, TestDatabase, uniqueSuffix } from '@trawl/testing';
+import { CommitOutcomeUnknownError } from '@trawl/persistence';
+import { CommitReplyCutter, createMigratedDatabase, TestDatabase, uniqueSuffix, waitFor } from '@trawl/testing';
 import { RunDispatcherService } from '../src/runs/run-dispatcher.service';
 import type { TaskResult } from '../src/runs/task-result';
 import {
@@ -259,8 +260,9 @@ describe(RunDispatcherService.name, () => {
       await a.dispatcher.dispatchRound();
       expect(await taskStates(a.db, runId)).toEqual({ dispatched: 5, queued: 7 });
       const outcome = await a.taking.take([1, 2, 3].map((seq) => succeeded(runId, seq, 1)));
-      expect(outcome).toMatchObject({ applied: 3, refilled: 3 });
+      expect(outcome).toMatchObject({ applied: 3, refilled: 3, roomLeft: false });
       expect(await taskStates(a.db, runId)).toEqual({ succeeded: 3, dispatched: 5, queued: 4 });
+      await outcome.published;
       expect((await published(runId)).map((t) => [t.seq, t.attempt])).toEqual([1, 2, 3, 4, 5, 6, 7, 8].map((seq) => [seq, 1]));
       // The tenant's concurrency holds: a round finds no room, and the next intake fills only what it frees.
       await a.dispatcher.dispatchRound();
@@ -287,6 +289,54 @@ describe(RunDispatcherService.name, () => {
       await a.db.query(`UPDATE job_runs SET status = 'paused' WHERE id = $1`, [runId]);
       expect(await a.taking.take([1, 2].map((seq) => succeeded(runId, seq, 1)))).toMatchObject({ applied: 2, refilled: 0 });
       expect(await taskStates(a.db, runId)).toEqual({ succeeded: 2, dispatched: 1, queued: 7 });
+    });
+
+    it('claims nothing for a tenant a round is dispatching, and nothing for a run its last results completed', async () => {
+      const tenantId = await createTenant(a.db, 3);
+      const busy = await createJobWithRun(a.db, tenantId, urls(6));
+      await a.dispatcher.dispatchRound();
+      // A round of another replica holds the tenant's dispatch lock for its transaction.
+      const round = await b.db.pool.connect();
+      try {
+        await round.query('BEGIN');
+        await round.query(`SELECT pg_advisory_xact_lock(hashtextextended('batch-dispatch:' || $1::text, 0))`, [tenantId]);
+        expect(await a.taking.take([succeeded(busy.runId, 1, 1)])).toMatchObject({ applied: 1, refilled: 0 });
+      } finally {
+        await round.query('ROLLBACK');
+        round.release();
+      }
+      expect(await taskStates(a.db, busy.runId)).toEqual({ succeeded: 1, dispatched: 2, queued: 3 });
+
+      const other = await createTenant(a.db, 3);
+      const { runId } = await createJobWithRun(a.db, other, urls(3));
+      await a.dispatcher.dispatchRound();
+      const outcome = await a.taking.take([1, 2, 3].map((seq) => succeeded(runId, seq, 1)));
+      expect(outcome).toMatchObject({ applied: 3, refilled: 0, completed: [runId] });
+      expect(await runRow(a.db, runId)).toMatchObject({ status: 'completed', successful: 3 });
+    });
+
+    it('publishes the claims of an intake whose COMMIT lost its answer, and applies its results once', async () => {
+      const cutter = await CommitReplyCutter.start(database.url);
+      const relayed = await startRunsInstance(cutter.urlFor(database.url), runsSettings(topology));
+      try {
+        const tenantId = await createTenant(a.db, 2);
+        const { runId } = await createJobWithRun(a.db, tenantId, urls(6));
+        await a.dispatcher.dispatchRound();
+        cutter.cutNextCommitReplies(1);
+        const results = [1, 2].map((seq) => succeeded(runId, seq, 1));
+        await expect(relayed.taking.take(results)).rejects.toThrow(CommitOutcomeUnknownError);
+        expect(cutter.cut).toBe(1);
+        // Committed: without publishing, the two claims would sit dispatched for their whole lease.
+        expect(await taskStates(a.db, runId)).toEqual({ succeeded: 2, dispatched: 2, queued: 2 });
+        await waitFor(async () => (await published(runId)).length === 4, { what: 'the claims published' });
+        expect((await published(runId)).map((t) => t.seq)).toEqual([1, 2, 3, 4]);
+        // The consumer applies the results again: nothing changes, nothing more is claimed.
+        expect(await a.taking.take(results)).toMatchObject({ applied: 0, ignored: 2, refilled: 0 });
+        expect(await runRow(a.db, runId)).toMatchObject({ successful: 2, credits: 2 });
+      } finally {
+        await relayed.close();
+        await cutter.close();
+      }
     });
 
     it('leaves every claim to the rounds when turned off, or when the window has no room for a whole round after it', async () => {

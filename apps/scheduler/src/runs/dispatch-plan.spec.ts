@@ -1,4 +1,4 @@
-import { planDispatch } from './dispatch-plan';
+import { planDispatch, planRefill, type RefillCase } from './dispatch-plan';
 
 const counts = (plan: ReturnType<typeof planDispatch>) =>
   Object.fromEntries(plan.tenants.flatMap((t) => t.runs.map((r) => [r.runId, r.count])));
@@ -65,5 +65,40 @@ describe(planDispatch.name, () => {
     const room = new Map(['a', 'b', 'c'].map((t) => [t, 10]));
     const served = [0, 1, 2].map((rotation) => planDispatch(runs, room, 1, rotation).tenants[0].tenantId);
     expect(served).toEqual(['a', 'b', 'c']);
+  });
+});
+
+describe(planRefill.name, () => {
+  const base: RefillCase = {
+    inFlight: 100,
+    freedSlots: 10,
+    window: 1024,
+    roundBudget: 256,
+    room: 10,
+    accountCanPay: true,
+    waitingRuns: ['r1'],
+    freedByRun: new Map([['r1', 10]]),
+  };
+
+  it('claims as many tasks of the tenant’s one waiting run as it freed, within the tenant’s room', () => {
+    expect(planRefill(base)).toEqual({ runId: 'r1', count: 10 });
+    expect(planRefill({ ...base, room: 4 })).toEqual({ runId: 'r1', count: 4 });
+    expect(planRefill({ ...base, room: 40 })).toEqual({ runId: 'r1', count: 10 });
+    expect(planRefill({ ...base, room: 0 })).toBeUndefined();
+  });
+
+  it('leaves the slots to a round when the tenant has several runs waiting, or none the intake freed', () => {
+    expect(planRefill({ ...base, waitingRuns: ['r1', 'r2'] })).toBeUndefined();
+    expect(planRefill({ ...base, waitingRuns: [] })).toBeUndefined();
+    expect(planRefill({ ...base, waitingRuns: ['r2'] })).toBeUndefined();
+  });
+
+  it('leaves them to a round when the account cannot pay (the round fails its runs)', () => {
+    expect(planRefill({ ...base, accountCanPay: false })).toBeUndefined();
+  });
+
+  it('leaves them to a round when the window would not keep room for a whole round afterwards', () => {
+    expect(planRefill({ ...base, inFlight: 1024 - 256 - 10 })).toEqual({ runId: 'r1', count: 10 });
+    expect(planRefill({ ...base, inFlight: 1024 - 256 - 9 })).toBeUndefined();
   });
 });

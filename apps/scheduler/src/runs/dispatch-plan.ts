@@ -71,3 +71,37 @@ export function planDispatch(runs: readonly DispatchableRun[], room: TenantRoom,
 function hasWork(runs: { left: number }[]): boolean {
   return runs.some((r) => r.left > 0);
 }
+
+/** What decides whether an intake fills a tenant's freed slots itself (see `planRefill`). */
+export interface RefillCase {
+  /** Batch tasks in flight across every tenant, and the slots this intake freed across all of them. */
+  inFlight: number;
+  freedSlots: number;
+  /** The dispatch window and a round's budget (`BATCH_DISPATCH_WINDOW`, `BATCH_DISPATCH_BATCH`). */
+  window: number;
+  roundBudget: number;
+  /** The tenant's concurrency less its tasks in flight, read under its dispatch lock. */
+  room: number;
+  /** The account is active with the batch product and has credits left. */
+  accountCanPay: boolean;
+  /** The tenant's runs that may dispatch and have queued tasks (two are enough to know there is not one). */
+  waitingRuns: readonly string[];
+  /** The slots this intake freed, by run of the tenant. */
+  freedByRun: ReadonlyMap<string, number>;
+}
+
+/**
+ * The run and task count an intake claims for a tenant's freed slots, or undefined where a round
+ * would share them differently: the tenant has another run waiting (rounds go round-robin over its
+ * runs), the only waiting run is not one the intake freed slots of (its row is not the intake's
+ * to claim under), the account cannot pay (the round fails its runs), or the window would not keep
+ * room for a whole round (near its end, rounds share it among tenants). Never more than the run
+ * freed nor the tenant's room.
+ */
+export function planRefill(c: RefillCase): { runId: string; count: number } | undefined {
+  if (c.waitingRuns.length !== 1 || !c.accountCanPay) return undefined;
+  if (c.inFlight + c.freedSlots + c.roundBudget > c.window) return undefined;
+  const [runId] = c.waitingRuns;
+  const count = Math.min(c.room, c.freedByRun.get(runId) ?? 0);
+  return count > 0 ? { runId, count } : undefined;
+}

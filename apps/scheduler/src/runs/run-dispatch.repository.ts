@@ -69,6 +69,10 @@ const LIVE_CLAIMS = `live AS MATERIALIZED (
   SELECT run_id FROM run_tasks WHERE state = 'dispatched' AND lease_until > now()
 )`;
 
+/** Whether the account of tenant `t` can pay for batch tasks: not when its subscription or plan lacks them, nor its period's credits are spent. */
+const ACCOUNT_STATE = `(t.subscription_status <> 'active' OR NOT ('batch' = ANY (t.plan_products))) AS account_inactive,
+       (t.credits_used >= t.credits_limit AND t.period_ends_at > now()) AS out_of_credits`;
+
 /** A tenant's dispatch inputs as selected from `tenants t` beside {@link LIVE_CLAIMS}. */
 const TENANT_INPUTS = `t.concurrency, t.plan_features, t.plan_products, t.captcha_solver_endpoint, t.captcha_solver_key,
        t.captcha_solver_key_sealed, (SELECT count(*)::int FROM live JOIN job_runs r ON r.id = live.run_id WHERE r.tenant_id = t.id) AS busy`;
@@ -120,8 +124,7 @@ export class RunDispatchRepository {
       'dispatch_candidates',
       `SELECT r.id AS run_id, r.tenant_id, t.concurrency,
               (SELECT count(*)::int FROM (SELECT 1 FROM run_tasks q WHERE q.run_id = r.id AND q.state = 'queued' LIMIT LEAST($2::int, t.concurrency)) x) AS queued,
-              (t.subscription_status <> 'active' OR NOT ('batch' = ANY (t.plan_products))) AS account_inactive,
-              (t.credits_used >= t.credits_limit AND t.period_ends_at > now()) AS out_of_credits
+              ${ACCOUNT_STATE}
          FROM job_runs r
          JOIN jobs j ON j.id = r.job_id
          JOIN tenants t ON t.id = r.tenant_id
@@ -232,8 +235,7 @@ export class RunDispatchRepository {
        )
        SELECT ${TENANT_INPUTS},
               (SELECT count(*)::int FROM live) AS in_flight,
-              (t.subscription_status <> 'active' OR NOT ('batch' = ANY (t.plan_products))) AS account_inactive,
-              (t.credits_used >= t.credits_limit AND t.period_ends_at > now()) AS out_of_credits,
+              ${ACCOUNT_STATE},
               coalesce((SELECT json_agg(waiting) FROM waiting), '[]'::json) AS runs
          FROM tenants t WHERE t.id = $1`,
       [tenantId],

@@ -8,7 +8,7 @@ import { Database, resultEvenIfCommitUnknown, type Sql } from '@trawl/persistenc
 import { openCaptchaSolverKey } from '@trawl/webhooks';
 import { SERVICE_LOGGER, SERVICE_MESSAGING } from '@trawl/service-kit';
 import { batchTaskOf, type ClaimedTask } from './batch-task-of';
-import { planDispatch } from './dispatch-plan';
+import { planDispatch, planRefill } from './dispatch-plan';
 import { CandidateRun, LockedRun, RunDispatchRepository, TenantDispatchInputs } from './run-dispatch.repository';
 import { RunResultsService } from './run-results.service';
 import { RunsMetrics } from './runs.metrics';
@@ -26,6 +26,13 @@ export interface DispatchClaims {
   refused: number;
   /** Runs the claim moved from queued to running. */
   running: string[];
+}
+
+/** What an intake claimed for the slots it freed (`RunDispatcherService.refillIn`). */
+export interface Refill {
+  claims: DispatchClaims[];
+  /** Some tenant of the intake has queued tasks and room the refill did not fill. */
+  roomLeft: boolean;
 }
 
 /** Runs looked at per round (oldest first). */
@@ -155,36 +162,43 @@ export class RunDispatcherService {
   /**
    * Claims, in the intake transaction whose results freed them (`freed`, by run), the next tasks of
    * those runs at once, rather than after a dispatch round: a slot is held from its claim to its
-   * result's intake, so a round's wait and statements were part of every task's cycle. Only where
-   * a round would share nothing differently: the tenant's one run with queued tasks (with several,
-   * the round shares the slots among them), a tenant not being dispatched by a round right now (its
-   * lock), and a window with room left for a whole round (near its end, rounds share it among
-   * tenants). Publish the answer with `publishClaims` once the transaction has committed.
+   * result's intake, so a round's wake and statements were part of every task's cycle. Only where a
+   * round would share nothing differently (`planRefill`), and for a tenant no round is dispatching
+   * right now (its lock, tried and never waited for). Publish the claims with `publishClaims` once
+   * the transaction has committed; `roomLeft` says a tenant has room the refill did not fill (a
+   * round skipped it while this held its lock, or it has several runs): a round should follow.
    */
-  async refillIn(sql: Sql, freed: ReadonlyMap<string, { tenantId: string; slots: number }>): Promise<DispatchClaims[]> {
+  async refillIn(sql: Sql, freed: ReadonlyMap<string, { tenantId: string; slots: number }>): Promise<Refill> {
     const byTenant = new Map<string, Map<string, number>>();
-    let slots = 0;
+    let freedSlots = 0;
     for (const [runId, run] of freed) {
       const runs = byTenant.get(run.tenantId) ?? new Map<string, number>();
       runs.set(runId, run.slots);
       byTenant.set(run.tenantId, runs);
-      slots += run.slots;
+      freedSlots += run.slots;
     }
-    if (slots === 0) return [];
-    const { dispatchWindow, dispatchBatch } = this.settings;
-    const claims: DispatchClaims[] = [];
-    for (const [tenantId, runs] of byTenant) {
+    const refill: Refill = { claims: [], roomLeft: false };
+    for (const [tenantId, freedByRun] of byTenant) {
       if (!(await this.dispatch.tryLockTenant(sql, tenantId))) continue;
       const inputs = await this.dispatch.refillInputs(sql, tenantId);
-      if (!inputs || inputs.inFlight + slots + dispatchBatch > dispatchWindow) continue;
-      const [only, other] = inputs.runs;
-      if (!only || other || !runs.has(only.id) || inputs.accountInactive || inputs.outOfCredits) continue;
-      const room = Math.min(inputs.tenant.concurrency - inputs.tenant.busy, runs.get(only.id)!);
-      if (room <= 0) continue;
-      const claimed = await this.claimIn(sql, inputs.tenant, [only], [{ runId: only.id, count: room }], room);
-      if (claimed) claims.push(claimed);
+      if (!inputs) continue;
+      const room = inputs.tenant.concurrency - inputs.tenant.busy;
+      const plan = planRefill({
+        inFlight: inputs.inFlight,
+        freedSlots,
+        window: this.settings.dispatchWindow,
+        roundBudget: this.settings.dispatchBatch,
+        room,
+        accountCanPay: !inputs.accountInactive && !inputs.outOfCredits,
+        waitingRuns: inputs.runs.map((run) => run.id),
+        freedByRun,
+      });
+      const run = plan && inputs.runs.find((r) => r.id === plan.runId);
+      const claimed = run && (await this.claimIn(sql, inputs.tenant, [run], [plan], plan.count));
+      if (claimed) refill.claims.push(claimed);
+      if (inputs.runs.length > 0 && room > (claimed?.tasks.length ?? 0)) refill.roomLeft = true;
     }
-    return claims;
+    return refill;
   }
 
   /** Publishes committed claims (from `refillIn` or a round's), and says which runs they started. */

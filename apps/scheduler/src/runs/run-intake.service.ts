@@ -1,15 +1,24 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { Database } from '@trawl/persistence';
-import { RunDispatcherService } from './run-dispatcher.service';
+import { CommitOutcomeUnknownError, Database } from '@trawl/persistence';
+import { DispatchClaims, Refill, RunDispatcherService } from './run-dispatcher.service';
 import { IntakeOutcome, RunResultsService } from './run-results.service';
 import { RUNS_SETTINGS, RunsSettings } from './runs.settings';
 import type { TaskClaim, TaskResult } from './task-result';
 
 /** What one intake did: the results' outcome, and the freed slots it filled again itself. */
 export interface IntakeWithRefill extends IntakeOutcome {
-  /** Tasks claimed and published for slots these results freed (not counted as free any more). */
+  /** Tasks claimed for slots these results freed (taken again, not free). */
   refilled: number;
+  /** A tenant of these results has queued tasks and room the intake did not fill: a round should follow. */
+  roomLeft: boolean;
+  /**
+   * Settles once the refilled tasks are published, or given up on (logged; their leases bring them
+   * back). Not awaited by the intake: a publish held through a NATS outage must not hold results.
+   */
+  published: Promise<void>;
 }
+
+const NO_REFILL: Refill = { claims: [], roomLeft: false };
 
 /**
  * One intake of task results: applied, with the skipped claims put back, in one transaction that
@@ -18,8 +27,10 @@ export interface IntakeWithRefill extends IntakeOutcome {
  *
  * Its commit does not wait for the disk, like the dispatcher's claims: results a Postgres crash
  * loses are claims still dispatched, fetched again when their lease runs out; claims it loses are
- * tasks queued again. An intake whose commit is in doubt is applied again, which changes nothing
- * for its results and claims other tasks; the doubtful claims, if they committed, wait out their lease.
+ * tasks queued again. When the COMMIT's answer is lost, its claims are published all the same (had
+ * it committed, they would wait out their lease; message ids name the lease, so a claim that did not
+ * commit shadows nothing) and the error goes on to the caller, which applies the results again:
+ * a no-op if they were committed.
  */
 @Injectable()
 export class RunIntakeService {
@@ -31,16 +42,32 @@ export class RunIntakeService {
   ) {}
 
   async take(results: TaskResult[], skipped: TaskClaim[] = []): Promise<IntakeWithRefill> {
-    const { outcome, claims } = await this.db.transaction(
-      async (sql) => {
-        const outcome = await this.results.applyIntakeIn(sql, results, skipped);
-        const claims = this.settings.refillOnIntake ? await this.dispatcher.refillIn(sql, outcome.freed) : [];
-        return { outcome, claims };
-      },
-      { durable: false },
-    );
+    let committed: { outcome: IntakeOutcome; refill: Refill };
+    try {
+      committed = await this.db.transaction(
+        async (sql) => {
+          const outcome = await this.results.applyIntakeIn(sql, results, skipped);
+          const refill = this.settings.refillOnIntake ? await this.dispatcher.refillIn(sql, outcome.freed) : NO_REFILL;
+          return { outcome, refill };
+        },
+        { durable: false },
+      );
+    } catch (error) {
+      if (error instanceof CommitOutcomeUnknownError) void this.publish((error.result as typeof committed).refill.claims);
+      throw error;
+    }
+    const { outcome, refill } = committed;
     this.results.countUsage(outcome);
+    return {
+      ...outcome,
+      refilled: refill.claims.reduce((tasks, claimed) => tasks + claimed.tasks.length, 0),
+      roomLeft: refill.roomLeft,
+      published: this.publish(refill.claims),
+    };
+  }
+
+  /** `publishClaims` logs its own failures, so this never rejects. */
+  private async publish(claims: DispatchClaims[]): Promise<void> {
     for (const claimed of claims) await this.dispatcher.publishClaims(claimed);
-    return { ...outcome, refilled: claims.reduce((tasks, claimed) => tasks + claimed.tasks.length, 0) };
   }
 }

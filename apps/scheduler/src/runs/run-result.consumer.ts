@@ -109,9 +109,10 @@ export class RunResultConsumer {
       throw error;
     });
     this.unconfirmed.applied([...results.map((r) => ({ runId: r.runId, seq: r.seq, attempt: r.attempt })), ...skipped]);
-    // Slots the intake claimed again itself are not free: only the others call for a dispatch round.
+    // Slots the intake claimed again itself are not free: only the others call for a dispatch round,
+    // and room it saw and left (a round skipped the tenant while the intake held its lock).
     const freed = outcome.applied - outcome.refilled;
-    if (freed > 0) this.onApplied?.(freed);
+    if (freed > 0 || outcome.roomLeft) this.onApplied?.(Math.max(freed, 1));
     if (outcome.ignored > 0) this.logger.debug({ ignored: outcome.ignored }, 'late or repeated batch task results ignored');
     await Promise.all(group.filter((r) => r.body_ref).map((r) => this.purgeBody(r)));
   }

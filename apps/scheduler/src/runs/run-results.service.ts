@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Charge, recordCharges } from '@trawl/billing';
-import { isFinishedRunStatus, WEBHOOK_CHANGED_PAGES_LIMIT } from '@trawl/contracts';
+import { isFinishedRunStatus, type RunStatus, WEBHOOK_CHANGED_PAGES_LIMIT } from '@trawl/contracts';
 import type { Logger } from '@trawl/observability';
 import { Database, Sql } from '@trawl/persistence';
 import { enqueueWebhookEvent } from '@trawl/webhooks';
@@ -11,6 +11,9 @@ import { RunsMetrics } from './runs.metrics';
 import { RUNS_SETTINGS, RunsSettings } from './runs.settings';
 import type { TaskClaim, TaskResult } from './task-result';
 
+/** Statuses of a run that may still dispatch tasks. */
+const DISPATCHING: ReadonlySet<RunStatus> = new Set<RunStatus>(['queued', 'running']);
+
 /** What one intake transaction did. */
 export interface IntakeOutcome {
   applied: number;
@@ -20,7 +23,7 @@ export interface IntakeOutcome {
   completed: string[];
   /** Tenants of the tasks applied (one entry per task) and what they were charged: counted once committed. */
   usage: { tenantIds: string[]; charges: Charge[] };
-  /** The tenant slots the applied results freed, by run (runs still locked by the transaction). */
+  /** The tenant slots the applied results freed, by run that may dispatch more (queued or running, not completed by this transaction; locked by it). */
   freed: Map<string, { tenantId: string; slots: number }>;
 }
 
@@ -90,8 +93,8 @@ export class RunResultsService {
       else delta.failed++;
       // A failed task is billed when the Fetch API bills its answer (a 404, an unknown domain).
       const run = locked.get(task.runId);
-      if (run) {
-        tenantIds.push(run.tenantId);
+      if (run) tenantIds.push(run.tenantId);
+      if (run && DISPATCHING.has(run.status)) {
         const slots = freed.get(task.runId);
         if (slots) slots.slots++;
         else freed.set(task.runId, { tenantId: run.tenantId, slots: 1 });
@@ -120,6 +123,7 @@ export class RunResultsService {
       const now = { ...run, successful: run.successful + delta.successful, failed: run.failed + delta.failed };
       if (await this.completeIfDone(sql, now)) completed.push(run.id);
     }
+    for (const runId of completed) freed.delete(runId);
     const appliedKeys = new Set(applied.map((a) => `${a.runId}:${a.seq}`));
     for (const result of results) {
       const outcome = appliedKeys.has(`${result.runId}:${result.seq}`) ? 'applied' : 'ignored';
