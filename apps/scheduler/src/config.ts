@@ -40,10 +40,11 @@ export const schedulerConfigSchema = baseConfigSchema
     BATCH_RESULT_BATCH: envInt(256, 1, 10_000),
     /**
      * How long the first result of a batch waits for company before the batch is applied, ms
-     * (default 2). Every result holds its tenant's slot until applied, so this is added to every
-     * task's cycle; fewer, larger transactions save CPU. 2 beat 10 and 0 in bench/README.md (Batch).
+     * (default 0: what arrived while the last intake ran is applied at once). Every result holds its
+     * tenant's slot until applied, so this is added to every task's cycle. Since the intake claims
+     * the freed slots' next tasks itself, 0 beat 2 (bench/README.md, Batch); before, 2 beat 10 and 0.
      */
-    BATCH_RESULT_WAIT_MS: envInt(2, 0, 1_000),
+    BATCH_RESULT_WAIT_MS: envInt(0, 0, 1_000),
     /**
      * How long a dispatch round waits after results freed slots, for 16 freed slots or this long,
      * ms (default 2): one round for many freed slots costs about as much as one for a few.
