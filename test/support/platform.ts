@@ -1,7 +1,8 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
-import { createWriteStream, mkdirSync, WriteStream } from 'node:fs';
+import { createWriteStream, mkdirSync, readFileSync, WriteStream } from 'node:fs';
+import { randomInt } from 'node:crypto';
 import { basename, join, resolve } from 'node:path';
 import { FINISHED_RUN_STATUSES, messagingTopology } from '@trawl/contracts';
 import { deleteStreams, MessagingConnection } from '@trawl/messaging';
@@ -40,16 +41,42 @@ interface Running {
   adminPort?: number;
 }
 
-/** A TCP port free on 127.0.0.1 right now (for a service started next with a port of its own). */
+/**
+ * A TCP port free on 127.0.0.1 right now (for a service started next with a port of its own), taken
+ * below the kernel's ephemeral range: a port from that range can be handed to an outgoing
+ * connection (a service's own pool to Postgres) between this check and the service's listen.
+ */
 export async function freePort(): Promise<number> {
+  const ephemeralLow = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+  const low = 10_000;
+  if (Number.isInteger(ephemeralLow) && ephemeralLow > low + 1_000) {
+    for (let attempt = 0; attempt < 100; attempt++) {
+      const port = low + randomInt(ephemeralLow - low);
+      if (await canListen(port)) return port;
+    }
+  }
+  return listenAndRelease(0);
+}
+
+async function canListen(port: number): Promise<boolean> {
+  return listenAndRelease(port).then(
+    () => true,
+    () => false,
+  );
+}
+
+async function listenAndRelease(port: number): Promise<number> {
   const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
+  server.listen(port, '127.0.0.1');
+  await Promise.race([once(server, 'listening'), once(server, 'error').then(([error]) => Promise.reject(error as Error))]);
+  const bound = (server.address() as { port: number }).port;
   server.close();
   await once(server, 'close');
-  return port;
+  return bound;
 }
+
+/** How many times a service is started afresh when another process took its port first. */
+const PORT_RACE_RETRIES = 3;
 
 /**
  * The whole platform for an end-to-end suite: its own database and NATS prefix, each service started
@@ -125,6 +152,19 @@ export class Platform {
 
   async startService(service: ServiceName, replica = 0): Promise<void> {
     const instance = replica === 0 ? service : `${service}-${replica}`;
+    for (let attempt = 1; ; attempt++) {
+      const outcome = await this.startInstance(service, instance);
+      if (outcome === 'ready') return;
+      // Another process took a port between freePort and the service's listen: the harness's race,
+      // not the service's fault, so the service is started again on other ports.
+      if (/EADDRINUSE/.test(outcome.output) && attempt < PORT_RACE_RETRIES) continue;
+      throw new Error(
+        `${instance} exited with ${outcome.code} while starting (log in ${this.logDir}/${instance}.log); its last output:\n${outcome.output}`,
+      );
+    }
+  }
+
+  private async startInstance(service: ServiceName, instance: string): Promise<'ready' | { code: number | null; output: string }> {
     const port = await freePort();
     const adminPort = service === 'gateway' ? await freePort() : undefined;
     const env: Record<string, string> = {
@@ -155,11 +195,17 @@ export class Platform {
     );
     child.stdout?.pipe(log, { end: false });
     child.stderr?.pipe(log, { end: false });
-    const exited = once(child, 'exit').then(() => undefined);
+    const output = new OutputTail();
+    child.stdout?.on('data', (chunk: Buffer) => output.add(chunk));
+    child.stderr?.on('data', (chunk: Buffer) => output.add(chunk));
+    // 'close' rather than 'exit': by then the pipes are drained, so the tail holds the last words.
+    const closed = once(child, 'close').then(() => child.exitCode);
+    const exited = closed.then(() => undefined);
     this.processes.set(instance, { child, port, exited, adminPort });
-    await waitFor(
+    let starting = true;
+    const ready = waitFor(
       async () => {
-        if (child.exitCode !== null) throw new Error(`${instance} exited with ${child.exitCode}; see ${this.logDir}`);
+        if (!starting) return true;
         const res = await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined);
         return res?.status === 200;
       },
@@ -167,6 +213,12 @@ export class Platform {
     ).catch((error: Error) => {
       throw new Error(`${error.message} (logs in ${this.logDir}/${instance}.log)`);
     });
+    const outcome = await Promise.race([ready.then(() => 'ready' as const), closed.then((code) => ({ code }))]);
+    starting = false;
+    if (outcome === 'ready') return 'ready';
+    await ready.catch(() => undefined);
+    this.processes.delete(instance);
+    return { code: outcome.code, output: output.text() };
   }
 
   /** Kills one instance (SIGKILL by default: a crash, nothing handed back). */
@@ -361,5 +413,19 @@ export class ApiClient {
       if (Date.now() > deadline) throw new Error(`results of ${id} still not final after ${timeoutMs} ms`);
       if (res.body.results.length === 0) await new Promise((r) => setTimeout(r, 100));
     }
+  }
+}
+
+/** The last lines a process printed, for the error when it dies while starting. */
+class OutputTail {
+  private static readonly LIMIT = 6_000;
+  private text_ = '';
+
+  add(chunk: Buffer): void {
+    this.text_ = (this.text_ + chunk.toString('utf8')).slice(-OutputTail.LIMIT);
+  }
+
+  text(): string {
+    return this.text_;
   }
 }
