@@ -25,6 +25,12 @@ describe('fetchWorkerConfigSchema', () => {
     expect(() => loadConfig(fetchWorkerConfigSchema, { SPILL_BUDGET_BYTES: '1000' })).toThrow(/SPILL_BUDGET_BYTES/);
   });
 
+  it('lets a result wait 5 ms for company by default, 0 for none, and refuses a negative wait', () => {
+    expect(loadConfig(fetchWorkerConfigSchema, {}).RESULT_LINGER_MS).toBe(5);
+    expect(loadConfig(fetchWorkerConfigSchema, { RESULT_LINGER_MS: '0' }).RESULT_LINGER_MS).toBe(0);
+    expect(() => loadConfig(fetchWorkerConfigSchema, { RESULT_LINGER_MS: '-1' })).toThrow(/RESULT_LINGER_MS/);
+  });
+
   it('holds no database URL: workers never connect to Postgres', () => {
     expect(loadConfig(fetchWorkerConfigSchema, { DATABASE_URL: 'postgres://x@db/trawl' })).not.toHaveProperty('DATABASE_URL');
   });

@@ -27,6 +27,11 @@ export const fetchWorkerConfigSchema = baseConfigSchema.omit({ DATABASE_URL: tru
    * spilled alone. See docs/operating.md, "Sizing".
    */
   SPILL_BUDGET_BYTES: envInt(32 * 1024 * 1024, 1024 * 1024, 4 * 1024 * 1024 * 1024),
+  /**
+   * How long a crawl page's or batch task's result waits for others to travel in one message with,
+   * in ms (default 5). Each waits at most this long; 0 sends what one event-loop turn finished.
+   */
+  RESULT_LINGER_MS: envInt(5, 0, 1_000),
   /** Fetch API requests served at once by one worker process (default 32); more are answered busy. */
   FETCH_CONCURRENCY: envInt(32, 1, 4096),
   /**

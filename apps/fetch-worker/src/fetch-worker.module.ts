@@ -102,6 +102,7 @@ export class FetchWorkerModule {
       stopDeadlineMs: stopDeadlines.settleMs,
       // One budget for the process: batch bodies and crawl HTML spill from the same memory.
       spillBudget: new ByteBudget(config.SPILL_BUDGET_BYTES),
+      resultLingerMs: config.RESULT_LINGER_MS,
     };
     const batchSettings: BatchTaskConsumerSettings = { ...consumerSettings, concurrency: config.BATCH_CONCURRENCY };
     // One copy of each site's robots.txt for the worker's crawls and maps.

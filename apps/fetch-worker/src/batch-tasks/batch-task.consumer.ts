@@ -23,6 +23,8 @@ export interface BatchTaskConsumerSettings {
   stopDeadlineMs: number;
   /** Bytes of bodies the worker spills at once (`SPILL_BUDGET_BYTES`), shared with crawl pages. */
   spillBudget: ByteBudget;
+  /** How long a result waits for company before its message is published, in ms (`RESULT_LINGER_MS`). */
+  resultLingerMs?: number;
 }
 
 /**
@@ -67,6 +69,7 @@ export class BatchTaskConsumer {
       messaging,
       subject: settings.topology.subjects.batchResults,
       estimate: (result) => 512 + (result.body_base64?.length ?? 0) + (result.error?.detail.length ?? 0) * 6,
+      lingerMs: settings.resultLingerMs,
       onHold: (error, results) => logger.warn({ err: error, results }, 'NATS refused batch task results; holding them until it is back'),
     });
   }

@@ -27,6 +27,8 @@ export interface CrawlPageConsumerSettings {
   stopDeadlineMs: number;
   /** Bytes of bodies the worker spills at once (`SPILL_BUDGET_BYTES`), shared with batch tasks. */
   spillBudget: ByteBudget;
+  /** How long a result waits for company before its message is published, in ms (`RESULT_LINGER_MS`). */
+  resultLingerMs?: number;
 }
 
 /** How often a running fetch tells JetStream it is still at work; well inside the 30 s ack wait. */
@@ -64,6 +66,7 @@ export class CrawlPageConsumer {
     this.results = new ResultPublisher({
       messaging,
       subject: settings.topology.subjects.crawlPageResults,
+      lingerMs: settings.resultLingerMs,
       onHold: (error, results) => logger.warn({ err: error, results }, 'NATS refused page results; holding them until it is back'),
     });
   }

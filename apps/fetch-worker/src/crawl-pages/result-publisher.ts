@@ -15,7 +15,7 @@ export interface ResultPublisherOptions<R> {
    * default max_payload); a single larger result (≤ `MAX_RESULT_BYTES`) travels alone.
    */
   maxBytes?: number;
-  /** How long the first result of a batch waits for company, in ms (default 5). */
+  /** How long the first result of a batch waits for company, in ms (default 5; 0: the rest of its event-loop turn). */
   lingerMs?: number;
   /**
    * How long a batch NATS refused (a restart, a failover) is held and published again after the
@@ -43,7 +43,8 @@ interface Pending<R> {
 export class ResultPublisher<R = CrawlPageResultV1> {
   private batch: Pending<R>[] = [];
   private batchBytes = 0;
-  private timer?: NodeJS.Timeout;
+  /** Cancels the pending flush of the batch being gathered, if one is scheduled. */
+  private cancelFlush?: () => void;
   private readonly maxResults: number;
   private readonly maxBytes: number;
   private readonly lingerMs: number;
@@ -65,14 +66,23 @@ export class ResultPublisher<R = CrawlPageResultV1> {
       this.batch.push({ result, resolve, reject });
       this.batchBytes += bytes;
       if (this.batch.length >= this.maxResults || this.batchBytes >= this.maxBytes) this.flush();
-      else this.timer ??= setTimeout(() => this.flush(), this.lingerMs);
+      else this.cancelFlush ??= this.scheduleFlush();
     });
+  }
+
+  private scheduleFlush(): () => void {
+    if (this.lingerMs > 0) {
+      const timer = setTimeout(() => this.flush(), this.lingerMs);
+      return () => clearTimeout(timer);
+    }
+    const immediate = setImmediate(() => this.flush());
+    return () => clearImmediate(immediate);
   }
 
   /** Publishes what is gathered now (also used on shutdown). */
   flush(): void {
-    clearTimeout(this.timer);
-    this.timer = undefined;
+    this.cancelFlush?.();
+    this.cancelFlush = undefined;
     const batch = this.batch;
     if (batch.length === 0) return;
     this.batch = [];
