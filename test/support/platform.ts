@@ -47,7 +47,7 @@ interface Running {
  * connection (a service's own pool to Postgres) between this check and the service's listen.
  */
 export async function freePort(): Promise<number> {
-  const ephemeralLow = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+  const ephemeralLow = ephemeralPortsFrom();
   const low = 10_000;
   if (Number.isInteger(ephemeralLow) && ephemeralLow > low + 1_000) {
     for (let attempt = 0; attempt < 100; attempt++) {
@@ -56,6 +56,15 @@ export async function freePort(): Promise<number> {
     }
   }
   return listenAndRelease(0);
+}
+
+/** The first port of Linux's ephemeral range; NaN where the kernel does not say (then the kernel picks). */
+function ephemeralPortsFrom(): number {
+  try {
+    return Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+  } catch {
+    return NaN;
+  }
 }
 
 async function canListen(port: number): Promise<boolean> {
