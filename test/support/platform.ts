@@ -86,6 +86,8 @@ async function listenAndRelease(port: number): Promise<number> {
 
 /** How many times a service is started afresh when another process took its port first. */
 const PORT_RACE_RETRIES = 3;
+/** Characters of a starting service's output kept for the error when it dies. */
+const STARTUP_OUTPUT_CHARS = 6_000;
 
 /**
  * The whole platform for an end-to-end suite: its own database and NATS prefix, each service started
@@ -204,9 +206,13 @@ export class Platform {
     );
     child.stdout?.pipe(log, { end: false });
     child.stderr?.pipe(log, { end: false });
-    const output = new OutputTail();
-    child.stdout?.on('data', (chunk: Buffer) => output.add(chunk));
-    child.stderr?.on('data', (chunk: Buffer) => output.add(chunk));
+    // The last words of a start that fails, for its error; kept only until the service is up.
+    let output = '';
+    const keep = (chunk: Buffer): void => {
+      output = (output + chunk.toString('utf8')).slice(-STARTUP_OUTPUT_CHARS);
+    };
+    child.stdout?.on('data', keep);
+    child.stderr?.on('data', keep);
     // 'close' rather than 'exit': by then the pipes are drained, so the tail holds the last words.
     const closed = once(child, 'close').then(() => child.exitCode);
     const exited = closed.then(() => undefined);
@@ -224,10 +230,12 @@ export class Platform {
     });
     const outcome = await Promise.race([ready.then(() => 'ready' as const), closed.then((code) => ({ code }))]);
     starting = false;
+    child.stdout?.off('data', keep);
+    child.stderr?.off('data', keep);
     if (outcome === 'ready') return 'ready';
     await ready.catch(() => undefined);
     this.processes.delete(instance);
-    return { code: outcome.code, output: output.text() };
+    return { code: outcome.code, output };
   }
 
   /** Kills one instance (SIGKILL by default: a crash, nothing handed back). */
@@ -422,19 +430,5 @@ export class ApiClient {
       if (Date.now() > deadline) throw new Error(`results of ${id} still not final after ${timeoutMs} ms`);
       if (res.body.results.length === 0) await new Promise((r) => setTimeout(r, 100));
     }
-  }
-}
-
-/** The last lines a process printed, for the error when it dies while starting. */
-class OutputTail {
-  private static readonly LIMIT = 6_000;
-  private text_ = '';
-
-  add(chunk: Buffer): void {
-    this.text_ = (this.text_ + chunk.toString('utf8')).slice(-OutputTail.LIMIT);
-  }
-
-  text(): string {
-    return this.text_;
   }
 }
