@@ -24,6 +24,8 @@ export class DispatcherService {
   private readonly loop: PeriodicLoop;
   /** Ends a publish held through a NATS outage when the coordinator stops. */
   private readonly stopping = new AbortController();
+  /** The last round stopped at the dispatch window: pages settling make room for more at once. */
+  private windowFull = false;
 
   constructor(
     private readonly db: Database,
@@ -60,12 +62,22 @@ export class DispatcherService {
     this.loop.wake();
   }
 
+  /**
+   * Pages were settled (their results applied). When the last round stopped at the window, the
+   * room they left is filled now: once a crawl has found all its pages, no new links wake the
+   * dispatcher, and waiting for the poll left workers idle for up to `dispatchPollMs` per window.
+   */
+  roomFreed(): void {
+    if (this.windowFull) this.loop.wake();
+  }
+
   /** One dispatch round; returns the number of pages published. */
   async dispatchRound(): Promise<number> {
     const inFlight = await this.frontier.inFlight(this.db, this.settings.dispatchWindow);
     this.metrics.inFlight.set(inFlight);
     let room = this.settings.dispatchWindow - inFlight;
-    if (room <= 0) return 0;
+    this.windowFull = room <= 0;
+    if (this.windowFull) return 0;
     const crawlIds = await this.frontier.crawlsWithWork(this.db, 64);
     let published = 0;
     for (const crawlId of crawlIds) {
@@ -75,6 +87,7 @@ export class DispatcherService {
       room -= count;
       published += count;
     }
+    this.windowFull = room <= 0;
     return published;
   }
 

@@ -94,6 +94,7 @@ export class PageResultConsumer {
     for (const group of groupsWithinBytes(results, (r) => r.content_ref?.bytes ?? 0, SPILLED_BYTES_PER_APPLY)) {
       const outcome = await this.intake.apply(await this.contents.load(group));
       if (outcome.crawlsWithNewWork.length > 0) this.dispatcher.notify();
+      else if (outcome.applied > 0) this.dispatcher.roomFreed();
       // After the commit: tasks of an ended crawl still queued for workers are skipped, not fetched.
       for (const crawlId of outcome.crawlsEnded) {
         this.messaging.nc.publish(this.settings.topology.subjects.crawlStopped, JSON.stringify({ crawl_id: crawlId }));
