@@ -12,6 +12,11 @@ export const crawlCoordinatorConfigSchema = baseConfigSchema.extend({
   RECONCILE_INTERVAL_MS: envInt(5_000, 50),
   DISPATCH_POLL_MS: envInt(250, 10),
   RESULT_BATCH: envInt(256, 1, 4096),
+  /**
+   * How long the first page result of a batch waits for company before the batch is applied, ms
+   * (default 50). Results that arrived while the last batch was applied have waited already.
+   */
+  RESULT_WAIT_MS: envInt(50, 0, 1_000),
   /** Idle poll of the sitemap seeder, ms (a new crawl wakes it at once). */
   SITEMAP_POLL_MS: envInt(1_000, 10),
   /** Time a worker has to read one crawl's sitemaps (robots.txt, indexes, every sitemap), ms. */

@@ -19,7 +19,10 @@ export interface CoordinatorSettings {
   reconcileIntervalMs: number;
   /** Idle dispatcher poll interval when nothing woke it, ms. */
   dispatchPollMs: number;
+  /** Most result messages applied in one transaction. */
   resultBatch: number;
+  /** How long the first result of a batch waits for more before the batch is applied, ms. */
+  resultWaitMs: number;
   /** Idle sitemap seeder poll interval when nothing woke it, ms. */
   sitemapPollMs: number;
   /** Time a worker has to read one crawl's sitemaps, ms. */

@@ -50,6 +50,7 @@ export class CrawlCoordinatorModule {
       reconcileIntervalMs: config.RECONCILE_INTERVAL_MS,
       dispatchPollMs: config.DISPATCH_POLL_MS,
       resultBatch: config.RESULT_BATCH,
+      resultWaitMs: config.RESULT_WAIT_MS,
       sitemapPollMs: config.SITEMAP_POLL_MS,
       sitemapTimeoutMs: config.SITEMAP_TIMEOUT_MS,
       stopDeadlines: stopDeadlinesOf(config.SHUTDOWN_TIMEOUT_MS),

@@ -51,7 +51,7 @@ export class PageResultConsumer {
       schema: crawlPageResultBatchV1,
       logger: this.logger,
       maxBatch: this.settings.resultBatch,
-      maxWaitMs: 50,
+      maxWaitMs: this.settings.resultWaitMs,
       handler: async (messages): Promise<Disposition[]> => {
         const stopTimer = this.metrics.intakeBatchSeconds.startTimer();
         try {

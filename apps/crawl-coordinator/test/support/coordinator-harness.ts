@@ -66,6 +66,7 @@ export class CoordinatorHarness {
       reconcileIntervalMs: 60_000,
       dispatchPollMs: 60_000,
       resultBatch: 64,
+      resultWaitMs: 50,
       sitemapPollMs: 60_000,
       sitemapTimeoutMs: 30_000,
       stopDeadlines: stopDeadlinesOf(10_000),
