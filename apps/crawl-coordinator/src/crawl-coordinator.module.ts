@@ -9,6 +9,7 @@ import { CoordinatorRuntime, OUTBOX_POOL } from './coordinator.runtime';
 import { FrontierRepository } from './frontier/frontier.repository';
 import { DispatcherService } from './frontier/dispatcher.service';
 import { PageResultRepository } from './page-results/page-result.repository';
+import { KnownFrontierKeys } from './page-results/known-frontier-keys';
 import { FrontierIntake } from './page-results/frontier-intake';
 import { PageResultService } from './page-results/page-result.service';
 import { PageResultConsumer } from './page-results/page-result.consumer';
@@ -63,6 +64,7 @@ export class CrawlCoordinatorModule {
         { provide: OUTBOX_POOL, useValue: outboxPool },
         { provide: COORDINATOR_SETTINGS, useValue: settings },
         { provide: CoordinatorMetrics, useValue: new CoordinatorMetrics(service.registry) },
+        { provide: KnownFrontierKeys, useValue: new KnownFrontierKeys(config.KNOWN_FRONTIER_KEYS) },
         FrontierRepository,
         DispatcherService,
         PageResultRepository,

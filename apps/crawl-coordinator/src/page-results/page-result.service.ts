@@ -9,6 +9,7 @@ import { COORDINATOR_SETTINGS, CoordinatorSettings } from '../coordinator.settin
 import { CoordinatorMetrics } from '../coordinator.metrics';
 import { DispatchedRow, PageResultRepository } from './page-result.repository';
 import { FrontierIntake } from './frontier-intake';
+import { KnownFrontierKeys } from './known-frontier-keys';
 import { keyOf } from './link-intake';
 import type { SeedOutcome } from '../crawl-lifecycle/crawl-completion';
 
@@ -52,6 +53,7 @@ export class PageResultService {
     private readonly db: Database,
     private readonly results: PageResultRepository,
     private readonly intake: FrontierIntake,
+    private readonly knownKeys: KnownFrontierKeys,
     private readonly crawls: CrawlLifecycleRepository,
     private readonly lifecycle: CrawlLifecycleService,
     private readonly metrics: CoordinatorMetrics,
@@ -65,10 +67,11 @@ export class PageResultService {
       list.push(result);
       byCrawl.set(result.crawl_id, list);
     }
-    const { outcome, charges } = await this.db.transaction(async (sql) => {
+    const { outcome, charges, inFrontier } = await this.db.transaction(async (sql) => {
       const total: IntakeOutcome = { applied: 0, stale: 0, crawlsWithNewWork: [], crawlsEnded: [], contentFailures: [] };
       // Per attempt of the transaction: a retried one must not count the first attempt's charges.
       const charges: Charge[] = [];
+      const inFrontier = new Map<string, Buffer[]>();
       const locked = await this.crawls.lockCrawls(sql, [...byCrawl.keys()]);
       for (const crawl of locked) {
         const wasRunning = crawl.status === 'running';
@@ -77,12 +80,14 @@ export class PageResultService {
         total.applied += applied.applied;
         total.stale += applied.stale;
         if (applied.newWork) total.crawlsWithNewWork.push(crawl.id);
+        if (applied.inFrontier.length > 0) inFrontier.set(crawl.id, applied.inFrontier);
       }
       // Results of crawls that no longer exist are acknowledged and dropped.
       const known = new Set(locked.map((c) => c.id));
       for (const [crawlId, list] of byCrawl) if (!known.has(crawlId)) total.stale += list.length;
-      return { outcome: total, charges };
+      return { outcome: total, charges, inFrontier };
     });
+    for (const [crawlId, keys] of inFrontier) this.knownKeys.remember(crawlId, keys);
     for (const charge of charges) this.metrics.usage.requested(charge.tenantId, 'crawl_page');
     this.metrics.usage.billed(charges);
     this.metrics.resultsApplied.inc(outcome.applied);
@@ -110,7 +115,7 @@ export class PageResultService {
     results: CrawlPageResultV1[],
     charges: Charge[],
     contentFailures: ContentFailure[],
-  ): Promise<{ applied: number; stale: number; newWork: boolean }> {
+  ): Promise<{ applied: number; stale: number; newWork: boolean; inFrontier: Buffer[] }> {
     const rows = new Map<number, DispatchedRow>();
     for (const row of await this.results.frontierRows(
       sql,
@@ -128,7 +133,7 @@ export class PageResultService {
       current.push({ result, row });
     }
     const stale = results.length - current.length;
-    if (current.length === 0) return { applied: 0, stale, newWork: false };
+    if (current.length === 0) return { applied: 0, stale, newWork: false, inFrontier: [] };
 
     const crawlCharges: Charge[] = [];
     const contents: { frontierId: number; html: string; contentType: string | null }[] = [];
@@ -200,6 +205,7 @@ export class PageResultService {
     let duplicates = opened.reduce((sum, { result }) => sum + result.duplicate_links, 0);
     let inserted = 0;
     let newWork = false;
+    let inFrontier: Buffer[] = [];
     if (opened.length > 0) {
       const taken = await this.intake.take(
         sql,
@@ -209,6 +215,7 @@ export class PageResultService {
       duplicates += taken.duplicates;
       inserted = taken.inserted;
       newWork = taken.newWork;
+      inFrontier = taken.inFrontier;
     }
     newWork ||= states.includes('queued');
     const delays = current.map(({ result }) => result.crawl_delay_ms).filter((delay): delay is number => delay !== undefined);
@@ -221,7 +228,7 @@ export class PageResultService {
       crawlDelayMs: delays.length === 0 ? undefined : Math.min(MAX_CRAWL_DELAY_MS, Math.max(...delays)),
     });
     const verdict = await this.lifecycle.settle(sql, crawl, seed);
-    return { applied: current.length, stale, newWork: newWork && verdict.kind === 'continue' };
+    return { applied: current.length, stale, newWork: newWork && verdict.kind === 'continue', inFrontier };
   }
 }
 

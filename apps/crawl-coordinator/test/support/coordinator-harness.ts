@@ -14,6 +14,7 @@ import { DispatcherService } from '../../src/frontier/dispatcher.service';
 import { ClaimedPage, FrontierRepository } from '../../src/frontier/frontier.repository';
 import { PageResultRepository } from '../../src/page-results/page-result.repository';
 import { FrontierIntake } from '../../src/page-results/frontier-intake';
+import { KnownFrontierKeys } from '../../src/page-results/known-frontier-keys';
 import { PageResultService } from '../../src/page-results/page-result.service';
 
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
@@ -30,6 +31,8 @@ export class CoordinatorHarness {
   readonly crawls = new CrawlLifecycleRepository();
   readonly registry = new Registry();
   readonly metrics = new CoordinatorMetrics(this.registry);
+  /** What the harness's intake remembers of its crawls' frontiers (as a coordinator replica does). */
+  readonly knownKeys = new KnownFrontierKeys(200_000);
   readonly lifecycle: CrawlLifecycleService;
   readonly results: PageResultService;
   /** Set by `connectMessaging()`. */
@@ -45,7 +48,8 @@ export class CoordinatorHarness {
     this.results = new PageResultService(
       db,
       repository,
-      new FrontierIntake(repository),
+      new FrontierIntake(repository, this.knownKeys),
+      this.knownKeys,
       this.crawls,
       this.lifecycle,
       this.metrics,
