@@ -31,6 +31,15 @@ describe('fetchWorkerConfigSchema', () => {
     expect(() => loadConfig(fetchWorkerConfigSchema, { RESULT_LINGER_MS: '-1' })).toThrow(/RESULT_LINGER_MS/);
   });
 
+  it("lets a batch task's result wait 2 ms for company by default, apart from a crawl page's", () => {
+    expect(loadConfig(fetchWorkerConfigSchema, {}).BATCH_RESULT_LINGER_MS).toBe(2);
+    expect(loadConfig(fetchWorkerConfigSchema, { BATCH_RESULT_LINGER_MS: '0', RESULT_LINGER_MS: '9' })).toMatchObject({
+      BATCH_RESULT_LINGER_MS: 0,
+      RESULT_LINGER_MS: 9,
+    });
+    expect(() => loadConfig(fetchWorkerConfigSchema, { BATCH_RESULT_LINGER_MS: '-1' })).toThrow(/BATCH_RESULT_LINGER_MS/);
+  });
+
   it('holds no database URL: workers never connect to Postgres', () => {
     expect(loadConfig(fetchWorkerConfigSchema, { DATABASE_URL: 'postgres://x@db/trawl' })).not.toHaveProperty('DATABASE_URL');
   });

@@ -28,10 +28,16 @@ export const fetchWorkerConfigSchema = baseConfigSchema.omit({ DATABASE_URL: tru
    */
   SPILL_BUDGET_BYTES: envInt(32 * 1024 * 1024, 1024 * 1024, 4 * 1024 * 1024 * 1024),
   /**
-   * How long a crawl page's or batch task's result waits for others to travel in one message with,
-   * in ms (default 5). Each waits at most this long; 0 sends what one event-loop turn finished.
+   * How long a crawl page's result waits for others to travel in one message with, in ms (default
+   * 5). Each waits at most this long; 0 sends what one event-loop turn finished.
    */
   RESULT_LINGER_MS: envInt(5, 0, 1_000),
+  /**
+   * The same for a batch task's result, in ms (default 2): shorter, because a task's slot of its
+   * tenant's concurrency stays taken until its result is applied, so the wait is part of every
+   * task's cycle (a crawl keeps a whole window of pages out, and a page's wait holds none).
+   */
+  BATCH_RESULT_LINGER_MS: envInt(2, 0, 1_000),
   /** Fetch API requests served at once by one worker process (default 32); more are answered busy. */
   FETCH_CONCURRENCY: envInt(32, 1, 4096),
   /**

@@ -104,7 +104,11 @@ export class FetchWorkerModule {
       spillBudget: new ByteBudget(config.SPILL_BUDGET_BYTES),
       resultLingerMs: config.RESULT_LINGER_MS,
     };
-    const batchSettings: BatchTaskConsumerSettings = { ...consumerSettings, concurrency: config.BATCH_CONCURRENCY };
+    const batchSettings: BatchTaskConsumerSettings = {
+      ...consumerSettings,
+      concurrency: config.BATCH_CONCURRENCY,
+      resultLingerMs: config.BATCH_RESULT_LINGER_MS,
+    };
     // One copy of each site's robots.txt for the worker's crawls and maps.
     const robots = new RobotsCache({ http, identities });
     const mapSettings: MapRequestServerSettings = { topology, capacity: config.MAP_CONCURRENCY, stopDeadlineMs: stopDeadlines.settleMs };

@@ -23,7 +23,7 @@ export interface BatchTaskConsumerSettings {
   stopDeadlineMs: number;
   /** Bytes of bodies the worker spills at once (`SPILL_BUDGET_BYTES`), shared with crawl pages. */
   spillBudget: ByteBudget;
-  /** How long a result waits for company before its message is published, in ms (`RESULT_LINGER_MS`). */
+  /** How long a result waits for company before its message is published, in ms (`BATCH_RESULT_LINGER_MS`). */
   resultLingerMs?: number;
 }
 
