@@ -240,7 +240,7 @@ export function formatTrawlTimings(trawl: CrawlerMeasurement): string {
   if (rows.length === 0) return 'Trawl metrics: none moved (is /metrics served?)';
   const inFlight = trawl.details.meanInFlight as { coordinator?: number; worker?: number } | undefined;
   const inFlightLine = inFlight
-    ? `\nMean pages in flight (sampled every 500 ms): coordinator ${inFlight.coordinator?.toFixed(1) ?? '—'} dispatched and unanswered, ` +
+    ? `\nMean pages in flight (sampled every ${String(trawl.details.sampleMs ?? 500)} ms): coordinator ${inFlight.coordinator?.toFixed(1) ?? '—'} dispatched and unanswered, ` +
       `worker ${inFlight.worker?.toFixed(1) ?? '—'} being loaded or published`
     : '';
   const depth = trawl.details.meanQueueDepth as Record<string, number> | undefined;

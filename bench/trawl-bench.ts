@@ -175,13 +175,16 @@ export async function measureTrawl(
   const memoryNow = () => ({ ...meter.current(), postgres: groupPssBytes(processesNamed('postgres')) });
   const storageBefore = await storageSnapshot(trawl.platform.databaseUrl, trawl.platform.prefix);
 
-  const queues = await sampleQueueDepth(trawl.platform.prefix);
+  const queues = await sampleQueueDepth(trawl.platform.prefix, options.sampleMs);
   // A worker below its concurrency while the coordinator has plenty in flight means pages wait in
   // between (JetStream, intake), not in fetching.
-  const inFlight = sampleGauges({
-    coordinator: { metricsUrl: trawl.platform.metricsUrl('crawl-coordinator'), gauge: 'trawl_crawl_pages_in_flight' },
-    worker: { metricsUrl: trawl.platform.metricsUrl('fetch-worker'), gauge: 'trawl_worker_pages_in_flight' },
-  });
+  const inFlight = sampleGauges(
+    {
+      coordinator: { metricsUrl: trawl.platform.metricsUrl('crawl-coordinator'), gauge: 'trawl_crawl_pages_in_flight' },
+      worker: { metricsUrl: trawl.platform.metricsUrl('fetch-worker'), gauge: 'trawl_worker_pages_in_flight' },
+    },
+    options.sampleMs,
+  );
   // With --profile, the services' profiles start over here: only the measured crawl is in them.
   if (options.profileDir) Object.values(pids).forEach((pid) => process.kill(pid, 'SIGUSR2'));
   meter.start();
@@ -245,6 +248,7 @@ export async function measureTrawl(
       itemsFound: items_found,
       meanConcurrency,
       concurrency: Number(trawl.env.WORKER_CONCURRENCY),
+      sampleMs: options.sampleMs,
       meanInFlight: { coordinator: meanOf(inFlightSamples.coordinator), worker: meanOf(inFlightSamples.worker) },
       inFlightSamples,
       meanQueueDepth: meanDepth(queueSamples),
