@@ -92,6 +92,22 @@ describe(BlockDetector.name, () => {
       expect(detector.reason(page({ html: html(`${ARTICLE}${script}`) }))).toBeUndefined();
     });
 
+    it("keeps a page carrying Cloudflare's JavaScript detections (its challenge-platform script on ordinary pages)", () => {
+      // As Cloudflare injects it into pages it lets through, in a hidden iframe's document.
+      const jsd =
+        "<script>(function(){function c(){var b=a.contentDocument||a.contentWindow.document;if(b){var d=b.createElement('script');" +
+        "d.innerHTML=\"window.__CF$cv$params={r:'8f1e2d3c4b5a6978',t:'MTczMjk2MDAwMC4wMDAwMDA='};var a=document.createElement('script');" +
+        "a.nonce='';a.src='/cdn-cgi/challenge-platform/scripts/jsd/main.js';document.getElementsByTagName('head')[0].appendChild(a);\";" +
+        "b.getElementsByTagName('head')[0].appendChild(d)}}})();</script>";
+      for (const body of [
+        html(`${ARTICLE}${jsd}`),
+        html(`${ARTICLE}<script src="/cdn-cgi/challenge-platform/h/g/scripts/jsd/1a2b/main.js"></script>`),
+      ]) {
+        expect(detector.reason(page({ html: body }))).toBeUndefined();
+        expect(detector.isChallenge({ contentType: 'text/html', html: body, rendered: true })).toBe(false);
+      }
+    });
+
     it('keeps a long page whose script sets a cookie and navigates (an ordinary consent banner)', () => {
       const body = html(`${ARTICLE}<script>function ok(){ document.cookie = "consent=1"; location.reload(); }</script>`);
       expect(detector.reason(page({ html: body }))).toBeUndefined();

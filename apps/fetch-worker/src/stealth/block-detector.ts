@@ -60,7 +60,9 @@ const marker = (texts: string | readonly string[], pattern: RegExp): Marker => (
 const CHALLENGE_MARKERS: readonly Marker[] = [
   marker('just a moment', /<title>\s*just a moment\.*\s*<\/title>/i),
   marker('attention required', /<title>[^<]*attention required[^<]*<\/title>/i),
-  marker('/cdn-cgi/challenge-platform/', /\/cdn-cgi\/challenge-platform\//i),
+  // A challenge page loads its challenge from `orchestrate/`; Cloudflare's JavaScript detections
+  // put a `challenge-platform/scripts/jsd/` script on ordinary pages too, which is no challenge.
+  marker('/cdn-cgi/challenge-platform/', /\/cdn-cgi\/challenge-platform\/(?:h\/[a-z]\/)?orchestrate\//i),
   marker(['cf-chl', 'cf_chl'], /\bcf[-_]chl[-_]/i),
   marker('cf-browser-verification', /\bcf-browser-verification\b/i),
   marker('captcha-delivery.com', /captcha-delivery\.com/i),
