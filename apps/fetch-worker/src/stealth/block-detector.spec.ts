@@ -42,6 +42,10 @@ describe(BlockDetector.name, () => {
         html(`${ARTICLE}<form id="challenge-form"><input type="hidden" name="cf_chl_seq_x" value="1"></form>`),
       ],
       ['a Cloudflare challenge widget', html(`${ARTICLE}<div id="cf-chl-widget-a1b2c"></div>`)],
+      [
+        'a Cloudflare challenge titled in German, by its settings',
+        html(`<script>(function(){window._cf_chl_opt={cvId:'3',cZone:'shop.test',cType:'managed'};})();</script>`, 'Einen Moment…'),
+      ],
       ['an old Cloudflare browser check', html(`<div class="cf-browser-verification cf-im-under-attack"></div>${ARTICLE}`)],
       ["HUMAN's captcha element", html(`${ARTICLE}<div id="px-captcha"></div>`)],
       ['"Verify you are human"', html(`<h2>Verify you are human by completing the action below.</h2>${ARTICLE}`)],

@@ -63,7 +63,8 @@ const CHALLENGE_MARKERS: readonly Marker[] = [
   // A challenge page loads its challenge from `orchestrate/`; Cloudflare's JavaScript detections
   // put a `challenge-platform/scripts/jsd/` script on ordinary pages too, which is no challenge.
   marker('/cdn-cgi/challenge-platform/', /\/cdn-cgi\/challenge-platform\/(?:h\/[a-z]\/)?orchestrate\//i),
-  marker(['cf-chl', 'cf_chl'], /\bcf[-_]chl[-_]/i),
+  // `_cf_chl_opt` too: the challenge's own settings, on a page whose title is in the visitor's language.
+  marker(['cf-chl', 'cf_chl'], /(?:\b|_)cf[-_]chl[-_]/i),
   marker('cf-browser-verification', /\bcf-browser-verification\b/i),
   marker('captcha-delivery.com', /captcha-delivery\.com/i),
   marker('px-captcha', /\bpx-captcha\b/i),
