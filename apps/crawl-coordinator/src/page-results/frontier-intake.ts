@@ -37,7 +37,8 @@ export class FrontierIntake {
     const rules = intakeRulesOf(crawl);
     const collected = collectCandidates(pages, rules);
     // Under a depth limit a known URL met nearer the start may open its page again: Postgres decides.
-    const candidates = rules.depth === null ? this.known.unknown(crawl.id, collected.candidates) : collected.candidates;
+    const usesKnown = rules.depth === null;
+    const candidates = usesKnown ? this.known.unknown(crawl.id, collected.candidates) : collected.candidates;
     let duplicates = collected.duplicates + collected.candidates.length - candidates.length;
     if (candidates.length === 0) return { inserted: 0, duplicates, newWork: false, inFrontier: [] };
     const running = crawl.status === 'running';
@@ -66,7 +67,7 @@ export class FrontierIntake {
       newWork ||= running && reopened > 0;
     }
     crawl.itemsFound += result.inserted;
-    const inFrontier = rules.depth === null && result.fresh === result.inserted ? candidates.map((c) => c.key) : [];
+    const inFrontier = usesKnown && result.fresh === result.inserted ? candidates.map((c) => c.key) : [];
     return { inserted: result.inserted, duplicates, newWork, inFrontier };
   }
 }
