@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 
 /**
  * API keys are 40 lowercase hexadecimal characters (160 random bits): the format client SDKs of
@@ -16,9 +16,12 @@ export function isApiKeyFormat(candidate: string): boolean {
   return API_KEY_PATTERN.test(candidate);
 }
 
-/** What `api_keys.key_hash` holds: SHA-256 of the key. A fast hash suffices for 160 random bits. */
+/**
+ * What `api_keys.key_hash` holds: SHA-256 of the key. A fast hash suffices for 160 random bits.
+ * One-shot `hash`: every request hashes its key, and a `Hash` object costs it twice the time.
+ */
 export function hashApiKey(key: string): Buffer {
-  return createHash('sha256').update(key, 'utf8').digest();
+  return hash('sha256', key, 'buffer');
 }
 
 /** A short reminder of a key for listings and support ("…3f9a"): the last 4 of 40 characters. */
