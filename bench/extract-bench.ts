@@ -502,7 +502,7 @@ async function main(args: string[]): Promise<number> {
     };
   }
   if (productPages.length > 0) {
-    const times = measureApplyTimes(productPages);
+    const times = await measureApplyTimes(productPages);
     if (times) {
       const line = (label: string, t: Percentiles) =>
         `  ${label}: p50 ${t.p50Ms.toFixed(1)} ms, p95 ${t.p95Ms.toFixed(1)} ms, max ${t.maxMs.toFixed(1)} ms`;
