@@ -168,6 +168,33 @@ describe(BlockDetector.name, () => {
       expect(detector.reason(page({ contentType: 'text/plain', html: '<title>Just a moment...</title>' }))).toBeUndefined();
     });
 
+    it('keeps a long page that quotes an interstitial ("verify you are human") in its text', () => {
+      const body = html(
+        `<h1>Why sites ask you to verify you are human</h1>${ARTICLE.repeat(4)}<p>When a page says "Verifying you are a human", wait.</p>`,
+        'CAPTCHAs explained',
+      );
+      expect(detector.reason(page({ html: body }))).toBeUndefined();
+      expect(detector.isChallenge({ contentType: 'text/html', html: body, rendered: false })).toBe(false);
+    });
+
+    it("blocks an interstitial's wording on a short page, in a rendered page too", () => {
+      // Cloudflare's managed challenge without its settings script: host, request, reason, reference.
+      const body = html(
+        '<h1>shop.test</h1><h2>Verify you are human by completing the action below.</h2>' +
+          '<p>shop.test needs to review the security of your connection before proceeding.</p><p>Ray ID: 8f1e2d3c4b5a6978</p>',
+        'shop.test',
+      );
+      expect(detector.reason(page({ html: body }))).toBe('challenge');
+      expect(detector.reason(page({ html: body, rendered: true }))).toBe('challenge');
+      expect(detector.isChallenge({ contentType: 'text/html', html: body, rendered: true })).toBe(true);
+    });
+
+    it("counts visible text against shortTextChars for an interstitial's wording", () => {
+      const body = html('<p>Verify you are human.</p>');
+      expect(new BlockDetector({ thinTextChars: 10, shortTextChars: 22 }).reason(page({ html: body }))).toBe('challenge');
+      expect(new BlockDetector({ thinTextChars: 10, shortTextChars: 21 }).reason(page({ html: body }))).toBeUndefined();
+    });
+
     it('counts visible text against thinTextChars', () => {
       const body = html('<p>0123456789</p><div class="g-recaptcha"></div>');
       expect(new BlockDetector({ thinTextChars: 11 }).reason(page({ html: body }))).toBe('challenge');

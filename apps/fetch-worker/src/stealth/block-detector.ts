@@ -7,8 +7,8 @@ export type BlockReason =
   | 'status'
   /**
    * A challenge or CAPTCHA interstitial (Cloudflare "Just a moment…", DataDome, PerimeterX/HUMAN,
-   * Akamai, Imperva), said by the page or by a header; or a thin page whose only script sets a
-   * cookie and reloads (a JavaScript check).
+   * Akamai, Imperva), said by the page or by a header; a short page asking its visitor to verify
+   * they are human; or a thin page whose only script sets a cookie and reloads (a JavaScript check).
    */
   | 'challenge'
   /** A shell that shows nothing without JavaScript (`<noscript>` or an empty app root, little text). */
@@ -36,6 +36,12 @@ export interface BlockDetectorOptions {
    * CAPTCHA marker or a JS shell marker then means a block. Default: 200.
    */
   thinTextChars?: number;
+  /**
+   * A page with less visible text than this (in characters, whitespace collapsed) is "short": an
+   * interstitial's wording that ordinary pages also use ("verify you are human") then means a
+   * block. Default: 1,500.
+   */
+  shortTextChars?: number;
 }
 
 const BLOCKING_STATUSES = new Set([401, 403, 429, 503]);
@@ -69,7 +75,6 @@ const CHALLENGE_MARKERS: readonly Marker[] = [
   marker('captcha-delivery.com', /captcha-delivery\.com/i),
   marker('px-captcha', /\bpx-captcha\b/i),
   marker('access denied', /<title>\s*access denied\s*<\/title>/i),
-  marker(['you are human', 'you are a human'], /\bverify(ing)? you are (a )?human\b/i),
   // DataDome's interstitial declares its challenge in a `dd` object before loading its script.
   marker('var dd', /\bvar dd\s*=\s*\{\s*['"]rt['"]\s*:/i),
   // PerimeterX / HUMAN's block page.
@@ -81,6 +86,12 @@ const CHALLENGE_MARKERS: readonly Marker[] = [
   // Distil's (now Imperva's) interstitial.
   marker('pardon our interruption', /<title>\s*pardon our interruption\.*\s*<\/title>/i),
 ];
+
+// Interstitials' wording that ordinary pages also use (an article on CAPTCHAs, a help page that
+// explains one): a block only on a short page. A challenge's own text ("Verify you are human by
+// completing the action below.", the host, why, a reference) stays far below the bound; an article
+// quoting it does not.
+const SHORT_PAGE_MARKERS: readonly Marker[] = [marker(['you are human', 'you are a human'], /\bverify(ing)? you are (a )?human\b/i)];
 
 /**
  * A script that stores a cookie and then loads the page again: a JavaScript check, when nothing else
@@ -103,7 +114,7 @@ const CAPTCHA_WIDGET_MARKERS: readonly Marker[] = [
 ];
 
 const ANY_MARKER_TEXT = new RegExp(
-  [...CHALLENGE_MARKERS, ...CAPTCHA_WIDGET_MARKERS, COOKIE_THEN_RELOAD]
+  [...CHALLENGE_MARKERS, ...SHORT_PAGE_MARKERS, ...CAPTCHA_WIDGET_MARKERS, COOKIE_THEN_RELOAD]
     .flatMap((marker) => marker.texts)
     .map((text) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'))
     .join('|'),
@@ -140,9 +151,11 @@ const JS_SHELL_TEXT = /<noscript|app-root|data-reactroot|ng-app|\bid\s*=\s*["']?
  */
 export class BlockDetector {
   private readonly thinTextChars: number;
+  private readonly shortTextChars: number;
 
   constructor(options: BlockDetectorOptions = {}) {
     this.thinTextChars = options.thinTextChars ?? 200;
+    this.shortTextChars = Math.max(this.thinTextChars, options.shortTextChars ?? 1_500);
   }
 
   isBlocked(page: ObservedPage): boolean {
@@ -159,7 +172,7 @@ export class BlockDetector {
     if (!isHtml(page)) return false;
     const marked = new MarkedPage(page.html);
     if (marked.hasAny(CHALLENGE_MARKERS)) return true;
-    if (!marked.hasAny(CAPTCHA_WIDGET_MARKERS) && !marked.has(COOKIE_THEN_RELOAD)) return false;
+    if (!marked.hasAny(CAPTCHA_WIDGET_MARKERS) && !marked.hasAny(SHORT_PAGE_MARKERS) && !marked.has(COOKIE_THEN_RELOAD)) return false;
     return this.reason({ ...page, status: 200 }) === 'challenge';
   }
 
@@ -171,12 +184,15 @@ export class BlockDetector {
     if (!isHtml(page)) return undefined;
     const marked = new MarkedPage(page.html);
     if (marked.hasAny(CHALLENGE_MARKERS)) return 'challenge';
-    // What follows needs the DOM, and finds a block only on a page with a CAPTCHA widget or a
-    // cookie-and-reload script, or on an unrendered page with a script: most pages a crawl opens
-    // have none of these, and are not parsed.
+    // What follows needs the DOM, and finds a block only on a page with a CAPTCHA widget, an
+    // interstitial's wording or a cookie-and-reload script, or on an unrendered page with a script:
+    // most pages a crawl opens have none of these, and are not parsed.
     const widget = marked.hasAny(CAPTCHA_WIDGET_MARKERS);
+    const wording = marked.hasAny(SHORT_PAGE_MARKERS);
     const reloads = marked.has(COOKIE_THEN_RELOAD);
-    if (!widget && !reloads && (page.rendered || !/<script\b/i.test(page.html) || !JS_SHELL_TEXT.test(page.html))) return undefined;
+    if (!widget && !wording && !reloads && (page.rendered || !/<script\b/i.test(page.html) || !JS_SHELL_TEXT.test(page.html))) {
+      return undefined;
+    }
     // htmlparser2 rather than parse5: several times faster, and this is a heuristic on every attempt.
     const $ = load(boundNesting(page.html), { xml: { xmlMode: false, decodeEntities: true } });
     const hasNoscript = $('noscript').length > 0;
@@ -185,6 +201,7 @@ export class BlockDetector {
     // htmlparser2 adds no <body> to a fragment that has none: its text is then the whole document's.
     const body = $('body');
     const visibleText = (body.length > 0 ? body.text() : $.root().text()).replace(/\s+/g, ' ').trim();
+    if (wording && visibleText.length < this.shortTextChars) return 'challenge';
     if (visibleText.length >= this.thinTextChars) return undefined;
     // A rendered page still on its cookie check did not pass it (the reload would have replaced it).
     if (widget || reloads) return 'challenge';
