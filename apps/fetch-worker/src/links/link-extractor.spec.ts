@@ -44,6 +44,13 @@ describe(extractLinks.name, () => {
       ]);
     });
 
+    it('decodes hrefs as attributes: a legacy reference followed by "=" or a letter stays as written', () => {
+      // HTML decodes `&copy` without its semicolon in text (©) but not in an attribute before `=`.
+      expect(linksIn('<a href="/p?a=1&copy=2&amp;b=3&notit">x</a><base href="/ignored&amp;">').links).toEqual([
+        'https://example.com/p?a=1&copy=2&b=3&notit',
+      ]);
+    });
+
     it('trims whitespace around hrefs and drops tabs and newlines inside them', () => {
       expect(linksIn('<a href="  \n/spaced\t/out  ">x</a>').links).toEqual(['https://example.com/spaced/out']);
     });
@@ -253,6 +260,13 @@ describe(extractTitledLinks.name, () => {
       { url: 'https://example.com/m', text: 'Map' },
       { url: 'https://example.com/a', text: 'one' },
       { url: 'https://example.com/a/', text: 'two' },
+    ]);
+  });
+
+  it("decodes character references in texts once, and in an area's alt text as an attribute", () => {
+    expect(titled('<a href="/a">Fish &amp; Chips &amp;lt;3 &copy 2026</a><map><area href="/m" alt="A &amp;amp; B"></map>')).toEqual([
+      { url: 'https://example.com/a', text: 'Fish & Chips &lt;3 © 2026' },
+      { url: 'https://example.com/m', text: 'A &amp; B' },
     ]);
   });
 

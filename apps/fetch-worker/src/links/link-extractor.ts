@@ -1,3 +1,4 @@
+import { decodeHTML, decodeHTMLAttribute } from 'entities';
 import { Parser, type Handler } from 'htmlparser2';
 import { isSameSite, MAX_URL_LENGTH, normalizeParsedUrl, urlKeyOfParsed } from '@trawl/egress';
 import { boundNesting } from '@trawl/extraction';
@@ -88,19 +89,23 @@ function readHrefs(html: string, withText: boolean): { hrefs: string[]; texts: s
   let baseHref: string | undefined;
   /** Index in `texts` of the open `<a>` whose text is being read. */
   let open = -1;
+  /** Indexes in `texts` of `<area>` alt texts, decoded already. */
+  const altTexts = new Set<number>();
   const handlers: Partial<Handler> = {
     onopentag(name, attributes) {
-      const href = attributes.href;
-      if (href === undefined) return;
+      const raw = attributes.href;
+      if (raw === undefined) return;
       if (LINK_ELEMENTS.has(name)) {
-        hrefs.push(href);
+        hrefs.push(decodedAttribute(raw));
         if (withText) {
           texts.push('');
-          // An <area> has no content: its alt text stands for it.
-          if (name === 'area') texts[texts.length - 1] = attributes.alt ?? '';
-          else open = texts.length - 1;
+          // An <area> has no content: its alt text stands for it (decoded as an attribute, and not again).
+          if (name === 'area') {
+            altTexts.add(texts.length - 1);
+            texts[texts.length - 1] = decodedAttribute(attributes.alt ?? '');
+          } else open = texts.length - 1;
         }
-      } else if (name === 'base' && baseHref === undefined) baseHref = href;
+      } else if (name === 'base' && baseHref === undefined) baseHref = decodedAttribute(raw);
     },
   };
   // Only when asked: a crawl reads links on every page and has no use for their text.
@@ -112,10 +117,23 @@ function readHrefs(html: string, withText: boolean): { hrefs: string[]; texts: s
       if (name === 'a') open = -1;
     };
   }
-  const parser = new Parser(handlers, { decodeEntities: true });
+  // Entities are decoded here, in the few values read, not by the tokenizer in the whole page: a
+  // tokenizer that decodes steps through every character of text, one that does not skips to the
+  // next tag (half the time of a crawl page's link extraction, measured on 8 KB pages).
+  const parser = new Parser(handlers, { decodeEntities: false });
   parser.end(boundNesting(html));
-  if (withText) for (let i = 0; i < texts.length; i++) texts[i] = texts[i].replace(/\s+/g, ' ').trim().slice(0, MAX_LINK_TEXT);
+  if (withText) {
+    for (let i = 0; i < texts.length; i++) {
+      const text = altTexts.has(i) ? texts[i] : decodeHTML(texts[i]);
+      texts[i] = text.replace(/\s+/g, ' ').trim().slice(0, MAX_LINK_TEXT);
+    }
+  }
   return { hrefs, texts, baseHref };
+}
+
+/** An attribute's value as written, with its character references decoded as HTML decodes an attribute's. */
+function decodedAttribute(raw: string): string {
+  return raw.includes('&') ? decodeHTMLAttribute(raw) : raw;
 }
 
 /** The URL relative links resolve against: `<base href>` when it is a usable http(s) URL. */
