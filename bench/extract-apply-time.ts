@@ -1,4 +1,3 @@
-import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -121,8 +120,11 @@ async function learnOnAnotherThread(domains: { domain: string; pages: DatasetPag
   };
   const worker = new Worker(join(__dirname, 'extract-learn-worker.js'), { workerData: job });
   try {
-    const [recipes] = (await once(worker, 'message')) as [string[]];
-    return recipes;
+    return await new Promise<string[]>((resolve, reject) => {
+      worker.once('message', resolve);
+      worker.once('error', reject);
+      worker.once('exit', (code) => reject(new Error(`the learning thread exited (${code}) before it answered`)));
+    });
   } finally {
     await worker.terminate();
   }
