@@ -270,6 +270,10 @@ describe(extractTitledLinks.name, () => {
     ]);
   });
 
+  it('keeps a full text written with many references', () => {
+    expect(titled(`<a href="/a">${'<b>&lt;&gt;</b>'.repeat(150)}</a>`)[0].text).toBe('<>'.repeat(100));
+  });
+
   it('cuts a long text', () => {
     expect(titled(`<a href="/a">${'word '.repeat(200)}</a>`)[0].text.length).toBe(MAX_LINK_TEXT);
   });

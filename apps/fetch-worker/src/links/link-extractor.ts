@@ -111,7 +111,8 @@ function readHrefs(html: string, withText: boolean): { hrefs: string[]; texts: s
   // Only when asked: a crawl reads links on every page and has no use for their text.
   if (withText) {
     handlers.ontext = (text) => {
-      if (open !== -1 && texts[open].length < MAX_LINK_TEXT * 2) texts[open] += text;
+      // Read as written (references still encoded, whitespace not collapsed): room for both, bounded.
+      if (open !== -1 && texts[open].length < MAX_LINK_TEXT * 8) texts[open] += text;
     };
     handlers.onclosetag = (name) => {
       if (name === 'a') open = -1;
