@@ -115,7 +115,12 @@ describe('streamed request/reply', () => {
         message: expect.stringContaining('was busy (0) or did not accept within 200 ms (2)'),
       });
       expect(notTaken).toEqual(['late', 'late']);
-      // Each try was offered, and each late one told to stop: the stalled member saw both.
+      // Each try was offered, and each late one told to stop: the stalled member saw both. A round
+      // trip on each connection first: the server has routed the client's last publish, and the
+      // member's connection has read what the server sent it (on a loaded machine the second try
+      // could still be on its way when the call failed).
+      await clientConn.nc.flush();
+      await serverConn.nc.flush();
       expect(stalled.getReceived()).toBeGreaterThanOrEqual(2);
       stalled.unsubscribe();
     });
