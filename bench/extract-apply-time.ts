@@ -1,9 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { gunzipSync } from 'node:zlib';
 import { applyRecipe, parseRecipe, type Recipe } from '@trawl/extraction';
-import type { DatasetPage } from './extract-datasets';
+import { readPageHtml, type DatasetPage } from './extract-datasets';
 import type { LearnJob } from './extract-learn-worker';
 
 /** Pages this close to 200 KB are the ones the issue's target speaks of. */
@@ -38,23 +36,19 @@ export interface ApplyTimes {
  * percentile of both.
  */
 export async function measureApplyTimes(pages: readonly DatasetPage[]): Promise<ApplyTimes | undefined> {
-  const byDomain = new Map<string, { page: DatasetPage; html: string }[]>();
-  for (const page of pages) {
-    const html = gunzipSync(readFileSync(page.htmlFile)).toString('utf8');
-    byDomain.set(page.domain, [...(byDomain.get(page.domain) ?? []), { page, html }]);
-  }
-  const measured = [...byDomain].filter(([, domainPages]) => sizedPages(domainPages).length > 0);
-  const learned = await learnOnAnotherThread(
-    measured.map(([domain, domainPages]) => ({ domain, pages: domainPages.map(({ page }) => page) })),
-  );
-  const recipes = new Map(measured.map(([domain], index) => [domain, parseRecipe(JSON.parse(learned[index]))]));
-  servePagesOutsideTheMeasure(byDomain, recipes);
+  const byDomain = new Map<string, LoadedPage[]>();
+  for (const page of pages) byDomain.set(page.domain, [...(byDomain.get(page.domain) ?? []), { page, html: readPageHtml(page) }]);
+  const domains: DomainPages[] = [...byDomain].map(([domain, all]) => ({ domain, all, sized: sizedPages(all) }));
+  const measured = domains.filter(({ sized }) => sized.length > 0);
+  const learned = await learnOnAnotherThread(measured.map(({ domain, all }) => ({ domain, pages: all.map(({ page }) => page) })));
+  const recipes = new Map(measured.map(({ domain }, index) => [domain, parseRecipe(JSON.parse(learned[index]))]));
+  servePagesOutsideTheMeasure(domains, recipes);
   const warm: number[] = [];
   const cold: number[] = [];
   const warmCpu: number[] = [];
-  for (const [domain, domainPages] of measured) {
+  for (const { domain, sized } of measured) {
     const recipe = recipes.get(domain) as Recipe;
-    for (const { page, html } of sizedPages(domainPages)) {
+    for (const { page, html } of sized) {
       const { runs, cpuRuns } = timeApplies(recipe, page, html, RUNS);
       cold.push(runs[0]);
       warm.push(percentile(runs.slice(1), 0.5));
@@ -80,18 +74,31 @@ export async function measureApplyTimes(pages: readonly DatasetPage[]): Promise<
  * one), as a fetch worker has served other requests before the one measured: its code is compiled,
  * the measured pages and their recipes' selectors are new to it.
  */
-function servePagesOutsideTheMeasure(byDomain: Map<string, { page: DatasetPage; html: string }[]>, recipes: Map<string, Recipe>): void {
+function servePagesOutsideTheMeasure(domains: readonly DomainPages[], recipes: Map<string, Recipe>): void {
   const first = recipes.values().next().value;
   if (first === undefined) return;
-  for (const [domain, domainPages] of byDomain) {
-    const sized = new Set(sizedPages(domainPages));
-    for (const served of domainPages) {
-      if (!sized.has(served)) applyRecipe(recipes.get(domain) ?? first, { html: served.html, url: served.page.originalUrl });
+  for (const { domain, all, sized } of domains) {
+    const measured = new Set(sized);
+    for (const served of all) {
+      if (!measured.has(served)) applyRecipe(recipes.get(domain) ?? first, { html: served.html, url: served.page.originalUrl });
     }
   }
 }
 
-function sizedPages<P extends { html: string }>(domainPages: readonly P[]): P[] {
+/** A dataset page with its HTML read. */
+interface LoadedPage {
+  page: DatasetPage;
+  html: string;
+}
+
+/** A domain's pages, and those of them the measure times (about 200 KB). */
+interface DomainPages {
+  domain: string;
+  all: LoadedPage[];
+  sized: LoadedPage[];
+}
+
+function sizedPages(domainPages: readonly LoadedPage[]): LoadedPage[] {
   return domainPages.filter(({ html }) => Buffer.byteLength(html) >= SIZE_BAND.min && Buffer.byteLength(html) <= SIZE_BAND.max);
 }
 

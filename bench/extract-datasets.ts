@@ -25,6 +25,11 @@ export function datasetsDir(flag: string | undefined, env: NodeJS.ProcessEnv = p
   return resolve(flag ?? env.TRAWL_DATASETS ?? join(ROOT, '..', 'shared', 'datasets'));
 }
 
+/** A dataset page's HTML (stored gzipped), decoded. */
+export function readPageHtml(page: Pick<DatasetPage, 'htmlFile'>): string {
+  return gunzipSync(readFileSync(page.htmlFile)).toString('utf8');
+}
+
 /** One page of a dataset: where it lived, where it is served, where its HTML is. */
 export interface DatasetPage {
   /** The dataset's key (the page's sha256). */

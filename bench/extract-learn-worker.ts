@@ -1,7 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
-import { gunzipSync } from 'node:zlib';
 import { learnRecipe } from '@trawl/extraction';
+import { readPageHtml } from './extract-datasets';
 
 /** What `measureApplyTimes` asks of this thread: each domain's pages, by file. */
 export interface LearnJob {
@@ -20,7 +19,7 @@ function learnAll({ domains }: LearnJob): string[] {
       learnRecipe({
         domain,
         version: 1,
-        pages: pages.map(({ url, htmlFile }) => ({ url, html: gunzipSync(readFileSync(htmlFile)).toString('utf8') })),
+        pages: pages.map(({ url, htmlFile }) => ({ url, html: readPageHtml({ htmlFile }) })),
       }).recipe,
     ),
   );
