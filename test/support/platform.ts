@@ -154,11 +154,17 @@ export class Platform {
 
   async start(): Promise<void> {
     this.database = await createMigratedDatabase(this.options.databaseServerUrl);
+    // All at once, as a cluster starts its pods: no service may rely on another being up first
+    // (each provisions the streams and consumers it uses), and a start is mostly loading modules.
+    const starts: Promise<void>[] = [];
     for (const service of this.options.services ?? SERVICES) {
       for (let replica = 0; replica < (this.options.replicas?.[service] ?? 1); replica++) {
-        await this.startService(service, replica);
+        starts.push(this.startService(service, replica));
       }
     }
+    const outcomes = await Promise.allSettled(starts);
+    const failed = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+    if (failed) throw failed.reason;
   }
 
   async startService(service: ServiceName, replica = 0): Promise<void> {
