@@ -37,6 +37,24 @@ describe(LeafCertificates.name, () => {
       expect(leaves.issued).toBe(4);
     });
 
+    it('makes a CA given as a maker on the first certificate, once, and signs every leaf with it', () => {
+      let made: ReturnType<typeof createCertificateAuthority> | undefined;
+      let makes = 0;
+      const leaves = new LeafCertificates(() => {
+        makes++;
+        made = createCertificateAuthority({ commonName: 'Made on demand' });
+        return made;
+      });
+      expect(makes).toBe(0);
+      const first = new X509Certificate(leaves.certificatePemFor('a.test'));
+      const second = new X509Certificate(leaves.certificatePemFor('b.test'));
+      expect(makes).toBe(1);
+      const madeCert = new X509Certificate(made!.certPem);
+      expect([first.verify(madeCert.publicKey), second.verify(madeCert.publicKey)]).toEqual([true, true]);
+      // One leaf key for all hosts.
+      expect(first.publicKey.export({ type: 'spki', format: 'pem' })).toBe(second.publicKey.export({ type: 'spki', format: 'pem' }));
+    });
+
     it('never outlives the CA and starts an hour back', () => {
       const shortCa = createCertificateAuthority({ validityDays: 2 });
       const now = Date.now();

@@ -16,20 +16,25 @@ export interface LeafCertificatesOptions {
 
 /**
  * Per-host server certificates for TLS terminated in proxy mode, signed by the operator's CA on the
- * first CONNECT to a host and kept in an LRU. All leaves share one key pair made at start: signing
- * takes milliseconds where a fresh RSA key per host would cost far more, and the key never leaves
- * the process (mitmproxy does the same). A cached certificate is replaced a day into its life,
- * long before it expires.
+ * first CONNECT to a host and kept in an LRU. All leaves share one key pair, made on the first
+ * CONNECT: signing takes milliseconds where a fresh RSA key per host would cost far more, and the
+ * key never leaves the process (mitmproxy does the same). A cached certificate is replaced a day
+ * into its life, long before it expires.
+ *
+ * Keys are made when first needed, not at start: an RSA-2048 key costs ~0.2 s of CPU, paid by every
+ * gateway start (and a made-up CA another) although most gateways never see a CONNECT.
  */
 export class LeafCertificates {
-  private readonly leafKey = rsaKeyPair();
+  private leafKeyPair?: ReturnType<typeof rsaKeyPair>;
+  private caInUse?: CertificateAuthority;
   private readonly contexts: TtlLruCache<string, { context: SecureContext; certPem: string }>;
   private readonly validityDays: number;
   private readonly now: () => number;
   private issuedCount = 0;
 
+  /** @param ca The CA, or what makes it on first use (a CA made for this process when none is configured). */
   constructor(
-    private readonly ca: CertificateAuthority,
+    private readonly caSource: CertificateAuthority | (() => CertificateAuthority),
     private readonly options: LeafCertificatesOptions = {},
   ) {
     this.validityDays = options.validityDays ?? 30;
@@ -40,6 +45,16 @@ export class LeafCertificates {
   /** How many certificates were signed so far (cache misses). */
   get issued(): number {
     return this.issuedCount;
+  }
+
+  private get ca(): CertificateAuthority {
+    this.caInUse ??= typeof this.caSource === 'function' ? this.caSource() : this.caSource;
+    return this.caInUse;
+  }
+
+  private get leafKey(): ReturnType<typeof rsaKeyPair> {
+    this.leafKeyPair ??= rsaKeyPair();
+    return this.leafKeyPair;
   }
 
   /** The TLS server context for `host` (a DNS name or an IP literal, IPv6 without brackets). */

@@ -73,7 +73,8 @@ export class ProxyModeRunner implements OnApplicationBootstrap, BeforeApplicatio
     await this.server?.stop();
   }
 
-  private certificateAuthority(): CertificateAuthority {
+  /** The operator's CA, checked now; else what makes one for this process on the first CONNECT. */
+  private certificateAuthority(): CertificateAuthority | (() => CertificateAuthority) {
     const { PROXY_MODE_CA_CERT: cert, PROXY_MODE_CA_KEY: key } = this.config;
     if (cert !== undefined && key !== undefined) return loadCertificateAuthority(cert, key.reveal());
     if (cert !== undefined || key !== undefined) {
@@ -82,7 +83,7 @@ export class ProxyModeRunner implements OnApplicationBootstrap, BeforeApplicatio
     this.logger.warn(
       'PROXY_MODE_CA_CERT/PROXY_MODE_CA_KEY not set: HTTPS in proxy mode uses a CA made for this process, which no client trusts',
     );
-    return createCertificateAuthority();
+    return () => createCertificateAuthority();
   }
 }
 
