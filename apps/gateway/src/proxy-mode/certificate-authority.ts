@@ -1,4 +1,4 @@
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { generateKeyPair, generateKeyPairSync, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import forge from 'node-forge';
 
@@ -56,7 +56,22 @@ export function createCertificateAuthority({
   commonName = 'Trawl proxy mode CA',
   validityDays = 3_650,
 }: { commonName?: string; validityDays?: number } = {}): CertificateAuthority & { keyPem: string } {
-  const { key, publicKey, keyPem } = rsaKeyPair();
+  return authorityOf(rsaKeyPair(), commonName, validityDays);
+}
+
+/** {@link createCertificateAuthority} with its key made off the event loop (a running gateway's). */
+export async function createCertificateAuthorityAsync({
+  commonName = 'Trawl proxy mode CA',
+  validityDays = 3_650,
+}: { commonName?: string; validityDays?: number } = {}): Promise<CertificateAuthority & { keyPem: string }> {
+  return authorityOf(await rsaKeyPairAsync(), commonName, validityDays);
+}
+
+function authorityOf(
+  { key, publicKey, keyPem }: RsaKeyPair,
+  commonName: string,
+  validityDays: number,
+): CertificateAuthority & { keyPem: string } {
   const cert = forge.pki.createCertificate();
   cert.publicKey = publicKey;
   cert.serialNumber = serialNumber();
@@ -77,18 +92,36 @@ export function createCertificateAuthority({
   return { cert, key, certPem: forge.pki.certificateToPem(cert), keyPem };
 }
 
+export interface RsaKeyPair {
+  key: forge.pki.rsa.PrivateKey;
+  publicKey: forge.pki.rsa.PublicKey;
+  keyPem: string;
+}
+
+const RSA_2048 = {
+  modulusLength: 2048,
+  privateKeyEncoding: { type: 'pkcs1', format: 'pem' },
+  publicKeyEncoding: { type: 'spki', format: 'pem' },
+} as const;
+
 /**
  * An RSA 2048 key pair. Node generates it natively (forge's JavaScript takes seconds); forge only
  * reads it back to build certificates.
  */
-export function rsaKeyPair(): { key: forge.pki.rsa.PrivateKey; publicKey: forge.pki.rsa.PublicKey; keyPem: string } {
-  const { privateKey } = generateKeyPairSync('rsa', {
-    modulusLength: 2048,
-    privateKeyEncoding: { type: 'pkcs1', format: 'pem' },
-    publicKeyEncoding: { type: 'spki', format: 'pem' },
-  });
-  const key = forge.pki.privateKeyFromPem(privateKey);
-  return { key, publicKey: forge.pki.setRsaPublicKey(key.n, key.e), keyPem: privateKey };
+export function rsaKeyPair(): RsaKeyPair {
+  return keyPairOf(generateKeyPairSync('rsa', RSA_2048).privateKey);
+}
+
+/** {@link rsaKeyPair} made on libuv's thread pool: ~0.1–0.3 s of CPU that must not stall a serving event loop. */
+export function rsaKeyPairAsync(): Promise<RsaKeyPair> {
+  return new Promise((resolve, reject) =>
+    generateKeyPair('rsa', RSA_2048, (error, _publicKey, privateKey) => (error ? reject(error) : resolve(keyPairOf(privateKey)))),
+  );
+}
+
+function keyPairOf(privateKeyPem: string): RsaKeyPair {
+  const key = forge.pki.privateKeyFromPem(privateKeyPem);
+  return { key, publicKey: forge.pki.setRsaPublicKey(key.n, key.e), keyPem: privateKeyPem };
 }
 
 /** A random positive serial of 16 bytes (RFC 5280 §4.1.2.2: positive, at most 20 octets), hex. */

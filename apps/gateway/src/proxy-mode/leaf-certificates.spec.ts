@@ -2,7 +2,12 @@ import { X509Certificate } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CertificateAuthorityError, createCertificateAuthority, loadCertificateAuthority } from './certificate-authority';
+import {
+  CertificateAuthorityError,
+  createCertificateAuthority,
+  createCertificateAuthorityAsync,
+  loadCertificateAuthority,
+} from './certificate-authority';
 import { LeafCertificates } from './leaf-certificates';
 
 describe(LeafCertificates.name, () => {
@@ -10,8 +15,8 @@ describe(LeafCertificates.name, () => {
   const caCert = new X509Certificate(ca.certPem);
 
   describe('certificatePemFor', () => {
-    it('issues a certificate for the host, signed by the CA, with the host as subjectAltName', () => {
-      const leaf = new X509Certificate(new LeafCertificates(ca).certificatePemFor('Shop.test'));
+    it('issues a certificate for the host, signed by the CA, with the host as subjectAltName', async () => {
+      const leaf = new X509Certificate(await new LeafCertificates(ca).certificatePemFor('Shop.test'));
       expect(leaf.subjectAltName).toBe('DNS:shop.test');
       expect(leaf.checkHost('shop.test')).toBe('shop.test');
       expect(leaf.checkIssued(caCert)).toBe(true);
@@ -19,46 +24,63 @@ describe(LeafCertificates.name, () => {
       expect(leaf.ca).toBe(false);
     });
 
-    it('names an IP literal as an IP address', () => {
-      const leaf = new X509Certificate(new LeafCertificates(ca).certificatePemFor('127.0.0.1'));
+    it('names an IP literal as an IP address', async () => {
+      const leaf = new X509Certificate(await new LeafCertificates(ca).certificatePemFor('127.0.0.1'));
       expect(leaf.subjectAltName).toBe('IP Address:127.0.0.1');
       expect(leaf.checkIP('127.0.0.1')).toBe('127.0.0.1');
     });
 
-    it('reuses a host certificate and evicts the least recently used', () => {
+    it('reuses a host certificate and evicts the least recently used', async () => {
       const leaves = new LeafCertificates(ca, { maxEntries: 2 });
-      const first = leaves.certificatePemFor('a.test');
-      leaves.certificatePemFor('b.test');
-      expect(leaves.certificatePemFor('a.test')).toBe(first);
-      leaves.certificatePemFor('c.test'); // evicts b.test, the least recently used
+      const first = await leaves.certificatePemFor('a.test');
+      await leaves.certificatePemFor('b.test');
+      expect(await leaves.certificatePemFor('a.test')).toBe(first);
+      await leaves.certificatePemFor('c.test'); // evicts b.test, the least recently used
       expect(leaves.issued).toBe(3);
-      expect(leaves.certificatePemFor('a.test')).toBe(first);
-      leaves.certificatePemFor('b.test');
+      expect(await leaves.certificatePemFor('a.test')).toBe(first);
+      await leaves.certificatePemFor('b.test');
       expect(leaves.issued).toBe(4);
     });
 
-    it('makes a CA given as a maker on the first certificate, once, and signs every leaf with it', () => {
+    it('makes a CA given as a maker when first needed, once for CONNECTs at the same time, and signs every leaf with it', async () => {
       let made: ReturnType<typeof createCertificateAuthority> | undefined;
       let makes = 0;
-      const leaves = new LeafCertificates(() => {
+      const leaves = new LeafCertificates(async () => {
         makes++;
-        made = createCertificateAuthority({ commonName: 'Made on demand' });
+        made = await createCertificateAuthorityAsync({ commonName: 'Made on demand' });
         return made;
       });
       expect(makes).toBe(0);
-      const first = new X509Certificate(leaves.certificatePemFor('a.test'));
-      const second = new X509Certificate(leaves.certificatePemFor('b.test'));
+      const [first, second, again] = (
+        await Promise.all([leaves.certificatePemFor('a.test'), leaves.certificatePemFor('b.test'), leaves.certificatePemFor('a.test')])
+      ).map((pem) => new X509Certificate(pem));
       expect(makes).toBe(1);
+      expect(leaves.issued).toBe(2);
+      expect(again.fingerprint256).toBe(first.fingerprint256);
       const madeCert = new X509Certificate(made!.certPem);
       expect([first.verify(madeCert.publicKey), second.verify(madeCert.publicKey)]).toEqual([true, true]);
       // One leaf key for all hosts.
       expect(first.publicKey.export({ type: 'spki', format: 'pem' })).toBe(second.publicKey.export({ type: 'spki', format: 'pem' }));
     });
 
-    it('never outlives the CA and starts an hour back', () => {
+    it('tries again on the next CONNECT when making the CA failed', async () => {
+      let makes = 0;
+      const leaves = new LeafCertificates(async () => {
+        makes++;
+        if (makes === 1) throw new Error('entropy ran out');
+        return createCertificateAuthority();
+      });
+      await expect(leaves.certificatePemFor('a.test')).rejects.toThrow('entropy ran out');
+      expect(new X509Certificate(await leaves.certificatePemFor('a.test')).subjectAltName).toBe('DNS:a.test');
+      expect(makes).toBe(2);
+    });
+
+    it('never outlives the CA and starts an hour back', async () => {
       const shortCa = createCertificateAuthority({ validityDays: 2 });
       const now = Date.now();
-      const leaf = new X509Certificate(new LeafCertificates(shortCa, { validityDays: 30, now: () => now }).certificatePemFor('x.test'));
+      const leaf = new X509Certificate(
+        await new LeafCertificates(shortCa, { validityDays: 30, now: () => now }).certificatePemFor('x.test'),
+      );
       expect(new Date(leaf.validTo).getTime()).toBeLessThanOrEqual(new Date(new X509Certificate(shortCa.certPem).validTo).getTime());
       expect(new Date(leaf.validFrom).getTime()).toBeLessThanOrEqual(now - 3_599_000);
     });
@@ -89,8 +111,8 @@ describe(loadCertificateAuthority.name, () => {
     );
   });
 
-  it('refuses a certificate that is not a CA', () => {
-    const leafPem = new LeafCertificates(ca).certificatePemFor('leaf.test');
+  it('refuses a certificate that is not a CA', async () => {
+    const leafPem = await new LeafCertificates(ca).certificatePemFor('leaf.test');
     const leafKeyOwner = createCertificateAuthority();
     expect(() => loadCertificateAuthority(leafPem, leafKeyOwner.keyPem)).toThrow(CertificateAuthorityError);
   });

@@ -14,7 +14,7 @@ import { LimitsModule } from '../limits/limits.module';
 import {
   CertificateAuthority,
   CertificateAuthorityError,
-  createCertificateAuthority,
+  createCertificateAuthorityAsync,
   loadCertificateAuthority,
 } from './certificate-authority';
 import { LeafCertificates } from './leaf-certificates';
@@ -74,7 +74,7 @@ export class ProxyModeRunner implements OnApplicationBootstrap, BeforeApplicatio
   }
 
   /** The operator's CA, checked now; else what makes one for this process on the first CONNECT. */
-  private certificateAuthority(): CertificateAuthority | (() => CertificateAuthority) {
+  private certificateAuthority(): CertificateAuthority | (() => Promise<CertificateAuthority>) {
     const { PROXY_MODE_CA_CERT: cert, PROXY_MODE_CA_KEY: key } = this.config;
     if (cert !== undefined && key !== undefined) return loadCertificateAuthority(cert, key.reveal());
     if (cert !== undefined || key !== undefined) {
@@ -83,7 +83,7 @@ export class ProxyModeRunner implements OnApplicationBootstrap, BeforeApplicatio
     this.logger.warn(
       'PROXY_MODE_CA_CERT/PROXY_MODE_CA_KEY not set: HTTPS in proxy mode uses a CA made for this process, which no client trusts',
     );
-    return () => createCertificateAuthority();
+    return () => createCertificateAuthorityAsync();
   }
 }
 

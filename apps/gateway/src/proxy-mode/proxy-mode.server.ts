@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { TLSSocket } from 'node:tls';
+import { SecureContext, TLSSocket } from 'node:tls';
 import type { Logger } from '@trawl/observability';
 import { FetchError, FetchErrorCode } from '../fetch/fetch.errors';
 import type { LeafCertificates } from './leaf-certificates';
@@ -173,27 +173,32 @@ export class ProxyModeServer {
   private openTunnel(socket: Duplex, first: Buffer, tunnel: Omit<TunnelContext, 'kind'> & { host: string }): void {
     const stream = prefixedStream(socket, first);
     if (first[0] === TLS_HANDSHAKE) {
-      let secureContext;
-      try {
-        secureContext = this.certificates.secureContextFor(tunnel.host);
-      } catch (error) {
-        this.logger.error({ err: error }, 'could not issue a proxy mode certificate');
-        socket.destroy();
-        return;
-      }
-      const tls = new TLSSocket(stream, { isServer: true, secureContext, ALPNProtocols: ['http/1.1'] });
-      // A client that does not trust our CA hangs up mid-handshake: its choice, not our error.
-      tls.on('error', (error) => {
-        this.logger.debug({ err: error, host: tunnel.host }, 'proxy mode TLS failed');
-        tls.destroy();
-      });
-      this.tunnels.set(tls, { origin: tunnel.origin, credentials: tunnel.credentials, clientAddress: tunnel.clientAddress, kind: 'https' });
-      this.tunnelServer.emit('connection', tls);
+      this.certificates.secureContextFor(tunnel.host).then(
+        (secureContext) => {
+          // The client may have given up while the first certificate's keys were being made.
+          if (!socket.destroyed) this.openTlsTunnel(stream, secureContext, tunnel);
+        },
+        (error: unknown) => {
+          this.logger.error({ err: error }, 'could not issue a proxy mode certificate');
+          socket.destroy();
+        },
+      );
     } else {
       const origin = tunnel.origin.replace(/^https:/, 'http:');
       this.tunnels.set(stream, { origin, credentials: tunnel.credentials, clientAddress: tunnel.clientAddress, kind: 'tunnel_http' });
       this.tunnelServer.emit('connection', stream);
     }
+  }
+
+  private openTlsTunnel(stream: Duplex, secureContext: SecureContext, tunnel: Omit<TunnelContext, 'kind'> & { host: string }): void {
+    const tls = new TLSSocket(stream, { isServer: true, secureContext, ALPNProtocols: ['http/1.1'] });
+    // A client that does not trust our CA hangs up mid-handshake: its choice, not our error.
+    tls.on('error', (error) => {
+      this.logger.debug({ err: error, host: tunnel.host }, 'proxy mode TLS failed');
+      tls.destroy();
+    });
+    this.tunnels.set(tls, { origin: tunnel.origin, credentials: tunnel.credentials, clientAddress: tunnel.clientAddress, kind: 'https' });
+    this.tunnelServer.emit('connection', tls);
   }
 
   private recordAddress(address: string, isError: boolean): void {
