@@ -1,11 +1,17 @@
 import { z } from 'zod';
 import { baseConfigSchema, envInt } from '@trawl/config';
+import { MAX_PAGES_PER_TASK_MESSAGE } from '@trawl/contracts';
 
 export const crawlCoordinatorConfigSchema = baseConfigSchema.extend({
   PORT: envInt(8081, 0, 65535),
   DB_POOL_SIZE: envInt(10, 1, 200),
   DISPATCH_WINDOW: envInt(1024, 1, 100_000),
   DISPATCH_PER_CRAWL: envInt(256, 1, 100_000),
+  /**
+   * Most pages of one crawl a task message carries (default 8; 1 sends every page alone, as
+   * coordinators before 2026-12 did): JetStream's cost per message is paid once for them all.
+   */
+  CRAWL_TASK_GROUP_SIZE: envInt(8, 1, MAX_PAGES_PER_TASK_MESSAGE),
   LEASE_MS: envInt(300_000, 1_000),
   MAX_ATTEMPTS: envInt(3, 1, 20),
   STOP_WINDOW_MS: envInt(600_000, 0),

@@ -10,6 +10,8 @@ export interface CoordinatorSettings {
   dispatchWindow: number;
   /** Most pages one crawl gets per dispatch round, so crawls share the window. */
   dispatchPerCrawl: number;
+  /** Most pages of one crawl per task message (1: each page alone). */
+  pagesPerTaskMessage: number;
   /** How long a claim stays valid before the reconciler hands the page out again, ms. */
   leaseMs: number;
   /** Claims per page before it counts as failed. */

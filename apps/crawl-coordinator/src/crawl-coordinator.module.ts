@@ -45,6 +45,7 @@ export class CrawlCoordinatorModule {
       topology: service.topology,
       dispatchWindow: config.DISPATCH_WINDOW,
       dispatchPerCrawl: config.DISPATCH_PER_CRAWL,
+      pagesPerTaskMessage: config.CRAWL_TASK_GROUP_SIZE,
       leaseMs: config.LEASE_MS,
       maxAttempts: config.MAX_ATTEMPTS,
       stopWindowMs: config.STOP_WINDOW_MS,

@@ -77,6 +77,7 @@ describe(DispatcherService.name, () => {
       expect(await h.publishedTasks(crawl.id)).toEqual([
         {
           msgId: expect.stringMatching(new RegExp(`^${crawl.seedId}:1:\\d+$`)),
+          pages: 1,
           task: expect.objectContaining({
             crawl_id: crawl.id,
             tenant_id: crawl.tenantId,

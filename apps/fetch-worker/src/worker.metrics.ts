@@ -8,6 +8,8 @@ export class WorkerMetrics {
   readonly fetchSeconds: Histogram<'tier' | 'outcome'>;
   /** Crawl pages taken from the work queue and not yet answered or handed back. */
   readonly inFlight: Gauge;
+  /** Crawl pages that came several to a message and were published again alone to wait (a busy host or browser, a shutdown). */
+  readonly pagesHandedBackAlone: Counter;
   /** Batch tasks dealt with, by outcome (`succeeded`, `failed`, `stale`, `handed_back`). */
   readonly batchTasks: Counter<'outcome'>;
   /** Batch tasks being run or published by this worker. */
@@ -30,6 +32,11 @@ export class WorkerMetrics {
     this.inFlight = new Gauge({
       name: 'trawl_worker_pages_in_flight',
       help: 'Crawl pages being fetched or published by this worker',
+      registers: [registry],
+    });
+    this.pagesHandedBackAlone = new Counter({
+      name: 'trawl_worker_pages_handed_back_alone_total',
+      help: 'Crawl pages that came several to a message and were published again alone to wait',
       registers: [registry],
     });
     this.batchTasks = new Counter({

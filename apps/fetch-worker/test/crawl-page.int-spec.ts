@@ -15,6 +15,7 @@ import {
   CrawlPageResultV1,
   CrawlPageTaskV1,
   messagingTopology,
+  PAGES_HEADER,
 } from '@trawl/contracts';
 import { deleteStreams, ensureConsumer, ensureStream, MessageConsumer, MessagingConnection, publishJson } from '@trawl/messaging';
 import { startTracing, stopTracing } from '@trawl/observability';
@@ -22,6 +23,7 @@ import { uniqueSuffix, waitFor } from '@trawl/testing';
 import { fetchWorkerConfigSchema } from '../src/config';
 import { CrawlPageConsumer } from '../src/crawl-pages/crawl-page.consumer';
 import { FetchWorkerModule } from '../src/fetch-worker.module';
+import { WorkerMetrics } from '../src/worker.metrics';
 
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 const CRAWL_ID = '5d0c2c8e-2b1f-4c55-8a0e-6f7d1b2c3d4e';
@@ -189,6 +191,16 @@ class WorkerHarness {
     });
   }
 
+  /** Publishes several tasks in one message, as the coordinator sends a crawl's claimed pages. */
+  async dispatchTogether(pages: CrawlPageTaskV1[]): Promise<void> {
+    await publishJson(
+      this.messaging.js,
+      this.topology.subjects.crawlPageTask,
+      { v: 1, tasks: pages },
+      { msgId: `tasks:${pages.map((page) => page.frontier_id).join(',')}`, headers: { [PAGES_HEADER]: String(pages.length) } },
+    );
+  }
+
   /** Dispatches a task and waits for its page result. */
   async crawl(page: CrawlPageTaskV1): Promise<CrawlPageResultV1> {
     await this.dispatch(page);
@@ -331,6 +343,25 @@ describe(CrawlPageConsumer.name, () => {
     expect(answers.every((r) => r.attempt === 3 && r.outcome === answers[0].outcome)).toBe(true);
   });
 
+  it('fetches the pages of a message that carries several, and acknowledges it once every result is stored', async () => {
+    const pages = [task('/'), task('/gzipped'), task('/missing')];
+    await worker.dispatchTogether(pages);
+    const results = await Promise.all(pages.map((page) => worker.resultOf(page)));
+    expect(results.map((r) => [r.frontier_id, r.outcome])).toEqual([
+      [pages[0].frontier_id, 'fetched'],
+      [pages[1].frontier_id, 'fetched'],
+      [pages[2].frontier_id, 'failed_billed'],
+    ]);
+    expect(results[1].links).toEqual([site.url('/from-gzip')]);
+    await waitFor(
+      async () => {
+        const queue = await worker.workQueue();
+        return queue.messages === 0 && queue.ackPending === 0;
+      },
+      { timeoutMs: 10_000, what: 'the message to be acknowledged' },
+    );
+  });
+
   it('sends the target no trace context, although the worker traces the page (a tell, and our ids)', async () => {
     const page = task('/a');
     await worker.dispatch(page, 1, { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' });
@@ -389,5 +420,42 @@ describe(`${CrawlPageConsumer.name} on shutdown`, () => {
     // The slow page finished during the drain: its result was published before the worker left.
     await worker.resultOf(slow);
     expect(worker.results.map((r) => [r.frontier_id, r.outcome])).toEqual([[slow.frontier_id, 'fetched']]);
+  });
+});
+
+describe(`${CrawlPageConsumer.name} on shutdown, with several pages to a message`, () => {
+  const site = new FixtureSite();
+  const worker = new WorkerHarness(site, { PAGE_TIMEOUT_MS: '30000', SHUTDOWN_TIMEOUT_MS: '1000' });
+
+  beforeAll(async () => {
+    await site.start();
+    await worker.start();
+  });
+
+  afterAll(async () => {
+    await worker.stop();
+    await site.stop();
+  });
+
+  it('answers the pages that load within the drain window and hands back the others alone, acking the message', async () => {
+    const slow = worker.task('/slow');
+    const page = worker.task('/hang');
+    await worker.dispatchTogether([slow, page]);
+    await waitFor(() => ['/slow', '/hang'].every((path) => site.requests.some((r) => r.path === path)), {
+      what: 'both pages to be requested',
+    });
+
+    await worker.app!.close();
+
+    // The message is gone; the page that did not load waits alone, for the next worker to pull now.
+    const durable = await worker.messaging.js.consumers.get(worker.topology.streams.crawlWork, worker.topology.consumers.fetchWorkers);
+    const handedBack = await durable.next({ expires: 3_000 });
+    expect(handedBack?.json()).toEqual(page);
+    handedBack?.ack();
+    expect(await durable.next({ expires: 1_000 })).toBeNull();
+    await worker.resultOf(slow);
+    expect(worker.results.map((r) => [r.frontier_id, r.outcome])).toEqual([[slow.frontier_id, 'fetched']]);
+    const handedBackAlone = await worker.app!.get(WorkerMetrics).pagesHandedBackAlone.get();
+    expect(handedBackAlone.values.map((v) => v.value)).toEqual([1]);
   });
 });

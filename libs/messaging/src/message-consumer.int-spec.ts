@@ -137,6 +137,41 @@ describe(MessageConsumer.name, () => {
       await waitFor(async () => (await fx.messagesInStream()) === 0, { what: 'all acked' });
     });
 
+    it('counts messages by their weight: heavy ones take as many slots, and the rest stay in the stream', async () => {
+      await fx.createConsumer();
+      const held = gate();
+      releaseAll.push(held.open);
+      const started: number[] = [];
+      const weighed = new MessageConsumer<Job>({
+        js: conn.js,
+        stream: fx.stream,
+        durable: 'workers',
+        schema: job,
+        logger,
+        concurrency: 8,
+        weigh: (msg) => Number(msg.headers?.get('Weight') || 1),
+        handler: async (m) => {
+          started.push(m.data.n);
+          await held.promise;
+          return { kind: 'ack' };
+        },
+      });
+      running.push(weighed);
+      // Four messages of four: two fill the eight slots.
+      await publishManyJson(
+        conn.js,
+        [1, 2, 3, 4].map((n) => ({ subject: fx.subject, payload: { n }, headers: { Weight: '4' } })),
+      );
+      await weighed.start();
+      await waitFor(() => started.length === 2, { what: 'two heavy messages taken' });
+      // No slot is free, so the pump asks for nothing more: two messages stay in the stream.
+      const info = await conn.jsm.consumers.info(fx.stream, 'workers');
+      expect({ ackPending: info.num_ack_pending, pending: info.num_pending }).toEqual({ ackPending: 2, pending: 2 });
+      held.open();
+      await waitFor(async () => (await fx.messagesInStream()) === 0, { what: 'all acked' });
+      expect(started.slice().sort()).toEqual([1, 2, 3, 4]);
+    });
+
     it('fills its last free slot while every other one is held by a long handler', async () => {
       // 16 slots ask again in steps of two: the one slot a quick message frees beside 15 long ones
       // must still be filled, not wait for a second slot to free up.

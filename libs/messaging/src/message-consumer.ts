@@ -10,13 +10,18 @@ import {
   MessagingLogger,
 } from './inbound-message';
 import { MessagingError, MessagingErrorCode } from './messaging.errors';
-import { PullPump } from './pull-pump';
+import { PullPump, weightOf } from './pull-pump';
 import { retryDelayMs } from './redelivery';
 import { logInvalid, openConsumer, pullExpiresMs, requirePositiveInteger, sleep } from './runner-support';
 
 export interface MessageConsumerOptions<T> extends ConsumerRunnerOptions<T> {
-  /** Handlers running at once; also the most messages this process holds un-acked. */
+  /**
+   * Handlers running at once; also the most messages this process holds un-acked. With `weigh`,
+   * counted in its units instead (e.g. pages, for messages that carry several).
+   */
   concurrency: number;
+  /** How much of `concurrency` a message takes, read before it is decoded (e.g. from a header); default 1. */
+  weigh?: (msg: JsMsg) => number;
   /**
    * Decides one message. A handler that throws (or returns something that is not a disposition)
    * is logged and its message nak'ed after `retryDelayMs(deliveryCount)` (1 s doubling, ≤ 30 s).
@@ -35,6 +40,8 @@ export const DEFAULT_STOP_DEADLINE_MS = 10_000;
 export class MessageConsumer<T> {
   private readonly logger: MessagingLogger;
   private readonly inFlight = new Set<Delivery<T>>();
+  /** What each message in flight takes of `concurrency` (1 without `weigh`). */
+  private readonly weights = new Map<Delivery<T>, number>();
   private pump?: PullPump;
   private starting?: Promise<void>;
   private stopping?: Promise<void>;
@@ -74,6 +81,7 @@ export class MessageConsumer<T> {
     this.pump = new PullPump({
       consumer,
       capacity: this.options.concurrency,
+      weigh: this.options.weigh,
       expiresMs: pullExpiresMs(this.options),
       onMessage: (msg) => this.receive(msg),
       onError: (error) =>
@@ -86,17 +94,18 @@ export class MessageConsumer<T> {
     if (this.stopped) {
       // Arrived while the pull was being closed: hand it straight back.
       msg.nak();
-      this.pump?.release();
+      this.pump?.release(weightOf(msg, this.options.weigh));
       return;
     }
     const decoded = decode(msg, this.options.schema);
     if (!decoded.ok) {
       logInvalid(this.logger, this.options, msg, decoded);
       msg.term();
-      this.pump?.release();
+      this.pump?.release(weightOf(msg, this.options.weigh));
       return;
     }
     const delivery = new Delivery(msg, decoded.data);
+    this.weights.set(delivery, weightOf(msg, this.options.weigh));
     this.inFlight.add(delivery);
     void this.run(delivery);
   }
@@ -132,7 +141,8 @@ export class MessageConsumer<T> {
       );
     }
     if (this.inFlight.delete(delivery)) {
-      this.pump?.release();
+      this.pump?.release(this.weights.get(delivery) ?? 1);
+      this.weights.delete(delivery);
       if (this.inFlight.size === 0) this.drained?.();
     }
   }
@@ -147,5 +157,6 @@ export class MessageConsumer<T> {
     }
     for (const delivery of this.inFlight) delivery.settle({ kind: 'nak' });
     this.inFlight.clear();
+    this.weights.clear();
   }
 }

@@ -2,8 +2,15 @@ import type { Consumer, ConsumerMessages, JsMsg } from '@nats-io/jetstream';
 
 export interface PullPumpOptions {
   consumer: Consumer;
-  /** Most messages held at once (delivered and not yet released). */
+  /** Most work held at once (delivered and not yet released), in messages or in `weigh`'s units. */
   capacity: number;
+  /**
+   * How much of `capacity` a message takes (default 1: capacity counts messages). A pull asks for as
+   * many messages as fit if each weighs as much as the heaviest of late (the first pull asks for
+   * one), so a pull may bring more than fits only when heavier messages follow lighter ones;
+   * nothing more is asked for until the excess is released.
+   */
+  weigh?: (msg: JsMsg) => number;
   /** Lifetime of one pull request, in ms (at least 1 000). */
   expiresMs: number;
   /** Called for every delivered message; the message holds a slot until `release()`. */
@@ -40,9 +47,15 @@ export class PullPump {
   private readonly open = new Set<ConsumerMessages>();
   private readonly pulls = new Set<Promise<void>>();
   private readonly refillAt: number;
+  /**
+   * What the next messages are expected to weigh: the heaviest of late, fading by an eighth a
+   * message. Unknown at first (with `weigh`): the whole capacity, so the first pull asks for one.
+   */
+  private expectedWeight: number;
 
   constructor(private readonly options: PullPumpOptions) {
     this.refillAt = Math.max(1, Math.floor(options.capacity / 8));
+    this.expectedWeight = options.weigh ? options.capacity : 1;
   }
 
   start(): void {
@@ -50,7 +63,7 @@ export class PullPump {
     this.refill();
   }
 
-  /** Frees `count` slots (the messages were settled) and asks for more. */
+  /** Frees `count` of the capacity (messages settled, or their `weigh`t) and asks for more. */
   release(count = 1): void {
     this.held -= count;
     this.refill();
@@ -81,8 +94,9 @@ export class PullPump {
     }
     clearTimeout(this.loneSlotTimer);
     this.loneSlotTimer = undefined;
-    this.requested += free;
-    const pull = this.pull(free).finally(() => {
+    const count = Math.max(1, Math.floor(free / this.expectedWeight));
+    this.requested += count;
+    const pull = this.pull(count).finally(() => {
       this.pulls.delete(pull);
       this.refill();
     });
@@ -100,7 +114,9 @@ export class PullPump {
       for await (const msg of messages) {
         delivered++;
         this.requested--;
-        this.held++;
+        const weight = weightOf(msg, this.options.weigh);
+        this.expectedWeight = Math.max(weight, (this.expectedWeight * 7) / 8);
+        this.held += weight;
         this.options.onMessage(msg);
       }
       if (delivered === 0 && Date.now() - startedAt < SUSPICIOUSLY_SHORT_PULL_MS) this.pause(PAUSE_AFTER_SHORT_PULL_MS);
@@ -124,4 +140,11 @@ export class PullPump {
       this.refill();
     }, ms);
   }
+}
+
+/** What `msg` takes of the capacity: `weigh`'s answer as a whole number of at least 1. */
+export function weightOf(msg: JsMsg, weigh: ((msg: JsMsg) => number) | undefined): number {
+  if (!weigh) return 1;
+  const weight = Math.floor(weigh(msg));
+  return Number.isFinite(weight) && weight > 1 ? weight : 1;
 }

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { autoTiersOf } from '@trawl/billing';
-import { crawlPageTaskMsgId, type CrawlPageTaskV1 } from '@trawl/contracts';
+import { taskMessages } from './task-messages';
 import { Database, resultEvenIfCommitUnknown } from '@trawl/persistence';
 import { contextFromTraceParent, Logger, withSpan } from '@trawl/observability';
 import { MessagingConnection, publishManyHeld } from '@trawl/messaging';
@@ -12,7 +12,8 @@ import { FrontierRepository } from './frontier.repository';
 
 /**
  * Moves queued frontier pages to fetch workers: claims them in Postgres (new attempt, lease), commits,
- * then publishes one task each with `Nats-Msg-Id` = frontier id, attempt and lease end. Tasks NATS refused (a
+ * then publishes their tasks, up to `pagesPerTaskMessage` to a message (`taskMessages`), each message
+ * with a `Nats-Msg-Id` named after its pages' claims. Tasks NATS refused (a
  * restart, a failover) are held and published again after the reconnect, with the same msg id, so
  * the crawl goes on within seconds of NATS coming back rather than after the lease. A crash between
  * commit and publish loses nothing: the lease runs out and the reconciler queues the page again.
@@ -121,29 +122,29 @@ export class DispatcherService {
       try {
         await publishManyHeld(
           this.messaging,
-          pages.map((page) => {
-            const task: CrawlPageTaskV1 = {
-              v: 1,
-              crawl_id: crawl.id,
-              tenant_id: crawl.tenantId,
-              frontier_id: page.frontierId,
-              attempt: page.attempt,
-              url: page.url,
-              depth: page.depth,
-              wants_links: page.wantsLinks,
-              wants_content: page.wantsContent,
-              scope_domain: crawl.scopeDomain,
-              // Each page is a Fetch request in adaptive mode (Crawl spec §1), within the plan's tiers.
-              auto_tiers: autoTiers,
-              ...(crawl.respectRobots && { respect_robots: true }),
-              ...(crawl.maxAge !== null && { max_age: crawl.maxAge }),
-            };
-            return {
-              subject: this.settings.topology.subjects.crawlPageTask,
-              payload: task,
-              msgId: crawlPageTaskMsgId(page.frontierId, page.attempt, page.leaseUntilMs),
-            };
-          }),
+          taskMessages(
+            pages.map((page) => ({
+              page,
+              task: {
+                v: 1,
+                crawl_id: crawl.id,
+                tenant_id: crawl.tenantId,
+                frontier_id: page.frontierId,
+                attempt: page.attempt,
+                url: page.url,
+                depth: page.depth,
+                wants_links: page.wantsLinks,
+                wants_content: page.wantsContent,
+                scope_domain: crawl.scopeDomain,
+                // Each page is a Fetch request in adaptive mode (Crawl spec §1), within the plan's tiers.
+                auto_tiers: autoTiers,
+                ...(crawl.respectRobots && { respect_robots: true }),
+                ...(crawl.maxAge !== null && { max_age: crawl.maxAge }),
+              },
+            })),
+            this.settings.topology.subjects.crawlPageTask,
+            this.settings.pagesPerTaskMessage,
+          ),
           // Held at most half the lease: past that, the reconciler's queueing again is as quick.
           {
             holdMs: Math.max(1_000, this.settings.leaseMs / 2),

@@ -1,6 +1,6 @@
 import pino from 'pino';
 import { Registry } from 'prom-client';
-import { crawlMessagingDefinitions, crawlPageTaskV1, CrawlPageTaskV1, messagingTopology } from '@trawl/contracts';
+import { crawlMessagingDefinitions, CrawlPageTaskV1, crawlWorkMessageV1, messagingTopology, PAGES_HEADER } from '@trawl/contracts';
 import { deleteStreams, ensureConsumer, ensureStream, MessagingConnection } from '@trawl/messaging';
 import { createDataSource, Database } from '@trawl/persistence';
 import { stopDeadlinesOf } from '@trawl/service-kit';
@@ -64,6 +64,7 @@ export class CoordinatorHarness {
       topology: messagingTopology(`cc${uniqueSuffix()}`),
       dispatchWindow: 1_000,
       dispatchPerCrawl: 100,
+      pagesPerTaskMessage: 8,
       leaseMs: 600_000,
       maxAttempts: 3,
       stopWindowMs: 600_000,
@@ -125,17 +126,23 @@ export class CoordinatorHarness {
     );
   }
 
-  /** Page tasks published to this harness's work stream for one crawl, with their `Nats-Msg-Id`. */
-  async publishedTasks(crawlId: string): Promise<{ task: CrawlPageTaskV1; msgId: string | undefined }[]> {
+  /**
+   * Page tasks published to this harness's work stream for one crawl, in order, with the
+   * `Nats-Msg-Id` and page count (`Trawl-Pages`, 1 for a page sent alone) of the message each came in.
+   */
+  async publishedTasks(crawlId: string): Promise<{ task: CrawlPageTaskV1; msgId: string | undefined; pages: number }[]> {
     const { jsm } = this.requireMessaging();
     const stream = this.settings.topology.streams.crawlWork;
     const { state } = await jsm.streams.info(stream);
-    const tasks: { task: CrawlPageTaskV1; msgId: string | undefined }[] = [];
+    const tasks: { task: CrawlPageTaskV1; msgId: string | undefined; pages: number }[] = [];
     for (let seq = state.first_seq; state.messages > 0 && seq <= state.last_seq; seq++) {
       const message = await jsm.streams.getMessage(stream, { seq });
       if (!message) continue;
-      const task = crawlPageTaskV1.parse(message.json());
-      if (task.crawl_id === crawlId) tasks.push({ task, msgId: message.header?.get('Nats-Msg-Id') || undefined });
+      const work = crawlWorkMessageV1.parse(message.json());
+      const carried = 'tasks' in work ? work.tasks : [work];
+      const msgId = message.header?.get('Nats-Msg-Id') || undefined;
+      const pages = Number(message.header?.get(PAGES_HEADER) || 1);
+      for (const task of carried) if (task.crawl_id === crawlId) tasks.push({ task, msgId, pages });
     }
     return tasks;
   }

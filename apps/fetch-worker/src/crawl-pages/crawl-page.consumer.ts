@@ -1,8 +1,24 @@
 import { randomBytes } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { Span, SpanKind, SpanStatusCode } from '@opentelemetry/api';
-import { crawlContentSpillStem, CrawlPageResultV1, crawlPageTaskV1, CrawlPageTaskV1, MessagingTopology } from '@trawl/contracts';
-import { ByteBudget, Disposition, InboundMessage, MessageConsumer, MessagingConnection, SpilledBodies } from '@trawl/messaging';
+import {
+  crawlContentSpillStem,
+  CrawlPageResultV1,
+  CrawlPageTaskV1,
+  crawlWorkMessageV1,
+  CrawlWorkMessageV1,
+  MessagingTopology,
+  PAGES_HEADER,
+} from '@trawl/contracts';
+import {
+  ByteBudget,
+  Disposition,
+  InboundMessage,
+  MessageConsumer,
+  MessagingConnection,
+  publishManyJson,
+  SpilledBodies,
+} from '@trawl/messaging';
 import { Logger, withSpan } from '@trawl/observability';
 import { PageFetchError, PageFetchErrorCode } from '../page-fetch/page-fetch.errors';
 import { SERVICE_LOGGER, SERVICE_MESSAGING } from '@trawl/service-kit';
@@ -16,7 +32,7 @@ export const CRAWL_PAGE_CONSUMER_SETTINGS = Symbol('CRAWL_PAGE_CONSUMER_SETTINGS
 
 export interface CrawlPageConsumerSettings {
   topology: MessagingTopology;
-  /** Pages fetched at once (`WORKER_CONCURRENCY`, default 64). */
+  /** Pages fetched at once (`WORKER_CONCURRENCY`, default 64), whether they came alone or several to a message. */
   concurrency: number;
   /**
    * On shutdown, how long pages in flight may still finish, in ms; fetches still running then are
@@ -43,10 +59,16 @@ const MAX_HAND_BACK_DELAY_MS = 60_000;
  * publishes its page result (gathered with others into one message). A task is acknowledged only
  * once its result is stored in the results stream; a task delivered twice (redelivery after a slow
  * ack, a reconciler re-dispatch) may yield two results, and the coordinator applies one of them.
+ *
+ * A message may carry several pages of one crawl (`crawlPageTasksV1`): they take as many of the
+ * worker's slots and are fetched side by side, and the message is acknowledged once each page's
+ * result is stored or, for a page that could not be fetched now (a busy host or browser, a
+ * shutdown, a failure), once the page was published again alone, so that it waits with its own
+ * `nak` delay as a page sent alone does, without holding the others' message.
  */
 @Injectable()
 export class CrawlPageConsumer {
-  private consumer?: MessageConsumer<CrawlPageTaskV1>;
+  private consumer?: MessageConsumer<CrawlWorkMessageV1>;
   /** Aborts the work in flight when the worker stops; every call listens to it (see sharedAbortController). */
   private readonly shutdown = sharedAbortController();
   private stopping?: Promise<void>;
@@ -75,14 +97,15 @@ export class CrawlPageConsumer {
   async start(): Promise<void> {
     if (this.consumer || this.stopping) return;
     const { topology, concurrency } = this.settings;
-    this.consumer = new MessageConsumer<CrawlPageTaskV1>({
+    this.consumer = new MessageConsumer<CrawlWorkMessageV1>({
       js: this.messaging.js,
       stream: topology.streams.crawlWork,
       durable: topology.consumers.fetchWorkers,
-      schema: crawlPageTaskV1,
+      schema: crawlWorkMessageV1,
       logger: this.logger,
       concurrency,
-      handler: (message) => this.handle(message),
+      weigh: (msg) => Number(msg.headers?.get(PAGES_HEADER) || 1),
+      handler: (message) => (isSeveral(message) ? this.handleSeveral(message) : this.handle(message as InboundMessage<CrawlPageTaskV1>)),
     });
     await this.consumer.start();
     this.logger.info({ stream: topology.streams.crawlWork, concurrency }, 'consuming crawl page tasks');
@@ -115,6 +138,45 @@ export class CrawlPageConsumer {
     const id = spillId();
     const ref = await this.contents.spill(crawlContentSpillStem(this.settings.topology, result, id), html);
     return { ...ref, id };
+  }
+
+  /**
+   * Several pages of one message, side by side; the message is acked once every page is answered
+   * or handed back alone (see the class). Should publishing the handed-back pages fail, the whole
+   * message comes back later, and the pages already answered are answered twice (applied once).
+   */
+  async handleSeveral(message: InboundMessage<{ v: 1; tasks: CrawlPageTaskV1[] }>): Promise<Disposition> {
+    const { tasks } = message.data;
+    // Each page beats while it fetches; this covers the rest (results waiting for their store).
+    const heartbeat = setInterval(() => keepWorking(message, this.logger), WORKING_INTERVAL_MS);
+    let outcomes: Disposition[];
+    try {
+      outcomes = await Promise.all(tasks.map((task) => this.handle(pageOf(message, task))));
+    } finally {
+      clearInterval(heartbeat);
+    }
+    const handedBack = tasks.filter((_, i) => outcomes[i].kind !== 'ack');
+    if (handedBack.length === 0) return { kind: 'ack' };
+    const messageId = message.headers['nats-msg-id'] ?? `${tasks[0].frontier_id}:${tasks[0].attempt}+${tasks.length}`;
+    try {
+      await publishManyJson(
+        this.messaging.js,
+        handedBack.map((task) => ({
+          subject: this.settings.topology.subjects.crawlPageTask,
+          payload: task,
+          // The same page of the same message handed back twice (the message came back) is stored once.
+          msgId: `${messageId}/${task.frontier_id}`,
+        })),
+      );
+    } catch (error) {
+      this.logger.warn(
+        { err: error, crawl_id: tasks[0].crawl_id, pages: handedBack.length },
+        'could not hand pages back alone; message handed back',
+      );
+      return { kind: 'nak', delayMs: RETRY_DELAY_MS };
+    }
+    this.metrics.pagesHandedBackAlone.inc(handedBack.length);
+    return { kind: 'ack' };
   }
 
   /** One task: fetch, publish the result, then ack; or hand the task back. */
@@ -193,11 +255,28 @@ function handBack(error: PageFetchError, log: Logger): Disposition {
   }
 }
 
-function keepWorking(message: InboundMessage<CrawlPageTaskV1>, log: Logger): void {
+function keepWorking(message: InboundMessage<unknown>, log: Logger): void {
   try {
     message.working();
   } catch (error) {
     // The connection is down; redelivery after the ack wait is the fallback, nothing to do here.
     log.debug({ err: error }, 'working() failed');
   }
+}
+
+function isSeveral(message: InboundMessage<CrawlWorkMessageV1>): message is InboundMessage<{ v: 1; tasks: CrawlPageTaskV1[] }> {
+  return 'tasks' in message.data;
+}
+
+/** One page of a message of several, as if it had come alone (its beats and trace are the message's). */
+function pageOf(message: InboundMessage<unknown>, task: CrawlPageTaskV1): InboundMessage<CrawlPageTaskV1> {
+  return {
+    data: task,
+    subject: message.subject,
+    headers: message.headers,
+    deliveryCount: message.deliveryCount,
+    redelivered: message.redelivered,
+    working: () => message.working(),
+    traceContext: () => message.traceContext(),
+  };
 }
