@@ -380,28 +380,39 @@ describe(CrawlPageConsumer.name, () => {
   });
 });
 
-describe(`${CrawlPageConsumer.name} on shutdown`, () => {
+/**
+ * A worker whose pages may take 30 s but which has 1 s to stop, and a site with a page that answers
+ * in 300 ms (`/slow`) and one that never does (`/hang`): once both are requested, the worker stops.
+ */
+function stoppingWorker(): { worker: WorkerHarness; loadBoth: (send: () => Promise<void>) => Promise<void> } {
   const site = new FixtureSite();
-  // Pages may take 30 s, but the worker has 1 s to stop: pages still loading must be handed back.
   const worker = new WorkerHarness(site, { PAGE_TIMEOUT_MS: '30000', SHUTDOWN_TIMEOUT_MS: '1000' });
-
   beforeAll(async () => {
     await site.start();
     await worker.start();
   });
-
   afterAll(async () => {
     await worker.stop();
     await site.stop();
   });
+  const loadBoth = async (send: () => Promise<void>) => {
+    await send();
+    await waitFor(() => ['/slow', '/hang'].every((path) => site.requests.some((r) => r.path === path)), {
+      what: 'both pages to be requested',
+    });
+  };
+  return { worker, loadBoth };
+}
+
+describe(`${CrawlPageConsumer.name} on shutdown`, () => {
+  const { worker, loadBoth } = stoppingWorker();
 
   it('finishes pages that load within the drain window and hands back the others', async () => {
     const slow = worker.task('/slow');
     const page = worker.task('/hang');
-    await worker.dispatch(slow);
-    await worker.dispatch(page);
-    await waitFor(() => ['/slow', '/hang'].every((path) => site.requests.some((r) => r.path === path)), {
-      what: 'both pages to be requested',
+    await loadBoth(async () => {
+      await worker.dispatch(slow);
+      await worker.dispatch(page);
     });
 
     const started = Date.now();
@@ -424,26 +435,12 @@ describe(`${CrawlPageConsumer.name} on shutdown`, () => {
 });
 
 describe(`${CrawlPageConsumer.name} on shutdown, with several pages to a message`, () => {
-  const site = new FixtureSite();
-  const worker = new WorkerHarness(site, { PAGE_TIMEOUT_MS: '30000', SHUTDOWN_TIMEOUT_MS: '1000' });
-
-  beforeAll(async () => {
-    await site.start();
-    await worker.start();
-  });
-
-  afterAll(async () => {
-    await worker.stop();
-    await site.stop();
-  });
+  const { worker, loadBoth } = stoppingWorker();
 
   it('answers the pages that load within the drain window and hands back the others alone, acking the message', async () => {
     const slow = worker.task('/slow');
     const page = worker.task('/hang');
-    await worker.dispatchTogether([slow, page]);
-    await waitFor(() => ['/slow', '/hang'].every((path) => site.requests.some((r) => r.path === path)), {
-      what: 'both pages to be requested',
-    });
+    await loadBoth(() => worker.dispatchTogether([slow, page]));
 
     await worker.app!.close();
 
