@@ -68,7 +68,7 @@ test-e2e: setup build
 	npx jest --selectProjects e2e --runInBand
 
 # The checks before the tests share no files (eslint and prettier skip dist/), so they run side by
-# side: each is one process on one core (106 s one after another here, ~60 s together). Two jest
+# side: each is one process on one core (106 s one after another here, 80 s together). Two jest
 # workers even on two cores: jest's default (cores − 1) runs one suite at a time, and most
 # integration suites wait on Postgres, NATS or Chromium rather than use a core (463 s → 270 s here).
 test: setup

@@ -10,7 +10,7 @@ import {
   MessagingLogger,
 } from './inbound-message';
 import { MessagingError, MessagingErrorCode } from './messaging.errors';
-import { PullPump, weightOf } from './pull-pump';
+import { PullPump } from './pull-pump';
 import { retryDelayMs } from './redelivery';
 import { logInvalid, openConsumer, pullExpiresMs, requirePositiveInteger, sleep } from './runner-support';
 
@@ -83,29 +83,29 @@ export class MessageConsumer<T> {
       capacity: this.options.concurrency,
       weigh: this.options.weigh,
       expiresMs: pullExpiresMs(this.options),
-      onMessage: (msg) => this.receive(msg),
+      onMessage: (msg, weight) => this.receive(msg, weight),
       onError: (error) =>
         this.logger.warn({ err: error, stream: this.options.stream, durable: this.options.durable }, 'pulling messages failed; retrying'),
     });
     this.pump.start();
   }
 
-  private receive(msg: JsMsg): void {
+  private receive(msg: JsMsg, weight: number): void {
     if (this.stopped) {
       // Arrived while the pull was being closed: hand it straight back.
       msg.nak();
-      this.pump?.release(weightOf(msg, this.options.weigh));
+      this.pump?.release(weight);
       return;
     }
     const decoded = decode(msg, this.options.schema);
     if (!decoded.ok) {
       logInvalid(this.logger, this.options, msg, decoded);
       msg.term();
-      this.pump?.release(weightOf(msg, this.options.weigh));
+      this.pump?.release(weight);
       return;
     }
     const delivery = new Delivery(msg, decoded.data);
-    this.weights.set(delivery, weightOf(msg, this.options.weigh));
+    this.weights.set(delivery, weight);
     this.inFlight.add(delivery);
     void this.run(delivery);
   }

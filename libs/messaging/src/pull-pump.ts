@@ -13,8 +13,8 @@ export interface PullPumpOptions {
   weigh?: (msg: JsMsg) => number;
   /** Lifetime of one pull request, in ms (at least 1 000). */
   expiresMs: number;
-  /** Called for every delivered message; the message holds a slot until `release()`. */
-  onMessage(msg: JsMsg): void;
+  /** Called for every delivered message with its weight; the message holds that much until `release(weight)`. */
+  onMessage(msg: JsMsg, weight: number): void;
   onError(error: unknown): void;
 }
 
@@ -117,7 +117,7 @@ export class PullPump {
         const weight = weightOf(msg, this.options.weigh);
         this.expectedWeight = Math.max(weight, (this.expectedWeight * 7) / 8);
         this.held += weight;
-        this.options.onMessage(msg);
+        this.options.onMessage(msg, weight);
       }
       if (delivered === 0 && Date.now() - startedAt < SUSPICIOUSLY_SHORT_PULL_MS) this.pause(PAUSE_AFTER_SHORT_PULL_MS);
     } catch (error) {
@@ -143,7 +143,7 @@ export class PullPump {
 }
 
 /** What `msg` takes of the capacity: `weigh`'s answer as a whole number of at least 1. */
-export function weightOf(msg: JsMsg, weigh: ((msg: JsMsg) => number) | undefined): number {
+function weightOf(msg: JsMsg, weigh: ((msg: JsMsg) => number) | undefined): number {
   if (!weigh) return 1;
   const weight = Math.floor(weigh(msg));
   return Number.isFinite(weight) && weight > 1 ? weight : 1;

@@ -48,29 +48,26 @@ export function loadCertificateAuthority(certSource: string, keySource: string):
 /**
  * A fresh self-signed CA, for when the operator configures none (development) and for tests:
  * clients that skip certificate checks work; others need the operator's CA.
- *
- * @param commonName Subject CN. Default `Trawl proxy mode CA`.
- * @param validityDays Default 3,650.
  */
-export function createCertificateAuthority({
-  commonName = 'Trawl proxy mode CA',
-  validityDays = 3_650,
-}: { commonName?: string; validityDays?: number } = {}): CertificateAuthority & { keyPem: string } {
-  return authorityOf(rsaKeyPair(), commonName, validityDays);
+export function createCertificateAuthority(options: AuthorityOptions = {}): CertificateAuthority & { keyPem: string } {
+  return authorityOf(rsaKeyPair(), options);
 }
 
 /** {@link createCertificateAuthority} with its key made off the event loop (a running gateway's). */
-export async function createCertificateAuthorityAsync({
-  commonName = 'Trawl proxy mode CA',
-  validityDays = 3_650,
-}: { commonName?: string; validityDays?: number } = {}): Promise<CertificateAuthority & { keyPem: string }> {
-  return authorityOf(await rsaKeyPairAsync(), commonName, validityDays);
+export async function createCertificateAuthorityAsync(options: AuthorityOptions = {}): Promise<CertificateAuthority & { keyPem: string }> {
+  return authorityOf(await rsaKeyPairAsync(), options);
+}
+
+interface AuthorityOptions {
+  /** Subject CN. Default `Trawl proxy mode CA`. */
+  commonName?: string;
+  /** Default 3,650. */
+  validityDays?: number;
 }
 
 function authorityOf(
   { key, publicKey, keyPem }: RsaKeyPair,
-  commonName: string,
-  validityDays: number,
+  { commonName = 'Trawl proxy mode CA', validityDays = 3_650 }: AuthorityOptions,
 ): CertificateAuthority & { keyPem: string } {
   const cert = forge.pki.createCertificate();
   cert.publicKey = publicKey;
