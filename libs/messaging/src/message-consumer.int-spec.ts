@@ -172,6 +172,46 @@ describe(MessageConsumer.name, () => {
       expect(started.slice().sort()).toEqual([1, 2, 3, 4]);
     });
 
+    it('keeps its open pulls within its free slots: heavy messages arriving at an idle consumer fill them and no more', async () => {
+      await fx.createConsumer();
+      const held = gate();
+      releaseAll.push(held.open);
+      const started: number[] = [];
+      const weighed = new MessageConsumer<Job>({
+        js: conn.js,
+        stream: fx.stream,
+        durable: 'workers',
+        schema: job,
+        logger,
+        concurrency: 8,
+        weigh: (msg) => Number(msg.headers?.get('Weight') || 1),
+        handler: async (m) => {
+          started.push(m.data.n);
+          if (m.data.n > 4) await held.promise;
+          return { kind: 'ack' };
+        },
+      });
+      running.push(weighed);
+      await weighed.start();
+      const heavy = (ns: number[]) =>
+        publishManyJson(
+          conn.js,
+          ns.map((n) => ({ subject: fx.subject, payload: { n }, headers: { Weight: '4' } })),
+        );
+      // Heavy messages handled at once, each freeing its slots and asking again: the idle consumer's
+      // pulls then wait for no more than two messages of that weight.
+      for (const n of [1, 2, 3, 4]) {
+        await heavy([n]);
+        await waitFor(async () => started.length === n && (await fx.messagesInStream()) === 0, { what: `message ${n} acked` });
+      }
+      await heavy([5, 6, 7, 8]);
+      await waitFor(() => started.length >= 6, { what: 'two held heavy messages taken' });
+      const info = await conn.jsm.consumers.info(fx.stream, 'workers');
+      expect({ ackPending: info.num_ack_pending, pending: info.num_pending }).toEqual({ ackPending: 2, pending: 2 });
+      held.open();
+      await waitFor(async () => (await fx.messagesInStream()) === 0, { what: 'all acked' });
+    });
+
     it('fills its last free slot while every other one is held by a long handler', async () => {
       // 16 slots ask again in steps of two: the one slot a quick message frees beside 15 long ones
       // must still be filled, not wait for a second slot to free up.

@@ -6,9 +6,10 @@ export interface PullPumpOptions {
   capacity: number;
   /**
    * How much of `capacity` a message takes (default 1: capacity counts messages). A pull asks for as
-   * many messages as fit if each weighs as much as the heaviest of late (the first pull asks for
-   * one), so a pull may bring more than fits only when heavier messages follow lighter ones;
-   * nothing more is asked for until the excess is released.
+   * many messages as fit if each weighs as much as the heaviest yet (the first pull asks for one),
+   * so what is held passes `capacity` only by a message asked for when less than its weight was
+   * free, or when messages heavier than any before come; nothing more is asked for until the excess
+   * is released.
    */
   weigh?: (msg: JsMsg) => number;
   /** Lifetime of one pull request, in ms (at least 1 000). */
@@ -39,6 +40,7 @@ const LONE_SLOT_WAIT_MS = 5;
  */
 export class PullPump {
   private held = 0;
+  /** Capacity promised to open pulls: the messages they may still bring, at the weight each was asked at. */
   private requested = 0;
   private running = false;
   private pausedUntil = 0;
@@ -48,10 +50,13 @@ export class PullPump {
   private readonly pulls = new Set<Promise<void>>();
   private readonly refillAt: number;
   /**
-   * What the next messages are expected to weigh: the heaviest of late, fading by an eighth a
-   * message. Unknown at first (with `weigh`): the whole capacity, so the first pull asks for one.
+   * What the next messages are expected to weigh: the heaviest yet. Unknown at first (with
+   * `weigh`): the whole capacity, so the first pull asks for one. It never fades: an estimate that
+   * had faded through a run of light messages would ask for many, and heavy ones would then fill
+   * them all (a scheduler sends a few tasks to a message after a small intake, eight after a large one).
    */
   private expectedWeight: number;
+  private heaviest = 1;
 
   constructor(private readonly options: PullPumpOptions) {
     this.refillAt = Math.max(1, Math.floor(options.capacity / 8));
@@ -94,16 +99,17 @@ export class PullPump {
     }
     clearTimeout(this.loneSlotTimer);
     this.loneSlotTimer = undefined;
-    const count = Math.max(1, Math.floor(free / this.expectedWeight));
-    this.requested += count;
-    const pull = this.pull(count).finally(() => {
+    const each = this.expectedWeight;
+    const count = Math.max(1, Math.floor(free / each));
+    this.requested += count * each;
+    const pull = this.pull(count, each).finally(() => {
       this.pulls.delete(pull);
       this.refill();
     });
     this.pulls.add(pull);
   }
 
-  private async pull(count: number): Promise<void> {
+  private async pull(count: number, each: number): Promise<void> {
     const startedAt = Date.now();
     let delivered = 0;
     let messages: ConsumerMessages | undefined;
@@ -113,9 +119,10 @@ export class PullPump {
       if (!this.running) void messages.close().catch(() => undefined);
       for await (const msg of messages) {
         delivered++;
-        this.requested--;
+        this.requested -= each;
         const weight = weightOf(msg, this.options.weigh);
-        this.expectedWeight = Math.max(weight, (this.expectedWeight * 7) / 8);
+        this.heaviest = Math.max(this.heaviest, weight);
+        this.expectedWeight = this.heaviest;
         this.held += weight;
         this.options.onMessage(msg, weight);
       }
@@ -127,7 +134,7 @@ export class PullPump {
       }
     } finally {
       if (messages) this.open.delete(messages);
-      this.requested -= count - delivered;
+      this.requested -= (count - delivered) * each;
     }
   }
 
