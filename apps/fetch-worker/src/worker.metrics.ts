@@ -14,6 +14,8 @@ export class WorkerMetrics {
   readonly batchTasks: Counter<'outcome'>;
   /** Batch tasks being run or published by this worker. */
   readonly batchInFlight: Gauge;
+  /** Batch tasks that came several to a message and were published again alone to wait (browsers busy, shutdown). */
+  readonly batchTasksHandedBackAlone: Counter;
 
   constructor(registry: Registry) {
     this.pages = new Counter({
@@ -37,6 +39,11 @@ export class WorkerMetrics {
     this.pagesHandedBackAlone = new Counter({
       name: 'trawl_worker_pages_handed_back_alone_total',
       help: 'Crawl pages that came several to a message and were published again alone to wait',
+      registers: [registry],
+    });
+    this.batchTasksHandedBackAlone = new Counter({
+      name: 'trawl_worker_batch_tasks_handed_back_alone_total',
+      help: 'Batch tasks that came several to a message and were published again alone to wait',
       registers: [registry],
     });
     this.batchTasks = new Counter({

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { baseConfigSchema, envBool, envInt, fetchPolicyConfigShape } from '@trawl/config';
+import { MAX_PAGES_PER_TASK_MESSAGE } from '@trawl/contracts';
 import { secretsKeyEnv } from '@trawl/webhooks';
 
 export const schedulerConfigSchema = baseConfigSchema
@@ -56,6 +57,12 @@ export const schedulerConfigSchema = baseConfigSchema
      * every claim to the rounds). bench/README.md (Batch) measures both.
      */
     BATCH_REFILL_ON_INTAKE: envBool(true),
+    /**
+     * Most of a run's claimed tasks sent in one NATS message (default 8; 1 sends each alone, as
+     * schedulers before it did). Fetch workers older than this drop messages of several: roll them
+     * out first (docs/operating.md, "Tasks several to a message").
+     */
+    BATCH_TASK_GROUP_SIZE: envInt(8, 1, MAX_PAGES_PER_TASK_MESSAGE),
     /** How often the schedule leader sweeps expired CSV inputs and export records, ms (default 10 min). */
     RETENTION_SWEEP_INTERVAL_MS: envInt(600_000, 1_000, 24 * 3_600_000),
     /**

@@ -99,6 +99,7 @@ export class SchedulerModule {
       resultWaitMs: config.BATCH_RESULT_WAIT_MS,
       dispatchLingerMs: config.BATCH_DISPATCH_LINGER_MS,
       refillOnIntake: config.BATCH_REFILL_ON_INTAKE,
+      tasksPerMessage: config.BATCH_TASK_GROUP_SIZE,
       creditPriceUsd: config.FETCH_CREDIT_PRICE_USD,
       forbiddenDomains: config.FETCH_FORBIDDEN_DOMAINS,
       secrets: config.SECRETS_KEY,

@@ -1,4 +1,4 @@
-import { batchTaskV1, BatchTaskV1, messagingTopology } from '@trawl/contracts';
+import { BatchTaskV1, batchWorkMessageV1, messagingTopology, PAGES_HEADER } from '@trawl/contracts';
 import { CommitOutcomeUnknownError } from '@trawl/persistence';
 import { CommitReplyCutter, createMigratedDatabase, TestDatabase, uniqueSuffix, waitFor } from '@trawl/testing';
 import { RunDispatcherService } from '../src/runs/run-dispatcher.service';
@@ -57,17 +57,23 @@ describe(RunDispatcherService.name, () => {
     await database?.drop();
   });
 
-  /** Tasks of a run published to the work queue, in stream order. */
-  async function published(runId: string): Promise<BatchTaskV1[]> {
+  /** Messages of a run published to the work queue, in stream order: the tasks each carries, and its count header. */
+  async function publishedMessages(runId: string): Promise<{ tasks: BatchTaskV1[]; header: string | undefined }[]> {
     const info = await a.messaging.jsm.streams.info(topology.streams.batchWork);
-    const tasks: BatchTaskV1[] = [];
+    const messages: { tasks: BatchTaskV1[]; header: string | undefined }[] = [];
     for (let seq = info.state.first_seq; seq <= info.state.last_seq; seq++) {
       const stored = await a.messaging.jsm.streams.getMessage(topology.streams.batchWork, { seq }).catch(() => null);
       if (!stored) continue;
-      const task = batchTaskV1.parse(stored.json());
-      if (task.run_id === runId) tasks.push(task);
+      const message = batchWorkMessageV1.parse(stored.json());
+      const tasks = 'tasks' in message ? message.tasks : [message];
+      if (tasks[0].run_id === runId) messages.push({ tasks, header: stored.header?.get(PAGES_HEADER) || undefined });
     }
-    return tasks;
+    return messages;
+  }
+
+  /** Tasks of a run published to the work queue, in stream order. */
+  async function published(runId: string): Promise<BatchTaskV1[]> {
+    return (await publishedMessages(runId)).flatMap((message) => message.tasks);
   }
 
   it('moves a queued run to running at its first dispatch and never passes the tenant’s concurrency', async () => {
@@ -82,12 +88,26 @@ describe(RunDispatcherService.name, () => {
     expect(run.started_at).not.toBeNull();
     const tasks = await published(runId);
     expect(tasks.map((t) => [t.seq, t.attempt])).toEqual([1, 2, 3, 4, 5].map((seq) => [seq, 1]));
+    // A round's tasks of a run travel together, the message saying how many it carries.
+    expect((await publishedMessages(runId)).map((m) => m.header)).toEqual(['5']);
     expect(tasks[0]).toMatchObject({
       tenant_id: tenantId,
       url: 'http://big.test:8090/p/1',
       method: 'GET',
       options: { response_type: 'markdown' },
     });
+  });
+
+  it('sends a run’s claimed tasks up to BATCH_TASK_GROUP_SIZE to a message, the last one alone in the single form', async () => {
+    const tenantId = await createTenant(a.db, 17);
+    const { runId } = await createJobWithRun(a.db, tenantId, urls(17));
+    expect((await a.dispatcher.dispatchRound()).claimed).toBe(17);
+    const messages = await publishedMessages(runId);
+    expect(messages.map((m) => [m.header, m.tasks.map((t) => t.seq)])).toEqual([
+      ['8', [1, 2, 3, 4, 5, 6, 7, 8]],
+      ['8', [9, 10, 11, 12, 13, 14, 15, 16]],
+      [undefined, [17]],
+    ]);
   });
 
   it('dispatches nothing more for a stopped run, records its late results, and leaves it stopped', async () => {

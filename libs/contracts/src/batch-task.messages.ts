@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { CACHE_STATUSES, CHANGE_STATUSES, captchaSolverV1, FETCH_TIERS, FETCH_WORKER_ERROR_CODES, fetchOptionsV1 } from './fetch.messages';
 import type { MessagingTopology } from './messaging-topology';
 import type { ConsumerDefinition, StreamDefinition } from './provisioning';
+import { MAX_PAGES_PER_TASK_MESSAGE } from './task-groups';
 
 /**
  * Methods a batch task may send its target. GET and POST per spec-batch-api §2; PUT as the issue
@@ -44,6 +45,21 @@ export const batchTaskV1 = z.object({
   auto_tiers: z.array(z.enum(FETCH_TIERS)).min(1).optional(),
 });
 export type BatchTaskV1 = z.infer<typeof batchTaskV1>;
+
+/**
+ * Several tasks of one run in one message (`taskMessages`), on the same subject as a single task:
+ * each is run as if it had come alone, and the message is acknowledged once every task's result is
+ * stored or the task was handed back alone (docs/decisions/batch-execution.md, "Tasks travel together").
+ */
+export const batchTasksV1 = z.object({
+  v: z.literal(1),
+  tasks: z.array(batchTaskV1).min(2).max(MAX_PAGES_PER_TASK_MESSAGE),
+});
+export type BatchTasksV1 = z.infer<typeof batchTasksV1>;
+
+/** What the batch work stream carries: one task, or several of a run together. */
+export const batchWorkMessageV1 = z.union([batchTaskV1, batchTasksV1]);
+export type BatchWorkMessageV1 = z.infer<typeof batchWorkMessageV1>;
 
 /** Core NATS notice that a batch run ended while tasks of it may still be queued (`batchRunStopped` subject). */
 export const batchRunStoppedV1 = z.object({ run_id: z.string().uuid() });

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { CACHE_STATUSES, FETCH_TIERS } from './fetch.messages';
 import type { MessagingTopology } from './messaging-topology';
+import { MAX_PAGES_PER_TASK_MESSAGE } from './task-groups';
 
 /**
  * A page a crawl wants fetched. `frontier_id` + `attempt` identify one claim of one frontier URL;
@@ -47,14 +48,11 @@ export function crawlPageTaskMsgId(frontierId: number, attempt: number, leaseUnt
   return `${frontierId}:${attempt}:${leaseUntilMs}`;
 }
 
-/** Most pages one task message carries (`CRAWL_TASK_GROUP_SIZE` is bounded by it). */
-export const MAX_PAGES_PER_TASK_MESSAGE = 64;
-
 /**
- * Several pages of one crawl in one message, on the same subject as a single task: each page is
- * handled as if it had come alone, and the message is acknowledged once every page's result is
- * stored or the page was handed back alone (docs/decisions/crawl-api.md, "Page tasks travel
- * together"). JetStream's per-message costs (store, delivery, ack) are then paid once for them all.
+ * Several pages of one crawl in one message (`taskMessages`), on the same subject as a single task:
+ * each page is handled as if it had come alone, and the message is acknowledged once every page's
+ * result is stored or the page was handed back alone (docs/decisions/crawl-api.md, "Page tasks
+ * travel together").
  */
 export const crawlPageTasksV1 = z.object({
   v: z.literal(1),
@@ -65,18 +63,6 @@ export type CrawlPageTasksV1 = z.infer<typeof crawlPageTasksV1>;
 /** What the work stream carries: one page's task, or several pages' together. */
 export const crawlWorkMessageV1 = z.union([crawlPageTaskV1, crawlPageTasksV1]);
 export type CrawlWorkMessageV1 = z.infer<typeof crawlWorkMessageV1>;
-
-/** Header of a message of several pages' tasks: how many (a worker's slots count pages, not messages). */
-export const PAGES_HEADER = 'Trawl-Pages';
-
-/**
- * `Nats-Msg-Id` of a message of several pages' tasks: its first page's claim and how many follow.
- * A dispatch round groups its claimed pages the same way when it publishes them again, so the
- * same message gets the same id.
- */
-export function crawlPageTasksMsgId(first: { frontierId: number; attempt: number; leaseUntilMs: number }, pages: number): string {
-  return `${crawlPageTaskMsgId(first.frontierId, first.attempt, first.leaseUntilMs)}+${pages}`;
-}
 
 /** How a page load ended, as far as billing and coverage are concerned. */
 export const pageOutcome = z.enum([

@@ -1,5 +1,6 @@
 export * from './messaging-topology';
 export * from './crawl-page.messages';
+export * from './task-groups';
 export * from './provisioning';
 export * from './fetch.messages';
 export * from './map.messages';

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { autoTiersOf } from '@trawl/billing';
-import { taskMessages } from './task-messages';
+import { pageTaskMessages } from './task-messages';
 import { Database, resultEvenIfCommitUnknown } from '@trawl/persistence';
 import { contextFromTraceParent, Logger, withSpan } from '@trawl/observability';
 import { MessagingConnection, publishManyHeld } from '@trawl/messaging';
@@ -12,7 +12,7 @@ import { FrontierRepository } from './frontier.repository';
 
 /**
  * Moves queued frontier pages to fetch workers: claims them in Postgres (new attempt, lease), commits,
- * then publishes their tasks, up to `pagesPerTaskMessage` to a message (`taskMessages`), each message
+ * then publishes their tasks, up to `pagesPerTaskMessage` to a message (`pageTaskMessages`), each message
  * with a `Nats-Msg-Id` named after its pages' claims. Tasks NATS refused (a
  * restart, a failover) are held and published again after the reconnect, with the same msg id, so
  * the crawl goes on within seconds of NATS coming back rather than after the lease. A crash between
@@ -122,7 +122,7 @@ export class DispatcherService {
       try {
         await publishManyHeld(
           this.messaging,
-          taskMessages(
+          pageTaskMessages(
             pages.map((page) => ({
               page,
               task: {

@@ -1,6 +1,6 @@
 import { crawlPageTasksV1, crawlPageTaskV1, PAGES_HEADER, type CrawlPageTaskV1 } from '@trawl/contracts';
 import type { ClaimedPage } from './frontier.repository';
-import { taskMessages } from './task-messages';
+import { pageTaskMessages } from './task-messages';
 
 const SUBJECT = 'test.crawl.page.task.v1';
 
@@ -29,10 +29,10 @@ function claimed(frontierId: number): { page: ClaimedPage; task: CrawlPageTaskV1
   return { page, task };
 }
 
-describe(taskMessages.name, () => {
+describe(pageTaskMessages.name, () => {
   it('carries the pages in claim order, up to the size to a message, each message naming its pages and count', () => {
     const pages = [1, 2, 3, 4, 5].map(claimed);
-    const messages = taskMessages(pages, SUBJECT, 2);
+    const messages = pageTaskMessages(pages, SUBJECT, 2);
     expect(messages.map((m) => ({ msgId: m.msgId, pages: m.headers?.[PAGES_HEADER] }))).toEqual([
       { msgId: `1:2:${1_700_000_000_001}+2`, pages: '2' },
       { msgId: `3:2:${1_700_000_000_003}+2`, pages: '2' },
@@ -46,7 +46,7 @@ describe(taskMessages.name, () => {
   });
 
   it('sends every page alone at size 1, as coordinators before grouping did', () => {
-    const messages = taskMessages([1, 2].map(claimed), SUBJECT, 1);
+    const messages = pageTaskMessages([1, 2].map(claimed), SUBJECT, 1);
     expect(messages.map((m) => [m.msgId, crawlPageTaskV1.parse(m.payload).frontier_id])).toEqual([
       [`1:2:${1_700_000_000_001}`, 1],
       [`2:2:${1_700_000_000_002}`, 2],
@@ -55,6 +55,6 @@ describe(taskMessages.name, () => {
 
   it('gives the same pages the same messages, so a round published again is deduplicated', () => {
     const pages = [7, 8, 9].map(claimed);
-    expect(taskMessages(pages, SUBJECT, 8)).toEqual(taskMessages(pages, SUBJECT, 8));
+    expect(pageTaskMessages(pages, SUBJECT, 8)).toEqual(pageTaskMessages(pages, SUBJECT, 8));
   });
 });

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { context, SpanKind } from '@opentelemetry/api';
-import { batchBodyStem, BatchTaskResultV1, batchTaskV1, BatchTaskV1, MessagingTopology } from '@trawl/contracts';
+import { batchBodyStem, BatchTaskResultV1, BatchTaskV1, batchWorkMessageV1, BatchWorkMessageV1, MessagingTopology } from '@trawl/contracts';
 import { ByteBudget, Disposition, InboundMessage, MessageConsumer, MessagingConnection, SpilledBodies } from '@trawl/messaging';
 import { Logger, tracesExported, withSpan } from '@trawl/observability';
 import { FetchRequestService } from '../fetch-requests/fetch-request.service';
@@ -10,6 +10,7 @@ import { WorkerMetrics } from '../worker.metrics';
 import { fetchRequestOf, isTransient, resultOf, skippedResult } from './batch-task-answer';
 import { StoppedRuns } from './stopped-runs';
 import { sharedAbortController } from '../shared-abort';
+import { handleTogether, isSeveral, keepWorking, RETRY_DELAY_MS, tasksIn, WORKING_INTERVAL_MS } from '../task-groups';
 
 export const BATCH_TASK_CONSUMER_SETTINGS = Symbol('BATCH_TASK_CONSUMER_SETTINGS');
 
@@ -34,10 +35,6 @@ export interface BatchTaskConsumerSettings {
  */
 export const MAX_INLINE_BODY_BYTES = 512 * 1024;
 
-/** How often a running task tells JetStream it is still at work; well inside the 30 s ack wait. */
-const WORKING_INTERVAL_MS = 10_000;
-/** Delay before a task handed back (busy browsers, a failed publish) is offered again, in ms. */
-const RETRY_DELAY_MS = 5_000;
 // The caller's signal of every batch task (no caller waits on one): shared, so listened to by each.
 const NEVER = sharedAbortController().signal;
 
@@ -46,10 +43,14 @@ const NEVER = sharedAbortController().signal;
  * `FetchRequestService` (same engines, options, tiers and errors) and publishes its result,
  * gathered with others into one message. A task is acked only once its result is stored; a task
  * whose claim has already expired is skipped, since the scheduler has dispatched it again.
+ *
+ * A message may carry several tasks of one run (`batchTasksV1`): they take as many of the worker's
+ * slots and run side by side; a task that cannot run now (browsers busy, a shutdown, a failed
+ * publish) is handed back alone (`handleTogether`).
  */
 @Injectable()
 export class BatchTaskConsumer {
-  private consumer?: MessageConsumer<BatchTaskV1>;
+  private consumer?: MessageConsumer<BatchWorkMessageV1>;
   /** Aborts the work in flight when the worker stops; every call listens to it (see sharedAbortController). */
   private readonly shutdown = sharedAbortController();
   private stopping?: Promise<void>;
@@ -78,14 +79,15 @@ export class BatchTaskConsumer {
   async start(): Promise<void> {
     if (this.consumer || this.stopping || this.settings.concurrency === 0) return;
     const { topology, concurrency } = this.settings;
-    this.consumer = new MessageConsumer<BatchTaskV1>({
+    this.consumer = new MessageConsumer<BatchWorkMessageV1>({
       js: this.messaging.js,
       stream: topology.streams.batchWork,
       durable: topology.consumers.batchWorkers,
-      schema: batchTaskV1,
+      schema: batchWorkMessageV1,
       logger: this.logger,
       concurrency,
-      handler: (message) => this.handle(message),
+      weigh: tasksIn,
+      handler: (message) => (isSeveral(message) ? this.handleSeveral(message) : this.handle(message as InboundMessage<BatchTaskV1>)),
     });
     await this.consumer.start();
     this.logger.info({ stream: topology.streams.batchWork, concurrency }, 'consuming batch tasks');
@@ -106,6 +108,23 @@ export class BatchTaskConsumer {
       this.shutdown.abort(new Error('worker stopped'));
       this.results.flush();
     }
+  }
+
+  /** Several tasks of one message, side by side (`handleTogether`). */
+  async handleSeveral(message: InboundMessage<{ v: 1; tasks: BatchTaskV1[] }>): Promise<Disposition> {
+    const outcome = await handleTogether(message, (task) => this.handle(task), {
+      messaging: this.messaging,
+      subject: this.settings.topology.subjects.batchTask,
+      keyOf: (task) => task.seq,
+    });
+    this.metrics.batchTasksHandedBackAlone.inc(outcome.handedBack);
+    if (outcome.kind === 'ack') return outcome;
+    const { tasks } = message.data;
+    this.logger.warn(
+      { err: outcome.error, run_id: tasks[0].run_id, tasks: outcome.handedBack },
+      'could not hand batch tasks back alone; message handed back',
+    );
+    return { kind: 'nak', delayMs: RETRY_DELAY_MS };
   }
 
   /** One task: fetch, publish the result, then ack; or hand the task back. */
@@ -156,13 +175,7 @@ export class BatchTaskConsumer {
     const task = message.data;
     // Fields in each call rather than a child logger per task: the calls are rare, the tasks are not.
     const fields = { run_id: task.run_id, seq: task.seq, attempt: task.attempt };
-    const heartbeat = setInterval(() => {
-      try {
-        message.working();
-      } catch (error) {
-        this.logger.debug({ ...fields, err: error }, 'working() failed');
-      }
-    }, WORKING_INTERVAL_MS);
+    const heartbeat = setInterval(() => keepWorking(message, this.logger), WORKING_INTERVAL_MS);
     let answer;
     try {
       // Never throws: every failure is an answer with an error code, as the Fetch API gives it.

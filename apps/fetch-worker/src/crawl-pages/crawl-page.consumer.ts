@@ -8,17 +8,8 @@ import {
   crawlWorkMessageV1,
   CrawlWorkMessageV1,
   MessagingTopology,
-  PAGES_HEADER,
 } from '@trawl/contracts';
-import {
-  ByteBudget,
-  Disposition,
-  InboundMessage,
-  MessageConsumer,
-  MessagingConnection,
-  publishManyJson,
-  SpilledBodies,
-} from '@trawl/messaging';
+import { ByteBudget, Disposition, InboundMessage, MessageConsumer, MessagingConnection, SpilledBodies } from '@trawl/messaging';
 import { Logger, withSpan } from '@trawl/observability';
 import { PageFetchError, PageFetchErrorCode } from '../page-fetch/page-fetch.errors';
 import { SERVICE_LOGGER, SERVICE_MESSAGING } from '@trawl/service-kit';
@@ -27,6 +18,7 @@ import { CrawlPageAnswer, CrawlPageService } from './crawl-page.service';
 import { ResultPublisher } from './result-publisher';
 import { StoppedCrawls } from './stopped-crawls';
 import { sharedAbortController } from '../shared-abort';
+import { handleTogether, isSeveral, keepWorking, RETRY_DELAY_MS, tasksIn, WORKING_INTERVAL_MS } from '../task-groups';
 
 export const CRAWL_PAGE_CONSUMER_SETTINGS = Symbol('CRAWL_PAGE_CONSUMER_SETTINGS');
 
@@ -47,10 +39,6 @@ export interface CrawlPageConsumerSettings {
   resultLingerMs?: number;
 }
 
-/** How often a running fetch tells JetStream it is still at work; well inside the 30 s ack wait. */
-export const WORKING_INTERVAL_MS = 10_000;
-/** Delay before a task handed back after a failure (publish failed, unexpected error) is offered again, in ms. */
-export const RETRY_DELAY_MS = 5_000;
 /** A host paused for longer is asked again after this long (its record says whether the pause still holds). */
 const MAX_HAND_BACK_DELAY_MS = 60_000;
 
@@ -104,7 +92,7 @@ export class CrawlPageConsumer {
       schema: crawlWorkMessageV1,
       logger: this.logger,
       concurrency,
-      weigh: (msg) => Number(msg.headers?.get(PAGES_HEADER) || 1),
+      weigh: tasksIn,
       handler: (message) => (isSeveral(message) ? this.handleSeveral(message) : this.handle(message as InboundMessage<CrawlPageTaskV1>)),
     });
     await this.consumer.start();
@@ -140,43 +128,21 @@ export class CrawlPageConsumer {
     return { ...ref, id };
   }
 
-  /**
-   * Several pages of one message, side by side; the message is acked once every page is answered
-   * or handed back alone (see the class). Should publishing the handed-back pages fail, the whole
-   * message comes back later, and the pages already answered are answered twice (applied once).
-   */
+  /** Several pages of one message, side by side (`handleTogether`). */
   async handleSeveral(message: InboundMessage<{ v: 1; tasks: CrawlPageTaskV1[] }>): Promise<Disposition> {
+    const outcome = await handleTogether(message, (page) => this.handle(page), {
+      messaging: this.messaging,
+      subject: this.settings.topology.subjects.crawlPageTask,
+      keyOf: (task) => task.frontier_id,
+    });
+    this.metrics.pagesHandedBackAlone.inc(outcome.handedBack);
+    if (outcome.kind === 'ack') return outcome;
     const { tasks } = message.data;
-    // Each page beats while it fetches; this covers the rest (results waiting for their store).
-    const heartbeat = setInterval(() => keepWorking(message, this.logger), WORKING_INTERVAL_MS);
-    let outcomes: Disposition[];
-    try {
-      outcomes = await Promise.all(tasks.map((task) => this.handle(pageOf(message, task))));
-    } finally {
-      clearInterval(heartbeat);
-    }
-    const handedBack = tasks.filter((_, i) => outcomes[i].kind !== 'ack');
-    if (handedBack.length === 0) return { kind: 'ack' };
-    const messageId = message.headers['nats-msg-id'] ?? `${tasks[0].frontier_id}:${tasks[0].attempt}+${tasks.length}`;
-    try {
-      await publishManyJson(
-        this.messaging.js,
-        handedBack.map((task) => ({
-          subject: this.settings.topology.subjects.crawlPageTask,
-          payload: task,
-          // The same page of the same message handed back twice (the message came back) is stored once.
-          msgId: `${messageId}/${task.frontier_id}`,
-        })),
-      );
-    } catch (error) {
-      this.logger.warn(
-        { err: error, crawl_id: tasks[0].crawl_id, pages: handedBack.length },
-        'could not hand pages back alone; message handed back',
-      );
-      return { kind: 'nak', delayMs: RETRY_DELAY_MS };
-    }
-    this.metrics.pagesHandedBackAlone.inc(handedBack.length);
-    return { kind: 'ack' };
+    this.logger.warn(
+      { err: outcome.error, crawl_id: tasks[0].crawl_id, pages: outcome.handedBack },
+      'could not hand pages back alone; message handed back',
+    );
+    return { kind: 'nak', delayMs: RETRY_DELAY_MS };
   }
 
   /** One task: fetch, publish the result, then ack; or hand the task back. */
@@ -253,30 +219,4 @@ function handBack(error: PageFetchError, log: Logger): Disposition {
       log.debug({ err: error }, 'browsers or the host busy; task handed back');
       return { kind: 'nak', delayMs: Math.min(MAX_HAND_BACK_DELAY_MS, Math.max(error.retryAfterMs ?? RETRY_DELAY_MS, 100)) };
   }
-}
-
-function keepWorking(message: InboundMessage<unknown>, log: Logger): void {
-  try {
-    message.working();
-  } catch (error) {
-    // The connection is down; redelivery after the ack wait is the fallback, nothing to do here.
-    log.debug({ err: error }, 'working() failed');
-  }
-}
-
-function isSeveral(message: InboundMessage<CrawlWorkMessageV1>): message is InboundMessage<{ v: 1; tasks: CrawlPageTaskV1[] }> {
-  return 'tasks' in message.data;
-}
-
-/** One page of a message of several, as if it had come alone (its beats and trace are the message's). */
-function pageOf(message: InboundMessage<unknown>, task: CrawlPageTaskV1): InboundMessage<CrawlPageTaskV1> {
-  return {
-    data: task,
-    subject: message.subject,
-    headers: message.headers,
-    deliveryCount: message.deliveryCount,
-    redelivered: message.redelivered,
-    working: () => message.working(),
-    traceContext: () => message.traceContext(),
-  };
 }

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { BatchTaskV1, batchTaskMsgId } from '@trawl/contracts';
+import { BatchTaskV1, batchTaskMsgId, taskMessages } from '@trawl/contracts';
 import { registrableDomain } from '@trawl/egress';
 import { ForbiddenDomains, mentionsExtract, type ServedExtractRecipe } from '@trawl/fetch-params';
 import { MessagingConnection, publishManyHeld } from '@trawl/messaging';
@@ -44,7 +44,7 @@ const CANDIDATE_RUNS = 500;
  * of their own: they never take the slots of the tenant's live Fetch requests). Per tenant, one
  * transaction under the tenant's dispatch lock (so replicas never overfill a tenant) claims tasks
  * (new attempt, lease) of runs still queued or running, moves a queued run to running, and commits;
- * then the tasks are published with msg id `run:seq:attempt`. A crash between commit and publish
+ * then the tasks are published, several of a run to a message (`taskMessages`), named by their claims. A crash between commit and publish
  * loses nothing: the lease runs out and the reconciler queues the task again.
  */
 @Injectable()
@@ -294,7 +294,11 @@ export class RunDispatcherService {
         try {
           await publishManyHeld(
             this.messaging,
-            runTasks.map((task) => ({ subject: this.settings.topology.subjects.batchTask, payload: task, msgId: batchTaskMsgId(task) })),
+            // Several to a message: JetStream's store, delivery and ack are then paid once for them.
+            taskMessages(runTasks, this.settings.topology.subjects.batchTask, this.settings.tasksPerMessage, {
+              task: (task) => task,
+              msgId: batchTaskMsgId,
+            }),
             // Tasks NATS refused (a restart) go out again after the reconnect, with the same msg id,
             // rather than wait for their lease; held at most half of it.
             {

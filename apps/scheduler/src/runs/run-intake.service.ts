@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { CommitOutcomeUnknownError, Database } from '@trawl/persistence';
 import { DispatchClaims, Refill, RunDispatcherService } from './run-dispatcher.service';
 import { IntakeOutcome, RunResultsService } from './run-results.service';
+import { RunsMetrics } from './runs.metrics';
 import { RUNS_SETTINGS, RunsSettings } from './runs.settings';
 import type { TaskClaim, TaskResult } from './task-result';
 
@@ -38,11 +39,13 @@ export class RunIntakeService {
     private readonly db: Database,
     private readonly results: RunResultsService,
     private readonly dispatcher: RunDispatcherService,
+    private readonly metrics: RunsMetrics,
     @Inject(RUNS_SETTINGS) private readonly settings: RunsSettings,
   ) {}
 
   async take(results: TaskResult[], skipped: TaskClaim[] = []): Promise<IntakeWithRefill> {
     let committed: { outcome: IntakeOutcome; refill: Refill };
+    const timer = this.metrics.intakeSeconds.startTimer();
     try {
       committed = await this.db.transaction(
         async (sql) => {
@@ -55,6 +58,8 @@ export class RunIntakeService {
     } catch (error) {
       if (error instanceof CommitOutcomeUnknownError) void this.publish((error.result as typeof committed).refill.claims);
       throw error;
+    } finally {
+      timer();
     }
     const { outcome, refill } = committed;
     this.results.countUsage(outcome);

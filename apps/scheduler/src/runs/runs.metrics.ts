@@ -1,6 +1,6 @@
 import { UsageMetrics } from '@trawl/billing';
 import { type RunInFlightStatus, RUNS_IN_FLIGHT } from '@trawl/persistence';
-import { Counter, Gauge, Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 /** Prometheus metrics of batch run execution. */
 export class RunsMetrics {
@@ -12,6 +12,11 @@ export class RunsMetrics {
   readonly expired: Counter<'outcome'>;
   /** Runs moved to another status, by target status. */
   readonly transitions: Counter<'to'>;
+  /**
+   * One intake transaction (results applied, freed slots claimed again), commit included: every
+   * result waits for the intake before its own, so this is part of every task's cycle.
+   */
+  readonly intakeSeconds: Histogram;
   /** Batch tasks with a result and their credits, by tier and tenant; counted once their intake commits. */
   readonly usage: UsageMetrics;
   private countActive?: () => Promise<Record<RunInFlightStatus, number>>;
@@ -38,6 +43,12 @@ export class RunsMetrics {
       name: 'trawl_batch_run_transitions_total',
       help: 'Batch runs moved to a status (running, completed, failed)',
       labelNames: ['to'],
+      registers: [registry],
+    });
+    this.intakeSeconds = new Histogram({
+      name: 'trawl_batch_intake_seconds',
+      help: 'Time to take in one batch of task results in one transaction, the freed slots claimed again included',
+      buckets: [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
       registers: [registry],
     });
     this.usage = new UsageMetrics(registry);

@@ -31,6 +31,8 @@ export interface RunsSettings {
   dispatchLingerMs: number;
   /** Whether an intake claims the next tasks for the slots it freed (`RunDispatcherService.refillIn`). */
   refillOnIntake: boolean;
+  /** Most of a run's claimed tasks in one NATS message (`BATCH_TASK_GROUP_SIZE`). */
+  tasksPerMessage: number;
   /** US dollars per credit: `stats.spend.cost` = credits × this. */
   creditPriceUsd: number;
   /** Operator's forbidden domains (`FETCH_FORBIDDEN_DOMAINS`): tasks there fail with `REQS001`. */

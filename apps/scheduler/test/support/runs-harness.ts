@@ -35,6 +35,7 @@ export function runsSettings(topology: MessagingTopology, overrides: Partial<Run
     resultWaitMs: 10,
     dispatchLingerMs: 10,
     refillOnIntake: true,
+    tasksPerMessage: 8,
     creditPriceUsd: 0.0001,
     forbiddenDomains: [],
     stopDeadlines: stopDeadlinesOf(10_000),
@@ -83,7 +84,7 @@ export async function startRunsInstance(url: string, settings: RunsSettings): Pr
   const results = new RunResultsService(db, execution, metrics, settings, logger);
   const dispatcher = new RunDispatcherService(db, new RunDispatchRepository(), results, metrics, messaging, settings, logger);
   const unconfirmed = new UnconfirmedResults(db, execution, logger);
-  const taking = new RunIntakeService(db, results, dispatcher, settings);
+  const taking = new RunIntakeService(db, results, dispatcher, metrics, settings);
   const intake = new RunResultConsumer(taking, messaging, settings, logger, unconfirmed);
   const reconciler = new RunReconcilerService(db, execution, results, metrics, settings, logger, messaging, unconfirmed);
   const runtime = new RunsRuntime(db, dispatcher, intake, reconciler, messaging, settings, logger);
