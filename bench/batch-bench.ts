@@ -173,6 +173,13 @@ function inFlightSampler(databaseUrl: string, intervalMs = 100) {
 
 /** What the worker's fetches took, on average, over a window (its `trawl_worker_fetch_request_seconds`). */
 const WORKER_FETCH_SECONDS = 'trawl_worker_fetch_request_seconds';
+/** What the scheduler's intake transactions took (`trawl_batch_intake_seconds`), and how many results each took in. */
+const INTAKE_SECONDS = 'trawl_batch_intake_seconds';
+
+/** A histogram's mean over a window, in ms. */
+function meanMs(delta: Record<string, number>, histogram: string): number {
+  return (1000 * (delta[`${histogram}_sum`] ?? NaN)) / (delta[`${histogram}_count`] ?? NaN);
+}
 
 /**
  * Where a slot's cycle goes: from a task's claim (its transaction's start) to the start of the
@@ -213,6 +220,7 @@ async function benchTasks(web: FixtureWebProcess, platform: Platform, api: ApiCl
   if (options.profileDir) MEASURED_SERVICES.forEach((service) => process.kill(platform.pid(service) ?? 0, 'SIGUSR2'));
   const storageBefore = await storageSnapshot(platform.databaseUrl, platform.prefix);
   const workerBefore = await scrapeTotals(platform.metricsUrl('fetch-worker'));
+  const schedulerBefore = await scrapeTotals(platform.metricsUrl('scheduler'));
   meters.start();
   const sampler = inFlightSampler(platform.databaseUrl);
   const memory = new MemoryByProgress(
@@ -243,8 +251,10 @@ async function benchTasks(web: FixtureWebProcess, platform: Platform, api: ApiCl
   const memoryUse = memory.stop();
   const inFlight = await sampler.stop();
   const workerDelta = totalsDelta(workerBefore, await scrapeTotals(platform.metricsUrl('fetch-worker')));
-  const workerFetchMs =
-    (1000 * (workerDelta[`${WORKER_FETCH_SECONDS}_sum`] ?? NaN)) / (workerDelta[`${WORKER_FETCH_SECONDS}_count`] ?? NaN);
+  const workerFetchMs = meanMs(workerDelta, WORKER_FETCH_SECONDS);
+  const schedulerDelta = totalsDelta(schedulerBefore, await scrapeTotals(platform.metricsUrl('scheduler')));
+  const intakeMs = meanMs(schedulerDelta, INTAKE_SECONDS);
+  const intakes = schedulerDelta[`${INTAKE_SECONDS}_count`] ?? NaN;
   const claimed = await claimToIntake(platform.databaseUrl, jobId);
   const storage = costPer(storageBefore, await storageSnapshot(platform.databaseUrl, platform.prefix), options.tasks);
   const seconds = (ended.at - posted) / 1000;
@@ -272,7 +282,8 @@ async function benchTasks(web: FixtureWebProcess, platform: Platform, api: ApiCl
     `a slot's cycle (concurrency ÷ tasks/s): plain loop ${((options.concurrency / plain.perSecond) * 1000).toFixed(1)} ms, Trawl ${((options.concurrency / viaTrawl.perSecond) * 1000).toFixed(1)} ms — ` +
       `worker's fetch mean ${workerFetchMs.toFixed(1)} ms; claim → result intake mean ${claimed.mean.toFixed(1)} ms ` +
       `(p10 ${claimed.p10.toFixed(1)}, p50 ${claimed.p50.toFixed(1)}, p90 ${claimed.p90.toFixed(1)}); intake → the slot's next claim ` +
-      `${((options.concurrency / viaTrawl.perSecond) * 1000 - claimed.mean).toFixed(1)} ms`,
+      `${((options.concurrency / viaTrawl.perSecond) * 1000 - claimed.mean).toFixed(1)} ms; ` +
+      `an intake transaction ${intakeMs.toFixed(1)} ms mean for ${(options.tasks / intakes).toFixed(1)} results (${intakes} intakes)`,
     '',
     'CPU ms per task (Trawl: POST to run ended, results paging included; "whole machine" includes whatever else runs on it)',
     '| process | plain loop | Trawl |',

@@ -60,7 +60,7 @@ export const schedulerConfigSchema = baseConfigSchema
     /**
      * Most of a run's claimed tasks sent in one NATS message (default 8; 1 sends each alone, as
      * schedulers before it did). Fetch workers older than this drop messages of several: roll them
-     * out first (docs/operating.md, "Tasks several to a message").
+     * out first (docs/decisions/batch-execution.md, "Tasks travel together").
      */
     BATCH_TASK_GROUP_SIZE: envInt(8, 1, MAX_PAGES_PER_TASK_MESSAGE),
     /** How often the schedule leader sweeps expired CSV inputs and export records, ms (default 10 min). */
