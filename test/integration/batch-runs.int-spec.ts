@@ -1,17 +1,13 @@
 import { INestApplicationContext } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
 import pino from 'pino';
-import { loadConfig } from '@trawl/config';
 import { messagingTopology } from '@trawl/contracts';
 import { publishJson } from '@trawl/messaging';
 import { createMigratedDatabase, TestDatabase, uniqueSuffix, waitFor } from '@trawl/testing';
-import { fetchWorkerConfigSchema } from '../../apps/fetch-worker/src/config';
-import { FetchWorkerModule } from '../../apps/fetch-worker/src/fetch-worker.module';
+import { startWorkerApp } from '../../apps/fetch-worker/test/support/worker-app';
 import { RunsRuntime } from '../../apps/scheduler/src/runs/runs.runtime';
 import {
   createJobWithRun,
   createTenant,
-  NATS_URL,
   removeBatchStreams,
   RunsInstance,
   runRow,
@@ -38,19 +34,13 @@ describe(RunsRuntime.name, () => {
     web = await startFixtureWeb({ bigSitePages: 300 });
     // Tasks may take 45 s: the stopped-run tests hold worker slots until they let them go.
     scheduler = await startRunsInstance(database.url, runsSettings(topology, { taskTimeoutMs: 45_000 }));
-    const config = loadConfig(fetchWorkerConfigSchema, {
-      NATS_URL,
+    worker = await startWorkerApp({
       NATS_PREFIX: prefix,
       EGRESS_HOST_MAP: fixtureHostMap(),
-      LOG_LEVEL: 'silent',
       BROWSERS: '0',
       BATCH_CONCURRENCY: '16',
       SHUTDOWN_TIMEOUT_MS: '4000',
     });
-    worker = await NestFactory.createApplicationContext(await FetchWorkerModule.forRoot(config, pino({ level: 'silent' })), {
-      logger: false,
-    });
-    await worker.init();
     await scheduler.runtime.start();
   }, 60_000);
 

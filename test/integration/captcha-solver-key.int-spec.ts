@@ -1,11 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { INestApplicationContext } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
-import pino from 'pino';
-import { loadConfig } from '@trawl/config';
-import { fetchWorkerConfigSchema } from '../../apps/fetch-worker/src/config';
-import { FetchWorkerModule } from '../../apps/fetch-worker/src/fetch-worker.module';
-import { GatewayReplicas, json, NATS_URL, startGatewayReplicas } from '../../apps/gateway/test/fetch-harness';
+import { startWorkerApp } from '../../apps/fetch-worker/test/support/worker-app';
+import { GatewayReplicas, json, startGatewayReplicas } from '../../apps/gateway/test/fetch-harness';
 import { ADMIN_TOKEN } from '../../apps/gateway/test/gateway-harness';
 import { FAKE_SOLVER_HOST, FAKE_SOLVER_KEY, FakeCaptchaSolver, startFakeCaptchaSolver } from '../fixtures/captcha-solver/server';
 import { fixtureHostMap, FixtureWeb, startFixtureWeb } from '../fixtures/web';
@@ -25,19 +21,13 @@ describe('CAPTCHA solver key at rest', () => {
     web = await startFixtureWeb({ bigSitePages: 1 });
     solver = await startFakeCaptchaSolver();
     gw = await startGatewayReplicas(1, { SECRETS_KEY: randomBytes(32).toString('base64') });
-    const config = loadConfig(fetchWorkerConfigSchema, {
-      NATS_URL,
+    worker = await startWorkerApp({
       NATS_PREFIX: gw.prefix,
       EGRESS_HOST_MAP: `${fixtureHostMap()},${FAKE_SOLVER_HOST}=127.0.0.1`,
-      LOG_LEVEL: 'silent',
       BROWSERS: '0',
       CAPTCHA_POLL_INTERVAL_MS: '50',
       SHUTDOWN_TIMEOUT_MS: '4000',
     });
-    worker = await NestFactory.createApplicationContext(await FetchWorkerModule.forRoot(config, pino({ level: 'silent' })), {
-      logger: false,
-    });
-    await worker.init();
   }, 60_000);
 
   afterAll(async () => {

@@ -1,6 +1,8 @@
 import type { JsMsg } from '@nats-io/jetstream';
 import { PAGES_HEADER } from '@trawl/contracts';
 import { Disposition, InboundMessage, MessagingConnection, publishManyJson } from '@trawl/messaging';
+import type { Logger } from '@trawl/observability';
+import type { Counter } from 'prom-client';
 
 /** How often a task at work tells JetStream so; well inside the work consumers' 30 s ack wait. */
 export const WORKING_INTERVAL_MS = 10_000;
@@ -19,26 +21,26 @@ export interface HandBackAlone<T> {
   subject: string;
   /** Names a task within its message: handed back alone, its msg id is `<message's id>/<key>`. */
   keyOf(task: T): string | number;
+  /** Counts the tasks handed back alone. */
+  handedBackAlone: Counter;
+  logger: Logger;
+  /** What the log line of a failed hand-back names (the crawl, the run). */
+  fieldsOf(tasks: T[]): Record<string, unknown>;
 }
-
-export type TogetherOutcome =
-  | { kind: 'ack'; handedBack: number }
-  /** The tasks to hand back could not be published: the whole message comes back. */
-  | { kind: 'nak'; handedBack: number; error: unknown };
 
 /**
  * Runs a message's tasks side by side, each through `handle` as if it had come alone (taking a
  * slot each: the consumer weighs the message with `tasksIn`). A task `handle` does not ack (a busy
  * host or browser, a shutdown, a failure) is published again alone before the message is acked,
  * so it waits with its own `nak` delay, as a task sent alone does, without holding the others'
- * message. Should that publish fail, the message comes back whole; tasks already answered are then
- * answered twice, and their consumers apply one answer, as for any redelivery.
+ * message. Should that publish fail, the message comes back whole after `RETRY_DELAY_MS`; tasks
+ * already answered are then answered twice, and their consumers apply one answer, as for any redelivery.
  */
 export async function handleTogether<T>(
   message: InboundMessage<{ tasks: T[] }>,
   handle: (one: InboundMessage<T>) => Promise<Disposition>,
   handBack: HandBackAlone<T>,
-): Promise<TogetherOutcome> {
+): Promise<Disposition> {
   const { tasks } = message.data;
   // Each task beats while it fetches; this covers the rest (results waiting for their store).
   const heartbeat = setInterval(() => keepWorking(message), WORKING_INTERVAL_MS);
@@ -49,7 +51,7 @@ export async function handleTogether<T>(
     clearInterval(heartbeat);
   }
   const handedBack = tasks.filter((_, i) => outcomes[i].kind !== 'ack');
-  if (handedBack.length === 0) return { kind: 'ack', handedBack: 0 };
+  if (handedBack.length === 0) return { kind: 'ack' };
   const messageId = message.headers['nats-msg-id'];
   try {
     await publishManyJson(
@@ -62,9 +64,14 @@ export async function handleTogether<T>(
       })),
     );
   } catch (error) {
-    return { kind: 'nak', handedBack: handedBack.length, error };
+    handBack.logger.warn(
+      { err: error, ...handBack.fieldsOf(tasks), tasks: handedBack.length },
+      'could not hand tasks back alone; message handed back',
+    );
+    return { kind: 'nak', delayMs: RETRY_DELAY_MS };
   }
-  return { kind: 'ack', handedBack: handedBack.length };
+  handBack.handedBackAlone.inc(handedBack.length);
+  return { kind: 'ack' };
 }
 
 /** One task of a message of several, as if it had come alone (its beats and trace are the message's). */

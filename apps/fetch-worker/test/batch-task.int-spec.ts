@@ -1,7 +1,5 @@
 import { INestApplicationContext } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
 import pino from 'pino';
-import { loadConfig } from '@trawl/config';
 import {
   batchMessagingDefinitions,
   batchTaskMsgId,
@@ -14,10 +12,9 @@ import {
 import { deleteStreams, ensureConsumer, ensureStream, MessageConsumer, MessagingConnection, publishManyJson } from '@trawl/messaging';
 import { uniqueSuffix, waitFor } from '@trawl/testing';
 import { fixtureHostMap, FixtureWeb, startFixtureWeb } from '../../../test/fixtures/web';
-import { fetchWorkerConfigSchema } from '../src/config';
 import { BatchTaskConsumer } from '../src/batch-tasks/batch-task.consumer';
-import { FetchWorkerModule } from '../src/fetch-worker.module';
 import { WorkerMetrics } from '../src/worker.metrics';
+import { startWorkerApp } from './support/worker-app';
 
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 const RUN_ID = '3f1c2b4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d';
@@ -49,19 +46,13 @@ describe(`${BatchTaskConsumer.name}, several tasks to a message`, () => {
       handler: async (message) => (results.push(...message.data.results), { kind: 'ack' }),
     });
     await scheduler.start();
-    const config = loadConfig(fetchWorkerConfigSchema, {
-      NATS_URL,
+    worker = await startWorkerApp({
       NATS_PREFIX: prefix,
       EGRESS_HOST_MAP: fixtureHostMap(),
-      LOG_LEVEL: 'silent',
       BROWSERS: '0',
       BATCH_CONCURRENCY: '4',
       SHUTDOWN_TIMEOUT_MS: '1000',
     });
-    worker = await NestFactory.createApplicationContext(await FetchWorkerModule.forRoot(config, pino({ level: 'silent' })), {
-      logger: false,
-    });
-    await worker.init();
   }, 60_000);
 
   afterAll(async () => {

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { CACHE_STATUSES, CHANGE_STATUSES, captchaSolverV1, FETCH_TIERS, FETCH_WORKER_ERROR_CODES, fetchOptionsV1 } from './fetch.messages';
 import type { MessagingTopology } from './messaging-topology';
 import type { ConsumerDefinition, StreamDefinition } from './provisioning';
-import { MAX_PAGES_PER_TASK_MESSAGE } from './task-groups';
+import { tasksTogether } from './task-groups';
 
 /**
  * Methods a batch task may send its target. GET and POST per spec-batch-api §2; PUT as the issue
@@ -51,10 +51,7 @@ export type BatchTaskV1 = z.infer<typeof batchTaskV1>;
  * each is run as if it had come alone, and the message is acknowledged once every task's result is
  * stored or the task was handed back alone (docs/decisions/batch-execution.md, "Tasks travel together").
  */
-export const batchTasksV1 = z.object({
-  v: z.literal(1),
-  tasks: z.array(batchTaskV1).min(2).max(MAX_PAGES_PER_TASK_MESSAGE),
-});
+export const batchTasksV1 = tasksTogether(batchTaskV1);
 export type BatchTasksV1 = z.infer<typeof batchTasksV1>;
 
 /** What the batch work stream carries: one task, or several of a run together. */

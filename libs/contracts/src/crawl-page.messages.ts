@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { CACHE_STATUSES, FETCH_TIERS } from './fetch.messages';
 import type { MessagingTopology } from './messaging-topology';
-import { MAX_PAGES_PER_TASK_MESSAGE } from './task-groups';
+import { tasksTogether } from './task-groups';
 
 /**
  * A page a crawl wants fetched. `frontier_id` + `attempt` identify one claim of one frontier URL;
@@ -54,10 +54,7 @@ export function crawlPageTaskMsgId(frontierId: number, attempt: number, leaseUnt
  * result is stored or the page was handed back alone (docs/decisions/crawl-api.md, "Page tasks
  * travel together").
  */
-export const crawlPageTasksV1 = z.object({
-  v: z.literal(1),
-  tasks: z.array(crawlPageTaskV1).min(2).max(MAX_PAGES_PER_TASK_MESSAGE),
-});
+export const crawlPageTasksV1 = tasksTogether(crawlPageTaskV1);
 export type CrawlPageTasksV1 = z.infer<typeof crawlPageTasksV1>;
 
 /** What the work stream carries: one page's task, or several pages' together. */

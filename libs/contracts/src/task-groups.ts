@@ -1,3 +1,5 @@
+import { z } from 'zod';
+
 /**
  * Tasks that travel several to a NATS message (crawl pages, batch tasks): JetStream's per-message
  * costs (store, delivery, ack, the publisher's wait for its PubAck) are then paid once for them all.
@@ -14,6 +16,14 @@ export const MAX_PAGES_PER_TASK_MESSAGE = 64;
  * and reads the count here before it decodes the message. Each task fetches one page, hence the name.
  */
 export const PAGES_HEADER = 'Trawl-Pages';
+
+/** The payload of a message of several tasks of `task`'s kind (2 to `MAX_PAGES_PER_TASK_MESSAGE`). */
+export function tasksTogether<T extends z.ZodTypeAny>(task: T) {
+  return z.object({
+    v: z.literal(1),
+    tasks: z.array(task).min(2).max(MAX_PAGES_PER_TASK_MESSAGE),
+  });
+}
 
 /** A message to publish (the shape `@trawl/messaging`'s `PublishItem` takes). */
 export interface TaskMessage {

@@ -38,6 +38,22 @@ describe(MessageConsumer.name, () => {
     return c;
   }
 
+  /** A consumer of 8 slots whose messages take as many as their `Weight` header says. */
+  function weighedConsumer(handler: (m: InboundMessage<Job>) => Promise<Disposition>) {
+    const c = new MessageConsumer<Job>({
+      js: conn.js,
+      stream: fx.stream,
+      durable: 'workers',
+      schema: job,
+      logger,
+      concurrency: 8,
+      weigh: (msg) => Number(msg.headers?.get('Weight') || 1),
+      handler,
+    });
+    running.push(c);
+    return c;
+  }
+
   /** Records each delivery: n, deliveryCount, time. */
   function recorder() {
     const seen: { n: number; delivery: number; at: number }[] = [];
@@ -142,21 +158,11 @@ describe(MessageConsumer.name, () => {
       const held = gate();
       releaseAll.push(held.open);
       const started: number[] = [];
-      const weighed = new MessageConsumer<Job>({
-        js: conn.js,
-        stream: fx.stream,
-        durable: 'workers',
-        schema: job,
-        logger,
-        concurrency: 8,
-        weigh: (msg) => Number(msg.headers?.get('Weight') || 1),
-        handler: async (m) => {
-          started.push(m.data.n);
-          await held.promise;
-          return { kind: 'ack' };
-        },
+      const weighed = weighedConsumer(async (m) => {
+        started.push(m.data.n);
+        await held.promise;
+        return { kind: 'ack' };
       });
-      running.push(weighed);
       // Four messages of four: two fill the eight slots.
       await publishManyJson(
         conn.js,
@@ -177,21 +183,11 @@ describe(MessageConsumer.name, () => {
       const held = gate();
       releaseAll.push(held.open);
       const started: number[] = [];
-      const weighed = new MessageConsumer<Job>({
-        js: conn.js,
-        stream: fx.stream,
-        durable: 'workers',
-        schema: job,
-        logger,
-        concurrency: 8,
-        weigh: (msg) => Number(msg.headers?.get('Weight') || 1),
-        handler: async (m) => {
-          started.push(m.data.n);
-          if (m.data.n > 4) await held.promise;
-          return { kind: 'ack' };
-        },
+      const weighed = weighedConsumer(async (m) => {
+        started.push(m.data.n);
+        if (m.data.n > 4) await held.promise;
+        return { kind: 'ack' };
       });
-      running.push(weighed);
       await weighed.start();
       const heavy = (ns: number[]) =>
         publishManyJson(

@@ -111,20 +111,15 @@ export class BatchTaskConsumer {
   }
 
   /** Several tasks of one message, side by side (`handleTogether`). */
-  async handleSeveral(message: InboundMessage<{ v: 1; tasks: BatchTaskV1[] }>): Promise<Disposition> {
-    const outcome = await handleTogether(message, (task) => this.handle(task), {
+  handleSeveral(message: InboundMessage<{ v: 1; tasks: BatchTaskV1[] }>): Promise<Disposition> {
+    return handleTogether(message, (task) => this.handle(task), {
       messaging: this.messaging,
       subject: this.settings.topology.subjects.batchTask,
       keyOf: (task) => task.seq,
+      handedBackAlone: this.metrics.batchTasksHandedBackAlone,
+      logger: this.logger,
+      fieldsOf: (tasks) => ({ run_id: tasks[0].run_id }),
     });
-    this.metrics.batchTasksHandedBackAlone.inc(outcome.handedBack);
-    if (outcome.kind === 'ack') return outcome;
-    const { tasks } = message.data;
-    this.logger.warn(
-      { err: outcome.error, run_id: tasks[0].run_id, tasks: outcome.handedBack },
-      'could not hand batch tasks back alone; message handed back',
-    );
-    return { kind: 'nak', delayMs: RETRY_DELAY_MS };
   }
 
   /** One task: fetch, publish the result, then ack; or hand the task back. */

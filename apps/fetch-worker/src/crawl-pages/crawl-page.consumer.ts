@@ -129,20 +129,15 @@ export class CrawlPageConsumer {
   }
 
   /** Several pages of one message, side by side (`handleTogether`). */
-  async handleSeveral(message: InboundMessage<{ v: 1; tasks: CrawlPageTaskV1[] }>): Promise<Disposition> {
-    const outcome = await handleTogether(message, (page) => this.handle(page), {
+  handleSeveral(message: InboundMessage<{ v: 1; tasks: CrawlPageTaskV1[] }>): Promise<Disposition> {
+    return handleTogether(message, (page) => this.handle(page), {
       messaging: this.messaging,
       subject: this.settings.topology.subjects.crawlPageTask,
       keyOf: (task) => task.frontier_id,
+      handedBackAlone: this.metrics.pagesHandedBackAlone,
+      logger: this.logger,
+      fieldsOf: (tasks) => ({ crawl_id: tasks[0].crawl_id }),
     });
-    this.metrics.pagesHandedBackAlone.inc(outcome.handedBack);
-    if (outcome.kind === 'ack') return outcome;
-    const { tasks } = message.data;
-    this.logger.warn(
-      { err: outcome.error, crawl_id: tasks[0].crawl_id, pages: outcome.handedBack },
-      'could not hand pages back alone; message handed back',
-    );
-    return { kind: 'nak', delayMs: RETRY_DELAY_MS };
   }
 
   /** One task: fetch, publish the result, then ack; or hand the task back. */
