@@ -33,6 +33,7 @@ import { costPer, formatStorageCost, storageSnapshot } from './storage-cost';
 import { processesNamed, processesNamedWith } from './process-stats';
 import { GroupCpuMeter, MachineCpuMeter } from './resource-meter';
 import { scrapeTotals, totalsDelta } from './service-metrics';
+import { onInterrupt } from './interrupt';
 
 /** Issue 32, target 3: a batch job at 85 % of a plain undici loop's tasks/s (issue 9 asked 70 %). */
 const TASKS_TARGET = 0.85;
@@ -372,6 +373,11 @@ async function main(): Promise<void> {
       },
       'fetch-worker': { BATCH_CONCURRENCY: String(options.concurrency) },
     },
+  });
+  onInterrupt(async () => {
+    await platform.stop();
+    await receiver.stop();
+    await web.stop();
   });
   try {
     process.stdout.write('batch bench: starting the platform…\n');

@@ -26,6 +26,7 @@ import {
   throughputRatio,
 } from './report';
 import { measureTrawl, startTrawl, warmUpTrawl, type TrawlUnderTest } from './trawl-bench';
+import { onInterrupt } from './interrupt';
 
 const RESULTS_DIR = resolve(__dirname, '..', '..', 'bench', 'results');
 
@@ -80,9 +81,7 @@ async function main(args: string[]): Promise<void> {
   const options = parseBenchOptions(args);
   const cores = cpus().length;
   const cleanups = new Set<() => Promise<void>>();
-  process.once('SIGINT', () => {
-    void Promise.allSettled([...cleanups].map((cleanup) => cleanup())).then(() => process.exit(130));
-  });
+  onInterrupt(() => Promise.allSettled([...cleanups].map((cleanup) => cleanup())));
   const runs = (name: CrawlerName): boolean =>
     name === 'variant' ? options.variant !== undefined : options.only === undefined || options.only.includes(name);
 

@@ -32,6 +32,7 @@ import {
   type PreparationPlan,
   type ProductPage,
 } from './extract-datasets';
+import { onInterrupt } from './interrupt';
 
 /*
  * extract=auto against the two public extraction benchmarks by Zyte (product and article), each page
@@ -253,11 +254,9 @@ interface DatasetRun<P extends DatasetPage> {
   notTaken: Record<string, number>;
 }
 
-/** The platform of the round under way, stopped on Ctrl-C so its database and streams do not linger. */
+/** The platform of the round under way, stopped when the bench is interrupted so its database and streams do not linger. */
 let running: Platform | undefined;
-process.once('SIGINT', () => {
-  void (running?.stop() ?? Promise.resolve()).finally(() => process.exit(130));
-});
+onInterrupt(async () => running?.stop());
 
 /**
  * Every round on a platform of its own (its own database): prepared domains are shared by every

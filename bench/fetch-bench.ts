@@ -25,6 +25,7 @@ import { childRunning, processesNamed, processesNamedWith, processMemory, treePs
 import { GroupCpuMeter, MachineCpuMeter } from './resource-meter';
 import { puppeteerLoop, type RenderLoopResult } from './puppeteer-loop';
 import { scrapeLabelled, scrapeTotals, totalsDelta, trawlHistograms, type MetricTotals } from './service-metrics';
+import { onInterrupt } from './interrupt';
 
 const SERVICES: readonly ServiceName[] = ['gateway', 'fetch-worker'];
 const OVERHEAD_TARGET_MS = 2;
@@ -622,6 +623,11 @@ async function main(): Promise<void> {
   const web = await startFixtureWebProcess(100);
   let trawl: Awaited<ReturnType<typeof startTrawl>> | undefined;
   let floor: ArchitectureFloor | undefined;
+  onInterrupt(async () => {
+    await trawl?.platform.stop();
+    await floor?.stop();
+    await web.stop();
+  });
   try {
     process.stdout.write('fetch bench: starting gateway and fetch worker…\n');
     trawl = await startTrawl(web, options);

@@ -17,6 +17,7 @@ import { BENCHMARK_CLIENT, Platform } from '../test/support/platform';
 import { startFixtureWebProcess } from './fixture-web-process';
 import { processMemory } from './process-stats';
 import { table } from './report';
+import { onInterrupt } from './interrupt';
 
 /** Issue 33, point 1: a 50,000-URL sitemap site mapped in under this many seconds. */
 const TARGET_SECONDS = 5;
@@ -55,6 +56,10 @@ async function main(): Promise<void> {
     hostMap: web.hostMap,
     services: ['gateway', 'fetch-worker'],
     env: { all: { LOG_LEVEL: 'warn' } },
+  });
+  onInterrupt(async () => {
+    await platform.stop();
+    await web.stop();
   });
   try {
     process.stdout.write('map bench: starting the gateway and a worker…\n');
