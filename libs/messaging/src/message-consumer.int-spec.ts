@@ -54,6 +54,14 @@ describe(MessageConsumer.name, () => {
     return c;
   }
 
+  /** Jobs that weigh four slots each (`weighedConsumer`). */
+  function publishHeavy(ns: number[]) {
+    return publishManyJson(
+      conn.js,
+      ns.map((n) => ({ subject: fx.subject, payload: { n }, headers: { Weight: '4' } })),
+    );
+  }
+
   /** Records each delivery: n, deliveryCount, time. */
   function recorder() {
     const seen: { n: number; delivery: number; at: number }[] = [];
@@ -164,10 +172,7 @@ describe(MessageConsumer.name, () => {
         return { kind: 'ack' };
       });
       // Four messages of four: two fill the eight slots.
-      await publishManyJson(
-        conn.js,
-        [1, 2, 3, 4].map((n) => ({ subject: fx.subject, payload: { n }, headers: { Weight: '4' } })),
-      );
+      await publishHeavy([1, 2, 3, 4]);
       await weighed.start();
       await waitFor(() => started.length === 2, { what: 'two heavy messages taken' });
       // No slot is free, so the pump asks for nothing more: two messages stay in the stream.
@@ -189,18 +194,13 @@ describe(MessageConsumer.name, () => {
         return { kind: 'ack' };
       });
       await weighed.start();
-      const heavy = (ns: number[]) =>
-        publishManyJson(
-          conn.js,
-          ns.map((n) => ({ subject: fx.subject, payload: { n }, headers: { Weight: '4' } })),
-        );
       // Heavy messages handled at once, each freeing its slots and asking again: the idle consumer's
       // pulls then wait for no more than two messages of that weight.
       for (const n of [1, 2, 3, 4]) {
-        await heavy([n]);
+        await publishHeavy([n]);
         await waitFor(async () => started.length === n && (await fx.messagesInStream()) === 0, { what: `message ${n} acked` });
       }
-      await heavy([5, 6, 7, 8]);
+      await publishHeavy([5, 6, 7, 8]);
       await waitFor(() => started.length >= 6, { what: 'two held heavy messages taken' });
       const info = await conn.jsm.consumers.info(fx.stream, 'workers');
       expect({ ackPending: info.num_ack_pending, pending: info.num_pending }).toEqual({ ackPending: 2, pending: 2 });

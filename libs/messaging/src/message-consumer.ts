@@ -39,9 +39,8 @@ export const DEFAULT_STOP_DEADLINE_MS = 10_000;
  */
 export class MessageConsumer<T> {
   private readonly logger: MessagingLogger;
-  private readonly inFlight = new Set<Delivery<T>>();
-  /** What each message in flight takes of `concurrency` (1 without `weigh`). */
-  private readonly weights = new Map<Delivery<T>, number>();
+  /** Messages in flight, with what each takes of `concurrency` (1 without `weigh`). */
+  private readonly inFlight = new Map<Delivery<T>, number>();
   private pump?: PullPump;
   private starting?: Promise<void>;
   private stopping?: Promise<void>;
@@ -105,8 +104,7 @@ export class MessageConsumer<T> {
       return;
     }
     const delivery = new Delivery(msg, decoded.data);
-    this.weights.set(delivery, weight);
-    this.inFlight.add(delivery);
+    this.inFlight.set(delivery, weight);
     void this.run(delivery);
   }
 
@@ -140,9 +138,10 @@ export class MessageConsumer<T> {
         'handler finished after the stop deadline; its message was already handed back',
       );
     }
-    if (this.inFlight.delete(delivery)) {
-      this.pump?.release(this.weights.get(delivery) ?? 1);
-      this.weights.delete(delivery);
+    const weight = this.inFlight.get(delivery);
+    if (weight !== undefined) {
+      this.inFlight.delete(delivery);
+      this.pump?.release(weight);
       if (this.inFlight.size === 0) this.drained?.();
     }
   }
@@ -155,8 +154,7 @@ export class MessageConsumer<T> {
       const drained = new Promise<void>((resolve) => (this.drained = resolve));
       await Promise.race([drained, sleep(Math.max(0, deadline - Date.now()))]);
     }
-    for (const delivery of this.inFlight) delivery.settle({ kind: 'nak' });
+    for (const delivery of this.inFlight.keys()) delivery.settle({ kind: 'nak' });
     this.inFlight.clear();
-    this.weights.clear();
   }
 }

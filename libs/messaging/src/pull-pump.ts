@@ -50,17 +50,20 @@ export class PullPump {
   private readonly pulls = new Set<Promise<void>>();
   private readonly refillAt: number;
   /**
-   * What the next messages are expected to weigh: the heaviest yet. Unknown at first (with
-   * `weigh`): the whole capacity, so the first pull asks for one. It never fades: an estimate that
-   * had faded through a run of light messages would ask for many, and heavy ones would then fill
-   * them all (a scheduler sends a few tasks to a message after a small intake, eight after a large one).
+   * The heaviest message yet (0 before the first), which the next ones are expected to weigh. It
+   * never fades: an estimate that had faded through a run of light messages would ask for many, and
+   * heavy ones would then fill them all (a scheduler sends a few tasks to a message after a small
+   * intake, eight after a large one).
    */
-  private expectedWeight: number;
-  private heaviest = 1;
+  private heaviest = 0;
 
   constructor(private readonly options: PullPumpOptions) {
     this.refillAt = Math.max(1, Math.floor(options.capacity / 8));
-    this.expectedWeight = options.weigh ? options.capacity : 1;
+  }
+
+  /** What a message is expected to weigh: unknown before the first (with `weigh`), so the whole capacity and a pull of one. */
+  private get expectedWeight(): number {
+    return this.heaviest > 0 ? this.heaviest : this.options.weigh ? this.options.capacity : 1;
   }
 
   start(): void {
@@ -122,7 +125,6 @@ export class PullPump {
         this.requested -= each;
         const weight = weightOf(msg, this.options.weigh);
         this.heaviest = Math.max(this.heaviest, weight);
-        this.expectedWeight = this.heaviest;
         this.held += weight;
         this.options.onMessage(msg, weight);
       }

@@ -1,6 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { autoTiersOf } from '@trawl/billing';
-import { pageTaskMessages } from './task-messages';
 import { Database, resultEvenIfCommitUnknown } from '@trawl/persistence';
 import { contextFromTraceParent, Logger, withSpan } from '@trawl/observability';
 import { MessagingConnection, publishManyHeld } from '@trawl/messaging';
@@ -9,6 +8,7 @@ import { CoordinatorMetrics } from '../coordinator.metrics';
 import { CrawlLifecycleRepository } from '../crawl-lifecycle/crawl-lifecycle.repository';
 import { PeriodicLoop, SERVICE_LOGGER, SERVICE_MESSAGING } from '@trawl/service-kit';
 import { FrontierRepository } from './frontier.repository';
+import { pageTaskMessages } from './task-messages';
 
 /**
  * Moves queued frontier pages to fetch workers: claims them in Postgres (new attempt, lease), commits,
