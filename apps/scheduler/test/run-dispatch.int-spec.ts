@@ -170,7 +170,8 @@ describe(RunDispatcherService.name, () => {
       errorDetail: 'from the worker',
     });
     expect(await a.results.apply([failed(1, 'RESP002', 404, true), failed(2, 'RESP001', 500, false)])).toMatchObject({ applied: 2 });
-    expect(await runRow(a.db, runId)).toMatchObject({ status: 'completed', successful: 0, failed: 2, credits: 1 });
+    // Dollars at the scheduler's price (creditPriceUsd 0.0001), for the billed task only.
+    expect(await runRow(a.db, runId)).toMatchObject({ status: 'completed', successful: 0, failed: 2, credits: 1, cost: 0.0001 });
     const ledger = await a.db.query<{ ref: string; credits: number }>(`SELECT ref, credits FROM credit_ledger WHERE tenant_id = $1`, [
       tenantId,
     ]);

@@ -96,6 +96,15 @@ function tenantInputsOf(row: TenantInputsRow): TenantDispatchInputs {
   };
 }
 
+/**
+ * SQL that takes the dispatch lock of the tenant whose id `tenantId` (an SQL expression) names, for
+ * the transaction, and answers whether it did: never waited for, so no order of taking it can
+ * deadlock. Every holder of a tenant's dispatch lock takes it this way.
+ */
+export function tryTenantDispatchLock(tenantId: string): string {
+  return `pg_try_advisory_xact_lock(hashtextextended('batch-dispatch:' || ${tenantId}::text, 0))`;
+}
+
 /** SQL of batch dispatch: candidates, the per-tenant dispatch lock, claims. Rules live in the dispatcher. */
 @Injectable()
 export class RunDispatchRepository {
@@ -168,10 +177,6 @@ export class RunDispatchRepository {
     return row.n;
   }
 
-  /**
-   * Takes the tenant's dispatch lock for the transaction, or answers false when another scheduler
-   * replica holds it: one dispatcher at a time counts and fills a tenant's concurrency.
-   */
   /** The recipes that serve these registrable domains for `extract=auto` (domains not served are absent). */
   async servedRecipes(sql: Sql, domains: string[]): Promise<Map<string, ServedExtractRecipe>> {
     const rows = await sql.query<{ domain: string; recipe_version: number; needs_render: boolean }>(
@@ -181,12 +186,14 @@ export class RunDispatchRepository {
     return new Map(rows.map((r) => [r.domain, { domain: r.domain, version: r.recipe_version, needsRender: r.needs_render }]));
   }
 
+  /**
+   * Takes the tenant's dispatch lock for the transaction, or answers false when another scheduler
+   * replica holds it: one dispatcher at a time counts and fills a tenant's concurrency.
+   */
   async tryLockTenant(sql: Sql, tenantId: string): Promise<boolean> {
-    const [row] = await sql.prepared<{ locked: boolean }>(
-      'dispatch_lock_tenant',
-      `SELECT pg_try_advisory_xact_lock(hashtextextended('batch-dispatch:' || $1::text, 0)) AS locked`,
-      [tenantId],
-    );
+    const [row] = await sql.prepared<{ locked: boolean }>('dispatch_lock_tenant', `SELECT ${tryTenantDispatchLock('$1')} AS locked`, [
+      tenantId,
+    ]);
     return row.locked;
   }
 
@@ -202,8 +209,9 @@ export class RunDispatchRepository {
   }
 
   /**
-   * What filling a tenant's freed slots in an intake needs, in one statement (call it after
-   * `tryLockTenant`, in the intake transaction that holds the runs of its results): the tenant's
+   * What filling a tenant's freed slots in an intake needs, in one statement (call it once the
+   * tenant's dispatch lock is held, in a later statement than the one that took it, so that its
+   * snapshot sees every claim made under the lock before; in the intake transaction that holds the runs of its results): the tenant's
    * inputs, its account's state, the batch tasks in flight across every tenant, and its runs that
    * may dispatch with queued tasks, oldest first, at most two (whether there is one is the question).
    * The runs are read, not locked: those a refill claims from are the intake's, locked since its start.

@@ -167,8 +167,14 @@ export class RunDispatcherService {
    * right now (its lock, tried and never waited for). Publish the claims with `publishClaims` once
    * the transaction has committed; `roomLeft` says a tenant has room the refill did not fill (a
    * round skipped it while this held its lock, or it has several runs): a round should follow.
+   * `dispatchLocked` names tenants whose dispatch lock the transaction holds already (taken with
+   * the runs, `ApplyOptions.tryDispatchLocks`); the others' is tried here.
    */
-  async refillIn(sql: Sql, freed: ReadonlyMap<string, { tenantId: string; slots: number }>): Promise<Refill> {
+  async refillIn(
+    sql: Sql,
+    freed: ReadonlyMap<string, { tenantId: string; slots: number }>,
+    dispatchLocked: ReadonlySet<string> = new Set(),
+  ): Promise<Refill> {
     const byTenant = new Map<string, Map<string, number>>();
     let freedSlots = 0;
     for (const [runId, run] of freed) {
@@ -179,7 +185,7 @@ export class RunDispatcherService {
     }
     const refill: Refill = { claims: [], roomLeft: false };
     for (const [tenantId, freedByRun] of byTenant) {
-      if (!(await this.dispatch.tryLockTenant(sql, tenantId))) continue;
+      if (!dispatchLocked.has(tenantId) && !(await this.dispatch.tryLockTenant(sql, tenantId))) continue;
       const inputs = await this.dispatch.refillInputs(sql, tenantId);
       if (!inputs) continue;
       const room = inputs.tenant.concurrency - inputs.tenant.busy;

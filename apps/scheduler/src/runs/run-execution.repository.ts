@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { type ChangeStatus, LISTED_CHANGE_STATUSES, type RunStatus } from '@trawl/contracts';
 import { type JobRunsRow, type JobsRow, RUNS_IN_FLIGHT_SQL, type Sql } from '@trawl/persistence';
 import type { ChangedPage } from './run-changes';
+import { tryTenantDispatchLock } from './run-dispatch.repository';
 import type { SettledTaskState, TaskResult } from './task-result';
 
 /** A run locked for a change of its counters or status, with its job's webhook. */
@@ -28,6 +29,8 @@ export interface AppliedTask {
   state: SettledTaskState;
   credits: number;
   tier: string | null;
+  /** Its run's counters once this statement's results are counted. */
+  run: { successful: number; failed: number };
 }
 
 type RunRow = Pick<
@@ -36,11 +39,17 @@ type RunRow = Pick<
 > &
   Pick<JobsRow, 'webhook_url' | 'webhook_signature'> & { job_complete: boolean };
 
-const RUN_STATE = `
-  SELECT r.id, r.job_id, r.tenant_id, r.run_sequence, r.status, r.total, r.successful, r.failed,
+const RUN_STATE_COLUMNS = `r.id, r.job_id, r.tenant_id, r.run_sequence, r.status, r.total, r.successful, r.failed,
          r.credits::text AS credits, r.cost::text AS cost,
-         (j.status = 'closed' AND j.ingest_state = 'ready') AS job_complete, j.webhook_url, j.webhook_signature
-    FROM job_runs r JOIN jobs j ON j.id = r.job_id`;
+         (j.status = 'closed' AND j.ingest_state = 'ready') AS job_complete, j.webhook_url, j.webhook_signature`;
+const RUN_STATE = `SELECT ${RUN_STATE_COLUMNS} FROM job_runs r JOIN jobs j ON j.id = r.job_id`;
+
+/** Runs locked by an intake, and the tenants whose dispatch lock it took with them. */
+export interface LockedForIntake {
+  runs: Map<string, RunState>;
+  /** Tenants of runs that may dispatch (queued or running) whose dispatch lock the transaction holds. */
+  dispatchLocked: Set<string>;
+}
 
 /** SQL of result intake, run counters and run ends. Rules live in the services. */
 @Injectable()
@@ -56,12 +65,44 @@ export class RunExecutionRepository {
   }
 
   /**
-   * Writes results onto their task rows, only where the row is still dispatched with the same
-   * attempt: a late answer of an older attempt, or a second copy of one, changes nothing.
+   * As `lockRuns`, and in the same statement tries (never waits for) the dispatch lock of the tenant
+   * of each run that may dispatch: an intake that fills the slots its results free needs both, and
+   * its statements are part of every batch task's cycle. The locks are tried before the rows are
+   * locked, which is safe because no holder of a dispatch lock ever waits for one.
    */
-  async applyResults(sql: Sql, results: TaskResult[]): Promise<AppliedTask[]> {
+  async lockRunsForIntake(sql: Sql, runIds: string[]): Promise<LockedForIntake> {
+    const rows = await sql.prepared<RunRow & { dispatch_locked: boolean | null }>(
+      'run_exec_lock_runs_for_intake',
+      `SELECT ${RUN_STATE_COLUMNS},
+              CASE WHEN r.status IN ('queued', 'running') THEN ${tryTenantDispatchLock('r.tenant_id')} END AS dispatch_locked
+         FROM job_runs r JOIN jobs j ON j.id = r.job_id
+        WHERE r.id = ANY ($1::uuid[]) ORDER BY r.id FOR UPDATE OF r`,
+      [runIds],
+    );
+    return {
+      runs: new Map(rows.map((row) => [row.id, runState(row)])),
+      dispatchLocked: new Set(rows.filter((row) => row.dispatch_locked === true).map((row) => row.tenant_id)),
+    };
+  }
+
+  /**
+   * Writes results onto their task rows, only where the row is still dispatched with the same
+   * attempt: a late answer of an older attempt, or a second copy of one, changes nothing. In the
+   * same statement, raises the counters of the (locked) runs by what was applied, so that
+   * `completed = successful + failed` holds at every instant (credits of billed tasks only, cost =
+   * credits × `creditPriceUsd`), and answers each applied task with its run's counters after it.
+   */
+  async applyResults(sql: Sql, results: TaskResult[], creditPriceUsd: number): Promise<AppliedTask[]> {
     if (results.length === 0) return [];
-    const rows = await sql.prepared<{ run_id: string; seq: number; state: SettledTaskState; credits: number; tier: string | null }>(
+    const rows = await sql.prepared<{
+      run_id: string;
+      seq: number;
+      state: SettledTaskState;
+      credits: number;
+      tier: string | null;
+      run_successful: number;
+      run_failed: number;
+    }>(
       'run_exec_apply_results',
       `WITH applied AS (
          UPDATE run_tasks t
@@ -79,8 +120,18 @@ export class RunExecutionRepository {
          INSERT INTO run_task_attempts (run_id, seq, attempt, started_at, ended_at, outcome, error_code, error_detail, credits)
          SELECT run_id, seq, attempt, started_at, finished_at, state, error_code, error_detail, credits FROM applied
          ON CONFLICT DO NOTHING
+       ), counted AS (
+         UPDATE job_runs r
+            SET successful = r.successful + d.successful, failed = r.failed + d.failed,
+                credits = r.credits + d.credits, cost = r.cost + d.credits * $15::numeric
+           FROM (SELECT run_id, count(*) FILTER (WHERE state = 'succeeded')::int AS successful,
+                        count(*) FILTER (WHERE state <> 'succeeded')::int AS failed, coalesce(sum(credits) FILTER (WHERE tier IS NOT NULL), 0)::bigint AS credits
+                   FROM applied GROUP BY run_id) d
+          WHERE r.id = d.run_id
+          RETURNING r.id, r.successful, r.failed
        )
-       SELECT run_id, seq, state, credits, tier FROM applied`,
+       SELECT a.run_id, a.seq, a.state, a.credits, a.tier, c.successful AS run_successful, c.failed AS run_failed
+         FROM applied a JOIN counted c ON c.id = a.run_id`,
       [
         results.map((r) => r.runId),
         results.map((r) => r.seq),
@@ -96,9 +147,17 @@ export class RunExecutionRepository {
         results.map((r) => r.errorDetail),
         results.map((r) => r.cache),
         results.map((r) => r.changeStatus),
+        String(creditPriceUsd),
       ],
     );
-    return rows.map((r) => ({ runId: r.run_id, seq: r.seq, state: r.state, credits: r.credits, tier: r.tier }));
+    return rows.map((r) => ({
+      runId: r.run_id,
+      seq: r.seq,
+      state: r.state,
+      credits: r.credits,
+      tier: r.tier,
+      run: { successful: r.run_successful, failed: r.run_failed },
+    }));
   }
 
   /**
@@ -126,29 +185,6 @@ export class RunExecutionRepository {
       [limit],
     );
     return rows.map((r) => r.run_id);
-  }
-
-  /** Raises the counters of locked runs (cost = credits × price), answering their new state. */
-  async addToCounters(
-    sql: Sql,
-    deltas: { runId: string; successful: number; failed: number; credits: number; cost: number }[],
-  ): Promise<void> {
-    if (deltas.length === 0) return;
-    await sql.prepared(
-      'run_exec_add_to_counters',
-      `UPDATE job_runs r
-          SET successful = r.successful + d.successful, failed = r.failed + d.failed,
-              credits = r.credits + d.credits, cost = r.cost + d.cost
-         FROM unnest($1::uuid[], $2::int[], $3::int[], $4::bigint[], $5::numeric[]) AS d (id, successful, failed, credits, cost)
-        WHERE r.id = d.id`,
-      [
-        deltas.map((d) => d.runId),
-        deltas.map((d) => d.successful),
-        deltas.map((d) => d.failed),
-        deltas.map((d) => d.credits),
-        deltas.map((d) => d.cost.toFixed(6)),
-      ],
-    );
   }
 
   /** Ends a locked run; answers its final state, or undefined when it had already ended. */

@@ -49,8 +49,9 @@ export class RunIntakeService {
     try {
       committed = await this.db.transaction(
         async (sql) => {
-          const outcome = await this.results.applyIntakeIn(sql, results, skipped);
-          const refill = this.settings.refillOnIntake ? await this.dispatcher.refillIn(sql, outcome.freed) : NO_REFILL;
+          const refilling = this.settings.refillOnIntake;
+          const outcome = await this.results.applyIntakeIn(sql, results, skipped, { tryDispatchLocks: refilling });
+          const refill = refilling ? await this.dispatcher.refillIn(sql, outcome.freed, outcome.dispatchLocked) : NO_REFILL;
           return { outcome, refill };
         },
         { durable: false },

@@ -25,6 +25,17 @@ export interface IntakeOutcome {
   usage: { tenantIds: string[]; charges: Charge[] };
   /** The tenant slots the applied results freed, by run that may dispatch more (queued or running, not completed by this transaction; locked by it). */
   freed: Map<string, { tenantId: string; slots: number }>;
+  /** Tenants whose dispatch lock the transaction took with its runs (`tryDispatchLocks`): a refill need not try them again. */
+  dispatchLocked: ReadonlySet<string>;
+}
+
+/** How `applyIn` takes its runs. */
+export interface ApplyOptions {
+  /**
+   * Also try the dispatch lock of the tenants of runs that may dispatch, with the runs' lock: for an
+   * intake that then fills the slots its results free (`RunDispatcherService.refillIn`).
+   */
+  tryDispatchLocks?: boolean;
 }
 
 /** Why a run cannot go on (`failure_reason`), with the detail shown to the caller. */
@@ -66,10 +77,10 @@ export class RunResultsService {
   }
 
   /** As `apply`, in the caller's transaction; call `countUsage` once it commits. */
-  async applyIntakeIn(sql: Sql, results: TaskResult[], skipped: TaskClaim[]): Promise<IntakeOutcome> {
+  async applyIntakeIn(sql: Sql, results: TaskResult[], skipped: TaskClaim[], options: ApplyOptions = {}): Promise<IntakeOutcome> {
     const released = await this.runs.release(sql, skipped);
     if (released > 0) this.metrics.results.inc({ outcome: 'released', state: 'skipped' }, released);
-    return this.applyIn(sql, results);
+    return this.applyIn(sql, results, options);
   }
 
   /** Counts the committed intake's requests and charges in the usage metrics. */
@@ -79,18 +90,22 @@ export class RunResultsService {
   }
 
   /** As `apply`, in the caller's transaction (the dispatcher fails tasks it refuses this way). */
-  async applyIn(sql: Sql, results: TaskResult[]): Promise<IntakeOutcome> {
-    if (results.length === 0) return { applied: 0, ignored: 0, completed: [], usage: { tenantIds: [], charges: [] }, freed: new Map() };
-    const locked = await this.runs.lockRuns(sql, [...new Set(results.map((r) => r.runId))]);
-    const applied = await this.runs.applyResults(sql, results);
-    const deltas = new Map<string, { runId: string; successful: number; failed: number; credits: number; cost: number }>();
+  async applyIn(sql: Sql, results: TaskResult[], { tryDispatchLocks = false }: ApplyOptions = {}): Promise<IntakeOutcome> {
+    if (results.length === 0) {
+      return { applied: 0, ignored: 0, completed: [], usage: { tenantIds: [], charges: [] }, freed: new Map(), dispatchLocked: new Set() };
+    }
+    const runIds = [...new Set(results.map((r) => r.runId))];
+    const { runs: locked, dispatchLocked } = tryDispatchLocks
+      ? await this.runs.lockRunsForIntake(sql, runIds)
+      : { runs: await this.runs.lockRuns(sql, runIds), dispatchLocked: new Set<string>() };
+    const applied = await this.runs.applyResults(sql, results, this.settings.creditPriceUsd);
+    // Each run's counters once this statement's results are in (the last applied task of a run carries them).
+    const counted = new Map<string, { successful: number; failed: number }>();
     const charges: Charge[] = [];
     const tenantIds: string[] = [];
     const freed = new Map<string, { tenantId: string; slots: number }>();
     for (const task of applied) {
-      const delta = deltas.get(task.runId) ?? { runId: task.runId, successful: 0, failed: 0, credits: 0, cost: 0 };
-      if (task.state === 'succeeded') delta.successful++;
-      else delta.failed++;
+      counted.set(task.runId, task.run);
       // A failed task is billed when the Fetch API bills its answer (a 404, an unknown domain).
       const run = locked.get(task.runId);
       if (run) tenantIds.push(run.tenantId);
@@ -100,7 +115,6 @@ export class RunResultsService {
         else freed.set(task.runId, { tenantId: run.tenantId, slots: 1 });
       }
       if (run && task.credits > 0 && task.tier) {
-        delta.credits += task.credits;
         charges.push({
           tenantId: run.tenantId,
           credits: task.credits,
@@ -110,18 +124,14 @@ export class RunResultsService {
           costUsd: task.credits * this.settings.creditPriceUsd,
         });
       }
-      deltas.set(task.runId, delta);
     }
-    for (const delta of deltas.values()) delta.cost = delta.credits * this.settings.creditPriceUsd;
-    await this.runs.addToCounters(sql, [...deltas.values()]);
     await recordCharges(sql, charges);
 
     const completed: string[] = [];
-    for (const delta of deltas.values()) {
-      const run = locked.get(delta.runId);
+    for (const [runId, counters] of counted) {
+      const run = locked.get(runId);
       if (!run) continue;
-      const now = { ...run, successful: run.successful + delta.successful, failed: run.failed + delta.failed };
-      if (await this.completeIfDone(sql, now)) completed.push(run.id);
+      if (await this.completeIfDone(sql, { ...run, ...counters })) completed.push(run.id);
     }
     for (const runId of completed) freed.delete(runId);
     const appliedKeys = new Set(applied.map((a) => `${a.runId}:${a.seq}`));
@@ -129,7 +139,14 @@ export class RunResultsService {
       const outcome = appliedKeys.has(`${result.runId}:${result.seq}`) ? 'applied' : 'ignored';
       this.metrics.results.inc({ outcome, state: result.state });
     }
-    return { applied: applied.length, ignored: results.length - applied.length, completed, usage: { tenantIds, charges }, freed };
+    return {
+      applied: applied.length,
+      ignored: results.length - applied.length,
+      completed,
+      usage: { tenantIds, charges },
+      freed,
+      dispatchLocked,
+    };
   }
 
   /**
