@@ -466,6 +466,7 @@ async function benchRender(web: FixtureWebProcess, trawl: Trawl, options: FetchB
     median.report,
     '',
     roundsLine,
+    orderLine(rounds),
     judged
       ? `median round: Trawl / puppeteer-core ${(median.ratio * 100).toFixed(0)} % — target ≥ ${RENDER_TARGET * 100} %: ${verdict(median.ratio >= RENDER_TARGET)}`
       : `median round: Trawl / puppeteer-core ${(median.ratio * 100).toFixed(0)} % (Trawl's fixed cost per request against a page that costs Chromium little; the target is judged on ${options.renderPaths[0]})`,
@@ -474,6 +475,29 @@ async function benchRender(web: FixtureWebProcess, trawl: Trawl, options: FetchB
 }
 
 type RenderRound = Awaited<ReturnType<typeof renderRound>>;
+
+/**
+ * What the rounds say about their order, printed beside the verdict and not instead of it. Whoever
+ * runs first in a round has measured ahead (2026-12-01: the loop's pages/s was 5.9–7.0 when it ran
+ * first and 5.1–5.5 right after Trawl, while Trawl's hardly moved with its place), so the median of
+ * an odd number of alternating rounds leans to the order that ran more often. Each pair of rounds
+ * (one in each order) cancels that, and a drift over the run, in the geometric mean of its ratios.
+ */
+function orderLine(rounds: readonly RenderRound[]): string {
+  const percent = (ratio: number) => `${(ratio * 100).toFixed(0)} %`;
+  const medianOf = (ratios: number[]) => {
+    const sorted = [...ratios].sort((a, b) => a - b);
+    return sorted.length === 0 ? NaN : sorted[Math.floor((sorted.length - 1) / 2)];
+  };
+  const loopFirst = rounds.filter((r) => !r.trawlFirst).map((r) => r.ratio);
+  const trawlFirst = rounds.filter((r) => r.trawlFirst).map((r) => r.ratio);
+  const pairs: number[] = [];
+  for (let i = 0; i + 1 < rounds.length; i += 2) pairs.push(Math.sqrt(rounds[i].ratio * rounds[i + 1].ratio));
+  const byOrder = `by order (no verdict): loop first ${loopFirst.length > 0 ? percent(medianOf(loopFirst)) : '–'} median of ${loopFirst.length}, Trawl first ${trawlFirst.length > 0 ? percent(medianOf(trawlFirst)) : '–'} median of ${trawlFirst.length}`;
+  return pairs.length === 0
+    ? byOrder
+    : `${byOrder}; pairs of rounds, one in each order (geometric mean): ${pairs.map(percent).join(', ')}, median ${percent(medianOf(pairs))}`;
+}
 
 async function renderRound(
   web: FixtureWebProcess,
