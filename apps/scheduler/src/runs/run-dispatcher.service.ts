@@ -173,7 +173,7 @@ export class RunDispatcherService {
   async refillIn(
     sql: Sql,
     freed: ReadonlyMap<string, { tenantId: string; slots: number }>,
-    dispatchLocked: ReadonlySet<string> = new Set(),
+    dispatchLocked: ReadonlySet<string>,
   ): Promise<Refill> {
     const byTenant = new Map<string, Map<string, number>>();
     let freedSlots = 0;

@@ -42,7 +42,10 @@ type RunRow = Pick<
 const RUN_STATE_COLUMNS = `r.id, r.job_id, r.tenant_id, r.run_sequence, r.status, r.total, r.successful, r.failed,
          r.credits::text AS credits, r.cost::text AS cost,
          (j.status = 'closed' AND j.ingest_state = 'ready') AS job_complete, j.webhook_url, j.webhook_signature`;
-const RUN_STATE = `SELECT ${RUN_STATE_COLUMNS} FROM job_runs r JOIN jobs j ON j.id = r.job_id`;
+const RUN_STATE_FROM = `FROM job_runs r JOIN jobs j ON j.id = r.job_id`;
+const RUN_STATE = `SELECT ${RUN_STATE_COLUMNS} ${RUN_STATE_FROM}`;
+/** The runs of `$1`, locked in id order (the order every writer of several runs takes, so none deadlocks). */
+const LOCKED_IN_ID_ORDER = `${RUN_STATE_FROM} WHERE r.id = ANY ($1::uuid[]) ORDER BY r.id FOR UPDATE OF r`;
 
 /** Runs locked by an intake, and the tenants whose dispatch lock it took with them. */
 export interface LockedForIntake {
@@ -56,11 +59,7 @@ export interface LockedForIntake {
 export class RunExecutionRepository {
   /** Locks runs in id order (the order every writer of several runs takes, so none deadlocks). */
   async lockRuns(sql: Sql, runIds: string[]): Promise<Map<string, RunState>> {
-    const rows = await sql.prepared<RunRow>(
-      'run_exec_lock_runs',
-      `${RUN_STATE} WHERE r.id = ANY ($1::uuid[]) ORDER BY r.id FOR UPDATE OF r`,
-      [runIds],
-    );
+    const rows = await sql.prepared<RunRow>('run_exec_lock_runs', `SELECT ${RUN_STATE_COLUMNS} ${LOCKED_IN_ID_ORDER}`, [runIds]);
     return new Map(rows.map((row) => [row.id, runState(row)]));
   }
 
@@ -75,8 +74,7 @@ export class RunExecutionRepository {
       'run_exec_lock_runs_for_intake',
       `SELECT ${RUN_STATE_COLUMNS},
               CASE WHEN r.status IN ('queued', 'running') THEN ${tryTenantDispatchLock('r.tenant_id')} END AS dispatch_locked
-         FROM job_runs r JOIN jobs j ON j.id = r.job_id
-        WHERE r.id = ANY ($1::uuid[]) ORDER BY r.id FOR UPDATE OF r`,
+         ${LOCKED_IN_ID_ORDER}`,
       [runIds],
     );
     return {

@@ -99,7 +99,7 @@ export class RunResultsService {
       ? await this.runs.lockRunsForIntake(sql, runIds)
       : { runs: await this.runs.lockRuns(sql, runIds), dispatchLocked: new Set<string>() };
     const applied = await this.runs.applyResults(sql, results, this.settings.creditPriceUsd);
-    // Each run's counters once this statement's results are in (the last applied task of a run carries them).
+    // Each run's counters once this statement's results are in (every applied task of a run carries the same).
     const counted = new Map<string, { successful: number; failed: number }>();
     const charges: Charge[] = [];
     const tenantIds: string[] = [];
