@@ -33,6 +33,8 @@ import {
   type ProductPage,
 } from './extract-datasets';
 import { onInterrupt } from './interrupt';
+import { applyHeapSettings } from '@trawl/service-kit/heap-settings';
+import { baseConfigSchema, loadConfig } from '@trawl/config';
 
 /*
  * extract=auto against the two public extraction benchmarks by Zyte (product and article), each page
@@ -461,6 +463,10 @@ function limitDomains<P extends DatasetPage>(pages: P[], domains: number | undef
 
 async function main(args: string[]): Promise<number> {
   const options = parseExtractBenchOptions(args);
+  // The recipe apply time is measured in this process, as a fetch worker would apply recipes: under
+  // the heap settings a worker of this run boots with (its defaults, `--set` on top), from the start,
+  // since V8 decides what to pretenure from all the allocation before the measure.
+  applyHeapSettings(loadConfig(baseConfigSchema, { ...process.env, ...options.serviceEnv }));
   const dir = datasetsDir(options.datasets);
   const products = options.only === 'article' ? undefined : loadProductDataset(dir);
   const articles = options.only === 'product' ? undefined : loadArticleDataset(dir);

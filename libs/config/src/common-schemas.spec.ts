@@ -14,6 +14,14 @@ describe('baseConfigSchema', () => {
     });
   });
 
+  describe('ALLOCATION_SITE_PRETENURING', () => {
+    it('is off by default and on only when asked', () => {
+      expect(loadConfig(baseConfigSchema, {}).ALLOCATION_SITE_PRETENURING).toBe(false);
+      expect(loadConfig(baseConfigSchema, { ALLOCATION_SITE_PRETENURING: 'true' }).ALLOCATION_SITE_PRETENURING).toBe(true);
+      expect(loadConfig(baseConfigSchema, { ALLOCATION_SITE_PRETENURING: 'false' }).ALLOCATION_SITE_PRETENURING).toBe(false);
+    });
+  });
+
   describe('HEAP_GROWTH_PERCENT', () => {
     it('is 50 by default, 0 hands the choice back to V8, and at most 400', () => {
       expect(loadConfig(baseConfigSchema, {}).HEAP_GROWTH_PERCENT).toBe(50);

@@ -41,6 +41,15 @@ export const baseConfigSchema = z.object({
    * (docs/operating.md, "Memory").
    */
   HEAP_GROWTH_PERCENT: intFromEnv(50, 0, 400),
+  /**
+   * Whether V8 may allocate objects straight into the old generation where most objects of the
+   * same allocation site outlived a young collection (V8's `--allocation-site-pretenuring`, on by
+   * default in V8). Off by default: after a service parsed large pages, V8 pretenured the sites that
+   * build parse trees, so every later tree was half old and half young, and the dead old halves kept
+   * the young halves alive; young collections then copied ~10 MB instead of ~1 MB and took 8–14 ms
+   * instead of ~1 (docs/operating.md, "Memory").
+   */
+  ALLOCATION_SITE_PRETENURING: envBool(false),
 });
 export type BaseConfig = z.infer<typeof baseConfigSchema>;
 

@@ -1,8 +1,8 @@
 import type { DynamicModule } from '@nestjs/common';
-import { setFlagsFromString } from 'node:v8';
 import type { z } from 'zod';
 import { loadConfig } from '@trawl/config';
 import { createLogger, Logger, startTracing } from '@trawl/observability';
+import { applyHeapSettings, type HeapSettings } from './heap-settings';
 
 /**
  * A service's main.ts in one call. This file is its own entry (`@trawl/service-kit/run-service`,
@@ -11,14 +11,13 @@ import { createLogger, Logger, startTracing } from '@trawl/observability';
  */
 
 /** What booting reads from a service's config (every service's schema has these). */
-export interface BootConfig {
+export interface BootConfig extends HeapSettings {
   LOG_LEVEL: string;
   HTTP_HOST: string;
   /** Port of `/healthz`, `/readyz` and `/metrics`. */
   PORT: number;
   /** How long SIGTERM may take before the process exits anyway, in ms. */
   SHUTDOWN_TIMEOUT_MS: number;
-  HEAP_GROWTH_PERCENT: number;
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?: string;
 }
 
@@ -49,7 +48,7 @@ export function runService<S extends z.ZodType<BootConfig>>(service: ServiceDefi
 
 async function start<S extends z.ZodType<BootConfig>>(service: ServiceDefinition<S>): Promise<void> {
   const config: BootConfig & z.infer<S> = loadConfig(service.configSchema);
-  if (config.HEAP_GROWTH_PERCENT > 0) setFlagsFromString(`--heap-growing-percent=${config.HEAP_GROWTH_PERCENT}`);
+  applyHeapSettings(config);
   startTracing({ serviceName: service.name, otlpEndpoint: config.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT });
   const logger = createLogger(service.name, config.LOG_LEVEL);
   // Loaded after tracing starts, so Fastify and Nest's HTTP layer are instrumented.
