@@ -1,5 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { baseConfigSchema, loadConfig } from '@trawl/config';
+import { applyHeapSettings } from '@trawl/service-kit/heap-settings';
 import {
   articleBodyOf,
   exactTokens,
@@ -33,8 +35,6 @@ import {
   type ProductPage,
 } from './extract-datasets';
 import { onInterrupt } from './interrupt';
-import { applyHeapSettings } from '@trawl/service-kit/heap-settings';
-import { baseConfigSchema, loadConfig } from '@trawl/config';
 
 /*
  * extract=auto against the two public extraction benchmarks by Zyte (product and article), each page
