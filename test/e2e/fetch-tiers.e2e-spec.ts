@@ -1,9 +1,11 @@
+import { waitFor } from '@trawl/testing';
 import type { FixtureWeb } from '../fixtures/web';
 import { AKAMAI_DENIED_PATH, BOT_WALL_PATH, BOT_WALLS, type BotWallName } from '../fixtures/web/sites/bot-walls';
 import { EchoedRequest } from '../fixtures/web/sites/echo';
 import { STEALTH_GUARDED_PATH, STEALTH_TEXTS } from '../fixtures/web/sites/stealth';
 import { callFetchApi, creditsOf, type FetchAnswer } from '../support/fetch-api-call';
 import type { Platform } from '../support/platform';
+import { descendantsOf, stillAlive } from '../support/process-tree';
 import { tiersPlatform } from '../support/tiers-platform.test-support';
 
 /**
@@ -159,4 +161,26 @@ describe('Fetch API tiers (e2e)', () => {
       expect([answer.status, JSON.parse(answer.text).code, credits(answer)]).toEqual([400, 'REQS002', 0]);
     }, 60_000);
   });
+
+  // Last: it kills the worker (and starts another).
+  it('leaves no Chromium running when its worker is killed without a chance to close it', async () => {
+    expect((await fetchApi({ url: web.url('js.test', '/'), js_render: 'true' })).status).toBe(200);
+    const workerPid = platform.pid('fetch-worker');
+    if (workerPid === undefined) throw new Error('no fetch worker running');
+    const browsers = descendantsOf(workerPid).filter((process) => process.command.includes('chromium'));
+    expect(browsers.length).toBeGreaterThan(0);
+
+    await platform.kill('fetch-worker');
+    try {
+      const pids = browsers.map((browser) => browser.pid);
+      await waitFor(() => stillAlive(pids).length === 0, {
+        timeoutMs: 10_000,
+        intervalMs: 100,
+        what: "the dead worker's Chromium processes to end",
+      });
+    } finally {
+      await platform.startService('fetch-worker');
+    }
+    expect((await fetchApi({ url: web.url('js.test', '/'), js_render: 'true' })).status).toBe(200);
+  }, 60_000);
 });

@@ -52,9 +52,9 @@ export interface ChromiumLaunchOptions {
 
 /**
  * One Chromium started in a process group of its own (puppeteer spawns it `detached` on Linux, so
- * its pid is the group id) with a fresh profile in a temp folder. `close()` kills the whole group —
- * renderers, GPU and zygote helpers included, which outlive a plain kill of the browser — and
- * removes the folder.
+ * its pid is the group id) with a fresh profile in a temp folder, driven over a pipe (it quits when
+ * the worker's end closes). `close()` kills the whole group — renderers, GPU and zygote helpers
+ * included, which outlive a plain kill of the browser — and removes the folder.
  */
 export class ChromiumProcess {
   private closing?: Promise<void>;
@@ -92,6 +92,11 @@ export class ChromiumProcess {
         handleSIGINT: false,
         handleSIGTERM: false,
         handleSIGHUP: false,
+        // DevTools over the browser's own pipes, not a port: Chromium quits when they close, so a
+        // worker that dies without closing it (SIGKILL, out of memory) leaves no browser behind
+        // (its process group is its own), and no local DevTools port is open for another process
+        // in the pod to drive the browser or for a page's scan of localhost to find.
+        pipe: true,
         timeout: launchTimeoutMs,
         protocolTimeout: options.protocolTimeoutMs ?? 30_000,
         defaultViewport: null,
