@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, utimes } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EgressPolicy, parseHostMap } from '@trawl/egress';
@@ -10,6 +10,8 @@ import { BrowserPool } from '../src/browser/browser-pool';
 import { processesInGroup } from '../src/browser/process-group';
 
 jest.setTimeout(60_000);
+
+const LEFT_BEHIND = 'trawl-chromium-left-behind';
 
 describe(BrowserPool.name, () => {
   let web: FixtureWeb;
@@ -24,6 +26,10 @@ describe(BrowserPool.name, () => {
   beforeAll(async () => {
     web = await startFixtureWeb({ bigSitePages: 10 });
     tempRoot = await mkdtemp(join(tmpdir(), 'trawl-pool-test-'));
+    // What a worker killed an hour ago left: its browsers died with it, their folders did not.
+    await mkdir(join(tempRoot, LEFT_BEHIND, 'profile'), { recursive: true });
+    const anHourAgo = new Date(Date.now() - 3_600_000);
+    await utimes(join(tempRoot, LEFT_BEHIND), anHourAgo, anHourAgo);
     proxy = new EgressProxy({ policy: new EgressPolicy({ hostMap: parseHostMap(fixtureHostMap()) }) });
     pool = new BrowserPool({ proxy, browsers: 2, pagesPerBrowser: 2, retireAfterPages: 4, closeGraceMs: 1_000, launch: { tempRoot } });
     await pool.start();
@@ -45,6 +51,14 @@ describe(BrowserPool.name, () => {
       return page.title();
     });
   }
+
+  describe('start', () => {
+    it("removes the folders of browsers a dead worker left behind, and keeps its own browsers' folders", async () => {
+      const folders = await readdir(tempRoot);
+      expect(folders).not.toContain(LEFT_BEHIND);
+      expect(folders.length).toBeGreaterThanOrEqual(2);
+    });
+  });
 
   describe('crash recovery', () => {
     it('fails the pages of a killed Chromium with BrowserCrashed, then renders again on fresh browsers', async () => {

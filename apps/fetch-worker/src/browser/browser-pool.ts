@@ -4,6 +4,7 @@ import type { EgressProxy, ProxySession, UpstreamChooser } from '../egress-proxy
 import { BrowserError, BrowserErrorCode } from './browser.errors';
 import { ChromiumProcess, type ChromiumLaunchOptions } from './chromium-process';
 import { parkPage, trackActivity, type PageActivity, type ReusablePage } from './page-reuse';
+import { sweepStaleBrowserFolders } from './stale-folders';
 import { withTimeout } from './with-timeout';
 
 export interface BrowserPoolOptions {
@@ -176,6 +177,9 @@ export class BrowserPool {
    */
   start(): Promise<void> {
     this.started ??= (async () => {
+      const swept = await sweepStaleBrowserFolders(this.options.launch?.tempRoot);
+      if (swept.length > 0)
+        this.options.logger?.info({ folders: swept.length }, 'removed the folders of browsers a previous worker left behind');
       // Pages never use the browser-wide proxy; only Chromium's own traffic would, and it may go nowhere.
       this.browserProxy = await this.options.proxy.openSession({ denyAll: true });
       const results = await Promise.allSettled(this.slots.map((_, index) => this.launchInto(index)));

@@ -6,6 +6,7 @@ import { quietRuntime } from './quiet-runtime';
 import { BrowserError, BrowserErrorCode } from './browser.errors';
 import { STEALTH_FLAGS } from './identity-emulation';
 import { killProcessGroup } from './process-group';
+import { BROWSER_FOLDER_PREFIX } from './stale-folders';
 import { withTimeout } from './with-timeout';
 
 /** Flags every browser gets (ARCHITECTURE §5 "Running it"). */
@@ -75,7 +76,7 @@ export class ChromiumProcess {
    * @throws BrowserError `LaunchFailed` (the temp folder is removed first).
    */
   static async launch(options: ChromiumLaunchOptions): Promise<ChromiumProcess> {
-    const tempDir = await mkdtemp(join(options.tempRoot ?? tmpdir(), 'trawl-chromium-'));
+    const tempDir = await mkdtemp(join(options.tempRoot ?? tmpdir(), BROWSER_FOLDER_PREFIX));
     const profileDir = join(tempDir, 'profile');
     const chromiumTemp = join(tempDir, 'tmp');
     await mkdir(chromiumTemp);
