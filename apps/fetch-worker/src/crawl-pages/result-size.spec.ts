@@ -1,6 +1,6 @@
 import { storableText } from './crawl-page.service';
 import { CrawlPageResultV1 } from '@trawl/contracts';
-import { fitResult } from './result-size';
+import { fitResult, jsonBytesAtMost } from './result-size';
 
 const result = (overrides: Partial<CrawlPageResultV1> = {}): CrawlPageResultV1 => ({
   v: 1,
@@ -68,5 +68,17 @@ describe(storableText.name, () => {
     expect(storableText('<p>a\u0000b</p>')).toBe('<p>a\uFFFDb</p>');
     expect(storableText('<p>ok</p>')).toBe('<p>ok</p>');
     expect(storableText(undefined)).toBeUndefined();
+  });
+});
+
+describe(jsonBytesAtMost.name, () => {
+  it('is never below the JSON size, whatever the characters', () => {
+    const values: unknown[] = [
+      result({ content: '<p>plain</p>', links: ['https://example.com/a', 'https://example.com/b'] }),
+      result({ content: '\u0000\u001f"\\\n€😀\ud800', error: 'x'.repeat(100) }),
+      { nested: [[1.2345678901234567e-300, -0], { a: null, b: true, c: false }], empty: [] },
+      '',
+    ];
+    for (const value of values) expect(jsonBytesAtMost(value)).toBeGreaterThanOrEqual(bytes(value));
   });
 });
