@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { Sql } from '@trawl/persistence';
+import { frontierHasPageIn, type Sql } from '@trawl/persistence';
 import { CRAWL_COLUMNS, CrawlRow } from './crawl.types';
 import type { CrawlVerdict } from './crawl-completion';
 
@@ -23,14 +23,20 @@ export class CrawlLifecycleRepository {
     return sql.query<CrawlRow>(`SELECT ${CRAWL_COLUMNS} FROM crawls WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE`, [crawlIds]);
   }
 
-  async frontierState(sql: Sql, crawlId: string): Promise<FrontierState> {
+  /**
+   * @param withPendingContent whether to look for kept pages waiting for their HTML (a scan of the
+   *   crawl's open pages; only a crawl at `max_items` needs it): false answers `hasPendingContent` false.
+   */
+  async frontierState(sql: Sql, crawlId: string, withPendingContent: boolean): Promise<FrontierState> {
+    // CASE runs the subquery only when asked.
     const [row] = await sql.query<FrontierState>(
       `SELECT
-         EXISTS (SELECT 1 FROM crawl_frontier WHERE crawl_id = $1 AND state = 'queued') AS "hasQueued",
-         EXISTS (SELECT 1 FROM crawl_frontier WHERE crawl_id = $1 AND state = 'dispatched') AS "hasInFlight",
-         EXISTS (SELECT 1 FROM crawl_frontier WHERE crawl_id = $1 AND state IN ('queued', 'dispatched')
-                 AND wants_content AND content_status = 'pending') AS "hasPendingContent"`,
-      [crawlId],
+         ${frontierHasPageIn('queued', '$1')} AS "hasQueued",
+         ${frontierHasPageIn('dispatched', '$1')} AS "hasInFlight",
+         CASE WHEN $2 THEN EXISTS (SELECT 1 FROM crawl_frontier WHERE crawl_id = $1 AND state IN ('queued', 'dispatched')
+                                   AND wants_content AND content_status = 'pending')
+              ELSE false END AS "hasPendingContent"`,
+      [crawlId, withPendingContent],
     );
     return row;
   }

@@ -15,7 +15,8 @@ export class CrawlLifecycleService {
 
   async settle(sql: Sql, crawl: CrawlRow, seed: SeedOutcome = 'fetched'): Promise<CrawlVerdict> {
     if (crawl.status !== 'running') return { kind: 'continue' };
-    const frontier = await this.crawls.frontierState(sql, crawl.id);
+    // Kept pages waiting for their HTML matter only once max_items is reached (decideCrawl).
+    const frontier = await this.crawls.frontierState(sql, crawl.id, crawl.itemsFound >= crawl.maxItems);
     const verdict = decideCrawl({
       itemsFound: crawl.itemsFound,
       maxItems: crawl.maxItems,

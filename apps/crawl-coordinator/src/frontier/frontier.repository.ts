@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { CrawlsRow, Sql, TenantsRow } from '@trawl/persistence';
+import { type CrawlsRow, frontierHasPageIn, type Sql, type TenantsRow } from '@trawl/persistence';
 
 export interface ClaimedPage {
   frontierId: number;
@@ -48,7 +48,7 @@ export class FrontierRepository {
     const rows = await sql.query<{ id: string }>(
       `SELECT c.id FROM crawls c
        WHERE c.status = 'running' AND c.pages_dispatched < c.max_pages
-         AND EXISTS (SELECT 1 FROM crawl_frontier f WHERE f.crawl_id = c.id AND f.state = 'queued')
+         AND ${frontierHasPageIn('queued', 'c.id')}
        ORDER BY random() LIMIT $1`,
       [limit],
     );
@@ -62,8 +62,7 @@ export class FrontierRepository {
               (c.max_pages - c.pages_dispatched) AS budget, (t.credits_used >= t.credits_limit) AS "outOfCredits",
               t.plan_features AS "planFeatures", c.respect_robots AS "respectRobots", c.max_age AS "maxAge",
               c.crawl_delay_ms AS "crawlDelayMs",
-              (c.crawl_delay_ms IS NOT NULL
-                 AND EXISTS (SELECT 1 FROM crawl_frontier f WHERE f.crawl_id = c.id AND f.state = 'dispatched')) AS "pageInFlight",
+              (c.crawl_delay_ms IS NOT NULL AND ${frontierHasPageIn('dispatched', 'c.id')}) AS "pageInFlight",
               COALESCE(extract(epoch FROM c.next_dispatch_at - now()) * 1000, 0)::float8 AS "msUntilNextDispatch"
        FROM crawls c JOIN tenants t ON t.id = c.tenant_id
        WHERE c.id = $1 AND c.status = 'running'
@@ -189,7 +188,7 @@ export class FrontierRepository {
     const rows = await sql.query<{ id: string }>(
       `SELECT c.id FROM crawls c
        WHERE c.status <> 'running' AND c.finished_at + make_interval(secs => $1::double precision / 1000) > now()
-         AND EXISTS (SELECT 1 FROM crawl_frontier f WHERE f.crawl_id = c.id AND f.state = 'dispatched')
+         AND ${frontierHasPageIn('dispatched', 'c.id')}
        LIMIT $2`,
       [windowMs, limit],
     );

@@ -10,6 +10,7 @@ import {
   type CrawlsColumn,
   type CrawlsRow,
   Database,
+  frontierHasPageIn,
   type SameNames,
   selectColumns,
   Sql,
@@ -211,7 +212,7 @@ export class CrawlsRepository {
       `SELECT ${CRAWL_COLUMNS},
               (c.status = 'stopped'
                AND now() < c.stopped_at + make_interval(mins => $3)
-               AND EXISTS (SELECT 1 FROM crawl_frontier f WHERE f.crawl_id = c.id AND f.state = 'dispatched'))
+               AND ${frontierHasPageIn('dispatched', 'c.id')})
                 AS pages_in_flight
          FROM crawls c
         WHERE c.id = $1 AND c.tenant_id = $2`,
