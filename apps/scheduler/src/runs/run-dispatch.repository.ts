@@ -5,6 +5,8 @@ import {
   type JobRunsRow,
   type JobsRow,
   type JobTasksRow,
+  queuedTasksUpTo,
+  runHasQueuedTask,
   type RunInFlightStatus,
   type RunTasksRow,
   RUNS_IN_FLIGHT,
@@ -132,13 +134,13 @@ export class RunDispatchRepository {
     >(
       'dispatch_candidates',
       `SELECT r.id AS run_id, r.tenant_id, t.concurrency,
-              (SELECT count(*)::int FROM (SELECT 1 FROM run_tasks q WHERE q.run_id = r.id AND q.state = 'queued' LIMIT LEAST($2::int, t.concurrency)) x) AS queued,
+              ${queuedTasksUpTo('r.id', 'LEAST($2::int, t.concurrency)')} AS queued,
               ${ACCOUNT_STATE}
          FROM job_runs r
          JOIN jobs j ON j.id = r.job_id
          JOIN tenants t ON t.id = r.tenant_id
         WHERE r.status IN ('queued', 'running') AND j.ingest_state = 'ready'
-          AND EXISTS (SELECT 1 FROM run_tasks q WHERE q.run_id = r.id AND q.state = 'queued')
+          AND ${runHasQueuedTask('r.id')}
         ORDER BY r.created_at, r.id
         LIMIT $1`,
       [limit, budget],
@@ -237,7 +239,7 @@ export class RunDispatchRepository {
          SELECT r.id, r.job_id, r.status, r.trace_parent, j.service_params
            FROM job_runs r JOIN jobs j ON j.id = r.job_id
           WHERE r.tenant_id = $1 AND r.status IN ('queued', 'running') AND j.ingest_state = 'ready'
-            AND EXISTS (SELECT 1 FROM run_tasks q WHERE q.run_id = r.id AND q.state = 'queued')
+            AND ${runHasQueuedTask('r.id')}
           ORDER BY r.created_at, r.id
           LIMIT 2
        )

@@ -66,3 +66,20 @@ export const RUN_TASK_RESULT_COLUMNS = [
   'cache',
   'change_status',
 ] as const satisfies readonly (keyof RunTasksRow)[];
+
+/**
+ * SQL for the number of the run `runId`'s queued tasks, counted up to `cap` (both SQL
+ * expressions), from the newest end of the `run_tasks_queued` index. Tasks are claimed in `seq`
+ * order, and each claimed one leaves a dead entry at the oldest end until vacuum removes it: read
+ * from there, the count (and an `EXISTS`) walked them all on every dispatch round, the way the
+ * crawl frontier's did (see `frontierHasPageIn`).
+ */
+export function queuedTasksUpTo(runId: string, cap: string): string {
+  return `(SELECT count(*)::int FROM (SELECT 1 FROM run_tasks q WHERE q.run_id = ${runId} AND q.state = 'queued'
+                                     ORDER BY q.seq DESC LIMIT ${cap}) x)`;
+}
+
+/** SQL for a boolean: whether the run `runId` (an SQL expression) has a queued task, read as `queuedTasksUpTo` reads. */
+export function runHasQueuedTask(runId: string): string {
+  return `((SELECT 1 FROM run_tasks q WHERE q.run_id = ${runId} AND q.state = 'queued' ORDER BY q.seq DESC LIMIT 1) IS NOT NULL)`;
+}
