@@ -1,4 +1,5 @@
 import { frontierHasPageIn } from '@trawl/persistence';
+import { pagesReadBy } from '@trawl/testing';
 import { CoordinatorHarness } from './support/coordinator-harness';
 import { createCrawl, createTenant } from './support/crawl-factories';
 
@@ -42,10 +43,7 @@ describe('frontierHasPageIn', () => {
     const select = `SELECT ${frontierHasPageIn('queued', `'${crawlId}'::uuid`)} AS queued,
                            ${frontierHasPageIn('dispatched', `'${crawlId}'::uuid`)} AS dispatched`;
     const [answer] = await h.db.query<{ queued: boolean; dispatched: boolean }>(select);
-    const [{ 'QUERY PLAN': plan }] = await h.db.query<{
-      'QUERY PLAN': [{ Plan: { 'Shared Hit Blocks': number; 'Shared Read Blocks': number } }];
-    }>(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${select}`);
-    return { ...answer, pagesRead: plan[0].Plan['Shared Hit Blocks'] + plan[0].Plan['Shared Read Blocks'] };
+    return { ...answer, pagesRead: await pagesReadBy(h.db, select) };
   }
 
   it('reads a few pages however many pages already left the queue and the window', async () => {

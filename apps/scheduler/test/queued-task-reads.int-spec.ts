@@ -1,5 +1,5 @@
 import { Database, createDataSource, queuedTasksUpTo, runHasQueuedTask } from '@trawl/persistence';
-import { createMigratedDatabase, type TestDatabase } from '@trawl/testing';
+import { createMigratedDatabase, pagesReadBy, type TestDatabase } from '@trawl/testing';
 import type { DataSource } from 'typeorm';
 import { createJobWithRun, createTenant } from './support/runs-harness';
 
@@ -41,10 +41,7 @@ describe('queued task reads', () => {
   async function ask(runId: string, cap: number): Promise<{ queued: number; any: boolean; pagesRead: number }> {
     const select = `SELECT ${queuedTasksUpTo(`'${runId}'::uuid`, String(cap))} AS queued, ${runHasQueuedTask(`'${runId}'::uuid`)} AS any`;
     const [answer] = await db.query<{ queued: number; any: boolean }>(select);
-    const [{ 'QUERY PLAN': plan }] = await db.query<{
-      'QUERY PLAN': [{ Plan: { 'Shared Hit Blocks': number; 'Shared Read Blocks': number } }];
-    }>(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${select}`);
-    return { ...answer, pagesRead: plan[0].Plan['Shared Hit Blocks'] + plan[0].Plan['Shared Read Blocks'] };
+    return { ...answer, pagesRead: await pagesReadBy(db, select) };
   }
 
   it('counts up to the cap, reading a few pages however many tasks were claimed before', async () => {

@@ -20,7 +20,8 @@ function readStat(pid: number): ProcessInfo | undefined {
   }
 }
 
-function pids(): number[] {
+/** Ids of every process now (Linux /proc). */
+export function processIds(): number[] {
   return readdirSync('/proc')
     .filter((name) => /^\d+$/.test(name))
     .map(Number);
@@ -31,7 +32,7 @@ function pids(): number[] {
  * parent is gone is the init process's to reap, and holds no memory or files.
  */
 export function processesInGroup(pgid: number, { includeZombies = false } = {}): ProcessInfo[] {
-  return pids()
+  return processIds()
     .map(readStat)
     .filter((info): info is ProcessInfo => info !== undefined && info.pgrp === pgid && (includeZombies || info.state !== 'Z'));
 }

@@ -1,7 +1,8 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { processIds } from './process-group';
 
 /** Prefix of the folder each browser gets (profile and temp files), made by `ChromiumProcess.launch`. */
 export const BROWSER_FOLDER_PREFIX = 'trawl-chromium-';
@@ -44,10 +45,9 @@ export async function sweepStaleBrowserFolders(tempRoot = tmpdir(), minAgeMs = D
 /** The command lines of every process (Linux /proc), arguments joined by spaces. */
 function commandLines(): string[] {
   const lines: string[] = [];
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
+  for (const pid of processIds()) {
     try {
-      lines.push(readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0').join(' '));
+      lines.push(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' '));
     } catch {
       // gone between readdir and read
     }
